@@ -1,0 +1,71 @@
+/**
+ * input|output add|set|remove|list, for a phase (`sow input …`) or a task (`sow task input …`).
+ * One definition for all sixteen leaf commands.
+ */
+import type { Command } from 'commander';
+import { cwd, extraFlags, respond } from './output.js';
+import type { Direction, Owner } from '../app/artifacts.js';
+
+type OwnerKind = 'phase' | 'task';
+interface OwnerOpts { phase?: string; id?: string }
+
+export default function register(parent: Command, direction: Direction, kind: OwnerKind): void {
+  const word = direction === 'inputs' ? 'input' : 'output';
+  const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
+  const group = parent.command(word).description(`Manage ${what} (artifacts: type, path, approved, metadata)`);
+  const withOwner = (cmd: Command) =>
+    kind === 'phase' ? cmd.option('-p, --phase <name>', 'the phase (default: the one in progress)') : cmd.requiredOption('--id <id>', 'task id');
+  const ownerOf = (opts: OwnerOpts): Owner =>
+    kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: opts.id! };
+  const index = async (raw: string) => (await import('../domain/artifacts.js')).parseIndex(raw);
+
+  withOwner(group.command('add'))
+    .description(`Add an artifact to the ${what}; extra --name value flags go to its metadata`)
+    .requiredOption('-t, --type <type>', 'artifact type')
+    .requiredOption('--path <path>', 'path relative to .sow/project/')
+    .option('--approved <bool>', 'true or false')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (opts: OwnerOpts & { type: string; path: string; approved?: string }, cmd: Command) => {
+      const { addArtifact, formatArtifact } = await import('../app/artifacts.js');
+      const r = await addArtifact(cwd(), ownerOf(opts), direction, {
+        type: opts.type,
+        path: opts.path,
+        ...(opts.approved !== undefined ? { approved: opts.approved } : {}),
+        extra: extraFlags(cmd.args),
+      });
+      respond({ data: r, text: formatArtifact(r.index, r.artifact) });
+    });
+
+  withOwner(group.command('set'))
+    .description('Set a field of an artifact: approved, path, or metadata (any other name, or metadata.a.b)')
+    .requiredOption('-i, --index <n>', 'artifact index (see list)')
+    .argument('<field>')
+    .argument('<value>')
+    .action(async (field: string, value: string, opts: OwnerOpts & { index: string }) => {
+      const { setArtifact, formatArtifact } = await import('../app/artifacts.js');
+      const r = await setArtifact(cwd(), ownerOf(opts), direction, await index(opts.index), field, value);
+      respond({ data: r, text: formatArtifact(r.index, r.artifact) });
+    });
+
+  withOwner(group.command('remove'))
+    .description('Remove an artifact (later indexes move down by one)')
+    .requiredOption('-i, --index <n>', 'artifact index (see list)')
+    .action(async (opts: OwnerOpts & { index: string }) => {
+      const { removeArtifact, formatArtifact } = await import('../app/artifacts.js');
+      const r = await removeArtifact(cwd(), ownerOf(opts), direction, await index(opts.index));
+      respond({ data: r, message: `Removed ${formatArtifact(r.index, r.artifact)}` });
+    });
+
+  withOwner(group.command('list'))
+    .description(`List the ${what}`)
+    .action(async (opts: OwnerOpts) => {
+      const { listArtifacts, formatArtifact } = await import('../app/artifacts.js');
+      const r = await listArtifacts(cwd(), ownerOf(opts), direction);
+      respond({
+        data: r.artifacts.map((a, i) => ({ index: i, ...a })),
+        text: r.artifacts.map((a, i) => formatArtifact(i, a)).join('\n'),
+        ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
+      });
+    });
+}

@@ -1,0 +1,52 @@
+import { UsageError } from '../domain/errors.js';
+
+/**
+ * What a command hands back to main: data (the `--json` payload), text for stdout and an
+ * optional message for stderr. Commands never print; main renders in one place.
+ */
+export interface CommandResult {
+  data: unknown;
+  /** Human output on stdout (omitted with --json). */
+  text?: string;
+  /** Human message on stderr (omitted with --json). */
+  message?: string;
+}
+
+let current: CommandResult | undefined;
+
+export function respond(result: CommandResult): void {
+  current = result;
+}
+
+export function takeResult(): CommandResult | undefined {
+  const result = current;
+  current = undefined;
+  return result;
+}
+
+export const cwd = (): string => process.cwd();
+
+/** Turns `--key value` / `--key=value` words commander did not know into a map (artifact metadata). */
+export function extraFlags(words: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const match = /^--([A-Za-z0-9_.-]+)(?:=(.*))?$/s.exec(word);
+    if (!match) throw new ExtraArgumentError(word);
+    const key = match[1]!;
+    if (match[2] !== undefined) out[key] = match[2];
+    else {
+      const value = words[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new ExtraArgumentError(word, `--${key} needs a value`);
+      out[key] = value;
+      i++;
+    }
+  }
+  return out;
+}
+
+export class ExtraArgumentError extends UsageError {
+  constructor(word: string, why?: string) {
+    super(why ?? `unexpected argument '${word}'`, "extra fields are passed as '--name value' (e.g. --assessment pass)");
+  }
+}

@@ -1,0 +1,76 @@
+import { Command } from 'commander';
+import { cwd, respond } from '../output.js';
+
+export default function register(program: Command): void {
+  const project = program.command('project').description('Create, inspect and remove the project on this branch');
+
+  project
+    .command('new')
+    .description('Start a project on this branch (on main/master, on a new feat/<name> branch)')
+    .argument('<name>', 'project name: lower-case letters, digits and dashes')
+    .option('-d, --description <text>', 'what the project is for', '')
+    .option('-b, --branch <branch>', 'create or check out this branch for the project')
+    .option('--no-planning', 'skip the planning phase and start at ImplementationPlanning')
+    .action(async (name: string, opts: { description: string; branch?: string; planning: boolean }) => {
+      const { newProject } = await import('../../app/project.js');
+      const r = await newProject(cwd(), { name, description: opts.description, planning: opts.planning, ...(opts.branch !== undefined ? { branch: opts.branch } : {}) });
+      const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
+      respond({
+        data: { name: r.project.name, branch: r.branch, created_branch: r.createdBranch, state: r.project.statechart.current_state },
+        text: r.project.statechart.current_state,
+        message: `Created project '${r.project.name}' (${moved})\nNext: sow project continue`,
+      });
+    });
+
+  project
+    .command('continue')
+    .description('Print the orchestrator prompt for the current state')
+    .action(async () => {
+      const { continueProject } = await import('../../app/status.js');
+      const r = await continueProject(cwd());
+      respond({ data: r, text: r.prompt });
+    });
+
+  project
+    .command('status')
+    .description('Show the project dashboard: state, phases, tasks and what advance needs')
+    .action(async () => {
+      const { projectStatus, renderStatus } = await import('../../app/status.js');
+      const r = await projectStatus(cwd());
+      respond({ data: r, text: renderStatus(r) });
+    });
+
+  project
+    .command('set')
+    .description('Set a project field (name, description) or metadata (any other name, or metadata.a.b)')
+    .argument('<field>')
+    .argument('<value>')
+    .action(async (field: string, value: string) => {
+      const { setProjectField } = await import('../../app/project.js');
+      const r = await setProjectField(cwd(), field, value);
+      respond({ data: r, message: `Set project ${r.field} = ${JSON.stringify(r.value)}` });
+    });
+
+  project
+    .command('delete')
+    .description('Remove .sow/project/ (asks first; --yes without a terminal)')
+    .option('-y, --yes', 'do not ask')
+    .action(async (opts: { yes?: boolean }) => {
+      const { deleteProject } = await import('../../app/project.js');
+      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+      const r = await deleteProject(cwd(), askYesNo, interactive, opts.yes === true);
+      respond({ data: r, message: `Deleted project '${r.name}'` });
+    });
+}
+
+async function askYesNo(name: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`Delete project '${name}' and everything in .sow/project/? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+

@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { respond } from './output.js';
+import { UsageError } from '../domain/errors.js';
+
+const FILES = ['project', 'task', 'config'] as const;
+
+export default function register(program: Command): void {
+  program
+    .command('schema')
+    .description('Print the JSON Schema of a state file, for editors (project, task or config)')
+    .argument('[file]', FILES.join(' | '), 'project')
+    .action(async (file: string) => {
+      if (!(FILES as readonly string[]).includes(file)) throw new UsageError(`unknown schema '${file}'`, `choose one of: ${FILES.join(', ')}`);
+      const { jsonSchemaOf } = await import('../app/schema.js');
+      const schema = jsonSchemaOf(file as (typeof FILES)[number]);
+      respond({ data: schema, text: JSON.stringify(schema, null, 2) });
+    });
+}

@@ -1,0 +1,185 @@
+/**
+ * Every failure a user can cause or meet has a class here with a stable code. The exit code is
+ * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
+ */
+export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'internal' | 'interrupted';
+
+export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  blocked: 3,
+  state: 4,
+  external: 5,
+  internal: 70,
+  interrupted: 130,
+};
+
+export function exitCodeFor(kind: ErrorKind): number {
+  return EXIT_CODES[kind];
+}
+
+export class SowError extends Error {
+  constructor(
+    readonly code: string,
+    readonly kind: ErrorKind,
+    message: string,
+    readonly hint?: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+const q = (s: string) => `'${s}'`;
+
+export class NotAGitRepositoryError extends SowError {
+  constructor(cwd: string) {
+    super('NOT_A_GIT_REPOSITORY', 'failed', `${q(cwd)} is not inside a git repository`,
+      "sow keeps its state beside your code in git; run 'git init' first, or cd into a repository");
+  }
+}
+
+export class NotInitializedError extends SowError {
+  constructor(root: string) {
+    super('NOT_INITIALIZED', 'failed', `sow is not initialised in ${q(root)} (no .sow/ folder)`, "run 'sow init'");
+  }
+}
+
+export class NoProjectError extends SowError {
+  constructor() {
+    super('NO_PROJECT', 'failed', 'there is no project on this branch',
+      "run 'sow project new <name> --description \"...\"' to start one");
+  }
+}
+
+export class ProjectExistsError extends SowError {
+  constructor(name: string, branch: string) {
+    super('PROJECT_EXISTS', 'failed', `branch ${q(branch)} already has a project, ${q(name)} (one project per branch)`,
+      "finish it, run 'sow project delete', or start the new project on another branch with --branch <name>");
+  }
+}
+
+export class InvalidNameError extends SowError {
+  constructor(what: string, value: string, rule: string) {
+    super('INVALID_NAME', 'usage', `invalid ${what} ${q(value)}: ${rule}`, `for example 'add-auth'`);
+  }
+}
+
+export class UsageError extends SowError {
+  constructor(message: string, hint?: string) {
+    super('USAGE', 'usage', message, hint);
+  }
+}
+
+export class InvalidValueError extends SowError {
+  constructor(field: string, value: string, expected: string, hint?: string) {
+    super('INVALID_VALUE', 'failed', `invalid value ${q(value)} for ${q(field)}: expected ${expected}`, hint);
+  }
+}
+
+export class ReadOnlyFieldError extends SowError {
+  constructor(field: string, why: string, hint?: string) {
+    super('READ_ONLY_FIELD', 'failed', `${q(field)} cannot be set: ${why}`, hint);
+  }
+}
+
+export class UnknownFieldError extends SowError {
+  constructor(field: string, where: string, hint?: string) {
+    super('UNKNOWN_FIELD', 'failed', `${where} has no field ${q(field)}`, hint);
+  }
+}
+
+export class TaskNotFoundError extends SowError {
+  constructor(id: string) {
+    super('TASK_NOT_FOUND', 'failed', `no task with id ${q(id)}`, "run 'sow task list' to see task ids");
+  }
+}
+
+export class TaskIdTakenError extends SowError {
+  constructor(id: string) {
+    super('TASK_ID_TAKEN', 'failed', `task id ${q(id)} is already used`, "omit --id to take the next free id, or run 'sow task list'");
+  }
+}
+
+export class PhaseNotFoundError extends SowError {
+  constructor(phase: string, valid: readonly string[]) {
+    super('PHASE_NOT_FOUND', 'failed', `no phase ${q(phase)}`, `valid phases: ${valid.join(', ')}`);
+  }
+}
+
+export class PhaseNotActiveError extends SowError {
+  constructor(message: string, hint?: string) {
+    super('PHASE_NOT_ACTIVE', 'failed', message, hint);
+  }
+}
+
+export class UnknownArtifactTypeError extends SowError {
+  constructor(type: string, where: string, valid: readonly string[]) {
+    super('UNKNOWN_ARTIFACT_TYPE', 'failed', `${q(type)} is not an artifact type of ${where}`,
+      valid.length ? `valid types: ${valid.join(', ')}` : `${where} takes no artifacts`);
+  }
+}
+
+export class IndexOutOfRangeError extends SowError {
+  constructor(index: number, count: number, where: string, listCommand: string) {
+    super('INDEX_OUT_OF_RANGE', 'failed',
+      count === 0 ? `${where} has no artifacts (index ${index})` : `index ${index} is out of range: ${where} has ${count} (0–${count - 1})`,
+      `run '${listCommand}' to see the indexes`);
+  }
+}
+
+export class PathOutsideRepositoryError extends SowError {
+  constructor(path: string) {
+    super('PATH_OUTSIDE_REPOSITORY', 'failed', `path ${q(path)} resolves outside the repository`,
+      'artifact paths are relative to .sow/project/ and must stay inside the repository');
+  }
+}
+
+export class TransitionBlockedError extends SowError {
+  constructor(message: string, hint: string, details: Record<string, unknown>) {
+    super('TRANSITION_BLOCKED', 'blocked', message, hint, details);
+  }
+}
+
+export class InvalidEventError extends SowError {
+  constructor(event: string, state: string, valid: readonly string[]) {
+    super('INVALID_EVENT', 'failed', `event ${q(event)} does not apply in state ${q(state)}`,
+      valid.length ? `events from ${state}: ${valid.join(', ')} (run 'sow advance --list')` : `${state} has no outgoing events`);
+  }
+}
+
+export class StateFileError extends SowError {
+  constructor(file: string, problem: string, fieldPath?: string) {
+    super('STATE_FILE_INVALID', 'state',
+      fieldPath ? `${file}: ${fieldPath}: ${problem}` : `${file}: ${problem}`,
+      `fix the file by hand (or restore it with 'git checkout -- ${file}'); sow will not overwrite it`,
+      { file, ...(fieldPath ? { field: fieldPath } : {}) });
+  }
+}
+
+export class LockTimeoutError extends SowError {
+  constructor(lockFile: string, holder: string) {
+    super('LOCK_TIMEOUT', 'failed', `timed out waiting for the state lock ${q(lockFile)} held by ${holder}`,
+      'another sow command is writing; retry, or remove the lock file if no sow process is running');
+  }
+}
+
+export class ExternalToolError extends SowError {
+  constructor(tool: string, message: string, hint?: string) {
+    super('EXTERNAL_TOOL_FAILED', 'external', `${tool}: ${message}`, hint);
+  }
+}
+
+export class ConfirmationRequiredError extends SowError {
+  constructor(action: string, flag: string) {
+    super('CONFIRMATION_REQUIRED', 'usage', `${action} needs confirmation, and there is no terminal to ask on`, `pass ${flag} to confirm`);
+  }
+}
+
+export class AbortedError extends SowError {
+  constructor(action: string) {
+    super('ABORTED', 'failed', `${action} cancelled`);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Field paths and typed values for the `set`/`get` commands. A field is either a known field of
+ * the container (checked against its spec) or, like every unknown name and every `metadata.…`
+ * path, a key in the container's metadata map.
+ */
+import { InvalidValueError, ReadOnlyFieldError, UsageError } from './errors.js';
+
+export type Scalar = string | number | boolean;
+
+/** `true`/`false` become booleans, integers numbers (not "010": leading zeros stay text), else text. */
+export function parseValue(raw: string): Scalar {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^-?(0|[1-9]\d{0,15})$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+export function splitPath(field: string): string[] {
+  const parts = field.split('.');
+  if (field === '' || parts.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`, "use names separated by dots, e.g. 'metadata.owner.name'");
+  return parts;
+}
+
+const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+export function getAtPath(target: unknown, path: readonly string[]): unknown {
+  let cur: unknown = target;
+  for (const key of path) {
+    if (!isPlainObject(cur) || !Object.hasOwn(cur, key)) return undefined;
+    cur = cur[key];
+  }
+  return cur;
+}
+
+/** Returns a copy of `target` with `value` at `path`, creating maps on the way. */
+export function setAtPath<T extends Record<string, unknown>>(target: T, path: readonly string[], value: unknown): T {
+  const [head, ...rest] = path;
+  if (head === undefined) throw new UsageError('empty field path');
+  if (rest.length === 0) return { ...target, [head]: value };
+  const child = target[head];
+  if (child !== undefined && !isPlainObject(child)) {
+    throw new InvalidValueError(path.join('.'), String(value), `a map at '${head}', but it holds ${JSON.stringify(child)}`);
+  }
+  return { ...target, [head]: setAtPath((child ?? {}) as Record<string, unknown>, rest, value) };
+}
+
+export type FieldSpec =
+  | { kind: 'string'; nonEmpty?: boolean }
+  | { kind: 'boolean' }
+  | { kind: 'integer'; min?: number }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'readonly'; why: string; hint?: string };
+
+export type ResolvedField =
+  | { where: 'field'; name: string; spec: FieldSpec }
+  | { where: 'metadata'; path: string[] };
+
+/** Decides whether `field` names a known field or a metadata path. */
+export function resolveField(field: string, known: Readonly<Record<string, FieldSpec>>): ResolvedField {
+  const path = splitPath(field);
+  if (path[0] === 'metadata') {
+    if (path.length === 1) throw new UsageError("'metadata' is a map; set one key of it, e.g. 'metadata.owner'");
+    return { where: 'metadata', path: path.slice(1) };
+  }
+  const spec = path.length === 1 ? known[field] : undefined;
+  if (spec) return { where: 'field', name: field, spec };
+  return { where: 'metadata', path };
+}
+
+/** Converts a raw command-line value to the type a known field needs, or explains the mismatch. */
+export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar {
+  switch (spec.kind) {
+    case 'readonly':
+      throw new ReadOnlyFieldError(name, spec.why, spec.hint);
+    case 'string':
+      if (spec.nonEmpty && raw.trim() === '') throw new InvalidValueError(name, raw, 'a non-empty text');
+      return raw;
+    case 'boolean': {
+      const value = parseValue(raw);
+      if (typeof value !== 'boolean') throw new InvalidValueError(name, raw, 'true or false');
+      return value;
+    }
+    case 'integer': {
+      const value = parseValue(raw);
+      if (typeof value !== 'number' || (spec.min !== undefined && value < spec.min)) {
+        throw new InvalidValueError(name, raw, `an integer${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}`);
+      }
+      return value;
+    }
+    case 'enum':
+      if (!spec.values.includes(raw)) throw new InvalidValueError(name, raw, `one of ${spec.values.join(', ')}`);
+      return raw;
+  }
+}
+
+/** Renders a value for `get`: bare scalars so scripts can use them, JSON for maps and lists. */
+export function renderValue(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object') return JSON.stringify(value, null, 2);
+  return String(value);
+}

@@ -1,0 +1,14 @@
+import { UsageError } from '../errors.js';
+import type { ProjectType } from './types.js';
+import { standard } from './standard/index.js';
+
+/** The registry: adding a project type is one line here and one folder beside this file. */
+export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard };
+
+export function projectType(name: string): ProjectType {
+  const type = PROJECT_TYPES[name];
+  if (!type) throw new UsageError(`unknown project type '${name}'`, `known types: ${Object.keys(PROJECT_TYPES).join(', ')}`);
+  return type;
+}
+
+export type { ProjectType } from './types.js';

@@ -1,0 +1,165 @@
+/**
+ * The standard project type (spec 000, DESIGN §2): planning → implementation → review →
+ * finalize, with the review-fail loop back to implementation planning.
+ */
+import type { ArtifactTypeDef } from '../../artifacts.js';
+import type { Artifact, ProjectState } from '../../schemas.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import { completePhase, phaseOf, startPhase, tasksOf, withPhase } from '../phase-ops.js';
+
+const context: ArtifactTypeDef = { name: 'context', description: 'A document that gives context (research, notes, decisions)' };
+const taskList: ArtifactTypeDef = { name: 'task_list', description: 'The planned task list; approving it completes planning', approvable: true };
+const review: ArtifactTypeDef = {
+  name: 'review',
+  description: 'A review report; metadata.assessment is pass or fail',
+  approvable: true,
+  metadataValues: { assessment: ['pass', 'fail'] },
+};
+const documentation: ArtifactTypeDef = { name: 'documentation', description: 'Documentation written or updated while finalizing' };
+const reference: ArtifactTypeDef = { name: 'reference', description: 'A reference document the task should follow' };
+const feedback: ArtifactTypeDef = {
+  name: 'feedback',
+  description: 'Human feedback on the task; metadata.status is pending or addressed',
+  defaultMetadata: { status: 'pending' },
+  metadataValues: { status: ['pending', 'addressed'] },
+};
+const modified: ArtifactTypeDef = { name: 'modified', description: 'A file the task changed' };
+
+/** The latest approved review decides (by position: a later review supersedes an earlier one). */
+export function latestApprovedReview(project: ProjectState): Artifact | undefined {
+  return phaseOf(project, 'review').outputs.filter((a) => a.type === 'review' && a.approved === true).at(-1);
+}
+const assessmentOf = (a: Artifact | undefined) => a?.metadata?.['assessment'];
+
+const guards: Record<string, GuardDef> = {
+  planningComplete: {
+    description: 'a task_list output of planning is approved',
+    check: (p) => phaseOf(p, 'planning').outputs.some((a) => a.type === 'task_list' && a.approved === true),
+    hint: (p) => {
+      const index = phaseOf(p, 'planning').outputs.findIndex((a) => a.type === 'task_list');
+      return index < 0
+        ? "add the task list with 'sow output add --type task_list --path planning/tasks.md', then approve it with 'sow output set --index <n> approved true'"
+        : `approve the task list with 'sow output set --index ${index} approved true'`;
+    },
+  },
+  tasksApproved: {
+    description: 'tasks_approved is true and at least one task exists',
+    check: (p) => phaseOf(p, 'implementation').metadata['tasks_approved'] === true && tasksOf(p).length > 0,
+    hint: (p) => tasksOf(p).length === 0
+      ? "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'"
+      : "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'",
+  },
+  allTasksComplete: {
+    description: 'every task is completed or abandoned, with at least one completed',
+    check: (p) => {
+      const tasks = tasksOf(p);
+      return tasks.length > 0 && tasks.every((t) => t.status === 'completed' || t.status === 'abandoned') && tasks.some((t) => t.status === 'completed');
+    },
+    hint: (p) => {
+      const open = tasksOf(p).filter((t) => t.status !== 'completed' && t.status !== 'abandoned');
+      if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
+      const shown = open.slice(0, 5).map((t) => `${t.id} (${t.status})`).join(', ');
+      return `unfinished: ${shown}${open.length > 5 ? ` and ${open.length - 5} more` : ''}; finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>'`;
+    },
+  },
+  reviewPassed: {
+    description: "the latest approved review output has assessment 'pass'",
+    check: (p) => assessmentOf(latestApprovedReview(p)) === 'pass',
+    hint: () => "add a review with 'sow output add --type review --path review/report.md --assessment pass|fail', then approve it with 'sow output set --index <n> approved true'",
+  },
+  reviewFailed: {
+    description: "the latest approved review output has assessment 'fail'",
+    check: (p) => assessmentOf(latestApprovedReview(p)) === 'fail',
+    hint: () => "add a review with 'sow output add --type review --path review/report.md --assessment fail', then approve it with 'sow output set --index <n> approved true'",
+  },
+  projectDeleted: {
+    description: 'project_deleted is true',
+    check: (p) => phaseOf(p, 'finalize').metadata['project_deleted'] === true,
+    hint: () => "clean up, then run 'sow phase set project_deleted true'",
+  },
+  planningDisabled: {
+    description: 'the planning phase is disabled (--no-planning)',
+    check: (p) => phaseOf(p, 'planning').enabled === false,
+    hint: () => 'create the project with --no-planning',
+  },
+};
+
+/** review_fail: reopen implementation for rework, carrying the failed review into its inputs. */
+const reopenImplementation: ActionImpl = (project, _params, now) => {
+  const reviewPhase = phaseOf(project, 'review');
+  const reviews = reviewPhase.outputs.filter((a) => a.type === 'review');
+  let next = withPhase(project, 'review', {
+    ...reviewPhase,
+    status: 'failed',
+    completed_at: now,
+    outputs: reviewPhase.outputs.filter((a) => a.type !== 'review'),
+  });
+  const impl = phaseOf(next, 'implementation');
+  const { completed_at: _done, ...rest } = impl;
+  next = withPhase(next, 'implementation', {
+    ...rest,
+    status: 'in_progress',
+    iteration: impl.iteration + 1,
+    metadata: { ...impl.metadata, tasks_approved: false },
+    inputs: [...impl.inputs, ...reviews],
+  });
+  return next;
+};
+
+const actions: Record<string, ActionImpl> = {
+  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
+  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  reopenImplementation,
+};
+
+const states: Record<string, StateDef> = {
+  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  PlanningActive: { phase: 'planning', lead: 'human', purpose: 'Scope the work with the human and write an approved task list.' },
+  ImplementationPlanning: { phase: 'implementation', lead: 'human', purpose: 'Turn the approved plan into concrete tasks and have the human approve them.' },
+  ImplementationExecuting: { phase: 'implementation', lead: 'ai', purpose: 'Carry out the tasks, delegating each to a worker, until every task is done.' },
+  ReviewActive: { phase: 'review', lead: 'ai', purpose: 'Review the whole change against the plan and record a pass or fail assessment.' },
+  FinalizeDocumentation: { phase: 'finalize', lead: 'ai', purpose: 'Update the documentation the change affects.' },
+  FinalizeChecks: { phase: 'finalize', lead: 'ai', purpose: 'Run the tests, linters and builds, and fix what fails.' },
+  FinalizeDelete: { phase: 'finalize', lead: 'ai', purpose: 'Clean up the project folder and mark the project deleted.' },
+};
+
+const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
+const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
+
+const transitions: TransitionDef[] = [
+  { from: 'NoProject', event: 'project_init', to: 'ImplementationPlanning', guard: 'planningDisabled', actions: [start('implementation')], automatic: false },
+  { from: 'NoProject', event: 'project_init', to: 'PlanningActive', actions: [start('planning')], automatic: false },
+  { from: 'PlanningActive', event: 'complete_planning', to: 'ImplementationPlanning', guard: 'planningComplete', actions: [complete('planning'), start('implementation')], automatic: true },
+  { from: 'ImplementationPlanning', event: 'tasks_approved', to: 'ImplementationExecuting', guard: 'tasksApproved', automatic: true },
+  { from: 'ImplementationExecuting', event: 'all_tasks_complete', to: 'ReviewActive', guard: 'allTasksComplete', actions: [complete('implementation'), start('review')], automatic: true },
+  { from: 'ReviewActive', event: 'review_pass', to: 'FinalizeDocumentation', guard: 'reviewPassed', actions: [complete('review'), start('finalize')], automatic: true },
+  { from: 'ReviewActive', event: 'review_fail', to: 'ImplementationPlanning', guard: 'reviewFailed', actions: [{ type: 'reopenImplementation' }], automatic: true },
+  { from: 'FinalizeDocumentation', event: 'documentation_done', to: 'FinalizeChecks', automatic: true },
+  { from: 'FinalizeChecks', event: 'checks_done', to: 'FinalizeDelete', automatic: true },
+  { from: 'FinalizeDelete', event: 'project_delete', to: 'NoProject', guard: 'projectDeleted', actions: [complete('finalize')], automatic: true },
+];
+
+export const standard: ProjectType = {
+  name: 'standard',
+  description: 'Plan, implement tasks, review, finalize (spec 000)',
+  phases: [
+    { name: 'planning', canDisable: true, inputs: [context], outputs: [taskList] },
+    {
+      name: 'implementation',
+      canDisable: false,
+      inputs: [context, review],
+      outputs: [],
+      metadata: { tasks_approved: { kind: 'boolean' } },
+      hasTasks: true,
+    },
+    { name: 'review', canDisable: false, inputs: [context], outputs: [review] },
+    { name: 'finalize', canDisable: false, inputs: [context], outputs: [documentation], metadata: { project_deleted: { kind: 'boolean' } } },
+  ],
+  taskInputs: [reference, feedback],
+  taskOutputs: [modified],
+  initialState: 'NoProject',
+  states,
+  transitions,
+  guards,
+  actions,
+};

@@ -1,0 +1,65 @@
+/**
+ * What a project type defines (spec 000, "Project Types Define Semantics"): its phases, the
+ * artifact types of each container, the lifecycle machine as data (states, transitions, named
+ * guards with descriptions, named actions) and the prompt of each state.
+ */
+import type { ArtifactTypeDef } from '../artifacts.js';
+import type { FieldSpec } from '../fields.js';
+import type { ProjectState } from '../schemas.js';
+
+export interface GuardDef {
+  /** Shown by `advance --list` and when the guard blocks. */
+  readonly description: string;
+  readonly check: (project: ProjectState) => boolean;
+  /** How to satisfy it, given the current project. */
+  readonly hint: (project: ProjectState) => string;
+}
+
+export interface ActionRef {
+  readonly type: string;
+  readonly params?: Readonly<Record<string, string>>;
+}
+
+export interface TransitionDef {
+  readonly from: string;
+  readonly event: string;
+  readonly to: string;
+  readonly guard?: string;
+  readonly actions?: readonly ActionRef[];
+  /** Events that `sow advance` without an event may pick (all but project_init). */
+  readonly automatic: boolean;
+}
+
+export interface StateDef {
+  readonly phase: string | null;
+  /** ADR-008: planning is human-led, execution AI-led. */
+  readonly lead: 'human' | 'ai' | null;
+  /** One line: what this state is for. */
+  readonly purpose: string;
+  readonly final?: boolean;
+}
+
+export type ActionImpl = (project: ProjectState, params: Readonly<Record<string, string>>, now: string) => ProjectState;
+
+export interface PhaseDef {
+  readonly name: string;
+  readonly canDisable: boolean;
+  readonly inputs: readonly ArtifactTypeDef[];
+  readonly outputs: readonly ArtifactTypeDef[];
+  /** Typed metadata keys of the phase, e.g. implementation.tasks_approved: boolean. */
+  readonly metadata?: Readonly<Record<string, FieldSpec>>;
+  readonly hasTasks?: boolean;
+}
+
+export interface ProjectType {
+  readonly name: string;
+  readonly description: string;
+  readonly phases: readonly PhaseDef[];
+  readonly taskInputs: readonly ArtifactTypeDef[];
+  readonly taskOutputs: readonly ArtifactTypeDef[];
+  readonly initialState: string;
+  readonly states: Readonly<Record<string, StateDef>>;
+  readonly transitions: readonly TransitionDef[];
+  readonly guards: Readonly<Record<string, GuardDef>>;
+  readonly actions: Readonly<Record<string, ActionImpl>>;
+}

@@ -1,0 +1,122 @@
+/**
+ * The shape of every state file, as valibot schemas: one source for the TypeScript types, the
+ * validation at every read and write, and the JSON Schema that `sow schema` prints.
+ * Objects are loose: keys a newer sow (or a person) added are kept, never dropped.
+ */
+import * as v from 'valibot';
+
+export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
+export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export type PhaseStatus = (typeof PHASE_STATUSES)[number];
+
+const d = v.description;
+const timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'), d('ISO 8601 timestamp (UTC)'));
+const metadata = v.pipe(v.record(v.string(), v.unknown()), d('Free-form, type-specific fields'));
+export const TASK_ID_PATTERN = /^\d{3}$/;
+const taskId = v.pipe(v.string(), v.regex(TASK_ID_PATTERN, 'must be three digits, e.g. "010"'), d('Gap-numbered task id: 010, 020, …'));
+
+export const ArtifactSchema = v.looseObject({
+  type: v.pipe(v.string(), v.minLength(1), d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)')),
+  path: v.pipe(v.string(), v.minLength(1), d('Path relative to .sow/project/')),
+  approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
+  created_at: timestamp,
+  metadata: v.optional(metadata),
+});
+export type Artifact = v.InferOutput<typeof ArtifactSchema>;
+
+export const TaskSummarySchema = v.looseObject({
+  id: taskId,
+  name: v.pipe(v.string(), v.minLength(1)),
+  status: v.picklist(TASK_STATUSES),
+  parallel: v.boolean(),
+  dependencies: v.array(taskId),
+  assigned_agent: v.optional(v.string()),
+});
+export type TaskSummary = v.InferOutput<typeof TaskSummarySchema>;
+
+export const PhaseSchema = v.looseObject({
+  status: v.picklist(PHASE_STATUSES),
+  enabled: v.boolean(),
+  iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  created_at: timestamp,
+  started_at: v.optional(timestamp),
+  completed_at: v.optional(timestamp),
+  metadata: metadata,
+  inputs: v.array(ArtifactSchema),
+  outputs: v.array(ArtifactSchema),
+  tasks: v.optional(v.pipe(v.array(TaskSummarySchema), d('Task summaries; the full task lives in phases/<phase>/tasks/<id>/state.yaml'))),
+});
+export type Phase = v.InferOutput<typeof PhaseSchema>;
+
+export const ProjectStateSchema = v.pipe(
+  v.looseObject({
+    name: v.pipe(v.string(), v.minLength(1)),
+    type: v.pipe(v.string(), d('Project type: standard')),
+    description: v.string(),
+    branch: v.pipe(v.string(), d('The git branch this project lives on (one project per branch)')),
+    created_at: timestamp,
+    updated_at: timestamp,
+    metadata: v.optional(metadata),
+    statechart: v.looseObject({
+      current_state: v.pipe(v.string(), d('Current state of the lifecycle state machine; only `sow advance` changes it')),
+      updated_at: timestamp,
+    }),
+    phases: v.record(v.string(), PhaseSchema),
+  }),
+  d('.sow/project/state.yaml'),
+);
+export type ProjectState = v.InferOutput<typeof ProjectStateSchema>;
+
+export const TaskStateSchema = v.pipe(
+  v.looseObject({
+    id: taskId,
+    name: v.pipe(v.string(), v.minLength(1)),
+    phase: v.string(),
+    status: v.picklist(TASK_STATUSES),
+    iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    assigned_agent: v.optional(v.string()),
+    parallel: v.boolean(),
+    dependencies: v.array(taskId),
+    created_at: timestamp,
+    started_at: v.optional(timestamp),
+    updated_at: timestamp,
+    completed_at: v.optional(timestamp),
+    inputs: v.array(ArtifactSchema),
+    outputs: v.array(ArtifactSchema),
+    metadata: metadata,
+  }),
+  d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
+);
+export type TaskState = v.InferOutput<typeof TaskStateSchema>;
+
+/** User configuration (~/.config/sow/config.yaml), spec 003. Read by the agent commands. */
+export const EXECUTOR_TYPES = ['claude', 'cursor', 'windsurf', 'codex', 'gemini', 'copilot', 'opencode', 'command'] as const;
+export const UserConfigSchema = v.pipe(
+  v.looseObject({
+    agents: v.optional(v.looseObject({
+      executors: v.optional(v.record(v.string(), v.looseObject({
+        type: v.picklist(EXECUTOR_TYPES),
+        settings: v.optional(v.looseObject({
+          yolo_mode: v.optional(v.boolean()),
+          model: v.optional(v.string()),
+        })),
+        custom_args: v.optional(v.array(v.string())),
+      }))),
+      bindings: v.optional(v.record(v.string(), v.string())),
+    })),
+  }),
+  d('~/.config/sow/config.yaml'),
+);
+
+export type SchemaIssue = { path: string; message: string };
+
+/** Validates and returns either the value or the first issue with a dotted field path. */
+export function check<T extends v.GenericSchema>(schema: T, value: unknown): { ok: true; value: v.InferOutput<T> } | { ok: false; issue: SchemaIssue } {
+  const result = v.safeParse(schema, value);
+  // Return the input, not valibot's output: the output rebuilds objects in schema key order, and
+  // the key order a person wrote must survive a write.
+  if (result.success) return { ok: true, value: value as v.InferOutput<T> };
+  const issue = result.issues[0];
+  return { ok: false, issue: { path: (issue && v.getDotPath(issue)) || '(root)', message: issue?.message ?? 'invalid' } };
+}

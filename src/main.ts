@@ -1,0 +1,110 @@
+/**
+ * The process boundary: parse argv, run one command, render its result or error, set the exit
+ * code. Commands load their modules lazily, so start-up costs only commander and this file.
+ */
+import { Command, CommanderError } from 'commander';
+import { exitCodeFor, SowError, UsageError } from './domain/errors.js';
+import { takeResult, type CommandResult } from './cli/output.js';
+import registerInit from './cli/init.js';
+import registerProject from './cli/project/index.js';
+import registerPhase from './cli/phase/index.js';
+import registerTask from './cli/task/index.js';
+import registerArtifacts from './cli/artifacts.js';
+import registerAdvance from './cli/advance.js';
+import registerSchema from './cli/schema.js';
+import registerHelpTopics from './cli/help-topics.js';
+
+declare const SOW_VERSION: string;
+
+const json = process.argv.includes('--json');
+
+function write(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function render(result: CommandResult): void {
+  if (json) return write(process.stdout, JSON.stringify({ ok: true, data: result.data ?? null }));
+  if (result.text) write(process.stdout, result.text);
+  if (result.message) write(process.stderr, result.message);
+}
+
+function renderError(err: SowError): number {
+  if (json) {
+    write(process.stdout, JSON.stringify({ ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }));
+  } else {
+    write(process.stderr, `error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}`);
+  }
+  return exitCodeFor(err.kind);
+}
+
+function build(): Command {
+  const program = new Command('sow')
+    .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
+    .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
+    .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…}')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+  registerInit(program);
+  registerProject(program);
+  registerPhase(program);
+  registerTask(program);
+  registerArtifacts(program, 'inputs', 'phase');
+  registerArtifacts(program, 'outputs', 'phase');
+  registerAdvance(program);
+  registerSchema(program);
+  registerHelpTopics(program);
+  // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
+  const configure = (cmd: Command) => {
+    for (const sub of cmd.commands) {
+      sub.exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined }).showSuggestionAfterError(true);
+      sub.option('--json', 'print one JSON document on stdout');
+      configure(sub);
+    }
+  };
+  configure(program);
+  return program;
+}
+
+function fromCommander(err: CommanderError): SowError | undefined {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return undefined;
+  const message = err.message.replace(/^error: /, '');
+  return new UsageError(message, "run 'sow help' or add --help to the command");
+}
+
+async function main(): Promise<number> {
+  const program = build();
+  if (process.argv.length <= 2) {
+    write(process.stdout, program.helpInformation());
+    return 0;
+  }
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const usage = fromCommander(err);
+      return usage ? renderError(usage) : 0;
+    }
+    if (err instanceof SowError) return renderError(err);
+    const internal = new SowError('INTERNAL', 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`,
+      'this is a bug in sow; rerun with SOW_DEBUG=1 for the stack trace and report it');
+    if (process.env['SOW_DEBUG']) write(process.stderr, String(err instanceof Error ? err.stack : err));
+    return renderError(internal);
+  }
+  const result = takeResult();
+  if (result) render(result);
+  return 0;
+}
+
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    write(process.stderr, `internal error: ${String(err)}`);
+    process.exitCode = 70;
+  },
+);
