@@ -1,0 +1,141 @@
+/**
+ * End-to-end harness: runs the built `sow` (dist/sow.js) in a fresh temp git repository, as a
+ * user would, and snapshots .sow/ so error paths can be checked for byte-identical state.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+export const SOW = fileURLToPath(new URL('../../dist/sow.js', import.meta.url));
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON, when it is JSON. */
+  json?: { ok: boolean; data?: any; error?: { code: string; message: string; hint?: string } };
+}
+
+export interface Repo {
+  dir: string;
+  /** Runs sow with these arguments in the repo (or in `cwd`, relative to it). */
+  sow(args: string[], opts?: { cwd?: string; env?: Record<string, string>; input?: string }): RunResult;
+  /** Runs sow asynchronously (for concurrency and kill tests). */
+  sowAsync(args: string[], opts?: { env?: Record<string, string> }): Promise<RunResult>;
+  git(args: string[]): string;
+  read(rel: string): string;
+  yaml(rel: string): any;
+  exists(rel: string): boolean;
+  /** Every file under .sow/ that belongs to the state (runtime files excluded) → its bytes. */
+  snapshot(): Map<string, string>;
+  cleanup(): void;
+}
+
+const RUNTIME = /(^|\/)(\.lock|\.lock\.takeover|\.journal\.json|\.cache|\.trash-[^/]*|[^/]*\.tmp)(\/|$)/;
+
+function baseEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NO_COLOR: '1',
+    GIT_AUTHOR_NAME: 'sow test',
+    GIT_AUTHOR_EMAIL: 'test@example.invalid',
+    GIT_COMMITTER_NAME: 'sow test',
+    GIT_COMMITTER_EMAIL: 'test@example.invalid',
+    ...extra,
+  };
+}
+
+function toResult(code: number | null, stdout: string, stderr: string): RunResult {
+  const result: RunResult = { code: code ?? -1, stdout, stderr };
+  try {
+    result.json = JSON.parse(stdout);
+  } catch {
+    // not JSON
+  }
+  return result;
+}
+
+export interface RepoOptions {
+  /** Run `sow init` (default true). */
+  init?: boolean;
+  /** Branch to start on (default main). */
+  branch?: string;
+}
+
+export function makeRepo(opts: RepoOptions = {}): Repo {
+  const dir = mkdtempSync(join(tmpdir(), 'sow-e2e-'));
+  const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, env: baseEnv(), encoding: 'utf8' }).trim();
+  run('git', ['init', '-q', '-b', opts.branch ?? 'main']);
+  run('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
+  const repo: Repo = {
+    dir,
+    sow(args, o = {}) {
+      const r = spawnSync(process.execPath, [SOW, ...args], {
+        cwd: o.cwd ? join(dir, o.cwd) : dir,
+        env: baseEnv(o.env),
+        encoding: 'utf8',
+        input: o.input ?? '',
+      });
+      return toResult(r.status, r.stdout, r.stderr);
+    },
+    sowAsync(args, o = {}) {
+      return new Promise((resolve) => {
+        const child = spawn(process.execPath, [SOW, ...args], { cwd: dir, env: baseEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (code) => resolve(toResult(code, stdout, stderr)));
+      });
+    },
+    git: (args) => run('git', args),
+    read: (rel) => readFileSync(join(dir, rel), 'utf8'),
+    yaml: (rel) => parse(readFileSync(join(dir, rel), 'utf8')),
+    exists: (rel) => existsSync(join(dir, rel)),
+    snapshot() {
+      const out = new Map<string, string>();
+      const walk = (abs: string) => {
+        if (!existsSync(abs)) return;
+        for (const name of readdirSync(abs)) {
+          const p = join(abs, name);
+          const rel = relative(dir, p);
+          if (RUNTIME.test(rel)) continue;
+          if (statSync(p).isDirectory()) walk(p);
+          else out.set(rel, readFileSync(p, 'utf8'));
+        }
+      };
+      walk(join(dir, '.sow'));
+      return out;
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  if (opts.init !== false) {
+    const r = repo.sow(['init']);
+    if (r.code !== 0) throw new Error(`sow init failed: ${r.stderr}`);
+  }
+  return repo;
+}
+
+export const PROJECT = '.sow/project/state.yaml';
+export const taskFile = (id: string) => `.sow/project/phases/implementation/tasks/${id}/state.yaml`;
+
+/** Runs sow and throws with its output unless it exits 0. */
+export function ok(repo: Repo, args: string[], opts?: { cwd?: string; env?: Record<string, string> }): RunResult {
+  const r = repo.sow(args, opts);
+  if (r.code !== 0) throw new Error(`sow ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  return r;
+}
+
+/** Brings a fresh repo to ImplementationExecuting with the given task names (ids 010, 020, …). */
+export function toExecuting(repo: Repo, tasks: string[] = ['First task', 'Second task']): void {
+  ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
+  ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+  ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+  ok(repo, ['advance']);
+  for (const name of tasks) ok(repo, ['task', 'add', name, '--agent', 'implementer']);
+  ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+  ok(repo, ['advance']);
+}
