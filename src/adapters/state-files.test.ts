@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { cachePath, readStateFile, renderStateFile } from './state-files.js';
+import { StateFileError } from '../domain/errors.js';
+
+const Schema = v.looseObject({ name: v.string(), count: v.number(), items: v.array(v.looseObject({ id: v.string() })) });
+let root: string;
+const REL = 'state.yaml';
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'sow-state-'));
+  mkdirSync(join(root, '.sow'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const write = (text: string) => writeFileSync(join(root, REL), text);
+
+describe('readStateFile', () => {
+  it('parses, validates and caches by exact text', async () => {
+    write('name: a\ncount: 1\nitems: []\n');
+    const first = await readStateFile(root, REL, Schema);
+    expect(first.data).toEqual({ name: 'a', count: 1, items: [] });
+    expect(first.comments).toBe(false);
+    const cached = JSON.parse(readFileSync(cachePath(root, REL), 'utf8'));
+    expect(cached.text).toBe('name: a\ncount: 1\nitems: []\n');
+    // A change by anyone else (same length, different text) is parsed again, not served from cache.
+    write('name: b\ncount: 1\nitems: []\n');
+    expect((await readStateFile(root, REL, Schema)).data.name).toBe('b');
+  });
+
+  it('validates cached data too', async () => {
+    write('name: a\ncount: 1\nitems: []\n');
+    await readStateFile(root, REL, Schema);
+    const stricter = v.looseObject({ name: v.literal('z') });
+    await expect(readStateFile(root, REL, stricter)).rejects.toThrow(StateFileError);
+  });
+
+  it('names the file and the field path of an invalid value', async () => {
+    write('name: a\ncount: many\nitems: []\n');
+    await expect(readStateFile(root, REL, Schema)).rejects.toMatchObject({ code: 'STATE_FILE_INVALID', kind: 'state', message: expect.stringMatching(/^state\.yaml: count: /) });
+    write('name: a\ncount: 1\nitems:\n  - id: 5\n');
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/items\.0\.id/);
+  });
+
+  it('reports YAML syntax errors with a line', async () => {
+    write('name: a\ncount: [1\n');
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/not valid YAML/);
+    write('name: a\nname: b\ncount: 1\nitems: []\n');
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(StateFileError);
+  });
+});
+
+describe('renderStateFile', () => {
+  it('keeps comments, key order and unknown keys of a file a person edited', async () => {
+    write('# my notes\ncount: 1 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n');
+    const file = await readStateFile(root, REL, Schema);
+    expect(file.comments).toBe(true);
+    const { text } = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'y' }] });
+    expect(text).toBe('# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: y\n');
+  });
+
+  it('writes comment-free files with the fast emitter, keeping key order', async () => {
+    write('count: 1\nname: a\nitems: []\n');
+    const file = await readStateFile(root, REL, Schema);
+    const { text } = await renderStateFile(file, REL, Schema, { ...file.data, name: 'true' });
+    expect(text).toBe('count: 1\nname: "true"\nitems: []\n');
+  });
+
+  it('refuses to render data its schema rejects', async () => {
+    await expect(renderStateFile(undefined, REL, Schema, { name: 'a', count: 'x' } as never)).rejects.toThrow(/refusing to write/);
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { emitYaml } from './yaml-emit.js';
+
+const roundTrip = (value: Record<string, unknown>) => expect(parse(emitYaml(value))).toEqual(value);
+
+describe('emitYaml', () => {
+  it('writes block YAML that parses back to the same value', () => {
+    roundTrip({
+      name: 'add-auth',
+      id: '010',
+      count: 3,
+      negative: -2,
+      ratio: 1.5,
+      yes: true,
+      no: false,
+      nothing: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      empty_list: [],
+      empty_map: {},
+      nested: { a: { b: [1, 'two', { three: 3, four: [] }] } },
+      list_of_maps: [{ type: 'context', path: 'a.md', metadata: { status: 'pending' } }, { type: 'x', path: 'b' }],
+      list_of_lists: [[1, 2], [], [[3]]],
+    });
+  });
+
+  it('quotes every string that would otherwise change type or meaning', () => {
+    const tricky = ['true', 'False', 'null', '~', 'yes', 'NO', 'on', 'y', '010', '1e3', '0x1F', '.inf', '-.5', '', ' lead', 'trail ',
+      'a: b', 'a #b', '#x', '- item', '[x]', '{x}', '"q"', "'s'", 'multi\nline', 'tab\there', '@at', '`tick', '%pct', '!tag', '&anchor', '*alias',
+      '|', '>', '?', 'Fix issue #12', 'it\'s', 'emoji 🚀', 'ctrl \u0001 \u007f \u0085 \u009f', 'zero\u0000byte', '\ufeffbom', 'a\u2028b', '---', '...',
+      'C:\\path', 'key:', 'http://x.y/z?q=1'];
+    const value = Object.fromEntries(tricky.map((s, i) => [`k${i}`, s]));
+    roundTrip(value);
+    roundTrip({ list: tricky });
+    roundTrip(Object.fromEntries(tricky.filter(Boolean).map((s) => [s, s])));
+  });
+
+  it('keeps key order and omits undefined values', () => {
+    const text = emitYaml({ z: 1, a: 2, m: undefined, b: { d: 1, c: 2 } });
+    expect(text).toBe('z: 1\na: 2\nb:\n  d: 1\n  c: 2\n');
+  });
+
+  it('looks like hand-written YAML', () => {
+    expect(emitYaml({ tasks: [{ id: '010', name: 'Implement JWT signing', dependencies: [] }] })).toBe(
+      'tasks:\n  - id: "010"\n    name: Implement JWT signing\n    dependencies: []\n',
+    );
+  });
+});
