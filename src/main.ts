@@ -45,15 +45,23 @@ function build(): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
-  registerInit(program);
-  registerProject(program);
-  registerPhase(program);
-  registerTask(program);
-  registerArtifacts(program, 'inputs', 'phase');
-  registerArtifacts(program, 'outputs', 'phase');
-  registerAdvance(program);
-  registerSchema(program);
-  registerHelpTopics(program);
+  // Register only the command group argv names, so start-up builds a handful of commands, not
+  // all of them; help, unknown words and no argument get the whole tree.
+  const groups: Record<string, (p: Command) => void> = {
+    init: registerInit,
+    project: registerProject,
+    phase: registerPhase,
+    task: registerTask,
+    input: (p) => registerArtifacts(p, 'inputs', 'phase'),
+    output: (p) => registerArtifacts(p, 'outputs', 'phase'),
+    advance: registerAdvance,
+    schema: registerSchema,
+    'exit-codes': registerHelpTopics,
+  };
+  const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
+  const only = first !== undefined ? groups[first] : undefined;
+  if (only) only(program);
+  else for (const register of Object.values(groups)) register(program);
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
   const configure = (cmd: Command) => {
     for (const sub of cmd.commands) {
@@ -68,7 +76,7 @@ function build(): Command {
 
 function fromCommander(err: CommanderError): SowError | undefined {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return undefined;
-  const message = err.message.replace(/^error: /, '');
+  const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
   return new UsageError(message, "run 'sow help' or add --help to the command");
 }
 
