@@ -59,7 +59,8 @@ function build(): Command {
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
-  const only = first !== undefined ? groups[first] : undefined;
+  const wantsTable = first === 'help' && process.argv.includes('exit-codes');
+  const only = wantsTable ? registerHelpTopics : first !== undefined ? groups[first] : undefined;
   if (only) only(program);
   else for (const register of Object.values(groups)) register(program);
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
@@ -86,8 +87,10 @@ async function main(): Promise<number> {
     write(process.stdout, program.helpInformation());
     return 0;
   }
+  // `sow help exit-codes` is the documented spelling of the exit-code table (DESIGN §5).
+  const argv = process.argv[2] === 'help' && process.argv[3] === 'exit-codes' ? [...process.argv.slice(0, 2), 'exit-codes', ...process.argv.slice(4)] : process.argv;
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       const usage = fromCommander(err);

@@ -1,0 +1,480 @@
+#!/usr/bin/env node
+/**
+ * Start-up and scale benchmark for the built CLI (DESIGN §7).
+ *
+ * Builds two throw-away git repos whose project sits in ImplementationExecuting with 100 and
+ * 1,000 tasks, then times each command against the floor of any Node CLI (`node -e 0`),
+ * interleaved in rounds in the same run so machine noise hits every row alike.
+ *
+ *   npm run bench                    table on stdout, progress on stderr
+ *   npm run bench -- --json          one JSON document on stdout
+ *   npm run bench -- --check         exit 1 when a row is over its budget
+ *   npm run bench -- --ready         mark every task completed, so `advance --dry-run` is ready (exit 0)
+ *   npm run bench -- --keep          keep the temp repos and print where they are
+ *   BENCH_RUNS=5 BENCH_SIZES=100,1000 npm run bench
+ *
+ * Creating 1,000 tasks through 1,000 CLI calls would take minutes, so the real CLI creates the
+ * project and three tasks, and the rest is generated in the layout sow writes (the emitter below
+ * mirrors src/adapters/yaml-emit.ts; it is checked byte-for-byte against what sow wrote, and the
+ * generated state is checked to load with `sow task list` and `sow task get`).
+ * It measures; it is not a test: without --check it exits 0 whatever the numbers are.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PKG_ROOT = resolve(HERE, '..');
+const args = new Set(process.argv.slice(2));
+for (const a of args) {
+  if (!['--json', '--check', '--ready', '--keep', '--help', '-h'].includes(a)) {
+    process.stderr.write(`bench: unknown option '${a}' (try --help)\n`);
+    process.exit(2);
+  }
+}
+if (args.has('--help') || args.has('-h')) {
+  process.stdout.write('usage: node bench/run.mjs [--json] [--check] [--ready] [--keep]\n  env: BENCH_RUNS (default 15), BENCH_SIZES (default 100,1000)\n');
+  process.exit(0);
+}
+const JSON_OUT = args.has('--json');
+const CHECK = args.has('--check');
+const READY = args.has('--ready');
+const KEEP = args.has('--keep');
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const SIZES = (process.env.BENCH_SIZES ?? '100,1000').split(',').map(Number);
+if (!Number.isInteger(RUNS) || RUNS < 1) fail(`BENCH_RUNS must be a positive integer, got '${process.env.BENCH_RUNS}'`);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 3 || n > 1000)) fail(`BENCH_SIZES must be integers from 3 to 1000 (task ids have three digits), got '${process.env.BENCH_SIZES}'`);
+
+/** DESIGN §7, in ms above the floor median. */
+const BUDGET = { read: 30, write: 50, large: 100 };
+const LARGE = 1000;
+const MEMORY_BUDGET_MB = 80;
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+const log = (message) => process.stderr.write(`${message}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// The YAML sow writes (a copy of src/adapters/yaml-emit.ts; verified against real output below).
+
+const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
+const PLAIN = /^[A-Za-z_/][\w ./+()-]*$/;
+const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g;
+const emitString = (s) =>
+  PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s)
+    ? s
+    : JSON.stringify(s).replace(NON_PRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const isMap = (x) => typeof x === 'object' && x !== null && !Array.isArray(x);
+function scalar(v) {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return emitString(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new TypeError(`cannot write a ${typeof v} to YAML`);
+}
+function emitNode(value, indent, out) {
+  if (isMap(value)) {
+    for (const [k, child] of Object.entries(value)) if (child !== undefined) emitEntry(`${indent}${emitString(k)}:`, child, indent, out);
+  } else if (Array.isArray(value)) {
+    for (const item of value) emitEntry(`${indent}-`, item, indent, out, true);
+  }
+}
+function emitEntry(head, child, indent, out, inSeq = false) {
+  if (isMap(child) && Object.values(child).some((v) => v !== undefined)) {
+    if (inSeq) {
+      const sub = [];
+      emitNode(child, `${indent}  `, sub);
+      out.push(`${head} ${sub[0].slice(indent.length + 2)}`, ...sub.slice(1));
+    } else {
+      out.push(head);
+      emitNode(child, `${indent}  `, out);
+    }
+  } else if (Array.isArray(child) && child.length > 0) {
+    out.push(head);
+    emitNode(child, `${indent}  `, out);
+  } else if (isMap(child)) out.push(`${head} {}`);
+  else if (Array.isArray(child)) out.push(`${head} []`);
+  else out.push(`${head} ${scalar(child)}`);
+}
+/** `indent` lets a fragment (the task summaries) be emitted at its place in the project file. */
+function emitYaml(value, indent = '') {
+  const out = [];
+  emitNode(value, indent, out);
+  return out.length ? `${out.join('\n')}\n` : '{}\n';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running things
+
+const workDirs = [];
+let SOW = join(PKG_ROOT, 'dist', 'sow.js');
+
+function cleanup() {
+  for (const dir of workDirs) {
+    if (KEEP) log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+  workDirs.length = 0;
+}
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+
+const CHILD_ENV = { ...process.env, NO_COLOR: '1', SOW_DEBUG: '' };
+delete CHILD_ENV.FORCE_COLOR;
+
+function run(cmd, argv, cwd) {
+  return spawnSync(cmd, argv, { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+function git(cwd, ...argv) {
+  const r = run('git', ['-c', 'user.name=sow bench', '-c', 'user.email=bench@sow.invalid', '-c', 'commit.gpgsign=false', ...argv], cwd);
+  if (r.status !== 0) throw new Error(`git ${argv.join(' ')} failed (${r.status}): ${r.stderr || r.error}`);
+  return r.stdout;
+}
+
+/** Runs sow and insists on an exit code; returns the parsed --json document when asked. */
+function sow(cwd, argv, { expect = [0], json = false } = {}) {
+  const full = json ? ['--json', ...argv] : argv;
+  const r = run(process.execPath, [SOW, ...full], cwd);
+  if (!expect.includes(r.status)) {
+    throw new Error(`'sow ${full.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`);
+  }
+  return json ? JSON.parse(r.stdout) : r;
+}
+
+/** A copy of dist/ so a rebuild by someone else during the run cannot pull the CLI away. */
+function snapshotCli() {
+  if (!existsSync(SOW)) fail(`${SOW} is missing; run 'npm run build' first`);
+  const dir = mkdtempSync(join(tmpdir(), 'sow-bench-cli-'));
+  workDirs.push(dir);
+  cpSync(join(PKG_ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
+  if (existsSync(join(PKG_ROOT, 'templates'))) symlinkSync(join(PKG_ROOT, 'templates'), join(dir, 'templates'));
+  SOW = join(dir, 'dist', 'sow.js');
+}
+
+// ---------------------------------------------------------------------------------------------
+// A project with n tasks
+
+const PROJECT_FILE = '.sow/project/state.yaml';
+const taskDir = (id) => `.sow/project/phases/implementation/tasks/${id}`;
+const TASKS_HEADER = '    tasks:\n';
+
+/** Ids 010, 020, … while they fit in three digits, then 005, 010, …, then 000 … 999. */
+function taskIds(n) {
+  const step = [10, 5, 2, 1].find((s) => n * s <= 999) ?? 1;
+  const first = step === 1 && n === 1000 ? 0 : step;
+  return Array.from({ length: n }, (_, i) => String(first + i * step).padStart(3, '0'));
+}
+
+const AREAS = ['auth', 'billing', 'search', 'reports', 'notifications', 'accounts', 'export', 'settings', 'audit', 'api'];
+const VERBS = ['Implement', 'Refactor', 'Test', 'Document', 'Harden', 'Add metrics to', 'Migrate', 'Fix edge cases in'];
+
+function generatedTask(id, i, ids, template) {
+  const area = AREAS[i % AREAS.length];
+  const status = READY ? 'completed' : i % 10 < 6 ? 'completed' : i % 10 < 7 ? 'in_progress' : 'pending';
+  const at = (minutes) => new Date(Date.parse(template.created_at) + minutes * 60_000).toISOString();
+  const task = {
+    id,
+    name: `${VERBS[i % VERBS.length]} the ${area} module, part ${i + 1}`,
+    phase: 'implementation',
+    status,
+    iteration: 1,
+    assigned_agent: i % 7 === 3 ? 'reviewer' : 'implementer',
+    parallel: i % 3 === 0,
+    dependencies: i % 4 === 1 ? [ids[i - 1]] : [],
+    created_at: at(i),
+    ...(status !== 'pending' ? { started_at: at(i + 1) } : {}),
+    updated_at: at(i + 2),
+    ...(status === 'completed' ? { completed_at: at(i + 2) } : {}),
+    inputs: [
+      { type: 'reference', path: `knowledge/${area}-design.md`, created_at: at(i) },
+      ...(i % 5 === 0 ? [{ type: 'feedback', path: `phases/implementation/tasks/${id}/feedback/001.md`, created_at: at(i + 1), metadata: { status: 'addressed' } }] : []),
+    ],
+    outputs: status === 'pending' ? [] : [
+      { type: 'modified', path: `src/${area}/part-${i + 1}.ts`, created_at: at(i + 2) },
+      { type: 'modified', path: `src/${area}/part-${i + 1}.test.ts`, created_at: at(i + 2) },
+    ],
+    metadata: {},
+  };
+  const summary = { id, name: task.name, status, parallel: task.parallel, dependencies: task.dependencies, assigned_agent: task.assigned_agent };
+  return { task, summary };
+}
+
+function setUpProject(n) {
+  const started = performance.now();
+  const repo = mkdtempSync(join(tmpdir(), `sow-bench-${n}-`));
+  workDirs.push(repo);
+  git(repo, 'init', '-q');
+  git(repo, 'checkout', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), `# bench repo (${n} tasks)\n`);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'init');
+
+  // The real CLI makes the project, so everything but the tasks is exactly what sow writes.
+  sow(repo, ['init']);
+  sow(repo, ['project', 'new', 'bench', '--description', `Benchmark project with ${n} tasks`]);
+  sow(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+  sow(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+  sow(repo, ['advance']);
+  for (const name of ['Implement JWT signing', 'Implement JWT verification', 'Add auth middleware']) {
+    sow(repo, ['task', 'add', name, '--agent', 'implementer', '--description', `${name}.`]);
+  }
+  sow(repo, ['phase', 'set', 'tasks_approved', 'true']);
+  sow(repo, ['advance']);
+
+  // Our emitter must reproduce what sow wrote, byte for byte, or the generated files would not
+  // be "the format sow writes".
+  const projectText = readFileSync(join(repo, PROJECT_FILE), 'utf8');
+  const realSummaries = sow(repo, ['task', 'list'], { json: true }).data;
+  const realTask = sow(repo, ['task', 'get', '--id', '010'], { json: true }).data;
+  const at = projectText.indexOf(TASKS_HEADER);
+  if (at < 0) throw new Error(`no '${TASKS_HEADER.trim()}' block in ${PROJECT_FILE}; sow's layout changed, update bench/run.mjs`);
+  const blockStart = at + TASKS_HEADER.length;
+  let blockEnd = blockStart;
+  while (blockEnd < projectText.length && projectText.startsWith('      ', blockEnd)) blockEnd = projectText.indexOf('\n', blockEnd) + 1;
+  const mismatch = [];
+  if (projectText.slice(blockStart, blockEnd) !== emitYaml(realSummaries, '      ')) mismatch.push('task summaries in the project file');
+  if (readFileSync(join(repo, `${taskDir('010')}/state.yaml`), 'utf8') !== emitYaml(realTask)) mismatch.push('the task state file');
+  if (mismatch.length) log(`warning: bench's YAML emitter differs from sow's for ${mismatch.join(' and ')}; the generated files may not look like sow's (they are still checked to load)`);
+
+  // Generate n tasks in place of the three.
+  rmSync(join(repo, '.sow/project/phases/implementation/tasks'), { recursive: true, force: true });
+  const ids = taskIds(n);
+  const summaries = [];
+  ids.forEach((id, i) => {
+    const { task, summary } = generatedTask(id, i, ids, realTask);
+    summaries.push(summary);
+    const dir = join(repo, taskDir(id));
+    mkdirSync(join(dir, 'feedback'), { recursive: true });
+    writeFileSync(join(dir, 'feedback', '.gitkeep'), '');
+    writeFileSync(join(dir, 'state.yaml'), emitYaml(task));
+    writeFileSync(join(dir, 'description.md'), `# ${task.name}\n\n${task.name} so that the ${AREAS[i % AREAS.length]} module does what the plan says.\n`);
+    writeFileSync(join(dir, 'log.md'), `# Task log: ${id} ${task.name}\n\n`);
+    if (i % 5 === 0) writeFileSync(join(dir, 'feedback', '001.md'), '# Feedback\n\nPlease handle the empty case.\n');
+  });
+  writeFileSync(join(repo, PROJECT_FILE), projectText.slice(0, blockStart) + emitYaml(summaries, '      ') + projectText.slice(blockEnd));
+  mkdirSync(join(repo, '.sow/project/ctx'), { recursive: true });
+  writeFileSync(join(repo, '.sow/project/ctx/bench.md'), '# Bench context\n');
+  rmSync(join(repo, '.sow/.cache'), { recursive: true, force: true });
+
+  // The generated state must load, whole and per task.
+  const listed = sow(repo, ['task', 'list'], { json: true }).data;
+  if (listed.length !== n || listed.some((t, i) => t.id !== ids[i])) throw new Error(`generated project lists ${listed.length} tasks, expected ${n}`);
+  for (const id of ['010', ids[ids.length - 1]]) {
+    const got = sow(repo, ['task', 'get', '--id', id], { json: true }).data;
+    if (got.id !== id) throw new Error(`'sow task get --id ${id}' returned task ${got.id}`);
+  }
+  const state = sow(repo, ['phase', 'get', 'status', '--phase', 'implementation']).stdout.trim();
+  if (state !== 'in_progress') throw new Error(`implementation phase is '${state}', expected in_progress`);
+  log(`  ${n} tasks: set up in ${Math.round(performance.now() - started)} ms at ${repo}`);
+  return repo;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is measured
+
+/** `kind` picks the budget; `args(i)` may vary per run (writes alternate values so each one writes). */
+const COMMANDS = [
+  { label: 'task list', kind: 'read', args: () => ['task', 'list'] },
+  { label: 'phase get tasks_approved', kind: 'read', args: () => ['phase', 'get', 'tasks_approved'] },
+  { label: 'task get --id 010', kind: 'read', args: () => ['task', 'get', '--id', '010'] },
+  { label: 'project status', kind: 'read', args: () => ['project', 'status'] },
+  { label: 'advance --dry-run', kind: 'read', args: () => ['advance', '--dry-run'], expect: READY ? [0] : [3] },
+  { label: 'task set --id 010 iteration N', kind: 'write', args: (i) => ['task', 'set', '--id', '010', 'iteration', String(2 + (i % 2))] },
+  // Each run adds one input; ~20 extra lines next to 1,000 task summaries do not move the figure.
+  { label: 'input add --type context', kind: 'write', args: () => ['input', 'add', '--type', 'context', '--path', 'ctx/bench.md'] },
+  { label: 'task list (cold cache)', kind: 'read', args: () => ['task', 'list'], cold: true },
+];
+
+function timeOnce(cmd, argv, cwd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { ms, status: r.status, stdout: r.stdout, stderr: r.stderr, signal: r.signal };
+}
+
+/** Runs the command with .sow/.cache moved aside, then puts the warm cache back untouched. */
+function withColdCache(repo, fn) {
+  const cache = join(repo, '.sow/.cache');
+  const aside = join(repo, '.sow/.cache-bench-warm');
+  if (existsSync(cache)) renameSync(cache, aside);
+  try {
+    return fn();
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+    if (existsSync(aside)) renameSync(aside, cache);
+  }
+}
+
+function measure(row, repo, i) {
+  const argv = [SOW, ...row.args(i)];
+  const r = row.cold ? withColdCache(repo, () => timeOnce(process.execPath, argv, repo)) : timeOnce(process.execPath, argv, repo);
+  const expect = row.expect ?? [0];
+  if (!expect.includes(r.status)) {
+    throw new Error(`'sow ${row.args(i).join(' ')}' (${row.size} tasks) exited ${r.status ?? r.signal}, expected ${expect.join(' or ')}\n${r.stdout}${r.stderr}`);
+  }
+  row.exit.add(r.status);
+  return r.ms;
+}
+
+const FLOOR_ARGV = ['-e', '0'];
+
+function quantile(sorted, q) {
+  // Nearest rank: the smallest sample with at least q of the samples at or below it.
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
+}
+const stats = (samples) => {
+  const s = [...samples].sort((a, b) => a - b);
+  return { median: quantile(s, 0.5), p90: quantile(s, 0.9), min: s[0], max: s[s.length - 1], n: s.length };
+};
+
+/** Peak resident memory of a child, in MB. */
+function peakMemoryMb(argv, cwd) {
+  if (existsSync('/usr/bin/time')) {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const kb = Number(r.stderr.trim().split('\n').pop());
+    if (r.status === 0 && Number.isFinite(kb)) return { mb: kb / 1024, via: '/usr/bin/time -f %M' };
+  }
+  // A wrapper that runs the CLI in-process and reports its own maxRSS on exit.
+  const script = argv[0] === '-e' ? argv[1] : null;
+  const wrapper = script !== null
+    ? `process.on('exit',()=>process.stderr.write('\\nRSS '+process.resourceUsage().maxRSS+'\\n'));${script}`
+    : `process.on('exit',()=>process.stderr.write('\\nRSS '+process.resourceUsage().maxRSS+'\\n'));process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(`file://${argv[0]}`)});`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const m = /RSS (\d+)\s*$/.exec(r.stderr);
+  if (!m) throw new Error(`could not measure memory of ${argv.join(' ')}: ${r.stderr}`);
+  return { mb: Number(m[1]) / 1024, via: 'process.resourceUsage().maxRSS in a wrapper' };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function main() {
+  log(`sow bench: ${RUNS} runs per command, sizes ${SIZES.join(', ')}, node ${process.version}, ${cpus().length} CPUs`);
+  snapshotCli();
+  const repos = new Map(SIZES.map((n) => [n, setUpProject(n)]));
+
+  const rows = [];
+  for (const n of SIZES) {
+    for (const c of COMMANDS) {
+      if (c.cold && n < LARGE && SIZES.includes(LARGE)) continue; // the cold figure is asked for at 1,000 tasks
+      rows.push({ ...c, size: n, samples: [], exit: new Set() });
+    }
+  }
+  const floor = [];
+
+  log('  warming up (one run of each command)…');
+  timeOnce(process.execPath, FLOOR_ARGV);
+  for (const row of rows) measure(row, repos.get(row.size), RUNS + 1);
+
+  for (let round = 0; round < RUNS; round++) {
+    if (!JSON_OUT || process.stderr.isTTY) process.stderr.write(`\r  round ${round + 1}/${RUNS}`);
+    // Rotate the order each round so no command always follows the same one.
+    const order = rows.map((_, i) => rows[(i + round) % rows.length]);
+    floor.push(timeOnce(process.execPath, FLOOR_ARGV).ms);
+    order.forEach((row, k) => {
+      row.samples.push(measure(row, repos.get(row.size), round));
+      if (k === Math.floor(order.length / 2)) floor.push(timeOnce(process.execPath, FLOOR_ARGV).ms);
+    });
+  }
+  process.stderr.write('\n');
+
+  const floorStats = stats(floor);
+  const results = rows.map((row) => {
+    const s = stats(row.samples);
+    const budget = row.size >= LARGE ? BUDGET.large : BUDGET[row.kind];
+    const overFloor = s.median - floorStats.median;
+    return {
+      command: `sow ${row.label}`,
+      tasks: row.size,
+      kind: row.kind,
+      cache: row.cold ? 'cold' : 'warm',
+      exit: [...row.exit].sort((a, b) => a - b),
+      median_ms: round1(s.median),
+      p90_ms: round1(s.p90),
+      min_ms: round1(s.min),
+      over_floor_ms: round1(overFloor),
+      ratio_to_floor: Math.round((s.median / floorStats.median) * 100) / 100,
+      budget_ms: budget,
+      verdict: overFloor <= budget ? 'PASS' : 'OVER',
+      runs: s.n,
+    };
+  });
+
+  log('  measuring peak memory…');
+  const memory = [];
+  const largest = Math.max(...SIZES);
+  const bigRepo = repos.get(largest);
+  const memRow = (label, argv, cwd, cold, budget) => {
+    const samples = Array.from({ length: 3 }, () => (cold ? withColdCache(cwd, () => peakMemoryMb(argv, cwd)) : peakMemoryMb(argv, cwd)));
+    const peak = Math.max(...samples.map((s) => s.mb));
+    memory.push({ command: label, tasks: label.startsWith('node') ? null : largest, peak_mb: round1(peak), budget_mb: budget, verdict: budget === null ? '' : peak < budget ? 'PASS' : 'OVER', via: samples[0].via });
+  };
+  memRow('node -e 0 (floor)', FLOOR_ARGV, bigRepo, false, null);
+  memRow('sow task list', [SOW, 'task', 'list'], bigRepo, false, MEMORY_BUDGET_MB);
+  memRow('sow task list (cold cache)', [SOW, 'task', 'list'], bigRepo, true, MEMORY_BUDGET_MB);
+
+  const over = results.filter((r) => r.verdict === 'OVER').length + memory.filter((m) => m.verdict === 'OVER').length;
+  const report = {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    runs: RUNS,
+    floor: { command: `node ${FLOOR_ARGV.join(' ')}`, median_ms: round1(floorStats.median), p90_ms: round1(floorStats.p90), runs: floorStats.n },
+    budgets_ms_over_floor: { read: BUDGET.read, write: BUDGET.write, at_1000_tasks: BUDGET.large },
+    rows: results,
+    memory,
+    over_budget: over,
+  };
+
+  if (JSON_OUT) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(renderTable(report));
+  return over;
+}
+
+const round1 = (x) => Math.round(x * 10) / 10;
+
+function renderTable(report) {
+  const f = (x) => x.toFixed(1);
+  const lines = [];
+  lines.push(`sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per row (interleaved rounds)`);
+  lines.push(`floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms (${report.floor.runs} runs)`);
+  lines.push(`budgets (DESIGN §7, median over floor): reads +${BUDGET.read} ms, writes +${BUDGET.write} ms, anything at ${LARGE} tasks +${BUDGET.large} ms`);
+  lines.push('');
+  const header = ['command', 'tasks', 'exit', 'median', 'p90', '+floor', '×floor', 'budget', ''];
+  const body = report.rows.map((r) => [
+    r.command, String(r.tasks), r.exit.join(','), `${f(r.median_ms)} ms`, `${f(r.p90_ms)} ms`, `${r.over_floor_ms >= 0 ? '+' : ''}${f(r.over_floor_ms)} ms`, `${r.ratio_to_floor.toFixed(2)}×`, `+${r.budget_ms} ms`, r.verdict,
+  ]);
+  lines.push(...table(header, body, [false, true, true, true, true, true, true, true, false]));
+  lines.push('');
+  lines.push('peak memory (maxRSS, worst of 3 runs):');
+  const memBody = report.memory.map((m) => [m.command, m.tasks === null ? '' : String(m.tasks), `${f(m.peak_mb)} MB`, m.budget_mb === null ? '' : `< ${m.budget_mb} MB`, m.verdict]);
+  lines.push(...table(['command', 'tasks', 'peak', 'budget', ''], memBody, [false, true, true, true, false]));
+  lines.push(`  (measured with ${report.memory[0]?.via})`);
+  lines.push('');
+  lines.push(report.over_budget === 0 ? 'all rows within budget' : `${report.over_budget} row(s) over budget`);
+  return `${lines.join('\n')}\n`;
+}
+
+function table(header, body, rightAlign) {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const fmt = (cells) => cells.map((c, i) => (rightAlign[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)].map((l) => `  ${l}`);
+}
+
+let code = 0;
+try {
+  const over = main();
+  code = CHECK && over > 0 ? 1 : 0;
+} catch (err) {
+  process.stderr.write(`\nbench: ${err instanceof Error ? err.message : String(err)}\n`);
+  code = 2;
+} finally {
+  cleanup();
+}
+process.exit(code);
