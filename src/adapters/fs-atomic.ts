@@ -3,15 +3,18 @@ import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
 
-/** Temp file in the same directory, fsync, rename: a crash leaves the old file or the new, never half. */
-export function writeFileAtomic(path: string, text: string): void {
+/**
+ * Temp file in the same directory, fsync, rename: a crash leaves the old file or the new, never
+ * half. `durable: false` skips the fsync, for files that may be lost (the parse cache).
+ */
+export function writeFileAtomic(path: string, text: string, durable = true): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${counter++}.tmp`);
   const fd = openSync(tmp, 'w', 0o644);
   try {
     writeSync(fd, text);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     rmSync(tmp, { force: true });

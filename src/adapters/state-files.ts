@@ -43,7 +43,7 @@ function readCache(root: string, rel: string, text: string): CacheEntry | undefi
 
 export function writeCache(root: string, rel: string, entry: CacheEntry): void {
   try {
-    writeFileAtomic(cachePath(root, rel), JSON.stringify(entry));
+    writeFileAtomic(cachePath(root, rel), JSON.stringify(entry), false);
   } catch {
     // The cache is an optimisation; a failed write only costs the next read a parse.
   }

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { InvalidValueError, UsageError } from '../domain/errors.js';
 import { coerceField, getAtPath, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import type { TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
@@ -98,6 +100,10 @@ export async function getTask(cwd: string, id: string, field?: string): Promise<
   const task = await reader.task(id);
   if (field === undefined) return { task };
   const name = TASK_FIELD_ALIASES[field] ?? field;
+  if (name === 'description') {
+    const file = join(reader.root, taskDir(id), 'description.md');
+    return { task, field: 'description', value: existsSync(file) ? readFileSync(file, 'utf8') : '' };
+  }
   const path = name.split('.');
   if (path.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`);
   let value = getAtPath(task, path);
