@@ -1,5 +1,5 @@
-import { InvalidValueError, PhaseNotActiveError, PhaseNotFoundError, ReadOnlyFieldError, UsageError } from '../domain/errors.js';
-import { coerceField, getAtPath, parseValue, resolveField, setAtPath, type FieldSpec } from '../domain/fields.js';
+import { PhaseNotActiveError, PhaseNotFoundError, ReadOnlyFieldError } from '../domain/errors.js';
+import { coerceField, lookupField, parseValue, resolveField, setAtPath, type FieldSpec } from '../domain/fields.js';
 import { phaseOf, withPhase } from '../domain/project-types/phase-ops.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { Phase, ProjectState } from '../domain/schemas.js';
@@ -66,18 +66,7 @@ export async function getPhaseField(cwd: string, field: string, requested?: stri
   const reader = await Reader.open(cwd);
   const name = selectPhase(reader.type, reader.project, requested);
   const phase = phaseOf(reader.project, name);
-  const path = field.split('.');
-  if (path.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`);
-  // Known fields first, then metadata, so `phase get tasks_approved` reads metadata.tasks_approved.
-  let value = getAtPath(phase, path);
-  let label = field;
-  if (value === undefined && path[0] !== 'metadata' && !(path[0]! in PHASE_FIELDS)) {
-    value = getAtPath(phase.metadata, path);
-    label = `metadata.${field}`;
-  }
-  if (value === undefined && !(path.length === 1 && path[0]! in PHASE_FIELDS) && path[0] !== 'metadata') {
-    const def = reader.type.phases.find((p) => p.name === name);
-    if (!def?.metadata?.[field]) throw new InvalidValueError('field', field, `a field of the ${name} phase (${Object.keys(PHASE_FIELDS).join(', ')}, or a metadata key)`);
-  }
+  const def = reader.type.phases.find((p) => p.name === name);
+  const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def?.metadata ?? {}, `the ${name} phase`);
   return { phase: name, field: label, value };
 }

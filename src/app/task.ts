@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidValueError, UsageError } from '../domain/errors.js';
-import { coerceField, getAtPath, parseValue, resolveField, setAtPath } from '../domain/fields.js';
+import { InvalidValueError } from '../domain/errors.js';
+import { coerceField, lookupField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import type { TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
 import { TASK_STATUSES } from '../domain/schemas.js';
 import { checkNewTaskId, checkTaskName, findTask, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus } from '../domain/tasks.js';
@@ -104,14 +104,7 @@ export async function getTask(cwd: string, id: string, field?: string): Promise<
     const file = join(reader.root, taskDir(id), 'description.md');
     return { task, field: 'description', value: existsSync(file) ? readFileSync(file, 'utf8') : '' };
   }
-  const path = name.split('.');
-  if (path.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`);
-  let value = getAtPath(task, path);
-  let label = name;
-  if (value === undefined && path[0] !== 'metadata' && !(name in TASK_FIELDS) && name !== 'dependencies') {
-    value = getAtPath(task.metadata, path);
-    label = `metadata.${name}`;
-  }
+  const { field: label, value } = lookupField(task, name, { ...TASK_FIELDS, dependencies: true, metadata: true }, {}, `task ${id}`);
   return { task, field: label, value };
 }
 

@@ -26,6 +26,7 @@ export default function register(parent: Command, direction: Direction, kind: Ow
     .option('--approved <bool>', 'true or false')
     .allowUnknownOption()
     .allowExcessArguments()
+    .addHelpText('after', `\nAny other --name value goes to the artifact's metadata, e.g.\n  --assessment pass|fail   (review)\n  --status pending|addressed   (feedback)\n  --source human           (any type; metadata.a.b reaches nested keys)`)
     .action(async (opts: OwnerOpts & { type: string; path: string; approved?: string }, cmd: Command) => {
       const { addArtifact, formatArtifact } = await import('../app/artifacts.js');
       const r = await addArtifact(cwd(), ownerOf(opts), direction, {

@@ -53,3 +53,24 @@ describe('coerceField', () => {
     expect(() => coerceField('id', '1', { kind: 'readonly', why: 'fixed' })).toThrow(ReadOnlyFieldError);
   });
 });
+
+describe('lookupField', async () => {
+  const { lookupField } = await import('./fields.js');
+  const { UnknownFieldError } = await import('./errors.js');
+  const container = { status: 'pending', started_at: undefined, inputs: [{ path: 'a.md' }], metadata: { owner: { name: 'ada' }, tasks_approved: true } };
+  const known = { status: {}, started_at: {}, inputs: {} };
+  it('reads fields, nested paths and metadata', () => {
+    expect(lookupField(container, 'status', known, {}, 'x')).toEqual({ field: 'status', value: 'pending' });
+    expect(lookupField(container, 'inputs.0.path', known, {}, 'x').value).toBe('a.md');
+    expect(lookupField(container, 'tasks_approved', known, {}, 'x')).toEqual({ field: 'metadata.tasks_approved', value: true });
+    expect(lookupField(container, 'metadata.owner.name', known, {}, 'x').value).toBe('ada');
+  });
+  it('reads unset known fields and declared metadata as undefined', () => {
+    expect(lookupField(container, 'started_at', known, {}, 'x').value).toBeUndefined();
+    expect(lookupField(container, 'project_deleted', known, { project_deleted: {} }, 'x').value).toBeUndefined();
+  });
+  it('refuses names that are nowhere, so typos are not read as unset', () => {
+    expect(() => lookupField(container, 'statu', known, {}, 'task 010')).toThrow(UnknownFieldError);
+    expect(() => lookupField(container, 'metadata.nope', known, {}, 'task 010')).toThrow(/task 010 has no field 'metadata.nope'/);
+  });
+});

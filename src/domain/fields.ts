@@ -3,7 +3,7 @@
  * the container (checked against its spec) or, like every unknown name and every `metadata.…`
  * path, a key in the container's metadata map.
  */
-import { InvalidValueError, ReadOnlyFieldError, UsageError } from './errors.js';
+import { InvalidValueError, ReadOnlyFieldError, UnknownFieldError, UsageError } from './errors.js';
 
 export type Scalar = string | number | boolean;
 
@@ -26,8 +26,9 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x ===
 export function getAtPath(target: unknown, path: readonly string[]): unknown {
   let cur: unknown = target;
   for (const key of path) {
-    if (!isPlainObject(cur) || !Object.hasOwn(cur, key)) return undefined;
-    cur = cur[key];
+    if (Array.isArray(cur) && /^\d+$/.test(key)) cur = cur[Number(key)];
+    else if (isPlainObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
+    else return undefined;
   }
   return cur;
 }
@@ -98,4 +99,33 @@ export function renderValue(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'object') return JSON.stringify(value, null, 2);
   return String(value);
+}
+
+/**
+ * Reads a field for `get`: a field of the container (dotted paths reach into it), else a metadata
+ * key. Known fields and declared metadata keys that are unset read as undefined; any other name
+ * that is not there is an error, like `git config --get`, so a typo is not mistaken for "unset".
+ */
+export function lookupField(
+  container: Readonly<Record<string, unknown>>,
+  field: string,
+  known: Readonly<Record<string, unknown>>,
+  declaredMetadata: Readonly<Record<string, unknown>>,
+  where: string,
+): { field: string; value: unknown } {
+  const path = splitPath(field);
+  const missing = () =>
+    new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${Object.keys((container['metadata'] as object | undefined) ?? {}).join(', ') || '(none set)'}`);
+  if (path[0] === 'metadata') {
+    if (path.length === 1) return { field, value: container['metadata'] };
+    const key = path.slice(1).join('.');
+    const value = getAtPath(container['metadata'], path.slice(1));
+    if (value === undefined && !(key in declaredMetadata)) throw missing();
+    return { field, value };
+  }
+  const direct = getAtPath(container, path);
+  if (direct !== undefined || (path.length === 1 && path[0]! in known)) return { field, value: direct };
+  const meta = getAtPath(container['metadata'], path);
+  if (meta !== undefined || field in declaredMetadata) return { field: `metadata.${field}`, value: meta };
+  throw missing();
 }
