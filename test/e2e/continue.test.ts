@@ -1,0 +1,340 @@
+/**
+ * `sow project continue`: the orchestrator prompt of every state of the standard lifecycle
+ * (templates/prompts/standard/<State>.md behind sow's own header and "Advancing" section), and a
+ * check that every `sow …` command those templates tell an agent to run is one the CLI accepts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeRepo, ok, SOW, type Repo } from './harness.js';
+
+const TEMPLATES = fileURLToPath(new URL('../../templates/prompts/standard/', import.meta.url));
+const STATES = [
+  'PlanningActive',
+  'ImplementationPlanning',
+  'ImplementationExecuting',
+  'ReviewActive',
+  'FinalizeDocumentation',
+  'FinalizeChecks',
+  'FinalizeDelete',
+] as const;
+
+const NAME = 'add-auth';
+const DESCRIPTION = 'Add JWT authentication to the API';
+
+let repos: Repo[] = [];
+afterEach(() => {
+  for (const r of repos) r.cleanup();
+  repos = [];
+});
+function repo(opts?: Parameters<typeof makeRepo>[0]): Repo {
+  const r = makeRepo(opts);
+  repos.push(r);
+  return r;
+}
+
+/** Runs `sow project continue` (plain and --json) and checks what every state's prompt must hold. */
+function expectPrompt(r: Repo, state: string, mustContain: string[]): string {
+  const plain = r.sow(['project', 'continue']);
+  expect(plain.code, plain.stderr).toBe(0);
+  const prompt = plain.stdout;
+  expect(prompt).toContain(`# sow: ${NAME} — ${state}`);
+  expect(prompt).toContain(`- State: ${state}`);
+  expect(prompt).toContain(NAME);
+  expect(prompt).toContain(DESCRIPTION);
+  // sow's header, then the template's body, then sow's guard section: each exactly once.
+  for (const heading of ['## What this state is for', '## What to do', '## Advancing']) {
+    expect(prompt.split(heading).length - 1, `${state}: '${heading}'`).toBe(1);
+  }
+  expect(prompt.indexOf('## What this state is for')).toBeLessThan(prompt.indexOf('## What to do'));
+  expect(prompt.indexOf('## What to do')).toBeLessThan(prompt.indexOf('## Advancing'));
+  expect(prompt).not.toMatch(/\{\{|\}\}/);
+  for (const text of mustContain) expect(prompt, `${state} prompt`).toContain(text);
+
+  const json = r.sow(['project', 'continue', '--json']);
+  expect(json.code, json.stderr).toBe(0);
+  expect(json.json?.ok).toBe(true);
+  expect(json.json?.data?.state).toBe(state);
+  expect(json.json?.data?.prompt.trim()).toBe(prompt.trim());
+  return prompt;
+}
+
+describe('sow project continue', () => {
+  it('prints the prompt of every state, through a failed review and a passed one, to the end', () => {
+    const r = repo();
+    ok(r, ['project', 'new', NAME, '--description', DESCRIPTION]);
+
+    expectPrompt(r, 'PlanningActive', ['sow input add --type context', 'sow output add --type task_list --path planning/tasks.md', 'sow output set --index <n> approved true', 'Human-led']);
+    ok(r, ['input', 'add', '--type', 'context', '--path', 'context/auth.md']);
+    ok(r, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'iteration 1 ']);
+    ok(r, ['task', 'add', 'Sign tokens', '--agent', 'implementer', '--description', 'HS256']);
+    ok(r, ['task', 'add', 'Verify tokens', '--agent', 'implementer', '--parallel']);
+    ok(r, ['task', 'add', 'Middleware', '--agent', 'implementer', '--depends-on', '010,020']);
+    ok(r, ['phase', 'set', 'tasks_approved', 'true']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'ImplementationExecuting', ['sow task set --id <id> status in_progress', 'sow task output add --id <id> --type modified', 'sow task abandon --id <id>', 'AI-led']);
+    ok(r, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    ok(r, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
+    ok(r, ['task', 'input', 'set', '--id', '010', '--index', '0', 'status', 'addressed']);
+    ok(r, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', '../../src/jwt.ts']);
+    ok(r, ['task', 'set', '--id', '010', 'status', 'needs_review']);
+    ok(r, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(r, ['task', 'set', '--id', '020', 'status', 'completed']);
+    ok(r, ['task', 'abandon', '--id', '030']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'ReviewActive', ['sow output add --type review --path review/report-1.md --assessment pass', 'sow output set --index <n> approved true', 'ImplementationPlanning']);
+    ok(r, ['output', 'add', '--type', 'review', '--path', 'review/report-1.md', '--assessment', 'fail']);
+    ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
+    ok(r, ['advance']);
+
+    // The fail loop: back to planning the rework, in the implementation phase's second iteration.
+    const rework = expectPrompt(r, 'ImplementationPlanning', ['sow phase set tasks_approved true', 'iteration 2 ', 'sow input list']);
+    expect(rework).toContain('3 task(s) exist');
+    expect(r.sow(['input', 'list']).stdout).toContain('review/report-1.md');
+    ok(r, ['task', 'add', 'Fix review findings', '--agent', 'implementer']);
+    ok(r, ['phase', 'set', 'tasks_approved', 'true']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'ImplementationExecuting', ['implementation iteration 2', 'sow task list --status pending']);
+    ok(r, ['task', 'set', '--id', '040', 'status', 'completed']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'ReviewActive', ['sow output add --type review --path review/report-2.md']);
+    ok(r, ['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']);
+    ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'FinalizeDocumentation', ['sow output add --type documentation', '.sow/knowledge/']);
+    ok(r, ['output', 'add', '--type', 'documentation', '--path', '../../README.md']);
+    ok(r, ['advance']);
+
+    expectPrompt(r, 'FinalizeChecks', ['full test suite', 'linters']);
+    ok(r, ['advance']);
+
+    const last = expectPrompt(r, 'FinalizeDelete', ['sow phase set project_deleted true', 'removes `.sow/project/`']);
+    expect(last).toContain('project_deleted');
+    ok(r, ['phase', 'set', 'project_deleted', 'true']);
+    ok(r, ['advance']);
+
+    expect(r.exists('.sow/project')).toBe(false);
+    const after = r.sow(['project', 'continue', '--json']);
+    expect(after.code).toBe(1);
+    expect(after.json?.error?.code).toBe('NO_PROJECT');
+  }, 120_000); // about 60 sow runs
+
+  it('starts at ImplementationPlanning when the project skips planning', () => {
+    const r = repo();
+    ok(r, ['project', 'new', NAME, '--description', DESCRIPTION, '--no-planning']);
+    expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'skipped planning']);
+  });
+
+  it('fails with NO_PROJECT (exit 1) when there is no project', () => {
+    const r = repo();
+    const json = r.sow(['project', 'continue', '--json']);
+    expect(json.code).toBe(1);
+    expect(json.json?.ok).toBe(false);
+    expect(json.json?.error?.code).toBe('NO_PROJECT');
+    expect(json.json?.error?.hint).toContain('sow project new');
+
+    const plain = r.sow(['project', 'continue']);
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toContain('no project');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Every `sow …` command in the templates must be one the CLI knows, with flags it accepts.
+
+/** Values for the template placeholders (the set renderContinue provides). */
+const TEMPLATE_VARS: Record<string, string> = {
+  name: NAME,
+  description: DESCRIPTION,
+  branch: 'feat/add-auth',
+  state: 'ReviewActive',
+  task_count: '3',
+  iteration: '2',
+};
+
+/** Plausible values for <angle-bracket> placeholders; any other becomes `x`. */
+const SAMPLE: Record<string, string> = {
+  id: '010',
+  n: '0',
+  name: 'parser',
+  status: 'needs_review',
+  field: 'name',
+  value: 'x',
+  text: 'some text',
+};
+
+/**
+ * Metadata flags: `input/output add` pass unknown `--name value` flags into the artifact's
+ * metadata (their help says so). These are the ones the standard artifact types define; the
+ * lifecycle test above runs them for real.
+ */
+const METADATA_FLAGS = new Set(['--assessment', '--status']);
+const METADATA_PASSTHROUGH = 'extra --name value flags go to its metadata';
+
+function renderVars(template: string): string {
+  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => {
+    const value = TEMPLATE_VARS[key];
+    if (value === undefined) throw new Error(`unknown template placeholder {{${key}}}`);
+    return value;
+  });
+}
+
+/** The `sow …` commands of a template: lines of ```bash blocks, and `inline code` elsewhere. */
+function extractCommands(markdown: string): string[] {
+  const commands: string[] = [];
+  const prose: string[] = [];
+  let fence: string | null = null;
+  for (const line of markdown.split('\n')) {
+    const trimmed = line.trim();
+    const opening = /^```(\w*)/.exec(trimmed);
+    if (opening) {
+      fence = fence === null ? (opening[1] ?? '') : null;
+      continue;
+    }
+    if (fence === null) prose.push(line);
+    else if (fence === 'bash' && /^sow\s/.test(trimmed)) commands.push(trimmed);
+  }
+  for (const m of prose.join('\n').matchAll(/`(sow\s[^`]+)`/g)) commands.push(m[1]!.trim());
+  return commands;
+}
+
+/** Splits a command line like a shell would for these simple cases (double quotes, no escapes). */
+function tokenize(command: string): string[] {
+  const tokens: string[] = [];
+  for (const m of command.matchAll(/"([^"]*)"|(\S+)/g)) tokens.push(m[1] ?? m[2]!);
+  return tokens;
+}
+
+function fillPlaceholders(command: string): string {
+  return command.replace(/<([^<>]+)>/g, (_m, key: string) => SAMPLE[key] ?? 'x');
+}
+
+const helpCache = new Map<string, { code: number; text: string }>();
+function help(path: string[]): { code: number; text: string } {
+  const key = path.join(' ');
+  let cached = helpCache.get(key);
+  if (!cached) {
+    const r = spawnSync(process.execPath, [SOW, ...path, '--help'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    cached = { code: r.status ?? -1, text: r.stdout + r.stderr };
+    helpCache.set(key, cached);
+  }
+  return cached;
+}
+
+/** The subcommand names a commander help text lists under "Commands:". */
+function subcommands(helpText: string): Set<string> {
+  const names = new Set<string>();
+  const section = helpText.split(/^Commands:$/m)[1];
+  if (section === undefined) return names;
+  for (const line of section.split('\n')) {
+    const m = /^ {2}([a-z][a-z-]*)\b/.exec(line);
+    if (m && m[1] !== 'help') names.add(m[1]!);
+  }
+  return names;
+}
+
+/** The longest prefix of the arguments that names a sow command. */
+function commandPath(args: string[]): string[] {
+  const path: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith('-')) break;
+    if (!subcommands(help(path).text).has(arg)) break;
+    path.push(arg);
+  }
+  return path;
+}
+
+function taskStatuses(): string[] {
+  const r = spawnSync(process.execPath, [SOW, 'schema', 'task'], { cwd: tmpdir(), encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const statuses = JSON.parse(r.stdout).properties?.status?.enum;
+  expect(Array.isArray(statuses)).toBe(true);
+  return statuses as string[];
+}
+
+interface CommandProblem {
+  file: string;
+  command: string;
+  problem: string;
+}
+
+function checkCommand(file: string, command: string, statuses: readonly string[]): CommandProblem[] {
+  const problems: CommandProblem[] = [];
+  const args = tokenize(fillPlaceholders(command)).slice(1);
+  const path = commandPath(args);
+  if (path.length === 0 || subcommands(help(path).text).size > 0) {
+    return [{ file, command, problem: `'${args.slice(0, 3).join(' ')}' is not a sow command` }];
+  }
+  const h = help(path);
+  if (h.code !== 0) return [{ file, command, problem: `'sow ${path.join(' ')} --help' exited ${h.code}` }];
+  for (const arg of args) {
+    if (!arg.startsWith('--')) continue;
+    const flag = arg.split('=')[0]!;
+    const documented = new RegExp(`(^|[\\s,])${flag}(?=[\\s,=]|$)`, 'm').test(h.text);
+    const metadata = METADATA_FLAGS.has(flag) && h.text.replace(/\s+/g, ' ').includes(METADATA_PASSTHROUGH);
+    if (!documented && !metadata) problems.push({ file, command, problem: `'sow ${path.join(' ')}' has no ${flag} flag` });
+  }
+  // A status a task is set to, or listed by, must be one the task schema allows.
+  const rest = args.slice(path.length);
+  const statusValue = path.join(' ') === 'task set' && rest.includes('status') ? rest[rest.indexOf('status') + 1]
+    : path.join(' ') === 'task list' && rest.includes('--status') ? rest[rest.indexOf('--status') + 1]
+      : undefined;
+  if (statusValue !== undefined && !statuses.includes(statusValue)) {
+    problems.push({ file, command, problem: `'${statusValue}' is not a task status (${statuses.join(', ')})` });
+  }
+  return problems;
+}
+
+describe('the commands in the standard prompt templates', () => {
+  it('has a template for every state that has a prompt', () => {
+    for (const state of STATES) expect(existsSync(join(TEMPLATES, `${state}.md`)), `${state}.md`).toBe(true);
+  });
+
+  it('finds commands in a fenced bash block and in inline code, and rejects unknown ones', () => {
+    const sample = 'Run `sow task list` now.\n\n```bash\nsow advance\necho no\n```\n\n```text\nsow ignored\n```\n';
+    expect(extractCommands(sample).sort()).toEqual(['sow advance', 'sow task list']);
+    const statuses = taskStatuses();
+    // The checker must be able to fail: unknown commands, unknown flags and bad statuses.
+    expect(checkCommand('t', 'sow agent spawn <id>', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow log "x"', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow task', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow task add "<name>" --agentt implementer', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow phase set tasks_approved true --assessment pass', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow task set --id <id> status done', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow task add "<name>" --agent implementer --depends-on 010,020 --parallel', statuses)).toEqual([]);
+  });
+
+  it('uses only sow commands and flags the CLI accepts', () => {
+    const statuses = taskStatuses();
+    const files = readdirSync(TEMPLATES).filter((f) => f.endsWith('.md')).sort();
+    expect(files.length).toBeGreaterThanOrEqual(STATES.length);
+    const problems: CommandProblem[] = [];
+    const seen = new Set<string>();
+    for (const file of files) {
+      const commands = extractCommands(renderVars(readFileSync(join(TEMPLATES, file), 'utf8')));
+      expect(commands.length, `${file} names no sow command`).toBeGreaterThan(0);
+      for (const command of commands) {
+        seen.add(command);
+        problems.push(...checkCommand(file, command, statuses));
+      }
+    }
+    expect(problems).toEqual([]);
+    // The extraction found the commands the lifecycle depends on.
+    for (const needed of ['sow output add --type task_list --path planning/tasks.md', 'sow phase set tasks_approved true', 'sow phase set project_deleted true', 'sow advance']) {
+      expect(seen.has(needed), needed).toBe(true);
+    }
+  });
+});
