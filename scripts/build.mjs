@@ -2,14 +2,18 @@
 // the JSON Schema generator) are behind dynamic import() and land in their own chunks, so a
 // command loads only what it needs (DESIGN §7).
 import { build } from 'esbuild';
-import { rm, chmod, readFile } from 'node:fs/promises';
+import { rm, chmod, readFile, rename } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Build beside dist/ and swap it in, so a sow process running meanwhile never finds it half gone.
+const out = new URL('../dist', import.meta.url);
+const next = new URL(`../.dist-${process.pid}`, import.meta.url);
+await rm(next, { recursive: true, force: true });
 await build({
   entryPoints: { sow: 'src/main.ts' },
-  outdir: 'dist',
+  outdir: fileURLToPath(next),
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -23,4 +27,8 @@ await build({
   define: { SOW_VERSION: JSON.stringify(pkg.version) },
   logLevel: 'warning',
 });
-await chmod(new URL('../dist/sow.js', import.meta.url), 0o755);
+await chmod(new URL('sow.js', `${next.href}/`), 0o755);
+const old = new URL(`../.dist-old-${process.pid}`, import.meta.url);
+await rename(out, old).catch(() => undefined);
+await rename(next, out);
+await rm(old, { recursive: true, force: true });

@@ -44,7 +44,12 @@ function build(): Command {
     .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…}')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+    .configureOutput({
+      writeErr: () => undefined,
+      outputError: () => undefined,
+      // With --json, stdout carries only our JSON document.
+      ...(json ? { writeOut: () => undefined } : {}),
+    });
   // Register only the command group argv names, so start-up builds a handful of commands, not
   // all of them; help, unknown words and no argument get the whole tree.
   const groups: Record<string, (p: Command) => void> = {
@@ -75,8 +80,28 @@ function build(): Command {
   return program;
 }
 
-function fromCommander(err: CommanderError): SowError | undefined {
-  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return undefined;
+/** The deepest command the words of argv name, e.g. `task input` for `sow task input`. */
+function commandNamed(program: Command, argv: readonly string[]): Command {
+  let cmd = program;
+  for (const word of argv.slice(2)) {
+    if (word.startsWith('-')) continue;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    cmd = sub;
+  }
+  return cmd;
+}
+
+function fromCommander(err: CommanderError, program: Command, argv: readonly string[]): SowError | undefined {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
+  if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') {
+    // A command group named without one of its commands, e.g. `sow task`.
+    const group = commandNamed(program, argv);
+    const names: string[] = [];
+    for (let c: Command | null = group; c; c = c.parent) names.unshift(c.name());
+    const path = names.join(' ');
+    return new UsageError(`'${path}' needs a command: ${group.commands.map((c) => c.name()).join(', ')}`, `run '${path} --help' to see what each does`);
+  }
   const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
   return new UsageError(message, "run 'sow help' or add --help to the command");
 }
@@ -93,8 +118,10 @@ async function main(): Promise<number> {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      const usage = fromCommander(err);
-      return usage ? renderError(usage) : 0;
+      const usage = fromCommander(err, program, argv);
+      if (usage) return renderError(usage);
+      if (json && err.code === 'commander.version') write(process.stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
+      return 0;
     }
     if (err instanceof SowError) return renderError(err);
     const internal = new SowError('INTERNAL', 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`,

@@ -59,7 +59,7 @@ describe('indexes and formatting', () => {
     expect(() => parseIndex('-1')).toThrow(UsageError);
     expect(() => parseIndex('x')).toThrow(UsageError);
     expect(() => artifactAt([], 0, outputs('review'))).toThrow(IndexOutOfRangeError);
-    expect(() => artifactAt([], 0, outputs('review'))).toThrow(/has no artifacts/);
+    expect(() => artifactAt([], 0, outputs('review'))).toThrow(/are empty/);
   });
   it('formats list lines as spec 000 shows them', () => {
     expect(formatArtifact(0, { type: 'task_list', path: 'planning/tasks.md', approved: false, created_at: NOW })).toBe('[0] task_list: planning/tasks.md (not approved)');

@@ -125,7 +125,7 @@ export class UnknownArtifactTypeError extends SowError {
 export class IndexOutOfRangeError extends SowError {
   constructor(index: number, count: number, where: string, listCommand: string) {
     super('INDEX_OUT_OF_RANGE', 'failed',
-      count === 0 ? `${where} has no artifacts (index ${index})` : `index ${index} is out of range: ${where} has ${count} (0–${count - 1})`,
+      count === 0 ? `${where} are empty (index ${index})` : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
       `run '${listCommand}' to see the indexes`);
   }
 }

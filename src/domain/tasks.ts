@@ -40,7 +40,8 @@ export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned
 /** Applies a status and keeps started_at / completed_at / updated_at true to it. */
 export function withStatus(task: TaskState, status: TaskStatus, now: string): TaskState {
   const next: TaskState = { ...task, status, updated_at: now };
-  if (status !== 'pending' && !next.started_at) next.started_at = now;
+  // Abandoning a task nobody started does not make it started.
+  if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
   if (TERMINAL_STATUSES.includes(status)) next.completed_at = now;
   else delete next.completed_at;
   return next;

@@ -1,0 +1,390 @@
+#!/usr/bin/env node
+/**
+ * sow's main job, end to end: a throw-away git repo walks one project (spec 000's "add-auth"
+ * example) through every state of the standard lifecycle with the built CLI, printing each command
+ * and what it printed, as a person would see it in a terminal. A scripted "agent" writes real files.
+ *
+ *   npm run demo                 run it (the temp repo is removed at the end)
+ *   npm run demo -- --keep       keep the temp repo and print its path
+ *
+ * Every command's exit code is checked — expected failures (a blocked `sow advance`) included —
+ * and so is the state each `sow advance` lands in. Exit 0 when all went as the script says,
+ * 1 otherwise.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SOW = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'sow.js');
+const argv = process.argv.slice(2);
+const KEEP = argv.includes('--keep');
+for (const a of argv) {
+  if (a === '--help' || a === '-h') {
+    process.stdout.write('usage: node scripts/demo.mjs [--keep]\n');
+    process.exit(0);
+  }
+  if (a !== '--keep') {
+    process.stderr.write(`demo: unknown option '${a}' (try --help)\n`);
+    process.exit(2);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Terminal output
+
+const COLOUR = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+const paint = (code) => (s) => (COLOUR ? `\x1b[${code}m${s}\x1b[0m` : s);
+const bold = paint('1');
+const dim = paint('2');
+const cyan = paint('36');
+const green = paint('32');
+const yellow = paint('33');
+const red = paint('31');
+
+const out = (s = '') => process.stdout.write(`${s}\n`);
+
+let section = 0;
+function heading(title) {
+  section += 1;
+  out();
+  out(bold(`── ${section}. ${title} ${'─'.repeat(Math.max(3, 66 - title.length))}`));
+  out();
+}
+const note = (s) => out(dim(`# ${s}`));
+
+/** How a shell would show the argument. */
+function quote(arg) {
+  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
+  return `"${arg.replace(/(["\\$`])/g, '\\$1')}"`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running things
+
+const CHILD_ENV = { ...process.env, NO_COLOR: '1', GIT_CONFIG_NOSYSTEM: '1' };
+delete CHILD_ENV.FORCE_COLOR;
+delete CHILD_ENV.SOW_DEBUG;
+
+const started = performance.now();
+let repo;
+const stats = { sow: 0, expectedFailures: 0, git: 0, files: [] };
+const softFailures = [];
+
+class DemoFailure extends Error {}
+
+/**
+ * Runs one command in the repo, prints it and its output, and checks its exit code.
+ * `soft` is for read-only commands: a failure is recorded and the demo goes on (nothing depends on
+ * their output), and the demo still exits 1 at the end.
+ */
+function sh(display, file, args, { expect = 0, maxLines = Infinity, soft = false } = {}) {
+  out(`${cyan('$')} ${bold(display)}`);
+  const r = spawnSync(file, args, { cwd: repo, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (r.error) throw new DemoFailure(`could not run ${display}: ${r.error.message}`);
+  const printed = printOutput(r.stdout, maxLines) + printOutput(r.stderr, Infinity);
+  const code = r.status ?? 128;
+  if (code !== expect) {
+    const message = `'${display}' exited ${code}${r.signal ? ` (${r.signal})` : ''}, expected ${expect}`;
+    out(red(`✗ ${message}`));
+    if (!soft) throw new DemoFailure(message);
+    softFailures.push(message);
+  } else if (code !== 0) {
+    stats.expectedFailures += 1;
+    out(yellow(`[exit ${code}${expect === 3 ? ' — blocked by a guard, as expected' : ', as expected'}]`));
+  }
+  if (printed > 0 || code !== 0) out();
+  return { stdout: r.stdout, stderr: r.stderr, code };
+}
+
+/** Prints a stream's text as the terminal would (up to maxLines); returns how many lines. */
+function printOutput(text, maxLines) {
+  if (!text) return 0;
+  const lines = text.replace(/\n$/, '').split('\n');
+  for (const line of lines.slice(0, maxLines)) out(line);
+  if (lines.length > maxLines) out(dim(`… (${lines.length - maxLines} more lines)`));
+  return lines.length;
+}
+
+function sow(args, opts) {
+  stats.sow += 1;
+  return sh(`sow ${args.map(quote).join(' ')}`, process.execPath, [SOW, ...args], opts);
+}
+
+const GIT_IDENTITY = ['-c', 'user.name=Demo Person', '-c', 'user.email=demo@example.invalid', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main'];
+function git(args, opts) {
+  stats.git += 1;
+  return sh(`git ${args.map(quote).join(' ')}`, 'git', [...GIT_IDENTITY, ...args], opts);
+}
+
+/** `sow advance`, checking where it lands. */
+function advance(to) {
+  const r = sow(['advance']);
+  const state = r.stdout.trim();
+  if (state !== to) throw new DemoFailure(`'sow advance' moved to '${state}', expected '${to}'`);
+  statesVisited.push(state);
+  return r;
+}
+const statesVisited = [];
+
+/** The agent (or person) writes a file; paths are relative to the repository. */
+function write(rel, text, who = 'agent') {
+  const abs = join(repo, rel);
+  mkdirSync(dirname(abs), { recursive: true });
+  writeFileSync(abs, text);
+  stats.files.push(rel);
+  const lines = text.split('\n').length - 1;
+  note(`${who} writes ${rel} (${lines} line${lines === 1 ? '' : 's'})`);
+}
+/** A file under .sow/project/, where artifact paths point. */
+const writeArtifact = (rel, text, who) => write(`.sow/project/${rel}`, text, who);
+
+// ---------------------------------------------------------------------------------------------
+// What the scripted agent writes
+
+const FILES = {
+  'discovery/jwt-research.md': '# JWT research\n\n- HS256 with a 32-byte secret from the environment (AUTH_SECRET).\n- Tokens carry `sub`, `iat`, `exp`; 15 minute lifetime.\n- Verification must check the signature in constant time and reject expired tokens.\n',
+  'sinks/auth-patterns.md': '# Auth patterns in this codebase\n\n- Middleware lives in src/auth/, one export per file.\n- Errors are `AuthError` with an HTTP status.\n',
+  'sinks/style-guide.md': '# Style guide\n\n- Named exports only.\n- No third-party crypto; use node:crypto.\n',
+  'planning/tasks.md': '# add-auth: task list\n\n1. Implement JWT signing (src/auth/jwt.ts)\n2. Implement JWT verification (src/auth/verify.ts)\n3. Add auth middleware (src/auth/middleware.ts)\n',
+};
+
+const JWT_TS_V1 = `import { createHmac } from 'node:crypto';
+
+const b64 = (data: string | Buffer) => Buffer.from(data).toString('base64url');
+
+export function sign(payload: Record<string, unknown>, secret: string): string {
+  const head = b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64(JSON.stringify(payload));
+  const sig = createHmac('sha256', secret).update(\`\${head}.\${body}\`).digest('base64url');
+  return \`\${head}.\${body}.\${sig}\`;
+}
+`;
+const JWT_TS_V2 = `import { createHmac } from 'node:crypto';
+
+export const TOKEN_LIFETIME_S = 15 * 60;
+const b64 = (data: string | Buffer) => Buffer.from(data).toString('base64url');
+
+/** Signs \`payload\` with HS256; \`iat\` and \`exp\` are added here so no caller forgets them. */
+export function sign(payload: { sub: string } & Record<string, unknown>, secret: string, now = Date.now()): string {
+  const iat = Math.floor(now / 1000);
+  const head = b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64(JSON.stringify({ ...payload, iat, exp: iat + TOKEN_LIFETIME_S }));
+  const sig = createHmac('sha256', secret).update(\`\${head}.\${body}\`).digest('base64url');
+  return \`\${head}.\${body}.\${sig}\`;
+}
+`;
+const VERIFY_TS = `import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export class AuthError extends Error {
+  constructor(message: string, readonly status = 401) {
+    super(message);
+  }
+}
+
+export function verify(token: string, secret: string): Record<string, unknown> {
+  const [head, body, sig] = token.split('.');
+  if (!head || !body || !sig) throw new AuthError('malformed token');
+  const expected = createHmac('sha256', secret).update(\`\${head}.\${body}\`).digest();
+  const given = Buffer.from(sig, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AuthError('bad signature');
+  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+}
+`;
+const VERIFY_TS_V2 = VERIFY_TS.replace(
+  "  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n",
+  "  const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n  if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now) throw new AuthError('token expired');\n  return claims;\n",
+).replace('export function verify(token: string, secret: string)', 'export function verify(token: string, secret: string, now = Date.now())');
+const MIDDLEWARE_TS = `import { AuthError, verify } from './verify.js';
+
+type Req = { headers: Record<string, string | undefined>; user?: unknown };
+type Next = (err?: unknown) => void;
+
+export function requireAuth(secret: string) {
+  return (req: Req, _res: unknown, next: Next) => {
+    const header = req.headers['authorization'] ?? '';
+    if (!header.startsWith('Bearer ')) return next(new AuthError('missing bearer token'));
+    try {
+      req.user = verify(header.slice('Bearer '.length), secret);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+`;
+
+// ---------------------------------------------------------------------------------------------
+// The walk-through
+
+function demo() {
+  if (!existsSync(SOW)) throw new DemoFailure(`${SOW} is missing; run 'npm run build' first`);
+  repo = realpathSync(mkdtempSync(join(tmpdir(), 'sow-demo-')));
+
+  out(bold('sow demo — one project through the whole standard lifecycle'));
+  note(`a fresh git repository in ${repo}`);
+  note(`the CLI under test: ${SOW}`);
+
+  heading('A repository to work in');
+  git(['init', '-q']);
+  write('README.md', '# api\n\nA small HTTP API.\n', 'person');
+  write('src/server.ts', "export const routes = ['/health'];\n", 'person');
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Initial commit']);
+
+  heading('Initialize sow and start the project');
+  sow(['init']);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Add sow']);
+  const created = sow(['project', 'new', 'add-auth', '--description', 'Add JWT authentication to API']);
+  statesVisited.push(created.stdout.trim());
+  git(['branch', '--show-current']);
+  note('the orchestrator agent asks sow what to do in this state (first 15 lines of the prompt):');
+  sow(['project', 'continue'], { maxLines: 15, soft: true });
+
+  heading('Planning (PlanningActive)');
+  writeArtifact('discovery/jwt-research.md', FILES['discovery/jwt-research.md']);
+  writeArtifact('sinks/auth-patterns.md', FILES['sinks/auth-patterns.md'], 'person');
+  sow(['input', 'add', '--type', 'context', '--path', 'discovery/jwt-research.md']);
+  sow(['input', 'add', '--type', 'context', '--path', 'sinks/auth-patterns.md']);
+  writeArtifact('planning/tasks.md', FILES['planning/tasks.md']);
+  sow(['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+  sow(['output', 'list']);
+  note('the task list is not approved yet, so the guard holds the project here:');
+  sow(['advance'], { expect: 3 });
+  note('the person reads planning/tasks.md and approves it');
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('ImplementationPlanning');
+
+  heading('Implementation planning (ImplementationPlanning)');
+  sow(['task', 'add', 'Implement JWT signing', '--agent', 'implementer', '--description', 'sign(payload, secret) in src/auth/jwt.ts, HS256 via node:crypto.']);
+  sow(['task', 'add', 'Implement JWT verification', '--agent', 'implementer', '--description', 'verify(token, secret) in src/auth/verify.ts; constant-time signature check.']);
+  sow(['task', 'add', 'Add auth middleware', '--agent', 'implementer', '--description', 'requireAuth(secret) in src/auth/middleware.ts, reading a Bearer token.']);
+  sow(['task', 'list']);
+  sow(['phase', 'set', 'tasks_approved', 'true']);
+  advance('ImplementationExecuting');
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Plan add-auth: three tasks']);
+
+  heading('Implementation (ImplementationExecuting)');
+  note('task 010 — the agent starts, reads its references and writes code');
+  sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
+  writeArtifact('sinks/style-guide.md', FILES['sinks/style-guide.md'], 'person');
+  sow(['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md']);
+  write('src/auth/jwt.ts', JWT_TS_V1);
+  sow(['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/jwt.ts']);
+  note('the person reviews the code and leaves feedback');
+  writeArtifact('phases/implementation/tasks/010/feedback/001.md', '# Feedback 001\n\nTokens never expire: add `iat` and `exp` (15 minutes) when signing.\n', 'person');
+  sow(['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
+  sow(['task', 'input', 'list', '--id', '010']);
+  note('the agent addresses the feedback and marks it');
+  write('src/auth/jwt.ts', JWT_TS_V2);
+  sow(['task', 'input', 'set', '--id', '010', '--index', '1', 'status', 'addressed']);
+  sow(['task', 'set', '--id', '010', 'status', 'completed']);
+  sow(['project', 'status'], { soft: true });
+
+  note('task 020');
+  sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
+  write('src/auth/verify.ts', VERIFY_TS);
+  sow(['task', 'output', 'add', '--id', '020', '--type', 'modified', '--path', 'src/auth/verify.ts']);
+  sow(['task', 'set', '--id', '020', 'status', 'completed']);
+
+  note('task 030');
+  sow(['task', 'set', '--id', '030', 'status', 'in_progress']);
+  write('src/auth/middleware.ts', MIDDLEWARE_TS);
+  sow(['task', 'output', 'add', '--id', '030', '--type', 'modified', '--path', 'src/auth/middleware.ts']);
+  sow(['task', 'output', 'list', '--id', '030']);
+  sow(['task', 'set', '--id', '030', 'status', 'completed']);
+  sow(['task', 'list']);
+  advance('ReviewActive');
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Implement JWT signing, verification and middleware']);
+  git(['log', '--oneline']);
+
+  heading('Review, first round (ReviewActive) — it fails');
+  writeArtifact('review/report.md', '# Review 1\n\nAssessment: **fail**\n\n- verify() accepts expired tokens: it never checks `exp`.\n', 'reviewer agent');
+  sow(['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'fail']);
+  sow(['output', 'list']);
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('ImplementationPlanning');
+  note('back to planning the rework: the failed review is now an input of implementation, in iteration 2');
+  sow(['input', 'list']);
+  sow(['phase', 'get', 'iteration']);
+  sow(['phase', 'get', 'tasks_approved']);
+  sow(['project', 'status'], { soft: true });
+
+  heading('Rework (ImplementationPlanning → ImplementationExecuting)');
+  sow(['task', 'add', 'Reject expired tokens', '--agent', 'implementer', '--description', 'verify() must reject tokens whose exp has passed (see review/report.md).']);
+  sow(['phase', 'set', 'tasks_approved', 'true']);
+  advance('ImplementationExecuting');
+  sow(['task', 'set', '--id', '040', 'status', 'in_progress']);
+  sow(['task', 'input', 'add', '--id', '040', '--type', 'reference', '--path', 'review/report.md']);
+  write('src/auth/verify.ts', VERIFY_TS_V2);
+  sow(['task', 'output', 'add', '--id', '040', '--type', 'modified', '--path', 'src/auth/verify.ts']);
+  sow(['task', 'set', '--id', '040', 'status', 'completed']);
+  advance('ReviewActive');
+
+  heading('Review, second round (ReviewActive) — it passes');
+  writeArtifact('review/report-2.md', '# Review 2\n\nAssessment: **pass**\n\n- Expired tokens are rejected; signing adds iat/exp.\n', 'reviewer agent');
+  sow(['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']);
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  sow(['output', 'list']);
+  advance('FinalizeDocumentation');
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Reject expired tokens (review round 2)']);
+
+  heading('Finalize (FinalizeDocumentation → FinalizeChecks → FinalizeDelete)');
+  sow(['project', 'status'], { soft: true });
+  write('docs/auth.md', '# Authentication\n\nSend `Authorization: Bearer <token>`; tokens are HS256 JWTs valid for 15 minutes.\n');
+  advance('FinalizeChecks');
+  note('the orchestrator runs the checks (tests, linters) — all green in this demo');
+  advance('FinalizeDelete');
+  sow(['advance'], { expect: 3 });
+  sow(['phase', 'set', 'project_deleted', 'true']);
+  advance('NoProject');
+  sow(['project', 'status'], { expect: 1 });
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Finish add-auth: docs, checks, remove project state']);
+  git(['log', '--oneline']);
+}
+
+function summary() {
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  heading('Summary');
+  out(`states   ${statesVisited.join(' → ')}`);
+  out(`commands ${stats.sow} sow, ${stats.git} git (${stats.expectedFailures} expected non-zero exits checked)`);
+  out(`files    ${new Set(stats.files).size} written by the agent and the person, e.g. src/auth/jwt.ts, src/auth/verify.ts, src/auth/middleware.ts`);
+  out(`time     ${seconds} s`);
+}
+
+let code = 0;
+process.on('SIGINT', () => {
+  if (repo && !KEEP) rmSync(repo, { recursive: true, force: true });
+  process.exit(130);
+});
+try {
+  demo();
+  summary();
+  if (softFailures.length) {
+    out(red(`✗ ${softFailures.length} command(s) failed:`));
+    for (const f of softFailures) out(red(`  - ${f}`));
+    code = 1;
+  } else {
+    out(green('✓ every command did what the script expected'));
+  }
+} catch (err) {
+  out();
+  out(red(`✗ demo failed: ${err instanceof DemoFailure ? err.message : (err?.stack ?? String(err))}`));
+  for (const f of softFailures) out(red(`  also failed earlier: ${f}`));
+  code = 1;
+} finally {
+  if (repo) {
+    if (KEEP) out(`kept the demo repository: ${repo}`);
+    else {
+      rmSync(repo, { recursive: true, force: true });
+      if (code !== 0) out(dim('(rerun with --keep to inspect the repository)'));
+    }
+  }
+}
+process.exit(code);

@@ -1,0 +1,360 @@
+/**
+ * The standard lifecycle end to end: spec 000's "Complete Lifecycle Example" command for command,
+ * the review-fail loop (DESIGN §1, §2) and a project started with --no-planning.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeRepo, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+const TASKS_DIR = '.sow/project/phases/implementation/tasks';
+
+const repos: Repo[] = [];
+function fresh(opts?: Parameters<typeof makeRepo>[0]): Repo {
+  const repo = makeRepo(opts);
+  repos.push(repo);
+  return repo;
+}
+afterEach(() => {
+  for (const repo of repos.splice(0)) repo.cleanup();
+});
+
+/** Runs sow, expects exit 0, and returns stdout without its trailing newline. */
+function out(repo: Repo, args: string[]): string {
+  return ok(repo, args).stdout.replace(/\n$/, '');
+}
+
+function expectBlocked(r: RunResult): void {
+  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(3);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(/^error: cannot advance/);
+}
+
+describe('spec 000: Complete Lifecycle Example', () => {
+  it('runs the example command for command, with the state the spec shows after each step', () => {
+    const repo = fresh();
+    const state = () => repo.yaml(PROJECT);
+
+    // ── 1. Initialize Project ───────────────────────────────────────────────────────────────
+    const created = ok(repo, ['project', 'new', 'add-auth', '--description', 'Add JWT authentication to API']);
+    expect(created.stdout).toBe('PlanningActive\n');
+    expect(created.stderr).toContain("Created project 'add-auth'");
+    expect(created.stderr).toContain('feat/add-auth');
+    expect(repo.git(['branch', '--show-current'])).toBe('feat/add-auth');
+    let s = state();
+    expect(s).toMatchObject({
+      name: 'add-auth',
+      description: 'Add JWT authentication to API',
+      branch: 'feat/add-auth',
+      type: 'standard',
+      statechart: { current_state: 'PlanningActive', updated_at: ISO },
+      created_at: ISO,
+      updated_at: ISO,
+    });
+    expect(Object.keys(s.phases)).toEqual(['planning', 'implementation', 'review', 'finalize']);
+    expect(s.phases.planning).toMatchObject({ status: 'in_progress', enabled: true, iteration: 1, started_at: ISO, inputs: [], outputs: [], metadata: {} });
+    for (const name of ['implementation', 'review', 'finalize']) {
+      expect(s.phases[name]).toMatchObject({ status: 'pending', enabled: true, iteration: 1, inputs: [], outputs: [], metadata: {} });
+      expect(s.phases[name].started_at).toBeUndefined();
+    }
+    expect(s.phases.implementation.tasks).toEqual([]);
+    expect(repo.exists('.sow/project/log.md')).toBe(true);
+
+    // ── 2. Planning Phase ───────────────────────────────────────────────────────────────────
+    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'discovery/jwt-research.md'])).toBe('[0] context: discovery/jwt-research.md');
+    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'sinks/auth-patterns.md'])).toBe('[1] context: sinks/auth-patterns.md');
+    expect(out(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'])).toBe('[0] task_list: planning/tasks.md (not approved)');
+
+    const listed = ok(repo, ['output', 'list']);
+    expect(listed.stdout).toBe('[0] task_list: planning/tasks.md (not approved)\n');
+
+    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+    s = state();
+    expect(s.phases.planning.status).toBe('in_progress');
+    expect(s.phases.planning.inputs).toEqual([
+      { type: 'context', path: 'discovery/jwt-research.md', created_at: ISO },
+      { type: 'context', path: 'sinks/auth-patterns.md', created_at: ISO },
+    ]);
+    expect(s.phases.planning.outputs).toEqual([{ type: 'task_list', path: 'planning/tasks.md', created_at: ISO, approved: true }]);
+    expect(out(repo, ['output', 'list'])).toBe('[0] task_list: planning/tasks.md (approved)');
+
+    const toImplementation = ok(repo, ['advance']);
+    expect(toImplementation.stdout).toBe('ImplementationPlanning\n');
+    expect(toImplementation.stderr).toContain('PlanningActive → ImplementationPlanning (complete_planning)');
+    s = state();
+    expect(s.statechart.current_state).toBe('ImplementationPlanning');
+    expect(s.phases.planning).toMatchObject({ status: 'completed', completed_at: ISO });
+    expect(s.phases.implementation).toMatchObject({ status: 'in_progress', started_at: ISO, iteration: 1 });
+
+    // ── 3. Implementation Planning ──────────────────────────────────────────────────────────
+    expect(out(repo, ['task', 'add', 'Implement JWT signing', '--agent', 'implementer'])).toBe('010');
+    expect(out(repo, ['task', 'add', 'Implement JWT verification', '--agent', 'implementer'])).toBe('020');
+    expect(out(repo, ['task', 'add', 'Add auth middleware', '--agent', 'implementer'])).toBe('030');
+    s = state();
+    expect(s.phases.implementation.status).toBe('in_progress');
+    const names = { '010': 'Implement JWT signing', '020': 'Implement JWT verification', '030': 'Add auth middleware' } as const;
+    expect(s.phases.implementation.tasks).toEqual(
+      Object.entries(names).map(([id, name]) => ({ id, name, status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' })),
+    );
+    for (const [id, name] of Object.entries(names)) {
+      const task = repo.yaml(taskFile(id));
+      expect(task).toMatchObject({
+        id,
+        name,
+        phase: 'implementation',
+        status: 'pending',
+        iteration: 1,
+        assigned_agent: 'implementer',
+        parallel: false,
+        dependencies: [],
+        inputs: [],
+        outputs: [],
+        created_at: ISO,
+        updated_at: ISO,
+      });
+      expect(task.started_at).toBeUndefined();
+      expect(task.completed_at).toBeUndefined();
+      expect(repo.read(`${TASKS_DIR}/${id}/description.md`)).toContain(name);
+      expect(repo.exists(`${TASKS_DIR}/${id}/log.md`)).toBe(true);
+      expect(repo.exists(`${TASKS_DIR}/${id}/feedback`)).toBe(true);
+    }
+
+    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+    expect(state().phases.implementation.metadata.tasks_approved).toBe(true);
+
+    expect(out(repo, ['advance'])).toBe('ImplementationExecuting');
+    expect(state().statechart.current_state).toBe('ImplementationExecuting');
+    expect(state().phases.implementation.status).toBe('in_progress');
+
+    // ── 4. Implementation Execution ─────────────────────────────────────────────────────────
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    let t010 = repo.yaml(taskFile('010'));
+    expect(t010).toMatchObject({ status: 'in_progress', started_at: ISO });
+    expect(t010.completed_at).toBeUndefined();
+    expect(state().phases.implementation.tasks[0]).toMatchObject({ id: '010', status: 'in_progress' });
+
+    expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md'])).toBe('[0] reference: sinks/style-guide.md');
+    expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'knowledge/jwt-design.md'])).toBe('[1] reference: knowledge/jwt-design.md');
+    expect(repo.yaml(taskFile('010')).inputs).toEqual([
+      { type: 'reference', path: 'sinks/style-guide.md', created_at: ISO },
+      { type: 'reference', path: 'knowledge/jwt-design.md', created_at: ISO },
+    ]);
+
+    // The worker's outputs (the spec tracks them via logging; the command surface records them).
+    expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/jwt.ts'])).toBe('[0] modified: src/auth/jwt.ts');
+    expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/verify.ts'])).toBe('[1] modified: src/auth/verify.ts');
+    expect(repo.yaml(taskFile('010')).outputs).toEqual([
+      { type: 'modified', path: 'src/auth/jwt.ts', created_at: ISO },
+      { type: 'modified', path: 'src/auth/verify.ts', created_at: ISO },
+    ]);
+
+    // Human feedback.
+    ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
+    ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/002.md']);
+    const inputs = ok(repo, ['task', 'input', 'list', '--id', '010']);
+    expect(inputs.stdout.split('\n').filter((l) => l.startsWith('['))).toEqual([
+      '[0] reference: sinks/style-guide.md',
+      '[1] reference: knowledge/jwt-design.md',
+      '[2] feedback: phases/implementation/tasks/010/feedback/001.md (status: pending)',
+      '[3] feedback: phases/implementation/tasks/010/feedback/002.md (status: pending)',
+    ]);
+
+    ok(repo, ['task', 'input', 'set', '--id', '010', '--index', '2', 'status', 'addressed']);
+    ok(repo, ['task', 'input', 'set', '--id', '010', '--index', '3', 'status', 'addressed']);
+    expect(repo.yaml(taskFile('010')).inputs).toEqual([
+      { type: 'reference', path: 'sinks/style-guide.md', created_at: ISO },
+      { type: 'reference', path: 'knowledge/jwt-design.md', created_at: ISO },
+      { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', created_at: ISO, metadata: { status: 'addressed' } },
+      { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/002.md', created_at: ISO, metadata: { status: 'addressed' } },
+    ]);
+
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    t010 = repo.yaml(taskFile('010'));
+    expect(t010).toMatchObject({ status: 'completed', started_at: ISO, completed_at: ISO });
+
+    for (const id of ['020', '030']) {
+      ok(repo, ['task', 'set', '--id', id, 'status', 'in_progress']);
+      ok(repo, ['task', 'set', '--id', id, 'status', 'completed']);
+    }
+    expect(state().phases.implementation.tasks.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed', 'completed']);
+
+    const toReview = ok(repo, ['advance']);
+    expect(toReview.stdout).toBe('ReviewActive\n');
+    expect(toReview.stderr).toContain('(all_tasks_complete)');
+    s = state();
+    expect(s.statechart.current_state).toBe('ReviewActive');
+    expect(s.phases.implementation).toMatchObject({ status: 'completed', completed_at: ISO });
+    expect(s.phases.review).toMatchObject({ status: 'in_progress', started_at: ISO });
+
+    // ── 5. Review Phase ─────────────────────────────────────────────────────────────────────
+    expect(out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass'])).toBe(
+      '[0] review: review/report.md (assessment: pass, not approved)',
+    );
+    expect(state().phases.review.outputs).toEqual([
+      { type: 'review', path: 'review/report.md', created_at: ISO, approved: false, metadata: { assessment: 'pass' } },
+    ]);
+    expect(ok(repo, ['output', 'list']).stdout).toBe('[0] review: review/report.md (assessment: pass, not approved)\n');
+    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+    expect(state().phases.review.outputs[0]).toMatchObject({ approved: true, metadata: { assessment: 'pass' } });
+
+    const toFinalize = ok(repo, ['advance']);
+    expect(toFinalize.stdout).toBe('FinalizeDocumentation\n');
+    expect(toFinalize.stderr).toContain('(review_pass)');
+    s = state();
+    expect(s.phases.review).toMatchObject({ status: 'completed', completed_at: ISO });
+    expect(s.phases.finalize).toMatchObject({ status: 'in_progress', started_at: ISO });
+
+    // ── 6. Finalize Phase ───────────────────────────────────────────────────────────────────
+    expect(out(repo, ['advance'])).toBe('FinalizeChecks');
+    expect(state().statechart.current_state).toBe('FinalizeChecks');
+    expect(out(repo, ['advance'])).toBe('FinalizeDelete');
+    expect(state().statechart.current_state).toBe('FinalizeDelete');
+
+    ok(repo, ['phase', 'set', 'project_deleted', 'true']);
+    expect(state().phases.finalize.metadata.project_deleted).toBe(true);
+
+    const done = ok(repo, ['advance']);
+    expect(done.stdout).toBe('NoProject\n');
+    expect(done.stderr).toContain('(project_delete)');
+    expect(repo.exists('.sow/project')).toBe(false);
+    // The workspace itself stays.
+    expect(repo.exists('.sow/.version')).toBe(true);
+    expect(repo.exists('.sow/knowledge')).toBe(true);
+
+    const gone = repo.sow(['project', 'status', '--json']);
+    expect(gone.code).toBe(1);
+    expect(gone.json?.error?.code).toBe('NO_PROJECT');
+
+    // A new project can start; off main, it stays on the branch it is on.
+    expect(out(repo, ['project', 'new', 'add-refresh-tokens', '--description', 'Next'])).toBe('PlanningActive');
+    expect(state()).toMatchObject({ name: 'add-refresh-tokens', branch: 'feat/add-auth', statechart: { current_state: 'PlanningActive' } });
+    expect(repo.git(['branch', '--show-current'])).toBe('feat/add-auth');
+  });
+});
+
+describe('the review-fail loop', () => {
+  it('reopens implementation, carries the failed review, resets approval, and the new approved review decides', () => {
+    const repo = fresh();
+    const state = () => repo.yaml(PROJECT);
+    toExecuting(repo, ['First task', 'Second task']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
+    expect(out(repo, ['advance'])).toBe('ReviewActive');
+
+    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
+    // The spec's "if review failed" path: change the assessment, then approve.
+    expect(out(repo, ['output', 'set', '--index', '0', 'assessment', 'fail'])).toBe('[0] review: review/report.md (assessment: fail, not approved)');
+    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+
+    const list = ok(repo, ['advance', '--list', '--json']).json!;
+    expect(list.data.state).toBe('ReviewActive');
+    expect(list.data.transitions.map((t: { event: string; to: string; blocked: boolean }) => [t.event, t.to, t.blocked])).toEqual([
+      ['review_pass', 'FinalizeDocumentation', true],
+      ['review_fail', 'ImplementationPlanning', false],
+    ]);
+
+    const back = ok(repo, ['advance']);
+    expect(back.stdout).toBe('ImplementationPlanning\n');
+    expect(back.stderr).toContain('ReviewActive → ImplementationPlanning (review_fail)');
+    let s = state();
+    expect(s.statechart.current_state).toBe('ImplementationPlanning');
+    expect(s.phases.implementation.status).toBe('in_progress');
+    expect(s.phases.implementation.completed_at).toBeUndefined();
+    expect(s.phases.implementation.iteration).toBe(2);
+    expect(s.phases.implementation.metadata.tasks_approved).toBe(false);
+    expect(s.phases.implementation.inputs).toEqual([
+      { type: 'review', path: 'review/report.md', created_at: ISO, approved: true, metadata: { assessment: 'fail' } },
+    ]);
+    expect(s.phases.review.status).toBe('failed');
+    // Earlier tasks are kept.
+    expect(s.phases.implementation.tasks.map((t: { id: string; status: string }) => `${t.id}:${t.status}`)).toEqual(['010:completed', '020:completed']);
+    // The default phase is now implementation again.
+    expect(out(repo, ['phase', 'get', 'iteration'])).toBe('2');
+    expect(out(repo, ['phase', 'get', 'tasks_approved'])).toBe('false');
+    expect(out(repo, ['input', 'list'])).toBe('[0] review: review/report.md (assessment: fail, approved)');
+
+    // The rework plan needs a person's approval again.
+    expectBlocked(repo.sow(['advance']));
+    expect(out(repo, ['task', 'add', 'Address review findings', '--agent', 'implementer'])).toBe('030');
+    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+    expect(out(repo, ['advance'])).toBe('ImplementationExecuting');
+    ok(repo, ['task', 'set', '--id', '030', 'status', 'completed']);
+    expect(out(repo, ['advance'])).toBe('ReviewActive');
+    s = state();
+    expect(s.phases.implementation.status).toBe('completed');
+    expect(s.phases.review.status).toBe('in_progress');
+
+    // The old failed review no longer decides: an unapproved new review blocks…
+    const idx = out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']).match(/^\[(\d+)\]/)![1]!;
+    const before = repo.snapshot();
+    expectBlocked(repo.sow(['advance']));
+    expect(repo.snapshot()).toEqual(before);
+    // …and once approved, it decides.
+    ok(repo, ['output', 'set', '--index', idx, 'approved', 'true']);
+    const pass = ok(repo, ['advance']);
+    expect(pass.stdout).toBe('FinalizeDocumentation\n');
+    expect(pass.stderr).toContain('(review_pass)');
+    s = state();
+    expect(s.phases.review.status).toBe('completed');
+    expect(s.phases.finalize.status).toBe('in_progress');
+    expect(s.phases.implementation.iteration).toBe(2);
+  });
+
+  it('a second failed review loops again and counts another iteration', () => {
+    const repo = fresh();
+    toExecuting(repo, ['Only task']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(repo, ['advance']);
+    for (const round of [2, 3]) {
+      ok(repo, ['output', 'add', '--type', 'review', '--path', `review/round-${round}.md`, '--assessment', 'fail', '--approved', 'true']);
+      expect(out(repo, ['advance'])).toBe('ImplementationPlanning');
+      const s = repo.yaml(PROJECT);
+      expect(s.phases.implementation.iteration).toBe(round);
+      expect(s.phases.implementation.metadata.tasks_approved).toBe(false);
+      expect(s.phases.implementation.inputs.map((a: { path: string }) => a.path)).toEqual(
+        Array.from({ length: round - 1 }, (_, i) => `review/round-${i + 2}.md`),
+      );
+      ok(repo, ['phase', 'set', 'metadata.tasks_approved', 'true']);
+      expect(out(repo, ['advance'])).toBe('ImplementationExecuting');
+      // Every task is already completed, so review can start again at once.
+      expect(out(repo, ['advance'])).toBe('ReviewActive');
+    }
+  });
+});
+
+describe('--no-planning', () => {
+  it('starts at ImplementationPlanning with planning disabled and runs the rest of the lifecycle', () => {
+    const repo = fresh();
+    const created = ok(repo, ['project', 'new', 'quick-fix', '--no-planning', '--description', 'Small fix']);
+    expect(created.stdout).toBe('ImplementationPlanning\n');
+    expect(repo.git(['branch', '--show-current'])).toBe('feat/quick-fix');
+    let s = repo.yaml(PROJECT);
+    expect(s).toMatchObject({ name: 'quick-fix', description: 'Small fix', branch: 'feat/quick-fix', statechart: { current_state: 'ImplementationPlanning' } });
+    expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
+    expect(s.phases.planning.started_at).toBeUndefined();
+    expect(s.phases.implementation).toMatchObject({ enabled: true, status: 'in_progress', started_at: ISO, iteration: 1 });
+    expect(out(repo, ['phase', 'get', 'enabled', '--phase', 'planning'])).toBe('false');
+
+    // The disabled phase takes no artifacts.
+    const before = repo.snapshot();
+    const refused = repo.sow(['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--phase', 'planning', '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.json?.ok).toBe(false);
+    expect(refused.json?.error?.message).toContain('planning');
+    expect(repo.snapshot()).toEqual(before);
+
+    expect(out(repo, ['task', 'add', 'Fix it', '--agent', 'implementer'])).toBe('010');
+    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+    expect(out(repo, ['advance'])).toBe('ImplementationExecuting');
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(out(repo, ['advance'])).toBe('ReviewActive');
+    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
+    expect(out(repo, ['advance'])).toBe('FinalizeDocumentation');
+    s = repo.yaml(PROJECT);
+    expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
+    expect(s.phases.implementation.status).toBe('completed');
+    expect(s.phases.review.status).toBe('completed');
+
+    const status = ok(repo, ['project', 'status', '--json']).json!.data;
+    expect(status.phases.find((p: { name: string }) => p.name === 'planning')).toMatchObject({ enabled: false, status: 'pending' });
+  });
+});
