@@ -21,9 +21,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PKG_ROOT = resolve(HERE, '..');
@@ -124,8 +124,9 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-const CHILD_ENV = { ...process.env, NO_COLOR: '1', SOW_DEBUG: '' };
+const CHILD_ENV = { ...process.env, NO_COLOR: '1' };
 delete CHILD_ENV.FORCE_COLOR;
+delete CHILD_ENV.SOW_DEBUG;
 
 function run(cmd, argv, cwd) {
   return spawnSync(cmd, argv, { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -141,10 +142,30 @@ function git(cwd, ...argv) {
 function sow(cwd, argv, { expect = [0], json = false } = {}) {
   const full = json ? ['--json', ...argv] : argv;
   const r = run(process.execPath, [SOW, ...full], cwd);
+  if (expect === null) return { ...safeJson(r.stdout), status: r.status };
   if (!expect.includes(r.status)) {
     throw new Error(`'sow ${full.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`);
   }
   return json ? JSON.parse(r.stdout) : r;
+}
+
+function safeJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { ok: false, error: { message: text.trim().split('\n')[0] ?? '' } };
+  }
+}
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+function writeJson(path, value) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(value));
 }
 
 /** A copy of dist/ so a rebuild by someone else during the run cannot pull the CLI away. */
@@ -163,6 +184,10 @@ function snapshotCli() {
 const PROJECT_FILE = '.sow/project/state.yaml';
 const taskDir = (id) => `.sow/project/phases/implementation/tasks/${id}`;
 const TASKS_HEADER = '    tasks:\n';
+/** Where sow keeps a file's parse (src/adapters/state-files.ts); used only if a cold parse fails. */
+const cachePath = (repo, rel) => join(repo, '.sow', '.cache', `${rel.replaceAll('/', '__')}.json`);
+/** Per size, why sow could not parse the generated files without its cache (null: it could). */
+const coldErrors = new Map();
 
 /** Ids 010, 020, … while they fit in three digits, then 005, 010, …, then 000 … 999. */
 function taskIds(n) {
@@ -241,26 +266,48 @@ function setUpProject(n) {
   if (projectText.slice(blockStart, blockEnd) !== emitYaml(realSummaries, '      ')) mismatch.push('task summaries in the project file');
   if (readFileSync(join(repo, `${taskDir('010')}/state.yaml`), 'utf8') !== emitYaml(realTask)) mismatch.push('the task state file');
   if (mismatch.length) log(`warning: bench's YAML emitter differs from sow's for ${mismatch.join(' and ')}; the generated files may not look like sow's (they are still checked to load)`);
+  const sowProjectCache = readJson(cachePath(repo, PROJECT_FILE));
 
-  // Generate n tasks in place of the three.
+  // Generate n tasks in place of the three: summaries in the project file, one folder per task.
   rmSync(join(repo, '.sow/project/phases/implementation/tasks'), { recursive: true, force: true });
   const ids = taskIds(n);
   const summaries = [];
+  const taskTexts = new Map();
   ids.forEach((id, i) => {
     const { task, summary } = generatedTask(id, i, ids, realTask);
     summaries.push(summary);
     const dir = join(repo, taskDir(id));
+    const text = emitYaml(task);
+    taskTexts.set(id, { text, data: task });
     mkdirSync(join(dir, 'feedback'), { recursive: true });
     writeFileSync(join(dir, 'feedback', '.gitkeep'), '');
-    writeFileSync(join(dir, 'state.yaml'), emitYaml(task));
+    writeFileSync(join(dir, 'state.yaml'), text);
     writeFileSync(join(dir, 'description.md'), `# ${task.name}\n\n${task.name} so that the ${AREAS[i % AREAS.length]} module does what the plan says.\n`);
     writeFileSync(join(dir, 'log.md'), `# Task log: ${id} ${task.name}\n\n`);
     if (i % 5 === 0) writeFileSync(join(dir, 'feedback', '001.md'), '# Feedback\n\nPlease handle the empty case.\n');
   });
-  writeFileSync(join(repo, PROJECT_FILE), projectText.slice(0, blockStart) + emitYaml(summaries, '      ') + projectText.slice(blockEnd));
+  const newProjectText = projectText.slice(0, blockStart) + emitYaml(summaries, '      ') + projectText.slice(blockEnd);
+  writeFileSync(join(repo, PROJECT_FILE), newProjectText);
   mkdirSync(join(repo, '.sow/project/ctx'), { recursive: true });
   writeFileSync(join(repo, '.sow/project/ctx/bench.md'), '# Bench context\n');
   rmSync(join(repo, '.sow/.cache'), { recursive: true, force: true });
+
+  // sow must parse what we generated, from scratch (no parse cache).
+  const cold = sow(repo, ['task', 'list'], { json: true, expect: null });
+  let coldError = null;
+  if (!cold.ok) {
+    coldError = `${cold.error?.code ?? 'exit ' + cold.status}: ${cold.error?.message ?? ''}`;
+    log(`  warning: sow cannot read the generated ${n}-task project without its parse cache (${coldError}).`);
+    // Every write sow makes also stores its parse cache; do what those writes would have done,
+    // so the warm figures can still be measured. The schema still checks every file as it loads.
+    if (!sowProjectCache || sowProjectCache.text !== projectText) throw new Error('cannot seed the parse cache either (its layout changed); nothing to measure');
+    const impl = sowProjectCache.data.phases.implementation;
+    const projectData = { ...sowProjectCache.data, phases: { ...sowProjectCache.data.phases, implementation: { ...impl, tasks: summaries } } };
+    if (emitYaml(projectData) !== newProjectText) throw new Error('seeded project data does not match the generated file');
+    writeJson(cachePath(repo, PROJECT_FILE), { text: newProjectText, data: projectData, comments: false });
+    for (const [id, entry] of taskTexts) writeJson(cachePath(repo, `${taskDir(id)}/state.yaml`), { ...entry, comments: false });
+    log('  seeded .sow/.cache the way sow\'s own writes fill it; the cold-cache rows will show the error.');
+  }
 
   // The generated state must load, whole and per task.
   const listed = sow(repo, ['task', 'list'], { json: true }).data;
@@ -271,6 +318,7 @@ function setUpProject(n) {
   }
   const state = sow(repo, ['phase', 'get', 'status', '--phase', 'implementation']).stdout.trim();
   if (state !== 'in_progress') throw new Error(`implementation phase is '${state}', expected in_progress`);
+  coldErrors.set(n, coldError);
   log(`  ${n} tasks: set up in ${Math.round(performance.now() - started)} ms at ${repo}`);
   return repo;
 }
@@ -280,6 +328,8 @@ function setUpProject(n) {
 
 /** `kind` picks the budget; `args(i)` may vary per run (writes alternate values so each one writes). */
 const COMMANDS = [
+  // Start-up alone (no workspace is read): the part of every figure below that no data explains.
+  { label: '--version', kind: 'read', args: () => ['--version'], startup: true },
   { label: 'task list', kind: 'read', args: () => ['task', 'list'] },
   { label: 'phase get tasks_approved', kind: 'read', args: () => ['phase', 'get', 'tasks_approved'] },
   { label: 'task get --id 010', kind: 'read', args: () => ['task', 'get', '--id', '010'] },
@@ -311,14 +361,19 @@ function withColdCache(repo, fn) {
   }
 }
 
+/** One timed run; a run that exits unexpectedly marks the row as failed (it is not timed again). */
 function measure(row, repo, i) {
+  if (row.error) return undefined;
   const argv = [SOW, ...row.args(i)];
   const r = row.cold ? withColdCache(repo, () => timeOnce(process.execPath, argv, repo)) : timeOnce(process.execPath, argv, repo);
   const expect = row.expect ?? [0];
+  row.exit.add(r.status ?? r.signal);
   if (!expect.includes(r.status)) {
-    throw new Error(`'sow ${row.args(i).join(' ')}' (${row.size} tasks) exited ${r.status ?? r.signal}, expected ${expect.join(' or ')}\n${r.stdout}${r.stderr}`);
+    const first = `${r.stderr}${r.stdout}`.trim().split('\n')[0] ?? '';
+    row.error = `exit ${r.status ?? r.signal} (expected ${expect.join(' or ')}): ${first}`;
+    log(`\n  error: 'sow ${row.args(i).join(' ')}' at ${row.size} tasks: ${row.error}`);
+    return undefined;
   }
-  row.exit.add(r.status);
   return r.ms;
 }
 
@@ -333,27 +388,31 @@ const stats = (samples) => {
   return { median: quantile(s, 0.5), p90: quantile(s, 0.9), min: s[0], max: s[s.length - 1], n: s.length };
 };
 
-/** Peak resident memory of a child, in MB. */
+/** Peak resident memory of a child, in MB, and its exit status. */
 function peakMemoryMb(argv, cwd) {
   if (existsSync('/usr/bin/time')) {
     const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     const kb = Number(r.stderr.trim().split('\n').pop());
-    if (r.status === 0 && Number.isFinite(kb)) return { mb: kb / 1024, via: '/usr/bin/time -f %M' };
+    if (Number.isFinite(kb) && kb > 0) return { mb: kb / 1024, status: r.status, via: '/usr/bin/time -f %M' };
   }
-  // A wrapper that runs the CLI in-process and reports its own maxRSS on exit.
-  const script = argv[0] === '-e' ? argv[1] : null;
-  const wrapper = script !== null
-    ? `process.on('exit',()=>process.stderr.write('\\nRSS '+process.resourceUsage().maxRSS+'\\n'));${script}`
-    : `process.on('exit',()=>process.stderr.write('\\nRSS '+process.resourceUsage().maxRSS+'\\n'));process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(`file://${argv[0]}`)});`;
+  // A wrapper that runs the CLI in-process and reports its own maxRSS (KB) as it exits.
+  const report = "process.on('exit',()=>process.stderr.write('\\nRSS '+process.resourceUsage().maxRSS+'\\n'));";
+  const wrapper = argv[0] === '-e'
+    ? `${report}${argv[1]}`
+    : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const m = /RSS (\d+)\s*$/.exec(r.stderr);
-  if (!m) throw new Error(`could not measure memory of ${argv.join(' ')}: ${r.stderr}`);
-  return { mb: Number(m[1]) / 1024, via: 'process.resourceUsage().maxRSS in a wrapper' };
+  if (!m) throw new Error(`could not measure the memory of ${argv.join(' ')}: ${r.stderr}`);
+  return { mb: Number(m[1]) / 1024, status: r.status, via: 'process.resourceUsage().maxRSS of an in-process wrapper' };
 }
 
 // ---------------------------------------------------------------------------------------------
 
+let loadStart = 0;
+let loadPeak = 0;
+
 function main() {
+  loadStart = loadavg()[0];
   log(`sow bench: ${RUNS} runs per command, sizes ${SIZES.join(', ')}, node ${process.version}, ${cpus().length} CPUs`);
   snapshotCli();
   const repos = new Map(SIZES.map((n) => [n, setUpProject(n)]));
@@ -362,6 +421,7 @@ function main() {
   for (const n of SIZES) {
     for (const c of COMMANDS) {
       if (c.cold && n < LARGE && SIZES.includes(LARGE)) continue; // the cold figure is asked for at 1,000 tasks
+      if (c.startup && n !== SIZES[0]) continue;
       rows.push({ ...c, size: n, samples: [], exit: new Set() });
     }
   }
@@ -372,28 +432,29 @@ function main() {
   for (const row of rows) measure(row, repos.get(row.size), RUNS + 1);
 
   for (let round = 0; round < RUNS; round++) {
-    if (!JSON_OUT || process.stderr.isTTY) process.stderr.write(`\r  round ${round + 1}/${RUNS}`);
+    if (process.stderr.isTTY) process.stderr.write(`\r  round ${round + 1}/${RUNS}`);
+    else if (round === 0) log(`  measuring ${RUNS} interleaved rounds…`);
     // Rotate the order each round so no command always follows the same one.
     const order = rows.map((_, i) => rows[(i + round) % rows.length]);
+    loadPeak = Math.max(loadPeak, loadavg()[0]);
     floor.push(timeOnce(process.execPath, FLOOR_ARGV).ms);
     order.forEach((row, k) => {
-      row.samples.push(measure(row, repos.get(row.size), round));
+      const ms = measure(row, repos.get(row.size), round);
+      if (ms !== undefined) row.samples.push(ms);
       if (k === Math.floor(order.length / 2)) floor.push(timeOnce(process.execPath, FLOOR_ARGV).ms);
     });
   }
-  process.stderr.write('\n');
+  if (process.stderr.isTTY) process.stderr.write('\n');
 
   const floorStats = stats(floor);
   const results = rows.map((row) => {
+    const budget = row.size >= LARGE && !row.startup ? BUDGET.large : BUDGET[row.kind];
+    const base = { command: `sow ${row.label}`, tasks: row.startup ? null : row.size, kind: row.kind, cache: row.cold ? 'cold' : 'warm', exit: [...row.exit].sort((a, b) => a - b) };
+    if (row.error) return { ...base, median_ms: null, p90_ms: null, min_ms: null, over_floor_ms: null, ratio_to_floor: null, budget_ms: budget, verdict: 'ERROR', error: row.error, runs: row.samples.length };
     const s = stats(row.samples);
-    const budget = row.size >= LARGE ? BUDGET.large : BUDGET[row.kind];
     const overFloor = s.median - floorStats.median;
     return {
-      command: `sow ${row.label}`,
-      tasks: row.size,
-      kind: row.kind,
-      cache: row.cold ? 'cold' : 'warm',
-      exit: [...row.exit].sort((a, b) => a - b),
+      ...base,
       median_ms: round1(s.median),
       p90_ms: round1(s.p90),
       min_ms: round1(s.min),
@@ -412,23 +473,27 @@ function main() {
   const memRow = (label, argv, cwd, cold, budget) => {
     const samples = Array.from({ length: 3 }, () => (cold ? withColdCache(cwd, () => peakMemoryMb(argv, cwd)) : peakMemoryMb(argv, cwd)));
     const peak = Math.max(...samples.map((s) => s.mb));
-    memory.push({ command: label, tasks: label.startsWith('node') ? null : largest, peak_mb: round1(peak), budget_mb: budget, verdict: budget === null ? '' : peak < budget ? 'PASS' : 'OVER', via: samples[0].via });
+    const failed = samples.find((s) => s.status !== 0);
+    const verdict = failed ? 'ERROR' : budget === null ? '' : peak < budget ? 'PASS' : 'OVER';
+    memory.push({ command: label, tasks: label.startsWith('node') ? null : largest, peak_mb: round1(peak), budget_mb: budget, verdict, ...(failed ? { error: `exit ${failed.status} (the timed rows above show the message)` } : {}), via: samples[0].via });
   };
   memRow('node -e 0 (floor)', FLOOR_ARGV, bigRepo, false, null);
   memRow('sow task list', [SOW, 'task', 'list'], bigRepo, false, MEMORY_BUDGET_MB);
   memRow('sow task list (cold cache)', [SOW, 'task', 'list'], bigRepo, true, MEMORY_BUDGET_MB);
 
-  const over = results.filter((r) => r.verdict === 'OVER').length + memory.filter((m) => m.verdict === 'OVER').length;
+  const over = [...results, ...memory].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
   const report = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
     cpu: cpus()[0]?.model ?? 'unknown',
     runs: RUNS,
+    load_average: { start: round1(loadStart), end: round1(loadavg()[0]), max: round1(Math.max(loadStart, loadavg()[0], loadPeak)) },
     floor: { command: `node ${FLOOR_ARGV.join(' ')}`, median_ms: round1(floorStats.median), p90_ms: round1(floorStats.p90), runs: floorStats.n },
     budgets_ms_over_floor: { read: BUDGET.read, write: BUDGET.write, at_1000_tasks: BUDGET.large },
     rows: results,
     memory,
+    cold_parse_errors: [...coldErrors].filter(([, e]) => e).map(([tasks, error]) => ({ tasks, error })),
     over_budget: over,
   };
 
@@ -444,20 +509,33 @@ function renderTable(report) {
   const lines = [];
   lines.push(`sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per row (interleaved rounds)`);
   lines.push(`floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms (${report.floor.runs} runs)`);
+  if (report.load_average.max > report.cpus) {
+    lines.push(`note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`);
+  }
   lines.push(`budgets (DESIGN §7, median over floor): reads +${BUDGET.read} ms, writes +${BUDGET.write} ms, anything at ${LARGE} tasks +${BUDGET.large} ms`);
   lines.push('');
-  const header = ['command', 'tasks', 'exit', 'median', 'p90', '+floor', '×floor', 'budget', ''];
+  const header = ['command', 'tasks', 'exit', 'min', 'median', 'p90', '+floor', '×floor', 'budget', ''];
+  const ms = (x) => (x === null ? '—' : `${f(x)} ms`);
   const body = report.rows.map((r) => [
-    r.command, String(r.tasks), r.exit.join(','), `${f(r.median_ms)} ms`, `${f(r.p90_ms)} ms`, `${r.over_floor_ms >= 0 ? '+' : ''}${f(r.over_floor_ms)} ms`, `${r.ratio_to_floor.toFixed(2)}×`, `+${r.budget_ms} ms`, r.verdict,
+    r.command, r.tasks === null ? '—' : String(r.tasks), r.exit.join(','), ms(r.min_ms), ms(r.median_ms), ms(r.p90_ms),
+    r.over_floor_ms === null ? '—' : `${r.over_floor_ms >= 0 ? '+' : ''}${f(r.over_floor_ms)} ms`,
+    r.ratio_to_floor === null ? '—' : `${r.ratio_to_floor.toFixed(2)}×`, `+${r.budget_ms} ms`, r.verdict,
   ]);
-  lines.push(...table(header, body, [false, true, true, true, true, true, true, true, false]));
+  lines.push(...table(header, body, [false, true, true, true, true, true, true, true, true, false]));
   lines.push('');
   lines.push('peak memory (maxRSS, worst of 3 runs):');
   const memBody = report.memory.map((m) => [m.command, m.tasks === null ? '' : String(m.tasks), `${f(m.peak_mb)} MB`, m.budget_mb === null ? '' : `< ${m.budget_mb} MB`, m.verdict]);
   lines.push(...table(['command', 'tasks', 'peak', 'budget', ''], memBody, [false, true, true, true, false]));
   lines.push(`  (measured with ${report.memory[0]?.via})`);
+  const errors = [...report.rows, ...report.memory].filter((r) => r.error);
+  if (errors.length || report.cold_parse_errors.length) {
+    lines.push('');
+    lines.push('errors:');
+    for (const e of report.cold_parse_errors) lines.push(`  - setup, ${e.tasks} tasks: sow could not parse the generated state without its cache (${e.error}); the cache was seeded so warm rows could run`);
+    for (const r of errors) lines.push(`  - ${r.command}${r.tasks ? ` (${r.tasks} tasks)` : ''}: ${r.error}`);
+  }
   lines.push('');
-  lines.push(report.over_budget === 0 ? 'all rows within budget' : `${report.over_budget} row(s) over budget`);
+  lines.push(report.over_budget === 0 ? 'all rows within budget' : `${report.over_budget} row(s) over budget or failing`);
   return `${lines.join('\n')}\n`;
 }
 

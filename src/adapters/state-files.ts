@@ -52,7 +52,12 @@ export function writeCache(root: string, rel: string, entry: CacheEntry): void {
 type YamlModule = typeof import('yaml');
 let yamlModule: YamlModule | undefined;
 export async function loadYaml(): Promise<YamlModule> {
-  return (yamlModule ??= await import('yaml'));
+  if (!yamlModule) {
+    // yaml ships CommonJS to Node: bundled, its functions sit on the default export.
+    const m = (await import('yaml')) as YamlModule & { default?: YamlModule };
+    yamlModule = m.default ?? m;
+  }
+  return yamlModule;
 }
 
 function hasComments(yaml: YamlModule, doc: import('yaml').Document): boolean {
