@@ -137,7 +137,6 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
     const project = await uow.project();
     const resolved = resolveField(field, PROJECT_FIELDS);
     if (resolved.where === 'field') {
-      if (resolved.name.startsWith('statechart')) throw new ReadOnlyFieldError(field, "only 'sow advance' moves the state machine");
       const value = coerceField(resolved.name, raw, resolved.spec);
       if (resolved.name === 'name') checkProjectName(String(value));
       uow.setProject({ ...project, [resolved.name]: value });

@@ -105,7 +105,7 @@ export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, field: 
 }
 
 export function parseIndex(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--index must be a number ≥ 0, got '${raw}'`);
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--index must be a number ≥ 0, got '${raw}'`, "the list command shows each artifact's index, e.g. 'sow output list'");
   return Number(raw);
 }
 

@@ -24,6 +24,7 @@ export class SowError extends Error {
     readonly code: string,
     readonly kind: ErrorKind,
     message: string,
+    /** The next step. Every error a user can cause has one (DESIGN §5). */
     readonly hint?: string,
     readonly details?: Record<string, unknown>,
   ) {
@@ -68,25 +69,25 @@ export class InvalidNameError extends SowError {
 }
 
 export class UsageError extends SowError {
-  constructor(message: string, hint?: string) {
+  constructor(message: string, hint = "run 'sow help', or add --help to the command") {
     super('USAGE', 'usage', message, hint);
   }
 }
 
 export class InvalidValueError extends SowError {
-  constructor(field: string, value: string, expected: string, hint?: string) {
+  constructor(field: string, value: string, expected: string, hint = `give ${q(field)} ${expected}; 'sow schema project' and 'sow schema task' list every field and its values`) {
     super('INVALID_VALUE', 'failed', `invalid value ${q(value)} for ${q(field)}: expected ${expected}`, hint);
   }
 }
 
 export class ReadOnlyFieldError extends SowError {
-  constructor(field: string, why: string, hint?: string) {
+  constructor(field: string, why: string, hint = "sow keeps it itself; other names are stored in metadata (e.g. 'metadata.note')") {
     super('READ_ONLY_FIELD', 'failed', `${q(field)} cannot be set: ${why}`, hint);
   }
 }
 
 export class UnknownFieldError extends SowError {
-  constructor(field: string, where: string, hint?: string) {
+  constructor(field: string, where: string, hint = "run 'sow schema project' or 'sow schema task' to see the fields") {
     super('UNKNOWN_FIELD', 'failed', `${where} has no field ${q(field)}`, hint);
   }
 }
@@ -110,7 +111,7 @@ export class PhaseNotFoundError extends SowError {
 }
 
 export class PhaseNotActiveError extends SowError {
-  constructor(message: string, hint?: string) {
+  constructor(message: string, hint = "run 'sow project status' to see which phase is in progress") {
     super('PHASE_NOT_ACTIVE', 'failed', message, hint);
   }
 }
@@ -167,7 +168,7 @@ export class LockTimeoutError extends SowError {
 }
 
 export class ExternalToolError extends SowError {
-  constructor(tool: string, message: string, hint?: string) {
+  constructor(tool: string, message: string, hint = `check that ${tool} is installed, on PATH and working`) {
     super('EXTERNAL_TOOL_FAILED', 'external', `${tool}: ${message}`, hint);
   }
 }
@@ -180,6 +181,6 @@ export class ConfirmationRequiredError extends SowError {
 
 export class AbortedError extends SowError {
   constructor(action: string) {
-    super('ABORTED', 'failed', `${action} cancelled`);
+    super('ABORTED', 'failed', `${action} cancelled`, 'nothing was changed; pass --yes to skip the question');
   }
 }
