@@ -13,6 +13,10 @@ import registerArtifacts from './cli/artifacts.js';
 import registerAdvance from './cli/advance.js';
 import registerSchema from './cli/schema.js';
 import registerHelpTopics from './cli/help-topics.js';
+import registerAgent from './cli/agent.js';
+import registerConfig from './cli/config.js';
+import registerLog from './cli/log.js';
+import registerPrompt from './cli/prompt.js';
 
 declare const SOW_VERSION: string;
 
@@ -60,6 +64,10 @@ function build(): Command {
     input: (p) => registerArtifacts(p, 'inputs', 'phase'),
     output: (p) => registerArtifacts(p, 'outputs', 'phase'),
     advance: registerAdvance,
+    agent: registerAgent,
+    log: registerLog,
+    prompt: registerPrompt,
+    config: registerConfig,
     schema: registerSchema,
     'exit-codes': registerHelpTopics,
   };

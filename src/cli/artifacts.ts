@@ -3,7 +3,7 @@
  * One definition for all sixteen leaf commands.
  */
 import type { Command } from 'commander';
-import { cwd, extraFlags, respond } from './output.js';
+import { cwd, extraFlags, respond, taskIdOf, TASK_ID_OPTION } from './output.js';
 import type { Direction, Owner } from '../app/artifacts.js';
 
 type OwnerKind = 'phase' | 'task';
@@ -14,9 +14,9 @@ export default function register(parent: Command, direction: Direction, kind: Ow
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
   const group = parent.command(word).description(`Manage ${what} (artifacts: type, path, approved, metadata)`);
   const withOwner = (cmd: Command) =>
-    kind === 'phase' ? cmd.option('-p, --phase <name>', 'the phase (default: the one in progress)') : cmd.requiredOption('--id <id>', 'task id');
+    kind === 'phase' ? cmd.option('-p, --phase <name>', 'the phase (default: the one in progress)') : cmd.option(...TASK_ID_OPTION);
   const ownerOf = (opts: OwnerOpts): Owner =>
-    kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: opts.id! };
+    kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: taskIdOf(opts) };
   const index = async (raw: string) => (await import('../domain/artifacts.js')).parseIndex(raw);
 
   withOwner(group.command('add'))

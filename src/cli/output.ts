@@ -50,3 +50,12 @@ export class ExtraArgumentError extends UsageError {
     super(why ?? `unexpected argument '${word}'`, "extra fields are passed as '--name value' (e.g. --assessment pass)");
   }
 }
+
+/** `--id`, or inside a spawned worker the task it was spawned for (SOW_TASK_ID). */
+export function taskIdOf(opts: { id?: string }): string {
+  const id = opts.id ?? process.env['SOW_TASK_ID'];
+  if (id === undefined || id === '') throw new UsageError("required option '--id <id>' not specified", "pass --id <task id> ('sow task list' shows them); spawned workers default to SOW_TASK_ID");
+  return id;
+}
+
+export const TASK_ID_OPTION = ['--id <id>', 'task id (default: $SOW_TASK_ID, set for spawned workers)'] as const;

@@ -35,6 +35,20 @@ export const TaskSummarySchema = v.looseObject({
 });
 export type TaskSummary = v.InferOutput<typeof TaskSummarySchema>;
 
+/** A worker session (spec 003, "Session Management Protocol"), written before the worker starts. */
+export const SessionSchema = v.looseObject({
+  executor: v.pipe(v.string(), d('Executor name from the user configuration, e.g. claude-code')),
+  type: v.pipe(v.string(), d('Executor type: claude, cursor, codex, …')),
+  agent: v.string(),
+  agent_id: v.pipe(v.string(), d('e.g. implementer-2; workers see it as SOW_AGENT_ID')),
+  cwd: v.pipe(v.string(), d('Where the session runs; resumes run there too')),
+  branch: v.optional(v.string()),
+  started_at: timestamp,
+  resumed_at: v.optional(timestamp),
+  resumes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+export type Session = v.InferOutput<typeof SessionSchema>;
+
 export const PhaseSchema = v.looseObject({
   status: v.picklist(PHASE_STATUSES),
   enabled: v.boolean(),
@@ -63,6 +77,11 @@ export const ProjectStateSchema = v.pipe(
       updated_at: timestamp,
     }),
     phases: v.record(v.string(), PhaseSchema),
+    sessions: v.optional(v.pipe(
+      v.record(v.string(), v.looseObject({ session_id: v.optional(v.string()), ...SessionSchema.entries })),
+      d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
+    )),
+    spawn_counts: v.optional(v.pipe(v.record(v.string(), v.pipe(v.number(), v.integer())), d('Workers spawned per agent; numbers the agent ids'))),
   }),
   d('.sow/project/state.yaml'),
 );
@@ -85,6 +104,8 @@ export const TaskStateSchema = v.pipe(
     inputs: v.array(ArtifactSchema),
     outputs: v.array(ArtifactSchema),
     metadata: metadata,
+    session_id: v.optional(v.pipe(v.string(), d('Resumable session of the worker; cleared when the task is completed or abandoned'))),
+    session: v.optional(SessionSchema),
   }),
   d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
 );
@@ -92,22 +113,28 @@ export type TaskState = v.InferOutput<typeof TaskStateSchema>;
 
 /** User configuration (~/.config/sow/config.yaml), spec 003. Read by the agent commands. */
 export const EXECUTOR_TYPES = ['claude', 'cursor', 'windsurf', 'codex', 'gemini', 'copilot', 'opencode', 'command'] as const;
+export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
+export const ExecutorConfigSchema = v.looseObject({
+  type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
+  settings: v.optional(v.looseObject({
+    yolo_mode: v.optional(v.pipe(v.boolean(), d('Skip permission prompts (mapped to each CLI\'s flag)'))),
+    model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
+  })),
+  custom_args: v.optional(v.pipe(v.array(v.string()), d('Extra arguments, added last'))),
+  spawn: v.optional(v.pipe(v.array(v.string()), d('type command: argv of a new session; placeholders {prompt_file} {prompt} {session_id} {model} {cwd}'))),
+  resume: v.optional(v.pipe(v.array(v.string()), d('type command: argv to resume a session; without it the executor cannot resume'))),
+});
+export type ExecutorConfig = v.InferOutput<typeof ExecutorConfigSchema>;
 export const UserConfigSchema = v.pipe(
   v.looseObject({
     agents: v.optional(v.looseObject({
-      executors: v.optional(v.record(v.string(), v.looseObject({
-        type: v.picklist(EXECUTOR_TYPES),
-        settings: v.optional(v.looseObject({
-          yolo_mode: v.optional(v.boolean()),
-          model: v.optional(v.string()),
-        })),
-        custom_args: v.optional(v.array(v.string())),
-      }))),
-      bindings: v.optional(v.record(v.string(), v.string())),
+      executors: v.optional(v.record(v.string(), ExecutorConfigSchema)),
+      bindings: v.optional(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
     })),
   }),
   d('~/.config/sow/config.yaml'),
 );
+export type UserConfig = v.InferOutput<typeof UserConfigSchema>;
 
 export type SchemaIssue = { path: string; message: string };
 

@@ -43,3 +43,16 @@ describe('task status', () => {
     expect(summaryOf(task)).toEqual({ id: '010', name: 'x', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' });
   });
 });
+
+describe('sessions', () => {
+  it('are cleared when the task is completed or abandoned, kept otherwise', () => {
+    const withSession: TaskState = { ...task, session_id: 'abc', session: { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T0 } };
+    expect(withStatus(withSession, 'needs_review', T1).session_id).toBe('abc');
+    expect(withStatus(withSession, 'paused', T1).session).toBeDefined();
+    for (const status of ['completed', 'abandoned'] as const) {
+      const done = withStatus(withSession, status, T1);
+      expect(done.session_id).toBeUndefined();
+      expect(done.session).toBeUndefined();
+    }
+  });
+});

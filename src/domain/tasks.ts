@@ -42,8 +42,14 @@ export function withStatus(task: TaskState, status: TaskStatus, now: string): Ta
   const next: TaskState = { ...task, status, updated_at: now };
   // Abandoning a task nobody started does not make it started.
   if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
-  if (TERMINAL_STATUSES.includes(status)) next.completed_at = now;
-  else delete next.completed_at;
+  if (TERMINAL_STATUSES.includes(status)) {
+    next.completed_at = now;
+    // A finished task has no worker to resume (spec 003): its session is cleared.
+    delete next.session_id;
+    delete next.session;
+  } else {
+    delete next.completed_at;
+  }
   return next;
 }
 
@@ -71,6 +77,8 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   updated_at: { kind: 'readonly', why: 'sow keeps it current' },
   started_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
   completed_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
+  session_id: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
+  session: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
   inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task input add|set|remove --id <id>'" },
   outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task output add|set|remove --id <id>'" },
 };

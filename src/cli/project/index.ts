@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { cwd, respond } from '../output.js';
+import { askYesNo, interactive } from '../confirm.js';
 
 export default function register(program: Command): void {
   const project = program.command('project').description('Create, inspect and remove the project on this branch');
@@ -57,20 +58,7 @@ export default function register(program: Command): void {
     .option('-y, --yes', 'do not ask')
     .action(async (opts: { yes?: boolean }) => {
       const { deleteProject } = await import('../../app/project.js');
-      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-      const r = await deleteProject(cwd(), askYesNo, interactive, opts.yes === true);
+      const r = await deleteProject(cwd(), (name) => askYesNo(`Delete project '${name}' and everything in .sow/project/?`), interactive(), opts.yes === true);
       respond({ data: r, message: `Deleted project '${r.name}'` });
     });
 }
-
-async function askYesNo(name: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`Delete project '${name}' and everything in .sow/project/? [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
-}
-

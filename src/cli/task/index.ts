@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { cwd, respond } from '../output.js';
+import { cwd, respond, taskIdOf, TASK_ID_OPTION } from '../output.js';
 import { renderValue } from '../../domain/fields.js';
 import registerArtifacts from '../artifacts.js';
 
@@ -24,38 +24,38 @@ export default function register(program: Command): void {
   task
     .command('set')
     .description('Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata')
-    .requiredOption('--id <id>', 'task id')
+    .option(...TASK_ID_OPTION)
     .argument('<field>')
     .argument('<value>')
-    .action(async (field: string, value: string, opts: { id: string }) => {
+    .action(async (field: string, value: string, opts: { id?: string }) => {
       const { setTaskField } = await import('../../app/task.js');
-      const r = await setTaskField(cwd(), opts.id, field, value);
+      const r = await setTaskField(cwd(), taskIdOf(opts), field, value);
       respond({ data: { id: r.id, field: r.field, value: r.value }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
     });
 
   task
     .command('get')
     .description('Print a task, or one field of it (bare, for scripts)')
-    .requiredOption('--id <id>', 'task id')
+    .option(...TASK_ID_OPTION)
     .argument('[field]')
-    .action(async (field: string | undefined, opts: { id: string }) => {
+    .action(async (field: string | undefined, opts: { id?: string }) => {
       const { getTask } = await import('../../app/task.js');
-      const r = await getTask(cwd(), opts.id, field);
+      const r = await getTask(cwd(), taskIdOf(opts), field);
       if (field === undefined) {
         const { emitYaml } = await import('../../adapters/yaml-emit.js');
         respond({ data: r.task, text: emitYaml(r.task).trimEnd() });
       } else {
-        respond({ data: { id: opts.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) });
+        respond({ data: { id: r.task.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) });
       }
     });
 
   task
     .command('abandon')
     .description('Abandon a task (it no longer blocks review)')
-    .requiredOption('--id <id>', 'task id')
-    .action(async (opts: { id: string }) => {
+    .option(...TASK_ID_OPTION)
+    .action(async (opts: { id?: string }) => {
       const { abandonTask } = await import('../../app/task.js');
-      const t = await abandonTask(cwd(), opts.id);
+      const t = await abandonTask(cwd(), taskIdOf(opts));
       respond({ data: t, message: `Abandoned task ${t.id} '${t.name}'` });
     });
 

@@ -1,0 +1,175 @@
+/**
+ * The built-in executors: one argv table per agent CLI. Every flag here is checked against that
+ * CLI's own --help (test/fixtures/agent-help, and `npm run test:real-agents` against the live CLIs).
+ */
+import type { ExecutorConfig, ExecutorType } from '../../domain/schemas.js';
+import type { Executor, Invocation, InvocationContext } from './types.js';
+
+const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
+const yolo = (c: ExecutorConfig, ...flags: string[]) => (c.settings?.yolo_mode ? flags : []);
+const custom = (c: ExecutorConfig) => c.custom_args ?? [];
+const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
+  ({ binary, args, env, stdin: ctx.prompt, notes });
+
+/** For CLIs that take the prompt only as an argument: a short instruction pointing at the prompt file. */
+const fileInstruction = (ctx: InvocationContext) =>
+  `Read the file ${ctx.promptFile} and follow the instructions in it exactly. It is your task prompt from sow.`;
+
+const claudeEnv = (ctx: InvocationContext): { env: Record<string, string>; notes: string[] } =>
+  ctx.config.settings?.yolo_mode && ctx.runningAsRoot
+    ? { env: { IS_SANDBOX: '1' }, notes: ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] }
+    : { env: {}, notes: [] };
+
+const claude: Executor = {
+  type: 'claude',
+  title: 'Claude Code',
+  install: 'npm install -g @anthropic-ai/claude-code',
+  sessionIds: 'caller',
+  binary: () => 'claude',
+  supportsResumption: () => true,
+  spawn(ctx) {
+    const c = ctx.config;
+    const { env, notes } = claudeEnv(ctx);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...yolo(c, '--dangerously-skip-permissions'), ...custom(c)], ctx, env, notes);
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    const { env, notes } = claudeEnv(ctx);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...yolo(c, '--dangerously-skip-permissions'), ...custom(c)], ctx, env, notes);
+  },
+};
+
+const cursor: Executor = {
+  type: 'cursor',
+  title: 'Cursor CLI',
+  install: 'curl https://cursor.com/install -fsS | bash   (cursor-agent is not on npm)',
+  sessionIds: 'precreated',
+  binary: () => 'cursor-agent',
+  supportsResumption: () => true,
+  createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...yolo(c, '--force'), ...custom(c)], ctx);
+  },
+  resume(ctx) {
+    return this.spawn(ctx);
+  },
+};
+
+const codex: Executor = {
+  type: 'codex',
+  title: 'Codex CLI',
+  install: 'npm install -g @openai/codex',
+  sessionIds: 'reported',
+  binary: () => 'codex',
+  supportsResumption: () => true,
+  sessionFromEvent: (e) => (e['type'] === 'thread.started' && typeof e['thread_id'] === 'string' ? e['thread_id'] : undefined),
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...yolo(c, '--dangerously-bypass-approvals-and-sandbox'), ...custom(c), '-'], ctx);
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
+    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...yolo(c, '--dangerously-bypass-approvals-and-sandbox'), ...custom(c), ctx.sessionId, '-'], ctx);
+  },
+};
+
+const gemini: Executor = {
+  type: 'gemini',
+  title: 'Gemini CLI',
+  install: 'npm install -g @google/gemini-cli',
+  sessionIds: 'caller',
+  binary: () => 'gemini',
+  supportsResumption: () => true,
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c), '-p', 'Follow the instructions given on standard input.'], ctx);
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    return viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c), '-p', 'Follow the instructions given on standard input.'], ctx);
+  },
+};
+
+const copilot: Executor = {
+  type: 'copilot',
+  title: 'GitHub Copilot CLI',
+  install: 'npm install -g @github/copilot',
+  sessionIds: 'caller',
+  binary: () => 'copilot',
+  supportsResumption: () => true,
+  spawn(ctx) {
+    const c = ctx.config;
+    return { binary: 'copilot', args: ['--session-id', ctx.sessionId!, '--output-format', 'json', ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c), '-p', fileInstruction(ctx)], env: {}, notes: [`the prompt is passed as the file ${ctx.promptFile}`] };
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    return { binary: 'copilot', args: ['--resume', ctx.sessionId, '--output-format', 'json', ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c), '-p', fileInstruction(ctx)], env: {}, notes: [`the prompt is passed as the file ${ctx.promptFile}`] };
+  },
+};
+
+const opencode: Executor = {
+  type: 'opencode',
+  title: 'opencode',
+  install: 'npm install -g opencode-ai',
+  sessionIds: 'reported',
+  binary: () => 'opencode',
+  supportsResumption: () => true,
+  sessionFromEvent: (e) => {
+    const id = e['sessionID'] ?? (e['part'] as Record<string, unknown> | undefined)?.['sessionID'];
+    return typeof id === 'string' ? id : undefined;
+  },
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...custom(c)], ctx);
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...custom(c)], ctx);
+  },
+};
+
+const windsurf: Executor = {
+  type: 'windsurf',
+  title: 'Windsurf',
+  install: 'install Windsurf and put its windsurf command on PATH',
+  sessionIds: 'none',
+  binary: () => 'windsurf',
+  supportsResumption: () => false,
+  spawn: (ctx) => viaStdin('windsurf', [...custom(ctx.config)], ctx),
+  resume() {
+    throw new Error('windsurf cannot resume sessions');
+  },
+};
+
+/** Replaces {placeholders} in one argv word; unknown placeholders are left for the user to see. */
+function fill(word: string, ctx: InvocationContext): string {
+  const values: Record<string, string | undefined> = {
+    prompt_file: ctx.promptFile,
+    prompt: ctx.prompt,
+    session_id: ctx.sessionId,
+    model: ctx.config.settings?.model ?? '',
+    cwd: ctx.cwd,
+  };
+  return word.replace(/\{(prompt_file|prompt|session_id|model|cwd)\}/g, (_m, key: string) => values[key] ?? '');
+}
+
+const command: Executor = {
+  type: 'command',
+  title: 'a command of your own',
+  install: "set agents.executors.<name>.spawn to the argv of your agent CLI (see 'sow config init')",
+  sessionIds: 'caller',
+  binary: (c) => c.spawn?.[0] ?? '',
+  supportsResumption: (c) => Boolean(c.resume?.length),
+  spawn(ctx) {
+    const [binary = '', ...args] = (ctx.config.spawn ?? []).map((w) => fill(w, ctx));
+    return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
+  },
+  resume(ctx) {
+    const [binary = '', ...args] = (ctx.config.resume ?? []).map((w) => fill(w, ctx));
+    return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
+  },
+};
+
+export const EXECUTORS: Readonly<Record<ExecutorType, Executor>> = { claude, cursor, codex, gemini, copilot, opencode, windsurf, command };

@@ -1,0 +1,89 @@
+/**
+ * Runs an agent CLI: argv array, never a shell; explicit cwd; prompt on stdin. Its stdout is read
+ * line by line (agent CLIs print JSON events); the tail of its stderr is kept for errors. The
+ * child is killed if sow is interrupted, so no worker outlives the command that started it.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+export function findOnPath(binary: string, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  if (!binary) return undefined;
+  const candidates = isAbsolute(binary) || binary.includes('/') ? [binary] : (env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
+}
+
+export interface RunRequest {
+  binary: string;
+  args: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  stdin?: string;
+  onLine?: (line: string) => void;
+}
+
+export interface RunOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+}
+
+const TAIL = 4_000;
+
+export function runProcess(req: RunRequest): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(req.binary, [...req.args], {
+      cwd: req.cwd,
+      env: { ...process.env, ...req.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+    const onInt = forward('SIGINT');
+    const onTerm = forward('SIGTERM');
+    const onExit = () => child.kill('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    process.on('exit', onExit);
+    const cleanup = () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      process.off('exit', onExit);
+    };
+
+    let stderr = '';
+    let pending = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      pending += chunk;
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        req.onLine?.(line);
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-TAIL);
+    });
+    child.stdin.on('error', () => undefined); // a CLI that exits without reading stdin
+    child.stdin.end(req.stdin ?? '');
+    child.on('error', (err) => {
+      cleanup();
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      cleanup();
+      if (pending) req.onLine?.(pending);
+      resolve({ code, signal, stderrTail: stderr });
+    });
+  });
+}

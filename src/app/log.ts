@@ -1,0 +1,76 @@
+/**
+ * `sow log` (ADR-011): an entry with YAML front matter (timestamp, agent, action, result, files)
+ * and a markdown body, appended to the task's or the project's log.md. With a task, every file
+ * becomes a `modified` output of that task, once (spec 000: outputs are auto-tracked via logging).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
+import { InvalidValueError, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
+import { findTask } from '../domain/tasks.js';
+import { tasksOf } from '../domain/project-types/phase-ops.js';
+import { findWorkspaceRoot } from '../adapters/git.js';
+import { emitYaml } from '../adapters/yaml-emit.js';
+import { PROJECT_DIR, taskDir, update } from './workspace.js';
+
+export interface LogRequest {
+  agent?: string;
+  action: string;
+  result: string;
+  files: string[];
+  task?: string;
+  project: boolean;
+  notes: string;
+}
+
+export interface LogResult {
+  file: string;
+  task?: string;
+  agent: string;
+  files: string[];
+  tracked: string[];
+}
+
+/** A file named on the command line (relative to where the user stands) as a repository path. */
+export function repositoryPath(root: string, cwd: string, file: string): string {
+  const abs = isAbsolute(file) ? file : resolve(cwd, file);
+  const rel = relative(root, abs);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathOutsideRepositoryError(file);
+  return rel.split(sep).join('/');
+}
+
+export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LogResult> {
+  if (!(LOG_ACTIONS as readonly string[]).includes(req.action)) throw new InvalidValueError('action', req.action, `one of ${LOG_ACTIONS.join(', ')}`);
+  if (!(LOG_RESULTS as readonly string[]).includes(req.result)) throw new InvalidValueError('result', req.result, `one of ${LOG_RESULTS.join(', ')}`);
+  const agent = req.agent ?? env['SOW_AGENT_ID'];
+  if (!agent) throw new UsageError('--agent is required', "pass --agent <id> (e.g. implementer-1); spawned workers have it in SOW_AGENT_ID");
+  if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place');
+  const taskId = req.project ? undefined : req.task ?? env['SOW_TASK_ID'];
+  if (!req.project && !taskId) throw new UsageError('say where to log: --task <id> or --project', 'spawned workers have their task in SOW_TASK_ID');
+  const root = findWorkspaceRoot(cwd);
+  const files = [...new Set(req.files.flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean).map((f) => repositoryPath(root, cwd, f)))];
+
+  return update(root, async (uow) => {
+    const project = await uow.project();
+    const logRel = taskId ? `${taskDir(taskId)}/log.md` : `${PROJECT_DIR}/log.md`;
+    const front: Record<string, unknown> = { timestamp: uow.now, agent, action: req.action, result: req.result, ...(files.length ? { files } : {}) };
+    const entry = `---\n${emitYaml(front)}---\n\n${req.notes.trim() ? `${req.notes.trim()}\n\n` : ''}`;
+    const tracked: string[] = [];
+    if (taskId) {
+      findTask(tasksOf(project), taskId);
+      const task = await uow.task(taskId);
+      const outputs = [...task.outputs];
+      for (const file of files) {
+        const path = posix.relative(PROJECT_DIR, file);
+        if (outputs.some((o) => o.type === 'modified' && o.path === path)) continue;
+        outputs.push({ type: 'modified', path, created_at: uow.now });
+        tracked.push(path);
+      }
+      await uow.setTask({ ...task, outputs });
+    }
+    const abs = join(root, logRel);
+    const before = existsSync(abs) ? readFileSync(abs, 'utf8') : taskId ? `# Task log: ${taskId}\n\n` : `# Project log: ${project.name}\n\n`;
+    uow.tx.write(logRel, `${before}${before.endsWith('\n\n') || before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n'}${entry}`);
+    return { file: logRel, ...(taskId ? { task: taskId } : {}), agent, files, tracked };
+  });
+}

@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { respond } from './output.js';
+import { askYesNo, interactive } from './confirm.js';
+
+export default function register(program: Command): void {
+  const config = program.command('config').description('Your agent configuration (which agent CLI runs which role)');
+
+  config
+    .command('init')
+    .description('Create the configuration file from a commented template (never overwrites without asking)')
+    .option('--force', 'replace an existing file without asking')
+    .action(async (opts: { force?: boolean }) => {
+      const { initConfig } = await import('../app/config.js');
+      const r = await initConfig(opts.force === true, interactive(), askYesNo);
+      respond({ data: r, text: r.path, message: `${r.overwritten ? 'Replaced' : 'Created'} ${r.path}\nNext: sow config edit, then sow config validate` });
+    });
+
+  config
+    .command('path')
+    .description('Print where the configuration file is (or would be)')
+    .option('--exists', 'print true or false: whether the file exists')
+    .action(async (opts: { exists?: boolean }) => {
+      const { configPath } = await import('../app/config.js');
+      const r = configPath();
+      respond({ data: r, text: opts.exists ? String(r.exists) : r.path });
+    });
+
+  config
+    .command('validate')
+    .description('Check YAML, schema, executor types and bindings; warn about CLIs missing from PATH')
+    .action(async () => {
+      const { validateConfig, renderValidation } = await import('../app/config.js');
+      const r = await validateConfig();
+      if (!r.valid) {
+        const { SowError } = await import('../domain/errors.js');
+        if (!process.argv.includes('--json')) process.stdout.write(`${renderValidation(r)}\n`);
+        throw new SowError('CONFIG_INVALID', 'state', `${r.path} is invalid`, r.lines.filter((l) => l.level === 'error').map((l) => l.text).join('; '), { lines: r.lines });
+      }
+      respond({ data: r, text: renderValidation(r) });
+    });
+
+  config
+    .command('show')
+    .description('Print the effective configuration with the source of every value')
+    .action(async () => {
+      const { showConfig } = await import('../app/config.js');
+      const r = await showConfig();
+      respond({ data: { path: r.path, exists: r.exists, executors: r.effective.executors, bindings: r.effective.bindings, overrides: r.effective.overrides }, text: r.text });
+    });
+
+  config
+    .command('edit')
+    .description('Open the configuration in $VISUAL or $EDITOR (creating it from the template), then validate it')
+    .action(async () => {
+      const { editConfig, renderValidation } = await import('../app/config.js');
+      const r = await editConfig();
+      if (!r.report.valid) {
+        const { SowError } = await import('../domain/errors.js');
+        throw new SowError('CONFIG_INVALID', 'state', `${r.path} is invalid after editing`, `${r.report.lines.filter((l) => l.level === 'error').map((l) => l.text).join('; ')}; run 'sow config edit' again`);
+      }
+      respond({ data: r, message: renderValidation(r.report) });
+    });
+
+  config
+    .command('reset')
+    .description('Remove the configuration file (a .backup copy is kept) and go back to the defaults')
+    .option('--force', 'do not ask')
+    .action(async (opts: { force?: boolean }) => {
+      const { resetConfig } = await import('../app/config.js');
+      const r = await resetConfig(opts.force === true, interactive(), askYesNo);
+      respond({ data: r, message: r.removed ? `Removed ${r.path} (backup: ${r.backup})` : `No configuration file at ${r.path}; the defaults are in use` });
+    });
+}

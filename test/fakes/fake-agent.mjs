@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+/**
+ * A strict fake of the agent CLIs sow drives (claude, cursor-agent, codex, gemini, copilot,
+ * opencode, windsurf, and a generic "my-agent"). It records what it was given (argv, stdin, cwd,
+ * the SOW_* environment) to $FAKE_AGENT_LOG as one JSON line, refuses flags the real CLI does not
+ * have, keeps sessions like the real one (in $FAKE_AGENT_HOME), prints events in the CLI's JSON
+ * format, and calls `sow` back the way a worker would.
+ *
+ * Behaviour knobs (environment):
+ *   FAKE_AGENT_SCRIPT  JSON list of sow argv lists to run instead of the default
+ *   FAKE_AGENT_FAIL    exit with this code after printing an error on stderr
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+const [cli, ...args] = process.argv.slice(2);
+const home = process.env.FAKE_AGENT_HOME ?? '/tmp/fake-agent-home';
+mkdirSync(home, { recursive: true });
+const stdin = (() => {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch {
+    return '';
+  }
+})();
+
+function fail(message, code = 2) {
+  process.stderr.write(`${cli}: ${message}\n`);
+  process.exit(code);
+}
+
+/** Parses argv against the flags this CLI really has; anything else is refused, like the real CLI. */
+function parse(spec, argv) {
+  const out = { flags: {}, positional: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('-') && a !== '-') {
+      const [name, inline] = a.split('=', 2);
+      if (!(name in spec)) fail(`unknown option '${name}'`);
+      if (spec[name]) out.flags[name] = inline ?? argv[++i];
+      else out.flags[name] = true;
+    } else out.positional.push(a);
+  }
+  return out;
+}
+
+const SPECS = {
+  claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false },
+  'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false },
+  codex: { '--json': false, '-C': true, '-m': true, '--dangerously-bypass-approvals-and-sandbox': false },
+  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-m': true, '--yolo': false, '-y': false },
+  copilot: { '-p': true, '--session-id': true, '--resume': true, '--output-format': true, '--model': true, '--allow-all-tools': false },
+  opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true },
+  windsurf: { '--cascade': false },
+  'my-agent': { '--session': true, '--resume': true, '--prompt-file': true },
+};
+
+const sessionsFile = join(home, `${cli}-sessions.json`);
+const sessions = existsSync(sessionsFile) ? JSON.parse(readFileSync(sessionsFile, 'utf8')) : {};
+const saveSessions = () => writeFileSync(sessionsFile, JSON.stringify(sessions));
+const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
+
+let sessionId;
+let resuming = false;
+let promptText = stdin;
+
+switch (cli) {
+  case 'claude': {
+    const p = parse(SPECS.claude, args);
+    if (!p.flags['--print'] && !p.flags['-p']) fail('interactive mode needs a terminal');
+    if (p.flags['--output-format'] === 'stream-json' && !p.flags['--verbose']) fail('--output-format=stream-json requires --verbose');
+    if (p.flags['--dangerously-skip-permissions'] && process.getuid?.() === 0 && process.env.IS_SANDBOX !== '1') fail('--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons', 1);
+    const resume = p.flags['--resume'] ?? p.flags['-r'];
+    if (resume) {
+      if (!sessions[resume] || sessions[resume].cwd !== process.cwd()) fail(`No conversation found with session ID: ${resume}`, 1);
+      sessionId = resume;
+      resuming = true;
+    } else {
+      sessionId = p.flags['--session-id'] ?? randomUUID();
+      if (!/^[0-9a-f-]{36}$/.test(sessionId)) fail('Invalid session ID. Must be a valid UUID.', 1);
+      if (sessions[sessionId]) fail(`Session ID ${sessionId} is already in use.`, 1);
+    }
+    emit({ type: 'system', subtype: 'init', session_id: sessionId, cwd: process.cwd(), model: p.flags['--model'] ?? 'fake-model', tools: ['Bash'] });
+    break;
+  }
+  case 'cursor-agent': {
+    if (args[0] === 'create-chat') {
+      const id = randomUUID();
+      sessions[id] = { cwd: null, created: true };
+      saveSessions();
+      process.stdout.write(`${id}\n`);
+      process.exit(0);
+    }
+    const p = parse(SPECS['cursor-agent'], args);
+    if (!p.flags['-p'] && !p.flags['--print']) fail('interactive mode needs a terminal');
+    sessionId = p.flags['--resume'];
+    if (!sessionId || !sessions[sessionId]) fail(`chat ${sessionId} not found`, 1);
+    resuming = sessions[sessionId].cwd !== null;
+    emit({ type: 'system', subtype: 'init', session_id: sessionId });
+    break;
+  }
+  case 'codex': {
+    if (args[0] !== 'exec') fail('only exec is faked');
+    let rest = args.slice(1);
+    if (rest[0] === 'resume') {
+      resuming = true;
+      rest = rest.slice(1);
+    }
+    const p = parse(SPECS.codex, rest);
+    if (resuming && p.flags['-C']) fail("unexpected argument '-C' found");
+    if (!p.flags['--json']) fail('fake codex needs --json');
+    if (resuming) {
+      sessionId = p.positional[0];
+      if (!sessions[sessionId]) fail(`thread ${sessionId} not found`, 1);
+      if (p.positional[1] !== '-') fail('expected - to read the prompt from stdin');
+    } else {
+      if (p.positional[0] !== '-') fail('expected - to read the prompt from stdin');
+      sessionId = `thread-${randomUUID()}`;
+    }
+    emit({ type: 'thread.started', thread_id: sessionId });
+    break;
+  }
+  case 'gemini': {
+    const p = parse(SPECS.gemini, args);
+    const prompt = p.flags['-p'] ?? p.flags['--prompt'];
+    if (prompt === undefined) fail('interactive mode needs a terminal');
+    promptText = `${stdin}\n\n${prompt}`;
+    if (p.flags['--resume']) {
+      sessionId = p.flags['--resume'];
+      if (!sessions[sessionId]) fail(`session ${sessionId} not found`, 1);
+      resuming = true;
+    } else {
+      sessionId = p.flags['--session-id'];
+      if (!sessionId) fail('fake gemini needs --session-id');
+      if (sessions[sessionId]) fail(`session ${sessionId} exists`, 1);
+    }
+    emit({ type: 'init', session_id: sessionId, model: p.flags['-m'] ?? 'gemini-fake' });
+    break;
+  }
+  case 'copilot': {
+    const p = parse(SPECS.copilot, args);
+    if (p.flags['-p'] === undefined) fail('interactive mode needs a terminal');
+    const file = /Read the file (\S+) and follow/.exec(p.flags['-p'])?.[1];
+    promptText = file ? readFileSync(file, 'utf8') : p.flags['-p'];
+    if (p.flags['--resume']) {
+      sessionId = p.flags['--resume'];
+      if (!sessions[sessionId]) fail(`session ${sessionId} not found`, 1);
+      resuming = true;
+    } else {
+      sessionId = p.flags['--session-id'];
+      if (!sessionId || sessions[sessionId]) fail('need a new --session-id', 1);
+    }
+    emit({ type: 'session.start', sessionId });
+    break;
+  }
+  case 'opencode': {
+    if (args[0] !== 'run') fail('only run is faked');
+    const p = parse(SPECS.opencode, args.slice(1));
+    if (p.flags['--format'] !== 'json') fail('fake opencode needs --format json');
+    const resume = p.flags['--session'] ?? p.flags['-s'];
+    if (resume) {
+      if (!sessions[resume]) fail(`session ${resume} not found`, 1);
+      sessionId = resume;
+      resuming = true;
+    } else sessionId = `ses_${randomUUID().replaceAll('-', '')}`;
+    emit({ type: 'step_start', sessionID: sessionId, part: { sessionID: sessionId, type: 'step-start' } });
+    break;
+  }
+  case 'windsurf': {
+    parse(SPECS.windsurf, args);
+    break;
+  }
+  case 'my-agent': {
+    const p = parse(SPECS['my-agent'], args);
+    if (p.flags['--prompt-file']) promptText = readFileSync(p.flags['--prompt-file'], 'utf8');
+    if (p.flags['--resume']) {
+      sessionId = p.flags['--resume'];
+      if (!sessions[sessionId]) fail(`session ${sessionId} not found`, 1);
+      resuming = true;
+    } else sessionId = p.flags['--session'];
+    break;
+  }
+  default:
+    fail(`no fake for ${cli}`);
+}
+
+if (process.env.FAKE_AGENT_LOG) {
+  appendFileSync(process.env.FAKE_AGENT_LOG, `${JSON.stringify({
+    cli,
+    argv: args,
+    stdin,
+    prompt: promptText,
+    cwd: process.cwd(),
+    resuming,
+    session: sessionId ?? null,
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX')),
+  })}\n`);
+}
+
+if (process.env.FAKE_AGENT_FAIL) {
+  process.stderr.write(`${cli}: API Error: 529 overloaded (fake)\n`);
+  process.exit(Number(process.env.FAKE_AGENT_FAIL));
+}
+
+if (sessionId && cli !== 'windsurf') {
+  sessions[sessionId] = { cwd: process.cwd(), turns: (sessions[sessionId]?.turns ?? 0) + 1 };
+  saveSessions();
+}
+
+function sow(argv) {
+  emit(cli === 'codex'
+    ? { type: 'item.started', item: { type: 'command_execution', command: `sow ${argv.join(' ')}` } }
+    : { type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `sow ${argv.join(' ')}` } }] } });
+  const r = spawnSync('sow', argv, { encoding: 'utf8', env: process.env });
+  if (r.status !== 0) fail(`sow ${argv.join(' ')} failed (${r.status}): ${r.stderr}`, 3);
+}
+
+const task = process.env.SOW_TASK_ID;
+const script = process.env.FAKE_AGENT_SCRIPT
+  ? JSON.parse(process.env.FAKE_AGENT_SCRIPT)
+  : task
+    ? resuming
+      ? [['log', '--action', 'modified_file', '--result', 'success', '--file', 'src/fix.ts', 'Addressed the feedback'], ['task', 'set', 'status', 'needs_review']]
+      : [['prompt', 'guidance/implementer/base'], ['log', '--action', 'started_task', '--result', 'success', '--file', 'src/feature.ts', 'Started'], ['task', 'set', 'status', 'needs_review']]
+    : [['log', '--project', '--action', 'research', '--result', 'success', 'Looked around']];
+for (const argv of script) sow(argv);
+emit(cli === 'codex' ? { type: 'turn.completed' } : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done' });
