@@ -12,6 +12,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, ok, SOW, type Repo } from './harness.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/prompts/standard/', import.meta.url));
+const ALL_TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
+
+/** Every markdown template sow ships, relative to templates/. */
+function allTemplates(): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(ALL_TEMPLATES, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${name.name}` : name.name;
+      if (name.isDirectory()) walk(child);
+      else if (name.name.endsWith('.md')) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
 const STATES = [
   'PlanningActive',
   'ImplementationPlanning',
@@ -163,6 +178,10 @@ const TEMPLATE_VARS: Record<string, string> = {
   state: 'ReviewActive',
   task_count: '3',
   iteration: '2',
+  // Agent spawn prompts (templates/agents/*.md).
+  agent_id: 'implementer-1',
+  assignment: 'Task 010: parser (iteration 1).',
+  guidance: 'guidance/implementer/base',
 };
 
 /** Plausible values for <angle-bracket> placeholders; any other becomes `x`. */
@@ -287,6 +306,11 @@ function checkCommand(file: string, command: string, statuses: readonly string[]
     const metadata = METADATA_FLAGS.has(flag) && h.text.replace(/\s+/g, ' ').includes(METADATA_PASSTHROUGH);
     if (!documented && !metadata) problems.push({ file, command, problem: `'sow ${path.join(' ')}' has no ${flag} flag` });
   }
+  // A prompt an agent is told to load must exist.
+  if (path.join(' ') === 'prompt' && args[1] && !args[1].startsWith('-')) {
+    const r = spawnSync(process.execPath, [SOW, 'prompt', args[1]], { cwd: tmpdir(), encoding: 'utf8' });
+    if (r.status !== 0) problems.push({ file, command, problem: `'sow prompt ${args[1]}' exited ${r.status}: ${r.stderr.trim()}` });
+  }
   // A status a task is set to, or listed by, must be one the task schema allows.
   const rest = args.slice(path.length);
   const statusValue = path.join(' ') === 'task set' && rest.includes('status') ? rest[rest.indexOf('status') + 1]
@@ -308,8 +332,9 @@ describe('the commands in the standard prompt templates', () => {
     expect(extractCommands(sample).sort()).toEqual(['sow advance', 'sow task list']);
     const statuses = taskStatuses();
     // The checker must be able to fail: unknown commands, unknown flags and bad statuses.
-    expect(checkCommand('t', 'sow agent spawn <id>', statuses)).toHaveLength(1);
-    expect(checkCommand('t', 'sow log "x"', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow agent fly <id>', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow logs "x"', statuses)).toHaveLength(1);
+    expect(checkCommand('t', 'sow prompt guidance/nobody/base', statuses)).toHaveLength(1);
     expect(checkCommand('t', 'sow task', statuses)).toHaveLength(1);
     expect(checkCommand('t', 'sow task add "<name>" --agentt implementer', statuses)).toHaveLength(1);
     expect(checkCommand('t', 'sow phase set tasks_approved true --assessment pass', statuses)).toHaveLength(1);
@@ -317,15 +342,17 @@ describe('the commands in the standard prompt templates', () => {
     expect(checkCommand('t', 'sow task add "<name>" --agent implementer --depends-on 010,020 --parallel', statuses)).toEqual([]);
   });
 
-  it('uses only sow commands and flags the CLI accepts', () => {
+  it('uses only sow commands and flags the CLI accepts, in every template sow ships', () => {
     const statuses = taskStatuses();
-    const files = readdirSync(TEMPLATES).filter((f) => f.endsWith('.md')).sort();
-    expect(files.length).toBeGreaterThanOrEqual(STATES.length);
+    const files = allTemplates();
+    expect(files.filter((f) => f.startsWith('prompts/')).length).toBeGreaterThanOrEqual(STATES.length);
+    expect(files.filter((f) => f.startsWith('agents/')).length).toBeGreaterThanOrEqual(7);
+    expect(files.filter((f) => f.startsWith('guidance/')).length).toBeGreaterThanOrEqual(10);
     const problems: CommandProblem[] = [];
     const seen = new Set<string>();
     for (const file of files) {
-      const commands = extractCommands(renderVars(readFileSync(join(TEMPLATES, file), 'utf8')));
-      expect(commands.length, `${file} names no sow command`).toBeGreaterThan(0);
+      const commands = extractCommands(renderVars(readFileSync(join(ALL_TEMPLATES, file), 'utf8')));
+      if (!file.startsWith('guidance/implementer/') || file.endsWith('base.md')) expect(commands.length, `${file} names no sow command`).toBeGreaterThan(0);
       for (const command of commands) {
         seen.add(command);
         problems.push(...checkCommand(file, command, statuses));
