@@ -1,4 +1,4 @@
-import { advance as fire, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
+import { listTransitions, type TransitionOption } from '../domain/transitions.js';
 import { PROJECT_DIR, Reader, update } from './workspace.js';
 
 export interface AdvanceOutcome {
@@ -12,9 +12,11 @@ export interface AdvanceOutcome {
 export async function advanceProject(cwd: string, event: string | undefined, dryRun: boolean): Promise<AdvanceOutcome> {
   if (dryRun) {
     const reader = await Reader.open(cwd);
+    const { advance: fire } = await import('../domain/lifecycle.js');
     const result = fire(reader.type, reader.project, new Date().toISOString(), event);
     return { from: result.from, to: result.to, event: result.event, dryRun: true, projectRemoved: false };
   }
+  const { advance: fire } = await import('../domain/lifecycle.js');
   return update(cwd, async (uow) => {
     const type = await uow.type();
     const result = fire(type, await uow.project(), uow.now, event);

@@ -1,6 +1,5 @@
-import { AbortedError, ConfirmationRequiredError, InvalidNameError, NoProjectError, PhaseNotActiveError, ProjectExistsError, ReadOnlyFieldError, UsageError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, InvalidNameError, NoProjectError, ProjectExistsError, ReadOnlyFieldError, UsageError } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath, type FieldSpec } from '../domain/fields.js';
-import { advance } from '../domain/lifecycle.js';
 import { projectType } from '../domain/project-types/index.js';
 import type { ProjectState } from '../domain/schemas.js';
 import { branchExists, currentBranch, findWorkspaceRoot, git } from '../adapters/git.js';
@@ -111,6 +110,7 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
       statechart: { current_state: type.initialState, updated_at: at },
       phases,
     };
+    const { advance } = await import('../domain/lifecycle.js');
     const { project } = advance(type, initial, at, 'project_init');
     const tx = new Transaction(root);
     const { text, entry } = await renderStateFile(undefined, PROJECT_FILE, ProjectStateSchema, project);
@@ -176,14 +176,4 @@ export async function deleteProject(cwd: string, confirm: (name: string) => Prom
     removeTreeAtomic(join(root, '.sow', '.cache'), join(root, '.sow'));
     return { name };
   });
-}
-
-export function requirePhaseActive(project: ProjectState, phase: string, action: string): void {
-  const p = project.phases[phase];
-  if (!p || p.status !== 'in_progress') {
-    throw new PhaseNotActiveError(
-      `${action} needs the ${phase} phase in progress, but the project is in ${project.statechart.current_state}`,
-      "run 'sow project continue' to see what this state expects, or 'sow advance' to move on",
-    );
-  }
 }

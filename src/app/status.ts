@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
+import { listTransitions, type TransitionOption } from '../domain/transitions.js';
 import { tasksOf } from '../domain/project-types/phase-ops.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { ProjectState } from '../domain/schemas.js';

@@ -5,8 +5,7 @@ import { coerceField, lookupField, parseValue, resolveField, setAtPath } from '.
 import type { TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
 import { TASK_STATUSES } from '../domain/schemas.js';
 import { checkNewTaskId, checkTaskName, findTask, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus } from '../domain/tasks.js';
-import { tasksOf } from '../domain/project-types/phase-ops.js';
-import { requirePhaseActive } from './project.js';
+import { requirePhaseActive, tasksOf } from '../domain/project-types/phase-ops.js';
 import { Reader, taskDir, update } from './workspace.js';
 
 export interface AddTaskOptions {

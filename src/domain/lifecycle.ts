@@ -5,7 +5,10 @@
  */
 import { createMachine, transition as xTransition, type AnyStateMachine } from 'xstate';
 import { InvalidEventError, TransitionBlockedError, UsageError } from './errors.js';
-import type { ProjectType, TransitionDef } from './project-types/types.js';
+import type { ProjectType } from './project-types/types.js';
+import { listTransitions, type TransitionOption } from './transitions.js';
+
+export { listTransitions, type TransitionOption } from './transitions.js';
 import type { ProjectState } from './schemas.js';
 
 interface Ctx { project: ProjectState }
@@ -39,36 +42,6 @@ export function machineOf(type: ProjectType): AnyStateMachine {
   );
   machines.set(type, machine);
   return machine;
-}
-
-export interface TransitionOption {
-  event: string;
-  to: string;
-  guard?: string;
-  guardDescription?: string;
-  blocked: boolean;
-  hint?: string;
-  automatic: boolean;
-}
-
-/** Every transition out of the current state, with its guard and whether it is blocked now. */
-export function listTransitions(type: ProjectType, project: ProjectState): TransitionOption[] {
-  const from = project.statechart.current_state;
-  return type.transitions.filter((t) => t.from === from).map((t) => describe(type, t, project));
-}
-
-function describe(type: ProjectType, t: TransitionDef, project: ProjectState): TransitionOption {
-  const guard = t.guard ? type.guards[t.guard] : undefined;
-  const blocked = guard ? !guard.check(project) : false;
-  return {
-    event: t.event,
-    to: t.to,
-    ...(t.guard ? { guard: t.guard } : {}),
-    ...(guard ? { guardDescription: guard.description } : {}),
-    blocked,
-    ...(guard && blocked ? { hint: guard.hint(project) } : {}),
-    automatic: t.automatic,
-  };
 }
 
 export interface AdvanceResult {

@@ -50,9 +50,9 @@ const SPECS = {
   claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false },
   'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false },
   codex: { '--json': false, '-C': true, '-m': true, '--dangerously-bypass-approvals-and-sandbox': false },
-  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-m': true, '--yolo': false, '-y': false },
-  copilot: { '-p': true, '--session-id': true, '--resume': true, '--output-format': true, '--model': true, '--allow-all-tools': false },
-  opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true },
+  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false },
+  copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '-C': true },
+  opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true, '--auto': false },
   windsurf: { '--cascade': false },
   'my-agent': { '--session': true, '--resume': true, '--prompt-file': true },
 };
@@ -124,12 +124,14 @@ switch (cli) {
   }
   case 'gemini': {
     const p = parse(SPECS.gemini, args);
+    // Like the real CLI: stdin is put in front of a -p text; with no -p the piped stdin is the prompt.
     const prompt = p.flags['-p'] ?? p.flags['--prompt'];
-    if (prompt === undefined) fail('interactive mode needs a terminal');
-    promptText = `${stdin}\n\n${prompt}`;
-    if (p.flags['--resume']) {
-      sessionId = p.flags['--resume'];
-      if (!sessions[sessionId]) fail(`session ${sessionId} not found`, 1);
+    promptText = prompt === undefined ? stdin : `${stdin}\n\n${prompt}`;
+    if (!promptText.trim()) fail('no prompt: pass -p or pipe one on stdin');
+    const resume = p.flags['--resume'] ?? p.flags['-r'];
+    if (resume) {
+      sessionId = resume;
+      if (!sessions[sessionId] || sessions[sessionId].cwd !== process.cwd()) fail(`session ${sessionId} not found for this project`, 1);
       resuming = true;
     } else {
       sessionId = p.flags['--session-id'];
@@ -140,19 +142,22 @@ switch (cli) {
     break;
   }
   case 'copilot': {
-    const p = parse(SPECS.copilot, args);
-    if (p.flags['-p'] === undefined) fail('interactive mode needs a terminal');
-    const file = /Read the file (\S+) and follow/.exec(p.flags['-p'])?.[1];
-    promptText = file ? readFileSync(file, 'utf8') : p.flags['-p'];
-    if (p.flags['--resume']) {
-      sessionId = p.flags['--resume'];
+    // --resume takes an optional value: only --resume=<id> names a session.
+    const resumeArg = args.find((a) => a.startsWith('--resume'));
+    if (resumeArg && !resumeArg.startsWith('--resume=')) fail('--resume without =<id> opens the session picker, which needs a terminal');
+    const p = parse(SPECS.copilot, args.filter((a) => a !== resumeArg));
+    // With -p, stdin is ignored; without it, piped stdin is the prompt.
+    promptText = p.flags['-p'] ?? stdin;
+    if (!promptText.trim()) fail('no prompt');
+    if (resumeArg) {
+      sessionId = resumeArg.slice('--resume='.length);
       if (!sessions[sessionId]) fail(`session ${sessionId} not found`, 1);
       resuming = true;
     } else {
       sessionId = p.flags['--session-id'];
       if (!sessionId || sessions[sessionId]) fail('need a new --session-id', 1);
     }
-    emit({ type: 'session.start', sessionId });
+    if (p.flags['-C'] && p.flags['-C'] !== process.cwd()) fail('fake copilot expects -C to be the cwd sow gives it');
     break;
   }
   case 'opencode': {
@@ -162,6 +167,7 @@ switch (cli) {
     const resume = p.flags['--session'] ?? p.flags['-s'];
     if (resume) {
       if (!sessions[resume]) fail(`session ${resume} not found`, 1);
+      if (sessions[resume].cwd !== process.cwd()) fail('resumed from another directory (the real opencode hangs here)', 1);
       sessionId = resume;
       resuming = true;
     } else sessionId = `ses_${randomUUID().replaceAll('-', '')}`;
@@ -226,4 +232,4 @@ const script = process.env.FAKE_AGENT_SCRIPT
       : [['prompt', 'guidance/implementer/base'], ['log', '--action', 'started_task', '--result', 'success', '--file', 'src/feature.ts', 'Started'], ['task', 'set', 'status', 'needs_review']]
     : [['log', '--project', '--action', 'research', '--result', 'success', 'Looked around']];
 for (const argv of script) sow(argv);
-emit(cli === 'codex' ? { type: 'turn.completed' } : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done' });
+emit(cli === 'codex' ? { type: 'turn.completed' } : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}) });

@@ -11,10 +11,6 @@ const custom = (c: ExecutorConfig) => c.custom_args ?? [];
 const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
   ({ binary, args, env, stdin: ctx.prompt, notes });
 
-/** For CLIs that take the prompt only as an argument: a short instruction pointing at the prompt file. */
-const fileInstruction = (ctx: InvocationContext) =>
-  `Read the file ${ctx.promptFile} and follow the instructions in it exactly. It is your task prompt from sow.`;
-
 const claudeEnv = (ctx: InvocationContext): { env: Record<string, string>; notes: string[] } =>
   ctx.config.settings?.yolo_mode && ctx.runningAsRoot
     ? { env: { IS_SANDBOX: '1' }, notes: ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] }
@@ -82,13 +78,14 @@ const gemini: Executor = {
   sessionIds: 'caller',
   binary: () => 'gemini',
   supportsResumption: () => true,
+  // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c), '-p', 'Follow the instructions given on standard input.'], ctx);
+    return viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c)], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
-    return viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c), '-p', 'Follow the instructions given on standard input.'], ctx);
+    return viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c)], ctx);
   },
 };
 
@@ -99,13 +96,15 @@ const copilot: Executor = {
   sessionIds: 'caller',
   binary: () => 'copilot',
   supportsResumption: () => true,
+  // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {
     const c = ctx.config;
-    return { binary: 'copilot', args: ['--session-id', ctx.sessionId!, '--output-format', 'json', ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c), '-p', fileInstruction(ctx)], env: {}, notes: [`the prompt is passed as the file ${ctx.promptFile}`] };
+    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c)], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
-    return { binary: 'copilot', args: ['--resume', ctx.sessionId, '--output-format', 'json', ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c), '-p', fileInstruction(ctx)], env: {}, notes: [`the prompt is passed as the file ${ctx.promptFile}`] };
+    // --resume takes an optional value, so it must be attached with '='.
+    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c)], ctx);
   },
 };
 
@@ -122,11 +121,11 @@ const opencode: Executor = {
   },
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...custom(c)], ctx);
+    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...yolo(c, '--auto'), ...custom(c)], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
-    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...custom(c)], ctx);
+    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...yolo(c, '--auto'), ...custom(c)], ctx);
   },
 };
 

@@ -1,5 +1,5 @@
 /** Pure operations on a project's phases, shared by every project type. */
-import { PhaseNotFoundError } from '../errors.js';
+import { PhaseNotActiveError, PhaseNotFoundError } from '../errors.js';
 import type { Phase, ProjectState, TaskSummary } from '../schemas.js';
 
 export function phaseOf(project: ProjectState, name: string): Phase {
@@ -32,4 +32,14 @@ export function startPhase(project: ProjectState, name: string, now: string): Pr
 export function completePhase(project: ProjectState, name: string, now: string): ProjectState {
   const phase = phaseOf(project, name);
   return withPhase(project, name, { ...phase, status: 'completed', completed_at: now });
+}
+
+export function requirePhaseActive(project: ProjectState, phase: string, action: string): void {
+  const p = project.phases[phase];
+  if (!p || p.status !== 'in_progress') {
+    throw new PhaseNotActiveError(
+      `${action} needs the ${phase} phase in progress, but the project is in ${project.statechart.current_state}`,
+      "run 'sow project continue' to see what this state expects, or 'sow advance' to move on",
+    );
+  }
 }
