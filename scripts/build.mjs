@@ -1,6 +1,8 @@
 // Bundles src/main.ts into dist/ with esbuild. Heavy modules (yaml's Document API, xstate,
 // the JSON Schema generator) are behind dynamic import() and land in their own chunks, so a
-// command loads only what it needs (DESIGN §7).
+// command loads only what it needs (DESIGN §7). Minified, because compiling less code is most of
+// what start-up costs here (measured: ~10 → ~8 ms of V8 compile for `task list`); the linked
+// source map gives readable stacks with NODE_OPTIONS=--enable-source-maps.
 import { build } from 'esbuild';
 import { rm, chmod, readFile, rename } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +21,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minifySyntax: true,
+  minify: true,
+  sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __sowCreateRequire } from 'node:module';\nconst require = __sowCreateRequire(import.meta.url);",

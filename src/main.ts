@@ -133,7 +133,7 @@ async function main(): Promise<number> {
     }
     if (err instanceof SowError) return renderError(err);
     const internal = new SowError('INTERNAL', 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`,
-      'this is a bug in sow; rerun with SOW_DEBUG=1 for the stack trace and report it');
+      'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it');
     if (process.env['SOW_DEBUG']) write(process.stderr, String(err instanceof Error ? err.stack : err));
     return renderError(internal);
   }

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:real-agents`: sow against the REAL agent CLIs at their pinned versions (not part
+ * of `npm test`; needs the npm registry once, nothing else on the network).
+ *
+ *  1. installs the pinned CLIs into REAL_AGENTS_DIR (reused when already there) or a temp dir;
+ *  2. checks every flag each sow executor passes against the live CLI's --help;
+ *  3. runs each CLI end to end through `sow agent spawn` and `sow agent resume` against a scripted
+ *     model on 127.0.0.1 (Anthropic Messages for claude, copilot and opencode; OpenAI Responses
+ *     for codex; Gemini generateContent for gemini), in a temp git repo with an isolated HOME.
+ *
+ *   npm run test:real-agents                      everything
+ *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs
+ *   REAL_AGENTS_DIR=/path  REAL_AGENTS_KEEP=1     reuse an install / keep the temp dirs
+ *
+ * Exit 1 if the claude run or any flag check failed (the other CLIs' runs are reported only).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureClis, PINNED } from '../test/real-agents/install.mjs';
+import { checkFlags, loadExecutors } from '../test/real-agents/flags.mjs';
+import { runScenario, writeSowWrapper } from '../test/real-agents/scenario.mjs';
+import { SETUPS } from '../test/real-agents/setups.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SOW_JS = join(ROOT, 'dist', 'sow.js');
+const CLIS = Object.keys(PINNED);
+const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const a of only) if (!CLIS.includes(a)) {
+  process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')})\n`);
+  process.exit(2);
+}
+const selected = only.length ? only : CLIS;
+const KEEP = Boolean(process.env.REAL_AGENTS_KEEP);
+const RUN_TIMEOUT_MS = Number(process.env.REAL_AGENTS_TIMEOUT_MS) || 120_000;
+
+// Everything stops by itself: a hard cap on the whole run.
+const HARD_LIMIT_MS = 40 * 60_000;
+setTimeout(() => {
+  process.stderr.write(`real-agents: gave up after ${HARD_LIMIT_MS / 60_000} minutes\n`);
+  process.exit(3);
+}, HARD_LIMIT_MS).unref();
+
+const out = (s = '') => process.stdout.write(`${s}\n`);
+const heading = (s) => out(`\n== ${s} ${'='.repeat(Math.max(3, 70 - s.length))}`);
+
+/** The inherited environment without anything that could point a CLI at a real account. */
+function cleanEnv() {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (/^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k) || k === 'FORCE_COLOR') delete env[k];
+  }
+  env.NO_COLOR = '1';
+  return env;
+}
+
+/** An isolated home for one CLI: HOME, XDG dirs and each CLI's own home variable. */
+function isolatedEnv(base, home, pathDirs) {
+  const dirs = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    CLAUDE_CONFIG_DIR: join(home, 'claude-config'),
+    CODEX_HOME: join(home, 'codex-home'),
+    GEMINI_CLI_HOME: join(home, 'gemini-home'),
+    COPILOT_HOME: join(home, 'copilot-home'),
+  };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  return { ...base, ...dirs, PATH: [...pathDirs, base.PATH].join(':'), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+}
+
+const summary = Object.fromEntries(CLIS.map((c) => [c, { flags: 'not run', spawn: 'not run', resume: 'not run' }]));
+let flagFailure = false;
+const work = mkdtempSync(join(tmpdir(), 'sow-real-agents-'));
+const base = cleanEnv();
+
+try {
+  heading('1. install the pinned CLIs');
+  const installDir = process.env.REAL_AGENTS_DIR ? resolve(process.env.REAL_AGENTS_DIR) : join(work, 'clis');
+  const installHome = join(installDir, '.home');
+  mkdirSync(installHome, { recursive: true });
+  const installEnv = isolatedEnv(base, installHome, []);
+  const { binDir, versions, reused } = await ensureClis(installDir, installEnv, out);
+  out(`${reused ? 'reused' : 'installed'} ${installDir}: ${Object.entries(versions).map(([c, v]) => `${c} ${v}`).join(', ')}`);
+
+  const sowBin = join(work, 'bin');
+  writeSowWrapper(sowBin, SOW_JS);
+
+  heading('2. every flag sow passes vs the live --help');
+  const EXECUTORS = await loadExecutors(ROOT);
+  const helpEnv = isolatedEnv(base, join(work, 'help-home'), [sowBin, binDir]);
+  for (const cli of CLIS) {
+    const r = await checkFlags(EXECUTORS, cli, join(binDir, PINNED[cli].bin), helpEnv, work);
+    out(`${cli}: ${r.ok ? 'ok' : 'FAILED'}`);
+    for (const l of r.lines) out(`  ${l}`);
+    summary[cli].flags = r.ok ? 'ok' : `FAILED (${r.missing.map((m) => `${m.kind} ${m.flag}`).join(', ')})`;
+    if (!r.ok) flagFailure = true;
+  }
+
+  heading('3. end to end through sow, against a scripted model on 127.0.0.1');
+  for (const cli of selected) {
+    out(`\n-- ${cli} ${PINNED[cli].version}`);
+    const dir = join(work, cli);
+    const env = isolatedEnv(base, join(dir, 'home'), [sowBin, binDir]);
+    const setup = SETUPS[cli];
+    let server;
+    try {
+      server = await setup.startServer({ logFile: join(dir, 'requests.jsonl') });
+      const prepared = await setup.prepare({ env, server, dir });
+      const r = await runScenario({
+        cli,
+        dir,
+        env: { ...env, ...prepared.env },
+        executor: prepared.executor,
+        server,
+        sessionOf: setup.sessionOf,
+        timeoutMs: RUN_TIMEOUT_MS,
+        log: out,
+      });
+      for (const d of r.details) out(`  ${d}`);
+      summary[cli].spawn = r.spawn.ok ? 'ok' : `FAILED: ${r.spawn.why.join('; ')}`;
+      summary[cli].resume = r.resume.ok ? 'ok' : r.spawn.ok ? `FAILED: ${r.resume.why.join('; ')}` : 'not run (spawn failed)';
+      if (setup.notes) for (const n of setup.notes) out(`  note: ${n}`);
+    } catch (err) {
+      out(`  FAILED: ${err.message}`);
+      summary[cli].spawn = `FAILED: ${err.message.split('\n')[0]}`;
+      summary[cli].resume = 'not run';
+    } finally {
+      await server?.close();
+    }
+  }
+} catch (err) {
+  out(`\nFAILED: ${err.stack ?? err}`);
+  flagFailure = true;
+} finally {
+  heading('summary');
+  const rows = [['CLI', 'flags vs --help', 'spawn via sow', 'resume via sow'], ...CLIS.map((c) => [`${c} ${PINNED[c].version}`, summary[c].flags, summary[c].spawn, summary[c].resume])];
+  const short = (s) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => short(r[i]).length)));
+  for (const [i, r] of rows.entries()) {
+    out(`| ${r.map((c, j) => short(c).padEnd(widths[j])).join(' | ')} |`);
+    if (i === 0) out(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  }
+  const longOnes = CLIS.flatMap((c) => ['flags', 'spawn', 'resume'].filter((k) => summary[c][k].length > 60).map((k) => `  ${c} ${k}: ${summary[c][k]}`));
+  if (longOnes.length) out(`\n${longOnes.join('\n')}`);
+  if (KEEP) out(`\nkept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+const claudeOk = summary.claude.spawn === 'ok' && summary.claude.resume === 'ok';
+const failed = flagFailure || (selected.includes('claude') && !claudeOk);
+out(`\n${failed ? 'FAILED' : 'passed'}: ${flagFailure ? 'a flag check failed; ' : ''}claude end to end ${selected.includes('claude') ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}`);
+process.exit(failed ? 1 : 0);
