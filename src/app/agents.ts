@@ -277,12 +277,12 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
     session = task.session;
     sessionId = task.session_id;
     agentName = session?.agent ?? task.assigned_agent ?? 'implementer';
-    if (!sessionId || !session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
+    if (!session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
   } else {
     findAgent(target.agent);
     const recorded = reader.project.sessions?.[target.agent];
     agentName = target.agent;
-    if (!recorded?.session_id) throw new NoSessionError(`agent ${target.agent}`, `sow agent spawn ${target.agent}`);
+    if (!recorded) throw new NoSessionError(`agent ${target.agent}`, `sow agent spawn ${target.agent}`);
     session = recorded;
     sessionId = recorded.session_id;
   }
@@ -291,6 +291,8 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
     const resumable = Object.values(resolution.effective.executors).filter((e) => EXECUTORS[e.config.type]?.supportsResumption(e.config)).map((e) => e.name);
     throw new ResumeNotSupportedError(resolution.executor.name, label(target), resumable.length ? resumable : ['claude-code', 'cursor']);
   }
+  // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
+  if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
   const now = new Date().toISOString();
   await update(root, async (uow) => {
     if (target.kind === 'task') {

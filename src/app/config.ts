@@ -73,7 +73,11 @@ export async function validateConfig(): Promise<ValidationReport> {
   const lines: ValidationLine[] = [];
   if (!existsSync(path)) {
     lines.push({ level: 'ok', text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})` });
-    return { path, exists: false, valid: true, lines };
+    // Environment overrides still apply, and can still be wrong.
+    const report = checkConfig(resolveConfig(undefined, process.env));
+    for (const e of report.errors) lines.push({ level: 'error', text: e });
+    for (const w of report.warnings) lines.push({ level: 'warning', text: w });
+    return { path, exists: false, valid: report.errors.length === 0, lines };
   }
   let loaded;
   try {

@@ -35,7 +35,7 @@ export interface LogResult {
 export function repositoryPath(root: string, cwd: string, file: string): string {
   const abs = isAbsolute(file) ? file : resolve(cwd, file);
   const rel = relative(root, abs);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathOutsideRepositoryError(file);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathOutsideRepositoryError(file, 'files are named relative to where you run sow (or absolute) and must be inside the repository');
   return rel.split(sep).join('/');
 }
 

@@ -42,8 +42,8 @@ export default function register(program: Command): void {
   agent
     .command('resume')
     .description('Continue a worker session with a new prompt (feedback, an answer, corrections)')
-    .argument('[task-id]', 'the task whose session to resume')
-    .argument('<prompt>', 'what to tell the worker')
+    .argument('[task-id]', 'the task whose session to resume (omit with --agent)')
+    .argument('[prompt]', 'what to tell the worker')
     .option('-a, --agent <agent>', 'resume the project-level session of this agent instead of a task')
     .option('-v, --verbose', 'show how the executor was chosen and the command run')
     .option('-q, --quiet', 'no progress view')

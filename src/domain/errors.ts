@@ -132,9 +132,8 @@ export class IndexOutOfRangeError extends SowError {
 }
 
 export class PathOutsideRepositoryError extends SowError {
-  constructor(path: string) {
-    super('PATH_OUTSIDE_REPOSITORY', 'failed', `path ${q(path)} resolves outside the repository`,
-      'artifact paths are relative to .sow/project/ and must stay inside the repository');
+  constructor(path: string, hint = 'artifact paths are relative to .sow/project/ and must stay inside the repository') {
+    super('PATH_OUTSIDE_REPOSITORY', 'failed', `path ${q(path)} resolves outside the repository`, hint);
   }
 }
 

@@ -127,9 +127,10 @@ export const ExecutorConfigSchema = v.looseObject({
 export type ExecutorConfig = v.InferOutput<typeof ExecutorConfigSchema>;
 export const UserConfigSchema = v.pipe(
   v.looseObject({
-    agents: v.optional(v.looseObject({
-      executors: v.optional(v.record(v.string(), ExecutorConfigSchema)),
-      bindings: v.optional(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
+    // A section whose entries are all commented out reads as null: that means "none".
+    agents: v.nullish(v.looseObject({
+      executors: v.nullish(v.record(v.string(), ExecutorConfigSchema)),
+      bindings: v.nullish(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
     })),
   }),
   d('~/.config/sow/config.yaml'),

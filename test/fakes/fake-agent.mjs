@@ -47,11 +47,11 @@ function parse(spec, argv) {
 }
 
 const SPECS = {
-  claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false },
+  claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false, '--allowedTools': true },
   'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false },
-  codex: { '--json': false, '-C': true, '-m': true, '--dangerously-bypass-approvals-and-sandbox': false },
+  codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false },
   gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false },
-  copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '-C': true },
+  copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '--allow-tool': true, '-C': true },
   opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true, '--auto': false },
   windsurf: { '--cascade': false },
   'my-agent': { '--session': true, '--resume': true, '--prompt-file': true },

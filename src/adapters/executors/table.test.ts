@@ -26,7 +26,7 @@ const plain = (type: ExecutorConfig['type']): ExecutorConfig => ({ type });
 
 describe('argv tables', () => {
   it('claude', () => {
-    expect(EXECUTORS.claude.spawn(ctx(plain('claude'))).args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID']);
+    expect(EXECUTORS.claude.spawn(ctx(plain('claude'))).args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--allowedTools', 'Bash(sow *)']);
     const yolo = EXECUTORS.claude.spawn(ctx(full('claude')));
     expect(yolo.args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--model', 'M', '--dangerously-skip-permissions', '--extra']);
     expect(yolo.stdin).toBe('the prompt');
@@ -42,6 +42,8 @@ describe('argv tables', () => {
   it('codex', () => {
     expect(EXECUTORS.codex.spawn(ctx(full('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', '-']);
     expect(EXECUTORS.codex.resume(ctx(full('codex'))).args).toEqual(['exec', 'resume', '--json', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', 'SID', '-']);
+    expect(EXECUTORS.codex.spawn(ctx(plain('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '-']);
+    expect(EXECUTORS.codex.resume(ctx(plain('codex'))).args).toEqual(['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', 'SID', '-']);
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'thread.started', thread_id: 'T1' })).toBe('T1');
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'turn.started' })).toBeUndefined();
   });
@@ -51,7 +53,7 @@ describe('argv tables', () => {
   });
   it('copilot', () => {
     expect(EXECUTORS.copilot.spawn(ctx(full('copilot'))).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--model', 'M', '--allow-all-tools', '--extra']);
-    expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual(['--resume=SID', '--output-format', 'json', '-C', '/repo']);
+    expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual(['--resume=SID', '--output-format', 'json', '-C', '/repo', '--allow-tool', 'shell(sow)']);
   });
   it('opencode', () => {
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).args).toEqual(['run', '--format', 'json', '--dir', '/repo', '-m', 'M', '--auto', '--extra']);
@@ -90,6 +92,8 @@ describe('every flag exists in the pinned CLI help', () => {
       const config = full(c.type);
       for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(config)).args)) expect(documented(spawnText, flag), `${c.type} spawn ${flag}`).toBe(true);
       for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(config)).args)) expect(documented(resumeText, flag), `${c.type} resume ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(plain(c.type))).args)) expect(documented(spawnText, flag), `${c.type} spawn (no yolo) ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(plain(c.type))).args)) expect(documented(resumeText, flag), `${c.type} resume (no yolo) ${flag}`).toBe(true);
     });
   }
   it('the check can fail', () => {

@@ -7,6 +7,12 @@ import type { Executor, Invocation, InvocationContext } from './types.js';
 
 const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 const yolo = (c: ExecutorConfig, ...flags: string[]) => (c.settings?.yolo_mode ? flags : []);
+/**
+ * Permissions: with yolo_mode, the CLI's skip-all flag; without it, at least the one tool a worker
+ * must have — running `sow` to report back — where the CLI can grant a single command. A headless
+ * worker that cannot run `sow` cannot tell anyone what it did.
+ */
+const permissions = (c: ExecutorConfig, all: string[], sowOnly: string[]) => (c.settings?.yolo_mode ? all : sowOnly);
 const custom = (c: ExecutorConfig) => c.custom_args ?? [];
 const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
   ({ binary, args, env, stdin: ctx.prompt, notes });
@@ -26,12 +32,12 @@ const claude: Executor = {
   spawn(ctx) {
     const c = ctx.config;
     const { env, notes } = claudeEnv(ctx);
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...yolo(c, '--dangerously-skip-permissions'), ...custom(c)], ctx, env, notes);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(c, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
   },
   resume(ctx) {
     const c = ctx.config;
     const { env, notes } = claudeEnv(ctx);
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...yolo(c, '--dangerously-skip-permissions'), ...custom(c)], ctx, env, notes);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(c, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
   },
 };
 
@@ -62,12 +68,12 @@ const codex: Executor = {
   sessionFromEvent: (e) => (e['type'] === 'thread.started' && typeof e['thread_id'] === 'string' ? e['thread_id'] : undefined),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...yolo(c, '--dangerously-bypass-approvals-and-sandbox'), ...custom(c), '-'], ctx);
+    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(c, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), '-'], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
     // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...yolo(c, '--dangerously-bypass-approvals-and-sandbox'), ...custom(c), ctx.sessionId, '-'], ctx);
+    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(c, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), ctx.sessionId, '-'], ctx);
   },
 };
 
@@ -99,12 +105,12 @@ const copilot: Executor = {
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c)], ctx);
+    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(c, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
     // --resume takes an optional value, so it must be attached with '='.
-    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...yolo(c, '--allow-all-tools'), ...custom(c)], ctx);
+    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(c, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
   },
 };
 

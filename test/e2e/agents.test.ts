@@ -1,0 +1,821 @@
+/**
+ * `sow agent list | spawn | resume` end to end (spec 003, "Session Management Protocol", "Error
+ * Handling", "Configuration"): the built CLI in temp git repositories, with the strict fake agent
+ * CLIs (test/fakes/fake-agent.mjs) on PATH. Every executor type is configured through a real
+ * $XDG_CONFIG_HOME/sow/config.yaml; the worker reports back by calling `sow` itself. Each test
+ * checks the exact argv the CLI received (the argv table under test), the session written to the
+ * task state, the prompt, the environment and the working directory the worker saw.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, PROJECT, SOW, taskFile, toExecuting, type Repo } from './harness.js';
+
+// ---------------------------------------------------------------------------------------------
+// Helper: a bin dir with the fake agent CLIs and a `sow` wrapper, and an isolated environment.
+// ---------------------------------------------------------------------------------------------
+
+const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
+const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
+const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
+const IS_ROOT = process.getuid?.() === 0;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+interface FakeCall {
+  cli: string;
+  argv: string[];
+  stdin: string;
+  /** What reached the model: stdin, or the prompt file / -p text the fake resolved. */
+  prompt: string;
+  cwd: string;
+  resuming: boolean;
+  session: string | null;
+  env: Record<string, string>;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json?: { ok: boolean; data?: any; error?: { code: string; message: string; hint?: string } };
+}
+
+interface World {
+  root: string;
+  bin: string;
+  xdg: string;
+  home: string;
+  fakeHome: string;
+  log: string;
+  configPath: string;
+  env: Record<string, string>;
+  writeConfig(yaml: string): void;
+  calls(): FakeCall[];
+  cleanup(): void;
+}
+
+function makeWorld(opts: { omit?: string[] } = {}): World {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'sow-agents-')));
+  const bin = join(root, 'bin');
+  const xdg = join(root, 'xdg');
+  const home = join(root, 'home');
+  const fakeHome = join(root, 'fake-home');
+  const log = join(root, 'fake-agent.log');
+  for (const d of [bin, xdg, home, fakeHome]) mkdirSync(d, { recursive: true });
+  for (const name of FAKE_CLIS) {
+    if (opts.omit?.includes(name)) continue;
+    writeFileSync(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" ${name} "$@"\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`);
+  chmodSync(join(bin, 'sow'), 0o755);
+  const configPath = join(xdg, 'sow', 'config.yaml');
+  return {
+    root,
+    bin,
+    xdg,
+    home,
+    fakeHome,
+    log,
+    configPath,
+    env: { PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`, XDG_CONFIG_HOME: xdg, HOME: home, FAKE_AGENT_HOME: fakeHome, FAKE_AGENT_LOG: log },
+    writeConfig(yaml) {
+      mkdirSync(join(xdg, 'sow'), { recursive: true });
+      writeFileSync(configPath, yaml);
+    },
+    calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeCall) : []),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** The test process's environment without anything that could steer sow or the fakes. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(SOW_|FAKE_AGENT_)/.test(k) || ['IS_SANDBOX', 'XDG_CONFIG_HOME', 'EDITOR', 'VISUAL'].includes(k)) continue;
+    env[k] = v;
+  }
+  return {
+    ...env,
+    NO_COLOR: '1',
+    GIT_AUTHOR_NAME: 'sow test',
+    GIT_AUTHOR_EMAIL: 'test@example.invalid',
+    GIT_COMMITTER_NAME: 'sow test',
+    GIT_COMMITTER_EMAIL: 'test@example.invalid',
+    ...extra,
+  };
+}
+
+function runSow(cwd: string, world: World, args: string[], env: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, ...env }), encoding: 'utf8', input: '' });
+  const out: Run = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  try {
+    out.json = JSON.parse(r.stdout);
+  } catch {
+    // not JSON
+  }
+  return out;
+}
+
+const show = (r: Run) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: a template repo in ImplementationExecuting with tasks 010 and 020, cloned per test.
+// ---------------------------------------------------------------------------------------------
+
+let template: Repo;
+beforeAll(() => {
+  template = makeRepo();
+  toExecuting(template, ['First task', 'Second task']);
+});
+afterAll(() => template?.cleanup());
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+interface Fixture {
+  repo: Repo;
+  root: string;
+  world: World;
+  branch: string;
+  sow(args: string[], env?: Record<string, string>): Run;
+  /** Runs sow and fails the test with its output unless it exits 0. */
+  ok(args: string[], env?: Record<string, string>): Run;
+  task(id?: string): any;
+  project(): any;
+  outputs(sub?: string): string[];
+}
+
+function fixture(opts: { omit?: string[]; config?: string } = {}): Fixture {
+  const repo = makeRepo({ init: false });
+  for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
+  cpSync(template.dir, repo.dir, { recursive: true });
+  const world = makeWorld(opts.omit ? { omit: opts.omit } : {});
+  if (opts.config) world.writeConfig(opts.config);
+  cleanups.push(() => repo.cleanup(), () => world.cleanup());
+  const root = realpathSync(repo.dir);
+  const f: Fixture = {
+    repo,
+    root,
+    world,
+    branch: repo.git(['rev-parse', '--abbrev-ref', 'HEAD']),
+    sow: (args, env) => runSow(root, world, args, env),
+    ok(args, env) {
+      const r = runSow(root, world, args, env);
+      expect(r.code, `sow ${args.join(' ')}\n${show(r)}`).toBe(0);
+      return r;
+    },
+    task: (id = '010') => repo.yaml(taskFile(id)),
+    project: () => repo.yaml(PROJECT),
+    outputs(sub = '010') {
+      const dir = join(root, '.sow/project/agent-outputs', sub);
+      return existsSync(dir) ? readdirSync(dir).sort().map((n) => join(dir, n)) : [];
+    },
+  };
+  return f;
+}
+
+const only = <T>(items: T[], what: string): T => {
+  expect(items, what).toHaveLength(1);
+  return items[0]!;
+};
+
+/** Every file named like `needle` under dir (recursively, skipping .git). */
+function findNamed(dir: string, needle: RegExp): string[] {
+  if (!existsSync(dir)) return [];
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name === '.git' || name === 'node_modules') continue;
+    const p = join(dir, name);
+    if (needle.test(name)) found.push(p);
+    let isDir = false;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      // dangling link
+    }
+    if (isDir) found.push(...findNamed(p, needle));
+  }
+  return found;
+}
+
+/** Splits a log.md into its entries: YAML front matter (parsed) and markdown body. */
+function parseLog(text: string): { front: any; body: string }[] {
+  const entries: { front: any; body: string }[] = [];
+  const re = /^---\n([\s\S]*?)^---\n\n?([\s\S]*?)(?=^---\n|(?![\s\S]))/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) entries.push({ front: parse(m[1]!), body: m[2]!.trim() });
+  return entries;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The argv table under test: every executor type, spawn and resume.
+// ---------------------------------------------------------------------------------------------
+
+interface ArgvContext {
+  sid: string;
+  root: string;
+  promptFile: string;
+}
+
+interface ExecutorCase {
+  type: string;
+  cli: string;
+  /** The executor definition (named `impl`) in the config file. */
+  definition: string;
+  /** Where the session id comes from. */
+  ids: 'caller' | 'precreated' | 'reported';
+  idPattern: RegExp;
+  spawnArgv(c: ArgvContext): string[];
+  resumeArgv(c: ArgvContext): string[];
+  /** How the prompt reaches the CLI. */
+  via: 'stdin' | 'file';
+}
+
+const CASES: ExecutorCase[] = [
+  {
+    type: 'claude',
+    cli: 'claude',
+    definition: 'type: claude',
+    ids: 'caller',
+    idPattern: UUID,
+    spawnArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--allowedTools', 'Bash(sow *)'],
+    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--allowedTools', 'Bash(sow *)'],
+    via: 'stdin',
+  },
+  {
+    type: 'cursor',
+    cli: 'cursor-agent',
+    definition: 'type: cursor',
+    ids: 'precreated',
+    idPattern: UUID,
+    spawnArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid],
+    resumeArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid],
+    via: 'stdin',
+  },
+  {
+    type: 'codex',
+    cli: 'codex',
+    definition: 'type: codex',
+    ids: 'reported',
+    idPattern: /^thread-[0-9a-f-]{36}$/,
+    spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
+    resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', sid, '-'],
+    via: 'stdin',
+  },
+  {
+    type: 'gemini',
+    cli: 'gemini',
+    definition: 'type: gemini',
+    ids: 'caller',
+    idPattern: UUID,
+    spawnArgv: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid],
+    resumeArgv: ({ sid }) => ['--output-format', 'stream-json', '--resume', sid],
+    via: 'stdin',
+  },
+  {
+    type: 'copilot',
+    cli: 'copilot',
+    definition: 'type: copilot',
+    ids: 'caller',
+    idPattern: UUID,
+    spawnArgv: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-tool', 'shell(sow)'],
+    resumeArgv: ({ sid, root }) => [`--resume=${sid}`, '--output-format', 'json', '-C', root, '--allow-tool', 'shell(sow)'],
+    via: 'stdin',
+  },
+  {
+    type: 'opencode',
+    cli: 'opencode',
+    definition: 'type: opencode',
+    ids: 'reported',
+    idPattern: /^ses_[0-9a-f]{32}$/,
+    spawnArgv: ({ root }) => ['run', '--format', 'json', '--dir', root],
+    resumeArgv: ({ sid, root }) => ['run', '--format', 'json', '--dir', root, '--session', sid],
+    via: 'stdin',
+  },
+  {
+    type: 'command',
+    cli: 'my-agent',
+    definition: [
+      'type: command',
+      '      spawn: [my-agent, --session, "{session_id}", --prompt-file, "{prompt_file}"]',
+      '      resume: [my-agent, --resume, "{session_id}", --prompt-file, "{prompt_file}"]',
+    ].join('\n'),
+    ids: 'caller',
+    idPattern: UUID,
+    spawnArgv: ({ sid, promptFile }) => ['--session', sid, '--prompt-file', promptFile],
+    resumeArgv: ({ sid, promptFile }) => ['--resume', sid, '--prompt-file', promptFile],
+    via: 'file',
+  },
+];
+
+const configFor = (c: ExecutorCase) => `agents:
+  executors:
+    impl:
+      ${c.definition}
+  bindings:
+    implementer: impl
+`;
+
+/** The fake logs the feature file at spawn; this resume logs it again plus a new one. */
+const RESUME_SCRIPT = JSON.stringify([
+  ['log', '--action', 'modified_file', '--result', 'success', '--file', 'src/feature.ts', '--file', 'src/fix.ts', 'Addressed the feedback'],
+  ['task', 'set', 'status', 'needs_review'],
+]);
+
+describe('every executor type: spawn → needs_review → resume (correction round) → completed', () => {
+  it.each(CASES)('$type', (c) => {
+    const f = fixture({ config: configFor(c) });
+    const spawnNote = `Spawn note for the ${c.type} executor.`;
+
+    // ---- spawn ----
+    const spawned = f.ok(['agent', 'spawn', 'implementer', '010', '--prompt', spawnNote]);
+    expect(spawned.stdout).toBe('needs_review\n');
+
+    const afterSpawn = f.task();
+    const sid: string = afterSpawn.session_id;
+    expect(sid, 'session_id in the task state').toMatch(c.idPattern);
+    expect(afterSpawn.status).toBe('needs_review');
+    expect(afterSpawn.iteration).toBe(1);
+    expect(afterSpawn.session).toEqual({
+      executor: 'impl',
+      type: c.type,
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      cwd: f.root,
+      branch: f.branch,
+      started_at: expect.stringMatching(ISO),
+    });
+
+    const spawnCall = only(f.world.calls(), 'one fake CLI run after spawn');
+    expect(spawnCall.cli).toBe(c.cli);
+    expect(spawnCall.resuming, 'spawn starts a new session').toBe(false);
+    expect(spawnCall.session, 'the session the CLI used is the one recorded').toBe(sid);
+    expect(spawnCall.cwd).toBe(f.root);
+    const spawnPromptFile = only(f.outputs().filter((p) => p.endsWith('-spawn.prompt.md')), 'spawn prompt file');
+    expect(spawnCall.argv, 'spawn argv').toEqual(c.spawnArgv({ sid, root: f.root, promptFile: spawnPromptFile }));
+
+    // Where the session id came from.
+    const events = only(f.outputs().filter((p) => p.endsWith('-spawn.jsonl')), 'spawn events file');
+    const firstEvent = JSON.parse(readFileSync(events, 'utf8').split('\n')[0]!);
+    if (c.ids === 'caller') {
+      expect(spawnCall.argv, 'caller-chosen id is passed to the CLI').toContain(sid);
+    } else if (c.ids === 'precreated') {
+      // The fake accepts --resume only for ids `cursor-agent create-chat` printed, and reports
+      // resuming:false only for a chat created but never used: so sid is create-chat's id.
+      const chats = JSON.parse(readFileSync(join(f.world.fakeHome, 'cursor-agent-sessions.json'), 'utf8'));
+      expect(Object.keys(chats)).toEqual([sid]);
+    } else if (c.type === 'codex') {
+      expect(firstEvent).toEqual({ type: 'thread.started', thread_id: sid });
+    } else {
+      expect(firstEvent.sessionID).toBe(sid);
+    }
+
+    // The prompt reached the agent, whole.
+    const spawnPrompt = readFileSync(spawnPromptFile, 'utf8');
+    expect(spawnPrompt).toContain('# You are implementer-1');
+    expect(spawnPrompt).toContain('Task 010: First task (iteration 1).');
+    expect(spawnPrompt.endsWith(`## Instructions from the orchestrator\n\n${spawnNote}\n`), spawnPrompt).toBe(true);
+    expect(spawnCall.prompt).toBe(spawnPrompt);
+    if (c.via === 'stdin') expect(spawnCall.stdin).toBe(spawnPrompt);
+
+    // The worker's environment.
+    expect(spawnCall.env['SOW_TASK_ID']).toBe('010');
+    expect(spawnCall.env['SOW_AGENT_ID']).toBe('implementer-1');
+    expect(spawnCall.env['SOW_AGENT']).toBe('implementer');
+    // An id the CLI reports only in its events cannot be in the environment of the run that reports it.
+    expect(spawnCall.env['SOW_SESSION_ID']).toBe(c.ids === 'reported' ? undefined : sid);
+
+    // ---- resume after needs_review: a correction round ----
+    const feedback = `Feedback for ${c.type}: passwords are logged on line 42; remove that.`;
+    const resumed = f.ok(['agent', 'resume', '010', feedback], { FAKE_AGENT_SCRIPT: RESUME_SCRIPT });
+    expect(resumed.stdout).toBe('needs_review\n');
+    const calls = f.world.calls();
+    expect(calls).toHaveLength(2);
+    const resumeCall = calls[1]!;
+    expect(resumeCall.cli).toBe(c.cli);
+    expect(resumeCall.resuming, 'the fake continued an existing session').toBe(true);
+    expect(resumeCall.session, 'the same session').toBe(sid);
+    expect(resumeCall.cwd, 'resumed in the recorded cwd').toBe(afterSpawn.session.cwd);
+    const resumePromptFile = only(f.outputs().filter((p) => p.endsWith('-resume.prompt.md')), 'resume prompt file');
+    expect(resumeCall.argv, 'resume argv').toEqual(c.resumeArgv({ sid, root: f.root, promptFile: resumePromptFile }));
+    expect(readFileSync(resumePromptFile, 'utf8')).toBe(feedback);
+    expect(resumeCall.prompt).toBe(feedback);
+    if (c.via === 'stdin') expect(resumeCall.stdin).toBe(feedback);
+    expect(resumeCall.env['SOW_TASK_ID']).toBe('010');
+    expect(resumeCall.env['SOW_AGENT_ID']).toBe('implementer-1');
+    expect(resumeCall.env['SOW_SESSION_ID']).toBe(sid);
+
+    const afterResume = f.task();
+    expect(afterResume.status).toBe('needs_review');
+    expect(afterResume.iteration, 'a resume after needs_review is a correction round').toBe(2);
+    expect(afterResume.session_id).toBe(sid);
+    expect(afterResume.session).toMatchObject({ ...afterSpawn.session, resumes: 1, resumed_at: expect.stringMatching(ISO) });
+    expect(afterResume.outputs.map((o: any) => [o.type, o.path]), 'modified outputs, once each').toEqual([
+      ['modified', '../../src/feature.ts'],
+      ['modified', '../../src/fix.ts'],
+    ]);
+    // The worker's log entries carry its agent id (from SOW_AGENT_ID).
+    const log = parseLog(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md'));
+    expect(log.map((e) => [e.front.agent, e.front.action])).toEqual([
+      ['implementer-1', 'started_task'],
+      ['implementer-1', 'modified_file'],
+    ]);
+
+    // ---- approval clears the session ----
+    f.ok(['task', 'set', '--id', '010', 'status', 'completed']);
+    const done = f.task();
+    expect(done.status).toBe('completed');
+    expect(done.session_id).toBeUndefined();
+    expect(done.session).toBeUndefined();
+  });
+});
+
+describe('yolo_mode and model map to each CLI\'s own flags', () => {
+  const cases: [string, string, (c: ArgvContext) => string[]][] = [
+    ['claude', 'claude', ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--model', 'm1', '--dangerously-skip-permissions']],
+    ['cursor', 'cursor-agent', ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--model', 'm1', '--force']],
+    ['codex', 'codex', ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-']],
+    ['gemini', 'gemini', ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '-m', 'm1', '--yolo']],
+    ['copilot', 'copilot', ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--model', 'm1', '--allow-all-tools']],
+    ['opencode', 'opencode', ({ root }) => ['run', '--format', 'json', '--dir', root, '-m', 'm1', '--auto']],
+  ];
+  it.each(cases)('%s', (type, cli, argv) => {
+    const f = fixture({ config: `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n` });
+    // The worker runs no sow command: the task stays in_progress.
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_SCRIPT: '[]' });
+    expect(r.stdout).toBe('in_progress\n');
+    const call = only(f.world.calls(), 'one run');
+    expect(call.cli).toBe(cli);
+    expect(call.argv).toEqual(argv({ sid: f.task().session_id, root: f.root, promptFile: '' }));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('sow agent list', () => {
+  it('lists every agent and the orchestrator with description, capabilities and prompt', () => {
+    const f = fixture();
+    const names = ['implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer', 'orchestrator'];
+    const json = f.ok(['agent', 'list', '--json']).json!;
+    expect(json.ok).toBe(true);
+    expect(json.data.map((a: any) => a.name)).toEqual(names);
+    const text = f.ok(['agent', 'list']).stdout;
+    for (const a of json.data) {
+      expect(a.description, a.name).toMatch(/\S{3}/);
+      expect(a.capabilities, a.name).toMatch(/\S{3}/);
+      expect(existsSync(join(TEMPLATES, a.prompt)), `${a.name}: prompt ${a.prompt} is shipped`).toBe(true);
+      // The text view shows the same three things.
+      expect(text).toContain(`${a.name.padEnd(12)} ${a.description}`);
+      expect(text).toContain(`needs: ${a.capabilities}`);
+      expect(text).toContain(`prompt: templates/${a.prompt}`);
+    }
+    expect(json.data.find((a: any) => a.name === 'implementer').capabilities).toMatch(/write files.*shell commands/);
+  });
+});
+
+describe('sessions without a task (sessions.<agent> in the project state)', () => {
+  it('spawn planner records the session on the project; a second spawn is refused; resume --agent continues it', () => {
+    const f = fixture();
+    const r = f.ok(['agent', 'spawn', 'planner', '--prompt', 'Draft the task list for the auth work.']);
+    expect(r.stdout).toBe('');
+    const project = f.project();
+    const s = project.sessions.planner;
+    expect(s).toEqual({
+      session_id: expect.stringMatching(UUID),
+      executor: 'claude-code',
+      type: 'claude',
+      agent: 'planner',
+      agent_id: 'planner-1',
+      cwd: f.root,
+      branch: f.branch,
+      started_at: expect.stringMatching(ISO),
+    });
+    const call = only(f.world.calls(), 'one run');
+    expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', s.session_id, '--allowedTools', 'Bash(sow *)']);
+    expect(call.env['SOW_TASK_ID']).toBeUndefined();
+    expect(call.env['SOW_AGENT_ID']).toBe('planner-1');
+    expect(call.env['SOW_SESSION_ID']).toBe(s.session_id);
+    expect(call.stdin).toContain('# You are planner-1');
+    expect(call.stdin.endsWith('## Instructions from the orchestrator\n\nDraft the task list for the auth work.\n')).toBe(true);
+    // The worker logged to the project log (it has no task).
+    const entries = parseLog(f.repo.read('.sow/project/log.md'));
+    expect(entries.at(-1)!.front).toMatchObject({ agent: 'planner-1', action: 'research', result: 'success' });
+    // Task states are untouched.
+    expect(f.task('010').session_id).toBeUndefined();
+
+    const before = f.repo.snapshot();
+    const again = f.sow(['agent', 'spawn', 'planner', '--json']);
+    expect(again.code, show(again)).toBe(1);
+    expect(again.json?.error?.code).toBe('SESSION_EXISTS');
+    expect(again.json?.error?.hint).toContain('sow agent resume --agent planner');
+    expect(again.json?.error?.hint).toContain('--force');
+    expect(f.repo.snapshot()).toEqual(before);
+
+    const resumed = f.sow(['agent', 'resume', '--agent', 'planner', 'Split task 3 in two.']);
+    expect(resumed.code, show(resumed)).toBe(0);
+    const calls = f.world.calls();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.resuming).toBe(true);
+    expect(calls[1]!.session).toBe(s.session_id);
+    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', s.session_id, '--allowedTools', 'Bash(sow *)']);
+    expect(calls[1]!.stdin).toBe('Split task 3 in two.');
+    expect(calls[1]!.env['SOW_AGENT_ID']).toBe('planner-1');
+    expect(f.project().sessions.planner).toMatchObject({ session_id: s.session_id, resumes: 1 });
+  });
+
+  it('resume --agent without a session: no session found, with the spawn command', () => {
+    const f = fixture();
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'resume', '--agent', 'architect', 'Go on.']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stderr).toContain('error: no session found for agent architect');
+    expect(r.stderr).toContain('sow agent spawn architect');
+    expect(f.repo.snapshot()).toEqual(before);
+  });
+});
+
+describe('--verbose shows how the executor was chosen', () => {
+  it('without a config file: defaults', () => {
+    const f = fixture();
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose']);
+    expect(r.stdout).toBe('needs_review\n');
+    expect(r.stderr).toContain('Loading agent configuration...');
+    expect(r.stderr).toContain(`Config file: ${f.world.configPath} (not found, using defaults)`);
+    expect(r.stderr).toMatch(/^\s*Agent: implementer$/m);
+    expect(r.stderr).toMatch(/^\s*Executor: claude-code \(.*\bdefault\)$/m);
+    expect(r.stderr).toMatch(/^\s*Settings: yolo_mode=false \(default\)$/m);
+  });
+
+  it('with a config file binding', () => {
+    const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose']);
+    expect(r.stderr).toContain(`Config file: ${f.world.configPath} (found)`);
+    expect(r.stderr).toMatch(/^\s*Executor: cur \(.*from config file\)$/m);
+    expect(only(f.world.calls(), 'one run').cli).toBe('cursor-agent');
+  });
+
+  it('SOW_AGENTS_IMPLEMENTER beats the file binding', () => {
+    const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], { SOW_AGENTS_IMPLEMENTER: 'codex' });
+    expect(r.stdout).toBe('needs_review\n');
+    expect(r.stderr).toMatch(/^\s*Executor: codex \(.*from environment: SOW_AGENTS_IMPLEMENTER\)$/m);
+    const call = only(f.world.calls(), 'one run');
+    expect(call.cli).toBe('codex');
+    expect(f.task().session).toMatchObject({ executor: 'codex', type: 'codex' });
+    expect(f.task().session_id).toBe(call.session);
+  });
+});
+
+describe('Claude Code yolo mode', () => {
+  const config = 'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo_mode: true\n  bindings:\n    implementer: claude-code\n';
+
+  it('passes --dangerously-skip-permissions and says so with --verbose', () => {
+    const f = fixture({ config });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose']);
+    const call = only(f.world.calls(), 'one run');
+    expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', f.task().session_id, '--dangerously-skip-permissions']);
+    expect(r.stderr).toMatch(/^\s*Settings: yolo_mode=true \(from config file\)$/m);
+    if (!IS_ROOT) expect(call.env['IS_SANDBOX'], 'IS_SANDBOX only as root').toBeUndefined();
+  });
+
+  it.skipIf(!IS_ROOT)('as root it passes IS_SANDBOX=1, which Claude Code needs (root only: skipped when the tests do not run as root)', () => {
+    const f = fixture({ config });
+    // The fake, like claude, refuses --dangerously-skip-permissions as root unless IS_SANDBOX=1.
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], { IS_SANDBOX: '' });
+    expect(r.stdout).toBe('needs_review\n');
+    expect(only(f.world.calls(), 'one run').env['IS_SANDBOX']).toBe('1');
+    expect(r.stderr).toMatch(/root.*IS_SANDBOX=1/);
+    // Resume too.
+    f.ok(['agent', 'resume', '010', 'again'], { IS_SANDBOX: '' });
+    expect(f.world.calls()[1]!.env['IS_SANDBOX']).toBe('1');
+    expect(f.world.calls()[1]!.argv).toContain('--dangerously-skip-permissions');
+  });
+});
+
+describe('windsurf (no session resumption)', () => {
+  it('spawn works; resume is refused with the spec\'s error', () => {
+    const f = fixture({ config: 'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n' });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010']);
+    expect(r.stdout).toBe('needs_review\n');
+    const call = only(f.world.calls(), 'one run');
+    expect(call.cli).toBe('windsurf');
+    expect(call.argv).toEqual(['--cascade']);
+    expect(call.stdin).toContain('Task 010: First task (iteration 1).');
+    expect(call.env['SOW_AGENT_ID']).toBe('implementer-1');
+    expect(f.task().session).toMatchObject({ executor: 'windsurf', type: 'windsurf', agent_id: 'implementer-1' });
+
+    const before = f.repo.snapshot();
+    const resumed = f.sow(['agent', 'resume', '010', 'Use RS256']);
+    expect(resumed.code, show(resumed)).toBe(1);
+    expect(resumed.stdout).toBe('');
+    expect(resumed.stderr.split('\n')[0]).toBe('error: executor "windsurf" does not support session resumption');
+    expect(resumed.stderr).toContain('Cannot resume task 010. Consider:');
+    expect(resumed.stderr).toContain('Spawning a new worker instance');
+    expect(resumed.stderr).toContain('Switching to an executor with session support');
+    expect(f.world.calls()).toHaveLength(1);
+    expect(f.repo.snapshot()).toEqual(before);
+  });
+});
+
+describe('errors (spec 003, "Error Handling"): exact texts, state untouched', () => {
+  it('unknown executor', () => {
+    const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: copilot-pro\n' });
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe('error: unknown executor: copilot-pro');
+    expect(r.stderr).toContain('Available executors:\n  - claude-code\n  - cur\n');
+    expect(r.stderr).toContain(`Check your configuration at ${f.world.configPath}`);
+    expect(r.stderr).toContain("Run 'sow config path' to see the full path.");
+    expect(r.stderr).toContain("Run 'sow config init' to create a default configuration.");
+    expect(f.repo.snapshot()).toEqual(before);
+    expect(f.world.calls()).toEqual([]);
+    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(j.code).toBe(1);
+    expect(j.json?.error?.code).toBe('UNKNOWN_EXECUTOR');
+    expect(j.json?.error?.message).toBe('unknown executor: copilot-pro');
+  });
+
+  it('executor binary not on PATH (spawn and resume): exit 5 with how to install it', () => {
+    const f = fixture({ omit: ['cursor-agent'], config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe('error: executor binary not found: cursor-agent');
+    expect(r.stderr).toContain('Executor "cur" requires the cursor-agent CLI to be installed and available on PATH.');
+    expect(r.stderr).toMatch(/Install cursor-agent: \S/);
+    expect(f.repo.snapshot()).toEqual(before);
+
+    // A session whose CLI has gone away: resume fails the same way, before touching the state.
+    const g = fixture();
+    g.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    rmSync(join(g.world.bin, 'claude'));
+    const snap = g.repo.snapshot();
+    const resumed = g.sow(['agent', 'resume', '010', 'feedback']);
+    expect(resumed.code, show(resumed)).toBe(5);
+    expect(resumed.stderr.split('\n')[0]).toBe('error: executor binary not found: claude');
+    expect(g.repo.snapshot(), 'iteration and status unchanged').toEqual(snap);
+  });
+
+  it('no session for the task', () => {
+    const f = fixture();
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'resume', '010', 'Use RS256']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe('error: no session found for task 010');
+    expect(r.stderr).toContain('`sow agent spawn implementer 010`');
+    expect(f.repo.snapshot()).toEqual(before);
+    expect(f.world.calls()).toEqual([]);
+  });
+
+  it('a second spawn of a task with a session is refused; --force starts a new one', () => {
+    const f = fixture();
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    const first = f.task().session_id;
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe('error: task 010 already has a session');
+    expect(r.stderr).toContain('sow agent resume 010');
+    expect(r.stderr).toContain('--force');
+    expect(f.sow(['agent', 'spawn', 'implementer', '010', '--json']).json?.error?.code).toBe('SESSION_EXISTS');
+    expect(f.repo.snapshot()).toEqual(before);
+    expect(f.world.calls()).toHaveLength(1);
+
+    const forced = f.ok(['agent', 'spawn', 'implementer', '010', '--force', '-q']);
+    expect(forced.stdout).toBe('needs_review\n');
+    const task = f.task();
+    expect(task.session_id).toMatch(UUID);
+    expect(task.session_id).not.toBe(first);
+    expect(task.session.agent_id).toBe('implementer-2');
+    const calls = f.world.calls();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.resuming).toBe(false);
+    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', task.session_id, '--allowedTools', 'Bash(sow *)']);
+  });
+
+  it('a worker that exits non-zero: exit 5 with the tail of its stderr; the session is kept', () => {
+    const f = fixture();
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_FAIL: '1' });
+    expect(r.code, show(r)).toBe(5);
+    expect(r.stdout).toBe('');
+    const error = r.stderr.slice(r.stderr.indexOf('error: '));
+    expect(error.split('\n')[0]).toBe('error: claude exited with code 1');
+    expect(error).toContain('claude: API Error: 529 overloaded (fake)');
+    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], { FAKE_AGENT_FAIL: '1' });
+    expect(j.code).toBe(5);
+    expect(j.json?.error?.code).toBe('WORKER_FAILED');
+    expect(`${j.json?.error?.message}\n${j.json?.error?.hint}`).toContain('claude: API Error: 529 overloaded (fake)');
+    // The session was recorded before the worker started (spec: persist before spawning); nothing else changed.
+    const task = f.task();
+    expect(task.session_id).toBe(f.world.calls()[0]!.session);
+    expect(task.status).toBe('in_progress');
+    expect(task.outputs).toEqual([]);
+    const after = f.repo.snapshot();
+    const changed = [...after.keys()].filter((k) => after.get(k) !== before.get(k)).filter((k) => !k.includes('agent-outputs'));
+    expect(changed.sort()).toEqual([PROJECT, taskFile('010'), taskFile('020')].sort());
+  });
+
+  it('unknown agent and unknown task', () => {
+    const f = fixture();
+    const before = f.repo.snapshot();
+    const a = f.sow(['agent', 'spawn', 'nobody', '010']);
+    expect(a.code, show(a)).toBe(1);
+    expect(a.stderr.split('\n')[0]).toBe("error: unknown agent 'nobody'");
+    const t = f.sow(['agent', 'spawn', 'implementer', '999']);
+    expect(t.code, show(t)).toBe(1);
+    expect(t.stderr.split('\n')[0]).toBe("error: no task with id '999'");
+    expect(f.repo.snapshot()).toEqual(before);
+    expect(f.world.calls()).toEqual([]);
+  });
+});
+
+describe('prompts are data, never shell', () => {
+  it('a prompt full of shell metacharacters reaches the agent verbatim and runs nothing', () => {
+    const f = fixture();
+    const P = [
+      'Do $(touch pwned) and `touch pwned2`; touch pwned3 | touch pwned4 && touch pwned5 || true',
+      `it's "quoted" and 'single' > pwned6 < /dev/null $HOME \${PATH} * ? ~ # ! \\n \\`,
+      '\ttabbed line; rm -rf "$FAKE_AGENT_HOME"',
+    ].join('\n');
+    f.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q']);
+    const spawnCall = f.world.calls()[0]!;
+    expect(spawnCall.stdin.endsWith(`## Instructions from the orchestrator\n\n${P}\n`), spawnCall.stdin).toBe(true);
+    f.ok(['agent', 'resume', '010', P, '-q']);
+    expect(f.world.calls()[1]!.stdin).toBe(P);
+    // And with an executor that gets the prompt as a file.
+    const g = fixture({ config: configFor(CASES.find((c) => c.type === 'command')!) });
+    g.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q']);
+    g.ok(['agent', 'resume', '010', P, '-q']);
+    expect(g.world.calls()[1]!.prompt).toBe(P);
+    for (const dir of [f.root, g.root, f.world.root, g.world.root, process.cwd()]) expect(findNamed(dir, /^pwned/), dir).toEqual([]);
+    expect(existsSync(f.world.fakeHome)).toBe(true);
+  });
+});
+
+describe('raw events and the progress view', () => {
+  it('saves the raw events under .sow/project/agent-outputs/ (git-ignored); shows progress on stderr; --quiet silences it', () => {
+    const f = fixture();
+    const r = f.ok(['agent', 'spawn', 'implementer', '010']);
+    expect(r.stderr).toContain('Spawning implementer-1 with claude-code (task 010)');
+    expect(r.stderr).toContain('sow task set status needs_review');
+    expect(r.stderr).toContain('Task 010 is now needs_review');
+    const sid = f.task().session_id;
+    const events = only(f.outputs().filter((p) => p.endsWith('.jsonl')), 'one events file');
+    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: sid });
+    expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: false });
+    expect(lines.filter((e) => e.type === 'assistant')).toHaveLength(3);
+    // Git-ignored: check-ignore exits 0 for an ignored path, and git status does not list it.
+    expect(() => execFileSync('git', ['check-ignore', '-q', events], { cwd: f.root })).not.toThrow();
+    expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toContain('agent-outputs');
+
+    const q = f.ok(['agent', 'resume', '010', 'more', '--quiet']);
+    expect(q.stdout).toBe('needs_review\n');
+    expect(q.stderr).toBe('');
+    const q2 = f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
+    expect(q2.stdout).toBe('needs_review\n');
+    expect(q2.stderr).toBe('');
+    expect(f.outputs().filter((p) => p.endsWith('.jsonl'))).toHaveLength(2);
+    expect(f.outputs('020').filter((p) => p.endsWith('.jsonl'))).toHaveLength(1);
+
+    // --json: one document on stdout, the progress view stays on stderr.
+    const j = f.ok(['agent', 'resume', '020', 'again', '--json']);
+    expect(j.stdout.trim().split('\n')).toHaveLength(1);
+    expect(j.json).toEqual({
+      ok: true,
+      data: {
+        agent: 'implementer',
+        agent_id: 'implementer-2',
+        task: '020',
+        executor: 'claude-code',
+        session_id: f.task('020').session_id,
+        status: 'needs_review',
+        events_file: only(f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')), '020 resume events'),
+      },
+    });
+    expect(j.stderr).toContain('Task 020 is now needs_review');
+  });
+
+  it('a resume while the task is paused answers a question: not a new iteration', () => {
+    const f = fixture();
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([['log', '--action', 'paused_task', '--result', 'partial', 'Which algorithm?'], ['task', 'set', 'status', 'paused']]),
+    });
+    expect(f.task()).toMatchObject({ status: 'paused', iteration: 1 });
+    const r = f.ok(['agent', 'resume', '010', 'Use RS256 algorithm for JWT signing', '-q']);
+    expect(r.stdout).toBe('needs_review\n');
+    expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 1 });
+  });
+});

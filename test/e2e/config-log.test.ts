@@ -1,0 +1,542 @@
+/**
+ * `sow config init | path | validate | show | edit | reset` (spec 003, "Configuration") and
+ * `sow log` (ADR-011: markdown entries with YAML front matter; spec 000: files logged by a task
+ * become its `modified` outputs), end to end with the built CLI. Every call runs with its own
+ * XDG_CONFIG_HOME and HOME, and a PATH holding the fake agent CLIs (for the binary checks).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, PROJECT, SOW, taskFile, toExecuting, type Repo } from './harness.js';
+
+// ---------------------------------------------------------------------------------------------
+// Helper: a bin dir with the fake agent CLIs and a `sow` wrapper, and an isolated environment.
+// ---------------------------------------------------------------------------------------------
+
+const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
+const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
+const ROLES = ['orchestrator', 'implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer'];
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json?: { ok: boolean; data?: any; error?: { code: string; message: string; hint?: string } };
+}
+
+interface World {
+  root: string;
+  bin: string;
+  xdg: string;
+  home: string;
+  configPath: string;
+  env: Record<string, string>;
+  writeConfig(yaml: string): void;
+  readConfig(): string;
+  cleanup(): void;
+}
+
+function makeWorld(opts: { omit?: string[] } = {}): World {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'sow-config-')));
+  const bin = join(root, 'bin');
+  const xdg = join(root, 'xdg');
+  const home = join(root, 'home');
+  for (const d of [bin, xdg, home, join(root, 'fake-home')]) mkdirSync(d, { recursive: true });
+  for (const name of FAKE_CLIS) {
+    if (opts.omit?.includes(name)) continue;
+    writeFileSync(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" ${name} "$@"\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`);
+  chmodSync(join(bin, 'sow'), 0o755);
+  const configPath = join(xdg, 'sow', 'config.yaml');
+  return {
+    root,
+    bin,
+    xdg,
+    home,
+    configPath,
+    env: {
+      PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
+      XDG_CONFIG_HOME: xdg,
+      HOME: home,
+      FAKE_AGENT_HOME: join(root, 'fake-home'),
+      FAKE_AGENT_LOG: join(root, 'fake-agent.log'),
+    },
+    writeConfig(yaml) {
+      mkdirSync(join(xdg, 'sow'), { recursive: true });
+      writeFileSync(configPath, yaml);
+    },
+    readConfig: () => readFileSync(configPath, 'utf8'),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** The test process's environment without anything that could steer sow (and without `unset`). */
+function cleanEnv(extra: Record<string, string>, unset: string[] = []): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(SOW_|FAKE_AGENT_)/.test(k) || ['IS_SANDBOX', 'XDG_CONFIG_HOME', 'EDITOR', 'VISUAL'].includes(k)) continue;
+    env[k] = v;
+  }
+  const out: NodeJS.ProcessEnv = { ...env, NO_COLOR: '1', ...extra };
+  for (const k of unset) delete out[k];
+  return out;
+}
+
+function runSow(cwd: string, world: World, args: string[], env: Record<string, string> = {}, unset: string[] = []): Run {
+  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, ...env }, unset), encoding: 'utf8', input: '' });
+  const out: Run = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  try {
+    out.json = JSON.parse(r.stdout);
+  } catch {
+    // not JSON
+  }
+  return out;
+}
+
+const show = (r: Run) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+/** A world for the config commands; they run outside any repository. */
+function configWorld(opts: { omit?: string[] } = {}) {
+  const world = makeWorld(opts);
+  cleanups.push(() => world.cleanup());
+  const cwd = join(world.root, 'home');
+  return {
+    world,
+    sow: (args: string[], env: Record<string, string> = {}, unset: string[] = []) => runSow(cwd, world, ['config', ...args], env, unset),
+  };
+}
+
+const VALID = `agents:
+  executors:
+    claude-code:
+      type: claude
+      settings:
+        model: sonnet
+    cur:
+      type: cursor
+      settings:
+        yolo_mode: true
+  bindings:
+    implementer: cur
+    reviewer: claude-code
+`;
+
+// ---------------------------------------------------------------------------------------------
+// sow config
+// ---------------------------------------------------------------------------------------------
+
+describe('sow config path', () => {
+  it('prints $XDG_CONFIG_HOME/sow/config.yaml; --exists prints false, then true', () => {
+    const { world, sow } = configWorld();
+    const r = sow(['path']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toBe(`${world.xdg}/sow/config.yaml\n`);
+    expect(sow(['path', '--exists']).stdout).toBe('false\n');
+    world.writeConfig(VALID);
+    expect(sow(['path', '--exists']).stdout).toBe('true\n');
+  });
+
+  it('uses ~/.config/sow/config.yaml (from HOME) when XDG_CONFIG_HOME is unset', () => {
+    const { world, sow } = configWorld();
+    const r = sow(['path'], {}, ['XDG_CONFIG_HOME']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toBe(`${world.home}/.config/sow/config.yaml\n`);
+    const e = sow(['path', '--exists'], {}, ['XDG_CONFIG_HOME']);
+    expect(e.stdout).toBe('false\n');
+  });
+});
+
+describe('sow config init', () => {
+  it('creates the commented template at the path; never overwrites without --force (no TTY → exit 1 naming --force)', () => {
+    const { world, sow } = configWorld();
+    const r = sow(['init']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toBe(`${world.configPath}\n`);
+    const template = world.readConfig();
+    expect(template).toContain(`# Location: ${world.configPath}`);
+    expect(template).toMatch(/SOW_AGENTS_IMPLEMENTER/);
+    for (const role of ROLES) expect(template).toMatch(new RegExp(`^    ${role}: "?claude-code"?`, 'm'));
+
+    const mine = '# my own configuration\nagents:\n  bindings:\n    implementer: claude-code\n';
+    world.writeConfig(mine);
+    const again = sow(['init']);
+    expect(again.code, show(again)).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toContain(`${world.configPath} already exists`);
+    expect(again.stderr).toMatch(/^hint: .*--force/m);
+    expect(world.readConfig(), 'untouched').toBe(mine);
+
+    const forced = sow(['init', '--force']);
+    expect(forced.code, show(forced)).toBe(0);
+    expect(world.readConfig()).toBe(template);
+  });
+
+  it('the template it writes is a valid configuration (validate and show can read it)', () => {
+    const { world, sow } = configWorld();
+    expect(sow(['init']).code).toBe(0);
+    const v = sow(['validate']);
+    expect(v.code, `${show(v)}\n--- template:\n${world.readConfig()}`).toBe(0);
+    expect(v.stdout).toContain('✓ YAML syntax valid');
+    expect(v.stdout).not.toContain('✗');
+    const s = sow(['show']);
+    expect(s.code, show(s)).toBe(0);
+    expect(s.stdout).toMatch(/^ {4}implementer: "?claude-code"? {2}# \(from config file\)$/m);
+  });
+});
+
+describe('sow config validate', () => {
+  it('a valid file: exit 0 with ✓ lines', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig(VALID);
+    const r = sow(['validate']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `Validating configuration at ${world.configPath}...`,
+      '',
+      '✓ YAML syntax valid',
+      '✓ schema valid',
+      '✓ executor types valid (claude, cursor)',
+      '✓ all bindings reference defined executors',
+      '',
+      'Configuration is valid.',
+    ]);
+  });
+
+  it('a binding to an undefined executor: exit 4 naming it', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig('agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: nosuch\n');
+    const r = sow(['validate']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout).toMatch(/^✗ .*implementer.*'nosuch'/m);
+    expect(r.stderr).toMatch(/^error: .*invalid/m);
+    expect(r.stderr).toContain('nosuch');
+    const j = sow(['validate', '--json']);
+    expect(j.code).toBe(4);
+    expect(j.json?.ok).toBe(false);
+    expect(j.json?.error?.code).toBe('CONFIG_INVALID');
+    expect(j.stdout.trim().split('\n'), 'one JSON document').toHaveLength(1);
+  });
+
+  it('an environment override naming an undefined executor is an error, with or without a file', () => {
+    // `sow agent spawn implementer` would fail with "unknown executor: nosuch" either way.
+    const { world, sow } = configWorld();
+    world.writeConfig(VALID);
+    const withFile = sow(['validate'], { SOW_AGENTS_IMPLEMENTER: 'nosuch' });
+    expect(withFile.code, `with a file\n${show(withFile)}`).toBe(4);
+    expect(withFile.stdout).toMatch(/^✗ .*SOW_AGENTS_IMPLEMENTER.*'nosuch'/m);
+    rmSync(world.configPath);
+    const without = sow(['validate'], { SOW_AGENTS_IMPLEMENTER: 'nosuch' });
+    expect(without.code, `no file\n${show(without)}`).toBe(4);
+    expect(without.stdout).toMatch(/^✗ .*SOW_AGENTS_IMPLEMENTER.*'nosuch'/m);
+  });
+
+  it('bad YAML: exit 4', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig('agents:\n  bindings: [\n    implementer: cur\n');
+    const r = sow(['validate']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout).toMatch(/^✗ YAML syntax/m);
+    expect(r.stdout).not.toContain('✓ YAML syntax valid');
+  });
+
+  it('an unknown executor type: exit 4 naming it', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig('agents:\n  executors:\n    x:\n      type: vim-agent\n');
+    const r = sow(['validate']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout).toMatch(/^✗ .*vim-agent/m);
+  });
+
+  it('a binary missing from PATH: ⚠ warning, still exit 0', () => {
+    const { world, sow } = configWorld({ omit: ['cursor-agent'] });
+    world.writeConfig(VALID);
+    const r = sow(['validate']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toMatch(/^⚠ Warning: cursor-agent not found on PATH$/m);
+    expect(r.stdout).not.toMatch(/claude not found/);
+    expect(r.stdout).toContain('Configuration is valid with 1 warning');
+  });
+});
+
+describe('sow config show', () => {
+  it('prints every binding with where it came from', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig(VALID);
+    const r = sow(['show'], { SOW_AGENTS_IMPLEMENTER: 'codex' });
+    expect(r.code, show(r)).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(`# Config file: ${world.configPath} (exists)`);
+    expect(lines).toContain('# Environment overrides: SOW_AGENTS_IMPLEMENTER=codex');
+    const binding = (role: string) => lines.find((l) => new RegExp(`^    ${role}: `).test(l));
+    expect(binding('implementer')).toMatch(/^ {4}implementer: "?codex"? {2}# \(from environment: SOW_AGENTS_IMPLEMENTER\)$/);
+    expect(binding('reviewer')).toMatch(/^ {4}reviewer: "?claude-code"? {2}# \(from config file\)$/);
+    for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer']) {
+      expect(binding(role), role).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`));
+    }
+    // Settings carry their source too.
+    expect(r.stdout).toMatch(/^ {8}model: "?sonnet"? {2}# \(from config file\)$/m);
+    expect(r.stdout).toMatch(/^ {8}yolo_mode: true {2}# \(from config file\)$/m);
+  });
+
+  it('without a file: everything is a default', () => {
+    const { world, sow } = configWorld();
+    const r = sow(['show']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain(`# Config file: ${world.configPath} (not found)`);
+    for (const role of ROLES) expect(r.stdout).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`, 'm'));
+  });
+});
+
+describe('sow config edit', () => {
+  function editor(world: World) {
+    const script = join(world.root, 'editor.mjs');
+    const record = join(world.root, 'editor-argv.jsonl');
+    writeFileSync(script, [
+      "import { appendFileSync } from 'node:fs';",
+      'const args = process.argv.slice(2);',
+      `appendFileSync(${JSON.stringify(record)}, JSON.stringify(args) + '\\n');`,
+      "appendFileSync(args.at(-1), process.env.EDITOR_APPEND ?? '');",
+      '',
+    ].join('\n'));
+    return {
+      EDITOR: `${process.execPath} ${script} --flag`,
+      argv: () => (existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []),
+    };
+  }
+
+  it('runs $EDITOR with its arguments and the file, then validates', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig(VALID);
+    const ed = editor(world);
+    const r = sow(['edit'], { EDITOR: ed.EDITOR, EDITOR_APPEND: '    planner: cur\n' });
+    expect(r.code, show(r)).toBe(0);
+    expect(ed.argv()).toEqual([['--flag', world.configPath]]);
+    expect(world.readConfig()).toBe(`${VALID}    planner: cur\n`);
+    expect(r.stderr).toContain('✓ all bindings reference defined executors');
+  });
+
+  it('invalid after the edit: exit 4 naming the problem', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig(VALID);
+    const ed = editor(world);
+    const r = sow(['edit'], { EDITOR: ed.EDITOR, EDITOR_APPEND: '    planner: nosuch\n' });
+    expect(r.code, show(r)).toBe(4);
+    expect(ed.argv()).toHaveLength(1);
+    expect(r.stderr).toContain('nosuch');
+  });
+
+  it('creates the file from the template when there is none, then validates it', () => {
+    const { world, sow } = configWorld();
+    const ed = editor(world);
+    const r = sow(['edit'], { EDITOR: ed.EDITOR });
+    expect(ed.argv()).toEqual([['--flag', world.configPath]]);
+    expect(existsSync(world.configPath)).toBe(true);
+    expect(world.readConfig()).toContain(`# Location: ${world.configPath}`);
+    expect(r.code, show(r)).toBe(0);
+  });
+});
+
+describe('sow config reset', () => {
+  it('without a TTY and without --force: refused (exit 2 naming --force); --force removes it and keeps a backup', () => {
+    const { world, sow } = configWorld();
+    world.writeConfig(VALID);
+    const r = sow(['reset']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain('--force');
+    expect(world.readConfig()).toBe(VALID);
+
+    const forced = sow(['reset', '--force']);
+    expect(forced.code, show(forced)).toBe(0);
+    expect(existsSync(world.configPath)).toBe(false);
+    expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(VALID);
+    expect(sow(['path', '--exists']).stdout).toBe('false\n');
+    expect(sow(['show']).stdout).toMatch(/^ {4}implementer: "?claude-code"? {2}# \(default\)$/m);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// sow log
+// ---------------------------------------------------------------------------------------------
+
+let template: Repo;
+beforeAll(() => {
+  template = makeRepo();
+  toExecuting(template, ['First task', 'Second task']);
+});
+afterAll(() => template?.cleanup());
+
+const TASK_LOG = '.sow/project/phases/implementation/tasks/010/log.md';
+const PROJECT_LOG = '.sow/project/log.md';
+
+function logRepo() {
+  const repo = makeRepo({ init: false });
+  for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
+  cpSync(template.dir, repo.dir, { recursive: true });
+  const world = makeWorld();
+  cleanups.push(() => repo.cleanup(), () => world.cleanup());
+  const root = realpathSync(repo.dir);
+  return {
+    repo,
+    root,
+    sow: (args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) => runSow(opts.cwd ? join(root, opts.cwd) : root, world, ['log', ...args], opts.env ?? {}),
+    entries: (rel: string) => (repo.exists(rel) ? parseLog(repo.read(rel)) : []),
+    outputs: (id = '010') => repo.yaml(taskFile(id)).outputs.map((o: any) => [o.type, o.path]),
+  };
+}
+
+/** Splits a log.md into its entries: YAML front matter (parsed) and markdown body. */
+function parseLog(text: string): { front: any; body: string }[] {
+  const entries: { front: any; body: string }[] = [];
+  const re = /^---\n([\s\S]*?)^---\n\n?([\s\S]*?)(?=^---\n|(?![\s\S]))/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) entries.push({ front: parse(m[1]!), body: m[2]!.trim() });
+  return entries;
+}
+
+describe('sow log', () => {
+  it('appends an entry with YAML front matter and a markdown body to the task log; files become modified outputs once', () => {
+    const t = logRepo();
+    const before = t.entries(TASK_LOG).length;
+    const r = t.sow(['--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--file', 'src/a.ts', '--file', 'src/b.ts', '--files', 'src/b.ts,lib/c.ts', '--task', '010', 'Changed', 'the **parser**']);
+    expect(r.code, show(r)).toBe(0);
+    const entries = t.entries(TASK_LOG);
+    expect(entries).toHaveLength(before + 1);
+    const e = entries.at(-1)!;
+    expect(e.front).toEqual({
+      timestamp: expect.stringMatching(ISO),
+      agent: 'implementer-1',
+      action: 'modified_file',
+      result: 'success',
+      files: ['src/a.ts', 'src/b.ts', 'lib/c.ts'],
+    });
+    expect(e.body).toBe('Changed the **parser**');
+    expect(t.outputs()).toEqual([
+      ['modified', '../../src/a.ts'],
+      ['modified', '../../src/b.ts'],
+      ['modified', '../../lib/c.ts'],
+    ]);
+
+    // Again with an overlap: only the new file is added; the entry still lists what it names.
+    const again = t.sow(['--agent', 'implementer-1', '--action', 'refactor', '--result', 'partial', '--files', 'lib/c.ts,src/d.ts', '--file', './src/a.ts', '--task', '010']);
+    expect(again.code, show(again)).toBe(0);
+    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ action: 'refactor', result: 'partial', files: ['src/a.ts', 'lib/c.ts', 'src/d.ts'] });
+    expect(t.outputs()).toEqual([
+      ['modified', '../../src/a.ts'],
+      ['modified', '../../src/b.ts'],
+      ['modified', '../../lib/c.ts'],
+      ['modified', '../../src/d.ts'],
+    ]);
+    // The other task is untouched.
+    expect(t.outputs('020')).toEqual([]);
+  });
+
+  it('--project appends to the project log and touches no task', () => {
+    const t = logRepo();
+    const task = t.repo.read(taskFile('010'));
+    const r = t.sow(['--agent', 'orchestrator', '--action', 'started_phase', '--result', 'success', '--project', 'Began implementation']);
+    expect(r.code, show(r)).toBe(0);
+    const e = t.entries(PROJECT_LOG).at(-1)!;
+    expect(e.front).toMatchObject({ timestamp: expect.stringMatching(ISO), agent: 'orchestrator', action: 'started_phase', result: 'success' });
+    expect(e.front.files ?? []).toEqual([]);
+    expect(e.body).toBe('Began implementation');
+    expect(t.repo.read(taskFile('010'))).toBe(task);
+  });
+
+  it('defaults to SOW_TASK_ID and SOW_AGENT_ID (as a spawned worker has them); paths are relative to where it runs', () => {
+    const t = logRepo();
+    mkdirSync(join(t.root, 'pkg'), { recursive: true });
+    const r = t.sow(['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'], { cwd: 'pkg', env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' } });
+    expect(r.code, show(r)).toBe(0);
+    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ agent: 'implementer-7', action: 'test_run', result: 'error', files: ['pkg/index.ts', 'src/x.ts'] });
+    expect(t.outputs()).toEqual([
+      ['modified', '../../pkg/index.ts'],
+      ['modified', '../../src/x.ts'],
+    ]);
+  });
+
+  it('entries appended one after another all parse back, in order', () => {
+    const t = logRepo();
+    for (const action of ['started_task', 'implementation_attempt', 'completed_task']) {
+      expect(t.sow(['--agent', 'implementer-1', '--action', action, '--result', 'success', '--task', '010', `Did ${action}`]).code).toBe(0);
+    }
+    const entries = t.entries(TASK_LOG).slice(-3);
+    expect(entries.map((e) => [e.front.action, e.body])).toEqual([
+      ['started_task', 'Did started_task'],
+      ['implementation_attempt', 'Did implementation_attempt'],
+      ['completed_task', 'Did completed_task'],
+    ]);
+  });
+
+  describe('refusals leave the state byte-identical', () => {
+    it('an invalid action or result: exit 1 listing the valid ones', () => {
+      const t = logRepo();
+      const before = t.repo.snapshot();
+      const a = t.sow(['--agent', 'x', '--action', 'coded', '--result', 'success', '--task', '010']);
+      expect(a.code, show(a)).toBe(1);
+      expect(a.stderr.split('\n')[0]).toContain("'coded'");
+      for (const valid of ['started_task', 'created_file', 'modified_file', 'deleted_file', 'implementation_attempt', 'test_run', 'refactor', 'debugging', 'research', 'completed_task', 'paused_task', 'started_phase', 'completed_phase']) {
+        expect(a.stderr, valid).toContain(valid);
+      }
+      const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'great', '--task', '010']);
+      expect(r.code, show(r)).toBe(1);
+      expect(r.stderr.split('\n')[0]).toContain("'great'");
+      for (const valid of ['success', 'error', 'partial']) expect(r.stderr).toContain(valid);
+      expect(t.repo.snapshot()).toEqual(before);
+    });
+
+    it('no task and no --project: exit 2', () => {
+      const t = logRepo();
+      const before = t.repo.snapshot();
+      const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'success', 'notes']);
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toMatch(/--task/);
+      expect(r.stderr).toMatch(/--project/);
+      expect(t.repo.snapshot()).toEqual(before);
+    });
+
+    it('a file outside the repository is refused', () => {
+      const t = logRepo();
+      const before = t.repo.snapshot();
+      for (const file of ['/etc/passwd', '../outside.ts', 'src/../../outside.ts']) {
+        const r = t.sow(['--agent', 'x', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/ok.ts', '--file', file]);
+        expect(r.code, `${file}\n${show(r)}`).toBe(1);
+        expect(r.stderr.split('\n')[0]).toContain(file);
+        expect(r.stderr.split('\n')[0]).toContain('outside the repository');
+      }
+      expect(t.repo.snapshot()).toEqual(before);
+    });
+
+    it('an unknown task: refused', () => {
+      const t = logRepo();
+      const before = t.repo.snapshot();
+      const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'success', '--task', '999', '--file', 'src/a.ts']);
+      expect(r.code, show(r)).toBe(1);
+      expect(r.stderr).toContain("'999'");
+      expect(t.repo.snapshot()).toEqual(before);
+      expect(t.repo.exists('.sow/project/phases/implementation/tasks/999')).toBe(false);
+    });
+  });
+
+  it('project and task logs stay separate', () => {
+    const t = logRepo();
+    const projectBefore = t.repo.read(PROJECT);
+    t.sow(['--agent', 'orchestrator', '--action', 'research', '--result', 'success', '--project', 'P']);
+    t.sow(['--agent', 'implementer-1', '--action', 'research', '--result', 'success', '--task', '020', 'T']);
+    expect(t.entries(PROJECT_LOG).at(-1)!.body).toBe('P');
+    expect(t.entries('.sow/project/phases/implementation/tasks/020/log.md').at(-1)!.body).toBe('T');
+    expect(t.entries(TASK_LOG).map((e) => e.body)).not.toContain('T');
+    expect(t.repo.read(PROJECT)).toBe(projectBefore);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Installs the pinned agent CLIs from npm into a directory (REAL_AGENTS_DIR, or a temp dir), and
+ * reuses an existing install when every pinned version is already there.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run } from './util.mjs';
+
+export const PINNED = {
+  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
+  codex: { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
+  opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+};
+
+function installedVersion(dir, pkg) {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Returns { binDir, versions, reused } or throws with npm's output. */
+export async function ensureClis(dir, env, log) {
+  mkdirSync(dir, { recursive: true });
+  const missing = Object.values(PINNED).filter((p) => installedVersion(dir, p.pkg) !== p.version || !existsSync(join(dir, 'node_modules', '.bin', p.bin)));
+  let reused = true;
+  if (missing.length) {
+    reused = false;
+    if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'sow-real-agents-clis', private: true }, null, 2)}\n`);
+    const specs = Object.values(PINNED).map((p) => `${p.pkg}@${p.version}`);
+    log(`installing ${specs.join(' ')} into ${dir} (this takes a minute or two)…`);
+    const r = await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--save-exact', ...specs], { cwd: dir, env, timeoutMs: 600_000 });
+    if (r.code !== 0) throw new Error(`npm install failed (exit ${r.code}${r.timedOut ? ', timed out' : ''}):\n${r.stderr.slice(-3000)}`);
+  }
+  const versions = {};
+  for (const [cli, p] of Object.entries(PINNED)) {
+    versions[cli] = installedVersion(dir, p.pkg);
+    if (versions[cli] !== p.version) throw new Error(`${p.pkg}: installed ${versions[cli] ?? 'nothing'}, pinned ${p.version}`);
+  }
+  return { binDir: join(dir, 'node_modules', '.bin'), versions, reused };
+}

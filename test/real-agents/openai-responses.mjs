@@ -1,0 +1,135 @@
+/**
+ * Enough of the OpenAI Responses API for Codex: POST /v1/responses with stream:true → SSE
+ * (response.created, response.output_item.added/done, response.completed). A function call from the
+ * scripted brain becomes a `function_call` item on the shell tool Codex declares; its output comes
+ * back as a `function_call_output` input item. GET /v1/models answers an empty list. A WebSocket
+ * upgrade is refused with 404 unless the provider is configured without websockets.
+ */
+import { randomUUID } from 'node:crypto';
+import { decide, shellInput, shellTool } from './brain.mjs';
+import { sendJson, sendSse, startServer } from './server.mjs';
+
+const textOf = (content) =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (typeof c === 'string' ? c : c?.text ?? '')).join('\n') : '';
+
+/** Responses input items → the brain's shape. */
+export function normaliseResponses(input = []) {
+  const items = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input;
+  const out = [];
+  for (const it of items) {
+    const type = it.type ?? (it.role ? 'message' : undefined);
+    if (type === 'message') {
+      const role = it.role === 'assistant' ? 'assistant' : it.role === 'user' ? 'user' : 'system';
+      out.push({ role, texts: [textOf(it.content)], toolCalls: [], toolResults: [] });
+    } else if (type === 'function_call' || type === 'custom_tool_call' || type === 'local_shell_call') {
+      let args = it.arguments ?? it.input ?? it.action;
+      try {
+        args = typeof args === 'string' ? JSON.parse(args) : args;
+      } catch {
+        // keep the string
+      }
+      out.push({ role: 'assistant', texts: [], toolCalls: [{ name: it.name ?? type, input: args }], toolResults: [] });
+    } else if (type === 'function_call_output' || type === 'custom_tool_call_output' || type === 'local_shell_call_output') {
+      const o = it.output;
+      out.push({ role: 'tool', texts: [], toolCalls: [], toolResults: [typeof o === 'string' ? o : JSON.stringify(o)] });
+    }
+  }
+  return out;
+}
+
+const usage = { input_tokens: 50, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 70 };
+
+/**
+ * The tools a request declares: `tools`, and (Codex 0.169's "responses lite") `additional_tools`
+ * input items whose namespaces nest them. Flattened to [{ name, schema, type, description }].
+ */
+export function declaredTools(body) {
+  const flat = [];
+  const walk = (list) => {
+    for (const t of list ?? []) {
+      if (!t) continue;
+      if (t.type === 'namespace') walk(t.tools);
+      else if (t.name || t.type === 'local_shell') flat.push({ name: t.name ?? t.type, schema: t.parameters, type: t.type, description: t.description ?? '' });
+    }
+  };
+  walk(body.tools);
+  for (const it of Array.isArray(body.input) ? body.input : []) if (it?.type === 'additional_tools') walk(it.tools);
+  return flat;
+}
+
+/**
+ * Codex's code mode: one freeform `exec` tool that runs JavaScript, with the shell as the nested
+ * `tools.exec_command({ cmd })`.
+ */
+const execScript = (command) =>
+  `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 });\ntext(typeof r === 'string' ? r : \`exit \${r.exit_code}: \${r.output}\`);\n`;
+
+export function answerResponses(body, record) {
+  record.model = body.model;
+  const tools = declaredTools(body);
+  const codeMode = tools.find((t) => t.type === 'custom' && t.name === 'exec' && /tools\.exec_command|exec_command\(/.test(t.description));
+  const shell = codeMode ?? shellTool(tools.filter((t) => t.type !== 'custom'));
+  const messages = normaliseResponses(body.input);
+  if (!shell) {
+    record.kind = 'side';
+    if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+    return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Say hello', annotations: [] }] }];
+  }
+  const d = decide(messages);
+  record.kind = 'main';
+  record.messages = messages;
+  record.decision = d;
+  record.shellTool = shell.name;
+  if (d.kind === 'tool') {
+    const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    if (shell === codeMode) {
+      const input = execScript(d.command);
+      record.toolInput = input;
+      return [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'exec', input, status: 'completed' }];
+    }
+    if (shell.type === 'local_shell') {
+      record.toolInput = { command: ['bash', '-lc', d.command] };
+      return [{ type: 'local_shell_call', id: `lsh_${record.n}`, call_id: callId, status: 'completed', action: { type: 'exec', command: ['bash', '-lc', d.command], env: {} } }];
+    }
+    const input = shellInput(shell, d.command);
+    record.toolInput = input;
+    return [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: shell.name, arguments: JSON.stringify(input), status: 'completed' }];
+  }
+  return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: d.text, annotations: [] }] }];
+}
+
+export function responseEvents(body, items, n) {
+  const id = `resp_${n}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const model = body.model ?? 'gpt-fake';
+  const events = [{ event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: { id, object: 'response', model, status: 'in_progress', output: [] } } }];
+  let seq = 1;
+  items.forEach((item, output_index) => {
+    events.push({ event: 'response.output_item.added', data: { type: 'response.output_item.added', sequence_number: seq++, output_index, item: { ...item, status: 'in_progress' } } });
+    if (item.type === 'message') {
+      const text = item.content[0].text;
+      events.push({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: seq++, item_id: item.id, output_index, content_index: 0, delta: text } });
+    }
+    events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', sequence_number: seq++, output_index, item } });
+  });
+  events.push({ event: 'response.completed', data: { type: 'response.completed', sequence_number: seq++, response: { id, object: 'response', model, status: 'completed', output: items, usage } } });
+  return events;
+}
+
+export function startResponsesServer(opts = {}) {
+  return startServer({
+    name: 'openai-responses',
+    ...opts,
+    async handle(req, res, record) {
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method === 'GET' && /\/models$/.test(path)) return sendJson(res, 200, { object: 'list', data: [], models: [] });
+      if (req.method === 'POST' && /\/responses$/.test(path) && record.body) {
+        const items = answerResponses(record.body, record);
+        const events = responseEvents(record.body, items, record.n);
+        if (record.body.stream === false) return sendJson(res, 200, events.at(-1).data.response);
+        return sendSse(res, events, { 'x-request-id': `req_${record.n}` });
+      }
+      record.note = 'not handled';
+      return sendJson(res, 404, { error: { type: 'invalid_request_error', code: 'not_found', message: `no route ${req.method} ${path}` } });
+    },
+  });
+}
