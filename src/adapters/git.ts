@@ -71,3 +71,8 @@ export function branchExists(root: string, branch: string): boolean {
   const result = spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root, encoding: 'utf8' });
   return result.status === 0;
 }
+
+export function branchHasFile(root: string, branch: string, path: string): boolean {
+  const result = spawnSync('git', ['cat-file', '-e', `refs/heads/${branch}:${path}`], { cwd: root, encoding: 'utf8' });
+  return result.status === 0;
+}

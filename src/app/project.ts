@@ -1,13 +1,12 @@
+import { join } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, InvalidNameError, NoProjectError, ProjectExistsError, ReadOnlyFieldError, UsageError } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath, type FieldSpec } from '../domain/fields.js';
 import { projectType } from '../domain/project-types/index.js';
-import type { ProjectState } from '../domain/schemas.js';
-import { branchExists, currentBranch, findWorkspaceRoot, git } from '../adapters/git.js';
+import { ProjectStateSchema, type ProjectState } from '../domain/schemas.js';
+import { branchExists, branchHasFile, currentBranch, findWorkspaceRoot, git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { readStateFile, renderStateFile } from '../adapters/state-files.js';
 import { removeTreeAtomic } from '../adapters/fs-atomic.js';
-import { ProjectStateSchema } from '../domain/schemas.js';
-import { join } from 'node:path';
 import { Transaction, replayJournal } from '../adapters/transaction.js';
 import { PROJECT_DIR, PROJECT_FILE, hasProject, lockPath, now, update } from './workspace.js';
 
@@ -37,15 +36,11 @@ export interface NewProjectResult {
 }
 
 function checkBranchName(root: string, branch: string): void {
-  const result = (() => {
-    try {
-      git(root, ['check-ref-format', '--branch', branch]);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-  if (!result) throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name');
+  try {
+    git(root, ['check-ref-format', '--branch', branch]);
+  } catch {
+    throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name');
+  }
 }
 
 export async function newProject(cwd: string, opts: NewProjectOptions): Promise<NewProjectResult> {
@@ -71,6 +66,8 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
     const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `feat/${opts.name}` : undefined);
     if (target !== undefined && target !== here) {
       checkBranchName(root, target);
+      // Refuse before switching: a failed `project new` leaves the user where they were.
+      if (branchHasFile(root, target, PROJECT_FILE)) throw new ProjectExistsError(undefined, target);
       if (branchExists(root, target)) {
         git(root, ['checkout', '--quiet', target]);
       } else {

@@ -56,8 +56,8 @@ export class NoProjectError extends SowError {
 }
 
 export class ProjectExistsError extends SowError {
-  constructor(name: string, branch: string) {
-    super('PROJECT_EXISTS', 'failed', `branch ${q(branch)} already has a project, ${q(name)} (one project per branch)`,
+  constructor(name: string | undefined, branch: string) {
+    super('PROJECT_EXISTS', 'failed', `branch ${q(branch)} already has a project${name ? `, ${q(name)}` : ''} (one project per branch)`,
       "finish it, run 'sow project delete', or start the new project on another branch with --branch <name>");
   }
 }
