@@ -130,6 +130,7 @@ async function runWorker(
   const dir = outputsDir(root, target);
   const eventsFile = join(dir, `${stamp()}-${kind}.jsonl`);
   writeFileSync(eventsFile, '');
+  for (const file of invocation.files ?? []) writeFileSync(file.path, file.text);
   for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
   if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`);
   if (!opts.quiet) opts.say(`${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`);
@@ -178,10 +179,15 @@ function taskAssignment(task: TaskState): string {
     `Task ${task.id}: ${task.name} (iteration ${task.iteration}).`,
     `Its context is in ${dir}/: state.yaml, description.md, log.md and feedback/.`,
     `Your task id is also in the environment as SOW_TASK_ID=${task.id}.`,
+    `If \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`,
   ].join('\n');
 }
 
+/** How a worker can run this very sow when a login shell has lost it from PATH (Codex runs `bash -lc`). */
+const sowCommand = () => `node ${JSON.stringify(process.argv[1] ?? 'sow')}`;
+
 const workerEnv = (agent: string, agentId: string, root: string, taskId?: string, sessionId?: string): Record<string, string> => ({
+  SOW_BIN: process.argv[1] ?? '',
   SOW_AGENT: agent,
   SOW_AGENT_ID: agentId,
   SOW_PROJECT_ROOT: root,
@@ -230,7 +236,10 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     }
     const current = await uow.project();
     uow.setProject({ ...current, spawn_counts: counts, sessions: { ...current.sessions, [agent.name]: { ...(sessionId ? { session_id: sessionId } : {}), ...session } } });
-    return { agentId: id, assignment: `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.` };
+    return {
+      agentId: id,
+      assignment: `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\nIf \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`,
+    };
   });
 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt);
@@ -260,6 +269,8 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
     result.task = task.id;
     result.status = task.status;
     if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
+    // The protocol: a worker ends by setting needs_review, paused or failed (spec 003).
+    if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.id)}/log.md, then resume it or set the status`);
   } else if (!opts.quiet) opts.say(`${agentId} finished`);
   if (sessionId === null && !opts.quiet) opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
   return result;

@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -276,8 +276,8 @@ const CASES: ExecutorCase[] = [
     definition: 'type: gemini',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid],
-    resumeArgv: ({ sid }) => ['--output-format', 'stream-json', '--resume', sid],
+    spawnArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--session-id', sid, '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
+    resumeArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--resume', sid, '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
     via: 'stdin',
   },
   {

@@ -50,7 +50,7 @@ const SPECS = {
   claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false, '--allowedTools': true },
   'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false },
   codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false },
-  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false },
+  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false, '--policy': true },
   copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '--allow-tool': true, '-C': true },
   opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true, '--auto': false },
   windsurf: { '--cascade': false },
@@ -137,6 +137,9 @@ switch (cli) {
       sessionId = p.flags['--session-id'];
       if (!sessionId) fail('fake gemini needs --session-id');
       if (sessions[sessionId]) fail(`session ${sessionId} exists`, 1);
+    }
+    if (!p.flags['--yolo'] && !p.flags['-y'] && !(p.flags['--policy'] && /commandPrefix = "sow"/.test(readFileSync(p.flags['--policy'], 'utf8')))) {
+      fail('headless without --yolo or a policy allowing run_shell_command(sow): the shell tool is not offered', 4);
     }
     emit({ type: 'init', session_id: sessionId, model: p.flags['-m'] ?? 'gemini-fake' });
     break;

@@ -48,7 +48,7 @@ export const CONFIGS = [
   { label: 'defaults', settings: undefined },
 ];
 
-export function invocations(EXECUTORS, type, cwd, settings = CONFIGS[0].settings) {
+export function invocations(EXECUTORS, type, cwd, { settings } = CONFIGS[0]) {
   const ctx = {
     config: settings ? { type, settings } : { type },
     cwd,
@@ -79,7 +79,7 @@ export async function checkFlags(EXECUTORS, type, binary, env, cwd) {
   };
   const show = (argv) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
   for (const config of CONFIGS) {
-    const inv = invocations(EXECUTORS, type, cwd, config.settings);
+    const inv = invocations(EXECUTORS, type, cwd, config);
     for (const kind of ['spawn', 'resume']) {
       const label = `${kind} (${config.label})`;
       const helpArgs = HELP_COMMANDS[type][kind];

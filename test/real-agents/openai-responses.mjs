@@ -31,7 +31,8 @@ export function normaliseResponses(input = []) {
       out.push({ role: 'assistant', texts: [], toolCalls: [{ name: it.name ?? type, input: args }], toolResults: [] });
     } else if (type === 'function_call_output' || type === 'custom_tool_call_output' || type === 'local_shell_call_output') {
       const o = it.output;
-      out.push({ role: 'tool', texts: [], toolCalls: [], toolResults: [typeof o === 'string' ? o : JSON.stringify(o)] });
+      const text = typeof o === 'string' ? o : Array.isArray(o) ? o.map((p) => (typeof p === 'string' ? p : p?.text ?? JSON.stringify(p))).join('') : JSON.stringify(o);
+      out.push({ role: 'tool', texts: [], toolCalls: [], toolResults: [text] });
     }
   }
   return out;

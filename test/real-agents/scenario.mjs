@@ -36,7 +36,8 @@ export function toYaml(value, indent = '') {
 export function writeSowWrapper(binDir, sowJs) {
   mkdirSync(binDir, { recursive: true });
   const file = join(binDir, 'sow');
-  writeFileSync(file, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(sowJs)} "$@"\n`);
+  const q = (p) => `'${p.replace(/'/g, `'\\''`)}'`;
+  writeFileSync(file, `#!/bin/sh\nexec ${q(process.execPath)} ${q(sowJs)} "$@"\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -101,7 +102,13 @@ export async function runScenario(opts) {
   const requestSummary = (from) =>
     server.requests
       .slice(from)
-      .map((r) => `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}${r.kind ? ` [${r.kind}${r.decision ? `: ${r.decision.kind === 'tool' ? `tool ${r.shellTool} ${JSON.stringify(r.decision.command)}` : 'final text'}` : ''}]` : ''}${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`)
+      .map((r) => {
+        const line = `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}${r.kind ? ` [${r.kind}${r.decision ? `: ${r.decision.kind === 'tool' ? `tool ${r.shellTool} ${JSON.stringify(r.decision.command)}` : 'final text'}` : ''}]` : ''}${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
+        // The tool output this request brought back (what the worker's shell printed).
+        const results = (r.messages ?? []).flatMap((m) => m.toolResults);
+        const last = results.length && r.decision ? results.at(-1).replace(/\s+/g, ' ').trim().slice(0, 240) : '';
+        return last ? `${line}\n          previous tool result: ${last}` : line;
+      })
       .join('\n');
 
   // ---- spawn
@@ -190,4 +197,3 @@ export async function runScenario(opts) {
   return result;
 }
 
-export { stripAnsi };

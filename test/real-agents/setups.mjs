@@ -3,9 +3,9 @@
  * Per CLI: startServer(opts) → server; prepare({ env, server, dir, yolo }) → { env, executor };
  * sessionOf(request record) → the session id the request carries, if the CLI sends one.
  */
-import { startAnthropicServer } from './anthropic.mjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startAnthropicServer } from './anthropic.mjs';
 import { startGeminiServer } from './gemini.mjs';
 import { startResponsesServer } from './openai-responses.mjs';
 
@@ -37,7 +37,10 @@ export const SETUPS = {
       };
     },
     sessionOf: (r) => r.headers['thread-id'] ?? r.headers['session-id'],
-    notes: ['codex first tries a Responses WebSocket (GET /v1/responses, Upgrade); the server answers 404 and codex falls back to HTTPS after 5 tries (~6 s per run)'],
+    notes: [
+      'codex first tries a Responses WebSocket (GET /v1/responses, Upgrade); the server answers 404 and codex falls back to HTTPS after 5 tries (~6 s per run)',
+      'codex 0.169 runs commands as `/bin/bash -lc` (a login shell: Debian\'s /etc/profile resets PATH), so sow must be on the PATH a login shell sets up — here the isolated ~/.profile',
+    ],
   },
   copilot: {
     // Copilot's BYOK provider of type anthropic posts to <base>/v1/messages: the same fake as claude.

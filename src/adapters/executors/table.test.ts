@@ -49,7 +49,10 @@ describe('argv tables', () => {
   });
   it('gemini', () => {
     expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).args).toEqual(['--output-format', 'stream-json', '--session-id', 'SID', '-m', 'M', '--yolo', '--extra']);
-    expect(EXECUTORS.gemini.resume(ctx(plain('gemini'))).args).toEqual(['--output-format', 'stream-json', '--resume', 'SID']);
+    const safe = EXECUTORS.gemini.resume(ctx(plain('gemini')));
+    expect(safe.args).toEqual(['--output-format', 'stream-json', '--resume', 'SID', '--policy', '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml']);
+    expect(safe.files?.[0]?.text).toMatch(/toolName = "run_shell_command"\ncommandPrefix = "sow"\ndecision = "allow"/);
+    expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).files).toEqual([]);
   });
   it('copilot', () => {
     expect(EXECUTORS.copilot.spawn(ctx(full('copilot'))).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--model', 'M', '--allow-all-tools', '--extra']);

@@ -2,6 +2,7 @@
  * The built-in executors: one argv table per agent CLI. Every flag here is checked against that
  * CLI's own --help (test/fixtures/agent-help, and `npm run test:real-agents` against the live CLIs).
  */
+import { dirname, join } from 'node:path';
 import type { ExecutorConfig, ExecutorType } from '../../domain/schemas.js';
 import type { Executor, Invocation, InvocationContext } from './types.js';
 
@@ -77,6 +78,23 @@ const codex: Executor = {
   },
 };
 
+/**
+ * Gemini CLI has no flag that grants one shell command (only a deprecated --allowed-tools), so
+ * without yolo sow hands it a policy file that allows `sow` and nothing more.
+ */
+const GEMINI_POLICY = `# Written by sow: a worker may always run sow to report back.
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "sow"
+decision = "allow"
+priority = 999
+`;
+const geminiPermissions = (ctx: InvocationContext) => {
+  if (ctx.config.settings?.yolo_mode) return { args: ['--yolo'], files: [] };
+  const path = join(dirname(ctx.promptFile), 'gemini-sow-policy.toml');
+  return { args: ['--policy', path], files: [{ path, text: GEMINI_POLICY }] };
+};
+
 const gemini: Executor = {
   type: 'gemini',
   title: 'Gemini CLI',
@@ -87,11 +105,13 @@ const gemini: Executor = {
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c)], ctx);
+    const p = geminiPermissions(ctx);
+    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)], ctx), files: p.files };
   },
   resume(ctx) {
     const c = ctx.config;
-    return viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...yolo(c, '--yolo'), ...custom(c)], ctx);
+    const p = geminiPermissions(ctx);
+    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx), files: p.files };
   },
 };
 

@@ -9,6 +9,8 @@ export interface Invocation {
   stdin?: string;
   /** Things --verbose should tell the user (e.g. IS_SANDBOX=1 for a root yolo run). */
   notes: string[];
+  /** Files the run needs, written before it starts (e.g. a Gemini policy). */
+  files?: { path: string; text: string }[];
 }
 
 export interface InvocationContext {
