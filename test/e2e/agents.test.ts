@@ -6,123 +6,20 @@
  * checks the exact argv the CLI received (the argv table under test), the session written to the
  * task state, the prompt, the environment and the working directory the worker saw.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, PROJECT, SOW, taskFile, toExecuting, type Repo } from './harness.js';
+import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
+import { makeWorld, runSow, show, type Run, type World } from './agent-world.js';
 
-// ---------------------------------------------------------------------------------------------
-// Helper: a bin dir with the fake agent CLIs and a `sow` wrapper, and an isolated environment.
-// ---------------------------------------------------------------------------------------------
-
-const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
-const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
 const IS_ROOT = process.getuid?.() === 0;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
-interface FakeCall {
-  cli: string;
-  argv: string[];
-  stdin: string;
-  /** What reached the model: stdin, or the prompt file / -p text the fake resolved. */
-  prompt: string;
-  cwd: string;
-  resuming: boolean;
-  session: string | null;
-  env: Record<string, string>;
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json?: { ok: boolean; data?: any; error?: { code: string; message: string; hint?: string } };
-}
-
-interface World {
-  root: string;
-  bin: string;
-  xdg: string;
-  home: string;
-  fakeHome: string;
-  log: string;
-  configPath: string;
-  env: Record<string, string>;
-  writeConfig(yaml: string): void;
-  calls(): FakeCall[];
-  cleanup(): void;
-}
-
-function makeWorld(opts: { omit?: string[] } = {}): World {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'sow-agents-')));
-  const bin = join(root, 'bin');
-  const xdg = join(root, 'xdg');
-  const home = join(root, 'home');
-  const fakeHome = join(root, 'fake-home');
-  const log = join(root, 'fake-agent.log');
-  for (const d of [bin, xdg, home, fakeHome]) mkdirSync(d, { recursive: true });
-  for (const name of FAKE_CLIS) {
-    if (opts.omit?.includes(name)) continue;
-    writeFileSync(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" ${name} "$@"\n`);
-    chmodSync(join(bin, name), 0o755);
-  }
-  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`);
-  chmodSync(join(bin, 'sow'), 0o755);
-  const configPath = join(xdg, 'sow', 'config.yaml');
-  return {
-    root,
-    bin,
-    xdg,
-    home,
-    fakeHome,
-    log,
-    configPath,
-    env: { PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`, XDG_CONFIG_HOME: xdg, HOME: home, FAKE_AGENT_HOME: fakeHome, FAKE_AGENT_LOG: log },
-    writeConfig(yaml) {
-      mkdirSync(join(xdg, 'sow'), { recursive: true });
-      writeFileSync(configPath, yaml);
-    },
-    calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeCall) : []),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
-  };
-}
-
-/** The test process's environment without anything that could steer sow or the fakes. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(SOW_|FAKE_AGENT_)/.test(k) || ['IS_SANDBOX', 'XDG_CONFIG_HOME', 'EDITOR', 'VISUAL'].includes(k)) continue;
-    env[k] = v;
-  }
-  return {
-    ...env,
-    NO_COLOR: '1',
-    GIT_AUTHOR_NAME: 'sow test',
-    GIT_AUTHOR_EMAIL: 'test@example.invalid',
-    GIT_COMMITTER_NAME: 'sow test',
-    GIT_COMMITTER_EMAIL: 'test@example.invalid',
-    ...extra,
-  };
-}
-
-function runSow(cwd: string, world: World, args: string[], env: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, ...env }), encoding: 'utf8', input: '' });
-  const out: Run = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-  try {
-    out.json = JSON.parse(r.stdout);
-  } catch {
-    // not JSON
-  }
-  return out;
-}
-
-const show = (r: Run) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a template repo in ImplementationExecuting with tasks 010 and 020, cloned per test.

@@ -4,103 +4,15 @@
  * become its `modified` outputs), end to end with the built CLI. Every call runs with its own
  * XDG_CONFIG_HOME and HOME, and a PATH holding the fake agent CLIs (for the binary checks).
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, PROJECT, SOW, taskFile, toExecuting, type Repo } from './harness.js';
+import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
+import { makeWorld, runSow, show, type Run, type World } from './agent-world.js';
 
-// ---------------------------------------------------------------------------------------------
-// Helper: a bin dir with the fake agent CLIs and a `sow` wrapper, and an isolated environment.
-// ---------------------------------------------------------------------------------------------
-
-const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
-const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
 const ROLES = ['orchestrator', 'implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json?: { ok: boolean; data?: any; error?: { code: string; message: string; hint?: string } };
-}
-
-interface World {
-  root: string;
-  bin: string;
-  xdg: string;
-  home: string;
-  configPath: string;
-  env: Record<string, string>;
-  writeConfig(yaml: string): void;
-  readConfig(): string;
-  cleanup(): void;
-}
-
-function makeWorld(opts: { omit?: string[] } = {}): World {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'sow-config-')));
-  const bin = join(root, 'bin');
-  const xdg = join(root, 'xdg');
-  const home = join(root, 'home');
-  for (const d of [bin, xdg, home, join(root, 'fake-home')]) mkdirSync(d, { recursive: true });
-  for (const name of FAKE_CLIS) {
-    if (opts.omit?.includes(name)) continue;
-    writeFileSync(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" ${name} "$@"\n`);
-    chmodSync(join(bin, name), 0o755);
-  }
-  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`);
-  chmodSync(join(bin, 'sow'), 0o755);
-  const configPath = join(xdg, 'sow', 'config.yaml');
-  return {
-    root,
-    bin,
-    xdg,
-    home,
-    configPath,
-    env: {
-      PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
-      XDG_CONFIG_HOME: xdg,
-      HOME: home,
-      FAKE_AGENT_HOME: join(root, 'fake-home'),
-      FAKE_AGENT_LOG: join(root, 'fake-agent.log'),
-    },
-    writeConfig(yaml) {
-      mkdirSync(join(xdg, 'sow'), { recursive: true });
-      writeFileSync(configPath, yaml);
-    },
-    readConfig: () => readFileSync(configPath, 'utf8'),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
-  };
-}
-
-/** The test process's environment without anything that could steer sow (and without `unset`). */
-function cleanEnv(extra: Record<string, string>, unset: string[] = []): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(SOW_|FAKE_AGENT_)/.test(k) || ['IS_SANDBOX', 'XDG_CONFIG_HOME', 'EDITOR', 'VISUAL'].includes(k)) continue;
-    env[k] = v;
-  }
-  const out: NodeJS.ProcessEnv = { ...env, NO_COLOR: '1', ...extra };
-  for (const k of unset) delete out[k];
-  return out;
-}
-
-function runSow(cwd: string, world: World, args: string[], env: Record<string, string> = {}, unset: string[] = []): Run {
-  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, ...env }, unset), encoding: 'utf8', input: '' });
-  const out: Run = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-  try {
-    out.json = JSON.parse(r.stdout);
-  } catch {
-    // not JSON
-  }
-  return out;
-}
-
-const show = (r: Run) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -1,0 +1,115 @@
+/**
+ * A world for the agent tests: a bin dir with the strict fake agent CLIs (test/fakes) and a `sow`
+ * wrapper, an isolated HOME and XDG_CONFIG_HOME, and a log of every fake call.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SOW } from './harness.js';
+
+export const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
+export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
+
+export interface FakeCall {
+  cli: string;
+  argv: string[];
+  stdin: string;
+  /** What reached the model: stdin, or the prompt file / -p text the fake resolved. */
+  prompt: string;
+  cwd: string;
+  resuming: boolean;
+  session: string | null;
+  env: Record<string, string>;
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json?: { ok: boolean; data?: any; error?: { code: string; message: string; hint?: string } };
+}
+
+export interface World {
+  root: string;
+  bin: string;
+  xdg: string;
+  home: string;
+  fakeHome: string;
+  log: string;
+  configPath: string;
+  env: Record<string, string>;
+  writeConfig(yaml: string): void;
+  readConfig(): string;
+  calls(): FakeCall[];
+  cleanup(): void;
+}
+
+export function makeWorld(opts: { omit?: string[]; prefix?: string } = {}): World {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), opts.prefix ?? 'sow-agents-')));
+  const bin = join(root, 'bin');
+  const xdg = join(root, 'xdg');
+  const home = join(root, 'home');
+  const fakeHome = join(root, 'fake-home');
+  const log = join(root, 'fake-agent.log');
+  for (const d of [bin, xdg, home, fakeHome]) mkdirSync(d, { recursive: true });
+  for (const name of FAKE_CLIS) {
+    if (opts.omit?.includes(name)) continue;
+    writeFileSync(join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" ${name} "$@"\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`);
+  chmodSync(join(bin, 'sow'), 0o755);
+  const configPath = join(xdg, 'sow', 'config.yaml');
+  return {
+    root,
+    bin,
+    xdg,
+    home,
+    fakeHome,
+    log,
+    configPath,
+    env: { PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`, XDG_CONFIG_HOME: xdg, HOME: home, FAKE_AGENT_HOME: fakeHome, FAKE_AGENT_LOG: log },
+    writeConfig(yaml) {
+      mkdirSync(join(xdg, 'sow'), { recursive: true });
+      writeFileSync(configPath, yaml);
+    },
+    readConfig: () => readFileSync(configPath, 'utf8'),
+    calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeCall) : []),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** The test process's environment without anything that could steer sow or the fakes (and without `unset`). */
+export function cleanEnv(extra: Record<string, string>, unset: string[] = []): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(SOW_|FAKE_AGENT_)/.test(k) || ['IS_SANDBOX', 'XDG_CONFIG_HOME', 'EDITOR', 'VISUAL'].includes(k)) continue;
+    env[k] = v;
+  }
+  const out: NodeJS.ProcessEnv = {
+    ...env,
+    NO_COLOR: '1',
+    GIT_AUTHOR_NAME: 'sow test',
+    GIT_AUTHOR_EMAIL: 'test@example.invalid',
+    GIT_COMMITTER_NAME: 'sow test',
+    GIT_COMMITTER_EMAIL: 'test@example.invalid',
+    ...extra,
+  };
+  for (const k of unset) delete out[k];
+  return out;
+}
+
+export function runSow(cwd: string, world: World, args: string[], env: Record<string, string> = {}, unset: string[] = []): Run {
+  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, ...env }, unset), encoding: 'utf8', input: '' });
+  const out: Run = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  try {
+    out.json = JSON.parse(r.stdout);
+  } catch {
+    // not JSON
+  }
+  return out;
+}
+
+export const show = (r: Run) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
