@@ -9,6 +9,23 @@ import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
+/**
+ * commander requires node:child_process at load time, for executable subcommands sow never uses;
+ * loading it (and node:net behind it) costs several milliseconds on every start. Give commander a
+ * proxy that loads the real module on first use.
+ */
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'sow-lazy' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'sow-lazy' }, () => ({
+      contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
 // Build beside dist/ and swap it in, so a sow process running meanwhile never finds it half gone.
 const out = new URL('../dist', import.meta.url);
 const next = new URL(`../.dist-${process.pid}`, import.meta.url);
@@ -27,7 +44,9 @@ await build({
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __sowCreateRequire } from 'node:module';\nconst require = __sowCreateRequire(import.meta.url);",
   },
-  define: { SOW_VERSION: JSON.stringify(pkg.version) },
+  // SOW_BUILD stamps the parse cache: a new build validates every state file again.
+  define: { SOW_VERSION: JSON.stringify(pkg.version), SOW_BUILD: JSON.stringify(`${pkg.version}+${Date.now().toString(36)}`) },
+  plugins: [lazyChildProcessForCommander],
   logLevel: 'warning',
 });
 await chmod(new URL('sow.js', `${next.href}/`), 0o755);

@@ -77,10 +77,10 @@ function build(): Command {
   if (only) only(program);
   else for (const register of Object.values(groups)) register(program);
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
+  // --json is a program option, which commander accepts anywhere on the line.
   const configure = (cmd: Command) => {
     for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined }).showSuggestionAfterError(true);
-      sub.option('--json', 'print one JSON document on stdout');
+      sub.exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined }).showSuggestionAfterError(true).configureHelp({ showGlobalOptions: true });
       configure(sub);
     }
   };

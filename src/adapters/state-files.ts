@@ -26,7 +26,17 @@ export interface StateFile<T> {
   readonly comments: boolean;
 }
 
-interface CacheEntry { text: string; data: unknown; comments: boolean }
+interface CacheEntry {
+  text: string;
+  data: unknown;
+  comments: boolean;
+  /** The build whose schemas validated `data`; the same build need not validate the same text again. */
+  validated?: string;
+}
+
+declare const SOW_BUILD: string;
+/** Unbundled (tests) there is no build stamp, and every read validates. */
+const BUILD = typeof SOW_BUILD === 'string' ? SOW_BUILD : undefined;
 
 export function cachePath(root: string, rel: string): string {
   return join(root, '.sow', '.cache', `${rel.replaceAll('/', '__')}.json`);
@@ -100,9 +110,12 @@ export async function readStateFile<S extends GenericSchema>(root: string, rel: 
     entry = { text, ...parsed };
     const valid = check(schema, entry.data);
     if (!valid.ok) throw new StateFileError(rel, valid.issue.message, valid.issue.path);
-    writeCache(root, rel, entry);
+    writeCache(root, rel, { ...entry, ...(BUILD ? { validated: BUILD } : {}) });
     return { rel, abs, text, data: valid.value, comments: entry.comments };
   }
+  // Validation is a pure function of the text and the schemas: this exact text was validated by
+  // this very build when the entry was written, so the result is known (docs/decisions/0003).
+  if (BUILD && entry.validated === BUILD) return { rel, abs, text, data: entry.data as InferOutput<S>, comments: entry.comments };
   const valid = check(schema, entry.data);
   if (!valid.ok) throw new StateFileError(rel, valid.issue.message, valid.issue.path);
   return { rel, abs, text, data: valid.value, comments: entry.comments };
@@ -125,10 +138,11 @@ export async function renderStateFile<S extends GenericSchema>(
     const yaml = await loadYaml();
     const doc = yaml.parseDocument(previous.text);
     syncNode(yaml, doc, doc.contents, plain, (node) => (doc.contents = node as never));
-    return { text: doc.toString(), entry: { text: doc.toString(), data, comments: true } };
+    const text = doc.toString();
+    return { text, entry: { text, data, comments: true, ...(BUILD ? { validated: BUILD } : {}) } };
   }
   const text = emitYaml(plain);
-  return { text, entry: { text, data, comments: false } };
+  return { text, entry: { text, data, comments: false, ...(BUILD ? { validated: BUILD } : {}) } };
 }
 
 type YamlNode = import('yaml').Node | null;

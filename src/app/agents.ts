@@ -14,7 +14,7 @@ import { findTask } from '../domain/tasks.js';
 import { tasksOf } from '../domain/project-types/phase-ops.js';
 import { EXECUTORS } from '../adapters/executors/table.js';
 import type { Executor, Invocation } from '../adapters/executors/types.js';
-import { currentBranch } from '../adapters/git.js';
+import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findRepoRoot } from '../adapters/git.js';
+import { findRepoRoot } from '../adapters/repo.js';
 
 export const SCHEMA_VERSION = '1';
 

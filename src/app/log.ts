@@ -9,7 +9,7 @@ import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { InvalidValueError, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
 import { findTask } from '../domain/tasks.js';
 import { tasksOf } from '../domain/project-types/phase-ops.js';
-import { findWorkspaceRoot } from '../adapters/git.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
 import { emitYaml } from '../adapters/yaml-emit.js';
 import { PROJECT_DIR, taskDir, update } from './workspace.js';
 

@@ -3,7 +3,8 @@ import { AbortedError, ConfirmationRequiredError, InvalidNameError, NoProjectErr
 import { coerceField, parseValue, resolveField, setAtPath, type FieldSpec } from '../domain/fields.js';
 import { projectType } from '../domain/project-types/index.js';
 import { ProjectStateSchema, type ProjectState } from '../domain/schemas.js';
-import { branchExists, branchHasFile, currentBranch, findWorkspaceRoot, git } from '../adapters/git.js';
+import { branchExists, branchHasFile, git } from '../adapters/git.js';
+import { currentBranch, findWorkspaceRoot } from '../adapters/repo.js';
 import { withLock } from '../adapters/lock.js';
 import { readStateFile, renderStateFile } from '../adapters/state-files.js';
 import { removeTreeAtomic } from '../adapters/fs-atomic.js';

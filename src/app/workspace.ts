@@ -10,7 +10,7 @@ import { NoProjectError, TaskNotFoundError } from '../domain/errors.js';
 import { projectType, type ProjectType } from '../domain/project-types/index.js';
 import { ProjectStateSchema, TaskStateSchema, type ProjectState, type TaskState } from '../domain/schemas.js';
 import { summaryOf } from '../domain/tasks.js';
-import { findWorkspaceRoot } from '../adapters/git.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
 import { withLock } from '../adapters/lock.js';
 import { readStateFile, renderStateFile, type StateFile } from '../adapters/state-files.js';
 import { journalPath, replayJournal, Transaction } from '../adapters/transaction.js';
