@@ -8,20 +8,14 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, ok, PROJECT, SOW, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, makeRepo, ok, PROJECT, SOW, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
-const repos: Repo[] = [];
+const fresh = useRepos();
 const dirs: string[] = [];
-function fresh(opts?: Parameters<typeof makeRepo>[0]): Repo {
-  const repo = makeRepo(opts);
-  repos.push(repo);
-  return repo;
-}
 afterEach(() => {
-  for (const repo of repos.splice(0)) repo.cleanup();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

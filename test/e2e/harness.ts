@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { afterEach } from 'vitest';
 
 export const SOW = fileURLToPath(new URL('../../dist/sow.js', import.meta.url));
 
@@ -138,4 +139,17 @@ export function toExecuting(repo: Repo, tasks: string[] = ['First task', 'Second
   for (const name of tasks) ok(repo, ['task', 'add', name, '--agent', 'implementer']);
   ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
   ok(repo, ['advance']);
+}
+
+/** A `makeRepo` whose repositories are removed after each test of the calling file. */
+export function useRepos(): (opts?: RepoOptions) => Repo {
+  const repos: Repo[] = [];
+  afterEach(() => {
+    for (const repo of repos.splice(0)) repo.cleanup();
+  });
+  return (opts) => {
+    const repo = makeRepo(opts);
+    repos.push(repo);
+    return repo;
+  };
 }

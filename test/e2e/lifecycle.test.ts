@@ -3,20 +3,12 @@
  * the review-fail loop (DESIGN §1, §2) and a project started with --no-planning.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, makeRepo, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
-const repos: Repo[] = [];
-function fresh(opts?: Parameters<typeof makeRepo>[0]): Repo {
-  const repo = makeRepo(opts);
-  repos.push(repo);
-  return repo;
-}
-afterEach(() => {
-  for (const repo of repos.splice(0)) repo.cleanup();
-});
+const fresh = useRepos();
 
 /** Runs sow, expects exit 0, and returns stdout without its trailing newline. */
 function out(repo: Repo, args: string[]): string {
