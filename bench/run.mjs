@@ -29,13 +29,13 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const PKG_ROOT = resolve(HERE, '..');
 const args = new Set(process.argv.slice(2));
 for (const a of args) {
-  if (!['--json', '--check', '--ready', '--keep', '--help', '-h'].includes(a)) {
+  if (!['--json', '--check', '--ready', '--keep', '--instructions', '--help', '-h'].includes(a)) {
     process.stderr.write(`bench: unknown option '${a}' (try --help)\n`);
     process.exit(2);
   }
 }
 if (args.has('--help') || args.has('-h')) {
-  process.stdout.write('usage: node bench/run.mjs [--json] [--check] [--ready] [--keep]\n  env: BENCH_RUNS (default 15), BENCH_SIZES (default 100,1000)\n');
+  process.stdout.write('usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 15), BENCH_SIZES (default 100,1000)\n');
   process.exit(0);
 }
 const JSON_OUT = args.has('--json');
@@ -483,6 +483,31 @@ function main() {
   memRow('sow task list', [SOW, 'task', 'list'], bigRepo, false, MEMORY_BUDGET_MB);
   memRow('sow task list (cold cache)', [SOW, 'task', 'list'], bigRepo, true, MEMORY_BUDGET_MB);
 
+  // Instruction counts do not move with the machine's load the way wall time does, so they tell
+  // whether a change made a command cheaper when the medians are too noisy to say.
+  const instructions = [];
+  if (args.has('--instructions')) {
+    log('  counting instructions with valgrind (one run each)…');
+    const count = (argv, cwd) => {
+      const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const m = /Collected : (\d+)/.exec(r.stderr ?? '');
+      return m ? Number(m[1]) : null;
+    };
+    const floorCount = count(FLOOR_ARGV, bigRepo);
+    if (floorCount === null) log('  valgrind is not available; skipping instruction counts');
+    else {
+      // Convert to milliseconds at the floor's own pace: its median time over its instructions.
+      const msPerInstruction = floorStats.median / floorCount;
+      instructions.push({ command: 'node -e 0 (floor)', tasks: null, instructions: floorCount, over_floor: 0, est_ms_over_floor: 0 });
+      for (const row of rows) {
+        if (row.error || row.cold) continue;
+        const n = count([SOW, ...row.args(RUNS + 2)], repos.get(row.size));
+        if (n === null) continue;
+        instructions.push({ command: `sow ${row.label}`, tasks: row.startup ? null : row.size, instructions: n, over_floor: n - floorCount, est_ms_over_floor: round1((n - floorCount) * msPerInstruction) });
+      }
+    }
+  }
+
   const over = [...results, ...memory].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
   const report = {
     node: process.version,
@@ -495,6 +520,7 @@ function main() {
     budgets_ms_over_floor: { read: BUDGET.read, write: BUDGET.write, at_1000_tasks: BUDGET.large },
     rows: results,
     memory,
+    instructions,
     cold_parse_errors: [...coldErrors].filter(([, e]) => e).map(([tasks, error]) => ({ tasks, error })),
     over_budget: over,
   };
@@ -532,6 +558,12 @@ function renderTable(report) {
   const memBody = report.memory.map((m) => [m.command, m.tasks === null ? '' : String(m.tasks), `${f(m.peak_mb)} MB`, m.budget_mb === null ? '' : `< ${m.budget_mb} MB`, m.verdict]);
   lines.push(...table(['command', 'tasks', 'peak', 'budget', ''], memBody, [false, true, true, true, false]));
   lines.push(`  (measured with ${report.memory[0]?.via})`);
+  if (report.instructions.length) {
+    lines.push('');
+    lines.push('instructions (valgrind callgrind, one run each; ms at the floor\'s pace = instructions over floor × floor median ÷ floor instructions):');
+    const body = report.instructions.map((r) => [r.command, r.tasks === null ? '—' : String(r.tasks), `${(r.instructions / 1e6).toFixed(1)} M`, `+${(r.over_floor / 1e6).toFixed(1)} M`, `+${r.est_ms_over_floor.toFixed(1)} ms`]);
+    lines.push(...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]));
+  }
   const errors = [...report.rows, ...report.memory].filter((r) => r.error);
   if (errors.length || report.cold_parse_errors.length) {
     lines.push('');
