@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SOW } from './harness.js';
+import { parse } from 'yaml';
+import { SOW, TEST_ENV } from './harness.js';
 
 export const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
 export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
@@ -88,15 +89,7 @@ export function cleanEnv(extra: Record<string, string>, unset: string[] = []): N
     if (/^(SOW_|FAKE_AGENT_)/.test(k) || ['IS_SANDBOX', 'XDG_CONFIG_HOME', 'EDITOR', 'VISUAL'].includes(k)) continue;
     env[k] = v;
   }
-  const out: NodeJS.ProcessEnv = {
-    ...env,
-    NO_COLOR: '1',
-    GIT_AUTHOR_NAME: 'sow test',
-    GIT_AUTHOR_EMAIL: 'test@example.invalid',
-    GIT_COMMITTER_NAME: 'sow test',
-    GIT_COMMITTER_EMAIL: 'test@example.invalid',
-    ...extra,
-  };
+  const out: NodeJS.ProcessEnv = { ...env, ...TEST_ENV, ...extra };
   for (const k of unset) delete out[k];
   return out;
 }
@@ -113,3 +106,12 @@ export function runSow(cwd: string, world: World, args: string[], env: Record<st
 }
 
 export const show = (r: Run) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+
+/** Splits a log.md into its entries: YAML front matter (parsed) and markdown body. */
+export function parseLog(text: string): { front: any; body: string }[] {
+  const entries: { front: any; body: string }[] = [];
+  const re = /^---\n([\s\S]*?)^---\n\n?([\s\S]*?)(?=^---\n|(?![\s\S]))/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) entries.push({ front: parse(m[1]!), body: m[2]!.trim() });
+  return entries;
+}

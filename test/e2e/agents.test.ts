@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
-import { makeWorld, runSow, show, type Run, type World } from './agent-world.js';
+import { makeWorld, runSow, show, type Run, type World, parseLog } from './agent-world.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
@@ -103,14 +103,6 @@ function findNamed(dir: string, needle: RegExp): string[] {
   return found;
 }
 
-/** Splits a log.md into its entries: YAML front matter (parsed) and markdown body. */
-function parseLog(text: string): { front: any; body: string }[] {
-  const entries: { front: any; body: string }[] = [];
-  const re = /^---\n([\s\S]*?)^---\n\n?([\s\S]*?)(?=^---\n|(?![\s\S]))/gm;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) entries.push({ front: parse(m[1]!), body: m[2]!.trim() });
-  return entries;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The argv table under test: every executor type, spawn and resume.

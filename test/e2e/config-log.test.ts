@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
-import { makeWorld, runSow, show, type Run, type World } from './agent-world.js';
+import { makeWorld, runSow, show, type Run, type World, parseLog } from './agent-world.js';
 
 const ROLES = ['orchestrator', 'implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -308,14 +308,6 @@ function logRepo() {
   };
 }
 
-/** Splits a log.md into its entries: YAML front matter (parsed) and markdown body. */
-function parseLog(text: string): { front: any; body: string }[] {
-  const entries: { front: any; body: string }[] = [];
-  const re = /^---\n([\s\S]*?)^---\n\n?([\s\S]*?)(?=^---\n|(?![\s\S]))/gm;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) entries.push({ front: parse(m[1]!), body: m[2]!.trim() });
-  return entries;
-}
 
 describe('sow log', () => {
   it('appends an entry with YAML front matter and a markdown body to the task log; files become modified outputs once', () => {

@@ -37,16 +37,17 @@ export interface Repo {
 
 const RUNTIME = /(^|\/)(\.lock|\.lock\.takeover|\.journal\.json|\.cache|\.trash-[^/]*|[^/]*\.tmp)(\/|$)/;
 
+/** What every sow run in the tests gets: no colour, and a git identity for commits. */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  NO_COLOR: '1',
+  GIT_AUTHOR_NAME: 'sow test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'sow test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
+};
+
 function baseEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    NO_COLOR: '1',
-    GIT_AUTHOR_NAME: 'sow test',
-    GIT_AUTHOR_EMAIL: 'test@example.invalid',
-    GIT_COMMITTER_NAME: 'sow test',
-    GIT_COMMITTER_EMAIL: 'test@example.invalid',
-    ...extra,
-  };
+  return { ...process.env, ...TEST_ENV, ...extra };
 }
 
 function toResult(code: number | null, stdout: string, stderr: string): RunResult {
