@@ -14,8 +14,8 @@
  *   BENCH_RUNS=5 BENCH_SIZES=100,1000 npm run bench
  *
  * Creating 1,000 tasks through 1,000 CLI calls would take minutes, so the real CLI creates the
- * project and three tasks, and the rest is generated in the layout sow writes (the emitter below
- * mirrors src/adapters/yaml-emit.ts; it is checked byte-for-byte against what sow wrote, and the
+ * project and three tasks, and the rest is generated in the layout sow writes (with sow's own
+ * emitter, src/adapters/yaml-emit.ts, built on the fly; it is checked byte-for-byte against what sow wrote, and the
  * generated state is checked to load with `sow task list` and `sow task get`).
  * It measures; it is not a test: without --check it exits 0 whatever the numbers are.
  */
@@ -24,6 +24,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importSource } from '../scripts/import-source.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PKG_ROOT = resolve(HERE, '..');
@@ -58,53 +59,8 @@ function fail(message) {
 }
 const log = (message) => process.stderr.write(`${message}\n`);
 
-// ---------------------------------------------------------------------------------------------
-// The YAML sow writes (a copy of src/adapters/yaml-emit.ts; verified against real output below).
-
-const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
-const PLAIN = /^[A-Za-z_/][\w ./+()-]*$/;
-const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g;
-const emitString = (s) =>
-  PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s)
-    ? s
-    : JSON.stringify(s).replace(NON_PRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const isMap = (x) => typeof x === 'object' && x !== null && !Array.isArray(x);
-function scalar(v) {
-  if (v === null) return 'null';
-  if (typeof v === 'string') return emitString(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  throw new TypeError(`cannot write a ${typeof v} to YAML`);
-}
-function emitNode(value, indent, out) {
-  if (isMap(value)) {
-    for (const [k, child] of Object.entries(value)) if (child !== undefined) emitEntry(`${indent}${emitString(k)}:`, child, indent, out);
-  } else if (Array.isArray(value)) {
-    for (const item of value) emitEntry(`${indent}-`, item, indent, out, true);
-  }
-}
-function emitEntry(head, child, indent, out, inSeq = false) {
-  if (isMap(child) && Object.values(child).some((v) => v !== undefined)) {
-    if (inSeq) {
-      const sub = [];
-      emitNode(child, `${indent}  `, sub);
-      out.push(`${head} ${sub[0].slice(indent.length + 2)}`, ...sub.slice(1));
-    } else {
-      out.push(head);
-      emitNode(child, `${indent}  `, out);
-    }
-  } else if (Array.isArray(child) && child.length > 0) {
-    out.push(head);
-    emitNode(child, `${indent}  `, out);
-  } else if (isMap(child)) out.push(`${head} {}`);
-  else if (Array.isArray(child)) out.push(`${head} []`);
-  else out.push(`${head} ${scalar(child)}`);
-}
-/** `indent` lets a fragment (the task summaries) be emitted at its place in the project file. */
-function emitYaml(value, indent = '') {
-  const out = [];
-  emitNode(value, indent, out);
-  return out.length ? `${out.join('\n')}\n` : '{}\n';
-}
+// The YAML sow writes: sow's own emitter, built from the source (checked against real output below).
+const { emitYaml } = await importSource(PKG_ROOT, 'src/adapters/yaml-emit.ts');
 
 // ---------------------------------------------------------------------------------------------
 // Running things

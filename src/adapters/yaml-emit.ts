@@ -67,8 +67,9 @@ function emitEntry(head: string, child: unknown, indent: string, out: string[], 
   }
 }
 
-export function emitYaml(value: Record<string, unknown>): string {
+/** `indent` places the output as a fragment inside a larger document (the bench uses it). */
+export function emitYaml(value: Record<string, unknown> | unknown[], indent = ''): string {
   const out: string[] = [];
-  emitNode(value, '', out);
+  emitNode(value, indent, out);
   return out.length ? `${out.join('\n')}\n` : '{}\n';
 }

@@ -5,7 +5,7 @@
  * (a title, a summary) gets a short text.
  */
 import { randomUUID } from 'node:crypto';
-import { decide, shellInput, shellTool } from './brain.mjs';
+import { planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
 const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'string' ? b : b?.text ?? '')).join('\n') : '');
@@ -51,16 +51,11 @@ export function answerAnthropic(body, record) {
   if (!shell) {
     // A side request: a session title (Claude Code asks for JSON by schema), a summary, …
     const wantsJson = body.output_config?.format || body.output_format || /json/i.test(JSON.stringify(body.system ?? '').slice(0, 4000));
-    record.kind = 'side';
-    if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+    recordSide(record, tools);
     return { blocks: [{ type: 'text', text: wantsJson ? JSON.stringify({ title: 'Say hello', isNewTopic: true }) : 'Say hello' }], stop: 'end_turn' };
   }
   const messages = normaliseAnthropic(body.messages);
-  const d = decide(messages);
-  record.kind = 'main';
-  record.messages = messages;
-  record.decision = d;
-  record.shellTool = shell.name;
+  const d = planTurn(record, messages, shell);
   if (d.kind === 'tool') {
     const input = shellInput(shell, d.command);
     record.toolInput = input;

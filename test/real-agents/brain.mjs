@@ -67,3 +67,16 @@ export function shellInput(tool, command) {
   if ('description' in props && !('description' in input)) input.description = 'Run a sow command';
   return input;
 }
+
+/** A request without a shell tool is a side request (a title, a summary): note what was offered. */
+export function recordSide(record, tools) {
+  record.kind = 'side';
+  if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+}
+
+/** A main-loop turn: decide the next step and record what was seen and decided. */
+export function planTurn(record, messages, shell) {
+  const d = decide(messages);
+  Object.assign(record, { kind: 'main', messages, decision: d, shellTool: shell.name });
+  return d;
+}

@@ -2,32 +2,13 @@
  * Every flag each sow executor passes, checked against the live CLI's own --help (the same check as
  * src/adapters/executors/table.test.ts does against the captured help texts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { importSource } from '../../scripts/import-source.mjs';
 import { run, stripAnsi } from './util.mjs';
 
-/** Bundles src/adapters/executors/table.ts with esbuild (a devDependency) and imports it. */
+/** The executor table of the source tree, as sow builds it. */
 export async function loadExecutors(repoRoot) {
-  const { build } = await import('esbuild');
-  const dir = mkdtempSync(join(tmpdir(), 'sow-exec-table-'));
-  const outfile = join(dir, 'table.mjs');
-  try {
-    await build({
-      entryPoints: [resolve(repoRoot, 'src/adapters/executors/table.ts')],
-      outfile,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      logLevel: 'warning',
-    });
-    const mod = await import(pathToFileURL(outfile).href);
-    return mod.EXECUTORS;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return (await importSource(repoRoot, 'src/adapters/executors/table.ts')).EXECUTORS;
 }
 
 /** Which help text documents each executor's spawn and resume command. */

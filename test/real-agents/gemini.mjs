@@ -5,7 +5,7 @@
  * declares the shell tool is answered by the scripted brain with a functionCall; side requests
  * (routing, next-speaker checks, summaries) get text, or JSON shaped by the requested schema.
  */
-import { decide, shellInput, shellTool } from './brain.mjs';
+import { planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
 /** Gemini contents → the brain's shape. */
@@ -51,19 +51,14 @@ export function answerGemini(body, record, model) {
   const shell = shellTool(tools);
   const candidate = (parts) => ({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata, modelVersion: model });
   if (!shell) {
-    record.kind = 'side';
-    if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+    recordSide(record, tools);
     const cfg = body.generationConfig ?? {};
     const schema = cfg.responseJsonSchema ?? cfg.responseSchema;
     const text = cfg.responseMimeType === 'application/json' || schema ? JSON.stringify(sample(schema)) : 'Say hello';
     return candidate([{ text }]);
   }
   const messages = normaliseGemini(body.contents);
-  const d = decide(messages);
-  record.kind = 'main';
-  record.messages = messages;
-  record.decision = d;
-  record.shellTool = shell.name;
+  const d = planTurn(record, messages, shell);
   if (d.kind === 'tool') {
     const input = shellInput(shell, d.command);
     record.toolInput = input;

@@ -6,7 +6,7 @@
  * upgrade is refused with 404 unless the provider is configured without websockets.
  */
 import { randomUUID } from 'node:crypto';
-import { decide, shellInput, shellTool } from './brain.mjs';
+import { planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
 const textOf = (content) =>
@@ -72,15 +72,10 @@ export function answerResponses(body, record) {
   const shell = codeMode ?? shellTool(tools.filter((t) => t.type !== 'custom'));
   const messages = normaliseResponses(body.input);
   if (!shell) {
-    record.kind = 'side';
-    if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+    recordSide(record, tools);
     return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Say hello', annotations: [] }] }];
   }
-  const d = decide(messages);
-  record.kind = 'main';
-  record.messages = messages;
-  record.decision = d;
-  record.shellTool = shell.name;
+  const d = planTurn(record, messages, shell);
   if (d.kind === 'tool') {
     const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     if (shell === codeMode) {
