@@ -20,7 +20,7 @@ import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { renderTemplate, templatesDir } from './status.js';
-import { openWorkspace, PROJECT_DIR, Reader, taskDir, update } from './workspace.js';
+import { PROJECT_DIR, Reader, taskDir, update } from './workspace.js';
 
 export interface AgentRunOptions {
   prompt?: string;
@@ -199,8 +199,8 @@ const runningAsRoot = () => process.getuid?.() === 0;
 
 export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions): Promise<AgentRunResult> {
   const agent = findAgent(agentName);
-  const root = await openWorkspace(cwd);
-  const reader = await Reader.open(root);
+  const reader = await Reader.open(cwd);
+  const root = reader.root;
   const target: Target = taskId !== undefined ? { kind: 'task', id: taskId } : { kind: 'project', agent: agent.name };
   if (target.kind === 'task') {
     findTask(tasksOf(reader.project), target.id);
@@ -277,8 +277,8 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
 }
 
 export async function resumeAgent(cwd: string, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
-  const root = await openWorkspace(cwd);
-  const reader = await Reader.open(root);
+  const reader = await Reader.open(cwd);
+  const root = reader.root;
   let session: Session | undefined;
   let sessionId: string | undefined;
   let agentName: string;
