@@ -1,8 +1,8 @@
-// Bundles src/main.ts into dist/ with esbuild. Heavy modules (yaml's Document API, xstate,
-// the JSON Schema generator) are behind dynamic import() and land in their own chunks, so a
-// command loads only what it needs (DESIGN §7). Minified, because compiling less code is most of
-// what start-up costs here (measured: ~10 → ~8 ms of V8 compile for `task list`); the linked
-// source map gives readable stacks with NODE_OPTIONS=--enable-source-maps.
+// Bundles sow into dist/ with esbuild: dist/sow.cjs (the executable, src/bin.ts) and dist/core.cjs
+// (the CLI, src/main.ts). Heavy modules (yaml's Document API, xstate, the JSON Schema generator)
+// are behind dynamic import(), so a command runs only what it needs (DESIGN §7). Minified, because
+// compiling less code is most of what start-up costs; the linked source map gives readable stacks
+// with NODE_OPTIONS=--enable-source-maps.
 import { build } from 'esbuild';
 import { rm, chmod, readFile, rename } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -30,26 +30,39 @@ const lazyChildProcessForCommander = {
 const out = new URL('../dist', import.meta.url);
 const next = new URL(`../.dist-${process.pid}`, import.meta.url);
 await rm(next, { recursive: true, force: true });
-await build({
-  entryPoints: { sow: 'src/main.ts' },
-  outdir: fileURLToPath(next),
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   minify: true,
-  sourcemap: 'linked',
-  chunkNames: 'chunks/[name]-[hash]',
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __sowCreateRequire } from 'node:module';\nconst require = __sowCreateRequire(import.meta.url);",
-  },
-  // SOW_BUILD stamps the parse cache: a new build validates every state file again.
-  define: { SOW_VERSION: JSON.stringify(pkg.version), SOW_BUILD: JSON.stringify(`${pkg.version}+${Date.now().toString(36)}`) },
-  plugins: [lazyChildProcessForCommander],
   logLevel: 'warning',
+};
+// The CLI itself: one CommonJS file, because only a classic script can be given a V8 code cache on
+// Node 20 (docs/decisions/0008). Modules behind import() stay lazy: esbuild turns them into
+// functions that run on first use, and V8 compiles a function only when it first runs.
+await build({
+  ...common,
+  entryPoints: ['src/main.ts'],
+  outfile: fileURLToPath(new URL('core.cjs', `${next.href}/`)),
+  sourcemap: 'linked',
+  banner: { js: "const __sowImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: {
+    'import.meta.url': '__sowImportMetaUrl',
+    SOW_VERSION: JSON.stringify(pkg.version),
+    // SOW_BUILD stamps the parse cache: a new build validates every state file again.
+    SOW_BUILD: JSON.stringify(`${pkg.version}+${Date.now().toString(36)}`),
+  },
+  plugins: [lazyChildProcessForCommander],
 });
-await chmod(new URL('sow.js', `${next.href}/`), 0o755);
+// The executable: a few lines that load core.cjs through the code cache.
+await build({
+  ...common,
+  entryPoints: ['src/bin.ts'],
+  outfile: fileURLToPath(new URL('sow.cjs', `${next.href}/`)),
+  banner: { js: '#!/usr/bin/env node' },
+});
+await chmod(new URL('sow.cjs', `${next.href}/`), 0o755);
 const old = new URL(`../.dist-old-${process.pid}`, import.meta.url);
 await rename(out, old).catch(() => undefined);
 await rename(next, out);

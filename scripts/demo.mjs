@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SOW = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'sow.js');
+const SOW = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'sow.cjs');
 const argv = process.argv.slice(2);
 const KEEP = argv.includes('--keep');
 for (const a of argv) {

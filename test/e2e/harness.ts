@@ -1,5 +1,5 @@
 /**
- * End-to-end harness: runs the built `sow` (dist/sow.js) in a fresh temp git repository, as a
+ * End-to-end harness: runs the built `sow` (dist/sow.cjs) in a fresh temp git repository, as a
  * user would, and snapshots .sow/ so error paths can be checked for byte-identical state.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach } from 'vitest';
 
-export const SOW = fileURLToPath(new URL('../../dist/sow.js', import.meta.url));
+export const SOW = fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
 
 export interface RunResult {
   code: number;
@@ -37,9 +37,16 @@ export interface Repo {
 
 const RUNTIME = /(^|\/)(\.lock|\.lock\.takeover|\.journal\.json|\.cache|\.trash-[^/]*|[^/]*\.tmp)(\/|$)/;
 
-/** What every sow run in the tests gets: no colour, and a git identity for commits. */
+/**
+ * sow's compile cache (src/adapters/compile-cache.ts) for the test runs: one folder for all test
+ * files and runs, so the tests exercise the cache as users do but never write to ~/.cache.
+ */
+export const TEST_CACHE_HOME = join(tmpdir(), 'sow-tests-cache-home');
+
+/** What every sow run in the tests gets: no colour, a git identity for commits, a cache folder of its own. */
 export const TEST_ENV: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
+  XDG_CACHE_HOME: TEST_CACHE_HOME,
   GIT_AUTHOR_NAME: 'sow test',
   GIT_AUTHOR_EMAIL: 'test@example.invalid',
   GIT_COMMITTER_NAME: 'sow test',

@@ -1,0 +1,155 @@
+/**
+ * A V8 code cache for sow's bundle, kept in the user's cache folder.
+ *
+ * Compiling the CLI's JavaScript is most of what a sow command costs above bare `node` start-up
+ * (DESIGN §7). Node 20 caches nothing between runs, so sow keeps V8's own code cache, as
+ * `node --compile-cache` does on newer Node versions. The cache is trusted only when it is intact:
+ * V8 does not verify a code cache and a damaged one crashes the process, so each file carries a
+ * CRC-32 of its data and of the source it was made from; anything that does not match is ignored
+ * and rewritten. See docs/decisions/0008-compile-cache.md.
+ *
+ * Used only by src/bin.ts, so it imports nothing of sow's.
+ */
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, win32 } from 'node:path';
+import { Script } from 'node:vm';
+
+const MAGIC = 0x53574343; // 'SWCC'
+const FORMAT = 1;
+const HEADER_BYTES = 24;
+const MAX_SEEN = 64;
+const PRUNE_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+export type Crc32 = (data: Uint8Array) => number;
+/** What compiling a CommonJS file yields: the function that runs it, given its module scope. */
+export type ModuleWrapper = (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+
+/** $XDG_CACHE_HOME/sow, else ~/.cache/sow (macOS too, like the config file), %LOCALAPPDATA%\sow\cache on Windows. */
+export function cacheDir(env: Env = process.env, platform: string = process.platform): string {
+  if (platform === 'win32') {
+    const local = env['LOCALAPPDATA'] || win32.join(env['USERPROFILE'] || homedir(), 'AppData', 'Local');
+    return win32.join(local, 'sow', 'cache');
+  }
+  const xdg = env['XDG_CACHE_HOME'];
+  return join(xdg && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.cache'), 'sow');
+}
+
+/** The command words of argv (`task list`, `advance`), which decide when the cache has learnt something new. */
+export function commandKey(argv: readonly string[]): string {
+  const words: string[] = [];
+  for (const arg of argv) {
+    if (arg.startsWith('-')) continue;
+    if (!/^[a-z][a-z-]{0,23}$/.test(arg)) break;
+    words.push(arg);
+    if (words.length === 2) break;
+  }
+  return words.join(' ');
+}
+
+type CacheFile = { status: 'missing' | 'damaged' } | { status: 'intact'; seen: string[]; data: Buffer };
+
+/**
+ * Layout: magic, format, CRC-32 of the source, CRC-32 of the V8 data, data length, seen-list
+ * length (u32 LE each), then the seen list (the command keys, as JSON), then the V8 data.
+ */
+function readCache(path: string, sourceCrc: number, crc32: Crc32): CacheFile {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return { status: 'missing' };
+  }
+  if (bytes.length < HEADER_BYTES) return { status: 'damaged' };
+  const dataLength = bytes.readUInt32LE(16);
+  const seenLength = bytes.readUInt32LE(20);
+  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.readUInt32LE(8) !== sourceCrc
+    || bytes.length !== HEADER_BYTES + seenLength + dataLength) return { status: 'damaged' };
+  const data = bytes.subarray(HEADER_BYTES + seenLength);
+  if (crc32(data) !== bytes.readUInt32LE(12)) return { status: 'damaged' };
+  let seen: unknown;
+  try {
+    seen = JSON.parse(bytes.toString('utf8', HEADER_BYTES, HEADER_BYTES + seenLength));
+  } catch {
+    return { status: 'damaged' };
+  }
+  if (!Array.isArray(seen) || !seen.every((k) => typeof k === 'string')) return { status: 'damaged' };
+  return { status: 'intact', seen, data };
+}
+
+function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly string[], data: Buffer, crc32: Crc32): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const list = Buffer.from(JSON.stringify(seen), 'utf8');
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(FORMAT, 4);
+  header.writeUInt32LE(sourceCrc, 8);
+  header.writeUInt32LE(crc32(data), 12);
+  header.writeUInt32LE(data.length, 16);
+  header.writeUInt32LE(list.length, 20);
+  // Written whole under a temporary name and renamed, so a reader sees the old file or the new one.
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      for (const part of [header, list, data]) writeSync(fd, part);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  // Caches of other sow builds and Node versions are left behind by upgrades; drop the stale ones.
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const other = join(dir, name);
+    if (other === path) continue;
+    try {
+      if (now - statSync(other).mtimeMs > PRUNE_AFTER_MS) unlinkSync(other);
+    } catch {
+      // another sow is pruning too
+    }
+  }
+}
+
+/**
+ * Compiles a CommonJS file with the code cache kept for it in the cache folder, and arranges for
+ * the cache to be written at exit when it was missing, stale or has not seen this command yet.
+ * Returns the module wrapper to call; throws when anything about the cache goes wrong, before
+ * any of the file's code has run.
+ */
+export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
+  const source = readFileSync(file, 'utf8');
+  const sourceCrc = crc32(Buffer.from(source, 'utf8'));
+  const dir = cacheDir(env);
+  const path = join(dir, `${sourceCrc.toString(16).padStart(8, '0')}-${process.version}-${process.arch}.bin`);
+  const debug = (message: string) => {
+    if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path}\n`);
+  };
+  const cache = readCache(path, sourceCrc, crc32);
+  // The same wrapper Node's CommonJS loader uses, so the bundle runs exactly as require() would run it.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    ...(cache.status === 'intact' ? { cachedData: cache.data } : {}),
+  });
+  // V8 refuses data made by another V8 version or with other flags.
+  const seen = cache.status === 'intact' && !script.cachedDataRejected ? cache.seen : undefined;
+  debug(seen ? 'hit' : cache.status === 'intact' ? 'rejected by V8' : cache.status);
+  const key = commandKey(argv);
+  // Write the cache at exit, when it holds the functions this command compiled: the first time,
+  // and each time a command it has not seen runs, so it comes to cover the commands in use.
+  if (!seen || (!seen.includes(key) && seen.length < MAX_SEEN)) {
+    process.once('exit', () => {
+      try {
+        writeCache(dir, path, sourceCrc, [...(seen ?? []), key], script.createCachedData(), crc32);
+        debug('wrote');
+      } catch (err) {
+        debug(`not written (${err instanceof Error ? err.message : String(err)}):`);
+      }
+    });
+  }
+  return script.runInThisContext() as ModuleWrapper;
+}

@@ -1,0 +1,200 @@
+/**
+ * The V8 code cache the `sow` executable keeps (src/bin.ts, src/adapters/compile-cache.ts): made
+ * on first use, used after, extended by new commands, and never trusted when damaged — V8 itself
+ * does not check the data, and a damaged cache would crash every sow command. Each test has a
+ * cache folder of its own; SOW_DEBUG makes the loader say what it did.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { crc32 } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ok, PROJECT, SOW, TEST_ENV, toExecuting, useRepos } from './harness.js';
+
+const newRepo = useRepos();
+const homes: string[] = [];
+afterEach(() => {
+  for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function cacheHome(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sow-cc-'));
+  homes.push(dir);
+  return dir;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function sowIn(cwd: string, home: string, args: string[], env: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, [SOW, ...args], {
+    cwd,
+    env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
+    encoding: 'utf8',
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** What the loader reported: `missing`, `hit`, `damaged`, `rejected by V8`, `wrote`… */
+const events = (r: Run) => [...r.stderr.matchAll(/^sow: compile cache: (.+?) \/.*$/gm)].map((m) => m[1]);
+
+function cacheFiles(home: string): string[] {
+  try {
+    return readdirSync(join(home, 'sow')).map((name) => join(home, 'sow', name));
+  } catch {
+    return [];
+  }
+}
+
+function onlyCacheFile(home: string): string {
+  const files = cacheFiles(home);
+  expect(files).toHaveLength(1);
+  return files[0]!;
+}
+
+/** The parts of a cache file (layout in compile-cache.ts). */
+function parts(file: string) {
+  const bytes = readFileSync(file);
+  const seenLength = bytes.readUInt32LE(20);
+  return { bytes, seen: JSON.parse(bytes.toString('utf8', 24, 24 + seenLength)) as string[], dataStart: 24 + seenLength };
+}
+
+describe('compile cache', () => {
+  it('is written by the first command, used by the next, and extended by a command it has not seen', () => {
+    const repo = newRepo();
+    toExecuting(repo);
+    const home = cacheHome();
+
+    const first = sowIn(repo.dir, home, ['task', 'list']);
+    expect(first.code).toBe(0);
+    expect(events(first)).toEqual(['missing', 'wrote']);
+    const file = onlyCacheFile(home);
+    expect(file).toMatch(new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}\\.bin$`));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'sow')).mode & 0o777).toBe(0o700);
+    expect(parts(file).seen).toEqual(['task list']);
+
+    const again = sowIn(repo.dir, home, ['task', 'list']);
+    expect(events(again)).toEqual(['hit']);
+    expect(again.stdout).toBe(first.stdout);
+
+    const other = sowIn(repo.dir, home, ['phase', 'get', 'tasks_approved']);
+    expect(other.stdout).toBe('true\n');
+    expect(events(other)).toEqual(['hit', 'wrote']);
+    expect(parts(file).seen).toEqual(['task list', 'phase get']);
+
+    // Options and values are not command words: `--json task list` is still `task list`.
+    expect(events(sowIn(repo.dir, home, ['--json', 'task', 'list', '--status', 'pending']))).toEqual(['hit']);
+    // Without SOW_DEBUG the loader is silent.
+    const quiet = sowIn(repo.dir, home, ['task', 'list'], { SOW_DEBUG: '' });
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toBe(first.stdout);
+  });
+
+  it('ignores a damaged cache (changed bytes, cut short, wrong source) and writes a good one', () => {
+    const repo = newRepo();
+    const home = cacheHome();
+    const expected = sowIn(repo.dir, home, ['--version']);
+    const file = onlyCacheFile(home);
+    const good = readFileSync(file);
+    const { dataStart } = parts(file);
+
+    const damage = (bytes: Buffer) => {
+      writeFileSync(file, bytes);
+      const r = sowIn(repo.dir, home, ['--version']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(expected.stdout);
+      expect(events(r)).toEqual(['damaged', 'wrote']);
+      // What was written in its place is whole again.
+      expect(events(sowIn(repo.dir, home, ['--version']))).toEqual(['hit']);
+    };
+    // Bytes flipped inside V8's data: fed to V8, this crashes node (V8 does not check it).
+    const flipped = Buffer.from(good);
+    for (let i = dataStart + 64; i < flipped.length; i += 499) flipped[i] = flipped[i]! ^ 0x5a;
+    damage(flipped);
+    damage(good.subarray(0, good.length - 1000));
+    damage(good.subarray(0, 10));
+    const otherSource = Buffer.from(good);
+    otherSource.writeUInt32LE((otherSource.readUInt32LE(8) + 1) >>> 0, 8);
+    damage(otherSource);
+    damage(Buffer.from('not a cache at all'));
+  });
+
+  it('rewrites a cache that V8 refuses (made for other code) and runs the command as usual', () => {
+    const repo = newRepo();
+    const home = cacheHome();
+    const expected = sowIn(repo.dir, home, ['--version']);
+    const file = onlyCacheFile(home);
+    // Intact as a file (right checksums), but V8 data made for another script.
+    const script = new Script('(function () { return 42; })');
+    script.runInThisContext();
+    const foreign = script.createCachedData();
+    const { bytes, dataStart } = parts(file);
+    const forged = Buffer.concat([bytes.subarray(0, dataStart), foreign]);
+    forged.writeUInt32LE(crc32(foreign), 12);
+    forged.writeUInt32LE(foreign.length, 16);
+    writeFileSync(file, forged);
+
+    const r = sowIn(repo.dir, home, ['--version']);
+    expect(r.stdout).toBe(expected.stdout);
+    expect(events(r)).toEqual(['rejected by V8', 'wrote']);
+    expect(events(sowIn(repo.dir, home, ['--version']))).toEqual(['hit']);
+  });
+
+  it('is not needed: an unwritable cache folder, SOW_NO_COMPILE_CACHE or source maps leave the command as it was', () => {
+    const repo = newRepo();
+    toExecuting(repo);
+    const home = cacheHome();
+    const before = repo.read(PROJECT);
+    const plain = sowIn(repo.dir, home, ['task', 'list'], { SOW_NO_COMPILE_CACHE: '1' });
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toBe('');
+    expect(cacheFiles(home)).toEqual([]);
+
+    const withMaps = sowIn(repo.dir, home, ['task', 'list'], { NODE_OPTIONS: '--enable-source-maps' });
+    expect(withMaps).toEqual(plain);
+    expect(cacheFiles(home)).toEqual([]);
+
+    // XDG_CACHE_HOME is a file, so the cache folder cannot be made.
+    const blocked = join(home, 'a-file');
+    writeFileSync(blocked, '');
+    const r = sowIn(repo.dir, blocked, ['task', 'list'], { SOW_DEBUG: '' });
+    expect(r).toEqual({ ...plain, stderr: '' });
+    const told = sowIn(repo.dir, blocked, ['task', 'list']);
+    expect(events(told)).toEqual(['missing', 'not written (ENOTDIR: not a directory, mkdir \'' + join(blocked, 'sow') + '\'):']);
+
+    // A read-only cache folder: nothing written, nothing said.
+    if (process.getuid?.() !== 0) {
+      const ro = cacheHome();
+      sowIn(repo.dir, ro, ['--version']);
+      rmSync(onlyCacheFile(ro));
+      chmodSync(join(ro, 'sow'), 0o500);
+      try {
+        expect(sowIn(repo.dir, ro, ['task', 'list'], { SOW_DEBUG: '' })).toEqual({ ...plain, stderr: '' });
+      } finally {
+        chmodSync(join(ro, 'sow'), 0o700);
+      }
+    }
+    expect(repo.read(PROJECT)).toBe(before);
+  });
+
+  it('keeps working for a user mistake and for commands that write, through the cache', () => {
+    const repo = newRepo();
+    toExecuting(repo);
+    const home = cacheHome();
+    for (let i = 0; i < 2; i++) {
+      const bad = sowIn(repo.dir, home, ['task', 'get', '--id', '999'], { SOW_DEBUG: '' });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/^error: .*999/);
+      expect(bad.stderr).not.toMatch(/\n\s+at /);
+    }
+    const set = sowIn(repo.dir, home, ['task', 'set', '--id', '010', 'iteration', '2']);
+    expect(set.code).toBe(0);
+    expect(ok(repo, ['task', 'get', '--id', '010', 'iteration']).stdout).toBe('2\n');
+  });
+});
