@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { makeRepo, ok, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
 
 let repo: Repo;
 afterEach(() => repo?.cleanup());
 
 describe('the parse cache (.sow/.cache) never changes what sow reads', () => {
-  it('a clone without the cache reads and writes the state (the bundled YAML parser is used)', () => {
+  it('a clone without the cache reads and writes the state (sow\'s own reader, src/adapters/yaml-fast.ts)', () => {
     repo = makeRepo();
     toExecuting(repo, ['One']);
     rmSync(join(repo.dir, '.sow/.cache'), { recursive: true, force: true });
@@ -15,6 +16,20 @@ describe('the parse cache (.sow/.cache) never changes what sow reads', () => {
     rmSync(join(repo.dir, '.sow/.cache'), { recursive: true, force: true });
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     expect(ok(repo, ['task', 'get', '--id', '010', 'status']).stdout.trim()).toBe('in_progress');
+  });
+
+  it('reads a file laid out by another tool without the cache (the yaml package takes what the fast reader declines)', () => {
+    repo = makeRepo();
+    toExecuting(repo, ['One']);
+    const data = repo.yaml(taskFile('010'));
+    // Four-space indentation, single quotes and a flow list: valid YAML, not the form sow writes.
+    const text = stringify({ ...data, name: 'Renamed by hand', dependencies: [] }, { indent: 4, defaultStringType: 'QUOTE_SINGLE', flowCollectionPadding: true });
+    expect(text).toContain("'name': 'Renamed by hand'");
+    writeFileSync(join(repo.dir, taskFile('010')), text);
+    rmSync(join(repo.dir, '.sow/.cache'), { recursive: true, force: true });
+    expect(ok(repo, ['task', 'get', '--id', '010', 'name']).stdout).toBe('Renamed by hand\n');
+    ok(repo, ['task', 'set', '--id', '010', 'iteration', '2']);
+    expect(repo.yaml(taskFile('010'))).toMatchObject({ name: 'Renamed by hand', iteration: 2 });
   });
 
   it('sees a hand edit at once, even one that keeps the file size', () => {

@@ -1,0 +1,190 @@
+/**
+ * A fast reader for the YAML sow writes itself (yaml-emit.ts), so a state file changed by someone
+ * else — a `git pull`, a branch switch — is read without the `yaml` package, which takes ≈350 ms
+ * for a 1,000-task project file (DESIGN §7 allows 100 ms).
+ *
+ * It reads a strict subset: block maps and lists indented by two spaces, `- key: value` list items,
+ * `{}` and `[]`, and the scalars the emitter writes (plain words, JSON-style double-quoted strings,
+ * numbers, true/false/null, .inf/.nan). Anything else — comments, blank lines, tabs, other quoting or
+ * indentation, anchors, flow collections, duplicate keys — makes it answer `undefined`, and the
+ * caller reads the file with the `yaml` package instead. So it either returns exactly what `yaml`
+ * would, or nothing; yaml-fast.test.ts checks that against `yaml` on generated and mangled files.
+ */
+
+// The emitter's plain strings (yaml-emit.ts), which YAML's core schema reads as those strings.
+const PLAIN = /^[A-Za-z_/][\w ./+()-]*$/;
+const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
+
+/** Sentinel for "not in the subset". */
+const NO = Symbol('not canonical');
+type Maybe<T> = T | typeof NO;
+
+// Keys and many values repeat in a file (every task has `status: pending`): check each once.
+const checked = new Map<string, boolean>();
+
+function plainString(s: string): Maybe<string> {
+  let ok = checked.get(s);
+  if (ok === undefined) {
+    ok = PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s);
+    checked.set(s, ok);
+  }
+  return ok ? s : NO;
+}
+
+/** The end of the double-quoted string token that starts at `from` in `s`, or -1 when it is not closed. */
+function quotedEnd(s: string, from: number): number {
+  for (let i = from + 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 92) i++; // backslash
+    else if (c === 34) return i + 1; // quote
+  }
+  return -1;
+}
+
+const CONTROL = /[\u0000-\u001f]/;
+
+function quotedString(token: string): Maybe<string> {
+  // Without escapes the value is what stands between the quotes (most quoted values: ids, times).
+  if (!token.includes('\\', 1)) return CONTROL.test(token) ? NO : token.slice(1, -1);
+  try {
+    const value: unknown = JSON.parse(token);
+    return typeof value === 'string' ? value : NO;
+  } catch {
+    return NO; // a YAML escape JSON lacks (\x41, \e, \N …), a raw tab or control character
+  }
+}
+
+function scalar(s: string): Maybe<unknown> {
+  switch (s) {
+    case 'null':
+      return null;
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case '{}':
+      return {};
+    case '[]':
+      return [];
+    case '.nan':
+      return NaN;
+    case '.inf':
+      return Infinity;
+    case '-.inf':
+      return -Infinity;
+  }
+  if (s[0] === '"') return quotedEnd(s, 0) === s.length ? quotedString(s) : NO;
+  if (NUMBER.test(s)) return Number(s);
+  return plainString(s);
+}
+
+/**
+ * Reads lines by offset: `lines[i]` as written and `at[i]` where its content starts (its
+ * indentation; for `- key: value` the reader moves it past the dash), so nothing is copied per line.
+ */
+class Reader {
+  private i = 0;
+  /** Set by key(): the key of the current line and where the text after its colon starts. */
+  private k = '';
+  private after = 0;
+
+  constructor(private readonly lines: string[], private readonly at: Int32Array) {}
+
+  done(): boolean {
+    return this.i >= this.lines.length;
+  }
+
+  /** The block whose first line is the current one, which must start at `indent`. */
+  block(indent: number): Maybe<unknown> {
+    if (this.i >= this.lines.length || this.at[this.i] !== indent) return NO;
+    const line = this.lines[this.i]!;
+    return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32) ? this.list(indent) : this.map(indent);
+  }
+
+  /** `key:` at `from` in `line`: sets k and after, or says it is not one. */
+  private key(line: string, from: number): boolean {
+    let key: Maybe<string>;
+    let colon: number;
+    if (line.charCodeAt(from) === 34) {
+      colon = quotedEnd(line, from);
+      if (colon < 0) return false;
+      key = quotedString(line.slice(from, colon));
+    } else {
+      colon = line.indexOf(':', from);
+      if (colon <= from) return false;
+      key = plainString(line.slice(from, colon));
+    }
+    if (key === NO || line.charCodeAt(colon) !== 58 || key === '__proto__') return false;
+    this.k = key;
+    this.after = colon + 1;
+    return true;
+  }
+
+  /** The value after `key:` (`after` in `line`): on the same line after one space, or a block two spaces in. */
+  private value(line: string, after: number, indent: number): Maybe<unknown> {
+    if (after === line.length) return this.block(indent + 2);
+    return line.charCodeAt(after) === 32 ? scalar(line.slice(after + 1)) : NO;
+  }
+
+  private map(indent: number): Maybe<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    while (this.i < this.lines.length && this.at[this.i] === indent) {
+      const line = this.lines[this.i]!;
+      if (!this.key(line, indent) || Object.hasOwn(out, this.k)) return NO;
+      const key = this.k;
+      this.i++;
+      const value = this.value(line, this.after, indent);
+      if (value === NO) return NO;
+      out[key] = value;
+    }
+    return out;
+  }
+
+  private list(indent: number): Maybe<unknown[]> {
+    const out: unknown[] = [];
+    while (this.i < this.lines.length && this.at[this.i] === indent) {
+      const line = this.lines[this.i]!;
+      if (line.charCodeAt(indent) !== 45) return NO; // '-'
+      let value: Maybe<unknown>;
+      if (line.length === indent + 1) {
+        this.i++;
+        value = this.block(indent + 2);
+      } else if (line.charCodeAt(indent + 1) !== 32) {
+        return NO;
+      } else if (this.key(line, indent + 2)) {
+        // `- key: value`: a map whose keys line up two spaces in, the first one on this line.
+        this.at[this.i] = indent + 2;
+        value = this.map(indent + 2);
+      } else {
+        value = scalar(line.slice(indent + 2));
+        this.i++;
+      }
+      if (value === NO) return NO;
+      out.push(value);
+    }
+    return out;
+  }
+}
+
+/** What `yaml` would parse from `text`, or undefined when the text is not in the subset described above. */
+export function parseCanonicalYaml(text: string): unknown {
+  if (text === '{}\n') return {};
+  if (text === '[]\n') return [];
+  // Tabs, carriage returns and the like match nothing above, so such text is declined line by line.
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const at = new Int32Array(lines.length);
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!;
+    let indent = 0;
+    while (line.charCodeAt(indent) === 32) indent++;
+    at[k] = indent;
+  }
+  const reader = new Reader(lines, at);
+  checked.clear();
+  const value = reader.block(0);
+  // A block ends at a line indented less than it; a line left over (indented more than its
+  // siblings, or a blank one) means the text is not in the subset.
+  return value === NO || !reader.done() ? undefined : value;
+}
