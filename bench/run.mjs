@@ -36,14 +36,14 @@ for (const a of args) {
   }
 }
 if (args.has('--help') || args.has('-h')) {
-  process.stdout.write('usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 15), BENCH_SIZES (default 100,1000)\n');
+  process.stdout.write('usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 21), BENCH_SIZES (default 100,1000)\n');
   process.exit(0);
 }
 const JSON_OUT = args.has('--json');
 const CHECK = args.has('--check');
 const READY = args.has('--ready');
 const KEEP = args.has('--keep');
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000').split(',').map(Number);
 if (!Number.isInteger(RUNS) || RUNS < 1) fail(`BENCH_RUNS must be a positive integer, got '${process.env.BENCH_RUNS}'`);
 if (SIZES.some((n) => !Number.isInteger(n) || n < 3 || n > 1000)) fail(`BENCH_SIZES must be integers from 3 to 1000 (task ids have three digits), got '${process.env.BENCH_SIZES}'`);

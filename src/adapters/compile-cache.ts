@@ -2,8 +2,8 @@
  * A V8 code cache for sow's bundle, kept in the user's cache folder.
  *
  * Compiling the CLI's JavaScript is most of what a sow command costs above bare `node` start-up
- * (DESIGN §7). Node 20 caches nothing between runs, so sow keeps V8's own code cache, as
- * `node --compile-cache` does on newer Node versions. The cache is trusted only when it is intact:
+ * (DESIGN §7). Node 20 caches nothing between runs, so sow keeps V8's own code cache, as Node 22's
+ * module.enableCompileCache() would. The cache is trusted only when it is intact:
  * V8 does not verify a code cache and a damaged one crashes the process, so each file carries a
  * CRC-32 of its data and of the source it was made from; anything that does not match is ignored
  * and rewritten. See docs/decisions/0008-compile-cache.md.
