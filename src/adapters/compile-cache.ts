@@ -102,7 +102,8 @@ function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly
     rmSync(temp, { force: true });
     throw err;
   }
-  // Caches of other sow builds and Node versions are left behind by upgrades; drop the stale ones.
+  // Caches of other sow builds and Node versions are left behind by upgrades; drop the stale ones
+  // (the folder holds nothing else).
   const now = Date.now();
   for (const name of readdirSync(dir)) {
     const other = join(dir, name);
@@ -124,7 +125,7 @@ function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly
 export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
   const source = readFileSync(file, 'utf8');
   const sourceCrc = crc32(Buffer.from(source, 'utf8'));
-  const dir = cacheDir(env);
+  const dir = join(cacheDir(env), 'code-cache');
   const path = join(dir, `${sourceCrc.toString(16).padStart(8, '0')}-${process.version}-${process.arch}.bin`);
   const debug = (message: string) => {
     if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path}\n`);

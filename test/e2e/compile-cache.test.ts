@@ -45,7 +45,7 @@ const events = (r: Run) => [...r.stderr.matchAll(/^sow: compile cache: (.+?) \/.
 
 function cacheFiles(home: string): string[] {
   try {
-    return readdirSync(join(home, 'sow')).map((name) => join(home, 'sow', name));
+    return readdirSync(join(home, 'sow', 'code-cache')).map((name) => join(home, 'sow', 'code-cache', name));
   } catch {
     return [];
   }
@@ -77,6 +77,7 @@ describe('compile cache', () => {
     expect(file).toMatch(new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}\\.bin$`));
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'sow')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, 'sow', 'code-cache')).mode & 0o777).toBe(0o700);
     expect(parts(file).seen).toEqual(['task list']);
 
     const again = sowIn(repo.dir, home, ['task', 'list']);
@@ -166,18 +167,18 @@ describe('compile cache', () => {
     const r = sowIn(repo.dir, blocked, ['task', 'list'], { SOW_DEBUG: '' });
     expect(r).toEqual({ ...plain, stderr: '' });
     const told = sowIn(repo.dir, blocked, ['task', 'list']);
-    expect(events(told)).toEqual(['missing', 'not written (ENOTDIR: not a directory, mkdir \'' + join(blocked, 'sow') + '\'):']);
+    expect(events(told)).toEqual(['missing', 'not written (ENOTDIR: not a directory, mkdir \'' + join(blocked, 'sow', 'code-cache') + '\'):']);
 
     // A read-only cache folder: nothing written, nothing said.
     if (process.getuid?.() !== 0) {
       const ro = cacheHome();
       sowIn(repo.dir, ro, ['--version']);
       rmSync(onlyCacheFile(ro));
-      chmodSync(join(ro, 'sow'), 0o500);
+      chmodSync(join(ro, 'sow', 'code-cache'), 0o500);
       try {
         expect(sowIn(repo.dir, ro, ['task', 'list'], { SOW_DEBUG: '' })).toEqual({ ...plain, stderr: '' });
       } finally {
-        chmodSync(join(ro, 'sow'), 0o700);
+        chmodSync(join(ro, 'sow', 'code-cache'), 0o700);
       }
     }
     expect(repo.read(PROJECT)).toBe(before);
