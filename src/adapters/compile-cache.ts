@@ -123,8 +123,9 @@ function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly
  * any of the file's code has run.
  */
 export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
-  const source = readFileSync(file, 'utf8');
-  const sourceCrc = crc32(Buffer.from(source, 'utf8'));
+  const bytes = readFileSync(file);
+  const sourceCrc = crc32(bytes);
+  const source = bytes.toString('utf8');
   const dir = join(cacheDir(env), 'code-cache');
   const path = join(dir, `${sourceCrc.toString(16).padStart(8, '0')}-${process.version}-${process.arch}.bin`);
   const debug = (message: string) => {
