@@ -4,7 +4,9 @@
  *
  * Builds two throw-away git repos whose project sits in ImplementationExecuting with 100 and
  * 1,000 tasks, then times each command against the floor of any Node CLI (`node -e 0`),
- * interleaved in rounds in the same run so machine noise hits every row alike.
+ * interleaved in rounds in the same run so machine noise hits every row alike; each run is
+ * compared with the floor run just before it in its round, and the verdict takes the median of
+ * those differences (DESIGN §7).
  *
  *   npm run bench                    table on stdout, progress on stderr
  *   npm run bench -- --json          one JSON document on stdout
@@ -385,7 +387,7 @@ function main() {
     for (const c of COMMANDS) {
       if (c.cold && n < LARGE && SIZES.includes(LARGE)) continue; // the cold figure is asked for at 1,000 tasks
       if ((c.startup || c.info) && n !== SIZES[0]) continue;
-      rows.push({ ...c, size: n, samples: [], exit: new Set() });
+      rows.push({ ...c, size: n, samples: [], overFloor: [], ratios: [], exit: new Set() });
     }
   }
   const floor = [];
@@ -400,11 +402,20 @@ function main() {
     // Rotate the order each round so no command always follows the same one.
     const order = rows.map((_, i) => rows[(i + round) % rows.length]);
     loadPeak = Math.max(loadPeak, loadavg()[0]);
-    floor.push(timeOnce(process.execPath, FLOOR_ARGV).ms);
+    let lastFloor = timeOnce(process.execPath, FLOOR_ARGV).ms;
+    floor.push(lastFloor);
     order.forEach((row, k) => {
       const ms = measure(row, repos.get(row.size), round);
-      if (ms !== undefined) row.samples.push(ms);
-      if (k === Math.floor(order.length / 2)) floor.push(timeOnce(process.execPath, FLOOR_ARGV).ms);
+      if (ms !== undefined) {
+        row.samples.push(ms);
+        // Paired with the floor run just before it: a slow minute of the machine moves both.
+        row.overFloor.push(ms - lastFloor);
+        row.ratios.push(ms / lastFloor);
+      }
+      if (k === Math.floor(order.length / 2)) {
+        lastFloor = timeOnce(process.execPath, FLOOR_ARGV).ms;
+        floor.push(lastFloor);
+      }
     });
   }
   if (process.stderr.isTTY) process.stderr.write('\n');
@@ -415,7 +426,7 @@ function main() {
     const base = { command: `sow ${row.label}`, tasks: row.startup ? null : row.size, kind: row.kind, cache: row.cold ? 'cold' : 'warm', exit: [...row.exit].sort((a, b) => a - b) };
     if (row.error) return { ...base, median_ms: null, p90_ms: null, min_ms: null, over_floor_ms: null, min_over_floor_min_ms: null, ratio_to_floor: null, budget_ms: budget, verdict: 'ERROR', error: row.error, runs: row.samples.length };
     const s = stats(row.samples);
-    const overFloor = s.median - floorStats.median;
+    const overFloor = stats(row.overFloor).median;
     return {
       ...base,
       median_ms: round1(s.median),
@@ -424,7 +435,7 @@ function main() {
       over_floor_ms: round1(overFloor),
       // Best case against best case: on a shared, noisy machine the minimum is the steadiest figure.
       min_over_floor_min_ms: round1(s.min - floorStats.min),
-      ratio_to_floor: Math.round((s.median / floorStats.median) * 100) / 100,
+      ratio_to_floor: Math.round(stats(row.ratios).median * 100) / 100,
       budget_ms: budget,
       verdict: row.info ? 'info' : overFloor <= budget ? 'PASS' : 'OVER',
       runs: s.n,
@@ -503,7 +514,7 @@ function renderTable(report) {
   if (report.load_average.max > report.cpus) {
     lines.push(`note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`);
   }
-  lines.push('(+floor: median over the floor median, which the verdict uses; min+floor: fastest run over the fastest floor run)');
+  lines.push('(+floor: median over the runs of each run minus the floor run just before it in the same round, which the verdict uses; ×floor: the same as a ratio; min+floor: fastest run over the fastest floor run)');
   lines.push(`budgets (DESIGN §7, median over floor): reads +${BUDGET.read} ms, writes +${BUDGET.write} ms, anything at ${LARGE} tasks +${BUDGET.large} ms`);
   lines.push('');
   const header = ['command', 'tasks', 'exit', 'min', 'median', 'p90', '+floor', '×floor', 'min+floor', 'budget', ''];
