@@ -119,6 +119,9 @@ function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly
 /**
  * Compiles a CommonJS file with the code cache kept for it in the cache folder, and arranges for
  * the cache to be written at exit when it was missing, stale or has not seen this command yet.
+ * There is one cache per command group (`task`, `phase` …): a command deserializes only what its
+ * own group compiled, which measured 7 M instructions and ~70 page faults less for `task list`
+ * than one cache for every command.
  * Returns the module wrapper to call; throws when anything about the cache goes wrong, before
  * any of the file's code has run.
  */
@@ -126,8 +129,10 @@ export function compileWithCache(file: string, argv: readonly string[], crc32: C
   const bytes = readFileSync(file);
   const sourceCrc = crc32(bytes);
   const source = bytes.toString('utf8');
+  const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
-  const path = join(dir, `${sourceCrc.toString(16).padStart(8, '0')}-${process.version}-${process.arch}.bin`);
+  const group = key.split(' ')[0] || 'sow';
+  const path = join(dir, `${sourceCrc.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}.bin`);
   const debug = (message: string) => {
     if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path}\n`);
   };
@@ -140,11 +145,13 @@ export function compileWithCache(file: string, argv: readonly string[], crc32: C
   // V8 refuses data made by another V8 version or with other flags.
   const seen = cache.status === 'intact' && !script.cachedDataRejected ? cache.seen : undefined;
   debug(seen ? 'hit' : cache.status === 'intact' ? 'rejected by V8' : cache.status);
-  const key = commandKey(argv);
   // Write the cache at exit, when it holds the functions this command compiled: the first time,
-  // and each time a command it has not seen runs, so it comes to cover the commands in use.
+  // and each time a command it has not seen runs, so it comes to cover the commands in use. Not
+  // after a usage error (exit 2), so a mistyped command never makes a cache of its own, nor after
+  // an internal error or a signal.
   if (!seen || (!seen.includes(key) && seen.length < MAX_SEEN)) {
-    process.once('exit', () => {
+    process.once('exit', (code) => {
+      if (code === 2 || code >= 64) return;
       try {
         writeCache(dir, path, sourceCrc, [...(seen ?? []), key], script.createCachedData(), crc32);
         debug('wrote');

@@ -74,7 +74,7 @@ describe('compile cache', () => {
     expect(first.code).toBe(0);
     expect(events(first)).toEqual(['missing', 'wrote']);
     const file = onlyCacheFile(home);
-    expect(file).toMatch(new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}\\.bin$`));
+    expect(file).toMatch(new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}-task\\.bin$`));
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'sow')).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, 'sow', 'code-cache')).mode & 0o777).toBe(0o700);
@@ -84,13 +84,28 @@ describe('compile cache', () => {
     expect(events(again)).toEqual(['hit']);
     expect(again.stdout).toBe(first.stdout);
 
+    // Another command of the group extends the group's cache.
+    const get = sowIn(repo.dir, home, ['task', 'get', '--id', '010', 'name']);
+    expect(get.stdout).toBe('First task\n');
+    expect(events(get)).toEqual(['hit', 'wrote']);
+    expect(parts(file).seen).toEqual(['task list', 'task get']);
+
+    // Another group has a cache of its own.
     const other = sowIn(repo.dir, home, ['phase', 'get', 'tasks_approved']);
     expect(other.stdout).toBe('true\n');
-    expect(events(other)).toEqual(['hit', 'wrote']);
-    expect(parts(file).seen).toEqual(['task list', 'phase get']);
+    expect(events(other)).toEqual(['missing', 'wrote']);
+    expect(cacheFiles(home).map((f) => f.replace(/^.*-/, '')).sort()).toEqual(['phase.bin', 'task.bin']);
 
     // Options and values are not command words: `--json task list` is still `task list`.
     expect(events(sowIn(repo.dir, home, ['--json', 'task', 'list', '--status', 'pending']))).toEqual(['hit']);
+    // A blocked command (exit 3) is a normal outcome and teaches the cache too.
+    expect(events(sowIn(repo.dir, home, ['advance', '--dry-run']))).toEqual(['missing', 'wrote']);
+    // A mistyped command (exit 2) makes no cache of its own, and does not touch the others.
+    const before = cacheFiles(home).map((f) => readFileSync(f));
+    const typo = sowIn(repo.dir, home, ['tsk', 'list']);
+    expect(typo.code).toBe(2);
+    expect(events(typo)).toEqual(['missing']);
+    expect(cacheFiles(home).map((f) => readFileSync(f))).toEqual(before);
     // Without SOW_DEBUG the loader is silent.
     const quiet = sowIn(repo.dir, home, ['task', 'list'], { SOW_DEBUG: '' });
     expect(quiet.stderr).toBe('');
