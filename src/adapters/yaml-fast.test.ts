@@ -57,6 +57,7 @@ const MANGLERS: ((text: string, r: () => number) => string)[] = [
   (t, r) => insertAt(t, r, ' '),
   (t, r) => insertAt(t, r, '  '),
   (t, r) => insertAt(t, r, '\t'),
+  (t, r) => insertAt(t, r, '\r'),
   (t, r) => insertAt(t, r, '\n'),
   (t, r) => insertAt(t, r, ':'),
   (t, r) => insertAt(t, r, '- '),
@@ -170,6 +171,8 @@ describe('parseCanonicalYaml', () => {
       'a: 1\r\n',
       'key with trailing space : 1\n',
       'a: "unterminated\n',
+      'a: "carriage\rreturn"\n', // raw control characters in quotes: left to yaml
+      'a: "raw\ttab"\n',
       'a: "x" y\n',
       '- - 1\n',
     ];
