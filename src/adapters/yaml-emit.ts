@@ -11,8 +11,13 @@ const PLAIN = /^[A-Za-z_/][\w ./+()-]*$/;
 // Characters YAML does not allow unescaped inside a double-quoted scalar (JSON leaves them).
 const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g;
 
+/** Whether `s` is written bare: YAML's core schema reads such a word back as this very string. */
+export function isPlainString(s: string): boolean {
+  return PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s);
+}
+
 export function emitString(s: string): string {
-  if (PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s)) return s;
+  if (isPlainString(s)) return s;
   return JSON.stringify(s).replace(NON_PRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -11,9 +11,8 @@
  * would, or nothing; yaml-fast.test.ts checks that against `yaml` on generated and mangled files.
  */
 
-// The emitter's plain strings (yaml-emit.ts), which YAML's core schema reads as those strings.
-const PLAIN = /^[A-Za-z_/][\w ./+()-]*$/;
-const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
+import { isPlainString } from './yaml-emit.js';
+
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
 
 /** Sentinel for "not in the subset". */
@@ -26,7 +25,7 @@ const checked = new Map<string, boolean>();
 function plainString(s: string): Maybe<string> {
   let ok = checked.get(s);
   if (ok === undefined) {
-    ok = PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s);
+    ok = isPlainString(s); // exactly the words the emitter writes bare
     checked.set(s, ok);
   }
   return ok ? s : NO;
