@@ -4,14 +4,13 @@
  * does not check the data, and a damaged cache would crash every sow command. Each test has a
  * cache folder of its own; SOW_DEBUG makes the loader say what it did.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ok, PROJECT, SOW, TEST_ENV, toExecuting, useRepos } from './harness.js';
+import { ok, PROJECT, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
 
 const newRepo = useRepos();
 const homes: string[] = [];
@@ -25,23 +24,13 @@ function cacheHome(): string {
   return dir;
 }
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function sowIn(cwd: string, home: string, args: string[], env: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [SOW, ...args], {
-    cwd,
-    env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
-    encoding: 'utf8',
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** Runs sow in the repo with `home` as its cache home, and the loader telling what it did. */
+function sowIn(repo: Repo, home: string, args: string[], env: Record<string, string> = {}): RunResult {
+  return repo.sow(args, { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env } });
 }
 
 /** What the loader reported: `missing`, `hit`, `damaged`, `rejected by V8`, `wrote`… */
-const events = (r: Run) => [...r.stderr.matchAll(/^sow: compile cache: (.+?) \/.*$/gm)].map((m) => m[1]);
+const events = (r: RunResult) => [...r.stderr.matchAll(/^sow: compile cache: (.+?) \/.*$/gm)].map((m) => m[1]);
 
 function cacheFiles(home: string): string[] {
   try {
@@ -70,7 +59,7 @@ describe('compile cache', () => {
     toExecuting(repo);
     const home = cacheHome();
 
-    const first = sowIn(repo.dir, home, ['task', 'list']);
+    const first = sowIn(repo, home, ['task', 'list']);
     expect(first.code).toBe(0);
     expect(events(first)).toEqual(['missing', 'wrote']);
     const file = onlyCacheFile(home);
@@ -80,34 +69,34 @@ describe('compile cache', () => {
     expect(statSync(join(home, 'sow', 'code-cache')).mode & 0o777).toBe(0o700);
     expect(parts(file).seen).toEqual(['task list']);
 
-    const again = sowIn(repo.dir, home, ['task', 'list']);
+    const again = sowIn(repo, home, ['task', 'list']);
     expect(events(again)).toEqual(['hit']);
     expect(again.stdout).toBe(first.stdout);
 
     // Another command of the group extends the group's cache.
-    const get = sowIn(repo.dir, home, ['task', 'get', '--id', '010', 'name']);
+    const get = sowIn(repo, home, ['task', 'get', '--id', '010', 'name']);
     expect(get.stdout).toBe('First task\n');
     expect(events(get)).toEqual(['hit', 'wrote']);
     expect(parts(file).seen).toEqual(['task list', 'task get']);
 
     // Another group has a cache of its own.
-    const other = sowIn(repo.dir, home, ['phase', 'get', 'tasks_approved']);
+    const other = sowIn(repo, home, ['phase', 'get', 'tasks_approved']);
     expect(other.stdout).toBe('true\n');
     expect(events(other)).toEqual(['missing', 'wrote']);
     expect(cacheFiles(home).map((f) => f.replace(/^.*-/, '')).sort()).toEqual(['phase.bin', 'task.bin']);
 
     // Options and values are not command words: `--json task list` is still `task list`.
-    expect(events(sowIn(repo.dir, home, ['--json', 'task', 'list', '--status', 'pending']))).toEqual(['hit']);
+    expect(events(sowIn(repo, home, ['--json', 'task', 'list', '--status', 'pending']))).toEqual(['hit']);
     // A blocked command (exit 3) is a normal outcome and teaches the cache too.
-    expect(events(sowIn(repo.dir, home, ['advance', '--dry-run']))).toEqual(['missing', 'wrote']);
+    expect(events(sowIn(repo, home, ['advance', '--dry-run']))).toEqual(['missing', 'wrote']);
     // A mistyped command (exit 2) makes no cache of its own, and does not touch the others.
     const before = cacheFiles(home).map((f) => readFileSync(f));
-    const typo = sowIn(repo.dir, home, ['tsk', 'list']);
+    const typo = sowIn(repo, home, ['tsk', 'list']);
     expect(typo.code).toBe(2);
     expect(events(typo)).toEqual(['missing']);
     expect(cacheFiles(home).map((f) => readFileSync(f))).toEqual(before);
     // Without SOW_DEBUG the loader is silent.
-    const quiet = sowIn(repo.dir, home, ['task', 'list'], { SOW_DEBUG: '' });
+    const quiet = sowIn(repo, home, ['task', 'list'], { SOW_DEBUG: '' });
     expect(quiet.stderr).toBe('');
     expect(quiet.stdout).toBe(first.stdout);
   });
@@ -115,19 +104,19 @@ describe('compile cache', () => {
   it('ignores a damaged cache (changed bytes, cut short, wrong source) and writes a good one', () => {
     const repo = newRepo();
     const home = cacheHome();
-    const expected = sowIn(repo.dir, home, ['--version']);
+    const expected = sowIn(repo, home, ['--version']);
     const file = onlyCacheFile(home);
     const good = readFileSync(file);
     const { dataStart } = parts(file);
 
     const damage = (bytes: Buffer) => {
       writeFileSync(file, bytes);
-      const r = sowIn(repo.dir, home, ['--version']);
+      const r = sowIn(repo, home, ['--version']);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(expected.stdout);
       expect(events(r)).toEqual(['damaged', 'wrote']);
       // What was written in its place is whole again.
-      expect(events(sowIn(repo.dir, home, ['--version']))).toEqual(['hit']);
+      expect(events(sowIn(repo, home, ['--version']))).toEqual(['hit']);
     };
     // Bytes flipped inside V8's data: fed to V8, this crashes node (V8 does not check it).
     const flipped = Buffer.from(good);
@@ -144,7 +133,7 @@ describe('compile cache', () => {
   it('rewrites a cache that V8 refuses (made for other code) and runs the command as usual', () => {
     const repo = newRepo();
     const home = cacheHome();
-    const expected = sowIn(repo.dir, home, ['--version']);
+    const expected = sowIn(repo, home, ['--version']);
     const file = onlyCacheFile(home);
     // Intact as a file (right checksums), but V8 data made for another script.
     const script = new Script('(function () { return 42; })');
@@ -156,10 +145,10 @@ describe('compile cache', () => {
     forged.writeUInt32LE(foreign.length, 16);
     writeFileSync(file, forged);
 
-    const r = sowIn(repo.dir, home, ['--version']);
+    const r = sowIn(repo, home, ['--version']);
     expect(r.stdout).toBe(expected.stdout);
     expect(events(r)).toEqual(['rejected by V8', 'wrote']);
-    expect(events(sowIn(repo.dir, home, ['--version']))).toEqual(['hit']);
+    expect(events(sowIn(repo, home, ['--version']))).toEqual(['hit']);
   });
 
   it('is not needed: an unwritable cache folder, SOW_NO_COMPILE_CACHE or source maps leave the command as it was', () => {
@@ -167,31 +156,31 @@ describe('compile cache', () => {
     toExecuting(repo);
     const home = cacheHome();
     const before = repo.read(PROJECT);
-    const plain = sowIn(repo.dir, home, ['task', 'list'], { SOW_NO_COMPILE_CACHE: '1' });
+    const plain = sowIn(repo, home, ['task', 'list'], { SOW_NO_COMPILE_CACHE: '1' });
     expect(plain.code).toBe(0);
     expect(plain.stderr).toBe('');
     expect(cacheFiles(home)).toEqual([]);
 
-    const withMaps = sowIn(repo.dir, home, ['task', 'list'], { NODE_OPTIONS: '--enable-source-maps' });
+    const withMaps = sowIn(repo, home, ['task', 'list'], { NODE_OPTIONS: '--enable-source-maps' });
     expect(withMaps).toEqual(plain);
     expect(cacheFiles(home)).toEqual([]);
 
     // XDG_CACHE_HOME is a file, so the cache folder cannot be made.
     const blocked = join(home, 'a-file');
     writeFileSync(blocked, '');
-    const r = sowIn(repo.dir, blocked, ['task', 'list'], { SOW_DEBUG: '' });
+    const r = sowIn(repo, blocked, ['task', 'list'], { SOW_DEBUG: '' });
     expect(r).toEqual({ ...plain, stderr: '' });
-    const told = sowIn(repo.dir, blocked, ['task', 'list']);
+    const told = sowIn(repo, blocked, ['task', 'list']);
     expect(events(told)).toEqual(['missing', 'not written (ENOTDIR: not a directory, mkdir \'' + join(blocked, 'sow', 'code-cache') + '\'):']);
 
     // A read-only cache folder: nothing written, nothing said.
     if (process.getuid?.() !== 0) {
       const ro = cacheHome();
-      sowIn(repo.dir, ro, ['--version']);
+      sowIn(repo, ro, ['--version']);
       rmSync(onlyCacheFile(ro));
       chmodSync(join(ro, 'sow', 'code-cache'), 0o500);
       try {
-        expect(sowIn(repo.dir, ro, ['task', 'list'], { SOW_DEBUG: '' })).toEqual({ ...plain, stderr: '' });
+        expect(sowIn(repo, ro, ['task', 'list'], { SOW_DEBUG: '' })).toEqual({ ...plain, stderr: '' });
       } finally {
         chmodSync(join(ro, 'sow', 'code-cache'), 0o700);
       }
@@ -204,12 +193,12 @@ describe('compile cache', () => {
     toExecuting(repo);
     const home = cacheHome();
     for (let i = 0; i < 2; i++) {
-      const bad = sowIn(repo.dir, home, ['task', 'get', '--id', '999'], { SOW_DEBUG: '' });
+      const bad = sowIn(repo, home, ['task', 'get', '--id', '999'], { SOW_DEBUG: '' });
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/^error: .*999/);
       expect(bad.stderr).not.toMatch(/\n\s+at /);
     }
-    const set = sowIn(repo.dir, home, ['task', 'set', '--id', '010', 'iteration', '2']);
+    const set = sowIn(repo, home, ['task', 'set', '--id', '010', 'iteration', '2']);
     expect(set.code).toBe(0);
     expect(ok(repo, ['task', 'get', '--id', '010', 'iteration']).stdout).toBe('2\n');
   });
