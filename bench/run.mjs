@@ -17,7 +17,7 @@
  *
  * Creating 1,000 tasks through 1,000 CLI calls would take minutes, so the real CLI creates the
  * project and three tasks, and the rest is generated in the layout sow writes (with sow's own
- * emitter, src/adapters/yaml-emit.ts, built on the fly; it is checked byte-for-byte against what sow wrote, and the
+ * emitter, src/adapters/yaml/emit.ts, built on the fly; it is checked byte-for-byte against what sow wrote, and the
  * generated state is checked to load with `sow task list` and `sow task get`).
  * It measures; it is not a test: without --check it exits 0 whatever the numbers are.
  */
@@ -62,7 +62,7 @@ function fail(message) {
 const log = (message) => process.stderr.write(`${message}\n`);
 
 // The YAML sow writes: sow's own emitter, built from the source (checked against real output below).
-const { emitYaml } = await importSource(PKG_ROOT, 'src/adapters/yaml-emit.ts');
+const { emitYaml } = await importSource(PKG_ROOT, 'src/adapters/yaml/emit.ts');
 
 // ---------------------------------------------------------------------------------------------
 // Running things

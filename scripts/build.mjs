@@ -1,11 +1,14 @@
 // Bundles sow into dist/ with esbuild: dist/sow.cjs (the executable, src/bin.ts) and dist/core.cjs
-// (the CLI, src/main.ts). Heavy modules (yaml's Document API, xstate, the JSON Schema generator)
-// are behind dynamic import(), so a command runs only what it needs (DESIGN §7). Minified, because
+// (the CLI, src/main.ts). Heavy modules (yaml's Document API, the JSON Schema generator) are behind
+// dynamic import(), so a command runs only what it needs. The output depends only on the source:
+// building the same source twice gives the same bytes (so the code cache is not rebuilt for nothing).
+// `--out <dir>` builds elsewhere (the build test uses it). Minified, because
 // compiling less code is most of what start-up costs; the linked source map gives readable stacks
 // with NODE_OPTIONS=--enable-source-maps.
 import { build } from 'esbuild';
 import { rm, chmod, readFile, rename } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -27,8 +30,9 @@ const lazyChildProcessForCommander = {
 };
 
 // Build beside dist/ and swap it in, so a sow process running meanwhile never finds it half gone.
-const out = new URL('../dist', import.meta.url);
-const next = new URL(`../.dist-${process.pid}`, import.meta.url);
+const outArg = process.argv.indexOf('--out');
+const out = outArg > 0 ? pathToFileURL(resolve(process.argv[outArg + 1])) : new URL('../dist', import.meta.url);
+const next = new URL(`${out.href}.next-${process.pid}`);
 await rm(next, { recursive: true, force: true });
 const common = {
   bundle: true,
@@ -50,8 +54,6 @@ await build({
   define: {
     'import.meta.url': '__sowImportMetaUrl',
     SOW_VERSION: JSON.stringify(pkg.version),
-    // SOW_BUILD stamps the parse cache: a new build validates every state file again.
-    SOW_BUILD: JSON.stringify(`${pkg.version}+${Date.now().toString(36)}`),
   },
   plugins: [lazyChildProcessForCommander],
 });
@@ -63,7 +65,7 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
 });
 await chmod(new URL('sow.cjs', `${next.href}/`), 0o755);
-const old = new URL(`../.dist-old-${process.pid}`, import.meta.url);
+const old = new URL(`${out.href}.old-${process.pid}`);
 await rename(out, old).catch(() => undefined);
 await rename(next, out);
 await rm(old, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { takeResult, type CommandResult } from './cli/output.js';
 import registerInit from './cli/init.js';
-import registerProject from './cli/project/index.js';
+import registerProject, { registerStatus } from './cli/project/index.js';
 import registerPhase from './cli/phase/index.js';
 import registerTask from './cli/task/index.js';
 import registerArtifacts from './cli/artifacts.js';
@@ -17,10 +17,13 @@ import registerAgent from './cli/agent.js';
 import registerConfig from './cli/config.js';
 import registerLog from './cli/log.js';
 import registerPrompt from './cli/prompt.js';
+import registerMigrate from './cli/migrate.js';
 
 declare const SOW_VERSION: string;
 
 const json = process.argv.includes('--json');
+// `--json --help` prints the help: a person asked for it, and there is no data to wrap.
+const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
 
 function write(stream: NodeJS.WriteStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -51,14 +54,15 @@ function build(): Command {
     .configureOutput({
       writeErr: () => undefined,
       outputError: () => undefined,
-      // With --json, stdout carries only our JSON document.
-      ...(json ? { writeOut: () => undefined } : {}),
+      // With --json, stdout carries only our JSON document (help excepted).
+      ...(json && !wantsHelp ? { writeOut: () => undefined } : {}),
     });
   // Register only the command group argv names, so start-up builds a handful of commands, not
   // all of them; help, unknown words and no argument get the whole tree.
   const groups: Record<string, (p: Command) => void> = {
     init: registerInit,
     project: registerProject,
+    status: registerStatus,
     phase: registerPhase,
     task: registerTask,
     input: (p) => registerArtifacts(p, 'inputs', 'phase'),
@@ -69,6 +73,7 @@ function build(): Command {
     prompt: registerPrompt,
     config: registerConfig,
     schema: registerSchema,
+    migrate: registerMigrate,
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));

@@ -1,6 +1,6 @@
 /**
- * A cross-process lock around every read-modify-write of project state (DESIGN §3). The lock is a
- * file created with O_EXCL holding the owner's pid, host and start time. A lock whose owner is a
+ * A cross-process lock around every read-modify-write of project state. The lock is a file
+ * created with O_EXCL holding the owner's pid, host, start time and command. A lock whose owner is a
  * dead process on this host, or that is older than STALE_MS, is taken over — under a second,
  * short-lived "takeover" lock, so two waiters that both see the same dead owner cannot both take
  * over and end up holding the lock together. Why not proper-lockfile: docs/decisions/0004-lock.md.
@@ -9,12 +9,25 @@ import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os';
 import { LockTimeoutError } from '../domain/errors.js';
 import { unlinkIfExists } from './fs-atomic.js';
+import { inform } from './notices.js';
 
 const STALE_MS = 30_000;
 const TAKEOVER_STALE_MS = 5_000;
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** After this long, a waiting command says whom it waits for. */
+const SAY_WAITING_AFTER_MS = 1_000;
 
-interface Holder { pid: number; host: string; started: number }
+interface Holder { pid: number; host: string; started: number; command?: string }
+
+/** What this process is doing, for whoever waits for its lock: `sow task set`. */
+function ownCommand(): string {
+  const words: string[] = [];
+  for (const arg of process.argv.slice(2)) {
+    if (arg.startsWith('-') || !/^[a-z][a-z-]*$/.test(arg) || words.length === 2) break;
+    words.push(arg);
+  }
+  return ['sow', ...words].join(' ');
+}
 
 const held = new Set<string>();
 let exitHookInstalled = false;
@@ -50,7 +63,9 @@ function readHolder(path: string): { raw: string; holder: Holder | undefined; mt
     let holder: Holder | undefined;
     try {
       const parsed = JSON.parse(raw) as Partial<Holder>;
-      if (typeof parsed.pid === 'number' && typeof parsed.host === 'string' && typeof parsed.started === 'number') holder = parsed as Holder;
+      if (typeof parsed.pid === 'number' && typeof parsed.host === 'string' && typeof parsed.started === 'number') {
+        holder = { pid: parsed.pid, host: parsed.host, started: parsed.started, ...(typeof parsed.command === 'string' ? { command: parsed.command } : {}) };
+      }
     } catch {
       holder = undefined;
     }
@@ -79,7 +94,8 @@ function isStale(info: { holder: Holder | undefined; mtimeMs: number }, now: num
 }
 
 function describeHolder(holder: Holder | undefined): string {
-  return holder ? `pid ${holder.pid} on ${holder.host}` : 'an unknown process';
+  if (!holder) return 'an unknown process';
+  return `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}${holder.command ? ` (${holder.command})` : ''}`;
 }
 
 /** Removes a stale lock, but only if it is still the very lock that was judged stale. */
@@ -102,9 +118,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<() => void> {
   releaseAllOnExit();
-  const content = JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now() });
-  const deadline = Date.now() + timeoutMs;
+  const content = JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: ownCommand() });
+  const began = Date.now();
+  const deadline = began + timeoutMs;
   let delay = 2;
+  let told = false;
   for (;;) {
     if (tryCreate(path, content)) {
       held.add(path);
@@ -119,6 +137,10 @@ export async function acquireLock(path: string, timeoutMs = DEFAULT_TIMEOUT_MS):
       continue;
     }
     if (Date.now() > deadline) throw new LockTimeoutError(path, describeHolder(info?.holder));
+    if (!told && Date.now() - began >= SAY_WAITING_AFTER_MS) {
+      told = true;
+      inform(`waiting for ${describeHolder(info?.holder)} to finish writing .sow/ …`);
+    }
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 50);
   }

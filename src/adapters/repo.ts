@@ -33,10 +33,15 @@ export function findRepoRoot(cwd: string): string {
   }
 }
 
-/** Like git: works from any subdirectory. The root must already hold `.sow/`. */
+/**
+ * Like git: works from any subdirectory. The root must hold an initialised `.sow/`: a folder
+ * with `.sow/.version`. A `.sow/` without it holds only what sow leaves behind while it runs (a
+ * checkout of a branch without sow keeps those untracked files), which is not a workspace.
+ */
 export function findWorkspaceRoot(cwd: string): string {
   const root = findRepoRoot(cwd);
   if (!isDir(join(root, '.sow'))) throw new NotInitializedError(root);
+  if (!exists(join(root, '.sow', '.version'))) throw new NotInitializedError(root, true);
   return root;
 }
 
@@ -52,8 +57,60 @@ function gitDir(root: string): string {
 
 /** The checked-out branch, read from HEAD; undefined when HEAD is detached. */
 export function currentBranch(root: string): string | undefined {
-  const head = readFileSync(join(gitDir(root), 'HEAD'), 'utf8').trim();
-  const match = /^ref:\s*refs\/heads\/(.+)$/.exec(head);
-  return match?.[1];
+  return head(root).branch;
 }
 
+/** HEAD: the branch checked out, or the commit a detached HEAD points at. */
+export function head(root: string): { branch?: string; commit?: string } {
+  const text = readFileSync(join(gitDir(root), 'HEAD'), 'utf8').trim();
+  const match = /^ref:\s*refs\/heads\/(.+)$/.exec(text);
+  if (match) return { branch: match[1]! };
+  return /^[0-9a-f]{40,64}$/.test(text) ? { commit: text } : {};
+}
+
+/** The folder that holds refs: for a linked worktree, the main repository's (its `commondir`). */
+function commonDir(root: string): string {
+  const dir = gitDir(root);
+  try {
+    const common = readFileSync(join(dir, 'commondir'), 'utf8').trim();
+    return isAbsolute(common) ? common : resolve(dir, common);
+  } catch {
+    return dir;
+  }
+}
+
+/** Whether `refs/heads/<branch>` exists, loose or packed, read without running git. */
+export function branchExists(root: string, branch: string): boolean {
+  const common = commonDir(root);
+  if (exists(join(common, 'refs', 'heads', ...branch.split('/')))) return true;
+  try {
+    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
+    return packed.split('\n').some((line) => line.endsWith(` refs/heads/${branch}`));
+  } catch {
+    return false;
+  }
+}
+
+
+/**
+ * The branch `branch` was started from, as git's reflogs recorded it: its own first entry
+ * ("branch: Created from main"), else the first checkout that moved to it ("checkout: moving from
+ * main to feat/x"). Undefined when git kept no such record.
+ */
+export function branchCreatedFrom(root: string, branch: string): string | undefined {
+  const firstLine = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8').split('\n');
+    } catch {
+      return [];
+    }
+  };
+  const own = firstLine(join(commonDir(root), 'logs', 'refs', 'heads', ...branch.split('/')))[0] ?? '';
+  const created = /\tbranch: Created from (?:refs\/heads\/)?(\S+)$/.exec(own)?.[1];
+  if (created && created !== 'HEAD') return created;
+  for (const line of firstLine(join(gitDir(root), 'logs', 'HEAD'))) {
+    const moved = /\tcheckout: moving from (\S+) to (\S+)$/.exec(line);
+    if (moved && moved[2] === branch && moved[1] !== branch && !/^[0-9a-f]{40}$/.test(moved[1]!)) return moved[1];
+  }
+  return undefined;
+}

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { cachePath, readStateFile, renderStateFile } from './state-files.js';
+import { readStateFile, renderStateFile } from './state-files.js';
 import { StateFileError } from '../domain/errors.js';
 
 const Schema = v.looseObject({ name: v.string(), count: v.number(), items: v.array(v.looseObject({ id: v.string() })) });
@@ -19,23 +19,18 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const write = (text: string) => writeFileSync(join(root, REL), text);
 
 describe('readStateFile', () => {
-  it('parses, validates and caches by exact text', async () => {
+  it('parses and validates every read, and writes nothing beside the file', async () => {
     write('name: a\ncount: 1\nitems: []\n');
     const first = await readStateFile(root, REL, Schema);
     expect(first.data).toEqual({ name: 'a', count: 1, items: [] });
     expect(first.comments).toBe(false);
-    const cached = JSON.parse(readFileSync(cachePath(root, REL), 'utf8'));
-    expect(cached.text).toBe('name: a\ncount: 1\nitems: []\n');
-    // A change by anyone else (same length, different text) is parsed again, not served from cache.
+    // A change by anyone else (same length, different text) is seen at once.
     write('name: b\ncount: 1\nitems: []\n');
     expect((await readStateFile(root, REL, Schema)).data.name).toBe('b');
-  });
-
-  it('validates cached data too', async () => {
-    write('name: a\ncount: 1\nitems: []\n');
-    await readStateFile(root, REL, Schema);
     const stricter = v.looseObject({ name: v.literal('z') });
     await expect(readStateFile(root, REL, stricter)).rejects.toThrow(StateFileError);
+    expect(readdirSync(root).sort()).toEqual(['.sow', REL]);
+    expect(readdirSync(join(root, '.sow'))).toEqual([]);
   });
 
   it('names the file and the field path of an invalid value', async () => {
@@ -45,9 +40,11 @@ describe('readStateFile', () => {
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/items\.0\.id/);
   });
 
-  it('reports YAML syntax errors with a line', async () => {
+  it('reports YAML syntax errors with the line and column', async () => {
     write('name: a\ncount: [1\n');
-    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/not valid YAML/);
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/not valid YAML at line \d+, column \d+/);
+    write('name: a\n  bad: indent\ncount: 1\n');
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/^state\.yaml: not valid YAML at line 1, column 7: Nested mappings/);
     write('name: a\nname: b\ncount: 1\nitems: []\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(StateFileError);
   });
@@ -58,14 +55,14 @@ describe('renderStateFile', () => {
     write('# my notes\ncount: 1 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n');
     const file = await readStateFile(root, REL, Schema);
     expect(file.comments).toBe(true);
-    const { text } = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'y' }] });
+    const text = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'y' }] });
     expect(text).toBe('# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: y\n');
   });
 
   it('writes comment-free files with the fast emitter, keeping key order', async () => {
     write('count: 1\nname: a\nitems: []\n');
     const file = await readStateFile(root, REL, Schema);
-    const { text } = await renderStateFile(file, REL, Schema, { ...file.data, name: 'true' });
+    const text = await renderStateFile(file, REL, Schema, { ...file.data, name: 'true' });
     expect(text).toBe('count: 1\nname: "true"\nitems: []\n');
   });
 

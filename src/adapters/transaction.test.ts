@@ -7,7 +7,7 @@ import { journalPath, replayJournal, Transaction } from './transaction.js';
 let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'sow-tx-'));
-  mkdirSync(join(root, '.sow'));
+  mkdirSync(join(root, '.sow/.runtime'), { recursive: true });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 

@@ -1,48 +1,65 @@
 /**
  * Multi-file writes that survive a crash at any moment. A change that touches one file is a
- * single atomic rename. A change that touches several (a task's file and the project's summary of
- * it) is first written whole to .sow/.journal.json — that rename is the commit point — then
- * applied file by file, then the journal is removed. Whoever next opens the workspace and finds a
- * journal replays it (under the lock), so `task list` and `task get` never disagree.
+ * single atomic rename. A change that touches several is first written whole to
+ * `.sow/.runtime/journal.json` — that rename is the commit point — then applied, then the journal
+ * is removed. Whoever next opens the workspace and finds a journal replays it (under the lock).
+ * A new folder (a new task: its state, description, log) is filled beside it and renamed into
+ * place, so a reader that takes no lock sees the whole folder or none of it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { removeTreeAtomic, unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
-import { writeCache } from './state-files.js';
+import { clearDir, removeTreeAtomic, unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
+import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 interface Journal {
   version: 1;
   writes: { path: string; text: string }[];
   removals: string[];
+  /** Folders created whole: `files` are relative to `path`. */
+  folders?: { path: string; files: { path: string; text: string }[] }[];
 }
 
-export function journalPath(root: string): string {
-  return join(root, '.sow', '.journal.json');
-}
+let staged = 0;
+
+export const journalPath = (root: string): string => runtimePath(root, 'journal.json');
+const tmpDir = (root: string) => ensureRuntimeDir(root, 'tmp');
 
 function apply(root: string, journal: Journal): void {
-  for (const { path, text } of journal.writes) writeFileAtomic(join(root, path), text);
-  for (const path of journal.removals) removeTreeAtomic(join(root, path), join(root, '.sow'));
+  const tmp = tmpDir(root);
+  for (const folder of journal.folders ?? []) {
+    const target = join(root, folder.path);
+    // Replayed after a crash: a folder that is there was renamed into place whole.
+    if (existsSync(target)) continue;
+    const stage = join(tmp, `folder-${process.pid}-${staged++}`);
+    for (const file of folder.files) writeFileAtomic(join(stage, file.path), file.text, { tmpDir: tmp });
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(stage, target);
+  }
+  for (const { path, text } of journal.writes) writeFileAtomic(join(root, path), text, { tmpDir: tmp });
+  for (const path of journal.removals) removeTreeAtomic(join(root, path), runtimePath(root, 'trash'));
 }
 
 export class Transaction {
   private readonly writes = new Map<string, string>();
-  private readonly caches: { rel: string; entry: { text: string; data: unknown; comments: boolean } }[] = [];
   private readonly removals: string[] = [];
-  private readonly dirs: string[] = [];
+  private readonly folders: { path: string; files: { path: string; text: string }[] }[] = [];
 
   constructor(private readonly root: string) {}
 
   /** `rel` is relative to the repository root. */
-  write(rel: string, text: string, cache?: { text: string; data: unknown; comments: boolean }): this {
+  write(rel: string, text: string): this {
     this.writes.set(rel, text);
-    if (cache) this.caches.push({ rel, entry: cache });
     return this;
   }
 
   /** Creates an empty folder (kept in git by a .gitkeep). */
   mkdir(rel: string): this {
-    this.dirs.push(rel);
+    return this.write(`${rel}/.gitkeep`, '');
+  }
+
+  /** Creates the folder `rel` with these files (paths relative to it), all at once. */
+  createFolder(rel: string, files: Readonly<Record<string, string>>): this {
+    this.folders.push({ path: rel, files: Object.entries(files).map(([path, text]) => ({ path, text })) });
     return this;
   }
 
@@ -52,25 +69,29 @@ export class Transaction {
   }
 
   get isEmpty(): boolean {
-    return this.writes.size === 0 && this.removals.length === 0 && this.dirs.length === 0;
+    return this.writes.size === 0 && this.removals.length === 0 && this.folders.length === 0;
   }
 
   commit(): void {
-    for (const dir of this.dirs) this.writes.set(`${dir}/.gitkeep`, '');
-    const journal: Journal = { version: 1, writes: [...this.writes].map(([path, text]) => ({ path, text })), removals: this.removals };
-    if (journal.writes.length + journal.removals.length === 1) {
+    const journal: Journal = { version: 1, writes: [...this.writes].map(([path, text]) => ({ path, text })), removals: this.removals, folders: this.folders };
+    const changes = journal.writes.length + journal.removals.length + this.folders.length;
+    if (changes === 1) {
       apply(this.root, journal);
-    } else if (journal.writes.length + journal.removals.length > 1) {
+    } else if (changes > 1) {
       const path = journalPath(this.root);
-      writeFileAtomic(path, JSON.stringify(journal));
+      writeFileAtomic(path, JSON.stringify(journal), { tmpDir: tmpDir(this.root) });
       apply(this.root, journal);
       unlinkIfExists(path);
     }
-    for (const { rel, entry } of this.caches) writeCache(this.root, rel, entry);
   }
 }
 
-/** Finishes a transaction a crashed process left behind. Call with the lock held. */
+export const hasJournal = (root: string): boolean => existsSync(journalPath(root));
+
+/**
+ * Finishes a transaction a crashed process left behind, and clears the temp files of killed
+ * writers. Call with the lock held.
+ */
 export function replayJournal(root: string): boolean {
   const path = journalPath(root);
   if (!existsSync(path)) return false;
@@ -87,13 +108,27 @@ export function replayJournal(root: string): boolean {
   return true;
 }
 
-export function ensureDir(path: string): void {
-  mkdirSync(path, { recursive: true });
+/**
+ * sow 0.1.0 kept its journal at `.sow/.journal.json` (same format). `sow migrate` finishes such a
+ * write before it converts anything. Call with the lock held.
+ */
+export function replayLegacyJournal(root: string): boolean {
+  const path = join(root, '.sow', '.journal.json');
+  if (!existsSync(path)) return false;
+  let journal: Journal;
+  try {
+    journal = JSON.parse(readFileSync(path, 'utf8')) as Journal;
+  } catch {
+    unlinkIfExists(path);
+    return false;
+  }
+  apply(root, journal);
+  unlinkIfExists(path);
+  return true;
 }
 
-export function writeIfMissing(path: string, text: string): boolean {
-  if (existsSync(path)) return false;
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return true;
+/** Removes what killed writers left in `.sow/.runtime/` (temp files, half-deleted trees). Lock held. */
+export function clearLeftovers(root: string): void {
+  clearDir(runtimePath(root, 'tmp'));
+  clearDir(runtimePath(root, 'trash'));
 }

@@ -1,7 +1,8 @@
 /** The user configuration file: where it lives on each platform, and reading it strictly. */
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, win32 } from 'node:path';
+import { dirname, isAbsolute, join, win32 } from 'node:path';
+import { writeFileAtomic } from './fs-atomic.js';
 import { SowError } from '../domain/errors.js';
 import { check, UserConfigSchema, type UserConfig } from '../domain/schemas.js';
 import { parseStateText } from './state-files.js';
@@ -44,4 +45,19 @@ export async function readUserConfig(path = userConfigPath()): Promise<LoadedCon
   const valid = check(UserConfigSchema, data);
   if (!valid.ok) throw new ConfigFileError(path, valid.issue.message, valid.issue.path);
   return { path, exists: true, text, config: valid.value };
+}
+
+export const userConfigExists = (path: string): boolean => existsSync(path);
+
+export function writeUserConfig(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomic(path, text);
+}
+
+/** Moves the file aside to `<path>.backup` and returns where it went. */
+export function backupAndRemoveUserConfig(path: string): string {
+  const backup = `${path}.backup`;
+  copyFileSync(path, backup);
+  unlinkSync(path);
+  return backup;
 }

@@ -1,17 +1,15 @@
 /**
- * `sow agent spawn` and `sow agent resume` (spec 003): resolve the agent's executor from the user
+ * `sow agent spawn` and `sow agent resume`: resolve the agent's executor from the user
  * configuration, record the session in the state before the worker starts, run the worker, and
  * report the task's new status. The worker reports back by calling sow itself.
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { findAgent, type AgentDef } from '../domain/agents.js';
 import { resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import { ExternalToolError } from '../domain/errors.js';
 import type { ProjectState, Session, TaskState } from '../domain/schemas.js';
-import { findTask } from '../domain/tasks.js';
-import { tasksOf } from '../domain/project-types/phase-ops.js';
+import { checkStatusChange } from '../domain/tasks.js';
+import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS } from '../adapters/executors/table.js';
 import type { Executor, Invocation } from '../adapters/executors/types.js';
 import { currentBranch } from '../adapters/repo.js';
@@ -19,8 +17,11 @@ import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
-import { renderTemplate, templatesDir } from './status.js';
-import { PROJECT_DIR, Reader, taskDir, update } from './workspace.js';
+import { readTemplate, renderTemplate } from '../adapters/templates.js';
+import { Reader, taskDir, update } from './workspace.js';
+
+/** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
+const openForWorker = (cwd: string) => Reader.open(cwd, { otherBranch: 'refuse' });
 
 export interface AgentRunOptions {
   prompt?: string;
@@ -88,18 +89,10 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   return { loaded, effective, executor, spec, binaryPath };
 }
 
-function stamp(): string {
-  return new Date().toISOString().replace(/[:.]/g, '-');
-}
-
-function outputsDir(root: string, target: Target): string {
-  const dir = join(root, PROJECT_DIR, 'agent-outputs', target.kind === 'task' ? target.id : target.agent);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') => new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
 
 function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra: string | undefined): string {
-  const template = readFileSync(join(templatesDir(), agent.template), 'utf8');
+  const template = readTemplate(agent.template);
   const body = renderTemplate(template, { agent_id: agentId, assignment, guidance: agent.guidance });
   return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
 }
@@ -117,20 +110,19 @@ async function createSessionId(spec: Executor, resolution: Resolution, cwd: stri
 
 /** Runs the worker, streaming its events to a file and a progress view to stderr. */
 async function runWorker(
-  root: string,
+  files: RunFiles,
   target: Target,
   invocation: Invocation,
   resolution: Resolution,
   env: Record<string, string>,
   cwd: string,
-  kind: 'spawn' | 'resume',
   opts: AgentRunOptions,
   onSession?: (id: string) => Promise<void>,
 ): Promise<{ eventsFile: string; reportedSession?: string }> {
-  const dir = outputsDir(root, target);
-  const eventsFile = join(dir, `${stamp()}-${kind}.jsonl`);
-  writeFileSync(eventsFile, '');
-  for (const file of invocation.files ?? []) writeFileSync(file.path, file.text);
+  const kind = files.kind;
+  const eventsFile = files.eventsFile;
+  files.startEvents();
+  writeRunFiles(invocation.files ?? []);
   for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
   if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`);
   if (!opts.quiet) opts.say(`${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`);
@@ -143,7 +135,7 @@ async function runWorker(
     env: { ...invocation.env, ...env },
     ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
     onLine: (line) => {
-      appendFileSync(eventsFile, `${line}\n`);
+      files.appendEvent(line);
       let event: unknown;
       try {
         event = JSON.parse(line);
@@ -174,7 +166,7 @@ function nextAgentId(project: ProjectState, agent: string): { id: string; counts
 }
 
 function taskAssignment(task: TaskState): string {
-  const dir = taskDir(task.id);
+  const dir = taskDir(task.phase, task.id);
   return [
     `Task ${task.id}: ${task.name} (iteration ${task.iteration}).`,
     `Its context is in ${dir}/: state.yaml, description.md, log.md and feedback/.`,
@@ -199,13 +191,14 @@ const runningAsRoot = () => process.getuid?.() === 0;
 
 export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions): Promise<AgentRunResult> {
   const agent = findAgent(agentName);
-  const reader = await Reader.open(cwd);
+  const reader = await openForWorker(cwd);
   const root = reader.root;
-  const target: Target = taskId !== undefined ? { kind: 'task', id: taskId } : { kind: 'project', agent: agent.name };
-  if (target.kind === 'task') {
-    findTask(tasksOf(reader.project), target.id);
-    const task = await reader.task(target.id);
+  let target: Target = { kind: 'project', agent: agent.name };
+  if (taskId !== undefined) {
+    const task = await reader.task(taskId);
+    target = { kind: 'task', id: task.id };
     if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+    if (!opts.force) checkStatusChange(task, 'in_progress', await reader.summariesOf(task.dependencies), `task ${task.id}`);
   } else if (reader.project.sessions?.[agent.name]?.session_id && !opts.force) {
     throw new SessionExistsError(`agent ${agent.name}`, `sow agent resume --agent ${agent.name} "<prompt>"`);
   }
@@ -222,6 +215,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     if (target.kind === 'task') {
       const task = await uow.task(target.id);
       if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+      if (!opts.force) checkStatusChange(task, 'in_progress', await uow.summariesOf(task.dependencies), `task ${task.id}`);
       uow.setProject({ ...(await uow.project()), spawn_counts: counts });
       const started: TaskState = {
         ...task,
@@ -231,7 +225,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
         ...(task.status === 'pending' ? { status: 'in_progress' as const, started_at: task.started_at ?? now } : {}),
       };
       if (!sessionId) delete started.session_id;
-      await uow.setTask(started);
+      uow.setTask(started);
       return { agentId: id, assignment: taskAssignment(started) };
     }
     const current = await uow.project();
@@ -243,13 +237,13 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   });
 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt);
-  const promptFile = join(outputsDir(root, target), `${stamp()}-spawn.prompt.md`);
-  writeFileSync(promptFile, prompt);
+  const files = runFiles(root, target, 'spawn');
+  const promptFile = files.writePrompt(prompt);
   const invocation = resolution.spec.spawn({ config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(root, async (uow) => {
-      if (target.kind === 'task') await uow.setTask({ ...(await uow.task(target.id)), session_id: id });
+      if (target.kind === 'task') uow.setTask({ ...(await uow.task(target.id)), session_id: id });
       else {
         const p = await uow.project();
         const s = p.sessions?.[agent.name];
@@ -257,7 +251,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
       }
     });
   };
-  const run = await runWorker(root, target, invocation, resolution, env, root, 'spawn', opts, persistReported);
+  const run = await runWorker(files, target, invocation, resolution, env, root, opts, persistReported);
   return finish(root, target, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts);
 }
 
@@ -269,22 +263,22 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
     result.task = task.id;
     result.status = task.status;
     if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
-    // The protocol: a worker ends by setting needs_review, paused or failed (spec 003).
-    if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.id)}/log.md, then resume it or set the status`);
+    // The protocol: a worker ends by setting needs_review, paused or failed.
+    if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`);
   } else if (!opts.quiet) opts.say(`${agentId} finished`);
   if (sessionId === null && !opts.quiet) opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
   return result;
 }
 
 export async function resumeAgent(cwd: string, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
-  const reader = await Reader.open(cwd);
+  const reader = await openForWorker(cwd);
   const root = reader.root;
   let session: Session | undefined;
   let sessionId: string | undefined;
   let agentName: string;
   if (target.kind === 'task') {
-    findTask(tasksOf(reader.project), target.id);
     const task = await reader.task(target.id);
+    target = { kind: 'task', id: task.id };
     session = task.session;
     sessionId = task.session_id;
     agentName = session?.agent ?? task.assigned_agent ?? 'implementer';
@@ -308,9 +302,9 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   await update(root, async (uow) => {
     if (target.kind === 'task') {
       const task = await uow.task(target.id);
-      // A resume after needs_review is a correction round (spec 003): count it.
+      // A resume after needs_review is a correction round: count it.
       const iteration = task.status === 'needs_review' ? task.iteration + 1 : task.iteration;
-      await uow.setTask({
+      uow.setTask({
         ...task,
         iteration,
         status: task.status === 'completed' || task.status === 'abandoned' ? task.status : 'in_progress',
@@ -322,12 +316,12 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
       uow.setProject({ ...p, sessions: { ...p.sessions, [target.agent]: { ...s, resumed_at: now, resumes: (s.resumes ?? 0) + 1 } } });
     }
   });
-  const promptFile = join(outputsDir(root, target), `${stamp()}-resume.prompt.md`);
-  writeFileSync(promptFile, prompt);
+  const files = runFiles(root, target, 'resume');
+  const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
   const invocation = resolution.spec.resume({ config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
-  const run = await runWorker(root, target, invocation, resolution, env, sessionCwd, 'resume', opts);
+  const run = await runWorker(files, target, invocation, resolution, env, sessionCwd, opts);
   return finish(root, target, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts);
 }

@@ -1,37 +1,27 @@
 /**
  * input/output add|set|remove|list for phases and tasks: one implementation, two kinds of owner.
+ * A path may name a file that does not exist yet (a warning says so); approving an artifact
+ * needs its file.
  */
-import { artifactAt, createArtifact, formatArtifact, setArtifactField, type ArtifactSlot, type NewArtifact } from '../domain/artifacts.js';
-import { phaseOf, tasksOf, withPhase } from '../domain/project-types/phase-ops.js';
+import { artifactAt, createArtifact, repositoryPathOf, setArtifactField, type ArtifactSlot, type ArtifactTypeDef, type NewArtifact } from '../domain/artifacts.js';
+import { ArtifactFileMissingError, PhaseNotActiveError } from '../domain/errors.js';
+import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
-import { findTask } from '../domain/tasks.js';
-import { PhaseNotActiveError } from '../domain/errors.js';
-import { selectPhase } from './phase.js';
+import { warn } from '../adapters/notices.js';
 import { Reader, update, type UnitOfWork } from './workspace.js';
 
 export type Direction = 'inputs' | 'outputs';
 export type Owner = { kind: 'phase'; phase?: string } | { kind: 'task'; id: string };
 
-export interface Located {
-  owner: string;
-  slot: ArtifactSlot;
-  list: Artifact[];
-}
-
 const singular = (d: Direction) => (d === 'inputs' ? 'input' : 'output');
 
 function phaseSlot(type: ProjectType, phase: string, direction: Direction): ArtifactSlot {
-  const def = type.phases.find((p) => p.name === phase)!;
-  return { label: `the ${phase} phase ${direction}`, types: def[direction], listCommand: `sow ${singular(direction)} list --phase ${phase}` };
+  return { label: `the ${phase} phase ${direction}`, types: phaseDef(type, phase)[direction], command: `sow ${singular(direction)}`, owner: `--phase ${phase}` };
 }
 
 function taskSlot(type: ProjectType, id: string, direction: Direction): ArtifactSlot {
-  return {
-    label: `task ${id} ${direction}`,
-    types: direction === 'inputs' ? type.taskInputs : type.taskOutputs,
-    listCommand: `sow task ${singular(direction)} list --id ${id}`,
-  };
+  return { label: `task ${id} ${direction}`, types: direction === 'inputs' ? type.taskInputs : type.taskOutputs, command: `sow task ${singular(direction)}`, owner: `--id ${id}` };
 }
 
 function checkPhaseEnabled(project: ProjectState, phase: string): void {
@@ -40,37 +30,51 @@ function checkPhaseEnabled(project: ProjectState, phase: string): void {
   }
 }
 
+const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undefined => slot.types.find((t) => t.name === artifact.type);
+
+/** Where the artifact's file is, relative to the repository root. */
+const fileOf = (slot: ArtifactSlot, artifact: Artifact) => repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
+
+/** Warns about a file that does not exist yet; refuses to approve one. */
+function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): void {
+  const file = fileOf(slot, artifact);
+  if (uow.docExists(file)) return;
+  if (artifact.approved === true) throw new ArtifactFileMissingError(artifact.path, file);
+  warn(`${file} does not exist yet; write it before the ${artifact.type} is approved`);
+}
+
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(cwd: string, owner: Owner, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, now: string) => { list: Artifact[]; result: R }): Promise<R> {
-  return update(cwd, async (uow: UnitOfWork) => {
+async function modify<R>(cwd: string, owner: Owner, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork) => { list: Artifact[]; result: R }): Promise<R> {
+  return update(cwd, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
     if (owner.kind === 'phase') {
       const phase = selectPhase(type, project, owner.phase);
       checkPhaseEnabled(project, phase);
       const current = phaseOf(project, phase);
-      const { list, result } = change([...current[direction]], phaseSlot(type, phase, direction), uow.now);
+      const { list, result } = change([...current[direction]], phaseSlot(type, phase, direction), uow);
       uow.setProject(withPhase(project, phase, { ...current, [direction]: list }));
       return result;
     }
-    findTask(tasksOf(project), owner.id);
     const task = await uow.task(owner.id);
-    const { list, result } = change([...task[direction]], taskSlot(type, owner.id, direction), uow.now);
-    await uow.setTask({ ...task, [direction]: list });
+    const { list, result } = change([...task[direction]], taskSlot(type, task.id, direction), uow);
+    uow.setTask({ ...task, [direction]: list });
     return result;
   });
 }
 
 export async function addArtifact(cwd: string, owner: Owner, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
-  return modify(cwd, owner, direction, (list, slot, now) => {
-    const artifact = createArtifact(slot, input, now);
+  return modify(cwd, owner, direction, (list, slot, uow) => {
+    const { artifact } = createArtifact(slot, input, uow.now, uow.root);
+    checkFile(uow, slot, artifact);
     return { list: [...list, artifact], result: { index: list.length, artifact } };
   });
 }
 
 export async function setArtifact(cwd: string, owner: Owner, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
-  return modify(cwd, owner, direction, (list, slot) => {
-    const artifact = setArtifactField(artifactAt(list, index, slot), slot, field, raw);
+  return modify(cwd, owner, direction, (list, slot, uow) => {
+    const artifact = setArtifactField(artifactAt(list, index, slot), slot, index, field, raw, uow.root);
+    if (field === 'approved' || field === 'path') checkFile(uow, slot, artifact);
     return { list: list.map((a, i) => (i === index ? artifact : a)), result: { index, artifact } };
   });
 }
@@ -88,8 +92,6 @@ export async function listArtifacts(cwd: string, owner: Owner, direction: Direct
     const phase = selectPhase(reader.type, reader.project, owner.phase);
     return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };
   }
-  findTask(tasksOf(reader.project), owner.id);
-  return { owner: `task ${owner.id}`, artifacts: (await reader.task(owner.id))[direction] };
+  const task = await reader.task(owner.id);
+  return { owner: `task ${task.id}`, artifacts: task[direction] };
 }
-
-export { formatArtifact };

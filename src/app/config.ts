@@ -1,15 +1,13 @@
-/** `sow config …` (spec 003): the user configuration file, its validation and its effective value. */
-import { copyFileSync, existsSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { dirname } from 'node:path';
+/** `sow config …`: the user configuration file, its validation and its effective value. */
 import { ROLES } from '../domain/agents.js';
 import { checkConfig, DEFAULT_EXECUTOR, resolveConfig, type EffectiveConfig } from '../domain/config.js';
-import { AbortedError, ConfirmationRequiredError, ExternalToolError, SowError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES } from '../domain/schemas.js';
+import { runEditor } from '../adapters/editor.js';
 import { EXECUTORS } from '../adapters/executors/table.js';
 import { findOnPath } from '../adapters/process-runner.js';
-import { emitString } from '../adapters/yaml-emit.js';
-import { readUserConfig, userConfigPath, ConfigFileError } from '../adapters/user-config.js';
+import { emitString } from '../adapters/yaml/emit.js';
+import { backupAndRemoveUserConfig, readUserConfig, userConfigExists, userConfigPath, writeUserConfig, ConfigFileError } from '../adapters/user-config.js';
 
 export function configTemplate(path: string): string {
   return `# sow agent configuration
@@ -50,18 +48,18 @@ ${ROLES.map((r) => `    ${r}: ${DEFAULT_EXECUTOR}`).join('\n')}
 
 export function configPath(): { path: string; exists: boolean } {
   const path = userConfigPath();
-  return { path, exists: existsSync(path) };
+  return { path, exists: userConfigExists(path) };
 }
 
-export async function initConfig(force: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; overwritten: boolean }> {
+/** Writes the template; over an existing file only when the person says yes (a question, or --yes). */
+export async function initConfig(yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; overwritten: boolean }> {
   const path = userConfigPath();
-  const exists = existsSync(path);
-  if (exists && !force) {
-    if (!interactive) throw new SowError('CONFIG_EXISTS', 'failed', `${path} already exists`, "edit it with 'sow config edit', or pass --force to replace it with the template");
+  const exists = userConfigExists(path);
+  if (exists && !yes) {
+    if (!interactive) throw new ConfirmationRequiredError(`replacing ${path} with the template`, '--yes');
     if (!(await confirm(`${path} exists. Replace it with the template?`))) throw new AbortedError('config init');
   }
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, configTemplate(path));
+  writeUserConfig(path, configTemplate(path));
   return { path, overwritten: exists };
 }
 
@@ -71,7 +69,7 @@ export interface ValidationReport { path: string; exists: boolean; valid: boolea
 export async function validateConfig(): Promise<ValidationReport> {
   const path = userConfigPath();
   const lines: ValidationLine[] = [];
-  if (!existsSync(path)) {
+  if (!userConfigExists(path)) {
     lines.push({ level: 'ok', text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})` });
     // Environment overrides still apply, and can still be wrong.
     const report = checkConfig(resolveConfig(undefined, process.env));
@@ -108,14 +106,6 @@ export async function validateConfig(): Promise<ValidationReport> {
   return { path, exists: true, valid: report.errors.length === 0, lines };
 }
 
-export function renderValidation(r: ValidationReport): string {
-  const mark = { ok: '✓', warning: '⚠', error: '✗' } as const;
-  const warnings = r.lines.filter((l) => l.level === 'warning').length;
-  const errors = r.lines.filter((l) => l.level === 'error').length;
-  const verdict = errors ? `Configuration is invalid: ${errors} error(s)${warnings ? `, ${warnings} warning(s)` : ''}.` : `Configuration is valid${warnings ? ` with ${warnings} warning(s)` : ''}.`;
-  return [`Validating configuration at ${r.path}...`, '', ...r.lines.map((l) => `${mark[l.level]} ${l.level === 'warning' ? 'Warning: ' : ''}${l.text}`), '', verdict].join('\n');
-}
-
 const note = (source: string, variable?: string) =>
   source === 'environment' ? `(from environment: ${variable})` : source === 'file' ? '(from config file)' : source === 'implicit' ? '(implied by a binding)' : '(default)';
 
@@ -145,41 +135,23 @@ export async function showConfig(): Promise<{ path: string; exists: boolean; eff
   return { path: loaded.path, exists: loaded.exists, effective, text: out.join('\n') };
 }
 
-/** Splits $EDITOR the way a shell would for simple cases: `code -w`, `"/my editor/bin" --wait`. */
-export function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(command))) words.push(m[1] ?? m[2] ?? m[3]!);
-  return words;
-}
-
 export async function editConfig(): Promise<{ path: string; created: boolean; report: ValidationReport }> {
   const path = userConfigPath();
   const editor = process.env['VISUAL'] || process.env['EDITOR'];
   if (!editor) throw new SowError('NO_EDITOR', 'failed', 'no editor is set', `set EDITOR (e.g. export EDITOR="code -w"), or edit ${path} directly`);
-  const created = !existsSync(path);
-  if (created) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, configTemplate(path));
-  }
-  const [binary, ...args] = splitCommand(editor);
-  const result = spawnSync(binary!, [...args, path], { stdio: 'inherit' });
-  if (result.error) throw new ExternalToolError(binary!, (result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message, 'check the EDITOR variable');
-  if (result.status !== 0) throw new ExternalToolError(binary!, `exited with code ${result.status}`, `the file is at ${path}`);
+  const created = !userConfigExists(path);
+  if (created) writeUserConfig(path, configTemplate(path));
+  runEditor(editor, path);
   return { path, created, report: await validateConfig() };
 }
 
-export async function resetConfig(force: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; backup?: string; removed: boolean }> {
+export async function resetConfig(yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; backup?: string; removed: boolean }> {
   const path = userConfigPath();
-  if (!existsSync(path)) return { path, removed: false };
-  if (!force) {
-    if (!interactive) throw new ConfirmationRequiredError(`removing ${path}`, '--force');
+  if (!userConfigExists(path)) return { path, removed: false };
+  if (!yes) {
+    if (!interactive) throw new ConfirmationRequiredError(`removing ${path}`, '--yes');
     if (!(await confirm(`Remove ${path} and go back to the defaults? A backup is kept.`))) throw new AbortedError('config reset');
   }
-  const backup = `${path}.backup`;
-  copyFileSync(path, backup);
-  unlinkSync(path);
-  return { path, backup, removed: true };
+  return { path, backup: backupAndRemoveUserConfig(path), removed: true };
 }
 

@@ -1,41 +1,56 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+/** `sow init`: creates .sow/ at the repository root; run again, it fills in whatever is missing. */
+import { LAYOUT_VERSION } from '../domain/schemas.js';
+import { readFileIfExists } from '../adapters/files.js';
 import { findRepoRoot } from '../adapters/repo.js';
+import { Transaction } from '../adapters/transaction.js';
+import { layoutVersion, VERSION_FILE } from './workspace.js';
+import { MigrationNeededError, SowTooOldError } from '../domain/errors.js';
 
-export const SCHEMA_VERSION = '1';
+/** The lines `.sow/.gitignore` must hold; `sow init` adds any that are missing. */
+export const GITIGNORE_LINES = ['.runtime/', '.backup/'];
 
-export const SOW_GITIGNORE = `# Runtime files sow writes; they are not part of the project's history.
-.lock
-.lock.takeover
-.journal.json
-.cache/
-.trash-*
-*.tmp
-project/agent-outputs/
+export const SOW_GITIGNORE = `# Files sow writes while it runs (lock, journal, task index, worker events) and
+# the backups 'sow migrate' keeps: not part of the project's history.
+${GITIGNORE_LINES.join('\n')}
 `;
 
 export interface InitResult {
   root: string;
   created: string[];
+  repaired: string[];
   alreadyInitialised: boolean;
 }
 
-/** Creates .sow/ at the repository root; run again, it fills in whatever is missing. */
 export function initWorkspace(cwd: string): InitResult {
   const root = findRepoRoot(cwd);
-  const sow = join(root, '.sow');
-  const alreadyInitialised = existsSync(sow);
+  const alreadyInitialised = readFileIfExists(root, VERSION_FILE) !== undefined;
+  if (alreadyInitialised) {
+    const version = layoutVersion(root);
+    if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
+    if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
+  }
+  const tx = new Transaction(root);
   const created: string[] = [];
+  const repaired: string[] = [];
   const file = (rel: string, text: string) => {
-    const abs = join(sow, rel);
-    if (existsSync(abs)) return;
-    mkdirSync(join(abs, '..'), { recursive: true });
-    writeFileSync(abs, text);
-    created.push(`.sow/${rel}`);
+    if (readFileIfExists(root, rel) !== undefined) return;
+    tx.write(rel, text);
+    created.push(rel);
   };
-  file('.version', `${SCHEMA_VERSION}\n`);
-  file('.gitignore', SOW_GITIGNORE);
-  file('knowledge/.gitkeep', '');
-  file('refs/.gitkeep', '');
-  return { root, created, alreadyInitialised };
+  const gitignore = readFileIfExists(root, '.sow/.gitignore');
+  if (gitignore === undefined) file('.sow/.gitignore', SOW_GITIGNORE);
+  else {
+    const have = new Set(gitignore.split('\n').map((l) => l.trim()));
+    const missing = GITIGNORE_LINES.filter((l) => !have.has(l));
+    if (missing.length) {
+      tx.write('.sow/.gitignore', `${gitignore}${gitignore.endsWith('\n') || gitignore === '' ? '' : '\n'}${missing.join('\n')}\n`);
+      repaired.push(...missing.map((l) => `.sow/.gitignore: ${l}`));
+    }
+  }
+  file('.sow/knowledge/.gitkeep', '');
+  file('.sow/refs/.gitkeep', '');
+  // Last, so a half-done init is not taken for a workspace.
+  file(VERSION_FILE, `${LAYOUT_VERSION}\n`);
+  tx.commit();
+  return { root, created, repaired, alreadyInitialised };
 }

@@ -1,16 +1,14 @@
 /**
- * `sow log` (ADR-011): an entry with YAML front matter (timestamp, agent, action, result, files)
- * and a markdown body, appended to the task's or the project's log.md. With a task, every file
- * becomes a `modified` output of that task, once (spec 000: outputs are auto-tracked via logging).
+ * `sow log`: an entry with YAML front matter (timestamp, agent, action, result, files) and a
+ * markdown body, appended to the task's or the project's log.md. With a task, every file becomes
+ * a `modified` output of that task, once, named from the repository root as git names it:
+ * outputs are tracked by logging.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { InvalidValueError, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
-import { findTask } from '../domain/tasks.js';
-import { tasksOf } from '../domain/project-types/phase-ops.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
-import { emitYaml } from '../adapters/yaml-emit.js';
+import { emitYaml } from '../adapters/yaml/emit.js';
 import { PROJECT_DIR, taskDir, update } from './workspace.js';
 
 export interface LogRequest {
@@ -52,25 +50,25 @@ export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Reco
 
   return update(root, async (uow) => {
     const project = await uow.project();
-    const logRel = taskId ? `${taskDir(taskId)}/log.md` : `${PROJECT_DIR}/log.md`;
     const front: Record<string, unknown> = { timestamp: uow.now, agent, action: req.action, result: req.result, ...(files.length ? { files } : {}) };
     const entry = `---\n${emitYaml(front)}---\n\n${req.notes.trim() ? `${req.notes.trim()}\n\n` : ''}`;
     const tracked: string[] = [];
+    let logRel = `${PROJECT_DIR}/log.md`;
+    let id: string | undefined;
     if (taskId) {
-      findTask(tasksOf(project), taskId);
       const task = await uow.task(taskId);
+      id = task.id;
+      logRel = `${taskDir(await uow.taskPhase(), id)}/log.md`;
       const outputs = [...task.outputs];
-      for (const file of files) {
-        const path = posix.relative(PROJECT_DIR, file);
+      for (const path of files) {
         if (outputs.some((o) => o.type === 'modified' && o.path === path)) continue;
         outputs.push({ type: 'modified', path, created_at: uow.now });
         tracked.push(path);
       }
-      await uow.setTask({ ...task, outputs });
+      uow.setTask({ ...task, outputs });
     }
-    const abs = join(root, logRel);
-    const before = existsSync(abs) ? readFileSync(abs, 'utf8') : taskId ? `# Task log: ${taskId}\n\n` : `# Project log: ${project.name}\n\n`;
+    const before = uow.readDoc(logRel) ?? (id ? `# Task log: ${id}\n\n` : `# Project log: ${project.name}\n\n`);
     uow.tx.write(logRel, `${before}${before.endsWith('\n\n') || before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n'}${entry}`);
-    return { file: logRel, ...(taskId ? { task: taskId } : {}), agent, files, tracked };
+    return { file: logRel, ...(id ? { task: id } : {}), agent, files, tracked };
   });
 }

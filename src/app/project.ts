@@ -1,25 +1,18 @@
-import { join } from 'node:path';
-import { AbortedError, ConfirmationRequiredError, InvalidNameError, NoProjectError, ProjectExistsError, ReadOnlyFieldError, UsageError } from '../domain/errors.js';
-import { coerceField, parseValue, resolveField, setAtPath, type FieldSpec } from '../domain/fields.js';
+/** `sow project new|set|delete|history`: the project container and the branch it belongs to. */
+import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NoProjectError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
+import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
+import { advance } from '../domain/lifecycle.js';
+import { checkProjectName, initialProject, PROJECT_FIELDS } from '../domain/project.js';
 import { projectType } from '../domain/project-types/index.js';
-import { ProjectStateSchema, type ProjectState } from '../domain/schemas.js';
-import { branchExists, branchHasFile, git } from '../adapters/git.js';
-import { currentBranch, findWorkspaceRoot } from '../adapters/repo.js';
-import { withLock } from '../adapters/lock.js';
-import { readStateFile, renderStateFile } from '../adapters/state-files.js';
-import { removeTreeAtomic } from '../adapters/fs-atomic.js';
-import { Transaction, replayJournal } from '../adapters/transaction.js';
-import { PROJECT_DIR, PROJECT_FILE, hasProject, lockPath, now, update } from './workspace.js';
+import type { HistoryEntry, ProjectState } from '../domain/schemas.js';
+import { branchHasFile, git, hasUncommitted, isValidBranchName } from '../adapters/git.js';
+import { branchCreatedFrom, branchExists, head } from '../adapters/repo.js';
+import { renderStateFile } from '../adapters/state-files.js';
+import { Transaction } from '../adapters/transaction.js';
+import { ProjectStateSchema } from '../domain/schemas.js';
+import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, PROJECT_DIR, PROJECT_FILE, Reader, update, withWorkspaceLock } from './workspace.js';
 
-export const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const DEFAULT_BRANCHES = ['main', 'master'];
-
-export function checkProjectName(name: string): string {
-  if (!NAME_PATTERN.test(name) || name.length > 64) {
-    throw new InvalidNameError('project name', name, 'use lower-case letters, digits and single dashes (at most 64 characters)');
-  }
-  return name;
-}
 
 export interface NewProjectOptions {
   name: string;
@@ -36,39 +29,63 @@ export interface NewProjectResult {
   switchedBranch: boolean;
 }
 
-function checkBranchName(root: string, branch: string): void {
+/** Says what `project new` found in .sow/project/, and the way out that works from here. */
+async function existingProjectError(root: string, here: string | undefined): Promise<SowError> {
+  let project: ProjectState;
   try {
-    git(root, ['check-ref-format', '--branch', branch]);
-  } catch {
-    throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name');
+    project = (await loadProject(root)).file.data;
+  } catch (err) {
+    if (!(err instanceof StateFileError)) throw err;
+    return new ProjectExistsError(`.sow/project/ holds a project sow cannot read (${err.message})`,
+      "fix the file, or remove the project with 'sow project delete --yes --force'");
   }
+  const name = `'${project.name}'`;
+  const uncommitted = hasUncommitted(root, PROJECT_DIR);
+  const details = { name: project.name, project_branch: project.branch, current_branch: here ?? null, state: project.statechart.current_state, uncommitted };
+  if (here !== undefined && project.branch === here) {
+    return new ProjectExistsError(`branch '${here}' already has project ${name} (in ${project.statechart.current_state}); a branch holds one project`,
+      `carry it on with 'sow project continue', or remove it with 'sow project delete'; to start another project, ${uncommitted ? "commit this one first ('git add .sow && git commit'), then " : ''}check out the branch to start from ('git checkout ${project.base_branch ?? 'main'}') and run 'sow project new' there`,
+      details);
+  }
+  const where = here === undefined ? 'HEAD is detached' : `'${here}' is checked out`;
+  if (uncommitted) {
+    return new ProjectExistsError(`.sow/project/ holds project ${name} of branch '${project.branch}', and ${where}: it came along uncommitted when the branch changed`,
+      `run 'git checkout ${project.branch}' and commit it there ('git add .sow && git commit'); then check out the branch to start from and run 'sow project new' again`,
+      details);
+  }
+  return new ProjectExistsError(`.sow/project/ holds project ${name} of branch '${project.branch}', committed here too, and ${where}`,
+    `if it does not belong here, remove it from this branch with 'sow project delete --yes --force' and commit that; then run 'sow project new' again`,
+    details);
+}
+
+/** The branch a project started on `branch` (without switching) is based on. */
+function baseOf(root: string, branch: string): string | undefined {
+  const recorded = branchCreatedFrom(root, branch);
+  if (recorded && recorded !== branch) return recorded;
+  return DEFAULT_BRANCHES.find((b) => b !== branch && branchExists(root, b));
 }
 
 export async function newProject(cwd: string, opts: NewProjectOptions): Promise<NewProjectResult> {
-  const root = findWorkspaceRoot(cwd);
   checkProjectName(opts.name);
   const type = projectType(opts.type ?? 'standard');
-  if (!opts.planning && !type.phases.some((p) => p.name === 'planning' && p.canDisable)) {
-    throw new UsageError(`the ${type.name} project type cannot skip planning`);
-  }
-  return withLock(lockPath(root), async () => {
-    replayJournal(root);
-    const here = currentBranch(root);
-    if (hasProject(root)) {
-      const existing = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
-      throw new ProjectExistsError(existing.data.name, here ?? existing.data.branch);
-    }
+  return withWorkspaceLock(cwd, async (root) => {
+    const here = head(root).branch;
+    if (hasProject(root)) throw await existingProjectError(root, here);
     if (here === undefined && opts.branch === undefined) {
-      throw new UsageError('HEAD is detached, so there is no branch to hold the project', 'check out a branch, or pass --branch <name>');
+      throw new UsageError('HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
     }
     let branch = here!;
+    let base: string | undefined;
     let createdBranch = false;
     let switchedBranch = false;
     const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `feat/${opts.name}` : undefined);
     if (target !== undefined && target !== here) {
-      checkBranchName(root, target);
+      if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name');
       // Refuse before switching: a failed `project new` leaves the user where they were.
-      if (branchHasFile(root, target, PROJECT_FILE)) throw new ProjectExistsError(undefined, target);
+      if (branchHasFile(root, target, PROJECT_FILE)) {
+        throw new ProjectExistsError(`branch '${target}' already has a project, committed there`,
+          `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`, { project_branch: target });
+      }
       if (branchExists(root, target)) {
         git(root, ['checkout', '--quiet', target]);
       } else {
@@ -76,102 +93,72 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
         createdBranch = true;
       }
       switchedBranch = true;
+      base = here;
       branch = target;
-      // The branch we moved to may already carry a project (ADR-003).
-      if (hasProject(root)) {
-        const existing = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
-        throw new ProjectExistsError(existing.data.name, branch);
-      }
+    } else {
+      base = baseOf(root, branch);
     }
-    const at = now();
-    const phases: ProjectState['phases'] = {};
-    for (const phase of type.phases) {
-      const enabled = !(phase.name === 'planning' && !opts.planning);
-      phases[phase.name] = {
-        status: 'pending',
-        enabled,
-        iteration: 1,
-        created_at: at,
-        metadata: {},
-        inputs: [],
-        outputs: [],
-        ...(phase.hasTasks ? { tasks: [] } : {}),
-      };
-    }
-    const initial: ProjectState = {
-      name: opts.name,
-      type: type.name,
-      description: opts.description,
-      branch,
-      created_at: at,
-      updated_at: at,
-      statechart: { current_state: type.initialState, updated_at: at },
-      phases,
-    };
-    const { advance } = await import('../domain/lifecycle.js');
-    const { project } = advance(type, initial, at, 'project_init');
+    const at = new Date().toISOString();
+    const initial = initialProject(type, { name: opts.name, description: opts.description, branch, ...(base !== undefined ? { baseBranch: base } : {}), planning: opts.planning }, at);
+    const { project } = advance(type, { project: initial, tasks: [] }, at, actor(), 'project_init');
     const tx = new Transaction(root);
-    const { text, entry } = await renderStateFile(undefined, PROJECT_FILE, ProjectStateSchema, project);
-    tx.write(PROJECT_FILE, text, entry);
+    tx.write(PROJECT_FILE, await renderStateFile(undefined, PROJECT_FILE, ProjectStateSchema, project));
     tx.write(`${PROJECT_DIR}/log.md`, `# Project log: ${opts.name}\n\n`);
     tx.commit();
     return { project, branch, createdBranch, switchedBranch };
   });
 }
 
-const PROJECT_FIELDS: Record<string, FieldSpec> = {
-  name: { kind: 'string', nonEmpty: true },
-  description: { kind: 'string' },
-  type: { kind: 'readonly', why: 'a project keeps its type' },
-  branch: { kind: 'readonly', why: 'a project lives on the branch it was created on (ADR-003)' },
-  created_at: { kind: 'readonly', why: 'it records when the project was created' },
-  updated_at: { kind: 'readonly', why: 'sow keeps it current' },
-  statechart: { kind: 'readonly', why: "only 'sow advance' moves the state machine", hint: "run 'sow advance'" },
-  phases: { kind: 'readonly', why: 'phases are set one field at a time', hint: "use 'sow phase set <field> <value> --phase <name>'" },
-};
-
 export async function setProjectField(cwd: string, field: string, raw: string): Promise<{ field: string; value: unknown }> {
+  // Moving the project to the checked-out branch is the one write allowed from another branch.
+  const moving = field === 'branch';
   return update(cwd, async (uow) => {
     const project = await uow.project();
-    const resolved = resolveField(field, PROJECT_FIELDS);
+    const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
     if (resolved.where === 'field') {
       const value = coerceField(resolved.name, raw, resolved.spec);
       if (resolved.name === 'name') checkProjectName(String(value));
+      if (resolved.name === 'branch') {
+        const here = head(uow.root).branch;
+        if (value !== here) {
+          throw new InvalidValueError('branch', String(value), here ? `'${here}', the branch that is checked out` : 'the branch that is checked out (HEAD is detached)',
+            "a project moves only to the branch it is on: run 'git checkout <branch>' first");
+        }
+      }
+      if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value))) throw new InvalidNameError('branch name', String(value), 'git does not accept it as a branch name');
       uow.setProject({ ...project, [resolved.name]: value });
       return { field: resolved.name, value };
-    }
-    if (resolved.path[0] === 'statechart' || resolved.path[0] === 'phases') {
-      throw new ReadOnlyFieldError(field, resolved.path[0] === 'statechart' ? "only 'sow advance' moves the state machine" : 'phases are set with sow phase set', resolved.path[0] === 'phases' ? "use 'sow phase set <field> <value> --phase <name>'" : "run 'sow advance'");
     }
     const value = parseValue(raw);
     uow.setProject({ ...project, metadata: setAtPath({ ...project.metadata }, resolved.path, value) });
     return { field: `metadata.${resolved.path.join('.')}`, value };
-  });
+  }, { branchCheck: !moving });
 }
 
-/** Removes .sow/project/. `confirmed` is the caller's answer (a TTY question or --yes). */
-export async function deleteProject(cwd: string, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean): Promise<{ name: string }> {
-  const root = findWorkspaceRoot(cwd);
-  return withLock(lockPath(root), async () => {
-    replayJournal(root);
-    if (!hasProject(root)) {
-      throw new NoProjectError();
-    }
-    // Read the name without trusting the file: an invalid project can still be deleted.
+/** Removes .sow/project/. `confirm` asks on a terminal; `yes` answers for it; `force` overrides a refusal. */
+export async function deleteProject(cwd: string, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
+  return withWorkspaceLock(cwd, async (root) => {
+    if (!hasProject(root)) throw new NoProjectError();
+    // An invalid project can still be deleted: read its name without trusting the file.
     let name = '(unreadable project)';
     try {
-      name = (await readStateFile(root, PROJECT_FILE, ProjectStateSchema)).data.name;
-    } catch {
-      // keep the placeholder
+      const { file } = await loadProject(root);
+      name = file.data.name;
+      const problem = branchProblem(root, file.data);
+      if (problem && !force) throw new WrongBranchError(problem.message, `${problem.hint}; or pass --force to delete it from here anyway`, problem.details);
+    } catch (err) {
+      if (!(err instanceof StateFileError)) throw err;
     }
     if (!yes) {
       if (!interactive) throw new ConfirmationRequiredError(`deleting project '${name}'`, '--yes');
-      if (!(await confirm(name))) {
-        throw new AbortedError('project delete');
-      }
+      if (!(await confirm(name))) throw new AbortedError('project delete');
     }
-    removeTreeAtomic(join(root, PROJECT_DIR), join(root, '.sow'));
-    removeTreeAtomic(join(root, '.sow', '.cache'), join(root, '.sow'));
+    new Transaction(root).removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS).commit();
     return { name };
   });
+}
+
+export async function projectHistory(cwd: string): Promise<HistoryEntry[]> {
+  const reader = await Reader.open(cwd);
+  return reader.project.statechart.history ?? [];
 }

@@ -1,8 +1,6 @@
 /** `sow prompt`: the embedded guidance for agents, and the orchestrator prompts of each state. */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
-import { templatesDir } from './status.js';
+import { listTemplates, readTemplate } from '../adapters/templates.js';
 
 export class PromptNotFoundError extends SowError {
   constructor(path: string) {
@@ -10,20 +8,11 @@ export class PromptNotFoundError extends SowError {
   }
 }
 
-/** Prompt names → files: guidance/<role>/<name> and orchestrator/<type>/<State>. */
+/** Prompt names → template paths: guidance/<role>/<name> and orchestrator/<type>/<State>. */
 function catalogue(): Map<string, string> {
-  const root = templatesDir();
   const out = new Map<string, string>();
-  const walk = (base: string, dir: string, prefix: string) => {
-    if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir).sort()) {
-      const abs = join(dir, name);
-      if (statSync(abs).isDirectory()) walk(base, abs, prefix);
-      else if (name.endsWith('.md')) out.set(`${prefix}${relative(base, abs).split(sep).join('/').slice(0, -3)}`, abs);
-    }
-  };
-  walk(join(root, 'guidance'), join(root, 'guidance'), 'guidance/');
-  walk(join(root, 'prompts'), join(root, 'prompts'), 'orchestrator/');
+  for (const name of listTemplates('guidance')) out.set(`guidance/${name}`, `guidance/${name}.md`);
+  for (const name of listTemplates('prompts')) out.set(`orchestrator/${name}`, `prompts/${name}.md`);
   return out;
 }
 
@@ -34,5 +23,5 @@ export function listPrompts(): string[] {
 export function readPrompt(path: string): string {
   const file = catalogue().get(path.replace(/\.md$/, '').replace(/^\/+/, ''));
   if (!file) throw new PromptNotFoundError(path);
-  return readFileSync(file, 'utf8');
+  return readTemplate(file);
 }

@@ -1,147 +1,363 @@
 /**
- * The unit of work every command goes through: find the workspace, finish any interrupted
+ * The one way use cases touch state: find the workspace, check its layout, finish any interrupted
  * transaction, load and validate state, let a use case change it, then validate and write the
  * changed files in one transaction — all under the lock for writers. A use case that throws
  * writes nothing.
+ *
+ * One truth per fact: a task's fields live only in its own file. What lists and guards need of
+ * every task is read from those files (through the stat-checked task index), never from a copy.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { NoProjectError, TaskNotFoundError } from '../domain/errors.js';
-import { projectType, type ProjectType } from '../domain/project-types/index.js';
-import { ProjectStateSchema, TaskStateSchema, type ProjectState, type TaskState } from '../domain/schemas.js';
-import { summaryOf } from '../domain/tasks.js';
-import { findWorkspaceRoot } from '../adapters/repo.js';
+import { PROJECT_DIR } from '../domain/artifacts.js';
+import { NoProjectError, MigrationNeededError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import type { Actor } from '../domain/lifecycle.js';
+import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import { projectProblem } from '../domain/project.js';
+import { taskPhase } from '../domain/phases.js';
+import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TASK_STATUSES, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
+import { byId, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
+import { fileExists, readFileIfExists } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
-import { readStateFile, renderStateFile, type StateFile } from '../adapters/state-files.js';
-import { journalPath, replayJournal, Transaction } from '../adapters/transaction.js';
+import { warn } from '../adapters/notices.js';
+import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
+import { runtimePath } from '../adapters/runtime.js';
+import { parseStateText, readStateFile, readText, renderStateFile, validateState, type StateFile } from '../adapters/state-files.js';
+import { listFolder, TaskIndex } from '../adapters/task-index.js';
+import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
 
-export const PROJECT_DIR = '.sow/project';
+export { PROJECT_DIR };
 export const PROJECT_FILE = `${PROJECT_DIR}/state.yaml`;
-export const taskDir = (id: string) => `${PROJECT_DIR}/phases/implementation/tasks/${id}`;
-export const taskFile = (id: string) => `${taskDir(id)}/state.yaml`;
-export const lockPath = (root: string) => join(root, '.sow', '.lock');
+export const VERSION_FILE = '.sow/.version';
+export const AGENT_OUTPUTS = '.sow/.runtime/agent-outputs';
+export const tasksDir = (phase: string) => `${PROJECT_DIR}/phases/${phase}/tasks`;
+export const taskDir = (phase: string, id: string) => `${tasksDir(phase)}/${id}`;
+export const taskFile = (phase: string, id: string) => `${taskDir(phase, id)}/state.yaml`;
+export const lockPath = (root: string) => runtimePath(root, 'lock');
 
 export const now = (): string => new Date().toISOString();
 
-async function recover(root: string): Promise<void> {
-  if (existsSync(journalPath(root))) await withLock(lockPath(root), () => void replayJournal(root));
+/** Who is acting: a spawned worker (its agent id and session, from its environment), else the user. */
+export function actor(env: Readonly<Record<string, string | undefined>> = process.env): Actor {
+  const agent = env['SOW_AGENT_ID'];
+  const session = env['SOW_SESSION_ID'];
+  return agent ? { by: agent, ...(session ? { session } : {}) } : { by: 'user' };
 }
 
-export async function openWorkspace(cwd: string): Promise<string> {
+/** The layout version `.sow/.version` records. */
+export function layoutVersion(root: string): number {
+  const text = readFileIfExists(root, VERSION_FILE)?.trim() ?? '';
+  if (!/^\d{1,4}$/.test(text)) throw new StateFileError(VERSION_FILE, `'${text.slice(0, 20)}' is not a layout version (a whole number such as ${LAYOUT_VERSION})`);
+  return Number(text);
+}
+
+function checkLayout(root: string): void {
+  const version = layoutVersion(root);
+  if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
+  if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
+}
+
+/** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
+export async function openRoot(cwd: string, opts: { anyLayout?: boolean } = {}): Promise<string> {
   const root = findWorkspaceRoot(cwd);
-  await recover(root);
+  if (!opts.anyLayout) checkLayout(root);
+  if (hasJournal(root)) await withLock(lockPath(root), () => void replayJournal(root));
   return root;
 }
 
-export function hasProject(root: string): boolean {
-  return existsSync(join(root, PROJECT_FILE));
+export const hasProject = (root: string): boolean => fileExists(root, PROJECT_FILE);
+
+export interface LoadedProject {
+  file: StateFile<ProjectState>;
+  type: ProjectType;
 }
 
-async function loadProjectFile(root: string): Promise<StateFile<ProjectState>> {
+/** Reads and validates the project file, against the schema and against its project type. */
+export async function loadProject(root: string): Promise<LoadedProject> {
   if (!hasProject(root)) throw new NoProjectError();
-  return readStateFile(root, PROJECT_FILE, ProjectStateSchema);
+  const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
+  const type = PROJECT_TYPES[file.data.type];
+  if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${file.data.type}' (types: ${Object.keys(PROJECT_TYPES).join(', ')})`, 'type');
+  const problem = projectProblem(type, file.data);
+  if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
+  return { file, type };
 }
 
-async function loadTaskFile(root: string, project: ProjectState, id: string): Promise<StateFile<TaskState>> {
-  const tasks = project.phases['implementation']?.tasks ?? [];
-  if (!tasks.some((t) => t.id === id)) throw new TaskNotFoundError(id);
-  return readStateFile(root, taskFile(id), TaskStateSchema);
+/** Validates a task file's data: the schema, and that it is the task its folder says it is. */
+function validateTask(rel: string, data: unknown, id: string, phase: string): TaskState {
+  const task = validateState(rel, TaskStateSchema, data);
+  if (task.id !== id) throw new StateFileError(rel, `says id '${task.id}', but it is the file of task ${id} (its folder)`, 'id');
+  if (task.phase !== phase) throw new StateFileError(rel, `says phase '${task.phase}', but tasks live in the ${phase} phase`, 'phase');
+  return task;
 }
 
-/** Read-only access: no lock, files validated as they load. */
+async function loadTaskFile(root: string, type: ProjectType, id: string, raw = id): Promise<StateFile<TaskState>> {
+  const phase = taskPhase(type);
+  const rel = taskFile(phase, id);
+  if (!fileExists(root, rel)) throw new TaskNotFoundError(raw);
+  const file = await readStateFile(root, rel, TaskStateSchema);
+  return { ...file, data: validateTask(rel, file.data, id, phase) };
+}
+
+const isSummary = (x: unknown): x is TaskSummary => {
+  const s = x as Partial<TaskSummary> | null;
+  return typeof s === 'object' && s !== null && typeof s.id === 'string' && typeof s.name === 'string' && typeof s.parallel === 'boolean'
+    && (TASK_STATUSES as readonly unknown[]).includes(s.status) && Array.isArray(s.dependencies) && s.dependencies.every((d) => typeof d === 'string')
+    && (s.assigned_agent === undefined || typeof s.assigned_agent === 'string');
+};
+
+/** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
+function taskIds(root: string, phase: string): string[] {
+  const dir = tasksDir(phase);
+  const ids: string[] = [];
+  for (const name of listFolder(join(root, dir)).dirs) {
+    if (!TASK_ID_PATTERN.test(name)) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
+    ids.push(name);
+  }
+  return ids.sort((a, b) => Number(a) - Number(b));
+}
+
+/**
+ * Every task's summary, read from the task files (through the stat-checked index), with the
+ * unsaved changes of this command on top. Dependencies must name existing tasks and form no cycle.
+ */
+async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyMap<string, TaskState>): Promise<TaskSummary[]> {
+  const phase = taskPhase(type);
+  const ids = taskIds(root, phase);
+  const index = TaskIndex.open(root);
+  const summaries = await index.summaries(
+    ids,
+    (id) => taskFile(phase, id),
+    async (id, rel, text) => summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
+    isSummary,
+  );
+  index.save();
+  const byKey = new Map(summaries.map((s) => [s.id, s]));
+  for (const [id, task] of pending) byKey.set(id, summaryOf(task));
+  const all = [...byKey.values()].sort(byId);
+  for (const t of all) {
+    t.dependencies.forEach((dep, i) => {
+      if (!byKey.has(dep)) throw new StateFileError(taskFile(phase, t.id), `task ${dep} does not exist`, `dependencies.${i}`);
+    });
+  }
+  const cycle = findCycle(new Map(all.map((t) => [t.id, t.dependencies])));
+  if (cycle) throw new StateFileError(taskFile(phase, cycle[0]!), `the dependencies form a cycle: ${cycle.join(' → ')}`, 'dependencies');
+  return all;
+}
+
+/** The summaries of some tasks, read from their own files; an id without a task is left out. */
+async function summariesOf(ids: readonly string[], load: (id: string) => Promise<TaskState>): Promise<TaskSummary[]> {
+  const out: TaskSummary[] = [];
+  for (const id of ids) {
+    try {
+      out.push(summaryOf(await load(id)));
+    } catch (err) {
+      if (!(err instanceof TaskNotFoundError)) throw err;
+    }
+  }
+  return out;
+}
+
+/** Why the checked-out branch may not change this project, or undefined when it may. */
+export function branchProblem(root: string, project: ProjectState): { message: string; hint: string; details: Record<string, unknown> } | undefined {
+  const here = head(root);
+  if (here.branch === project.branch) return undefined;
+  const details = { project_branch: project.branch, current_branch: here.branch ?? null };
+  if (here.branch === undefined) {
+    return {
+      message: `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to '${project.branch}'`,
+      hint: `run 'git checkout ${project.branch}'`,
+      details,
+    };
+  }
+  if (!branchExists(root, project.branch)) {
+    return {
+      message: `this project belongs to '${project.branch}', which no longer exists, and '${here.branch}' is checked out`,
+      hint: `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to move the project with it; otherwise run 'git checkout' with the project's branch`,
+      details,
+    };
+  }
+  return {
+    message: `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
+    hint: `run 'git checkout ${project.branch}'; or, to carry the project on in '${here.branch}', run 'sow project set branch ${here.branch}'`,
+    details,
+  };
+}
+
+/** Read-only access: no lock, files validated as they load. A project of another branch is read with a warning. */
 export class Reader {
-  private constructor(readonly root: string, readonly projectFile: StateFile<ProjectState>) {}
+  private summaries?: TaskSummary[];
 
-  static async open(cwd: string): Promise<Reader> {
-    const root = await openWorkspace(cwd);
-    return new Reader(root, await loadProjectFile(root));
+  private constructor(readonly root: string, readonly projectFile: StateFile<ProjectState>, readonly type: ProjectType) {}
+
+  static async open(cwd: string, opts: { otherBranch?: 'warn' | 'refuse' } = {}): Promise<Reader> {
+    const root = await openRoot(cwd);
+    const { file, type } = await loadProject(root);
+    const problem = branchProblem(root, file.data);
+    if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
+    if (problem) warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+    return new Reader(root, file, type);
   }
 
   get project(): ProjectState {
     return this.projectFile.data;
   }
 
-  get type(): ProjectType {
-    return projectType(this.project.type);
+  get taskPhase(): string {
+    return taskPhase(this.type);
   }
 
-  async task(id: string): Promise<TaskState> {
-    return (await loadTaskFile(this.root, this.project, id)).data;
+  async task(raw: string): Promise<TaskState> {
+    return (await loadTaskFile(this.root, this.type, normalizeTaskId(raw), raw)).data;
+  }
+
+  async tasks(): Promise<TaskSummary[]> {
+    return (this.summaries ??= await loadSummaries(this.root, this.type, new Map()));
+  }
+
+  async view(): Promise<ProjectView> {
+    return { project: this.project, tasks: await this.tasks() };
+  }
+
+  summariesOf(ids: readonly string[]): Promise<TaskSummary[]> {
+    return summariesOf(ids, (id) => this.task(id));
+  }
+
+  /** A document of the repository (relative to its root), or undefined when it does not exist. */
+  readDoc(rel: string): string | undefined {
+    return readFileIfExists(this.root, rel);
   }
 }
 
 /** Read-modify-write access, used inside `update`. */
 export class UnitOfWork {
-  private projectFile?: StateFile<ProjectState>;
+  private loaded?: LoadedProject;
   private projectNext?: ProjectState;
-  private readonly taskFiles = new Map<string, StateFile<TaskState> | undefined>();
+  private readonly taskFiles = new Map<string, StateFile<TaskState>>();
   private readonly tasksNext = new Map<string, TaskState>();
+  /** New tasks: the other files of their folder, created with it in one rename. */
+  private readonly newTasks = new Map<string, Record<string, string>>();
   readonly tx: Transaction;
   readonly now: string = now();
+  readonly actor: Actor = actor();
 
   constructor(readonly root: string) {
     this.tx = new Transaction(root);
   }
 
+  private async load(): Promise<LoadedProject> {
+    return (this.loaded ??= await loadProject(this.root));
+  }
+
   async project(): Promise<ProjectState> {
-    if (this.projectNext) return this.projectNext;
-    this.projectFile ??= await loadProjectFile(this.root);
-    return this.projectFile.data;
+    return this.projectNext ?? (await this.load()).file.data;
   }
 
   async type(): Promise<ProjectType> {
-    return projectType((await this.project()).type);
+    return (await this.load()).type;
+  }
+
+  async taskPhase(): Promise<string> {
+    return taskPhase(await this.type());
   }
 
   setProject(project: ProjectState): void {
     this.projectNext = project;
   }
 
-  async task(id: string): Promise<TaskState> {
+  async task(raw: string): Promise<TaskState> {
+    const id = normalizeTaskId(raw);
     const pending = this.tasksNext.get(id);
     if (pending) return pending;
-    const file = await loadTaskFile(this.root, await this.project(), id);
+    const file = await loadTaskFile(this.root, await this.type(), id, raw);
     this.taskFiles.set(id, file);
     return file.data;
   }
 
-  /** Stores a task and keeps the phase's summary of it in step, in the same transaction. */
-  async setTask(task: TaskState): Promise<void> {
-    const stamped = { ...task, updated_at: this.now };
-    this.tasksNext.set(task.id, stamped);
-    const project = await this.project();
-    const impl = project.phases['implementation'];
-    if (!impl) return;
-    const tasks = impl.tasks ?? [];
-    const summary = summaryOf(stamped);
-    const index = tasks.findIndex((t) => t.id === task.id);
-    const same = index >= 0 && JSON.stringify(tasks[index]) === JSON.stringify({ ...tasks[index], ...summary });
-    if (same) return;
-    const nextTasks = index >= 0 ? tasks.map((t, i) => (i === index ? { ...t, ...summary } : t)) : [...tasks, summary];
-    this.setProject({ ...project, phases: { ...project.phases, implementation: { ...impl, tasks: nextTasks } } });
+  /** Every task's summary, this command's unsaved changes included. */
+  async tasks(): Promise<TaskSummary[]> {
+    return loadSummaries(this.root, await this.type(), this.tasksNext);
+  }
+
+  async view(): Promise<ProjectView> {
+    return { project: await this.project(), tasks: await this.tasks() };
+  }
+
+  /** Stores a changed task in its own file, stamped with this command's time. */
+  setTask(task: TaskState): void {
+    this.tasksNext.set(task.id, { ...task, updated_at: this.now });
+  }
+
+  /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */
+  createTask(task: TaskState, files: Readonly<Record<string, string>>): void {
+    this.setTask(task);
+    this.newTasks.set(task.id, { ...files });
+  }
+
+  /** The summaries of just these tasks (e.g. a task's dependencies), without reading every task. */
+  summariesOf(ids: readonly string[]): Promise<TaskSummary[]> {
+    return summariesOf(ids, (id) => this.task(id));
+  }
+
+  readDoc(rel: string): string | undefined {
+    return readFileIfExists(this.root, rel);
+  }
+
+  docExists(rel: string): boolean {
+    return fileExists(this.root, rel);
   }
 
   async commit(): Promise<void> {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
-      const { text, entry } = await renderStateFile(this.projectFile, PROJECT_FILE, ProjectStateSchema, data);
-      this.tx.write(PROJECT_FILE, text, entry);
+      this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
     }
+    const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {
-      const { text, entry } = await renderStateFile(this.taskFiles.get(id), taskFile(id), TaskStateSchema, task);
-      this.tx.write(taskFile(id), text, entry);
+      const text = await renderStateFile(this.taskFiles.get(id), taskFile(phase, id), TaskStateSchema, task);
+      const files = this.newTasks.get(id);
+      if (files) this.tx.createFolder(taskDir(phase, id), { 'state.yaml': text, ...files });
+      else this.tx.write(taskFile(phase, id), text);
     }
     this.tx.commit();
   }
 }
 
-export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>): Promise<R> {
+export interface UpdateOptions {
+  /** Change a project of another branch anyway (`project delete --force`). */
+  force?: boolean;
+  /** Whether the project must belong to the checked-out branch (default true). */
+  branchCheck?: boolean;
+}
+
+/**
+ * A write: under the lock, finish any interrupted transaction, clear leftovers of killed
+ * writers, refuse a project that belongs to another branch, run `fn`, then commit what it changed.
+ */
+export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}): Promise<R> {
   const root = findWorkspaceRoot(cwd);
+  checkLayout(root);
   return withLock(lockPath(root), async () => {
     replayJournal(root);
+    clearLeftovers(root);
     const uow = new UnitOfWork(root);
+    if (opts.branchCheck !== false && !opts.force) {
+      const problem = branchProblem(root, await uow.project());
+      if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+    }
     const result = await fn(uow);
     await uow.commit();
     return result;
+  });
+}
+
+/** Under the lock, for the commands that create or remove the project itself. */
+export async function withWorkspaceLock<R>(cwd: string, fn: (root: string) => Promise<R>): Promise<R> {
+  const root = findWorkspaceRoot(cwd);
+  checkLayout(root);
+  return withLock(lockPath(root), async () => {
+    replayJournal(root);
+    clearLeftovers(root);
+    return fn(root);
   });
 }

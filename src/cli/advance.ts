@@ -12,9 +12,8 @@ export default function register(program: Command): void {
       const app = await import('../app/advance.js');
       if (opts.list) {
         const r = await app.listAdvanceOptions(cwd());
-        const lines = r.transitions.map((t) =>
-          `${t.blocked ? 'blocked' : 'ready  '}  ${t.event} → ${t.to}${t.guardDescription ? `  (needs ${t.guardDescription})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
-        respond({ data: r, text: lines.join('\n'), message: `From ${r.state}:${lines.length ? '' : ' no transitions'}` });
+        const { renderTransitions } = await import('./render.js');
+        respond({ data: r, text: renderTransitions(r.state, r.transitions) });
         return;
       }
       const r = await app.advanceProject(cwd(), event, opts.dryRun === true);

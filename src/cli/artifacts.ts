@@ -22,13 +22,14 @@ export default function register(parent: Command, direction: Direction, kind: Ow
   withOwner(group.command('add'))
     .description(`Add an artifact to the ${what}; extra --name value flags go to its metadata`)
     .requiredOption('-t, --type <type>', 'artifact type')
-    .requiredOption('--path <path>', 'path relative to .sow/project/')
+    .requiredOption('--path <path>', 'documents: relative to .sow/project/; files of the code base (modified): relative to the repository root; absolute paths inside the repository are converted')
     .option('--approved <bool>', 'true or false')
     .allowUnknownOption()
     .allowExcessArguments()
     .addHelpText('after', `\nAny other --name value goes to the artifact's metadata, e.g.\n  --assessment pass|fail   (review)\n  --status pending|addressed   (feedback)\n  --source human           (any type; metadata.a.b reaches nested keys)`)
     .action(async (opts: OwnerOpts & { type: string; path: string; approved?: string }, cmd: Command) => {
-      const { addArtifact, formatArtifact } = await import('../app/artifacts.js');
+      const { addArtifact } = await import('../app/artifacts.js');
+      const { formatArtifact } = await import('./render.js');
       const r = await addArtifact(cwd(), ownerOf(opts), direction, {
         type: opts.type,
         path: opts.path,
@@ -44,7 +45,8 @@ export default function register(parent: Command, direction: Direction, kind: Ow
     .argument('<field>')
     .argument('<value>')
     .action(async (field: string, value: string, opts: OwnerOpts & { index: string }) => {
-      const { setArtifact, formatArtifact } = await import('../app/artifacts.js');
+      const { setArtifact } = await import('../app/artifacts.js');
+      const { formatArtifact } = await import('./render.js');
       const r = await setArtifact(cwd(), ownerOf(opts), direction, await index(opts.index), field, value);
       respond({ data: r, text: formatArtifact(r.index, r.artifact) });
     });
@@ -53,7 +55,8 @@ export default function register(parent: Command, direction: Direction, kind: Ow
     .description('Remove an artifact (later indexes move down by one)')
     .requiredOption('-i, --index <n>', 'artifact index (see list)')
     .action(async (opts: OwnerOpts & { index: string }) => {
-      const { removeArtifact, formatArtifact } = await import('../app/artifacts.js');
+      const { removeArtifact } = await import('../app/artifacts.js');
+      const { formatArtifact } = await import('./render.js');
       const r = await removeArtifact(cwd(), ownerOf(opts), direction, await index(opts.index));
       respond({ data: r, message: `Removed ${formatArtifact(r.index, r.artifact)}` });
     });
@@ -61,7 +64,8 @@ export default function register(parent: Command, direction: Direction, kind: Ow
   withOwner(group.command('list'))
     .description(`List the ${what}`)
     .action(async (opts: OwnerOpts) => {
-      const { listArtifacts, formatArtifact } = await import('../app/artifacts.js');
+      const { listArtifacts } = await import('../app/artifacts.js');
+      const { formatArtifact } = await import('./render.js');
       const r = await listArtifacts(cwd(), ownerOf(opts), direction);
       respond({
         data: r.artifacts.map((a, i) => ({ index: i, ...a })),

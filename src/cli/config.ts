@@ -8,10 +8,10 @@ export default function register(program: Command): void {
   config
     .command('init')
     .description('Create the configuration file from a commented template (never overwrites without asking)')
-    .option('--force', 'replace an existing file without asking')
-    .action(async (opts: { force?: boolean }) => {
+    .option('-y, --yes', 'replace an existing file without asking')
+    .action(async (opts: { yes?: boolean }) => {
       const { initConfig } = await import('../app/config.js');
-      const r = await initConfig(opts.force === true, interactive(), askYesNo);
+      const r = await initConfig(opts.yes === true, interactive(), askYesNo);
       respond({ data: r, text: r.path, message: `${r.overwritten ? 'Replaced' : 'Created'} ${r.path}\nNext: sow config edit, then sow config validate` });
     });
 
@@ -29,7 +29,8 @@ export default function register(program: Command): void {
     .command('validate')
     .description('Check YAML, schema, executor types and bindings; warn about CLIs missing from PATH')
     .action(async () => {
-      const { validateConfig, renderValidation } = await import('../app/config.js');
+      const { validateConfig } = await import('../app/config.js');
+      const { renderValidation } = await import('./render.js');
       const r = await validateConfig();
       if (!r.valid) {
         const { SowError } = await import('../domain/errors.js');
@@ -52,7 +53,8 @@ export default function register(program: Command): void {
     .command('edit')
     .description('Open the configuration in $VISUAL or $EDITOR (creating it from the template), then validate it')
     .action(async () => {
-      const { editConfig, renderValidation } = await import('../app/config.js');
+      const { editConfig } = await import('../app/config.js');
+      const { renderValidation } = await import('./render.js');
       const r = await editConfig();
       if (!r.report.valid) {
         const { SowError } = await import('../domain/errors.js');
@@ -64,10 +66,10 @@ export default function register(program: Command): void {
   config
     .command('reset')
     .description('Remove the configuration file (a .backup copy is kept) and go back to the defaults')
-    .option('--force', 'do not ask')
-    .action(async (opts: { force?: boolean }) => {
+    .option('-y, --yes', 'do not ask')
+    .action(async (opts: { yes?: boolean }) => {
       const { resetConfig } = await import('../app/config.js');
-      const r = await resetConfig(opts.force === true, interactive(), askYesNo);
+      const r = await resetConfig(opts.yes === true, interactive(), askYesNo);
       respond({ data: r, message: r.removed ? `Removed ${r.path} (backup: ${r.backup})` : `No configuration file at ${r.path}; the defaults are in use` });
     });
 }

@@ -11,7 +11,9 @@ export default function register(program: Command): void {
       respond({
         data: result,
         message: result.alreadyInitialised
-          ? result.created.length ? `Completed .sow/ in ${result.root} (added ${result.created.join(', ')})` : `.sow/ already initialised in ${result.root}`
+          ? result.created.length || result.repaired.length
+            ? `Completed .sow/ in ${result.root} (${[...result.created.map((c) => `added ${c}`), ...result.repaired.map((r) => `added ${r}`)].join(', ')})`
+            : `.sow/ already initialised in ${result.root}`
           : `Initialised .sow/ in ${result.root}\nNext: sow project new <name> --description "..."`,
       });
     });

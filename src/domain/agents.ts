@@ -3,6 +3,7 @@
  * able to do, and the embedded prompt that makes a worker load its own guidance.
  */
 import { SowError } from './errors.js';
+import { nearMiss } from './suggest.js';
 
 export interface AgentDef {
   readonly name: string;
@@ -49,7 +50,8 @@ export const ROLES: readonly string[] = [ORCHESTRATOR.name, ...AGENTS.map((a) =>
 
 export class UnknownAgentError extends SowError {
   constructor(name: string) {
-    super('UNKNOWN_AGENT', 'failed', `unknown agent '${name}'`, `agents: ${ROLES.join(', ')} (run 'sow agent list')`);
+    const suggestion = nearMiss(name, ROLES);
+    super('UNKNOWN_AGENT', 'failed', `unknown agent '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`, `agents: ${ROLES.join(', ')} (run 'sow agent list')`);
   }
 }
 

@@ -1,70 +1,103 @@
 import { describe, expect, it } from 'vitest';
-import { artifactAt, checkArtifactPath, createArtifact, formatArtifact, parseIndex, setArtifactField, type ArtifactSlot } from './artifacts.js';
-import { IndexOutOfRangeError, InvalidValueError, PathOutsideRepositoryError, ReadOnlyFieldError, UnknownArtifactTypeError, UsageError } from './errors.js';
+import { artifactAt, artifactPath, createArtifact, parseIndex, repositoryPathOf, setArtifactField, type ArtifactSlot } from './artifacts.js';
+import { DidYouMeanError, IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, ReadOnlyFieldError, UnknownArtifactTypeError, UsageError } from './errors.js';
 import { standard } from './project-types/standard/index.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
-const outputs = (phase: string): ArtifactSlot => ({ label: `the ${phase} phase outputs`, types: standard.phases.find((p) => p.name === phase)!.outputs, listCommand: 'sow output list' });
-const taskInputs: ArtifactSlot = { label: 'task 010 inputs', types: standard.taskInputs, listCommand: 'sow task input list --id 010' };
+const REPO = '/work/repo';
+const outputs = (phase: string): ArtifactSlot => ({ label: `the ${phase} phase outputs`, types: standard.phases.find((p) => p.name === phase)!.outputs, command: 'sow output', owner: `--phase ${phase}` });
+const taskInputs: ArtifactSlot = { label: 'task 010 inputs', types: standard.taskInputs, command: 'sow task input', owner: '--id 010' };
+const taskOutputs: ArtifactSlot = { label: 'task 010 outputs', types: standard.taskOutputs, command: 'sow task output', owner: '--id 010' };
+const add = (slot: ArtifactSlot, type: string, path: string, extra: Record<string, string> = {}, approved?: string) =>
+  createArtifact(slot, { type, path, extra, ...(approved !== undefined ? { approved } : {}) }, NOW, REPO).artifact;
 
 describe('createArtifact', () => {
   it('starts approvable types unapproved and puts extra flags in typed metadata', () => {
-    const review = createArtifact(outputs('review'), { type: 'review', path: 'review/report.md', extra: { assessment: 'pass', 'metadata.score': '7', source: 'human' } }, NOW);
-    expect(review).toEqual({ type: 'review', path: 'review/report.md', created_at: NOW, approved: false, metadata: { assessment: 'pass', score: 7, source: 'human' } });
+    expect(add(outputs('review'), 'review', 'review/report.md', { assessment: 'pass', 'metadata.score': '7', source: 'human' }))
+      .toEqual({ type: 'review', path: 'review/report.md', created_at: NOW, approved: false, metadata: { assessment: 'pass', score: 7, source: 'human' } });
   });
   it('gives feedback a pending status and references no approval flag', () => {
-    expect(createArtifact(taskInputs, { type: 'feedback', path: 'f/001.md', extra: {} }, NOW)).toEqual({ type: 'feedback', path: 'f/001.md', created_at: NOW, metadata: { status: 'pending' } });
-    expect(createArtifact(taskInputs, { type: 'reference', path: 'r.md', extra: {} }, NOW)).toEqual({ type: 'reference', path: 'r.md', created_at: NOW });
+    expect(add(taskInputs, 'feedback', 'f/001.md')).toEqual({ type: 'feedback', path: 'f/001.md', created_at: NOW, metadata: { status: 'pending' } });
+    expect(add(taskInputs, 'reference', 'r.md')).toEqual({ type: 'reference', path: 'r.md', created_at: NOW });
   });
-  it('refuses unknown types with the valid ones, and bad metadata values', () => {
-    expect(() => createArtifact(outputs('planning'), { type: 'design', path: 'x', extra: {} }, NOW)).toThrow(UnknownArtifactTypeError);
-    expect(() => createArtifact(outputs('planning'), { type: 'design', path: 'x', extra: {} }, NOW)).toThrow(expect.objectContaining({ hint: 'valid types: task_list' }));
-    expect(() => createArtifact(outputs('review'), { type: 'review', path: 'x', extra: { assessment: 'maybe' } }, NOW)).toThrow(/pass, fail/);
-    expect(() => createArtifact(outputs('review'), { type: 'review', path: 'x', approved: 'yes', extra: {} }, NOW)).toThrow(InvalidValueError);
+  it('refuses unknown types with the valid ones (and the near miss), and bad metadata values', () => {
+    expect(() => add(outputs('planning'), 'design', 'x')).toThrow(UnknownArtifactTypeError);
+    expect(() => add(outputs('planning'), 'design', 'x')).toThrow(expect.objectContaining({ hint: 'valid types: task_list' }));
+    expect(() => add(outputs('planning'), 'task-list', 'x')).toThrow(/did you mean 'task_list'/);
+    expect(() => add(outputs('review'), 'review', 'x', { assessment: 'maybe' })).toThrow(/pass, fail/);
+    expect(() => add(outputs('review'), 'review', 'x', { assessment: 'pass' }, 'yes')).toThrow(InvalidValueError);
+  });
+  it('a review needs its assessment when it is added', () => {
+    expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(MissingMetadataError);
+    expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(expect.objectContaining({ hint: expect.stringContaining("'sow output add --phase review --type review --path review/r.md --assessment pass'") }));
+  });
+  it('refuses a flag a typo away from a metadata key the type uses', () => {
+    expect(() => add(outputs('review'), 'review', 'r.md', { asessment: 'pass' })).toThrow(DidYouMeanError);
+    expect(() => add(outputs('review'), 'review', 'r.md', { asessment: 'pass' })).toThrow(/did you mean 'assessment'/);
+    // metadata.<name> stores exactly that name.
+    expect(add(outputs('review'), 'review', 'r.md', { assessment: 'pass', 'metadata.asessment': 'x' }).metadata).toEqual({ assessment: 'pass', asessment: 'x' });
   });
 });
 
-describe('artifact paths', () => {
-  it('accepts paths inside the repository, also outside .sow/project/', () => {
-    expect(checkArtifactPath('planning/tasks.md')).toBe('planning/tasks.md');
-    expect(checkArtifactPath('../knowledge/adr-001.md')).toBe('../knowledge/adr-001.md');
-    expect(checkArtifactPath('../../src/auth/jwt.ts')).toBe('../../src/auth/jwt.ts');
+describe('artifact paths: each type has a root', () => {
+  it('documents are relative to .sow/project/, files of the code base to the repository root', () => {
+    expect(artifactPath('planning/tasks.md', 'project', REPO)).toBe('planning/tasks.md');
+    expect(artifactPath('./planning//tasks.md', 'project', REPO)).toBe('planning/tasks.md');
+    expect(artifactPath('../knowledge/adr-001.md', 'project', REPO)).toBe('../knowledge/adr-001.md');
+    expect(artifactPath('src/auth/jwt.ts', 'repository', REPO)).toBe('src/auth/jwt.ts');
+    expect(add(taskOutputs, 'modified', 'src/auth/jwt.ts').path).toBe('src/auth/jwt.ts');
   });
-  it('refuses paths that leave the repository, absolute paths and empty ones', () => {
-    expect(() => checkArtifactPath('../../../etc/passwd')).toThrow(PathOutsideRepositoryError);
-    expect(() => checkArtifactPath('a/../../../../x')).toThrow(PathOutsideRepositoryError);
-    expect(() => checkArtifactPath('/etc/passwd')).toThrow(InvalidValueError);
-    expect(() => checkArtifactPath('')).toThrow(UsageError);
+  it('converts absolute paths inside the repository to the root of the type', () => {
+    expect(artifactPath(`${REPO}/src/auth/jwt.ts`, 'repository', REPO)).toBe('src/auth/jwt.ts');
+    expect(artifactPath(`${REPO}/.sow/project/planning/tasks.md`, 'project', REPO)).toBe('planning/tasks.md');
+    expect(artifactPath(`${REPO}/docs/a.md`, 'project', REPO)).toBe('../../docs/a.md');
+  });
+  it('refuses paths that leave the repository, the repository itself and empty ones', () => {
+    expect(() => artifactPath('../../../etc/passwd', 'project', REPO)).toThrow(PathOutsideRepositoryError);
+    expect(() => artifactPath('../x', 'repository', REPO)).toThrow(PathOutsideRepositoryError);
+    expect(() => artifactPath('a/../../../../x', 'project', REPO)).toThrow(PathOutsideRepositoryError);
+    expect(() => artifactPath('/etc/passwd', 'project', REPO)).toThrow(PathOutsideRepositoryError);
+    expect(() => artifactPath('/work/repository-2/x', 'repository', REPO)).toThrow(PathOutsideRepositoryError);
+    expect(() => artifactPath('.', 'repository', REPO)).toThrow(InvalidValueError);
+    expect(() => artifactPath('', 'project', REPO)).toThrow(UsageError);
+  });
+  it('says where a stored path is in the repository', () => {
+    expect(repositoryPathOf('planning/tasks.md', 'project')).toBe('.sow/project/planning/tasks.md');
+    expect(repositoryPathOf('../knowledge/a.md', 'project')).toBe('.sow/knowledge/a.md');
+    expect(repositoryPathOf('src/a.ts', 'repository')).toBe('src/a.ts');
   });
 });
 
 describe('setArtifactField', () => {
-  const base = createArtifact(outputs('review'), { type: 'review', path: 'r.md', extra: { assessment: 'pass' } }, NOW);
+  const slot = outputs('review');
+  const base = add(slot, 'review', 'r.md', { assessment: 'pass' });
+  const set = (field: string, raw: string, artifact = base) => setArtifactField(artifact, slot, 0, field, raw, REPO);
   it('sets known fields directly and everything else in metadata', () => {
-    expect(setArtifactField(base, outputs('review'), 'approved', 'true').approved).toBe(true);
-    expect(setArtifactField(base, outputs('review'), 'assessment', 'fail').metadata).toEqual({ assessment: 'fail' });
-    expect(setArtifactField(base, outputs('review'), 'metadata.a.b', 'x').metadata).toEqual({ assessment: 'pass', a: { b: 'x' } });
+    expect(set('approved', 'true').approved).toBe(true);
+    expect(set('assessment', 'fail').metadata).toEqual({ assessment: 'fail' });
+    expect(set('metadata.a.b', 'x').metadata).toEqual({ assessment: 'pass', a: { b: 'x' } });
+    expect(set('path', `${REPO}/.sow/project/review/other.md`).path).toBe('review/other.md');
   });
-  it('refuses read-only fields and invalid values', () => {
-    expect(() => setArtifactField(base, outputs('review'), 'type', 'context')).toThrow(ReadOnlyFieldError);
-    expect(() => setArtifactField(base, outputs('review'), 'approved', 'maybe')).toThrow(InvalidValueError);
-    expect(() => setArtifactField(base, outputs('review'), 'assessment', 'meh')).toThrow(InvalidValueError);
-    expect(() => setArtifactField(base, outputs('review'), 'path', '../../../x')).toThrow(PathOutsideRepositoryError);
+  it('refuses read-only fields, invalid values and typos of known names', () => {
+    expect(() => set('type', 'context')).toThrow(ReadOnlyFieldError);
+    expect(() => set('approved', 'maybe')).toThrow(InvalidValueError);
+    expect(() => set('assessment', 'meh')).toThrow(InvalidValueError);
+    expect(() => set('path', '../../../x')).toThrow(PathOutsideRepositoryError);
+    expect(() => set('aproved', 'true')).toThrow(/did you mean 'approved'/);
+  });
+  it('refuses to approve a review without an assessment', () => {
+    const bare = { type: 'review', path: 'r.md', created_at: NOW, approved: false };
+    expect(() => set('approved', 'true', bare)).toThrow(MissingMetadataError);
+    expect(() => set('approved', 'true', bare)).toThrow(expect.objectContaining({ hint: expect.stringContaining("'sow output set --phase review --index 0 assessment pass'") }));
   });
 });
 
-describe('indexes and formatting', () => {
+describe('indexes', () => {
   it('parses indexes and reports the range', () => {
     expect(parseIndex('0')).toBe(0);
     expect(() => parseIndex('-1')).toThrow(UsageError);
     expect(() => parseIndex('x')).toThrow(UsageError);
     expect(() => artifactAt([], 0, outputs('review'))).toThrow(IndexOutOfRangeError);
     expect(() => artifactAt([], 0, outputs('review'))).toThrow(/are empty/);
-  });
-  it('formats list lines as spec 000 shows them', () => {
-    expect(formatArtifact(0, { type: 'task_list', path: 'planning/tasks.md', approved: false, created_at: NOW })).toBe('[0] task_list: planning/tasks.md (not approved)');
-    expect(formatArtifact(0, { type: 'review', path: 'review/report.md', approved: false, created_at: NOW, metadata: { assessment: 'pass' } })).toBe('[0] review: review/report.md (assessment: pass, not approved)');
-    expect(formatArtifact(2, { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', created_at: NOW, metadata: { status: 'pending' } })).toBe('[2] feedback: phases/implementation/tasks/010/feedback/001.md (status: pending)');
-    expect(formatArtifact(0, { type: 'reference', path: 'sinks/style-guide.md', created_at: NOW })).toBe('[0] reference: sinks/style-guide.md');
   });
 });

@@ -1,49 +1,84 @@
 /**
- * The universal artifact (spec 000): type, path, approved, created_at, metadata. Known fields are
- * set directly; everything else goes to metadata. Which types a container accepts, and which
- * metadata values a type allows, come from the project type.
+ * The universal artifact: type, path, approved, created_at, metadata. Known fields are set
+ * directly; everything else goes to metadata. Which types a container accepts, where their paths
+ * are rooted and which metadata values a type allows, come from the project type.
  */
 import * as posix from 'node:path/posix';
-import { IndexOutOfRangeError, InvalidValueError, PathOutsideRepositoryError, UnknownArtifactTypeError, UsageError } from './errors.js';
+import { IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, UnknownArtifactTypeError, UsageError } from './errors.js';
 import { coerceField, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
+import { nearMiss } from './suggest.js';
 import type { Artifact } from './schemas.js';
+
+export const PROJECT_DIR = '.sow/project';
+
+/**
+ * What an artifact's path is relative to: documents the project writes live under .sow/project/
+ * (`planning/tasks.md`); files of the code base are named from the repository root
+ * (`src/auth/jwt.ts`), as `git` names them.
+ */
+export type PathRoot = 'project' | 'repository';
 
 export interface ArtifactTypeDef {
   readonly name: string;
   readonly description: string;
+  readonly root: PathRoot;
   /** Approvable artifacts start with `approved: false` (task lists, reviews). */
   readonly approvable?: boolean;
   readonly defaultMetadata?: Readonly<Record<string, Scalar>>;
   /** Allowed values of type-specific metadata keys, e.g. review.assessment: pass | fail. */
   readonly metadataValues?: Readonly<Record<string, readonly string[]>>;
+  /** Metadata an artifact of this type must carry when it is added and when it is approved. */
+  readonly requiredMetadata?: readonly string[];
 }
 
 /** A place that holds artifacts: "phase planning outputs", "task 010 inputs". */
 export interface ArtifactSlot {
   readonly label: string;
   readonly types: readonly ArtifactTypeDef[];
-  readonly listCommand: string;
+  /** The command group, for hints: `sow output` or `sow task input`. */
+  readonly command: string;
+  /** The flag that names the owner: `--phase review` or `--id 010`. */
+  readonly owner: string;
 }
+
+export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | 'remove', extra = '') =>
+  `${slot.command} ${verb} ${slot.owner}${extra ? ` ${extra}` : ''}`;
 
 export function findArtifactType(slot: ArtifactSlot, type: string): ArtifactTypeDef {
   const def = slot.types.find((t) => t.name === type);
-  if (!def) throw new UnknownArtifactTypeError(type, slot.label, slot.types.map((t) => t.name));
+  if (!def) {
+    const suggestion = nearMiss(type, slot.types.map((t) => t.name));
+    throw new UnknownArtifactTypeError(type, slot.label, slot.types.map((t) => t.name), suggestion);
+  }
   return def;
 }
 
+const rootDir = (root: PathRoot) => (root === 'project' ? PROJECT_DIR : '');
+const outside = (rel: string) => rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel);
+
 /**
- * Artifact paths are relative to .sow/project/. They may reach elsewhere in the repository
- * (../knowledge/adr-001.md) but never outside it. Pure string logic: the repository root is two
- * levels above .sow/project/.
+ * The stored form of a path given on the command line: relative to the type's root, normalised.
+ * An absolute path inside the repository (`repoRoot`) is converted; anything that resolves
+ * outside the repository is refused. Pure string logic on posix paths.
  */
-export function checkArtifactPath(path: string): string {
-  if (path.trim() === '') throw new UsageError('an artifact path cannot be empty', 'pass --path <path relative to .sow/project/>');
-  if (posix.isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) {
-    throw new InvalidValueError('path', path, 'a path relative to .sow/project/', "e.g. 'planning/tasks.md' or '../knowledge/adr-001.md'");
+export function artifactPath(raw: string, root: PathRoot, repoRoot: string): string {
+  if (raw.trim() === '') throw new UsageError('an artifact path cannot be empty', `pass --path <path relative to ${root === 'project' ? '.sow/project/' : 'the repository root'}>`);
+  const path = raw.replaceAll('\\', '/');
+  let fromRepo: string;
+  if (posix.isAbsolute(path) || /^[A-Za-z]:\//.test(path)) {
+    fromRepo = posix.relative(repoRoot.replaceAll('\\', '/'), path);
+    if (outside(fromRepo) || /^[A-Za-z]:\//.test(fromRepo)) throw new PathOutsideRepositoryError(raw);
+  } else {
+    fromRepo = posix.normalize(posix.join(rootDir(root) || '.', path));
+    if (outside(fromRepo)) throw new PathOutsideRepositoryError(raw, `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} and must stay inside the repository`);
   }
-  const fromRoot = posix.normalize(posix.join('.sow/project', path.replaceAll('\\', '/')));
-  if (fromRoot === '..' || fromRoot.startsWith('../')) throw new PathOutsideRepositoryError(path);
-  return path;
+  if (fromRepo === '' || fromRepo === '.') throw new InvalidValueError('path', raw, 'a file inside the repository, not the repository itself');
+  return root === 'project' ? posix.relative(PROJECT_DIR, fromRepo) : fromRepo;
+}
+
+/** Where a stored artifact path is, relative to the repository root (for checking that it exists). */
+export function repositoryPathOf(stored: string, root: PathRoot): string {
+  return posix.normalize(posix.join(rootDir(root) || '.', stored));
 }
 
 const ARTIFACT_FIELDS: Record<string, FieldSpec> = {
@@ -51,7 +86,19 @@ const ARTIFACT_FIELDS: Record<string, FieldSpec> = {
   path: { kind: 'string', nonEmpty: true },
   approved: { kind: 'boolean' },
   created_at: { kind: 'readonly', why: 'it records when the artifact was added' },
+  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.source'" },
 };
+
+/** The metadata keys the artifact types of a slot give meaning to (assessment, status, …). */
+function metadataKeys(slot: ArtifactSlot): string[] {
+  const keys = new Set<string>();
+  for (const t of slot.types) {
+    for (const k of Object.keys(t.metadataValues ?? {})) keys.add(k);
+    for (const k of Object.keys(t.defaultMetadata ?? {})) keys.add(k);
+    for (const k of t.requiredMetadata ?? []) keys.add(k);
+  }
+  return [...keys];
+}
 
 function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): void {
   const allowed = def.metadataValues?.[key];
@@ -59,6 +106,12 @@ function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): v
     throw new InvalidValueError(key, String(value), `one of ${allowed.join(', ')} for a ${def.name} artifact`);
   }
 }
+
+function missingMetadata(def: ArtifactTypeDef, artifact: Artifact): string | undefined {
+  return def.requiredMetadata?.find((key) => artifact.metadata?.[key] === undefined);
+}
+
+const choices = (def: ArtifactTypeDef, key: string) => def.metadataValues?.[key]?.join('|') ?? '<value>';
 
 export interface NewArtifact {
   type: string;
@@ -68,38 +121,51 @@ export interface NewArtifact {
   extra: Readonly<Record<string, string>>;
 }
 
-export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: string): Artifact {
+export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: string, repoRoot: string): { artifact: Artifact; def: ArtifactTypeDef } {
   const def = findArtifactType(slot, input.type);
-  const artifact: Artifact = { type: def.name, path: checkArtifactPath(input.path), created_at: now };
+  const artifact: Artifact = { type: def.name, path: artifactPath(input.path, def.root, repoRoot), created_at: now };
   if (input.approved !== undefined) artifact.approved = coerceField('approved', input.approved, { kind: 'boolean' }) as boolean;
   else if (def.approvable) artifact.approved = false;
   let meta: Record<string, unknown> = { ...def.defaultMetadata };
   for (const [key, raw] of Object.entries(input.extra)) {
-    const field = resolveField(key, ARTIFACT_FIELDS);
-    if (field.where === 'field') throw new UsageError(`--${key} is not a metadata field`);
+    const field = resolveField(key, ARTIFACT_FIELDS, `a ${def.name} artifact`, metadataKeys(slot));
+    if (field.where === 'field') throw new UsageError(`--${key} is not a metadata field`, `'${key}' is set with its own flag, e.g. --${key === 'approved' ? 'approved true' : 'path <path>'}`);
     const value = parseValue(raw);
     if (field.path.length === 1) checkMetadataValue(def, field.path[0]!, value);
     meta = setAtPath(meta, field.path, value);
   }
   if (Object.keys(meta).length > 0) artifact.metadata = meta;
-  return artifact;
+  const missing = missingMetadata(def, artifact);
+  if (missing) {
+    throw new MissingMetadataError(`a ${def.name} needs --${missing} ${choices(def, missing)}`,
+      `add it with the artifact: '${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`);
+  }
+  return { artifact, def };
 }
 
 export function artifactAt(list: readonly Artifact[], index: number, slot: ArtifactSlot): Artifact {
   const artifact = Number.isInteger(index) && index >= 0 ? list[index] : undefined;
-  if (!artifact) throw new IndexOutOfRangeError(index, list.length, slot.label, slot.listCommand);
+  if (!artifact) throw new IndexOutOfRangeError(index, list.length, slot.label, slotCommand(slot, 'list'));
   return artifact;
 }
 
-export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, field: string, raw: string): Artifact {
-  const resolved = resolveField(field, ARTIFACT_FIELDS);
+export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, index: number, field: string, raw: string, repoRoot: string): Artifact {
+  const def = slot.types.find((t) => t.name === artifact.type);
+  const resolved = resolveField(field, ARTIFACT_FIELDS, `a ${artifact.type} artifact`, metadataKeys(slot));
   if (resolved.where === 'field') {
-    const value = coerceField(resolved.name, raw, resolved.spec);
-    if (resolved.name === 'path') checkArtifactPath(String(value));
-    return { ...artifact, [resolved.name]: value };
+    let value = coerceField(resolved.name, raw, resolved.spec);
+    if (resolved.name === 'path') value = artifactPath(String(value), def?.root ?? 'project', repoRoot);
+    const next = { ...artifact, [resolved.name]: value };
+    if (resolved.name === 'approved' && value === true && def) {
+      const missing = missingMetadata(def, next);
+      if (missing) {
+        throw new MissingMetadataError(`cannot approve this ${def.name}: it has no ${missing}`,
+          `set it first: '${slotCommand(slot, 'set', `--index ${index} ${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`);
+      }
+    }
+    return next;
   }
   const value = parseValue(raw);
-  const def = slot.types.find((t) => t.name === artifact.type);
   if (def && resolved.path.length === 1) checkMetadataValue(def, resolved.path[0]!, value);
   return { ...artifact, metadata: setAtPath({ ...artifact.metadata }, resolved.path, value) };
 }
@@ -107,14 +173,4 @@ export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, field: 
 export function parseIndex(raw: string): number {
   if (!/^\d+$/.test(raw)) throw new UsageError(`--index must be a number ≥ 0, got '${raw}'`, "the list command shows each artifact's index, e.g. 'sow output list'");
   return Number(raw);
-}
-
-/** `[0] review: review/report.md (assessment: pass, not approved)` as spec 000 prints it. */
-export function formatArtifact(index: number, a: Artifact): string {
-  const notes: string[] = [];
-  for (const [key, value] of Object.entries(a.metadata ?? {})) {
-    notes.push(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
-  }
-  if (a.approved !== undefined) notes.push(a.approved ? 'approved' : 'not approved');
-  return `[${index}] ${a.type}: ${a.path}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }

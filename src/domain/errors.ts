@@ -43,8 +43,32 @@ export class NotAGitRepositoryError extends SowError {
 }
 
 export class NotInitializedError extends SowError {
-  constructor(root: string) {
-    super('NOT_INITIALIZED', 'failed', `sow is not initialised in ${q(root)} (no .sow/ folder)`, "run 'sow init'");
+  constructor(root: string, leftover = false) {
+    super('NOT_INITIALIZED', 'failed',
+      leftover
+        ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it runs, e.g. after a checkout of a branch without sow)`
+        : `sow is not initialised in ${q(root)} (no .sow/ folder)`,
+      "run 'sow init'");
+  }
+}
+
+export class MigrationNeededError extends SowError {
+  constructor(found: number, current: number) {
+    super('MIGRATION_NEEDED', 'state', `.sow/ has layout version ${found}, made by an older sow; this sow reads version ${current}`,
+      "run 'sow migrate --dry-run' to see what changes, then 'sow migrate' (it keeps a backup)");
+  }
+}
+
+export class SowTooOldError extends SowError {
+  constructor(found: number, current: number) {
+    super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
+      "upgrade sow ('npm install -g sow-cli@latest'); nothing was changed");
+  }
+}
+
+export class WrongBranchError extends SowError {
+  constructor(message: string, hint: string, details: Record<string, unknown>) {
+    super('WRONG_BRANCH', 'failed', message, hint, details);
   }
 }
 
@@ -56,9 +80,8 @@ export class NoProjectError extends SowError {
 }
 
 export class ProjectExistsError extends SowError {
-  constructor(name: string | undefined, branch: string) {
-    super('PROJECT_EXISTS', 'failed', `branch ${q(branch)} already has a project${name ? `, ${q(name)}` : ''} (one project per branch)`,
-      "finish it, run 'sow project delete', or start the new project on another branch with --branch <name>");
+  constructor(message: string, hint: string, details: Record<string, unknown> = {}) {
+    super('PROJECT_EXISTS', 'failed', message, hint, details);
   }
 }
 
@@ -86,6 +109,13 @@ export class ReadOnlyFieldError extends SowError {
   }
 }
 
+export class DidYouMeanError extends SowError {
+  constructor(name: string, where: string, suggestion: string) {
+    super('DID_YOU_MEAN', 'failed', `${where} has no field ${q(name)}; did you mean ${q(suggestion)}?`,
+      `use ${q(suggestion)}; to mean a metadata key of that very name, write 'metadata.${name}'`, { field: name, suggestion });
+  }
+}
+
 export class UnknownFieldError extends SowError {
   constructor(field: string, where: string, hint = "run 'sow schema project' or 'sow schema task' to see the fields") {
     super('UNKNOWN_FIELD', 'failed', `${where} has no field ${q(field)}`, hint);
@@ -95,6 +125,19 @@ export class UnknownFieldError extends SowError {
 export class TaskNotFoundError extends SowError {
   constructor(id: string) {
     super('TASK_NOT_FOUND', 'failed', `no task with id ${q(id)}`, "run 'sow task list' to see task ids");
+  }
+}
+
+export class TaskBlockedError extends SowError {
+  constructor(message: string, hint: string, details: Record<string, unknown>) {
+    super('TASK_BLOCKED', 'blocked', message, hint, details);
+  }
+}
+
+export class DependencyCycleError extends SowError {
+  constructor(cycle: readonly string[]) {
+    super('DEPENDENCY_CYCLE', 'failed', `the dependencies would form a cycle: ${cycle.join(' → ')}`,
+      'a task cannot wait for itself; drop one of these dependencies');
   }
 }
 
@@ -110,6 +153,12 @@ export class PhaseNotFoundError extends SowError {
   }
 }
 
+export class WrongPhaseError extends SowError {
+  constructor(key: string, owner: string, phase: string) {
+    super('WRONG_PHASE', 'failed', `${q(key)} belongs to the ${owner} phase, not ${phase}`, `pass --phase ${owner}`, { field: key, phase: owner });
+  }
+}
+
 export class PhaseNotActiveError extends SowError {
   constructor(message: string, hint = "run 'sow project status' to see which phase is in progress") {
     super('PHASE_NOT_ACTIVE', 'failed', message, hint);
@@ -117,8 +166,8 @@ export class PhaseNotActiveError extends SowError {
 }
 
 export class UnknownArtifactTypeError extends SowError {
-  constructor(type: string, where: string, valid: readonly string[]) {
-    super('UNKNOWN_ARTIFACT_TYPE', 'failed', `${q(type)} is not an artifact type of ${where}`,
+  constructor(type: string, where: string, valid: readonly string[], suggestion?: string) {
+    super('UNKNOWN_ARTIFACT_TYPE', 'failed', `${q(type)} is not an artifact type of ${where}${suggestion ? `; did you mean ${q(suggestion)}?` : ''}`,
       valid.length ? `valid types: ${valid.join(', ')}` : `${where} takes no artifacts`);
   }
 }
@@ -131,8 +180,21 @@ export class IndexOutOfRangeError extends SowError {
   }
 }
 
+export class ArtifactFileMissingError extends SowError {
+  constructor(path: string, file: string) {
+    super('ARTIFACT_FILE_MISSING', 'failed', `cannot approve ${q(path)}: ${q(file)} does not exist`,
+      'write the file first; an approval vouches for what is in it');
+  }
+}
+
+export class MissingMetadataError extends SowError {
+  constructor(message: string, hint: string) {
+    super('METADATA_REQUIRED', 'failed', message, hint);
+  }
+}
+
 export class PathOutsideRepositoryError extends SowError {
-  constructor(path: string, hint = 'artifact paths are relative to .sow/project/ and must stay inside the repository') {
+  constructor(path: string, hint = 'artifact paths must stay inside the repository') {
     super('PATH_OUTSIDE_REPOSITORY', 'failed', `path ${q(path)} resolves outside the repository`, hint);
   }
 }

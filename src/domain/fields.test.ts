@@ -69,8 +69,9 @@ describe('lookupField', async () => {
     expect(lookupField(container, 'started_at', known, {}, 'x').value).toBeUndefined();
     expect(lookupField(container, 'project_deleted', known, { project_deleted: {} }, 'x').value).toBeUndefined();
   });
-  it('refuses names that are nowhere, so typos are not read as unset', () => {
-    expect(() => lookupField(container, 'statu', known, {}, 'task 010')).toThrow(UnknownFieldError);
+  it('refuses names that are nowhere, so typos are not read as unset, and suggests the near miss', () => {
+    expect(() => lookupField(container, 'statu', known, {}, 'task 010')).toThrow(/did you mean 'status'/);
+    expect(() => lookupField(container, 'colour', known, {}, 'task 010')).toThrow(UnknownFieldError);
     expect(() => lookupField(container, 'metadata.nope', known, {}, 'task 010')).toThrow(/task 010 has no field 'metadata.nope'/);
   });
 });

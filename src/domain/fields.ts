@@ -3,7 +3,8 @@
  * the container (checked against its spec) or, like every unknown name and every `metadata.…`
  * path, a key in the container's metadata map.
  */
-import { InvalidValueError, ReadOnlyFieldError, UnknownFieldError, UsageError } from './errors.js';
+import { DidYouMeanError, InvalidValueError, ReadOnlyFieldError, UnknownFieldError, UsageError } from './errors.js';
+import { nearMiss } from './suggest.js';
 
 export type Scalar = string | number | boolean;
 
@@ -56,8 +57,13 @@ export type ResolvedField =
   | { where: 'field'; name: string; spec: FieldSpec }
   | { where: 'metadata'; path: string[] };
 
-/** Decides whether `field` names a known field or a metadata path. */
-export function resolveField(field: string, known: Readonly<Record<string, FieldSpec>>): ResolvedField {
+/**
+ * Decides whether `field` names a known field or a metadata path. A bare name a small typo away
+ * from a known field or from one of `metadataKeys` (those the project type gives meaning to) is
+ * refused with "did you mean", so `stauts` never lands silently in metadata; `metadata.<name>`
+ * always stores exactly that name.
+ */
+export function resolveField(field: string, known: Readonly<Record<string, FieldSpec>>, where = 'this container', metadataKeys: Iterable<string> = []): ResolvedField {
   const path = splitPath(field);
   if (path[0] === 'metadata') {
     if (path.length === 1) throw new UsageError("'metadata' is a map; set one key of it, e.g. 'metadata.owner'");
@@ -65,6 +71,16 @@ export function resolveField(field: string, known: Readonly<Record<string, Field
   }
   const spec = path.length === 1 ? known[field] : undefined;
   if (spec) return { where: 'field', name: field, spec };
+  const head = known[path[0]!];
+  if (head) {
+    // `statechart.current_state`: a path into a known field is that field's business, never metadata.
+    if (head.kind === 'readonly') throw new ReadOnlyFieldError(field, head.why, head.hint);
+    throw new UsageError(`'${path[0]}' holds a single value; set it whole`, `e.g. '${path[0]} <value>'`);
+  }
+  if (path.length === 1) {
+    const suggestion = nearMiss(field, [...Object.keys(known), ...metadataKeys]);
+    if (suggestion) throw new DidYouMeanError(field, where, suggestion);
+  }
   return { where: 'metadata', path };
 }
 
@@ -114,8 +130,13 @@ export function lookupField(
   where: string,
 ): { field: string; value: unknown } {
   const path = splitPath(field);
-  const missing = () =>
-    new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${Object.keys((container['metadata'] as object | undefined) ?? {}).join(', ') || '(none set)'}`);
+  const metadataKeys = Object.keys((container['metadata'] as object | undefined) ?? {});
+  const missing = () => {
+    const suggestion = path.length === 1 ? nearMiss(field, [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata)]) : undefined;
+    return suggestion
+      ? new DidYouMeanError(field, where, suggestion)
+      : new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${metadataKeys.join(', ') || '(none set)'}`);
+  };
   if (path[0] === 'metadata') {
     if (path.length === 1) return { field, value: container['metadata'] };
     const key = path.slice(1).join('.');

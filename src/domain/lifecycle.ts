@@ -1,47 +1,46 @@
 /**
- * The lifecycle engine: builds an XState machine from a project type's transition table and
- * evaluates it with XState's pure `transition`, so `advance`, `advance --dry-run` and the tests
- * share one code path and none of them needs a running actor.
+ * The lifecycle engine: one pure transition function over a project type's table. `advance`,
+ * `advance --dry-run`, `advance --list`, the status view and the reachability tests all read the
+ * same table; nothing else knows the transitions.
  */
-import { createMachine, transition as xTransition, type AnyStateMachine } from 'xstate';
-import { InvalidEventError, TransitionBlockedError, UsageError } from './errors.js';
-import type { ProjectType } from './project-types/types.js';
-import { listTransitions, type TransitionOption } from './transitions.js';
+import { InvalidEventError, TransitionBlockedError } from './errors.js';
+import type { ProjectType, ProjectView, TransitionDef } from './project-types/types.js';
+import type { HistoryEntry, ProjectState } from './schemas.js';
 
-export { listTransitions, type TransitionOption } from './transitions.js';
-import type { ProjectState } from './schemas.js';
+export interface TransitionOption {
+  event: string;
+  to: string;
+  guard?: string;
+  guardDescription?: string;
+  blocked: boolean;
+  hint?: string;
+  automatic: boolean;
+}
 
-interface Ctx { project: ProjectState }
+/** Who fires a transition: a worker (its agent id and session), else the user. */
+export interface Actor {
+  by: string;
+  session?: string;
+}
 
-const machines = new WeakMap<ProjectType, AnyStateMachine>();
+function describe(type: ProjectType, t: TransitionDef, view: ProjectView): TransitionOption {
+  const guard = t.guard ? type.guards[t.guard] : undefined;
+  const blocked = guard ? !guard.check(view) : false;
+  return {
+    event: t.event,
+    to: t.to,
+    ...(t.guard ? { guard: t.guard } : {}),
+    ...(guard ? { guardDescription: guard.description } : {}),
+    blocked,
+    ...(guard && blocked ? { hint: guard.hint(view) } : {}),
+    automatic: t.automatic,
+  };
+}
 
-export function machineOf(type: ProjectType): AnyStateMachine {
-  let machine = machines.get(type);
-  if (machine) return machine;
-  type XTransition = { target: string; guard?: string; actions: { type: string; params: Readonly<Record<string, string>> }[] };
-  const states: Record<string, { on: Record<string, XTransition[]> }> = {};
-  for (const name of Object.keys(type.states)) states[name] = { on: {} };
-  for (const t of type.transitions) {
-    const on = states[t.from]!.on;
-    (on[t.event] ??= []).push({
-      target: t.to,
-      ...(t.guard ? { guard: t.guard } : {}),
-      actions: (t.actions ?? []).map((a) => ({ type: a.type, params: a.params ?? {} })),
-    });
-  }
-  // The table is data built at run time, so XState's literal-type inference cannot check it;
-  // the reachability and guard tests in lifecycle.test.ts do instead.
-  const config = { id: type.name, initial: type.initialState, context: { project: undefined as unknown as ProjectState }, states };
-  machine = createMachine(
-    config as Parameters<typeof createMachine>[0],
-    {
-      guards: Object.fromEntries(
-        Object.entries(type.guards).map(([name, g]) => [name, ({ context }: { context: Ctx }) => g.check(context.project)]),
-      ),
-    } as never,
-  );
-  machines.set(type, machine);
-  return machine;
+/** Every transition out of the current state, with its guard and whether it is blocked now. */
+export function listTransitions(type: ProjectType, view: ProjectView): TransitionOption[] {
+  const from = view.project.statechart.current_state;
+  return type.transitions.filter((t) => t.from === from).map((t) => describe(type, t, view));
 }
 
 export interface AdvanceResult {
@@ -52,37 +51,36 @@ export interface AdvanceResult {
 }
 
 /**
- * Fires `event`, or the first automatic event whose guard holds. Throws TransitionBlockedError
- * (nothing changes) when no guard holds, InvalidEventError for an event the state does not have.
+ * Fires `event`, or the first automatic event whose guard holds, runs its actions in order and
+ * appends the transition to `statechart.history`. Throws TransitionBlockedError (nothing changes)
+ * when no guard holds, InvalidEventError for an event the state does not have.
  */
-export function advance(type: ProjectType, project: ProjectState, now: string, event?: string): AdvanceResult {
-  const from = project.statechart.current_state;
-  if (!type.states[from]) throw new UsageError(`state '${from}' is not a state of the ${type.name} lifecycle`);
-  const options = listTransitions(type, project);
-  let chosen: TransitionOption | undefined;
+export function advance(type: ProjectType, view: ProjectView, now: string, actor: Actor, event?: string): AdvanceResult {
+  const from = view.project.statechart.current_state;
+  const options = type.transitions.filter((t) => t.from === from);
+  let candidates: readonly TransitionDef[];
   if (event !== undefined) {
-    const matching = options.filter((o) => o.event === event);
-    if (matching.length === 0) throw new InvalidEventError(event, from, [...new Set(options.map((o) => o.event))]);
-    chosen = matching.find((o) => !o.blocked);
-    if (!chosen) throw blockedError(from, matching);
+    candidates = options.filter((t) => t.event === event);
+    if (candidates.length === 0) throw new InvalidEventError(event, from, [...new Set(options.map((o) => o.event))]);
   } else {
-    const automatic = options.filter((o) => o.automatic);
-    if (automatic.length === 0) throw new InvalidEventError('(automatic)', from, []);
-    chosen = automatic.find((o) => !o.blocked);
-    if (!chosen) throw blockedError(from, automatic);
+    candidates = options.filter((t) => t.automatic);
+    if (candidates.length === 0) throw new InvalidEventError('(automatic)', from, []);
   }
+  const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(view));
+  if (!chosen) throw blockedError(from, candidates.map((t) => describe(type, t, view)));
 
-  const machine = machineOf(type);
-  const snapshot = machine.resolveState({ value: from, context: { project } });
-  const [next, actions] = xTransition(machine, snapshot, { type: chosen.event });
-  const to = String(next.value);
-  let result = project;
-  for (const action of actions) {
+  let project = view.project;
+  for (const action of chosen.actions ?? []) {
     const impl = type.actions[action.type];
-    if (impl) result = impl(result, (action.params ?? {}) as unknown as Record<string, string>, now);
+    if (!impl) throw new Error(`project type ${type.name} has no action '${action.type}'`);
+    project = impl(project, action.params ?? {}, now);
   }
-  result = { ...result, statechart: { ...result.statechart, current_state: to, updated_at: now } };
-  return { from, to, event: chosen.event, project: result };
+  const entry: HistoryEntry = { from, to: chosen.to, event: chosen.event, at: now, by: actor.by, ...(actor.session ? { session: actor.session } : {}) };
+  project = {
+    ...project,
+    statechart: { ...project.statechart, current_state: chosen.to, updated_at: now, history: [...(project.statechart.history ?? []), entry] },
+  };
+  return { from, to: chosen.to, event: chosen.event, project };
 }
 
 function blockedError(from: string, options: TransitionOption[]): TransitionBlockedError {

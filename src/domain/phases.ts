@@ -1,6 +1,21 @@
-/** Pure operations on a project's phases, shared by every project type. */
-import { PhaseNotActiveError, PhaseNotFoundError } from '../errors.js';
-import type { Phase, ProjectState, TaskSummary } from '../schemas.js';
+/** Pure operations on a project's phases, shared by every project type, and the phase's fields. */
+import { PhaseNotActiveError, PhaseNotFoundError, WrongPhaseError } from './errors.js';
+import type { FieldSpec } from './fields.js';
+import type { PhaseDef, ProjectType } from './project-types/types.js';
+import type { Phase, ProjectState } from './schemas.js';
+
+export const PHASE_FIELDS: Record<string, FieldSpec> = {
+  status: { kind: 'readonly', why: "phase statuses follow the lifecycle; only 'sow advance' changes them", hint: "run 'sow advance'" },
+  enabled: { kind: 'boolean' },
+  iteration: { kind: 'integer', min: 1 },
+  created_at: { kind: 'readonly', why: 'it records when the phase was created' },
+  started_at: { kind: 'readonly', why: 'it follows the lifecycle' },
+  completed_at: { kind: 'readonly', why: 'it follows the lifecycle' },
+  inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow input add|set|remove'" },
+  outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow output add|set|remove'" },
+  tasks: { kind: 'readonly', why: 'tasks live in their own files', hint: "use 'sow task add|set|list'" },
+  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+};
 
 export function phaseOf(project: ProjectState, name: string): Phase {
   const phase = project.phases[name];
@@ -8,12 +23,21 @@ export function phaseOf(project: ProjectState, name: string): Phase {
   return phase;
 }
 
+export function phaseDef(type: ProjectType, name: string): PhaseDef {
+  const def = type.phases.find((p) => p.name === name);
+  if (!def) throw new PhaseNotFoundError(name, type.phases.map((p) => p.name));
+  return def;
+}
+
 export function withPhase(project: ProjectState, name: string, phase: Phase): ProjectState {
   return { ...project, phases: { ...project.phases, [name]: phase } };
 }
 
-export function tasksOf(project: ProjectState): readonly TaskSummary[] {
-  return project.phases['implementation']?.tasks ?? [];
+/** The phase whose folder holds the project's tasks (implementation, for the standard type). */
+export function taskPhase(type: ProjectType): string {
+  const def = type.phases.find((p) => p.hasTasks);
+  if (!def) throw new Error(`project type ${type.name} has no phase with tasks`);
+  return def.name;
 }
 
 /** Entering a phase: in_progress, started now; a phase entered again counts an iteration. */
@@ -41,5 +65,37 @@ export function requirePhaseActive(project: ProjectState, phase: string, action:
       `${action} needs the ${phase} phase in progress, but the project is in ${project.statechart.current_state}`,
       "run 'sow project continue' to see what this state expects, or 'sow advance' to move on",
     );
+  }
+}
+
+/** `--phase` if given (and known), else the phase in progress. */
+export function selectPhase(type: ProjectType, project: ProjectState, requested?: string): string {
+  const names = type.phases.map((p) => p.name);
+  if (requested !== undefined) {
+    if (!names.includes(requested)) throw new PhaseNotFoundError(requested, names);
+    return requested;
+  }
+  const current = names.find((n) => project.phases[n]?.status === 'in_progress');
+  if (!current) {
+    throw new PhaseNotActiveError(`no phase is in progress (state ${project.statechart.current_state})`, `name one with --phase (${names.join(', ')})`);
+  }
+  return current;
+}
+
+/** Every metadata key some phase of the type gives meaning to, with the phase it belongs to. */
+export function phaseMetadataOwners(type: ProjectType): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const def of type.phases) for (const key of Object.keys(def.metadata ?? {})) owners.set(key, def.name);
+  return owners;
+}
+
+/**
+ * A metadata key that belongs to one phase (tasks_approved → implementation) is refused on any
+ * other, so approving tasks while planning does not quietly write a flag nothing reads.
+ */
+export function checkMetadataOwner(type: ProjectType, phase: string, key: string): void {
+  const owner = phaseMetadataOwners(type).get(key);
+  if (owner !== undefined && owner !== phase) {
+    throw new WrongPhaseError(key, owner, phase);
   }
 }

@@ -13,27 +13,28 @@ export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 const d = v.description;
 const timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'), d('ISO 8601 timestamp (UTC)'));
 const metadata = v.pipe(v.record(v.string(), v.unknown()), d('Free-form, type-specific fields'));
-export const TASK_ID_PATTERN = /^\d{3}$/;
-const taskId = v.pipe(v.string(), v.regex(TASK_ID_PATTERN, 'must be three digits, e.g. "010"'), d('Gap-numbered task id: 010, 020, …'));
+/** Three or more digits, without a leading zero past three: 010, 990, 1000. */
+export const TASK_ID_PATTERN = /^(?:\d{3}|[1-9]\d{3,8})$/;
+const taskId = v.pipe(v.string(), v.regex(TASK_ID_PATTERN, 'must be a task id of three or more digits, e.g. "010" or "1000"'), d('Gap-numbered task id: 010, 020, …, 990, 1000, …'));
 
 export const ArtifactSchema = v.looseObject({
   type: v.pipe(v.string(), v.minLength(1), d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)')),
-  path: v.pipe(v.string(), v.minLength(1), d('Path relative to .sow/project/')),
+  path: v.pipe(v.string(), v.minLength(1), d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root')),
   approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
   created_at: timestamp,
   metadata: v.optional(metadata),
 });
 export type Artifact = v.InferOutput<typeof ArtifactSchema>;
 
-export const TaskSummarySchema = v.looseObject({
-  id: taskId,
-  name: v.pipe(v.string(), v.minLength(1)),
-  status: v.picklist(TASK_STATUSES),
-  parallel: v.boolean(),
-  dependencies: v.array(taskId),
-  assigned_agent: v.optional(v.string()),
-});
-export type TaskSummary = v.InferOutput<typeof TaskSummarySchema>;
+/** What lists and guards need of a task; derived from its state file, never stored by itself. */
+export interface TaskSummary {
+  id: string;
+  name: string;
+  status: TaskStatus;
+  parallel: boolean;
+  dependencies: string[];
+  assigned_agent?: string;
+}
 
 /** A worker session (spec 003, "Session Management Protocol"), written before the worker starts. */
 export const SessionSchema = v.looseObject({
@@ -59,22 +60,34 @@ export const PhaseSchema = v.looseObject({
   metadata: metadata,
   inputs: v.array(ArtifactSchema),
   outputs: v.array(ArtifactSchema),
-  tasks: v.optional(v.pipe(v.array(TaskSummarySchema), d('Task summaries; the full task lives in phases/<phase>/tasks/<id>/state.yaml'))),
 });
 export type Phase = v.InferOutput<typeof PhaseSchema>;
+
+/** One transition of the lifecycle, as `statechart.history` records it. */
+export const HistoryEntrySchema = v.looseObject({
+  from: v.string(),
+  to: v.string(),
+  event: v.string(),
+  at: timestamp,
+  by: v.pipe(v.string(), d("Who fired it: a worker's agent id (SOW_AGENT_ID), else 'user'")),
+  session: v.optional(v.pipe(v.string(), d("The worker's session (SOW_SESSION_ID)"))),
+});
+export type HistoryEntry = v.InferOutput<typeof HistoryEntrySchema>;
 
 export const ProjectStateSchema = v.pipe(
   v.looseObject({
     name: v.pipe(v.string(), v.minLength(1)),
     type: v.pipe(v.string(), d('Project type: standard')),
     description: v.string(),
-    branch: v.pipe(v.string(), d('The git branch this project lives on (one project per branch)')),
+    branch: v.pipe(v.string(), v.minLength(1), d('The git branch this project lives on (one project per branch)')),
+    base_branch: v.optional(v.pipe(v.string(), v.minLength(1), d('The branch the project was started from; reviews diff against it'))),
     created_at: timestamp,
     updated_at: timestamp,
     metadata: v.optional(metadata),
     statechart: v.looseObject({
       current_state: v.pipe(v.string(), d('Current state of the lifecycle state machine; only `sow advance` changes it')),
       updated_at: timestamp,
+      history: v.optional(v.pipe(v.array(HistoryEntrySchema), d('Every transition, oldest first'))),
     }),
     phases: v.record(v.string(), PhaseSchema),
     sessions: v.optional(v.pipe(
@@ -148,3 +161,9 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   const issue = result.issues[0];
   return { ok: false, issue: { path: (issue && v.getDotPath(issue)) || '(root)', message: issue?.message ?? 'invalid' } };
 }
+
+/**
+ * The layout of `.sow/` that this sow reads and writes, recorded in `.sow/.version`. Version 1 was
+ * sow 0.1.0's; `sow migrate` converts it (src/app/migrate.ts).
+ */
+export const LAYOUT_VERSION = 2;

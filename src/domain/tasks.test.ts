@@ -1,31 +1,65 @@
 import { describe, expect, it } from 'vitest';
-import { checkNewTaskId, nextTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
-import { InvalidValueError, TaskIdTakenError, TaskNotFoundError, UsageError } from './errors.js';
+import { checkNewTaskId, checkStatusChange, findCycle, findTask, nextTaskId, normalizeTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
+import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
 import type { TaskState, TaskSummary } from './schemas.js';
 
-const s = (id: string): TaskSummary => ({ id, name: id, status: 'pending', parallel: false, dependencies: [] });
+const s = (id: string, status: TaskSummary['status'] = 'pending', dependencies: string[] = []): TaskSummary => ({ id, name: id, status, parallel: false, dependencies });
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
 const task: TaskState = { id: '010', name: 'x', phase: 'implementation', status: 'pending', iteration: 1, parallel: false, dependencies: [], created_at: T0, updated_at: T0, inputs: [], outputs: [], metadata: {}, assigned_agent: 'implementer' };
 
 describe('task ids', () => {
-  it('gap-numbers from the highest id', () => {
+  it('gap-numbers from the highest id, past 990', () => {
     expect(nextTaskId([])).toBe('010');
     expect(nextTaskId([s('010'), s('020')])).toBe('030');
     expect(nextTaskId([s('010'), s('015')])).toBe('020');
-    expect(() => nextTaskId([s('990')])).toThrow(UsageError);
+    expect(nextTaskId([s('990')])).toBe('1000');
+    expect(nextTaskId([s('1000'), s('020')])).toBe('1010');
+  });
+  it('normalises ids: 10, 010 and 0010 name the same task', () => {
+    expect(normalizeTaskId('10')).toBe('010');
+    expect(normalizeTaskId('0010')).toBe('010');
+    expect(normalizeTaskId('1000')).toBe('1000');
+    expect(() => normalizeTaskId('abc')).toThrow(InvalidValueError);
+    expect(findTask([s('010')], '10').id).toBe('010');
+    expect(() => findTask([s('010')], '20')).toThrow(TaskNotFoundError);
   });
   it('checks explicit ids', () => {
     expect(checkNewTaskId('015', [s('010')])).toBe('015');
-    expect(() => checkNewTaskId('10', [])).toThrow(InvalidValueError);
+    expect(checkNewTaskId('15', [s('010')])).toBe('015');
+    expect(() => checkNewTaskId('0', [])).toThrow(InvalidValueError);
     expect(() => checkNewTaskId('abc', [])).toThrow(InvalidValueError);
-    expect(() => checkNewTaskId('010', [s('010')])).toThrow(TaskIdTakenError);
+    expect(() => checkNewTaskId('10', [s('010')])).toThrow(TaskIdTakenError);
   });
-  it('parses dependencies on existing other tasks', () => {
-    expect(parseDependencies('010, 020,010', [s('010'), s('020')])).toEqual(['010', '020']);
-    expect(() => parseDependencies('030', [s('010')])).toThrow(TaskNotFoundError);
+});
+
+describe('dependencies', () => {
+  it('must name other existing tasks', () => {
+    expect(parseDependencies('010, 20,010', [s('010'), s('020')], '030')).toEqual(['010', '020']);
+    expect(() => parseDependencies('030', [s('010')], '040')).toThrow(TaskNotFoundError);
     expect(() => parseDependencies('010', [s('010')], '010')).toThrow(/itself/);
-    expect(() => parseDependencies('1', [s('010')])).toThrow(InvalidValueError);
+    expect(() => parseDependencies('x', [s('010')], '020')).toThrow(InvalidValueError);
+  });
+  it('may not form a cycle, and the error names it', () => {
+    const tasks = [s('010', 'pending', ['020']), s('020', 'pending', ['030']), s('030')];
+    expect(() => parseDependencies('010', tasks, '030')).toThrow(DependencyCycleError);
+    expect(() => parseDependencies('010', tasks, '030')).toThrow('010 → 020 → 030 → 010');
+    expect(findCycle(new Map([['010', ['020']], ['020', []]]))).toBeUndefined();
+  });
+});
+
+describe('what blocks a status', () => {
+  it('a task starts only when its dependencies are completed or abandoned', () => {
+    const t = { ...task, id: '030', dependencies: ['010', '020'] };
+    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow(TaskBlockedError);
+    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow('task 030 cannot start: it depends on 020 (pending)');
+    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'abandoned')])).not.toThrow();
+    expect(() => checkStatusChange(t, 'needs_review', [s('010', 'pending'), s('020', 'pending')])).not.toThrow();
+  });
+  it('a task is completed only without pending feedback', () => {
+    const fb = (status: string) => ({ type: 'feedback', path: 'f.md', created_at: T0, metadata: { status } });
+    expect(() => checkStatusChange({ ...task, inputs: [fb('addressed'), fb('pending')] }, 'completed', [])).toThrow(/pending feedback \[1\] f.md/);
+    expect(() => checkStatusChange({ ...task, inputs: [fb('addressed')] }, 'completed', [])).not.toThrow();
   });
 });
 
@@ -39,13 +73,10 @@ describe('task status', () => {
     expect(withStatus(done, 'in_progress', T1).completed_at).toBeUndefined();
     expect(withStatus(withStatus(task, 'in_progress', T0), 'needs_review', T1).started_at).toBe(T0);
   });
-  it('summarises a task with the fields the phase keeps', () => {
+  it('summarises a task with the fields lists need', () => {
     expect(summaryOf(task)).toEqual({ id: '010', name: 'x', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' });
   });
-});
-
-describe('sessions', () => {
-  it('are cleared when the task is completed or abandoned, kept otherwise', () => {
+  it('clears the session when the task is completed or abandoned, keeps it otherwise', () => {
     const withSession: TaskState = { ...task, session_id: 'abc', session: { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T0 } };
     expect(withStatus(withSession, 'needs_review', T1).session_id).toBe('abc');
     expect(withStatus(withSession, 'paused', T1).session).toBeDefined();

@@ -1,50 +1,135 @@
-/** Task rules: gap-numbered ids, statuses and their timestamps, the summary kept on the phase. */
-import { InvalidValueError, TaskIdTakenError, TaskNotFoundError, UsageError } from './errors.js';
-import { TASK_ID_PATTERN, TASK_STATUSES, type TaskState, type TaskStatus, type TaskSummary } from './schemas.js';
+/**
+ * Task rules: gap-numbered ids, dependencies that exist and never form a cycle, statuses and their
+ * timestamps, and what may block a status change.
+ */
+import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
+import { TASK_ID_PATTERN, TASK_STATUSES, type Artifact, type TaskState, type TaskStatus, type TaskSummary } from './schemas.js';
 import type { FieldSpec } from './fields.js';
 
 export const ID_GAP = 10;
 
-export function nextTaskId(tasks: readonly TaskSummary[]): string {
-  const max = tasks.reduce((m, t) => Math.max(m, Number(t.id)), 0);
-  const next = (Math.floor(max / ID_GAP) + 1) * ID_GAP;
-  if (next > 999) throw new UsageError('no free task id above the highest one (999 is the last)', 'pass a free id with --id NNN');
-  return String(next).padStart(3, '0');
+/** `10`, `010` and `0010` all name task 010; ids have at least three digits. */
+export function normalizeTaskId(raw: string): string {
+  const trimmed = raw.trim();
+  if (!/^\d{1,9}$/.test(trimmed)) throw new InvalidValueError('id', raw, 'a task id: digits, e.g. 010 or 1000');
+  return String(Number(trimmed)).padStart(3, '0');
 }
 
-export function checkNewTaskId(id: string, tasks: readonly TaskSummary[]): string {
-  if (!TASK_ID_PATTERN.test(id)) throw new InvalidValueError('id', id, 'three digits, e.g. 010');
+export const byId = (a: { id: string }, b: { id: string }) => Number(a.id) - Number(b.id);
+
+export function nextTaskId(tasks: readonly { id: string }[]): string {
+  const max = tasks.reduce((m, t) => Math.max(m, Number(t.id)), 0);
+  return String((Math.floor(max / ID_GAP) + 1) * ID_GAP).padStart(3, '0');
+}
+
+export function checkNewTaskId(raw: string, tasks: readonly { id: string }[]): string {
+  const id = normalizeTaskId(raw);
+  if (!TASK_ID_PATTERN.test(id) || id === '000') throw new InvalidValueError('id', raw, 'a task id from 001 on, e.g. 010');
   if (tasks.some((t) => t.id === id)) throw new TaskIdTakenError(id);
   return id;
 }
 
-export function findTask(tasks: readonly TaskSummary[], id: string): TaskSummary {
+export function findTask<T extends { id: string }>(tasks: readonly T[], raw: string): T {
+  const id = normalizeTaskId(raw);
   const task = tasks.find((t) => t.id === id);
-  if (!task) throw new TaskNotFoundError(id);
+  if (!task) throw new TaskNotFoundError(raw);
   return task;
 }
 
-/** Parses `010,020` and checks that each id exists and is not the task itself. */
-export function parseDependencies(raw: string, tasks: readonly TaskSummary[], self?: string): string[] {
-  const ids = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const id of ids) {
-    if (!TASK_ID_PATTERN.test(id)) throw new InvalidValueError('dependencies', raw, 'task ids separated by commas, e.g. 010,020');
+/** A cycle in the dependency graph, as ids from a task back to itself, or undefined. */
+export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    const seen = state.get(id);
+    if (seen === 'done') return undefined;
+    if (seen === 'open') return [...stack.slice(stack.indexOf(id)), id];
+    state.set(id, 'open');
+    stack.push(id);
+    for (const dep of graph.get(id) ?? []) {
+      const cycle = visit(dep);
+      if (cycle) return cycle;
+    }
+    stack.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of [...graph.keys()].sort((a, b) => Number(a) - Number(b))) {
+    const cycle = visit(id);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+/**
+ * Parses `010,20` into ids and checks that each names another existing task and that `self`
+ * depending on them keeps the graph acyclic.
+ */
+export function parseDependencies(raw: string, tasks: readonly TaskSummary[], self: string): string[] {
+  const ids: string[] = [];
+  for (const word of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    let id: string;
+    try {
+      id = normalizeTaskId(word);
+    } catch {
+      throw new InvalidValueError('dependencies', raw, 'task ids separated by commas, e.g. 010,020');
+    }
     if (id === self) throw new InvalidValueError('dependencies', raw, 'ids of other tasks (a task cannot depend on itself)');
     findTask(tasks, id);
+    if (!ids.includes(id)) ids.push(id);
   }
-  return [...new Set(ids)];
+  const graph = new Map<string, readonly string[]>(tasks.map((t) => [t.id, t.dependencies]));
+  graph.set(self, ids);
+  const cycle = findCycle(graph);
+  if (cycle) throw new DependencyCycleError(cycle);
+  return ids;
 }
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
+export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(status);
+
+/** The feedback inputs of a task that are still pending, with their indexes. */
+export function pendingFeedback(task: TaskState): { index: number; artifact: Artifact }[] {
+  return task.inputs.flatMap((artifact, index) => (artifact.type === 'feedback' && artifact.metadata?.['status'] === 'pending' ? [{ index, artifact }] : []));
+}
+
+/**
+ * Why `task` may not take `status` now: a task starts only when everything it depends on is
+ * finished, and is completed only with no pending feedback. Throws TaskBlockedError (exit 3);
+ * `--force` skips the call.
+ */
+export function checkStatusChange(task: TaskState, status: TaskStatus, tasks: readonly TaskSummary[], action = `task ${task.id}`): void {
+  if (status === 'in_progress' && task.status !== 'in_progress') {
+    const open = task.dependencies.map((id) => tasks.find((t) => t.id === id)).filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
+    if (open.length > 0) {
+      throw new TaskBlockedError(
+        `${action} cannot start: it depends on ${open.map((t) => `${t.id} (${t.status})`).join(', ')}`,
+        `finish or abandon ${open.map((t) => t.id).join(', ')} first, or pass --force to start it anyway`,
+        { task: task.id, blocked_by: open.map((t) => ({ id: t.id, status: t.status })) },
+      );
+    }
+  }
+  if (status === 'completed') {
+    const pending = pendingFeedback(task);
+    if (pending.length > 0) {
+      const first = pending[0]!;
+      throw new TaskBlockedError(
+        `task ${task.id} cannot be completed: it has pending feedback ${pending.map((p) => `[${p.index}] ${p.artifact.path}`).join(', ')}`,
+        `deal with it, then mark it: 'sow task input set --id ${task.id} --index ${first.index} status addressed'; or pass --force to complete it anyway`,
+        { task: task.id, pending_feedback: pending.map((p) => ({ index: p.index, path: p.artifact.path })) },
+      );
+    }
+  }
+}
 
 /** Applies a status and keeps started_at / completed_at / updated_at true to it. */
 export function withStatus(task: TaskState, status: TaskStatus, now: string): TaskState {
   const next: TaskState = { ...task, status, updated_at: now };
   // Abandoning a task nobody started does not make it started.
   if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
-  if (TERMINAL_STATUSES.includes(status)) {
+  if (isFinished(status)) {
     next.completed_at = now;
-    // A finished task has no worker to resume (spec 003): its session is cleared.
+    // A finished task has no worker to resume: its session is cleared.
     delete next.session_id;
     delete next.session;
   } else {
@@ -73,6 +158,8 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   iteration: { kind: 'integer', min: 1 },
   assigned_agent: { kind: 'string', nonEmpty: true },
   parallel: { kind: 'boolean' },
+  dependencies: { kind: 'string' },
+  description: { kind: 'string' },
   created_at: { kind: 'readonly', why: 'it records when the task was added' },
   updated_at: { kind: 'readonly', why: 'sow keeps it current' },
   started_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
@@ -81,6 +168,7 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   session: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
   inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task input add|set|remove --id <id>'" },
   outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task output add|set|remove --id <id>'" },
+  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
 };
 
 export const TASK_FIELD_ALIASES: Readonly<Record<string, string>> = { agent: 'assigned_agent' };

@@ -19,6 +19,8 @@ const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+/** Where a worker's events and prompt files go: sow's runtime folder, never state. */
+const OUTPUTS = '.sow/.runtime/agent-outputs';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +74,7 @@ function fixture(opts: { omit?: string[]; config?: string } = {}): Fixture {
     task: (id = '010') => repo.yaml(taskFile(id)),
     project: () => repo.yaml(PROJECT),
     outputs(sub = '010') {
-      const dir = join(root, '.sow/project/agent-outputs', sub);
+      const dir = join(root, OUTPUTS, sub);
       return existsSync(dir) ? readdirSync(dir).sort().map((n) => join(dir, n)) : [];
     },
   };
@@ -249,6 +251,7 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(spawnCall.session, 'the session the CLI used is the one recorded').toBe(sid);
     expect(spawnCall.cwd).toBe(f.root);
     const spawnPromptFile = only(f.outputs().filter((p) => p.endsWith('-spawn.prompt.md')), 'spawn prompt file');
+    expect(spawnPromptFile.startsWith(join(f.root, OUTPUTS, '010') + '/'), spawnPromptFile).toBe(true);
     expect(spawnCall.argv, 'spawn argv').toEqual(c.spawnArgv({ sid, root: f.root, promptFile: spawnPromptFile }));
 
     // Where the session id came from.
@@ -308,8 +311,8 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(afterResume.session_id).toBe(sid);
     expect(afterResume.session).toMatchObject({ ...afterSpawn.session, resumes: 1, resumed_at: expect.stringMatching(ISO) });
     expect(afterResume.outputs.map((o: any) => [o.type, o.path]), 'modified outputs, once each').toEqual([
-      ['modified', '../../src/feature.ts'],
-      ['modified', '../../src/fix.ts'],
+      ['modified', 'src/feature.ts'],
+      ['modified', 'src/fix.ts'],
     ]);
     // The worker's log entries carry its agent id (from SOW_AGENT_ID).
     const log = parseLog(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md'));
@@ -324,6 +327,12 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(done.status).toBe('completed');
     expect(done.session_id).toBeUndefined();
     expect(done.session).toBeUndefined();
+    // Tasks live in their own files only: the project file holds no task list.
+    expect(f.project().phases.implementation.tasks).toBeUndefined();
+    expect(f.ok(['task', 'list', '--json']).json?.data.map((t: any) => [t.id, t.status])).toEqual([['010', 'completed'], ['020', 'pending']]);
+    // Worker files are runtime files: nothing at the old place under the project, nothing for git.
+    expect(existsSync(join(f.root, '.sow/project/agent-outputs'))).toBe(false);
+    expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toContain('.runtime');
   });
 });
 
@@ -602,18 +611,82 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     const error = r.stderr.slice(r.stderr.indexOf('error: '));
     expect(error.split('\n')[0]).toBe('error: claude exited with code 1');
     expect(error).toContain('claude: API Error: 529 overloaded (fake)');
+    const eventsFile = only(f.outputs().filter((p) => p.endsWith('-spawn.jsonl')), 'events of the failed run');
+    expect(eventsFile.startsWith(join(f.root, OUTPUTS, '010') + '/'), eventsFile).toBe(true);
+    expect(error, 'the hint names the events file').toContain(`its events are in ${eventsFile}`);
     const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], { FAKE_AGENT_FAIL: '1' });
     expect(j.code).toBe(5);
     expect(j.json?.error?.code).toBe('WORKER_FAILED');
     expect(`${j.json?.error?.message}\n${j.json?.error?.hint}`).toContain('claude: API Error: 529 overloaded (fake)');
+    expect(j.json?.error?.hint).toContain(only(f.outputs('020').filter((p) => p.endsWith('-spawn.jsonl')), '020 events'));
     // The session was recorded before the worker started (spec: persist before spawning); nothing else changed.
     const task = f.task();
     expect(task.session_id).toBe(f.world.calls()[0]!.session);
     expect(task.status).toBe('in_progress');
     expect(task.outputs).toEqual([]);
     const after = f.repo.snapshot();
-    const changed = [...after.keys()].filter((k) => after.get(k) !== before.get(k)).filter((k) => !k.includes('agent-outputs'));
-    expect(changed.sort()).toEqual([PROJECT, taskFile('010'), taskFile('020')].sort());
+    const changed = [...after.keys()].filter((k) => after.get(k) !== before.get(k));
+    expect(changed.sort(), 'worker files are runtime files, not state').toEqual([PROJECT, taskFile('010'), taskFile('020')].sort());
+  });
+
+  it('a task with an unfinished dependency is not spawned (exit 3, TASK_BLOCKED, blockers named); --force starts it anyway', () => {
+    const f = fixture();
+    f.ok(['task', 'set', '--id', '020', 'dependencies', '010']);
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '020']);
+    expect(r.code, show(r)).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe('error: task 020 cannot start: it depends on 010 (pending)');
+    expect(r.stderr).toMatch(/^hint: .*--force/m);
+    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json']);
+    expect(j.code, show(j)).toBe(3);
+    expect(j.json?.error?.code).toBe('TASK_BLOCKED');
+    expect(j.json?.error?.message).toContain('010');
+    expect(f.world.calls(), 'no CLI started').toEqual([]);
+    expect(f.repo.snapshot(), 'state untouched').toEqual(before);
+    expect(f.task('020').status).toBe('pending');
+
+    const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q']);
+    expect(forced.stdout).toBe('needs_review\n');
+    const call = only(f.world.calls(), 'one run');
+    expect(call.env['SOW_TASK_ID']).toBe('020');
+    expect(f.task('020')).toMatchObject({ status: 'needs_review', session_id: call.session });
+    expect(f.task('010').status, 'the dependency is left alone').toBe('pending');
+  });
+
+  it('on a branch other than the project\'s: spawn and resume are refused (WRONG_BRANCH) before any CLI starts', () => {
+    const f = fixture();
+    f.repo.git(['checkout', '-q', '-b', 'other']);
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toBe(`error: this project belongs to '${f.branch}', but 'other' is checked out`);
+    expect(r.stderr).toContain(`git checkout ${f.branch}`);
+    for (const args of [
+      ['agent', 'spawn', 'implementer', '010', '--json'],
+      ['agent', 'spawn', 'implementer', '010', '--force', '--json'],
+      ['agent', 'spawn', 'planner', '--json'],
+    ]) {
+      const j = f.sow(args);
+      expect(j.code, `sow ${args.join(' ')}\n${show(j)}`).toBe(1);
+      expect(j.json?.error?.code, args.join(' ')).toBe('WRONG_BRANCH');
+    }
+    expect(f.world.calls(), 'the fake agent was never started').toEqual([]);
+    expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
+    expect(f.task('010').status).toBe('pending');
+    expect(f.task('010').session_id).toBeUndefined();
+
+    // A task with a session, resumed from the wrong branch: refused the same way.
+    f.repo.git(['checkout', '-q', f.branch]);
+    f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
+    f.repo.git(['checkout', '-q', 'other']);
+    const snap = f.repo.snapshot();
+    const resumed = f.sow(['agent', 'resume', '020', 'more', '--json']);
+    expect(resumed.code, show(resumed)).toBe(1);
+    expect(resumed.json?.error?.code).toBe('WRONG_BRANCH');
+    expect(f.world.calls(), 'only the spawn on the project branch ran').toHaveLength(1);
+    expect(f.repo.snapshot()).toEqual(snap);
   });
 
   it('unknown agent and unknown task', () => {
@@ -654,7 +727,7 @@ describe('prompts are data, never shell', () => {
 });
 
 describe('raw events and the progress view', () => {
-  it('saves the raw events under .sow/project/agent-outputs/ (git-ignored); shows progress on stderr; --quiet silences it', () => {
+  it('saves the raw events under .sow/.runtime/agent-outputs/ (git-ignored by the runtime folder); shows progress on stderr; --quiet silences it', () => {
     const f = fixture();
     const r = f.ok(['agent', 'spawn', 'implementer', '010']);
     expect(r.stderr).toContain('Spawning implementer-1 with claude-code (task 010)');
@@ -666,9 +739,15 @@ describe('raw events and the progress view', () => {
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: sid });
     expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: false });
     expect(lines.filter((e) => e.type === 'assistant')).toHaveLength(3);
-    // Git-ignored: check-ignore exits 0 for an ignored path, and git status does not list it.
+    expect(events.startsWith(join(f.root, OUTPUTS, '010') + '/'), events).toBe(true);
+    // Git-ignored: the runtime folder ignores everything in it; check-ignore exits 0 for an ignored
+    // path, and git status lists nothing of the runtime folder.
+    expect(readFileSync(join(f.root, '.sow/.runtime/.gitignore'), 'utf8').split('\n')).toContain('*');
     expect(() => execFileSync('git', ['check-ignore', '-q', events], { cwd: f.root })).not.toThrow();
-    expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toContain('agent-outputs');
+    const status = f.repo.git(['status', '--porcelain', '--untracked-files=all']);
+    expect(status).not.toContain('agent-outputs');
+    expect(status).not.toContain('.runtime');
+    expect(existsSync(join(f.root, '.sow/project/agent-outputs')), 'nothing at the old place').toBe(false);
 
     const q = f.ok(['agent', 'resume', '010', 'more', '--quiet']);
     expect(q.stdout).toBe('needs_review\n');
@@ -694,6 +773,7 @@ describe('raw events and the progress view', () => {
         events_file: only(f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')), '020 resume events'),
       },
     });
+    expect(j.json?.data.events_file.startsWith(`${f.root}/.sow/.runtime/agent-outputs/020/`), j.stdout).toBe(true);
     expect(j.stderr).toContain('Task 020 is now needs_review');
   });
 

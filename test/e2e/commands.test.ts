@@ -1,14 +1,13 @@
 /**
  * The command surface, one area at a time: init, project, phase, task, artifacts, --json, advance
- * and schema. Exit codes, stdout/stderr and the state files are checked as a user sees them
- * (DESIGN §5, spec 000).
+ * and schema. Exit codes, stdout/stderr and the state files are checked as a user sees them.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useRepos, makeRepo, ok, PROJECT, SOW, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, makeRepo, ok, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
@@ -29,6 +28,7 @@ function planning(): Repo {
 /** A fresh repo with a project in ImplementationPlanning (no tasks yet). */
 function implementationPlanning(): Repo {
   const repo = planning();
+  repo.write(TASK_LIST, '# Tasks\n');
   ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
   ok(repo, ['advance']);
   return repo;
@@ -88,8 +88,8 @@ describe('sow init', () => {
     expect(repo.exists('.sow/knowledge')).toBe(true);
     expect(repo.exists('.sow/refs')).toBe(true);
     // Runtime files are ignored by git; state files are not.
-    const ignored = repo.git(['check-ignore', '.sow/.lock', '.sow/.journal.json', '.sow/.cache/x', '.sow/state.yaml.tmp']).split('\n');
-    expect(ignored).toEqual(['.sow/.lock', '.sow/.journal.json', '.sow/.cache/x', '.sow/state.yaml.tmp']);
+    const ignored = repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.runtime/tmp/x.tmp', '.sow/.backup/1/.version']).split('\n');
+    expect(ignored).toEqual(['.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.runtime/tmp/x.tmp', '.sow/.backup/1/.version']);
     for (const path of ['.sow/project/state.yaml', '.sow/.version', '.sow/knowledge/adr-001.md']) {
       expect(spawnSync('git', ['check-ignore', '-q', path], { cwd: repo.dir }).status, path).toBe(1);
     }
@@ -144,9 +144,9 @@ describe('sow project new', () => {
   it('on main creates and checks out feat/<name> and records the branch', () => {
     const repo = fresh();
     const r = ok(repo, ['project', 'new', 'add-auth', '--description', 'Add JWT', '--json']);
-    expect(expectEnvelope(r)).toEqual({ ok: true, data: { name: 'add-auth', branch: 'feat/add-auth', created_branch: true, state: 'PlanningActive' } });
+    expect(expectEnvelope(r)).toEqual({ ok: true, data: { name: 'add-auth', branch: 'feat/add-auth', base_branch: 'main', created_branch: true, state: 'PlanningActive' } });
     expect(repo.git(['branch', '--show-current'])).toBe('feat/add-auth');
-    expect(repo.yaml(PROJECT)).toMatchObject({ name: 'add-auth', description: 'Add JWT', branch: 'feat/add-auth' });
+    expect(repo.yaml(PROJECT)).toMatchObject({ name: 'add-auth', description: 'Add JWT', branch: 'feat/add-auth', base_branch: 'main' });
   });
 
   it('treats master like main', () => {
@@ -176,17 +176,24 @@ describe('sow project new', () => {
     const repo = fresh();
     repo.git(['checkout', '-q', '-b', 'my-work']);
     const r = ok(repo, ['project', 'new', 'here', '--json']);
-    expect(r.json!.data).toMatchObject({ branch: 'my-work', created_branch: false });
+    // The branch it was started from is the one git's reflog names (here: main).
+    expect(r.json!.data).toMatchObject({ branch: 'my-work', base_branch: 'main', created_branch: false });
     expect(repo.git(['branch', '--show-current'])).toBe('my-work');
     expect(repo.git(['branch', '--format=%(refname:short)']).split('\n').sort()).toEqual(['main', 'my-work']);
     expect(repo.yaml(PROJECT).branch).toBe('my-work');
   });
 
-  it('refuses when this branch already has a project', () => {
+  it('refuses when this branch already has a project, and says what it found instead of offering a flag that fails', () => {
     const repo = planning();
     const r = expectFails(repo, ['project', 'new', 'second'], 1, 'PROJECT_EXISTS', { human: true });
-    expect(r).toContain("'feat/demo'");
-    expect(r).toContain("'demo'");
+    expect(r).toContain("branch 'feat/demo' already has project 'demo' (in PlanningActive)");
+    // Uncommitted: starting another project elsewhere needs a commit first, or it would come along.
+    expect(r).toContain("commit this one first ('git add .sow && git commit')");
+    expect(r).toContain("'git checkout main'");
+    expect(r).not.toContain('--branch');
+    // Asking for another branch does not help either: the same explanation, and no branch switch.
+    expect(expectFails(repo, ['project', 'new', 'second', '--branch', 'feat/second'], 1, 'PROJECT_EXISTS')).toContain("already has project 'demo'");
+    expect(repo.git(['branch', '--show-current'])).toBe('feat/demo');
     expect(repo.yaml(PROJECT).name).toBe('demo');
   });
 
@@ -217,7 +224,8 @@ describe('sow project set / status / continue / delete', () => {
     expect(s.metadata).toEqual({ owner: 'alice', team: { lead: 'bob', size: 4 }, urgent: true });
 
     expectFails(repo, ['project', 'set', 'statechart.current_state', 'ReviewActive'], 1, 'READ_ONLY_FIELD');
-    expectFails(repo, ['project', 'set', 'branch', 'elsewhere'], 1, 'READ_ONLY_FIELD');
+    // A project moves only to the branch that is checked out.
+    expect(expectFails(repo, ['project', 'set', 'branch', 'elsewhere'], 1, 'INVALID_VALUE')).toContain("'feat/demo', the branch that is checked out");
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('PlanningActive');
   });
 
@@ -333,19 +341,21 @@ describe('sow phase get / set', () => {
 });
 
 describe('sow task', () => {
-  it('add: gap-numbered ids, --id, --parallel, --depends-on, --description; task files and the phase summary', () => {
+  it('add: gap-numbered ids, --id, --parallel, --depends-on, --description; each task in its own file', () => {
     const repo = implementationPlanning();
     expect(out(repo, ['task', 'add', 'Design the API', '--agent', 'architect', '--description', 'Write the OpenAPI spec'])).toBe('010');
     expect(out(repo, ['task', 'add', 'Build it'])).toBe('020');
     expect(out(repo, ['task', 'add', 'Squeeze in', '--id', '015', '--parallel'])).toBe('015');
     expect(out(repo, ['task', 'add', 'Test it', '--depends-on', '010,015'])).toBe('030');
 
-    expect(repo.yaml(PROJECT).phases.implementation.tasks).toEqual([
+    // The list is read from the task files, in id order; the project file keeps no copy of it.
+    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data).toEqual([
       { id: '010', name: 'Design the API', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'architect' },
-      { id: '020', name: 'Build it', status: 'pending', parallel: false, dependencies: [] },
       { id: '015', name: 'Squeeze in', status: 'pending', parallel: true, dependencies: [] },
+      { id: '020', name: 'Build it', status: 'pending', parallel: false, dependencies: [] },
       { id: '030', name: 'Test it', status: 'pending', parallel: false, dependencies: ['010', '015'] },
     ]);
+    expect(repo.yaml(PROJECT).phases.implementation.tasks).toBeUndefined();
     expect(repo.yaml(taskFile('030'))).toMatchObject({ id: '030', name: 'Test it', phase: 'implementation', status: 'pending', iteration: 1, parallel: false, dependencies: ['010', '015'] });
     expect(repo.yaml(taskFile('015')).parallel).toBe(true);
     expect(repo.read(`${TASKS_DIR}/010/description.md`)).toContain('Write the OpenAPI spec');
@@ -357,7 +367,10 @@ describe('sow task', () => {
 
     const taken = expectFails(repo, ['task', 'add', 'Clash', '--id', '010'], 1, 'TASK_ID_TAKEN', { human: true });
     expect(taken).toContain("'010'");
-    expectFails(repo, ['task', 'add', 'Bad id', '--id', '5'], 1, 'INVALID_VALUE');
+    expectFails(repo, ['task', 'add', 'Bad id', '--id', 'x5'], 1, 'INVALID_VALUE');
+    expectFails(repo, ['task', 'add', 'Bad id', '--id', '0'], 1, 'INVALID_VALUE');
+    // --id 10 means 010: taken.
+    expectFails(repo, ['task', 'add', 'Clash', '--id', '10'], 1, 'TASK_ID_TAKEN');
     expectFails(repo, ['task', 'add', 'Bad dep', '--depends-on', '010,999'], 1, 'TASK_NOT_FOUND');
   });
 
@@ -382,7 +395,7 @@ describe('sow task', () => {
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     t = repo.yaml(taskFile('010'));
     expect(t).toMatchObject({ status: 'completed', started_at: started, completed_at: ISO });
-    expect(repo.yaml(PROJECT).phases.implementation.tasks[0]).toMatchObject({ id: '010', status: 'completed' });
+    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[0]).toMatchObject({ id: '010', status: 'completed' });
 
     // Reopened: no longer completed.
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
@@ -399,7 +412,9 @@ describe('sow task', () => {
     expect(t.iteration).toBe(2);
     expect(t.assigned_agent).toBe('reviewer');
     expect(t.metadata).toEqual({ priority: 'high', review: { round: 2, blocking: false } });
-    expect(repo.yaml(PROJECT).phases.implementation.tasks[0].assigned_agent).toBe('reviewer');
+    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[0].assigned_agent).toBe('reviewer');
+    // --id 10 finds task 010.
+    expect(out(repo, ['task', 'get', '--id', '10', 'assigned_agent'])).toBe('reviewer');
 
     expect(out(repo, ['task', 'get', '--id', '010', 'status'])).toBe('in_progress');
     expect(out(repo, ['task', 'get', '--id', '010', 'iteration'])).toBe('2');
@@ -432,7 +447,7 @@ describe('sow task', () => {
     ok(repo, ['task', 'abandon', '--id', '020']);
     const dropped = repo.yaml(taskFile('020'));
     expect(dropped).toMatchObject({ status: 'abandoned', completed_at: ISO });
-    expect(repo.yaml(PROJECT).phases.implementation.tasks[1]).toMatchObject({ id: '020', status: 'abandoned' });
+    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[1]).toMatchObject({ id: '020', status: 'abandoned' });
 
     const all = out(repo, ['task', 'list']).split('\n');
     expect(all).toHaveLength(2);
@@ -562,7 +577,8 @@ describe('--json', () => {
       { args: ['phase', 'get', 'status'], code: 0 },
       { args: ['phase', 'set', 'note', 'x'], code: 0 },
       { args: ['input', 'add', '--type', 'context', '--path', 'a.md'], code: 0 },
-      { args: ['input', 'set', '--index', '0', 'approved', 'true'], code: 0 },
+      { args: ['input', 'set', '--index', '0', 'note', 'read it'], code: 0 },
+      { args: ['input', 'set', '--index', '0', 'approved', 'true'], code: 1, error: 'ARTIFACT_FILE_MISSING' },
       { args: ['input', 'list'], code: 0 },
       { args: ['input', 'remove', '--index', '0'], code: 0 },
       { args: ['advance', '--list'], code: 0 },
@@ -626,17 +642,18 @@ describe('--json', () => {
 });
 
 describe('sow advance', () => {
-  it('--list shows every transition out of the current state with its guard and whether it is blocked', () => {
+  it('--list shows its heading, then every transition out of the current state with its guard and whether it is blocked', () => {
     const repo = planning();
     const blocked = ok(repo, ['advance', '--list']);
     const lines = blocked.stdout.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/blocked/);
-    expect(lines[0]).toContain('complete_planning');
-    expect(lines[0]).toContain('ImplementationPlanning');
-    expect(lines[0]).toContain('a task_list output of planning is approved');
-    expect(blocked.stderr).toContain('PlanningActive');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe('From PlanningActive:');
+    expect(lines[1]).toMatch(/blocked/);
+    expect(lines[1]).toContain('complete_planning');
+    expect(lines[1]).toContain('ImplementationPlanning');
+    expect(lines[1]).toContain('a task_list output of planning is approved');
 
+    repo.write(TASK_LIST, '# Tasks\n');
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
     const ready = expectEnvelope(ok(repo, ['advance', '--list', '--json'])).data;
     expect(ready.state).toBe('PlanningActive');
@@ -654,6 +671,7 @@ describe('sow advance', () => {
     expect(blocked.stderr).toContain('a task_list output of planning is approved');
     expect(repo.snapshot()).toEqual(before);
 
+    repo.write(TASK_LIST, '# Tasks\n');
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
     before = repo.snapshot();
     const dry = ok(repo, ['advance', '--dry-run']);
@@ -676,6 +694,7 @@ describe('sow advance', () => {
     toExecuting(repo, ['Only task']);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     expect(out(repo, ['advance', 'all_tasks_complete'])).toBe('ReviewActive');
+    repo.write('.sow/project/review/report.md', '# Review\n');
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
 
     // Guards are checked on explicit events too.
@@ -757,7 +776,7 @@ describe('sow schema', () => {
 });
 
 describe('sow help exit-codes', () => {
-  it('documents the exit code table (DESIGN §5)', () => {
+  it('documents the exit code table', () => {
     const repo = fresh({ init: false });
     const r = repo.sow(['help', 'exit-codes']);
     expect(r.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `sow config init | path | validate | show | edit | reset` (spec 003, "Configuration") and
+ * `sow config init | path | validate | show | edit | reset` and
  * `sow log` (ADR-011: markdown entries with YAML front matter; spec 000: files logged by a task
  * become its `modified` outputs), end to end with the built CLI. Every call runs with its own
  * XDG_CONFIG_HOME and HOME, and a PATH holding the fake agent CLIs (for the binary checks).
@@ -71,7 +71,7 @@ describe('sow config path', () => {
 });
 
 describe('sow config init', () => {
-  it('creates the commented template at the path; never overwrites without --force (no TTY → exit 1 naming --force)', () => {
+  it('creates the commented template at the path; never overwrites without --yes (no TTY → exit 2 naming --yes, as every question); --force is gone', () => {
     const { world, sow } = configWorld();
     const r = sow(['init']);
     expect(r.code, show(r)).toBe(0);
@@ -84,14 +84,29 @@ describe('sow config init', () => {
     const mine = '# my own configuration\nagents:\n  bindings:\n    implementer: claude-code\n';
     world.writeConfig(mine);
     const again = sow(['init']);
-    expect(again.code, show(again)).toBe(1);
+    expect(again.code, show(again)).toBe(2);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toContain(`${world.configPath} already exists`);
-    expect(again.stderr).toMatch(/^hint: .*--force/m);
+    expect(again.stderr).toContain(`replacing ${world.configPath} with the template needs confirmation`);
+    expect(again.stderr).toMatch(/^hint: .*--yes/m);
+    expect(again.stderr).not.toContain('--force');
     expect(world.readConfig(), 'untouched').toBe(mine);
 
+    // --force no longer exists on init: a usage error, and the file is left alone.
     const forced = sow(['init', '--force']);
-    expect(forced.code, show(forced)).toBe(0);
+    expect(forced.code, show(forced)).toBe(2);
+    expect(forced.stdout).toBe('');
+    expect(forced.stderr).toContain("unknown option '--force'");
+    expect(world.readConfig(), 'untouched by --force').toBe(mine);
+
+    const yes = sow(['init', '--yes']);
+    expect(yes.code, show(yes)).toBe(0);
+    expect(yes.stdout).toBe(`${world.configPath}\n`);
+    expect(world.readConfig()).toBe(template);
+
+    // -y is the short form.
+    world.writeConfig(mine);
+    const y = sow(['init', '-y']);
+    expect(y.code, show(y)).toBe(0);
     expect(world.readConfig()).toBe(template);
   });
 
@@ -261,20 +276,41 @@ describe('sow config edit', () => {
 });
 
 describe('sow config reset', () => {
-  it('without a TTY and without --force: refused (exit 2 naming --force); --force removes it and keeps a backup', () => {
+  it('without a TTY and without --yes: refused (exit 2 naming --yes); --force is a usage error; --yes removes it and keeps a backup', () => {
     const { world, sow } = configWorld();
     world.writeConfig(VALID);
     const r = sow(['reset']);
     expect(r.code, show(r)).toBe(2);
-    expect(r.stderr).toContain('--force');
+    expect(r.stderr).toMatch(/^hint: .*--yes/m);
+    expect(r.stderr).not.toContain('--force');
     expect(world.readConfig()).toBe(VALID);
+    expect(existsSync(`${world.configPath}.backup`)).toBe(false);
+    const j = sow(['reset', '--json']);
+    expect(j.code, show(j)).toBe(2);
+    expect(j.json?.error?.code).toBe('CONFIRMATION_REQUIRED');
+    expect(j.json?.error?.hint).toContain('--yes');
 
+    // --force no longer exists on reset.
     const forced = sow(['reset', '--force']);
-    expect(forced.code, show(forced)).toBe(0);
+    expect(forced.code, show(forced)).toBe(2);
+    expect(forced.stderr).toContain("unknown option '--force'");
+    expect(world.readConfig(), 'untouched by --force').toBe(VALID);
+    expect(existsSync(`${world.configPath}.backup`)).toBe(false);
+
+    const yes = sow(['reset', '--yes']);
+    expect(yes.code, show(yes)).toBe(0);
     expect(existsSync(world.configPath)).toBe(false);
     expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(VALID);
     expect(sow(['path', '--exists']).stdout).toBe('false\n');
     expect(sow(['show']).stdout).toMatch(/^ {4}implementer: "?claude-code"? {2}# \(default\)$/m);
+
+    // -y is the short form.
+    const mine = '# mine\nagents:\n  bindings:\n    planner: claude-code\n';
+    world.writeConfig(mine);
+    const y = sow(['reset', '-y']);
+    expect(y.code, show(y)).toBe(0);
+    expect(existsSync(world.configPath)).toBe(false);
+    expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(mine);
   });
 });
 
@@ -302,6 +338,7 @@ function logRepo() {
   return {
     repo,
     root,
+    world,
     sow: (args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) => runSow(opts.cwd ? join(root, opts.cwd) : root, world, ['log', ...args], opts.env ?? {}),
     entries: (rel: string) => (repo.exists(rel) ? parseLog(repo.read(rel)) : []),
     outputs: (id = '010') => repo.yaml(taskFile(id)).outputs.map((o: any) => [o.type, o.path]),
@@ -327,9 +364,9 @@ describe('sow log', () => {
     });
     expect(e.body).toBe('Changed the **parser**');
     expect(t.outputs()).toEqual([
-      ['modified', '../../src/a.ts'],
-      ['modified', '../../src/b.ts'],
-      ['modified', '../../lib/c.ts'],
+      ['modified', 'src/a.ts'],
+      ['modified', 'src/b.ts'],
+      ['modified', 'lib/c.ts'],
     ]);
 
     // Again with an overlap: only the new file is added; the entry still lists what it names.
@@ -337,13 +374,52 @@ describe('sow log', () => {
     expect(again.code, show(again)).toBe(0);
     expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ action: 'refactor', result: 'partial', files: ['src/a.ts', 'lib/c.ts', 'src/d.ts'] });
     expect(t.outputs()).toEqual([
-      ['modified', '../../src/a.ts'],
-      ['modified', '../../src/b.ts'],
-      ['modified', '../../lib/c.ts'],
-      ['modified', '../../src/d.ts'],
+      ['modified', 'src/a.ts'],
+      ['modified', 'src/b.ts'],
+      ['modified', 'lib/c.ts'],
+      ['modified', 'src/d.ts'],
     ]);
     // The other task is untouched.
     expect(t.outputs('020')).toEqual([]);
+  });
+
+  it('modified outputs are repository paths: log and `task output add` name a file alike; approving one needs that file', () => {
+    const t = logRepo();
+    const task = (args: string[], cwd?: string) => runSow(cwd ? join(t.root, cwd) : t.root, t.world, ['task', ...args]);
+    expect(t.sow(['--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts']).code).toBe(0);
+
+    // Added by hand: a path from the repository root, stored as given; a missing file is allowed, with a warning.
+    const added = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/e.ts']);
+    expect(added.code, show(added)).toBe(0);
+    expect(added.stderr).toMatch(/^warning: src\/e\.ts does not exist yet; /m);
+    // From a subdirectory it is still a path from the repository root (only `sow log --file` follows the cwd).
+    mkdirSync(join(t.root, 'pkg'), { recursive: true });
+    const fromPkg = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/f.ts'], 'pkg');
+    expect(fromPkg.code, show(fromPkg)).toBe(0);
+    // Logging a file already there adds nothing: both commands name it the same way.
+    expect(t.sow(['--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/e.ts', '--file', 'src/f.ts']).code).toBe(0);
+    expect(t.outputs()).toEqual([
+      ['modified', 'src/a.ts'],
+      ['modified', 'src/e.ts'],
+      ['modified', 'src/f.ts'],
+    ]);
+
+    // The old spelling, relative to .sow/project/, now points outside the repository.
+    const before = t.repo.snapshot();
+    const old = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', '../../src/a.ts']);
+    expect(old.code, show(old)).toBe(1);
+    expect(old.stderr.split('\n')[0]).toContain('outside the repository');
+
+    // Approving needs the file, found from the repository root.
+    const missing = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true', '--json']);
+    expect(missing.code, show(missing)).toBe(1);
+    expect(missing.json?.error?.code).toBe('ARTIFACT_FILE_MISSING');
+    expect(missing.json?.error?.message).toContain('src/a.ts');
+    expect(t.repo.snapshot(), 'refusals leave the state byte-identical').toEqual(before);
+    t.repo.write('src/a.ts', 'export const a = 1;\n');
+    const approved = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
+    expect(approved.code, show(approved)).toBe(0);
+    expect(t.repo.yaml(taskFile('010')).outputs[0]).toMatchObject({ type: 'modified', path: 'src/a.ts', approved: true });
   });
 
   it('--project appends to the project log and touches no task', () => {
@@ -365,8 +441,8 @@ describe('sow log', () => {
     expect(r.code, show(r)).toBe(0);
     expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ agent: 'implementer-7', action: 'test_run', result: 'error', files: ['pkg/index.ts', 'src/x.ts'] });
     expect(t.outputs()).toEqual([
-      ['modified', '../../pkg/index.ts'],
-      ['modified', '../../src/x.ts'],
+      ['modified', 'pkg/index.ts'],
+      ['modified', 'src/x.ts'],
     ]);
   });
 

@@ -85,29 +85,35 @@ describe('sow project continue', () => {
     expectPrompt(r, 'PlanningActive', ['sow input add --type context', 'sow output add --type task_list --path planning/tasks.md', 'sow output set --index <n> approved true', 'Human-led']);
     ok(r, ['input', 'add', '--type', 'context', '--path', 'context/auth.md']);
     ok(r, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    r.write('.sow/project/planning/tasks.md', '# Tasks\n');
     ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(r, ['advance']);
 
-    expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'iteration 1 ']);
+    // Implementation planning is AI-led; the human approves the tasks.
+    expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'iteration 1 ', 'AI-led', 'the human approves the list']);
     ok(r, ['task', 'add', 'Sign tokens', '--agent', 'implementer', '--description', 'HS256']);
     ok(r, ['task', 'add', 'Verify tokens', '--agent', 'implementer', '--parallel']);
     ok(r, ['task', 'add', 'Middleware', '--agent', 'implementer', '--depends-on', '010,020']);
     ok(r, ['phase', 'set', 'tasks_approved', 'true']);
     ok(r, ['advance']);
 
-    expectPrompt(r, 'ImplementationExecuting', ['sow task set --id <id> status in_progress', 'sow task output add --id <id> --type modified', 'sow task abandon --id <id>', 'AI-led']);
+    expectPrompt(r, 'ImplementationExecuting', ['sow task set --id <id> status in_progress', 'sow task output add --id <id> --type modified --path <file>', 'sow task abandon --id <id>', 'AI-led',
+      // Workers: sow's own (spawn, resume) and the host's sub-agents.
+      'sow agent spawn implementer <id>', 'sow agent resume <id> "<what to change or answer>"', 'sub-agent']);
     ok(r, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     ok(r, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
     ok(r, ['task', 'input', 'set', '--id', '010', '--index', '0', 'status', 'addressed']);
-    ok(r, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', '../../src/jwt.ts']);
+    ok(r, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/jwt.ts']);
     ok(r, ['task', 'set', '--id', '010', 'status', 'needs_review']);
     ok(r, ['task', 'set', '--id', '010', 'status', 'completed']);
     ok(r, ['task', 'set', '--id', '020', 'status', 'completed']);
     ok(r, ['task', 'abandon', '--id', '030']);
     ok(r, ['advance']);
 
-    expectPrompt(r, 'ReviewActive', ['sow output add --type review --path review/report-1.md --assessment pass', 'sow output set --index <n> approved true', 'ImplementationPlanning']);
+    // The review names the branch to diff against: the one the project started from.
+    expectPrompt(r, 'ReviewActive', ['sow output add --type review --path review/report-1.md --assessment pass', 'sow output set --index <n> approved true', 'ImplementationPlanning', 'git diff main...feat/add-auth', 'sow agent spawn reviewer']);
     ok(r, ['output', 'add', '--type', 'review', '--path', 'review/report-1.md', '--assessment', 'fail']);
+    r.write('.sow/project/review/report-1.md', '# Review 1\n');
     ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(r, ['advance']);
 
@@ -125,14 +131,16 @@ describe('sow project continue', () => {
 
     expectPrompt(r, 'ReviewActive', ['sow output add --type review --path review/report-2.md']);
     ok(r, ['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']);
-    ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
+    r.write('.sow/project/review/report-2.md', '# Review 2\n');
+    ok(r, ['output', 'set', '--index', '1', 'approved', 'true']);
     ok(r, ['advance']);
 
-    expectPrompt(r, 'FinalizeDocumentation', ['sow output add --type documentation', '.sow/knowledge/']);
-    ok(r, ['output', 'add', '--type', 'documentation', '--path', '../../README.md']);
+    expectPrompt(r, 'FinalizeDocumentation', ['sow output add --type documentation', '.sow/knowledge/', 'git diff --stat main...feat/add-auth']);
+    ok(r, ['output', 'add', '--type', 'documentation', '--path', `${r.dir}/README.md`]);
+    expect(r.yaml('.sow/project/state.yaml').phases.finalize.outputs[0].path).toBe('../../README.md');
     ok(r, ['advance']);
 
-    expectPrompt(r, 'FinalizeChecks', ['full test suite', 'linters']);
+    expectPrompt(r, 'FinalizeChecks', ['full test suite', 'linters', 'on `main`, the branch']);
     ok(r, ['advance']);
 
     const last = expectPrompt(r, 'FinalizeDelete', ['sow phase set project_deleted true', 'removes `.sow/project/`']);
@@ -141,9 +149,11 @@ describe('sow project continue', () => {
     ok(r, ['advance']);
 
     expect(r.exists('.sow/project')).toBe(false);
+    // With no project, continue still gives the next step: how to start one.
     const after = r.sow(['project', 'continue', '--json']);
-    expect(after.code).toBe(1);
-    expect(after.json?.error?.code).toBe('NO_PROJECT');
+    expect(after.code).toBe(0);
+    expect(after.json?.data?.state).toBe('NoProject');
+    expect(after.json?.data?.prompt).toContain('sow project new <name> --description');
   }, 120_000); // about 60 sow runs
 
   it('starts at ImplementationPlanning when the project skips planning', () => {
@@ -152,18 +162,26 @@ describe('sow project continue', () => {
     expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'skipped planning']);
   });
 
-  it('fails with NO_PROJECT (exit 1) when there is no project', () => {
+  it('with no project, prints how to start one (exit 0), so an orchestrator always has a next step', () => {
     const r = repo();
     const json = r.sow(['project', 'continue', '--json']);
-    expect(json.code).toBe(1);
-    expect(json.json?.ok).toBe(false);
-    expect(json.json?.error?.code).toBe('NO_PROJECT');
-    expect(json.json?.error?.hint).toContain('sow project new');
+    expect(json.code).toBe(0);
+    expect(json.json?.ok).toBe(true);
+    expect(json.json?.data?.state).toBe('NoProject');
 
     const plain = r.sow(['project', 'continue']);
-    expect(plain.code).toBe(1);
-    expect(plain.stdout).toBe('');
-    expect(plain.stderr).toContain('no project');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('no sow project on this branch');
+    expect(plain.stdout).toContain('`main`');
+    expect(plain.stdout).toContain('sow project new <name> --description');
+    expect(plain.stdout).toContain('sow project continue');
+    expect(plain.stdout.trim()).toBe(json.json?.data?.prompt.trim());
+    // Before `sow init` it is still an error that says what to run.
+    const bare = makeRepo({ init: false });
+    repos.push(bare);
+    const early = bare.sow(['project', 'continue']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain("run 'sow init'");
   });
 });
 
@@ -178,6 +196,8 @@ const TEMPLATE_VARS: Record<string, string> = {
   state: 'ReviewActive',
   task_count: '3',
   iteration: '2',
+  base_branch: 'main',
+  review_iteration: '2',
   // Agent spawn prompts (templates/agents/*.md).
   agent_id: 'implementer-1',
   assignment: 'Task 010: parser (iteration 1).',

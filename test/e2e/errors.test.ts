@@ -143,7 +143,8 @@ const executingCases: Case[] = [
   ['an unknown task artifact type', ['task', 'output', 'add', '--id', '010', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['modified'] }],
   ['an artifact type of another phase', ['output', 'add', '--phase', 'planning', '--type', 'review', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'review'"], hint: ['task_list'] }],
   // task ids
-  ['a two-digit task id', ['task', 'add', 'Third', '--id', '10'], { exit: 1, code: 'INVALID_VALUE', message: ["'10'", 'id'] }],
+  ['a two-digit task id that names a taken one (10 is 010)', ['task', 'add', 'Third', '--id', '10'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
+  ['a task id that is no number', ['task', 'add', 'Third', '--id', '1a'], { exit: 1, code: 'INVALID_VALUE', message: ["'1a'", 'id'] }],
   ['a task id that is not digits', ['task', 'add', 'Third', '--id', 'abc'], { exit: 1, code: 'INVALID_VALUE', message: ["'abc'"] }],
   ['a task id already used', ['task', 'add', 'Third', '--id', '010'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
   // names
@@ -156,13 +157,13 @@ const executingCases: Case[] = [
   ['setting a task timestamp', ['task', 'set', '--id', '010', 'started_at', '2020-01-01T00:00:00Z'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'started_at'"] }],
   ['setting the statechart state', ['project', 'set', 'statechart.current_state', 'ReviewActive'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['statechart'], hint: ['sow advance'] }],
   ['setting the statechart', ['project', 'set', 'statechart', 'ReviewActive'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['statechart'], hint: ['sow advance'] }],
-  ['setting the project branch', ['project', 'set', 'branch', 'other'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'branch'"] }],
+  ['moving the project to a branch that is not checked out', ['project', 'set', 'branch', 'other'], { exit: 1, code: 'INVALID_VALUE', message: ["'other'", "'branch'"], hint: ['git checkout'] }],
   ['disabling review', ['phase', 'set', 'enabled', 'false', '--phase', 'review'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['review'] }],
   // paths
   ['a phase input path that escapes the repository', ['input', 'add', '--type', 'context', '--path', '../../../etc/passwd'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../etc/passwd'"] }],
   ['a task input path that escapes the repository', ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', '../../../x'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../x'"] }],
   ['a path that escapes through a folder first', ['input', 'add', '--type', 'context', '--path', 'notes/../../../../x.md'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'notes/../../../../x.md'"] }],
-  ['an absolute artifact path', ['input', 'add', '--type', 'context', '--path', '/etc/passwd'], { exit: 1, code: 'INVALID_VALUE', message: ["'/etc/passwd'"] }],
+  ['an absolute artifact path outside the repository', ['input', 'add', '--type', 'context', '--path', '/etc/passwd'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'/etc/passwd'"] }],
   // the lifecycle
   ['a blocked advance', ['advance'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'], hint: ['010', '020'] }],
   ['a blocked advance, dry run', ['advance', '--dry-run'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'] }],

@@ -3,9 +3,9 @@
  * user would, and snapshots .sow/ so error paths can be checked for byte-identical state.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach } from 'vitest';
@@ -28,6 +28,8 @@ export interface Repo {
   sowAsync(args: string[], opts?: { env?: Record<string, string> }): Promise<RunResult>;
   git(args: string[]): string;
   read(rel: string): string;
+  /** Writes a file of the repository (folders created), as a person or an agent would. */
+  write(rel: string, text: string): void;
   yaml(rel: string): any;
   exists(rel: string): boolean;
   /** Every file under .sow/ that belongs to the state (runtime files excluded) → its bytes. */
@@ -35,7 +37,8 @@ export interface Repo {
   cleanup(): void;
 }
 
-const RUNTIME = /(^|\/)(\.lock|\.lock\.takeover|\.journal\.json|\.cache|\.trash-[^/]*|[^/]*\.tmp)(\/|$)/;
+/** sow's runtime folder: never state, so snapshots leave it out. */
+const RUNTIME = /^\.sow\/\.runtime(\/|$)/;
 
 /**
  * sow's compile cache (src/adapters/compile-cache.ts) for the test runs: one folder for all test
@@ -43,9 +46,17 @@ const RUNTIME = /(^|\/)(\.lock|\.lock\.takeover|\.journal\.json|\.cache|\.trash-
  */
 export const TEST_CACHE_HOME = join(tmpdir(), 'sow-tests-cache-home');
 
-/** What every sow run in the tests gets: no colour, a git identity for commits, a cache folder of its own. */
+/** A home of the tests' own, so no test reads or writes the invoking user's configuration. */
+export const TEST_HOME = join(tmpdir(), 'sow-tests-home');
+
+/**
+ * What every sow run in the tests gets: no colour, a git identity for commits, a home, a
+ * configuration folder and a cache folder of its own (never the invoking user's).
+ */
 export const TEST_ENV: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
+  HOME: TEST_HOME,
+  XDG_CONFIG_HOME: join(TEST_HOME, '.config'),
   XDG_CACHE_HOME: TEST_CACHE_HOME,
   GIT_AUTHOR_NAME: 'sow test',
   GIT_AUTHOR_EMAIL: 'test@example.invalid',
@@ -102,6 +113,10 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     },
     git: (args) => run('git', args),
     read: (rel) => readFileSync(join(dir, rel), 'utf8'),
+    write: (rel, text) => {
+      mkdirSync(dirname(join(dir, rel)), { recursive: true });
+      writeFileSync(join(dir, rel), text);
+    },
     yaml: (rel) => parse(readFileSync(join(dir, rel), 'utf8')),
     exists: (rel) => existsSync(join(dir, rel)),
     snapshot() {
@@ -130,6 +145,7 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
 
 export const PROJECT = '.sow/project/state.yaml';
 export const taskFile = (id: string) => `.sow/project/phases/implementation/tasks/${id}/state.yaml`;
+export const TASK_LIST = '.sow/project/planning/tasks.md';
 
 /** Runs sow and throws with its output unless it exits 0. */
 export function ok(repo: Repo, args: string[], opts?: { cwd?: string; env?: Record<string, string> }): RunResult {
@@ -141,6 +157,7 @@ export function ok(repo: Repo, args: string[], opts?: { cwd?: string; env?: Reco
 /** Brings a fresh repo to ImplementationExecuting with the given task names (ids 010, 020, …). */
 export function toExecuting(repo: Repo, tasks: string[] = ['First task', 'Second task']): void {
   ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
+  repo.write(TASK_LIST, '# Tasks\n');
   ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
   ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
   ok(repo, ['advance']);

@@ -1,6 +1,6 @@
 /**
- * The standard lifecycle end to end: spec 000's "Complete Lifecycle Example" command for command,
- * the review-fail loop (DESIGN §1, §2) and a project started with --no-planning.
+ * The standard lifecycle end to end: the specification's "Complete Lifecycle Example" command for
+ * command, the review-fail loop and a project started with --no-planning.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { useRepos, makeRepo, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
@@ -48,7 +48,10 @@ describe('spec 000: Complete Lifecycle Example', () => {
       expect(s.phases[name]).toMatchObject({ status: 'pending', enabled: true, iteration: 1, inputs: [], outputs: [], metadata: {} });
       expect(s.phases[name].started_at).toBeUndefined();
     }
-    expect(s.phases.implementation.tasks).toEqual([]);
+    // Tasks live in their own files only; the project file keeps no list of them.
+    expect(s.phases.implementation.tasks).toBeUndefined();
+    expect(s.base_branch).toBe('main');
+    expect(s.statechart.history).toEqual([{ from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: ISO, by: 'user' }]);
     expect(repo.exists('.sow/project/log.md')).toBe(true);
 
     // ── 2. Planning Phase ───────────────────────────────────────────────────────────────────
@@ -59,6 +62,9 @@ describe('spec 000: Complete Lifecycle Example', () => {
     const listed = ok(repo, ['output', 'list']);
     expect(listed.stdout).toBe('[0] task_list: planning/tasks.md (not approved)\n');
 
+    // An approval vouches for a file: the task list must be written first.
+    expect(repo.sow(['output', 'set', '--index', '0', 'approved', 'true']).code).toBe(1);
+    repo.write('.sow/project/planning/tasks.md', '# Tasks\n\n1. Sign\n2. Verify\n3. Middleware\n');
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     s = state();
     expect(s.phases.planning.status).toBe('in_progress');
@@ -84,7 +90,7 @@ describe('spec 000: Complete Lifecycle Example', () => {
     s = state();
     expect(s.phases.implementation.status).toBe('in_progress');
     const names = { '010': 'Implement JWT signing', '020': 'Implement JWT verification', '030': 'Add auth middleware' } as const;
-    expect(s.phases.implementation.tasks).toEqual(
+    expect(ok(repo, ['task', 'list', '--json']).json!.data).toEqual(
       Object.entries(names).map(([id, name]) => ({ id, name, status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' })),
     );
     for (const [id, name] of Object.entries(names)) {
@@ -122,7 +128,7 @@ describe('spec 000: Complete Lifecycle Example', () => {
     let t010 = repo.yaml(taskFile('010'));
     expect(t010).toMatchObject({ status: 'in_progress', started_at: ISO });
     expect(t010.completed_at).toBeUndefined();
-    expect(state().phases.implementation.tasks[0]).toMatchObject({ id: '010', status: 'in_progress' });
+    expect(ok(repo, ['task', 'list', '--json']).json!.data[0]).toMatchObject({ id: '010', status: 'in_progress' });
 
     expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md'])).toBe('[0] reference: sinks/style-guide.md');
     expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'knowledge/jwt-design.md'])).toBe('[1] reference: knowledge/jwt-design.md');
@@ -131,7 +137,8 @@ describe('spec 000: Complete Lifecycle Example', () => {
       { type: 'reference', path: 'knowledge/jwt-design.md', created_at: ISO },
     ]);
 
-    // The worker's outputs (the spec tracks them via logging; the command surface records them).
+    // The worker's outputs (the spec tracks them via logging; the command surface records them),
+    // named from the repository root, as the spec's "state after execution" shows.
     expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/jwt.ts'])).toBe('[0] modified: src/auth/jwt.ts');
     expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/verify.ts'])).toBe('[1] modified: src/auth/verify.ts');
     expect(repo.yaml(taskFile('010')).outputs).toEqual([
@@ -150,6 +157,8 @@ describe('spec 000: Complete Lifecycle Example', () => {
       '[3] feedback: phases/implementation/tasks/010/feedback/002.md (status: pending)',
     ]);
 
+    // Pending feedback blocks completion (exit 3) until it is addressed.
+    expect(repo.sow(['task', 'set', '--id', '010', 'status', 'completed']).code).toBe(3);
     ok(repo, ['task', 'input', 'set', '--id', '010', '--index', '2', 'status', 'addressed']);
     ok(repo, ['task', 'input', 'set', '--id', '010', '--index', '3', 'status', 'addressed']);
     expect(repo.yaml(taskFile('010')).inputs).toEqual([
@@ -167,7 +176,7 @@ describe('spec 000: Complete Lifecycle Example', () => {
       ok(repo, ['task', 'set', '--id', id, 'status', 'in_progress']);
       ok(repo, ['task', 'set', '--id', id, 'status', 'completed']);
     }
-    expect(state().phases.implementation.tasks.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed', 'completed']);
 
     const toReview = ok(repo, ['advance']);
     expect(toReview.stdout).toBe('ReviewActive\n');
@@ -185,6 +194,7 @@ describe('spec 000: Complete Lifecycle Example', () => {
       { type: 'review', path: 'review/report.md', created_at: ISO, approved: false, metadata: { assessment: 'pass' } },
     ]);
     expect(ok(repo, ['output', 'list']).stdout).toBe('[0] review: review/report.md (assessment: pass, not approved)\n');
+    repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(state().phases.review.outputs[0]).toMatchObject({ approved: true, metadata: { assessment: 'pass' } });
 
@@ -203,6 +213,20 @@ describe('spec 000: Complete Lifecycle Example', () => {
 
     ok(repo, ['phase', 'set', 'project_deleted', 'true']);
     expect(state().phases.finalize.metadata.project_deleted).toBe(true);
+
+    // Every transition so far, in order, by the user.
+    const history = ok(repo, ['project', 'history', '--json']).json!.data as { from: string; to: string; event: string; at: string; by: string }[];
+    expect(history.map((h) => `${h.from} -${h.event}-> ${h.to}`)).toEqual([
+      'NoProject -project_init-> PlanningActive',
+      'PlanningActive -complete_planning-> ImplementationPlanning',
+      'ImplementationPlanning -tasks_approved-> ImplementationExecuting',
+      'ImplementationExecuting -all_tasks_complete-> ReviewActive',
+      'ReviewActive -review_pass-> FinalizeDocumentation',
+      'FinalizeDocumentation -documentation_done-> FinalizeChecks',
+      'FinalizeChecks -checks_done-> FinalizeDelete',
+    ]);
+    expect(new Set(history.map((h) => h.by))).toEqual(new Set(['user']));
+    expect(out(repo, ['project', 'history']).split('\n')).toHaveLength(7);
 
     const done = ok(repo, ['advance']);
     expect(done.stdout).toBe('NoProject\n');
@@ -224,7 +248,7 @@ describe('spec 000: Complete Lifecycle Example', () => {
 });
 
 describe('the review-fail loop', () => {
-  it('reopens implementation, carries the failed review, resets approval, and the new approved review decides', () => {
+  it('reopens implementation, copies the failed review (keeping it as history), resets approval, and the new approved review decides', () => {
     const repo = fresh();
     const state = () => repo.yaml(PROJECT);
     toExecuting(repo, ['First task', 'Second task']);
@@ -233,6 +257,7 @@ describe('the review-fail loop', () => {
     expect(out(repo, ['advance'])).toBe('ReviewActive');
 
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
+    repo.write('.sow/project/review/report.md', '# Review\n');
     // The spec's "if review failed" path: change the assessment, then approve.
     expect(out(repo, ['output', 'set', '--index', '0', 'assessment', 'fail'])).toBe('[0] review: review/report.md (assessment: fail, not approved)');
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
@@ -257,8 +282,10 @@ describe('the review-fail loop', () => {
       { type: 'review', path: 'review/report.md', created_at: ISO, approved: true, metadata: { assessment: 'fail' } },
     ]);
     expect(s.phases.review.status).toBe('failed');
+    // The failed review stays in the review outputs: the review history is kept.
+    expect(s.phases.review.outputs).toEqual(s.phases.implementation.inputs);
     // Earlier tasks are kept.
-    expect(s.phases.implementation.tasks.map((t: { id: string; status: string }) => `${t.id}:${t.status}`)).toEqual(['010:completed', '020:completed']);
+    expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { id: string; status: string }) => `${t.id}:${t.status}`)).toEqual(['010:completed', '020:completed']);
     // The default phase is now implementation again.
     expect(out(repo, ['phase', 'get', 'iteration'])).toBe('2');
     expect(out(repo, ['phase', 'get', 'tasks_approved'])).toBe('false');
@@ -275,13 +302,22 @@ describe('the review-fail loop', () => {
     expect(s.phases.implementation.status).toBe('completed');
     expect(s.phases.review.status).toBe('in_progress');
 
-    // The old failed review no longer decides: an unapproved new review blocks…
-    const idx = out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']).match(/^\[(\d+)\]/)![1]!;
+    // The old failed review is still there, approved, but it belongs to the last round and no
+    // longer decides: advancing before this round's review exists is blocked, not looped back…
+    expect(out(repo, ['output', 'list'])).toBe('[0] review: review/report.md (assessment: fail, approved)');
+    const early = repo.snapshot();
+    const notYet = repo.sow(['advance']);
+    expectBlocked(notYet);
+    expect(notYet.stderr).toContain("add this round's review");
+    expect(repo.snapshot()).toEqual(early);
+    // …the new review is appended (index 1), and while it is unapproved it blocks too…
+    expect(out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass'])).toBe('[1] review: review/report-2.md (assessment: pass, not approved)');
+    repo.write('.sow/project/review/report-2.md', '# Review 2\n');
     const before = repo.snapshot();
     expectBlocked(repo.sow(['advance']));
     expect(repo.snapshot()).toEqual(before);
     // …and once approved, it decides.
-    ok(repo, ['output', 'set', '--index', idx, 'approved', 'true']);
+    ok(repo, ['output', 'set', '--index', '1', 'approved', 'true']);
     const pass = ok(repo, ['advance']);
     expect(pass.stdout).toBe('FinalizeDocumentation\n');
     expect(pass.stderr).toContain('(review_pass)');
@@ -289,6 +325,10 @@ describe('the review-fail loop', () => {
     expect(s.phases.review.status).toBe('completed');
     expect(s.phases.finalize.status).toBe('in_progress');
     expect(s.phases.implementation.iteration).toBe(2);
+    expect(s.phases.review.outputs.map((a: { path: string; metadata: { assessment: string } }) => `${a.path}:${a.metadata.assessment}`)).toEqual(['review/report.md:fail', 'review/report-2.md:pass']);
+    expect((ok(repo, ['project', 'history', '--json']).json!.data as { event: string }[]).map((h) => h.event)).toEqual([
+      'project_init', 'complete_planning', 'tasks_approved', 'all_tasks_complete', 'review_fail', 'tasks_approved', 'all_tasks_complete', 'review_pass',
+    ]);
   });
 
   it('a second failed review loops again and counts another iteration', () => {
@@ -297,6 +337,7 @@ describe('the review-fail loop', () => {
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     ok(repo, ['advance']);
     for (const round of [2, 3]) {
+      repo.write(`.sow/project/review/round-${round}.md`, '# Review\n');
       ok(repo, ['output', 'add', '--type', 'review', '--path', `review/round-${round}.md`, '--assessment', 'fail', '--approved', 'true']);
       expect(out(repo, ['advance'])).toBe('ImplementationPlanning');
       const s = repo.yaml(PROJECT);
@@ -305,6 +346,7 @@ describe('the review-fail loop', () => {
       expect(s.phases.implementation.inputs.map((a: { path: string }) => a.path)).toEqual(
         Array.from({ length: round - 1 }, (_, i) => `review/round-${i + 2}.md`),
       );
+      expect(s.phases.review.outputs.map((a: { path: string }) => a.path)).toEqual(s.phases.implementation.inputs.map((a: { path: string }) => a.path));
       ok(repo, ['phase', 'set', 'metadata.tasks_approved', 'true']);
       expect(out(repo, ['advance'])).toBe('ImplementationExecuting');
       // Every task is already completed, so review can start again at once.
@@ -339,6 +381,7 @@ describe('--no-planning', () => {
     expect(out(repo, ['advance'])).toBe('ImplementationExecuting');
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     expect(out(repo, ['advance'])).toBe('ReviewActive');
+    repo.write('.sow/project/review/report.md', '# Review\n');
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
     expect(out(repo, ['advance'])).toBe('FinalizeDocumentation');
     s = repo.yaml(PROJECT);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse, parseDocument, stringify } from 'yaml';
-import { emitYaml } from './yaml-emit.js';
-import { parseCanonicalYaml } from './yaml-fast.js';
+import { emitYaml } from './emit.js';
+import { parseCanonicalYaml } from './canonical.js';
 
 /** What the `yaml` package makes of `text` the way state-files.ts asks it, or undefined when it refuses it. */
 function reference(text: string): unknown {

@@ -1,5 +1,5 @@
 /**
- * A fast reader for the YAML sow writes itself (yaml-emit.ts), so a state file changed by someone
+ * A fast reader for the YAML sow writes itself (emit.ts), so a state file changed by someone
  * else — a `git pull`, a branch switch — is read without the `yaml` package, which takes ≈350 ms
  * for a 1,000-task project file (DESIGN §7 allows 100 ms).
  *
@@ -8,10 +8,10 @@
  * numbers, true/false/null, .inf/.nan). Anything else — comments, blank lines, tabs, other quoting or
  * indentation, anchors, flow collections, duplicate keys — makes it answer `undefined`, and the
  * caller reads the file with the `yaml` package instead. So it either returns exactly what `yaml`
- * would, or nothing; yaml-fast.test.ts checks that against `yaml` on generated and mangled files.
+ * would, or nothing; canonical.test.ts checks that against `yaml` on generated and mangled files.
  */
 
-import { isPlainString } from './yaml-emit.js';
+import { isPlainString } from './emit.js';
 
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
 

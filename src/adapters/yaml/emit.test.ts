@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emitYaml } from './yaml-emit.js';
+import { emitYaml } from './emit.js';
 
 const roundTrip = (value: Record<string, unknown>) => expect(parse(emitYaml(value))).toEqual(value);
 

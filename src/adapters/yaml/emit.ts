@@ -3,7 +3,7 @@
  * booleans, null). It exists for speed: the `yaml` package needs ≈140 ms to stringify a
  * 1,000-task project on a cold start, this needs a few. It is only used for files without
  * comments; a file a person commented goes through yaml's Document API, which keeps them.
- * Every output is checked against the `yaml` parser in yaml-emit.test.ts.
+ * Every output is checked against the `yaml` parser in emit.test.ts.
  */
 
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;

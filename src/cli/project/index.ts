@@ -2,6 +2,20 @@ import { Command } from 'commander';
 import { cwd, respond } from '../output.js';
 import { askYesNo, interactive } from '../confirm.js';
 
+async function showStatus(): Promise<void> {
+  const { projectStatus } = await import('../../app/status.js');
+  const { renderStatus } = await import('../render.js');
+  const r = await projectStatus(cwd());
+  respond({ data: r, text: renderStatus(r) });
+}
+
+const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
+
+/** `sow status`, the short spelling of `sow project status`. */
+export function registerStatus(program: Command): void {
+  program.command('status').description(`${STATUS_DESCRIPTION} (same as 'sow project status')`).action(showStatus);
+}
+
 export default function register(program: Command): void {
   const project = program.command('project').description('Create, inspect and remove the project on this branch');
 
@@ -16,34 +30,38 @@ export default function register(program: Command): void {
       const { newProject } = await import('../../app/project.js');
       const r = await newProject(cwd(), { name, description: opts.description, planning: opts.planning, ...(opts.branch !== undefined ? { branch: opts.branch } : {}) });
       const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
+      const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
       respond({
-        data: { name: r.project.name, branch: r.branch, created_branch: r.createdBranch, state: r.project.statechart.current_state },
+        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, state: r.project.statechart.current_state },
         text: r.project.statechart.current_state,
-        message: `Created project '${r.project.name}' (${moved})\nNext: sow project continue`,
+        message: `Created project '${r.project.name}' (${moved}${base})\nNext: sow project continue`,
       });
     });
 
   project
     .command('continue')
-    .description('Print the orchestrator prompt for the current state')
+    .description('Print the orchestrator prompt for the current state (how to start a project, when there is none)')
     .action(async () => {
       const { continueProject } = await import('../../app/status.js');
       const r = await continueProject(cwd());
       respond({ data: r, text: r.prompt });
     });
 
+  project.command('status').description(STATUS_DESCRIPTION).action(showStatus);
+
   project
-    .command('status')
-    .description('Show the project dashboard: state, phases, tasks and what advance needs')
+    .command('history')
+    .description('List every transition of the lifecycle: when, which event, and who fired it')
     .action(async () => {
-      const { projectStatus, renderStatus } = await import('../../app/status.js');
-      const r = await projectStatus(cwd());
-      respond({ data: r, text: renderStatus(r) });
+      const { projectHistory } = await import('../../app/project.js');
+      const { renderHistory } = await import('../render.js');
+      const entries = await projectHistory(cwd());
+      respond({ data: entries, text: renderHistory(entries), ...(entries.length ? {} : { message: 'No transitions recorded' }) });
     });
 
   project
     .command('set')
-    .description('Set a project field (name, description) or metadata (any other name, or metadata.a.b)')
+    .description('Set a project field (name, description, base_branch; branch moves the project to the branch checked out) or metadata')
     .argument('<field>')
     .argument('<value>')
     .action(async (field: string, value: string) => {
@@ -56,9 +74,10 @@ export default function register(program: Command): void {
     .command('delete')
     .description('Remove .sow/project/ (asks first; --yes without a terminal)')
     .option('-y, --yes', 'do not ask')
-    .action(async (opts: { yes?: boolean }) => {
+    .option('--force', 'delete it even though it belongs to another branch')
+    .action(async (opts: { yes?: boolean; force?: boolean }) => {
       const { deleteProject } = await import('../../app/project.js');
-      const r = await deleteProject(cwd(), (name) => askYesNo(`Delete project '${name}' and everything in .sow/project/?`), interactive(), opts.yes === true);
+      const r = await deleteProject(cwd(), (name) => askYesNo(`Delete project '${name}' and everything in .sow/project/?`), interactive(), opts.yes === true, opts.force === true);
       respond({ data: r, message: `Deleted project '${r.name}'` });
     });
 }

@@ -12,7 +12,7 @@ export default function register(program: Command): void {
     .argument('<name>', 'what the task does')
     .option('-a, --agent <agent>', 'the agent role that will do it, e.g. implementer')
     .option('-d, --description <text>', 'requirements and acceptance criteria (written to description.md)')
-    .option('--id <NNN>', 'use this three-digit id instead of the next free one')
+    .option('--id <id>', 'use this id (three or more digits; 10 means 010) instead of the next free one')
     .option('--parallel', 'the task may run in parallel with others')
     .option('--depends-on <ids>', 'ids of tasks that must finish first, e.g. 010,020')
     .action(async (name: string, opts: { agent?: string; description?: string; id?: string; parallel?: boolean; dependsOn?: string }) => {
@@ -25,11 +25,12 @@ export default function register(program: Command): void {
     .command('set')
     .description('Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata')
     .option(...TASK_ID_OPTION)
+    .option('--force', 'set the status even though an unfinished dependency or pending feedback blocks it')
     .argument('<field>')
     .argument('<value>')
-    .action(async (field: string, value: string, opts: { id?: string }) => {
+    .action(async (field: string, value: string, opts: { id?: string; force?: boolean }) => {
       const { setTaskField } = await import('../../app/task.js');
-      const r = await setTaskField(cwd(), taskIdOf(opts), field, value);
+      const r = await setTaskField(cwd(), taskIdOf(opts), field, value, { force: opts.force === true });
       respond({ data: { id: r.id, field: r.field, value: r.value }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
     });
 
@@ -42,7 +43,7 @@ export default function register(program: Command): void {
       const { getTask } = await import('../../app/task.js');
       const r = await getTask(cwd(), taskIdOf(opts), field);
       if (field === undefined) {
-        const { emitYaml } = await import('../../adapters/yaml-emit.js');
+        const { emitYaml } = await import('../../adapters/yaml/emit.js');
         respond({ data: r.task, text: emitYaml(r.task).trimEnd() });
       } else {
         respond({ data: { id: r.task.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) });
@@ -64,7 +65,8 @@ export default function register(program: Command): void {
     .description('List the tasks')
     .option('-s, --status <status>', 'only tasks with this status')
     .action(async (opts: { status?: string }) => {
-      const { listTasks, formatTaskLine } = await import('../../app/task.js');
+      const { listTasks } = await import('../../app/task.js');
+      const { formatTaskLine } = await import('../render.js');
       const tasks = await listTasks(cwd(), opts.status);
       respond({ data: tasks, text: tasks.map(formatTaskLine).join('\n'), ...(tasks.length ? {} : { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' }) });
     });

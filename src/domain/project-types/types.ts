@@ -1,18 +1,24 @@
 /**
- * What a project type defines (spec 000, "Project Types Define Semantics"): its phases, the
- * artifact types of each container, the lifecycle machine as data (states, transitions, named
- * guards with descriptions, named actions) and the prompt of each state.
+ * What a project type defines: its phases, the artifact types of each container, the lifecycle
+ * as data (states, transitions, named guards with descriptions, named actions) and the prompt of
+ * each state. The CLI is the same for every type.
  */
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { FieldSpec } from '../fields.js';
-import type { ProjectState } from '../schemas.js';
+import type { ProjectState, TaskSummary } from '../schemas.js';
+
+/** What guards and status views read: the project file and the tasks, read from their own files. */
+export interface ProjectView {
+  readonly project: ProjectState;
+  readonly tasks: readonly TaskSummary[];
+}
 
 export interface GuardDef {
   /** Shown by `advance --list` and when the guard blocks. */
   readonly description: string;
-  readonly check: (project: ProjectState) => boolean;
+  readonly check: (view: ProjectView) => boolean;
   /** How to satisfy it, given the current project. */
-  readonly hint: (project: ProjectState) => string;
+  readonly hint: (view: ProjectView) => string;
 }
 
 export interface ActionRef {
@@ -32,7 +38,10 @@ export interface TransitionDef {
 
 export interface StateDef {
   readonly phase: string | null;
-  /** ADR-008: planning is human-led, execution AI-led. */
+  /**
+   * Who leads the work of the state: the human (scoping; the agent asks and drafts) or the AI
+   * (it works on its own, and the human approves at the gates).
+   */
   readonly lead: 'human' | 'ai' | null;
   /** One line: what this state is for. */
   readonly purpose: string;
@@ -48,6 +57,7 @@ export interface PhaseDef {
   readonly outputs: readonly ArtifactTypeDef[];
   /** Typed metadata keys of the phase, e.g. implementation.tasks_approved: boolean. */
   readonly metadata?: Readonly<Record<string, FieldSpec>>;
+  /** The phase whose folder holds the tasks (phases/<name>/tasks/<id>/). One per type. */
   readonly hasTasks?: boolean;
 }
 

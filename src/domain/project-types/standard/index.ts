@@ -1,41 +1,56 @@
 /**
- * The standard project type (spec 000, DESIGN §2): planning → implementation → review →
- * finalize, with the review-fail loop back to implementation planning.
+ * The standard project type: planning → implementation → review → finalize, with the
+ * review-fail loop back to implementation planning.
  */
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
-import { completePhase, phaseOf, startPhase, tasksOf, withPhase } from '../phase-ops.js';
+import { completePhase, phaseOf, startPhase, withPhase } from '../../phases.js';
 
-const context: ArtifactTypeDef = { name: 'context', description: 'A document that gives context (research, notes, decisions)' };
-const taskList: ArtifactTypeDef = { name: 'task_list', description: 'The planned task list; approving it completes planning', approvable: true };
+const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (research, notes, decisions)' };
+const taskList: ArtifactTypeDef = { name: 'task_list', root: 'project', description: 'The planned task list; approving it completes planning', approvable: true };
 const review: ArtifactTypeDef = {
   name: 'review',
+  root: 'project',
   description: 'A review report; metadata.assessment is pass or fail',
   approvable: true,
   metadataValues: { assessment: ['pass', 'fail'] },
+  requiredMetadata: ['assessment'],
 };
-const documentation: ArtifactTypeDef = { name: 'documentation', description: 'Documentation written or updated while finalizing' };
-const reference: ArtifactTypeDef = { name: 'reference', description: 'A reference document the task should follow' };
+const documentation: ArtifactTypeDef = { name: 'documentation', root: 'project', description: 'Documentation written or updated while finalizing' };
+const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A reference document the task should follow' };
 const feedback: ArtifactTypeDef = {
   name: 'feedback',
+  root: 'project',
   description: 'Human feedback on the task; metadata.status is pending or addressed',
   defaultMetadata: { status: 'pending' },
   metadataValues: { status: ['pending', 'addressed'] },
 };
-const modified: ArtifactTypeDef = { name: 'modified', description: 'A file the task changed' };
+const modified: ArtifactTypeDef = { name: 'modified', root: 'repository', description: 'A file of the code base the task changed (relative to the repository root)' };
 
-/** The latest approved review decides (by position: a later review supersedes an earlier one). */
+const time = (iso: string | undefined) => (iso === undefined ? Number.NEGATIVE_INFINITY : Date.parse(iso));
+
+/**
+ * The reviews of the current review round: those added since the review phase last started.
+ * Earlier rounds stay in the outputs as history, but cannot decide again.
+ */
+export function reviewsOfRound(project: ProjectState): Artifact[] {
+  const phase = phaseOf(project, 'review');
+  const since = time(phase.started_at);
+  return phase.outputs.filter((a) => a.type === 'review' && time(a.created_at) >= since);
+}
+
+/** The latest approved review of this round decides (by position: a later review supersedes an earlier one). */
 export function latestApprovedReview(project: ProjectState): Artifact | undefined {
-  return phaseOf(project, 'review').outputs.filter((a) => a.type === 'review' && a.approved === true).at(-1);
+  return reviewsOfRound(project).filter((a) => a.approved === true).at(-1);
 }
 const assessmentOf = (a: Artifact | undefined) => a?.metadata?.['assessment'];
 
 const guards: Record<string, GuardDef> = {
   planningComplete: {
     description: 'a task_list output of planning is approved',
-    check: (p) => phaseOf(p, 'planning').outputs.some((a) => a.type === 'task_list' && a.approved === true),
-    hint: (p) => {
+    check: ({ project: p }) => phaseOf(p, 'planning').outputs.some((a) => a.type === 'task_list' && a.approved === true),
+    hint: ({ project: p }) => {
       const index = phaseOf(p, 'planning').outputs.findIndex((a) => a.type === 'task_list');
       return index < 0
         ? "add the task list with 'sow output add --type task_list --path planning/tasks.md', then approve it with 'sow output set --index <n> approved true'"
@@ -44,55 +59,66 @@ const guards: Record<string, GuardDef> = {
   },
   tasksApproved: {
     description: 'tasks_approved is true and at least one task exists',
-    check: (p) => phaseOf(p, 'implementation').metadata['tasks_approved'] === true && tasksOf(p).length > 0,
-    hint: (p) => tasksOf(p).length === 0
+    check: ({ project: p, tasks }) => phaseOf(p, 'implementation').metadata['tasks_approved'] === true && tasks.length > 0,
+    hint: ({ tasks }) => tasks.length === 0
       ? "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'"
       : "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'",
   },
   allTasksComplete: {
     description: 'every task is completed or abandoned, with at least one completed',
-    check: (p) => {
-      const tasks = tasksOf(p);
+    check: ({ tasks }) => {
       return tasks.length > 0 && tasks.every((t) => t.status === 'completed' || t.status === 'abandoned') && tasks.some((t) => t.status === 'completed');
     },
-    hint: (p) => {
-      const open = tasksOf(p).filter((t) => t.status !== 'completed' && t.status !== 'abandoned');
+    hint: ({ tasks }) => {
+      const open = tasks.filter((t) => t.status !== 'completed' && t.status !== 'abandoned');
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
       const shown = open.slice(0, 5).map((t) => `${t.id} (${t.status})`).join(', ');
       return `unfinished: ${shown}${open.length > 5 ? ` and ${open.length - 5} more` : ''}; finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>'`;
     },
   },
   reviewPassed: {
-    description: "the latest approved review output has assessment 'pass'",
-    check: (p) => assessmentOf(latestApprovedReview(p)) === 'pass',
-    hint: () => "add a review with 'sow output add --type review --path review/report.md --assessment pass|fail', then approve it with 'sow output set --index <n> approved true'",
+    description: "the latest approved review of this round has assessment 'pass'",
+    check: ({ project }) => assessmentOf(latestApprovedReview(project)) === 'pass',
+    hint: ({ project }) => reviewHint(project, 'pass'),
   },
   reviewFailed: {
-    description: "the latest approved review output has assessment 'fail'",
-    check: (p) => assessmentOf(latestApprovedReview(p)) === 'fail',
-    hint: () => "add a review with 'sow output add --type review --path review/report.md --assessment fail', then approve it with 'sow output set --index <n> approved true'",
+    description: "the latest approved review of this round has assessment 'fail'",
+    check: ({ project }) => assessmentOf(latestApprovedReview(project)) === 'fail',
+    hint: ({ project }) => reviewHint(project, 'fail'),
   },
   projectDeleted: {
     description: 'project_deleted is true',
-    check: (p) => phaseOf(p, 'finalize').metadata['project_deleted'] === true,
+    check: ({ project: p }) => phaseOf(p, 'finalize').metadata['project_deleted'] === true,
     hint: () => "clean up, then run 'sow phase set project_deleted true'",
   },
   planningDisabled: {
     description: 'the planning phase is disabled (--no-planning)',
-    check: (p) => phaseOf(p, 'planning').enabled === false,
-    hint: () => 'create the project with --no-planning',
+    check: ({ project: p }) => phaseOf(p, 'planning').enabled === false,
+    hint: () => "start the project with 'sow project new <name> --no-planning'",
   },
 };
 
-/** review_fail: reopen implementation for rework, carrying the failed review into its inputs. */
+function reviewHint(project: ProjectState, assessment: 'pass' | 'fail'): string {
+  const outputs = phaseOf(project, 'review').outputs;
+  const round = reviewsOfRound(project);
+  const unapproved = round.filter((a) => a.approved !== true).at(-1);
+  if (unapproved) return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
+  const latest = latestApprovedReview(project);
+  if (latest) return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}' and approve it`;
+  return `add this round's review with 'sow output add --type review --path review/report.md --assessment pass|fail', then approve it with 'sow output set --index <n> approved true'`;
+}
+
+/**
+ * review_fail: reopen implementation for rework. The failed review is copied into the
+ * implementation inputs, so the rework plan sees it, and stays in the review outputs as history.
+ */
 const reopenImplementation: ActionImpl = (project, _params, now) => {
   const reviewPhase = phaseOf(project, 'review');
-  const reviews = reviewPhase.outputs.filter((a) => a.type === 'review');
+  const reviews = reviewsOfRound(project);
   let next = withPhase(project, 'review', {
     ...reviewPhase,
     status: 'failed',
     completed_at: now,
-    outputs: reviewPhase.outputs.filter((a) => a.type !== 'review'),
   });
   const impl = phaseOf(next, 'implementation');
   const { completed_at: _done, ...rest } = impl;
@@ -115,7 +141,7 @@ const actions: Record<string, ActionImpl> = {
 const states: Record<string, StateDef> = {
   NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
   PlanningActive: { phase: 'planning', lead: 'human', purpose: 'Scope the work with the human and write an approved task list.' },
-  ImplementationPlanning: { phase: 'implementation', lead: 'human', purpose: 'Turn the approved plan into concrete tasks and have the human approve them.' },
+  ImplementationPlanning: { phase: 'implementation', lead: 'ai', purpose: 'Turn the approved plan into concrete tasks; the human approves them.' },
   ImplementationExecuting: { phase: 'implementation', lead: 'ai', purpose: 'Carry out the tasks, delegating each to a worker, until every task is done.' },
   ReviewActive: { phase: 'review', lead: 'ai', purpose: 'Review the whole change against the plan and record a pass or fail assessment.' },
   FinalizeDocumentation: { phase: 'finalize', lead: 'ai', purpose: 'Update the documentation the change affects.' },
@@ -141,7 +167,7 @@ const transitions: TransitionDef[] = [
 
 export const standard: ProjectType = {
   name: 'standard',
-  description: 'Plan, implement tasks, review, finalize (spec 000)',
+  description: 'Plan with the human, implement the tasks, review the change, finalize',
   phases: [
     { name: 'planning', canDisable: true, inputs: [context], outputs: [taskList] },
     {

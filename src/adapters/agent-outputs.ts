@@ -1,0 +1,46 @@
+/**
+ * What a worker run leaves behind for a person to read: the prompt it was given and its raw event
+ * stream, in `.sow/.runtime/agent-outputs/<task or agent>/` (git-ignored with the rest of the
+ * runtime folder, removed with the project).
+ */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureRuntimeDir } from './runtime.js';
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+export class RunFiles {
+  readonly dir: string;
+  readonly prefix: string;
+
+  constructor(root: string, owner: string, readonly kind: 'spawn' | 'resume') {
+    this.dir = ensureRuntimeDir(root, join('agent-outputs', owner));
+    this.prefix = join(this.dir, `${stamp()}-${kind}`);
+  }
+
+  get eventsFile(): string {
+    return `${this.prefix}.jsonl`;
+  }
+
+  get promptFile(): string {
+    return `${this.prefix}.prompt.md`;
+  }
+
+  writePrompt(text: string): string {
+    writeFileSync(this.promptFile, text);
+    return this.promptFile;
+  }
+
+  startEvents(): void {
+    writeFileSync(this.eventsFile, '');
+  }
+
+  appendEvent(line: string): void {
+    appendFileSync(this.eventsFile, `${line}\n`);
+  }
+}
+
+/** Files an executor needs beside the run (a Gemini policy), written before the worker starts. */
+export function writeRunFiles(files: readonly { path: string; text: string }[]): void {
+  for (const file of files) writeFileSync(file.path, file.text);
+}

@@ -1,0 +1,116 @@
+/**
+ * YAML a person may have written: parsing with the `yaml` package (what the canonical reader
+ * declines), and editing a commented file through yaml's Document API so that its comments, key
+ * order and styles survive a write.
+ */
+import { parseCanonicalYaml } from './canonical.js';
+
+type YamlModule = typeof import('yaml');
+type YamlNode = import('yaml').Node | null;
+
+let yamlModule: YamlModule | undefined;
+async function loadYaml(): Promise<YamlModule> {
+  if (!yamlModule) {
+    // yaml ships CommonJS to Node: bundled, its functions sit on the default export.
+    const m = (await import('yaml')) as YamlModule & { default?: YamlModule };
+    yamlModule = m.default ?? m;
+  }
+  return yamlModule;
+}
+
+/** A YAML syntax error, with where it is (1-based line and column). */
+export class YamlSyntaxError extends Error {
+  constructor(message: string, readonly line?: number, readonly column?: number) {
+    super(message);
+  }
+}
+
+export interface ParsedYaml {
+  data: unknown;
+  /** Whether a person commented the file: then writes go through the Document API. */
+  comments: boolean;
+}
+
+function hasComments(yaml: YamlModule, doc: import('yaml').Document): boolean {
+  if (doc.commentBefore || doc.comment) return true;
+  let found = false;
+  yaml.visit(doc, (_key, node) => {
+    const n = node as { commentBefore?: string | null; comment?: string | null };
+    if (n.commentBefore || n.comment) {
+      found = true;
+      return yaml.visit.BREAK;
+    }
+    return undefined;
+  });
+  return found;
+}
+
+/**
+ * Parses YAML text. What sow wrote itself is read by the canonical reader, without the yaml
+ * package (≈20× faster); anything else goes to the package. Throws YamlSyntaxError.
+ */
+export async function parseYaml(text: string): Promise<ParsedYaml> {
+  const fast = parseCanonicalYaml(text);
+  if (fast !== undefined) return { data: fast, comments: false };
+  const yaml = await loadYaml();
+  const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    const pos = error.linePos?.[0];
+    // prettyErrors adds the position (and a code frame) to the message; we say where ourselves.
+    const message = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+    throw new YamlSyntaxError(message, pos?.line, pos?.col);
+  }
+  return { data: doc.toJS({ maxAliasCount: 100 }), comments: hasComments(yaml, doc) };
+}
+
+/** The text of `previous` changed to hold `value`, touching only what changed. */
+export async function editYaml(previous: string, value: unknown): Promise<string> {
+  const yaml = await loadYaml();
+  const doc = yaml.parseDocument(previous);
+  syncNode(yaml, doc, doc.contents, value, (node) => (doc.contents = node as never));
+  return doc.toString();
+}
+
+/**
+ * Brings the document in line with `value`, touching only what changed, so comments, key order
+ * and styles on unchanged nodes survive.
+ */
+function syncNode(yaml: YamlModule, doc: import('yaml').Document, node: YamlNode | unknown, value: unknown, replace: (n: unknown) => void): void {
+  const isObj = typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (yaml.isMap(node) && isObj) {
+    const record = value as Record<string, unknown>;
+    const seen = new Set<string>();
+    for (const pair of [...node.items]) {
+      const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (!(key in record) || record[key] === undefined) {
+        node.delete(pair.key);
+        continue;
+      }
+      seen.add(key);
+      syncNode(yaml, doc, pair.value, record[key], (n) => (pair.value = n as never));
+    }
+    for (const [key, child] of Object.entries(record)) {
+      if (!seen.has(key) && child !== undefined) node.set(key, doc.createNode(child));
+    }
+    return;
+  }
+  if (yaml.isSeq(node) && Array.isArray(value)) {
+    value.forEach((item, i) => {
+      if (i < node.items.length) syncNode(yaml, doc, node.items[i], item, (n) => (node.items[i] = n as never));
+      else node.items.push(doc.createNode(item) as never);
+    });
+    node.items.length = value.length;
+    return;
+  }
+  if (yaml.isScalar(node) && (value === null || typeof value !== 'object')) {
+    if (node.value !== value) node.value = value;
+    return;
+  }
+  const fresh = doc.createNode(value);
+  if (node && yaml.isNode(node) && yaml.isNode(fresh)) {
+    fresh.commentBefore = node.commentBefore;
+    fresh.comment = node.comment;
+  }
+  replace(fresh);
+}

@@ -1,0 +1,146 @@
+/**
+ * `sow migrate`: brings `.sow/` from an older layout to this sow's. It finishes any write the old
+ * sow left half done, keeps a copy of `.sow/` in `.sow/.backup/<old version>/`, converts every
+ * state file, validates the result as this sow would read it, and writes it all — the new
+ * `.sow/.version` last — in one transaction. `--dry-run` lists each change and writes nothing.
+ */
+import { MigrationNeededError, SowTooOldError, StateFileError } from '../domain/errors.js';
+import { migrateProjectV1, migrateTaskV1 } from '../domain/migrations.js';
+import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import { projectProblem } from '../domain/project.js';
+import { LAYOUT_VERSION, ProjectStateSchema, TaskStateSchema, type ProjectState } from '../domain/schemas.js';
+import { copyTree, freeName, moveFolder, namesIn, pathExists, removePath } from '../adapters/backup.js';
+import { readFileIfExists } from '../adapters/files.js';
+import { withLock } from '../adapters/lock.js';
+import { branchCreatedFrom, branchExists, findWorkspaceRoot } from '../adapters/repo.js';
+import { parseStateText, readText, renderStateFile, validateState } from '../adapters/state-files.js';
+import { listFolder } from '../adapters/task-index.js';
+import { replayLegacyJournal, Transaction } from '../adapters/transaction.js';
+import { GITIGNORE_LINES } from './init.js';
+import { AGENT_OUTPUTS, layoutVersion, lockPath, now, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
+
+export interface MigrationChange {
+  file: string;
+  change: string;
+}
+
+export interface MigrationReport {
+  from: number;
+  to: number;
+  dryRun: boolean;
+  changes: MigrationChange[];
+  /** Where the copy of the old `.sow/` is (written only by a real run). */
+  backup?: string;
+}
+
+/** sow 0.1.0's runtime files, none of which layout 2 uses. */
+const LEGACY_RUNTIME = ['.cache', '.lock', '.lock.takeover', '.journal.json'];
+const LEGACY_AGENT_OUTPUTS = `${PROJECT_DIR}/agent-outputs`;
+
+/** What the backup keeps: the state, not runtime files. */
+const keepInBackup = (rel: string) => {
+  const first = rel.split('/')[0]!;
+  return first !== '.runtime' && first !== '.backup' && !LEGACY_RUNTIME.includes(first) && !first.startsWith('.trash-') && !rel.startsWith('project/agent-outputs');
+};
+
+function baseBranchOf(root: string, branch: string): { name: string; source: string } | undefined {
+  const recorded = branchCreatedFrom(root, branch);
+  if (recorded && recorded !== branch) return { name: recorded, source: "from git's reflog" };
+  const fallback = ['main', 'master'].find((b) => b !== branch && branchExists(root, b));
+  return fallback ? { name: fallback, source: 'git kept no record, so the default branch' } : undefined;
+}
+
+const asObject = (rel: string, data: unknown): Record<string, unknown> => {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new StateFileError(rel, 'is not a map of fields');
+  return data as Record<string, unknown>;
+};
+
+interface Plan {
+  changes: MigrationChange[];
+  tx: Transaction;
+  after: (() => void)[];
+}
+
+async function planV1(root: string): Promise<Plan> {
+  const changes: MigrationChange[] = [];
+  const tx = new Transaction(root);
+  const after: (() => void)[] = [];
+  const at = now();
+
+  const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
+  const missing = GITIGNORE_LINES.filter((l) => !gitignore.split('\n').map((x) => x.trim()).includes(l));
+  if (missing.length) {
+    tx.write('.sow/.gitignore', `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`);
+    changes.push({ file: '.sow/.gitignore', change: `added ${missing.join(', ')} (runtime files and backups stay out of git)` });
+  }
+
+  if (readFileIfExists(root, PROJECT_FILE) !== undefined) {
+    const phase = 'implementation';
+    const folders = listFolder(`${root}/${tasksDir(phase)}`).dirs;
+    const text = readText(root, PROJECT_FILE);
+    const parsed = await parseStateText(PROJECT_FILE, text);
+    const input = asObject(PROJECT_FILE, parsed.data);
+    const branch = typeof input['branch'] === 'string' ? input['branch'] : '';
+    const base = branch ? baseBranchOf(root, branch) : undefined;
+    const project = migrateProjectV1(input, { ...(base ? { baseBranch: base } : {}), taskFolders: folders, now: at });
+    const valid = validateState(PROJECT_FILE, ProjectStateSchema, project.data) as ProjectState;
+    const type = PROJECT_TYPES[valid.type];
+    if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${valid.type}'`, 'type');
+    const problem = projectProblem(type, valid);
+    if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
+    tx.write(PROJECT_FILE, await renderStateFile({ text, comments: parsed.comments }, PROJECT_FILE, ProjectStateSchema, valid));
+    for (const change of project.changes) changes.push({ file: PROJECT_FILE, change });
+
+    for (const id of folders) {
+      const rel = taskFile(phase, id);
+      const taskText = readText(root, rel);
+      const taskParsed = await parseStateText(rel, taskText);
+      const task = migrateTaskV1(asObject(rel, taskParsed.data));
+      const validTask = validateState(rel, TaskStateSchema, task.data);
+      if (validTask.id !== id) throw new StateFileError(rel, `says id '${validTask.id}', but it is the file of task ${id} (its folder)`, 'id');
+      if (task.changes.length) tx.write(rel, await renderStateFile({ text: taskText, comments: taskParsed.comments }, rel, TaskStateSchema, validTask));
+      for (const change of task.changes) changes.push({ file: rel, change });
+    }
+  }
+
+  for (const name of namesIn(root, '.sow')) {
+    if (LEGACY_RUNTIME.includes(name) || name.startsWith('.trash-')) {
+      changes.push({ file: `.sow/${name}`, change: 'removed (a runtime file of sow 0.1.0; runtime files now live in .sow/.runtime/)' });
+      after.push(() => removePath(root, `.sow/${name}`));
+    }
+  }
+  if (pathExists(root, LEGACY_AGENT_OUTPUTS)) {
+    changes.push({ file: LEGACY_AGENT_OUTPUTS, change: `moved to ${AGENT_OUTPUTS} (worker events are runtime files)` });
+    after.push(() => {
+      if (!pathExists(root, AGENT_OUTPUTS)) moveFolder(root, LEGACY_AGENT_OUTPUTS, AGENT_OUTPUTS);
+      else removePath(root, LEGACY_AGENT_OUTPUTS);
+    });
+  }
+  // Last, so that a crash before it leaves a layout the next `sow migrate` converts again.
+  tx.write(VERSION_FILE, `${LAYOUT_VERSION}\n`);
+  changes.push({ file: VERSION_FILE, change: `layout 1 → ${LAYOUT_VERSION}` });
+  return { changes, tx, after };
+}
+
+export async function migrate(cwd: string, dryRun: boolean): Promise<MigrationReport> {
+  const root = findWorkspaceRoot(cwd);
+  const from = layoutVersion(root);
+  if (from > LAYOUT_VERSION) throw new SowTooOldError(from, LAYOUT_VERSION);
+  if (from === LAYOUT_VERSION) return { from, to: LAYOUT_VERSION, dryRun, changes: [] };
+  if (from !== 1) throw new MigrationNeededError(from, LAYOUT_VERSION);
+  return withLock(lockPath(root), async () => {
+    const changes: MigrationChange[] = [];
+    if (pathExists(root, '.sow/.journal.json')) {
+      changes.push({ file: '.sow/.journal.json', change: 'finished the write sow 0.1.0 left half done (before converting)' });
+      if (!dryRun) replayLegacyJournal(root);
+    }
+    const plan = await planV1(root);
+    changes.push(...plan.changes);
+    if (dryRun) return { from, to: LAYOUT_VERSION, dryRun, changes };
+    const backup = freeName(root, '.sow/.backup', String(from));
+    copyTree(root, '.sow', backup, keepInBackup);
+    plan.tx.commit();
+    for (const step of plan.after) step();
+    return { from, to: LAYOUT_VERSION, dryRun, changes, backup };
+  });
+}

@@ -1,0 +1,72 @@
+/** Text for people: how results look on a terminal. `--json` prints the data these lines render. */
+import type { TransitionOption } from '../domain/lifecycle.js';
+import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
+import type { ValidationReport } from '../app/config.js';
+import { taskCounts, type StatusReport } from '../app/status.js';
+
+/** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
+export function formatArtifact(index: number, a: Artifact): string {
+  const notes: string[] = [];
+  for (const [key, value] of Object.entries(a.metadata ?? {})) {
+    notes.push(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  }
+  if (a.approved !== undefined) notes.push(a.approved ? 'approved' : 'not approved');
+  return `[${index}] ${a.type}: ${a.path}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+}
+
+export function formatTaskLine(t: TaskSummary): string {
+  const extras = [t.assigned_agent ? `agent: ${t.assigned_agent}` : '', t.parallel ? 'parallel' : '', t.dependencies.length ? `after ${t.dependencies.join(',')}` : '']
+    .filter(Boolean)
+    .join(', ');
+  return `[${t.id}] ${t.status.padEnd(12)} ${t.name}${extras ? `  (${extras})` : ''}`;
+}
+
+const MARK: Record<string, string> = { completed: '✓', in_progress: '▶', failed: '✗', pending: '·' };
+
+function nextLines(next: TransitionOption[]): string[] {
+  if (next.length === 0) return ['  nothing: the project is complete'];
+  return next.map((t) => {
+    const guard = t.guardDescription ? ` — needs ${t.guardDescription}` : '';
+    return `  ${t.blocked ? '✗' : '✓'} ${t.event} → ${t.to}${guard}${t.blocked ? ' (blocked)' : ' (ready)'}`;
+  });
+}
+
+export function renderStatus(r: StatusReport): string {
+  const lines = [
+    `Project  ${r.name} (${r.type})`,
+    `Branch   ${r.branch}${r.base_branch ? ` (from ${r.base_branch})` : ''}`,
+    `State    ${r.state}${r.lead ? ` — ${r.lead === 'human' ? 'human-led' : 'AI-led'}` : ''}`,
+    ...(r.description ? [`About    ${r.description}`] : []),
+    '',
+    'Phases',
+    ...r.phases.map((p) => {
+      const status = p.enabled ? p.status : 'disabled';
+      const iteration = p.iteration > 1 ? `  iteration ${p.iteration}` : '';
+      return `  ${p.enabled ? (MARK[p.status] ?? '·') : '-'} ${p.name.padEnd(15)} ${status.padEnd(12)} ${p.inputs} in, ${p.outputs} out${iteration}`;
+    }),
+    '',
+    `Tasks    ${taskCounts(r)}`,
+    '',
+    'Next (sow advance)',
+    ...nextLines(r.next),
+  ];
+  return lines.join('\n');
+}
+
+export function renderTransitions(state: string, transitions: TransitionOption[]): string {
+  const lines = transitions.map((t) =>
+    `  ${t.blocked ? 'blocked' : 'ready  '}  ${t.event} → ${t.to}${t.guardDescription ? `  (needs ${t.guardDescription})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
+  return [`From ${state}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
+}
+
+export function renderHistory(entries: readonly HistoryEntry[]): string {
+  return entries.map((e) => `${e.at}  ${e.event.padEnd(20)} ${e.from} → ${e.to}  by ${e.by}${e.session ? ` (session ${e.session})` : ''}`).join('\n');
+}
+
+export function renderValidation(r: ValidationReport): string {
+  const mark = { ok: '✓', warning: '⚠', error: '✗' } as const;
+  const warnings = r.lines.filter((l) => l.level === 'warning').length;
+  const errors = r.lines.filter((l) => l.level === 'error').length;
+  const verdict = errors ? `Configuration is invalid: ${errors} error(s)${warnings ? `, ${warnings} warning(s)` : ''}.` : `Configuration is valid${warnings ? ` with ${warnings} warning(s)` : ''}.`;
+  return [`Validating configuration at ${r.path}...`, '', ...r.lines.map((l) => `${mark[l.level]} ${l.level === 'warning' ? 'Warning: ' : ''}${l.text}`), '', verdict].join('\n');
+}

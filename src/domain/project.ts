@@ -1,0 +1,85 @@
+/** The project container: its name rule, its fields, and a new project's first state. */
+import { InvalidNameError, UsageError } from './errors.js';
+import type { FieldSpec } from './fields.js';
+import type { ProjectType } from './project-types/types.js';
+import type { ProjectState } from './schemas.js';
+
+export const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function checkProjectName(name: string): string {
+  if (!NAME_PATTERN.test(name) || name.length > 64) {
+    throw new InvalidNameError('project name', name, 'use lower-case letters, digits and single dashes (at most 64 characters)');
+  }
+  return name;
+}
+
+export const PROJECT_FIELDS: Record<string, FieldSpec> = {
+  name: { kind: 'string', nonEmpty: true },
+  description: { kind: 'string' },
+  type: { kind: 'readonly', why: 'a project keeps its type' },
+  // Moving a project to the branch that is checked out is allowed (a renamed branch); the app checks it.
+  branch: { kind: 'string', nonEmpty: true },
+  base_branch: { kind: 'string', nonEmpty: true },
+  created_at: { kind: 'readonly', why: 'it records when the project was created' },
+  updated_at: { kind: 'readonly', why: 'sow keeps it current' },
+  statechart: { kind: 'readonly', why: "only 'sow advance' moves the state machine", hint: "run 'sow advance'" },
+  phases: { kind: 'readonly', why: 'phases are set one field at a time', hint: "use 'sow phase set <field> <value> --phase <name>'" },
+  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+};
+
+export interface NewProjectSpec {
+  name: string;
+  description: string;
+  branch: string;
+  baseBranch?: string;
+  planning: boolean;
+}
+
+/** A project in the type's initial state, before `project_init` fires. */
+export function initialProject(type: ProjectType, spec: NewProjectSpec, now: string): ProjectState {
+  if (!spec.planning && !type.phases.some((p) => p.name === 'planning' && p.canDisable)) {
+    throw new UsageError(`the ${type.name} project type cannot skip planning`, 'leave out --no-planning');
+  }
+  const phases: ProjectState['phases'] = {};
+  for (const phase of type.phases) {
+    phases[phase.name] = {
+      status: 'pending',
+      enabled: !(phase.name === 'planning' && !spec.planning),
+      iteration: 1,
+      created_at: now,
+      metadata: {},
+      inputs: [],
+      outputs: [],
+    };
+  }
+  return {
+    name: checkProjectName(spec.name),
+    type: type.name,
+    description: spec.description,
+    branch: spec.branch,
+    ...(spec.baseBranch !== undefined ? { base_branch: spec.baseBranch } : {}),
+    created_at: now,
+    updated_at: now,
+    statechart: { current_state: type.initialState, updated_at: now, history: [] },
+    phases,
+  };
+}
+
+/**
+ * What the schema alone cannot see: a state that is not a state of the type's lifecycle, a phase
+ * the type has that the file lacks. Returns the first problem with its field path.
+ */
+export function projectProblem(type: ProjectType, project: ProjectState): { path: string; message: string } | undefined {
+  const state = project.statechart.current_state;
+  if (!type.states[state] || type.states[state]!.final) {
+    const valid = Object.keys(type.states).filter((s) => !type.states[s]!.final);
+    return { path: 'statechart.current_state', message: `'${state}' is not a state of the ${type.name} lifecycle (states: ${valid.join(', ')})` };
+  }
+  for (const phase of type.phases) {
+    if (!project.phases[phase.name]) return { path: `phases.${phase.name}`, message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it` };
+  }
+  for (const name of Object.keys(project.phases)) {
+    if (!type.phases.some((p) => p.name === name)) return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };
+  }
+  return undefined;
+}
