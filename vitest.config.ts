@@ -1,4 +1,12 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Tests never touch the invoking user's home: every test process (and every sow it runs with
+ * process.env) gets a home, a configuration folder and a cache folder of the tests' own.
+ */
+const home = join(tmpdir(), 'sow-tests-home');
 
 export default defineConfig({
   test: {
@@ -6,5 +14,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    env: {
+      SOW_TESTS_INVOKING_HOME: process.env['HOME'] ?? '',
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(tmpdir(), 'sow-tests-cache-home'),
+    },
   },
 });

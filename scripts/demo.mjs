@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * sow's main job, end to end: a throw-away git repo walks one project (spec 000's "add-auth"
- * example) through every state of the standard lifecycle with the built CLI, printing each command
+ * sow's main job, end to end: a throw-away git repo walks one project (the specification's
+ * "add-auth" example) through every state of the standard lifecycle with the built CLI, printing each command
  * and what it printed, as a person would see it in a terminal. A scripted "agent" writes real files.
  *
  *   npm run demo                 run it (the temp repo is removed at the end)
@@ -260,7 +260,7 @@ function demo() {
   heading('Implementation planning (ImplementationPlanning)');
   sow(['task', 'add', 'Implement JWT signing', '--agent', 'implementer', '--description', 'sign(payload, secret) in src/auth/jwt.ts, HS256 via node:crypto.']);
   sow(['task', 'add', 'Implement JWT verification', '--agent', 'implementer', '--description', 'verify(token, secret) in src/auth/verify.ts; constant-time signature check.']);
-  sow(['task', 'add', 'Add auth middleware', '--agent', 'implementer', '--description', 'requireAuth(secret) in src/auth/middleware.ts, reading a Bearer token.']);
+  sow(['task', 'add', 'Add auth middleware', '--agent', 'implementer', '--depends-on', '020', '--description', 'requireAuth(secret) in src/auth/middleware.ts, reading a Bearer token.']);
   sow(['task', 'list']);
   sow(['phase', 'set', 'tasks_approved', 'true']);
   advance('ImplementationExecuting');
@@ -268,6 +268,8 @@ function demo() {
   git(['commit', '-q', '-m', 'Plan add-auth: three tasks']);
 
   heading('Implementation (ImplementationExecuting)');
+  note('the middleware needs verification first: sow will not start it yet');
+  sow(['task', 'set', '--id', '030', 'status', 'in_progress'], { expect: 3 });
   note('task 010 — the agent starts, reads its references and writes code');
   sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
   writeArtifact('sinks/style-guide.md', FILES['sinks/style-guide.md'], 'person');
@@ -278,16 +280,19 @@ function demo() {
   writeArtifact('phases/implementation/tasks/010/feedback/001.md', '# Feedback 001\n\nTokens never expire: add `iat` and `exp` (15 minutes) when signing.\n', 'person');
   sow(['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
   sow(['task', 'input', 'list', '--id', '010']);
+  note('pending feedback keeps the task from being completed');
+  sow(['task', 'set', '--id', '010', 'status', 'completed'], { expect: 3 });
   note('the agent addresses the feedback and marks it');
   write('src/auth/jwt.ts', JWT_TS_V2);
   sow(['task', 'input', 'set', '--id', '010', '--index', '1', 'status', 'addressed']);
   sow(['task', 'set', '--id', '010', 'status', 'completed']);
   sow(['project', 'status'], { soft: true });
 
-  note('task 020');
+  note('task 020 — the agent logs its work; the files it names become the task\'s outputs');
   sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
   write('src/auth/verify.ts', VERIFY_TS);
-  sow(['task', 'output', 'add', '--id', '020', '--type', 'modified', '--path', 'src/auth/verify.ts']);
+  sow(['log', '--agent', 'implementer-1', '--task', '020', '--action', 'created_file', '--result', 'success', '--file', 'src/auth/verify.ts', 'verify() with a constant-time signature check']);
+  sow(['task', 'output', 'list', '--id', '020']);
   sow(['task', 'set', '--id', '020', 'status', 'completed']);
 
   note('task 030');
@@ -308,7 +313,7 @@ function demo() {
   sow(['output', 'list']);
   sow(['output', 'set', '--index', '0', 'approved', 'true']);
   advance('ImplementationPlanning');
-  note('back to planning the rework: the failed review is now an input of implementation, in iteration 2');
+  note('back to planning the rework: the failed review is copied to the inputs of implementation, in iteration 2');
   sow(['input', 'list']);
   sow(['phase', 'get', 'iteration']);
   sow(['phase', 'get', 'tasks_approved']);
@@ -326,9 +331,11 @@ function demo() {
   advance('ReviewActive');
 
   heading('Review, second round (ReviewActive) — it passes');
+  note('the first round\'s review stays as history; it no longer decides');
+  sow(['output', 'list']);
   writeArtifact('review/report-2.md', '# Review 2\n\nAssessment: **pass**\n\n- Expired tokens are rejected; signing adds iat/exp.\n', 'reviewer agent');
   sow(['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']);
-  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  sow(['output', 'set', '--index', '1', 'approved', 'true']);
   sow(['output', 'list']);
   advance('FinalizeDocumentation');
   git(['add', '-A']);
@@ -341,9 +348,12 @@ function demo() {
   note('the orchestrator runs the checks (tests, linters) — all green in this demo');
   advance('FinalizeDelete');
   sow(['advance'], { expect: 3 });
+  sow(['project', 'history']);
   sow(['phase', 'set', 'project_deleted', 'true']);
   advance('NoProject');
   sow(['project', 'status'], { expect: 1 });
+  note('with no project, the orchestrator still gets its next step:');
+  sow(['project', 'continue'], { maxLines: 6, soft: true });
   git(['add', '-A']);
   git(['commit', '-q', '-m', 'Finish add-auth: docs, checks, remove project state']);
   git(['log', '--oneline']);

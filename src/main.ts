@@ -107,6 +107,8 @@ function commandNamed(program: Command, argv: readonly string[]): Command {
 
 function fromCommander(err: CommanderError, program: Command, argv: readonly string[]): SowError | undefined {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
+  // `sow help <command>` asked for the help it got.
+  if (err.code === 'commander.help' && argv[2] === 'help') return undefined;
   if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') {
     // A command group named without one of its commands, e.g. `sow task`.
     const group = commandNamed(program, argv);
@@ -125,8 +127,12 @@ async function main(): Promise<number> {
     write(process.stdout, program.helpInformation());
     return 0;
   }
-  // `sow help exit-codes` is the documented spelling of the exit-code table (DESIGN §5).
+  // `sow help exit-codes` is the documented spelling of the exit-code table.
   const argv = process.argv[2] === 'help' && process.argv[3] === 'exit-codes' ? [...process.argv.slice(0, 2), 'exit-codes', ...process.argv.slice(4)] : process.argv;
+  const topic = process.argv[2] === 'help' ? process.argv[3] : undefined;
+  if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
+    return renderError(new UsageError(`unknown help topic '${topic}'`, "run 'sow --help' to see the commands, or 'sow help exit-codes'"));
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -2,8 +2,23 @@
  * Plain files of the repository that are not state (documents, logs), for the use cases: the one
  * place app/ reads them. State files go through state-files.ts; writes through transaction.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+
+/**
+ * An absolute path with its symlinks resolved, also for a file that does not exist yet (its
+ * nearest existing folder is resolved): `/tmp/link/src/a.ts` → `/private/tmp/repo/src/a.ts`.
+ * Other paths are returned as they are.
+ */
+export function realPath(path: string): string {
+  if (!isAbsolute(path)) return path;
+  try {
+    return realpathSync.native(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realPath(parent), basename(path));
+  }
+}
 
 export function fileExists(root: string, rel: string): boolean {
   return existsSync(join(root, rel));

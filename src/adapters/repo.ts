@@ -2,7 +2,7 @@
  * Finding the repository and its branch by reading the filesystem, like git does, without a
  * subprocess: every command needs this, and node:child_process alone costs milliseconds to load.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ExternalToolError, NotAGitRepositoryError, NotInitializedError } from '../domain/errors.js';
 
@@ -25,6 +25,11 @@ const exists = (p: string) => {
 /** The nearest directory at or above `cwd` that holds `.git` (a folder, or a file for worktrees). */
 export function findRepoRoot(cwd: string): string {
   let dir = resolve(cwd);
+  try {
+    dir = realpathSync.native(dir);
+  } catch {
+    // a folder that does not exist: reported below as not in a repository
+  }
   for (;;) {
     if (exists(join(dir, '.git'))) return dir;
     const parent = dirname(dir);

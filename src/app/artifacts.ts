@@ -8,6 +8,7 @@ import { ArtifactFileMissingError, PhaseNotActiveError } from '../domain/errors.
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
+import { realPath } from '../adapters/files.js';
 import { warn } from '../adapters/notices.js';
 import { Reader, update, type UnitOfWork } from './workspace.js';
 
@@ -65,7 +66,7 @@ async function modify<R>(cwd: string, owner: Owner, direction: Direction, change
 
 export async function addArtifact(cwd: string, owner: Owner, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
   return modify(cwd, owner, direction, (list, slot, uow) => {
-    const { artifact } = createArtifact(slot, input, uow.now, uow.root);
+    const { artifact } = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, artifact);
     return { list: [...list, artifact], result: { index: list.length, artifact } };
   });
@@ -73,7 +74,7 @@ export async function addArtifact(cwd: string, owner: Owner, direction: Directio
 
 export async function setArtifact(cwd: string, owner: Owner, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
   return modify(cwd, owner, direction, (list, slot, uow) => {
-    const artifact = setArtifactField(artifactAt(list, index, slot), slot, index, field, raw, uow.root);
+    const artifact = setArtifactField(artifactAt(list, index, slot), slot, index, field, field === 'path' ? realPath(raw) : raw, uow.root);
     if (field === 'approved' || field === 'path') checkFile(uow, slot, artifact);
     return { list: list.map((a, i) => (i === index ? artifact : a)), result: { index, artifact } };
   });

@@ -7,6 +7,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { InvalidValueError, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
+import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import { PROJECT_DIR, taskDir, update } from './workspace.js';
@@ -31,7 +32,7 @@ export interface LogResult {
 
 /** A file named on the command line (relative to where the user stands) as a repository path. */
 export function repositoryPath(root: string, cwd: string, file: string): string {
-  const abs = isAbsolute(file) ? file : resolve(cwd, file);
+  const abs = realPath(isAbsolute(file) ? file : resolve(cwd, file));
   const rel = relative(root, abs);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathOutsideRepositoryError(file, 'files are named relative to where you run sow (or absolute) and must be inside the repository');
   return rel.split(sep).join('/');

@@ -45,6 +45,6 @@ export async function getPhaseField(cwd: string, field: string, requested?: stri
   if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: await reader.tasks() };
   const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
   if (!(key in PHASE_FIELDS)) checkMetadataOwner(reader.type, name, key);
-  const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`);
+  const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());
   return { phase: name, field: label, value };
 }

@@ -62,7 +62,7 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
   return update(cwd, async (uow) => {
     let task = await uow.task(rawId);
     const id = task.id;
-    const resolved = resolveField(TASK_FIELD_ALIASES[field] ?? field, TASK_FIELDS, `task ${id}`);
+    const resolved = resolveField(TASK_FIELD_ALIASES[field] ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
     let label: string;
     let value: unknown;
     if (resolved.where === 'field') {
@@ -119,7 +119,7 @@ export async function getTask(cwd: string, rawId: string, field?: string): Promi
   if (name === 'description') {
     return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
   }
-  const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`);
+  const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`, Object.keys(TASK_FIELD_ALIASES));
   return { task, field: label, value };
 }
 

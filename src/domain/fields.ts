@@ -128,11 +128,13 @@ export function lookupField(
   known: Readonly<Record<string, unknown>>,
   declaredMetadata: Readonly<Record<string, unknown>>,
   where: string,
+  /** Other names a typo may be near (aliases, metadata keys of other phases). */
+  nearTo: Iterable<string> = [],
 ): { field: string; value: unknown } {
   const path = splitPath(field);
   const metadataKeys = Object.keys((container['metadata'] as object | undefined) ?? {});
   const missing = () => {
-    const suggestion = path.length === 1 ? nearMiss(field, [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata)]) : undefined;
+    const suggestion = path.length === 1 ? nearMiss(field, [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata), ...nearTo]) : undefined;
     return suggestion
       ? new DidYouMeanError(field, where, suggestion)
       : new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${metadataKeys.join(', ') || '(none set)'}`);

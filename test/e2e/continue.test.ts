@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, ok, SOW, type Repo } from './harness.js';
+import { makeRepo, ok, type Repo } from './harness.js';
+import { checkCommand, taskStatuses, type CommandProblem } from './cli-surface.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/prompts/standard/', import.meta.url));
 const ALL_TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
@@ -204,25 +205,6 @@ const TEMPLATE_VARS: Record<string, string> = {
   guidance: 'guidance/implementer/base',
 };
 
-/** Plausible values for <angle-bracket> placeholders; any other becomes `x`. */
-const SAMPLE: Record<string, string> = {
-  id: '010',
-  n: '0',
-  name: 'parser',
-  status: 'needs_review',
-  field: 'name',
-  value: 'x',
-  text: 'some text',
-};
-
-/**
- * Metadata flags: `input/output add` pass unknown `--name value` flags into the artifact's
- * metadata (their help says so). These are the ones the standard artifact types define; the
- * lifecycle test above runs them for real.
- */
-const METADATA_FLAGS = new Set(['--assessment', '--status']);
-const METADATA_PASSTHROUGH = 'extra --name value flags go to its metadata';
-
 function renderVars(template: string): string {
   return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => {
     const value = TEMPLATE_VARS[key];
@@ -248,98 +230,6 @@ function extractCommands(markdown: string): string[] {
   }
   for (const m of prose.join('\n').matchAll(/`(sow\s[^`]+)`/g)) commands.push(m[1]!.trim());
   return commands;
-}
-
-/** Splits a command line like a shell would for these simple cases (double quotes, no escapes). */
-function tokenize(command: string): string[] {
-  const tokens: string[] = [];
-  for (const m of command.matchAll(/"([^"]*)"|(\S+)/g)) tokens.push(m[1] ?? m[2]!);
-  return tokens;
-}
-
-function fillPlaceholders(command: string): string {
-  return command.replace(/<([^<>]+)>/g, (_m, key: string) => SAMPLE[key] ?? 'x');
-}
-
-const helpCache = new Map<string, { code: number; text: string }>();
-function help(path: string[]): { code: number; text: string } {
-  const key = path.join(' ');
-  let cached = helpCache.get(key);
-  if (!cached) {
-    const r = spawnSync(process.execPath, [SOW, ...path, '--help'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-    cached = { code: r.status ?? -1, text: r.stdout + r.stderr };
-    helpCache.set(key, cached);
-  }
-  return cached;
-}
-
-/** The subcommand names a commander help text lists under "Commands:". */
-function subcommands(helpText: string): Set<string> {
-  const names = new Set<string>();
-  const section = helpText.split(/^Commands:$/m)[1];
-  if (section === undefined) return names;
-  for (const line of section.split('\n')) {
-    const m = /^ {2}([a-z][a-z-]*)\b/.exec(line);
-    if (m && m[1] !== 'help') names.add(m[1]!);
-  }
-  return names;
-}
-
-/** The longest prefix of the arguments that names a sow command. */
-function commandPath(args: string[]): string[] {
-  const path: string[] = [];
-  for (const arg of args) {
-    if (arg.startsWith('-')) break;
-    if (!subcommands(help(path).text).has(arg)) break;
-    path.push(arg);
-  }
-  return path;
-}
-
-function taskStatuses(): string[] {
-  const r = spawnSync(process.execPath, [SOW, 'schema', 'task'], { cwd: tmpdir(), encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-  const statuses = JSON.parse(r.stdout).properties?.status?.enum;
-  expect(Array.isArray(statuses)).toBe(true);
-  return statuses as string[];
-}
-
-interface CommandProblem {
-  file: string;
-  command: string;
-  problem: string;
-}
-
-function checkCommand(file: string, command: string, statuses: readonly string[]): CommandProblem[] {
-  const problems: CommandProblem[] = [];
-  const args = tokenize(fillPlaceholders(command)).slice(1);
-  const path = commandPath(args);
-  if (path.length === 0 || subcommands(help(path).text).size > 0) {
-    return [{ file, command, problem: `'${args.slice(0, 3).join(' ')}' is not a sow command` }];
-  }
-  const h = help(path);
-  if (h.code !== 0) return [{ file, command, problem: `'sow ${path.join(' ')} --help' exited ${h.code}` }];
-  for (const arg of args) {
-    if (!arg.startsWith('--')) continue;
-    const flag = arg.split('=')[0]!;
-    const documented = new RegExp(`(^|[\\s,])${flag}(?=[\\s,=]|$)`, 'm').test(h.text);
-    const metadata = METADATA_FLAGS.has(flag) && h.text.replace(/\s+/g, ' ').includes(METADATA_PASSTHROUGH);
-    if (!documented && !metadata) problems.push({ file, command, problem: `'sow ${path.join(' ')}' has no ${flag} flag` });
-  }
-  // A prompt an agent is told to load must exist.
-  if (path.join(' ') === 'prompt' && args[1] && !args[1].startsWith('-')) {
-    const r = spawnSync(process.execPath, [SOW, 'prompt', args[1]], { cwd: tmpdir(), encoding: 'utf8' });
-    if (r.status !== 0) problems.push({ file, command, problem: `'sow prompt ${args[1]}' exited ${r.status}: ${r.stderr.trim()}` });
-  }
-  // A status a task is set to, or listed by, must be one the task schema allows.
-  const rest = args.slice(path.length);
-  const statusValue = path.join(' ') === 'task set' && rest.includes('status') ? rest[rest.indexOf('status') + 1]
-    : path.join(' ') === 'task list' && rest.includes('--status') ? rest[rest.indexOf('--status') + 1]
-      : undefined;
-  if (statusValue !== undefined && !statuses.includes(statusValue)) {
-    problems.push({ file, command, problem: `'${statusValue}' is not a task status (${statuses.join(', ')})` });
-  }
-  return problems;
 }
 
 describe('the commands in the standard prompt templates', () => {

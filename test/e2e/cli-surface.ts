@@ -1,0 +1,134 @@
+/**
+ * The command surface as a user sees it, read from the built CLI's own --help: which command a
+ * line of words names and whether each flag exists. Used to check every `sow …` command that sow
+ * tells someone to run — in the templates it ships and in the hints of its errors.
+ */
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { expect } from 'vitest';
+import { SOW } from './harness.js';
+
+/** Plausible values for <angle-bracket> placeholders; any other becomes `x`. */
+export const SAMPLE: Record<string, string> = {
+  id: '010',
+  n: '0',
+  name: 'parser',
+  status: 'needs_review',
+  field: 'name',
+  value: 'x',
+  text: 'some text',
+  path: 'guidance/implementer/base',
+};
+
+/**
+ * Metadata flags: `input/output add` pass unknown `--name value` flags into the artifact's
+ * metadata (their help says so). These are the ones the standard artifact types define; the
+ * lifecycle test above runs them for real.
+ */
+const METADATA_FLAGS = new Set(['--assessment', '--status']);
+const METADATA_PASSTHROUGH = 'extra --name value flags go to its metadata';
+
+/** Splits a command line like a shell would for these simple cases (double quotes, no escapes). */
+export function tokenize(command: string): string[] {
+  const tokens: string[] = [];
+  for (const m of command.matchAll(/"([^"]*)"|(\S+)/g)) tokens.push(m[1] ?? m[2]!);
+  return tokens;
+}
+
+export function fillPlaceholders(command: string): string {
+  return command.replace(/<([^<>]+)>/g, (_m, key: string) => SAMPLE[key] ?? 'x');
+}
+
+const helpCache = new Map<string, { code: number; text: string }>();
+export function help(path: string[]): { code: number; text: string } {
+  const key = path.join(' ');
+  let cached = helpCache.get(key);
+  if (!cached) {
+    const r = spawnSync(process.execPath, [SOW, ...path, '--help'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    cached = { code: r.status ?? -1, text: r.stdout + r.stderr };
+    helpCache.set(key, cached);
+  }
+  return cached;
+}
+
+/** The subcommand names a commander help text lists under "Commands:". */
+export function subcommands(helpText: string): Set<string> {
+  const names = new Set<string>();
+  const section = helpText.split(/^Commands:$/m)[1];
+  if (section === undefined) return names;
+  for (const line of section.split('\n')) {
+    const m = /^ {2}([a-z][a-z-]*)\b/.exec(line);
+    if (m && m[1] !== 'help') names.add(m[1]!);
+  }
+  return names;
+}
+
+/** The longest prefix of the arguments that names a sow command. */
+export function commandPath(args: string[]): string[] {
+  const path: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith('-')) break;
+    if (!subcommands(help(path).text).has(arg)) break;
+    path.push(arg);
+  }
+  return path;
+}
+
+export function taskStatuses(): string[] {
+  const r = spawnSync(process.execPath, [SOW, 'schema', 'task'], { cwd: tmpdir(), encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const statuses = JSON.parse(r.stdout).properties?.status?.enum;
+  expect(Array.isArray(statuses)).toBe(true);
+  return statuses as string[];
+}
+
+export interface CommandProblem {
+  file: string;
+  command: string;
+  problem: string;
+}
+
+export function checkCommand(file: string, command: string, statuses: readonly string[]): CommandProblem[] {
+  const problems: CommandProblem[] = [];
+  const args = tokenize(fillPlaceholders(command)).slice(1);
+  const path = commandPath(args);
+  if (path.length === 0 || subcommands(help(path).text).size > 0) {
+    return [{ file, command, problem: `'${args.slice(0, 3).join(' ')}' is not a sow command` }];
+  }
+  const h = help(path);
+  if (h.code !== 0) return [{ file, command, problem: `'sow ${path.join(' ')} --help' exited ${h.code}` }];
+  for (const arg of args) {
+    if (!arg.startsWith('--')) continue;
+    const flag = arg.split('=')[0]!;
+    const documented = new RegExp(`(^|[\\s,])${flag}(?=[\\s,=]|$)`, 'm').test(h.text);
+    const metadata = METADATA_FLAGS.has(flag) && h.text.replace(/\s+/g, ' ').includes(METADATA_PASSTHROUGH);
+    if (!documented && !metadata) problems.push({ file, command, problem: `'sow ${path.join(' ')}' has no ${flag} flag` });
+  }
+  // A prompt an agent is told to load must exist.
+  if (path.join(' ') === 'prompt' && args[1] && !args[1].startsWith('-')) {
+    const r = spawnSync(process.execPath, [SOW, 'prompt', args[1]], { cwd: tmpdir(), encoding: 'utf8' });
+    if (r.status !== 0) problems.push({ file, command, problem: `'sow prompt ${args[1]}' exited ${r.status}: ${r.stderr.trim()}` });
+  }
+  // A status a task is set to, or listed by, must be one the task schema allows.
+  const rest = args.slice(path.length);
+  const statusValue = path.join(' ') === 'task set' && rest.includes('status') ? rest[rest.indexOf('status') + 1]
+    : path.join(' ') === 'task list' && rest.includes('--status') ? rest[rest.indexOf('--status') + 1]
+      : undefined;
+  if (statusValue !== undefined && !statuses.includes(statusValue)) {
+    problems.push({ file, command, problem: `'${statusValue}' is not a task status (${statuses.join(', ')})` });
+  }
+  return problems;
+}
+
+
+/** Every flag of every sow command, from the --help of each (the whole tree is walked). */
+export function allFlags(): Set<string> {
+  const flags = new Set<string>();
+  const walk = (path: string[]) => {
+    const text = help(path).text;
+    for (const m of text.matchAll(/(?:^|[\s,])(--[a-z][a-z-]*)/gm)) flags.add(m[1]!);
+    for (const sub of subcommands(text)) walk([...path, sub]);
+  };
+  walk([]);
+  return flags;
+}
