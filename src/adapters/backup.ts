@@ -4,7 +4,9 @@ import { dirname, join, relative, sep } from 'node:path';
 
 /**
  * Copies every file under `root/from` whose path (relative to `from`, with `/`) `keep` accepts
- * into `root/to`, and returns the relative paths copied. `to` gets a `.gitignore` of `*`.
+ * into `root/to`, and returns the relative paths copied. The folder above `to` gets a
+ * `.gitignore` of `*`, so the copy stays out of git even where `.sow/.gitignore` does not say so
+ * (the copy itself is exact, its own `.gitignore` included).
  */
 export function copyTree(root: string, from: string, to: string, keep: (rel: string) => boolean): string[] {
   const copied: string[] = [];
@@ -24,7 +26,7 @@ export function copyTree(root: string, from: string, to: string, keep: (rel: str
     }
   };
   mkdirSync(join(root, to), { recursive: true });
-  writeFileSync(join(root, to, '.gitignore'), '# backups kept by sow migrate: never part of the history\n*\n');
+  writeFileSync(join(root, dirname(to), '.gitignore'), '# backups kept by sow migrate: never part of the history\n*\n');
   walk(base);
   return copied;
 }

@@ -11,13 +11,12 @@ import { projectProblem } from '../domain/project.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TaskStateSchema, type ProjectState } from '../domain/schemas.js';
 import { copyTree, freeName, moveFolder, namesIn, pathExists, removePath } from '../adapters/backup.js';
 import { readFileIfExists } from '../adapters/files.js';
-import { withLock } from '../adapters/lock.js';
 import { branchCreatedFrom, branchExists, findWorkspaceRoot } from '../adapters/repo.js';
 import { parseStateText, readText, renderStateFile, validateState } from '../adapters/state-files.js';
 import { listFolder } from '../adapters/task-index.js';
 import { replayLegacyJournal, Transaction } from '../adapters/transaction.js';
 import { GITIGNORE_LINES } from './init.js';
-import { AGENT_OUTPUTS, layoutVersion, lockPath, now, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
+import { AGENT_OUTPUTS, layoutVersion, now, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
 
 export interface MigrationChange {
   file: string;
@@ -84,7 +83,7 @@ async function planV1(root: string): Promise<Plan> {
     const base = branch ? baseBranchOf(root, branch) : undefined;
     const project = migrateProjectV1(input, { ...(base ? { baseBranch: base } : {}), taskFolders: folders, now: at });
     const valid = validateState(PROJECT_FILE, ProjectStateSchema, project.data) as ProjectState;
-    const type = PROJECT_TYPES[valid.type];
+    const type = Object.hasOwn(PROJECT_TYPES, valid.type) ? PROJECT_TYPES[valid.type] : undefined;
     if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${valid.type}'`, 'type');
     const problem = projectProblem(type, valid);
     if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
@@ -128,7 +127,7 @@ export async function migrate(cwd: string, dryRun: boolean): Promise<MigrationRe
   if (from > LAYOUT_VERSION) throw new SowTooOldError(from, LAYOUT_VERSION);
   if (from === LAYOUT_VERSION) return { from, to: LAYOUT_VERSION, dryRun, changes: [] };
   if (from !== 1) throw new MigrationNeededError(from, LAYOUT_VERSION);
-  return withLock(lockPath(root), async () => {
+  return withRootLock(root, async () => {
     const changes: MigrationChange[] = [];
     if (pathExists(root, '.sow/.journal.json')) {
       changes.push({ file: '.sow/.journal.json', change: 'finished the write sow 0.1.0 left half done (before converting)' });

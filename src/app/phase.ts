@@ -1,6 +1,6 @@
 /** `sow phase set|get`: fields and metadata of a phase (default: the one in progress). */
 import { ReadOnlyFieldError } from '../domain/errors.js';
-import { coerceField, lookupField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
+import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
 import { Reader, update } from './workspace.js';
@@ -27,7 +27,7 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
     } else {
       const key = resolved.path.join('.');
       checkMetadataOwner(type, name, key);
-      const spec = def.metadata?.[key];
+      const spec = own(def.metadata, key);
       value = spec ? coerceField(key, raw, spec) : parseValue(raw);
       next = { ...phase, metadata: setAtPath({ ...phase.metadata }, resolved.path, value) };
       label = `metadata.${key}`;

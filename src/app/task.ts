@@ -1,7 +1,7 @@
 /** `sow task add|set|get|abandon|list`. */
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError } from '../domain/errors.js';
-import { coerceField, lookupField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
+import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
 import { TASK_STATUSES, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus } from '../domain/tasks.js';
@@ -62,7 +62,7 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
   return update(cwd, async (uow) => {
     let task = await uow.task(rawId);
     const id = task.id;
-    const resolved = resolveField(TASK_FIELD_ALIASES[field] ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
+    const resolved = resolveField(own(TASK_FIELD_ALIASES, field) ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
     let label: string;
     let value: unknown;
     if (resolved.where === 'field') {
@@ -115,7 +115,7 @@ export async function getTask(cwd: string, rawId: string, field?: string): Promi
   const reader = await Reader.open(cwd);
   const task = await reader.task(rawId);
   if (field === undefined) return { task };
-  const name = TASK_FIELD_ALIASES[field] ?? field;
+  const name = own(TASK_FIELD_ALIASES, field) ?? field;
   if (name === 'description') {
     return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
   }

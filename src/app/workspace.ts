@@ -21,7 +21,7 @@ import { fileExists, readFileIfExists } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
-import { runtimePath } from '../adapters/runtime.js';
+import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { parseStateText, readStateFile, readText, renderStateFile, validateState, type StateFile } from '../adapters/state-files.js';
 import { listFolder, TaskIndex } from '../adapters/task-index.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
@@ -34,6 +34,15 @@ export const tasksDir = (phase: string) => `${PROJECT_DIR}/phases/${phase}/tasks
 export const taskDir = (phase: string, id: string) => `${tasksDir(phase)}/${id}`;
 export const taskFile = (phase: string, id: string) => `${taskDir(phase, id)}/state.yaml`;
 export const lockPath = (root: string) => runtimePath(root, 'lock');
+
+/**
+ * Runs `fn` holding the workspace lock. The runtime folder is made first: git never carries it,
+ * so a fresh clone has none.
+ */
+export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
+  ensureRuntimeDir(root);
+  return withLock(lockPath(root), fn);
+}
 
 export const now = (): string => new Date().toISOString();
 
@@ -61,7 +70,7 @@ function checkLayout(root: string): void {
 export async function openRoot(cwd: string, opts: { anyLayout?: boolean } = {}): Promise<string> {
   const root = findWorkspaceRoot(cwd);
   if (!opts.anyLayout) checkLayout(root);
-  if (hasJournal(root)) await withLock(lockPath(root), () => void replayJournal(root));
+  if (hasJournal(root)) await withRootLock(root, () => void replayJournal(root));
   return root;
 }
 
@@ -76,7 +85,7 @@ export interface LoadedProject {
 export async function loadProject(root: string): Promise<LoadedProject> {
   if (!hasProject(root)) throw new NoProjectError();
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
-  const type = PROJECT_TYPES[file.data.type];
+  const type = Object.hasOwn(PROJECT_TYPES, file.data.type) ? PROJECT_TYPES[file.data.type] : undefined;
   if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${file.data.type}' (types: ${Object.keys(PROJECT_TYPES).join(', ')})`, 'type');
   const problem = projectProblem(type, file.data);
   if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
@@ -337,7 +346,7 @@ export interface UpdateOptions {
 export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}): Promise<R> {
   const root = findWorkspaceRoot(cwd);
   checkLayout(root);
-  return withLock(lockPath(root), async () => {
+  return withRootLock(root, async () => {
     replayJournal(root);
     clearLeftovers(root);
     const uow = new UnitOfWork(root);
@@ -355,7 +364,7 @@ export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>
 export async function withWorkspaceLock<R>(cwd: string, fn: (root: string) => Promise<R>): Promise<R> {
   const root = findWorkspaceRoot(cwd);
   checkLayout(root);
-  return withLock(lockPath(root), async () => {
+  return withRootLock(root, async () => {
     replayJournal(root);
     clearLeftovers(root);
     return fn(root);

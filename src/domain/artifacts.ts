@@ -5,7 +5,7 @@
  */
 import * as posix from 'node:path/posix';
 import { IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, UnknownArtifactTypeError, UsageError } from './errors.js';
-import { coerceField, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
+import { coerceField, own, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
 import { nearMiss } from './suggest.js';
 import type { Artifact } from './schemas.js';
 
@@ -101,7 +101,7 @@ function metadataKeys(slot: ArtifactSlot): string[] {
 }
 
 function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): void {
-  const allowed = def.metadataValues?.[key];
+  const allowed = own(def.metadataValues, key);
   if (allowed && !allowed.includes(String(value))) {
     throw new InvalidValueError(key, String(value), `one of ${allowed.join(', ')} for a ${def.name} artifact`);
   }

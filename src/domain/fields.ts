@@ -16,10 +16,20 @@ export function parseValue(raw: string): Scalar {
   return raw;
 }
 
+/** Names that mean something to JavaScript objects themselves; never field names. */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+
 export function splitPath(field: string): string[] {
   const parts = field.split('.');
   if (field === '' || parts.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`, "use names separated by dots, e.g. 'metadata.owner.name'");
+  const reserved = parts.find((p) => RESERVED.has(p));
+  if (reserved) throw new UsageError(`'${reserved}' cannot be a field name`, "pick another name, e.g. 'metadata.owner'");
   return parts;
+}
+
+/** `record[key]` if the record itself has it (never something inherited from Object). */
+export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -69,9 +79,9 @@ export function resolveField(field: string, known: Readonly<Record<string, Field
     if (path.length === 1) throw new UsageError("'metadata' is a map; set one key of it, e.g. 'metadata.owner'");
     return { where: 'metadata', path: path.slice(1) };
   }
-  const spec = path.length === 1 ? known[field] : undefined;
+  const spec = path.length === 1 ? own(known, field) : undefined;
   if (spec) return { where: 'field', name: field, spec };
-  const head = known[path[0]!];
+  const head = own(known, path[0]!);
   if (head) {
     // `statechart.current_state`: a path into a known field is that field's business, never metadata.
     if (head.kind === 'readonly') throw new ReadOnlyFieldError(field, head.why, head.hint);
@@ -143,12 +153,12 @@ export function lookupField(
     if (path.length === 1) return { field, value: container['metadata'] };
     const key = path.slice(1).join('.');
     const value = getAtPath(container['metadata'], path.slice(1));
-    if (value === undefined && !(key in declaredMetadata)) throw missing();
+    if (value === undefined && !Object.hasOwn(declaredMetadata, key)) throw missing();
     return { field, value };
   }
   const direct = getAtPath(container, path);
-  if (direct !== undefined || (path.length === 1 && path[0]! in known)) return { field, value: direct };
+  if (direct !== undefined || (path.length === 1 && Object.hasOwn(known, path[0]!))) return { field, value: direct };
   const meta = getAtPath(container['metadata'], path);
-  if (meta !== undefined || field in declaredMetadata) return { field: `metadata.${field}`, value: meta };
+  if (meta !== undefined || Object.hasOwn(declaredMetadata, field)) return { field: `metadata.${field}`, value: meta };
   throw missing();
 }

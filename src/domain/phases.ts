@@ -18,7 +18,7 @@ export const PHASE_FIELDS: Record<string, FieldSpec> = {
 };
 
 export function phaseOf(project: ProjectState, name: string): Phase {
-  const phase = project.phases[name];
+  const phase = Object.hasOwn(project.phases, name) ? project.phases[name] : undefined;
   if (!phase) throw new PhaseNotFoundError(name, Object.keys(project.phases));
   return phase;
 }

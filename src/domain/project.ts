@@ -71,12 +71,12 @@ export function initialProject(type: ProjectType, spec: NewProjectSpec, now: str
  */
 export function projectProblem(type: ProjectType, project: ProjectState): { path: string; message: string } | undefined {
   const state = project.statechart.current_state;
-  if (!type.states[state] || type.states[state]!.final) {
+  if (!Object.hasOwn(type.states, state) || type.states[state]!.final) {
     const valid = Object.keys(type.states).filter((s) => !type.states[s]!.final);
     return { path: 'statechart.current_state', message: `'${state}' is not a state of the ${type.name} lifecycle (states: ${valid.join(', ')})` };
   }
   for (const phase of type.phases) {
-    if (!project.phases[phase.name]) return { path: `phases.${phase.name}`, message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it` };
+    if (!Object.hasOwn(project.phases, phase.name)) return { path: `phases.${phase.name}`, message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it` };
   }
   for (const name of Object.keys(project.phases)) {
     if (!type.phases.some((p) => p.name === name)) return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };

@@ -6,7 +6,7 @@ import { standard } from './standard/index.js';
 export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard };
 
 export function projectType(name: string): ProjectType {
-  const type = PROJECT_TYPES[name];
+  const type = Object.hasOwn(PROJECT_TYPES, name) ? PROJECT_TYPES[name] : undefined;
   if (!type) throw new UsageError(`unknown project type '${name}'`, `known types: ${Object.keys(PROJECT_TYPES).join(', ')}`);
   return type;
 }
