@@ -13,7 +13,7 @@ import { copyTree, freeName, moveFolder, namesIn, pathExists, removePath } from 
 import { readFileIfExists } from '../adapters/files.js';
 import { branchCreatedFrom, branchExists, findWorkspaceRoot } from '../adapters/repo.js';
 import { parseStateText, readText, renderStateFile, validateState } from '../adapters/state-files.js';
-import { listFolder } from '../adapters/task-index.js';
+import { isFolder, listNames } from '../adapters/task-index.js';
 import { replayLegacyJournal, Transaction } from '../adapters/transaction.js';
 import { GITIGNORE_LINES } from './init.js';
 import { AGENT_OUTPUTS, layoutVersion, now, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
@@ -75,7 +75,7 @@ async function planV1(root: string): Promise<Plan> {
 
   if (readFileIfExists(root, PROJECT_FILE) !== undefined) {
     const phase = 'implementation';
-    const folders = listFolder(`${root}/${tasksDir(phase)}`).dirs;
+    const folders = listNames(`${root}/${tasksDir(phase)}`).filter((name) => isFolder(`${root}/${tasksDir(phase)}/${name}`));
     const text = readText(root, PROJECT_FILE);
     const parsed = await parseStateText(PROJECT_FILE, text);
     const input = asObject(PROJECT_FILE, parsed.data);

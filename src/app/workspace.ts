@@ -15,7 +15,7 @@ import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { projectProblem } from '../domain/project.js';
 import { taskPhase } from '../domain/phases.js';
-import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TASK_STATUSES, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
+import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
 import { fileExists, readFileIfExists } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
@@ -23,7 +23,7 @@ import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { parseStateText, readStateFile, readText, renderStateFile, validateState, type StateFile } from '../adapters/state-files.js';
-import { listFolder, TaskIndex } from '../adapters/task-index.js';
+import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
 
 export { PROJECT_DIR };
@@ -108,20 +108,14 @@ async function loadTaskFile(root: string, type: ProjectType, id: string, raw = i
   return { ...file, data: validateTask(rel, file.data, id, phase) };
 }
 
-const isSummary = (x: unknown): x is TaskSummary => {
-  const s = x as Partial<TaskSummary> | null;
-  return typeof s === 'object' && s !== null && typeof s.id === 'string' && typeof s.name === 'string' && typeof s.parallel === 'boolean'
-    && (TASK_STATUSES as readonly unknown[]).includes(s.status) && Array.isArray(s.dependencies) && s.dependencies.every((d) => typeof d === 'string')
-    && (s.assigned_agent === undefined || typeof s.assigned_agent === 'string');
-};
-
 /** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
 function taskIds(root: string, phase: string): string[] {
   const dir = tasksDir(phase);
   const ids: string[] = [];
-  for (const name of listFolder(join(root, dir)).dirs) {
-    if (!TASK_ID_PATTERN.test(name)) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
-    ids.push(name);
+  for (const name of listNames(join(root, dir))) {
+    if (TASK_ID_PATTERN.test(name)) ids.push(name);
+    // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
+    else if (isFolder(join(root, dir, name))) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
   }
   return ids.sort((a, b) => Number(a) - Number(b));
 }
@@ -138,7 +132,6 @@ async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyM
     ids,
     (id) => taskFile(phase, id),
     async (id, rel, text) => summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
-    isSummary,
   );
   index.save();
   const byKey = new Map(summaries.map((s) => [s.id, s]));

@@ -19,8 +19,10 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
 const NO = Symbol('not canonical');
 type Maybe<T> = T | typeof NO;
 
-// Keys and many values repeat in a file (every task has `status: pending`): check each once.
+// Keys and many values repeat in a file and across files (every task has `status: pending`):
+// check each once per process. The check is a pure function of the word, so the answers stay true.
 const checked = new Map<string, boolean>();
+const CHECKED_MAX = 50_000;
 
 function plainString(s: string): Maybe<string> {
   let ok = checked.get(s);
@@ -181,7 +183,7 @@ export function parseCanonicalYaml(text: string): unknown {
     at[k] = indent;
   }
   const reader = new Reader(lines, at);
-  checked.clear();
+  if (checked.size > CHECKED_MAX) checked.clear();
   const value = reader.block(0);
   // A block ends at a line indented less than it; a line left over (indented more than its
   // siblings, or a blank one) means the text is not in the subset.
