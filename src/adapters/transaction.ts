@@ -88,12 +88,8 @@ export class Transaction {
 
 export const hasJournal = (root: string): boolean => existsSync(journalPath(root));
 
-/**
- * Finishes a transaction a crashed process left behind, and clears the temp files of killed
- * writers. Call with the lock held.
- */
-export function replayJournal(root: string): boolean {
-  const path = journalPath(root);
+/** Applies the journal at `path`, if any, and removes it. */
+function replayAt(root: string, path: string): boolean {
   if (!existsSync(path)) return false;
   let journal: Journal;
   try {
@@ -108,24 +104,14 @@ export function replayJournal(root: string): boolean {
   return true;
 }
 
+/** Finishes a transaction a crashed process left behind. Call with the lock held. */
+export const replayJournal = (root: string): boolean => replayAt(root, journalPath(root));
+
 /**
  * sow 0.1.0 kept its journal at `.sow/.journal.json` (same format). `sow migrate` finishes such a
  * write before it converts anything. Call with the lock held.
  */
-export function replayLegacyJournal(root: string): boolean {
-  const path = join(root, '.sow', '.journal.json');
-  if (!existsSync(path)) return false;
-  let journal: Journal;
-  try {
-    journal = JSON.parse(readFileSync(path, 'utf8')) as Journal;
-  } catch {
-    unlinkIfExists(path);
-    return false;
-  }
-  apply(root, journal);
-  unlinkIfExists(path);
-  return true;
-}
+export const replayLegacyJournal = (root: string): boolean => replayAt(root, join(root, '.sow', '.journal.json'));
 
 /** Removes what killed writers left in `.sow/.runtime/` (temp files, half-deleted trees). Lock held. */
 export function clearLeftovers(root: string): void {

@@ -16,7 +16,7 @@ import type { ProjectType, ProjectView } from '../domain/project-types/types.js'
 import { projectProblem } from '../domain/project.js';
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
-import { byId, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
+import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
 import { fileExists, readFileIfExists } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
@@ -117,7 +117,7 @@ function taskIds(root: string, phase: string): string[] {
     // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
     else if (isFolder(join(root, dir, name))) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
   }
-  return ids.sort((a, b) => Number(a) - Number(b));
+  return ids.sort(compareIds);
 }
 
 /**
@@ -129,20 +129,28 @@ async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyM
   const ids = taskIds(root, phase);
   const index = TaskIndex.open(root);
   const summaries = await index.summaries(
+    tasksDir(phase),
     ids,
-    (id) => taskFile(phase, id),
     async (id, rel, text) => summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
   );
   index.save();
-  const byKey = new Map(summaries.map((s) => [s.id, s]));
-  for (const [id, task] of pending) byKey.set(id, summaryOf(task));
-  const all = [...byKey.values()].sort(byId);
+  let all = summaries;
+  if (pending.size > 0) {
+    const byKey = new Map(summaries.map((s) => [s.id, s]));
+    for (const [id, task] of pending) byKey.set(id, summaryOf(task));
+    all = [...byKey.values()].sort(byId);
+  }
+  const known = new Set(all.map((t) => t.id));
+  const graph = new Map<string, readonly string[]>();
   for (const t of all) {
+    if (t.dependencies.length === 0) continue;
+    graph.set(t.id, t.dependencies);
     t.dependencies.forEach((dep, i) => {
-      if (!byKey.has(dep)) throw new StateFileError(taskFile(phase, t.id), `task ${dep} does not exist`, `dependencies.${i}`);
+      if (!known.has(dep)) throw new StateFileError(taskFile(phase, t.id), `task ${dep} does not exist`, `dependencies.${i}`);
     });
   }
-  const cycle = findCycle(new Map(all.map((t) => [t.id, t.dependencies])));
+  // Only tasks with dependencies can lie on a cycle.
+  const cycle = findCycle(graph);
   if (cycle) throw new StateFileError(taskFile(phase, cycle[0]!), `the dependencies form a cycle: ${cycle.join(' → ')}`, 'dependencies');
   return all;
 }

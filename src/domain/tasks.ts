@@ -15,7 +15,12 @@ export function normalizeTaskId(raw: string): string {
   return String(Number(trimmed)).padStart(3, '0');
 }
 
-export const byId = (a: { id: string }, b: { id: string }) => Number(a.id) - Number(b.id);
+/** Task ids in numeric order without converting them: ids have no extra leading zeros, so a shorter id is a smaller number. */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+export const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 
 export function nextTaskId(tasks: readonly { id: string }[]): string {
   const max = tasks.reduce((m, t) => Math.max(m, Number(t.id)), 0);
@@ -54,7 +59,7 @@ export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string
     state.set(id, 'done');
     return undefined;
   };
-  for (const id of [...graph.keys()].sort((a, b) => Number(a) - Number(b))) {
+  for (const id of [...graph.keys()].sort(compareIds)) {
     const cycle = visit(id);
     if (cycle) return cycle;
   }

@@ -7,32 +7,20 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useRepos, makeRepo, ok, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, makeRepo, ok, expectEnvelope, expectFails, inImplementationPlanning, inPlanning, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
 const fresh = useRepos();
+const planning = () => inPlanning(fresh);
+const implementationPlanning = () => inImplementationPlanning(fresh);
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh repo with a project in PlanningActive. */
-function planning(): Repo {
-  const repo = fresh();
-  ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
-  return repo;
-}
 
-/** A fresh repo with a project in ImplementationPlanning (no tasks yet). */
-function implementationPlanning(): Repo {
-  const repo = planning();
-  repo.write(TASK_LIST, '# Tasks\n');
-  ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
-  ok(repo, ['advance']);
-  return repo;
-}
 
 /** Runs sow in a directory that is not a prepared repo. */
 function sowIn(cwd: string, args: string[]): RunResult {
@@ -50,32 +38,7 @@ function out(repo: Repo, args: string[], opts?: { cwd?: string }): string {
   return ok(repo, args, opts).stdout.replace(/\n$/, '');
 }
 
-/**
- * Expects a failure with this exit code and error code, and no change to .sow/. Runs the --json
- * form (and, with `human`, the plain form too); returns the error's message and hint.
- */
-function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean } = {}): string {
-  const before = repo.snapshot();
-  const r = repo.sow([...args, '--json']);
-  expect(r.code, `sow ${args.join(' ')} --json\nstdout: ${r.stdout}\nstderr: ${r}`).toBe(code);
-  const doc = expectEnvelope(r);
-  expect(doc).toMatchObject({ ok: false, error: { code: errorCode, message: expect.any(String) } });
-  if (opts.human) {
-    const human = repo.sow(args);
-    expect(human.code, `sow ${args.join(' ')}`).toBe(code);
-    expect(human.stdout).toBe('');
-    expect(human.stderr).toContain(`error: ${doc.error.message}`);
-    if (doc.error.hint) expect(human.stderr).toContain(doc.error.hint);
-  }
-  expect(repo.snapshot()).toEqual(before);
-  return `${doc.error.message}\n${doc.error.hint ?? ''}`;
-}
 
-function expectEnvelope(r: RunResult): any {
-  expect(r.json, `stdout is not one JSON document: ${r.stdout}`).toBeDefined();
-  expect(r.stdout.trim().split('\n')).toHaveLength(1);
-  return r.json;
-}
 
 describe('sow init', () => {
   it('creates .sow/ with .version, knowledge/, refs/ and a .gitignore for runtime files', () => {

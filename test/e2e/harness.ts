@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 
 export const SOW = fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
 
@@ -177,4 +177,51 @@ export function useRepos(): (opts?: RepoOptions) => Repo {
     repos.push(repo);
     return repo;
   };
+}
+
+/** A fresh repo (from `fresh`, e.g. `useRepos()`) with a project in PlanningActive. */
+export function inPlanning(fresh: (opts?: RepoOptions) => Repo): Repo {
+  const repo = fresh();
+  ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
+  return repo;
+}
+
+/** A fresh repo with a project in ImplementationPlanning (no tasks yet). */
+export function inImplementationPlanning(fresh: (opts?: RepoOptions) => Repo): Repo {
+  const repo = inPlanning(fresh);
+  repo.write(TASK_LIST, '# Tasks\n');
+  ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
+  ok(repo, ['advance']);
+  return repo;
+}
+
+/** stdout is exactly one JSON document; returns it. */
+export function expectEnvelope(r: RunResult): any {
+  expect(r.json, `stdout is not one JSON document: ${r.stdout}`).toBeDefined();
+  expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  return r.json;
+}
+
+/**
+ * Expects a refusal with this exit code and error code, a hint (every refusal names the next
+ * step), and no change to .sow/. Runs the --json form (and, with `human`, the plain form too);
+ * returns "message\nhint".
+ */
+export function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean; cwd?: string } = {}): string {
+  const before = repo.snapshot();
+  const at = opts.cwd ? { cwd: opts.cwd } : {};
+  const r = repo.sow([...args, '--json'], at);
+  expect(r.code, `sow ${args.join(' ')} --json\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
+  const doc = expectEnvelope(r);
+  expect(doc, `sow ${args.join(' ')} --json`).toMatchObject({ ok: false, error: { code: errorCode, message: expect.any(String) } });
+  expect(doc.error.hint, `sow ${args.join(' ')}: a refusal names the next step`).toEqual(expect.stringMatching(/\S/));
+  if (opts.human) {
+    const human = repo.sow(args, at);
+    expect(human.code, `sow ${args.join(' ')}`).toBe(code);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toContain(`error: ${doc.error.message}`);
+    expect(human.stderr).toContain(`hint: ${doc.error.hint}`);
+  }
+  expect(repo.snapshot(), `sow ${args.join(' ')} changed .sow/`).toEqual(before);
+  return `${doc.error.message}\n${doc.error.hint}`;
 }

@@ -48,7 +48,7 @@ describe('a hand edit of a task file is seen everywhere, at once', () => {
     await sleep(2_100);
     expect(listed(repo)[0]!.status).toBe('paused');
     const index = JSON.parse(repo.read(INDEX));
-    expect(Object.keys(index.entries).sort(), 'the index learnt both tasks').toEqual(['010', '020']);
+    expect(index.entries.map((e: unknown[]) => e[0]), 'the index learnt both tasks').toEqual(['010', '020']);
     // paused → failed: same length, same inode; only mtime and ctime change.
     editInPlace(repo, taskFile('010'), 'status: paused', 'status: failed');
     expect(listed(repo)[0]!.status).toBe('failed');
@@ -74,16 +74,26 @@ describe('a hand edit of a task file is seen everywhere, at once', () => {
     repo.write(INDEX, '{"format":1,"entries":');
     expect(listed(repo)).toEqual(truth);
     // An entry whose stat does not match its file is not believed, whatever it says.
+    // Entries: [id, ino, size, mtime µs, ctime µs, name, status, parallel, agent, …dependencies].
     const index = JSON.parse(repo.read(INDEX));
-    index.entries['010'][0] = '1:1:1:1';
-    index.entries['010'][1] = { ...index.entries['010'][1], status: 'completed', name: 'Forged' };
+    expect(index.entries[0][0]).toBe('010');
+    index.entries[0][1] = 1;
+    index.entries[0][5] = 'Forged';
+    index.entries[0][6] = 'completed';
     repo.write(INDEX, JSON.stringify(index));
     expect(listed(repo)).toEqual(truth);
     // A matching stat with a summary of the wrong shape is read from the file instead.
     const again = JSON.parse(repo.read(INDEX));
-    again.entries['020'][1] = { id: '020', status: 'nonsense' };
+    again.entries[1][6] = 'nonsense';
     repo.write(INDEX, JSON.stringify(again));
     expect(listed(repo)).toEqual(truth);
+    // And one with the right shape but another name is believed only while the stat matches:
+    const third = JSON.parse(repo.read(INDEX));
+    third.entries[1][5] = 'Believed while the file is unchanged';
+    repo.write(INDEX, JSON.stringify(third));
+    expect(listed(repo)[1]!.name, 'the index is a cache of the file, keyed by its stat').toBe('Believed while the file is unchanged');
+    editInPlace(repo, taskFile('020'), 'name: Two', 'name: Tw0');
+    expect(listed(repo)[1]!.name).toBe('Tw0');
     // And the runtime folder is never in git.
     expect(repo.git(['status', '--porcelain', '--', '.sow/.runtime'])).toBe('');
   });

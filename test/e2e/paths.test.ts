@@ -9,19 +9,15 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useRepos, ok, PROJECT, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, ok, expectEnvelope, expectFails, inPlanning, PROJECT, TASK_LIST, taskFile, toExecuting, type Repo } from './harness.js';
 
 const fresh = useRepos();
+const planning = () => inPlanning(fresh);
 const links: string[] = [];
 afterEach(() => {
   for (const dir of links.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function planning(): Repo {
-  const repo = fresh();
-  ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
-  return repo;
-}
 
 function executing(tasks?: string[]): Repo {
   const repo = fresh();
@@ -31,30 +27,7 @@ function executing(tasks?: string[]): Repo {
 
 const outputsOf = (repo: Repo, id: string) => repo.yaml(taskFile(id)).outputs.map((o: { type: string; path: string }) => `${o.type}:${o.path}`);
 
-function expectEnvelope(r: RunResult): any {
-  expect(r.json, `stdout is not one JSON document: ${r.stdout}`).toBeDefined();
-  expect(r.stdout.trim().split('\n')).toHaveLength(1);
-  return r.json;
-}
 
-/** A refusal: exit code, error code, a hint, and .sow/ byte-identical. Returns "message\nhint". */
-function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean; cwd?: string } = {}): string {
-  const before = repo.snapshot();
-  const r = repo.sow([...args, '--json'], opts.cwd ? { cwd: opts.cwd } : {});
-  expect(r.code, `sow ${args.join(' ')} --json\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
-  const doc = expectEnvelope(r);
-  expect(doc, `sow ${args.join(' ')} --json`).toMatchObject({ ok: false, error: { code: errorCode, message: expect.any(String) } });
-  expect(doc.error.hint, `sow ${args.join(' ')}: a refusal names the next step`).toEqual(expect.stringMatching(/\S/));
-  if (opts.human) {
-    const human = repo.sow(args, opts.cwd ? { cwd: opts.cwd } : {});
-    expect(human.code, `sow ${args.join(' ')}`).toBe(code);
-    expect(human.stdout).toBe('');
-    expect(human.stderr).toContain(`error: ${doc.error.message}`);
-    expect(human.stderr).toContain(`hint: ${doc.error.hint}`);
-  }
-  expect(repo.snapshot(), `sow ${args.join(' ')} changed .sow/`).toEqual(before);
-  return `${doc.error.message}\n${doc.error.hint}`;
-}
 
 const LOG = ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success'];
 

@@ -7,23 +7,13 @@
  */
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { useRepos, ok, PROJECT, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, ok, expectEnvelope, expectFails, inImplementationPlanning, inPlanning, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
 
 const fresh = useRepos();
+const planning = () => inPlanning(fresh);
+const implementationPlanning = () => inImplementationPlanning(fresh);
 
-function planning(): Repo {
-  const repo = fresh();
-  ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
-  return repo;
-}
 
-function implementationPlanning(): Repo {
-  const repo = planning();
-  repo.write(TASK_LIST, '# Tasks\n');
-  ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
-  ok(repo, ['advance']);
-  return repo;
-}
 
 function executing(tasks?: string[]): Repo {
   const repo = fresh();
@@ -43,33 +33,7 @@ function out(repo: Repo, args: string[]): string {
   return ok(repo, args).stdout.replace(/\n$/, '');
 }
 
-function expectEnvelope(r: RunResult): any {
-  expect(r.json, `stdout is not one JSON document: ${r.stdout}`).toBeDefined();
-  expect(r.stdout.trim().split('\n')).toHaveLength(1);
-  return r.json;
-}
 
-/**
- * Expects a refusal with this exit code and error code, a hint, and no change to .sow/. Runs the
- * --json form (and, with `human`, the plain form too); returns "message\nhint".
- */
-function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean } = {}): string {
-  const before = repo.snapshot();
-  const r = repo.sow([...args, '--json']);
-  expect(r.code, `sow ${args.join(' ')} --json\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
-  const doc = expectEnvelope(r);
-  expect(doc, `sow ${args.join(' ')} --json`).toMatchObject({ ok: false, error: { code: errorCode, message: expect.any(String) } });
-  expect(doc.error.hint, `sow ${args.join(' ')}: a refusal names the next step`).toEqual(expect.stringMatching(/\S/));
-  if (opts.human) {
-    const human = repo.sow(args);
-    expect(human.code, `sow ${args.join(' ')}`).toBe(code);
-    expect(human.stdout).toBe('');
-    expect(human.stderr).toContain(`error: ${doc.error.message}`);
-    expect(human.stderr).toContain(`hint: ${doc.error.hint}`);
-  }
-  expect(repo.snapshot(), `sow ${args.join(' ')} changed .sow/`).toEqual(before);
-  return `${doc.error.message}\n${doc.error.hint}`;
-}
 
 describe('did you mean', () => {
   it('task set/get: unknown names go to metadata, near misses of a field are refused, metadata.<name> stores exactly that name', () => {
