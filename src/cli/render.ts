@@ -15,9 +15,10 @@ export function formatArtifact(index: number, a: Artifact): string {
 }
 
 export function formatTaskLine(t: TaskSummary): string {
-  const extras = [t.assigned_agent ? `agent: ${t.assigned_agent}` : '', t.parallel ? 'parallel' : '', t.dependencies.length ? `after ${t.dependencies.join(',')}` : '']
-    .filter(Boolean)
-    .join(', ');
+  // Plain concatenation: `task list` prints this 10,000 times in a large project.
+  let extras = t.assigned_agent ? `agent: ${t.assigned_agent}` : '';
+  if (t.parallel) extras += extras ? ', parallel' : 'parallel';
+  if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
   return `[${t.id}] ${t.status.padEnd(12)} ${t.name}${extras ? `  (${extras})` : ''}`;
 }
 

@@ -19,18 +19,8 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
 const NO = Symbol('not canonical');
 type Maybe<T> = T | typeof NO;
 
-// Keys and many values repeat in a file and across files (every task has `status: pending`):
-// check each once per process. The check is a pure function of the word, so the answers stay true.
-const checked = new Map<string, boolean>();
-const CHECKED_MAX = 50_000;
-
 function plainString(s: string): Maybe<string> {
-  let ok = checked.get(s);
-  if (ok === undefined) {
-    ok = isPlainString(s); // exactly the words the emitter writes bare
-    checked.set(s, ok);
-  }
-  return ok ? s : NO;
+  return isPlainString(s) ? s : NO; // exactly the words the emitter writes bare
 }
 
 /** The end of the double-quoted string token that starts at `from` in `s`, or -1 when it is not closed. */
@@ -183,7 +173,6 @@ export function parseCanonicalYaml(text: string): unknown {
     at[k] = indent;
   }
   const reader = new Reader(lines, at);
-  if (checked.size > CHECKED_MAX) checked.clear();
   const value = reader.block(0);
   // A block ends at a line indented less than it; a line left over (indented more than its
   // siblings, or a blank one) means the text is not in the subset.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emitYaml } from './emit.js';
+import { emitYaml, isPlainString } from './emit.js';
 
 const roundTrip = (value: Record<string, unknown>) => expect(parse(emitYaml(value))).toEqual(value);
 
@@ -44,5 +44,22 @@ describe('emitYaml', () => {
     expect(emitYaml({ tasks: [{ id: '010', name: 'Implement JWT signing', dependencies: [] }] })).toBe(
       'tasks:\n  - id: "010"\n    name: Implement JWT signing\n    dependencies: []\n',
     );
+  });
+});
+
+describe('isPlainString', () => {
+  it('is exactly the rule it replaces: /^[A-Za-z_/][\\w ./+()-]*$/, no trailing space, no reserved word', () => {
+    const rule = (s: string) => /^[A-Za-z_/][\w ./+()-]*$/.test(s) && !s.endsWith(' ') && !/^(?:true|false|null|yes|no|on|off|y|n|~)$/i.test(s);
+    const alphabet = 'aZ09_/ .+()-:#"\'\\é\t~yYnN';
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const samples = ['', 'a', 'Yes', 'no', 'n', 'off', 'nulls', 'true', 'True ', '/x', '9a', 'a b', 'a ', 'é', 'implementation', 'src/a.ts', 'x(1)+y-z'];
+    for (let i = 0; i < 20_000; i++) {
+      const n = Math.floor(next() * 8);
+      let s = '';
+      for (let k = 0; k < n; k++) s += alphabet[Math.floor(next() * alphabet.length)];
+      samples.push(s);
+    }
+    for (const s of samples) expect(isPlainString(s), JSON.stringify(s)).toBe(rule(s));
   });
 });

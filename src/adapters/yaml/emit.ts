@@ -7,13 +7,32 @@
  */
 
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
-const PLAIN = /^[A-Za-z_/][\w ./+()-]*$/;
 // Characters YAML does not allow unescaped inside a double-quoted scalar (JSON leaves them).
 const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g;
 
-/** Whether `s` is written bare: YAML's core schema reads such a word back as this very string. */
+/** Letters, digits and `_` (what `\w` matches), and the other characters PLAIN allows after the first. */
+const WORD = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) WORD[c] = 2; // digits: not first
+for (let c = 65; c <= 90; c++) WORD[c] = 1;
+for (let c = 97; c <= 122; c++) WORD[c] = 1;
+WORD[95] = 1; // _
+WORD[47] = 1; // /
+for (const c of ' .+()-') WORD[c.charCodeAt(0)] = 2;
+
+/**
+ * Whether `s` is written bare: YAML's core schema reads such a word back as this very string.
+ * The same rule as PLAIN (first a letter, `_` or `/`; then `\w`, space, `.`, `/`, `+`, `(`, `)`,
+ * `-`), no trailing space, no reserved word; a loop over the characters, because the fast reader
+ * asks this of every value of every file it reads.
+ */
 export function isPlainString(s: string): boolean {
-  return PLAIN.test(s) && !s.endsWith(' ') && !RESERVED.test(s);
+  const n = s.length;
+  if (n === 0 || WORD[s.charCodeAt(0)] !== 1) return false;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || WORD[c] === 0) return false;
+  }
+  return s.charCodeAt(n - 1) !== 32 && (n > 5 || !RESERVED.test(s));
 }
 
 export function emitString(s: string): string {
