@@ -3,15 +3,8 @@
  * branch, an artifact whose file does not exist yet) and progress (waiting for a lock). They go to
  * stderr at once, with or without --json, so stdout carries only the command's result.
  */
-type Sink = (line: string) => void;
-
-let sink: Sink = (line) => process.stderr.write(`${line}\n`);
+const sink = (line: string): void => void process.stderr.write(`${line}\n`);
 const said = new Set<string>();
-
-/** Tests and embedders may collect notices instead of printing them. */
-export function setNoticeSink(next: Sink): void {
-  sink = next;
-}
 
 export function warn(text: string): void {
   if (said.has(text)) return;

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const RUNTIME_DIR = '.sow/.runtime';
+const RUNTIME_DIR = '.sow/.runtime';
 
 export const runtimePath = (root: string, ...parts: string[]): string => join(root, RUNTIME_DIR, ...parts);
 

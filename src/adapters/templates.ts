@@ -24,10 +24,6 @@ export function readTemplate(rel: string): string {
   return readFileSync(join(templatesDir(), rel), 'utf8');
 }
 
-export function templateExists(rel: string): boolean {
-  return existsSync(join(templatesDir(), rel));
-}
-
 /** The markdown templates under templates/<folder>/, as paths relative to that folder without `.md`. */
 export function listTemplates(folder: string): string[] {
   const base = join(templatesDir(), folder);

@@ -90,7 +90,7 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
   return ids;
 }
 
-export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
+const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
 export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(status);
 
 /** The feedback inputs of a task that are still pending, with their indexes. */

@@ -10,7 +10,6 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
 import { makeWorld, runSow, show, type Run, type World, parseLog } from './agent-world.js';

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useRepos, makeRepo, ok, expectEnvelope, expectFails, inImplementationPlanning, inPlanning, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { useRepos, ok, expectEnvelope, expectFails, inImplementationPlanning, inPlanning, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';

@@ -6,10 +6,9 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
-import { makeWorld, runSow, show, type Run, type World, parseLog } from './agent-world.js';
+import { makeWorld, runSow, show, type World, parseLog } from './agent-world.js';
 
 const ROLES = ['orchestrator', 'implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;

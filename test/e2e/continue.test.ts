@@ -3,9 +3,7 @@
  * (templates/prompts/standard/<State>.md behind sow's own header and "Advancing" section), and a
  * check that every `sow …` command those templates tell an agent to run is one the CLI accepts.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -2,8 +2,8 @@
  * The standard lifecycle end to end: the specification's "Complete Lifecycle Example" command for
  * command, the review-fail loop and a project started with --no-planning.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { useRepos, makeRepo, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useRepos, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';

@@ -91,9 +91,9 @@ export async function runScenario(opts) {
       return undefined;
     }
   };
-  /** Whether the CLI's own events (stdout, kept by sow in agent-outputs/) carry the session id. */
+  /** Whether the CLI's own events (stdout, kept by sow in .sow/.runtime/agent-outputs/) carry the session id. */
   const eventsCarry = (kind, id) => {
-    const outDir = join(repo, '.sow/project/agent-outputs/010');
+    const outDir = join(repo, '.sow/.runtime/agent-outputs/010');
     const files = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith(`-${kind}.jsonl`)).sort() : [];
     const text = files.length ? readFileSync(join(outDir, files.at(-1)), 'utf8') : '';
     return Boolean(id) && text.includes(id);
