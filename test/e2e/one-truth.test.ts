@@ -36,8 +36,9 @@ describe('a hand edit of a task file is seen everywhere, at once', () => {
     expect(ok(repo, ['project', 'status', '--json']).json!.data.tasks).toEqual({ total: 2, by_status: { completed: 2 } });
     expect(ok(repo, ['advance', '--dry-run']).stdout.trim()).toBe('ReviewActive');
     expect(ok(repo, ['advance']).stdout.trim()).toBe('ReviewActive');
-    // The project file never held a copy that could disagree.
+    // The project file never held a copy that could disagree, and no parse cache kept one either.
     expect(repo.read(PROJECT)).not.toContain('One');
+    expect(repo.exists('.sow/.cache'), 'no parse cache').toBe(false);
   });
 
   it('an in-place edit that keeps the size, after the index has learnt the file, is still seen', async () => {
