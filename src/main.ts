@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { takeResult, type CommandResult } from './cli/output.js';
+import { environmentError } from './adapters/io-errors.js';
 import registerInit from './cli/init.js';
 import registerProject, { registerStatus } from './cli/project/index.js';
 import registerPhase from './cli/phase/index.js';
@@ -143,6 +144,9 @@ async function main(): Promise<number> {
       return 0;
     }
     if (err instanceof SowError) return renderError(err);
+    // No permission, a full disk, a read-only file system: the machine's, not a bug of sow.
+    const environment = environmentError(err);
+    if (environment) return renderError(environment);
     const internal = new SowError('INTERNAL', 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`,
       'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it');
     if (process.env['SOW_DEBUG']) write(process.stderr, String(err instanceof Error ? err.stack : err));

@@ -3,46 +3,81 @@ import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
 
-export interface AtomicWriteOptions {
-  /** Where the temp file goes (same file system as `path`); default: beside it. */
-  tmpDir?: string;
-  /** fsync before the rename (default true); false for files that may be lost (caches). */
-  durable?: boolean;
-}
+/** A name no other write of this or another sow process uses. */
+export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
 
-/** Temp file, fsync, rename: a crash leaves the old file or the new, never half. */
-export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOptions = {}): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
-  const tmp = join(opts.tmpDir ?? dir, `.${basename(path)}.${process.pid}.${counter++}.tmp`);
-  const fd = openSync(tmp, 'w', 0o644);
+/**
+ * Writes `text` to a new file and, when `durable`, fsyncs it. A failure (a full disk, no
+ * permission) removes what was written and rethrows, so nothing is left behind.
+ */
+export function writeNewFile(path: string, text: string, durable = true): void {
+  const fd = openSync(path, 'wx', 0o644);
   try {
     writeSync(fd, text);
-    if (opts.durable !== false) fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
-    rmSync(tmp, { force: true });
+    rmSync(path, { force: true });
     throw err;
   }
   closeSync(fd);
+}
+
+/**
+ * Makes a rename (or a removal) in `dir` durable: after a power loss the directory holds the new
+ * entry, not the old one. Where a platform cannot open a directory for fsync, it is skipped.
+ */
+export function fsyncDir(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF') throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface AtomicWriteOptions {
+  /** Where the temp file goes (same file system as `path`); default: beside it. */
+  tmpDir?: string;
+  /** fsync the file and its folder (default true); false for files that may be lost (caches). */
+  durable?: boolean;
+}
+
+/** Temp file, fsync, rename, fsync of the folder: a crash leaves the old file or the new, never half. */
+export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOptions = {}): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const durable = opts.durable !== false;
+  const tmp = join(opts.tmpDir ?? dir, `.${basename(path)}.${uniqueName('tmp')}`);
+  writeNewFile(tmp, text, durable);
   try {
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
   }
+  if (durable) fsyncDir(dir);
 }
 
 /** Removes a tree atomically from the reader's point of view: rename it away, then delete. */
 export function removeTreeAtomic(path: string, trashDir: string): void {
   mkdirSync(trashDir, { recursive: true });
-  const trash = join(trashDir, `trash-${process.pid}-${counter++}`);
+  const trash = join(trashDir, uniqueName('trash'));
   try {
     renameSync(path, trash);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
+  fsyncDir(dirname(path));
   rmSync(trash, { recursive: true, force: true });
 }
 

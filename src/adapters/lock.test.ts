@@ -1,22 +1,33 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, processAlive, withLock } from './lock.js';
 
 let dir: string;
-beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'sow-lock-'))));
+let path: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sow-lock-'));
+  path = join(dir, 'lock');
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   return Number(r.stdout);
 }
+const procStart = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]);
+const linux = process.platform === 'linux';
+const writeLock = (holder: Record<string, unknown>, mtime?: Date) => {
+  writeFileSync(path, JSON.stringify({ host: hostname(), started: Date.now(), ...holder }));
+  if (mtime) utimesSync(path, mtime, mtime);
+};
+const past = (ms: number) => new Date(Date.now() - ms);
+const future = (ms: number) => new Date(Date.now() + ms);
 
 describe('lock', () => {
   it('serialises holders in one process', async () => {
-    const path = join(dir, '.lock');
     const order: string[] = [];
     await Promise.all(
       [1, 2, 3].map((n) =>
@@ -31,26 +42,71 @@ describe('lock', () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it('takes over a lock whose owner process is dead', async () => {
-    const path = join(dir, '.lock');
+  it('takes over a lock whose holder process is dead, at once', async () => {
     const pid = deadPid();
     expect(processAlive(pid)).toBe(false);
-    writeFileSync(path, JSON.stringify({ pid, host: hostname(), started: Date.now() }));
+    writeLock({ pid });
     const started = Date.now();
-    const release = await acquireLock(path, 2_000);
+    (await acquireLock(path, 2_000))();
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('never takes a lock from a live holder because of its age, or because its start lies in the future', async () => {
+    writeLock({ pid: process.ppid, started: Date.now() - 3_600_000 }, past(3_600_000));
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT', message: expect.stringContaining(`pid ${process.ppid}`) });
+    writeLock({ pid: process.ppid, started: Date.now() + 3_600_000 }, future(3_600_000));
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+  });
+
+  it.skipIf(!linux)('takes over from a zombie holder and from a reused pid (another start time)', async () => {
+    // `sleep 0` exits at once, and its parent (exec'd into `sleep 5`) never reaps it: a zombie.
+    const shell = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const zombie = Number(await new Promise<string>((r) => shell.stdout.once('data', (d) => r(String(d).trim()))));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+    expect(processAlive(zombie), 'kill(pid, 0) counts a zombie as alive').toBe(true);
+    writeLock({ pid: zombie });
+    (await acquireLock(path, 1_000))();
+    shell.kill();
+    // A live pid whose start time is not the recorded one: the holder died and the pid was reused.
+    writeLock({ pid: process.ppid, pstart: procStart(process.ppid) + 1 });
+    (await acquireLock(path, 1_000))();
+    // The same pid with its own start time: alive.
+    writeLock({ pid: process.ppid, pstart: procStart(process.ppid) });
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+  });
+
+  it('a holder it cannot look at (another host, or our own pid from another pid namespace) keeps the lock while its heartbeat goes on', async () => {
+    writeLock({ pid: 1, host: 'elsewhere' }, past(1_000));
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT', message: expect.stringContaining('on elsewhere') });
+    writeLock({ pid: 1, host: 'elsewhere' }, past(60_000));
+    (await acquireLock(path, 1_000))();
+    writeLock({ pid: process.pid }, past(1_000));
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    writeLock({ pid: process.pid }, past(60_000));
+    (await acquireLock(path, 1_000))();
+  });
+
+  it('a holder beats its heartbeat while it holds the lock', async () => {
+    const release = await acquireLock(path, 1_000);
+    utimesSync(path, past(60_000), past(60_000));
+    await new Promise((r) => setTimeout(r, 1_300));
+    expect(Date.now() - (await import('node:fs')).statSync(path).mtimeMs).toBeLessThan(2_000);
     release();
   });
 
-  it('waits for a live owner and times out with the holder named', async () => {
-    const path = join(dir, '.lock');
-    writeFileSync(path, JSON.stringify({ pid: process.ppid, host: hostname(), started: Date.now() }));
-    await expect(acquireLock(path, 200)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT', message: expect.stringContaining(`pid ${process.ppid}`) });
+  it('a takeover file dated in the future does not hang the wait: it is cleared and the stale lock taken', async () => {
+    writeLock({ pid: deadPid() });
+    writeFileSync(`${path}.takeover`, JSON.stringify({ pid: process.ppid, host: hostname(), started: Date.now() }));
+    utimesSync(`${path}.takeover`, future(3_600_000), future(3_600_000));
+    const started = Date.now();
+    (await acquireLock(path, 3_000))();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(existsSync(`${path}.takeover`)).toBe(false);
   });
 
-  it('takes over a lock older than the stale limit even from another host', async () => {
-    const path = join(dir, '.lock');
-    writeFileSync(path, JSON.stringify({ pid: 1, host: 'elsewhere', started: Date.now() - 60_000 }));
-    (await acquireLock(path, 1_000))();
+  it('a lock that is a folder is an error naming it, not a crash or a wait', async () => {
+    mkdirSync(path);
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_FILE_INVALID', kind: 'state', message: expect.stringContaining('is a folder') });
   });
 });

@@ -1,32 +1,49 @@
 /**
  * A cross-process lock around every read-modify-write of project state. The lock is a file
- * created with O_EXCL holding the owner's pid, host, start time and command. A lock whose owner is a
- * dead process on this host, or that is older than STALE_MS, is taken over — under a second,
- * short-lived "takeover" lock, so two waiters that both see the same dead owner cannot both take
- * over and end up holding the lock together. Why not proper-lockfile: docs/decisions/0004-lock.md.
+ * created with O_EXCL holding who holds it: pid, host, boot, the process's start time, when, and
+ * the command. See docs/decisions/0004-lock.md.
+ *
+ * The lock changes hands only when its holder is gone — never because it is old. On this host the
+ * holder is gone when its pid is not running, is a zombie, or belongs to another process now (a
+ * different start time, or another boot). A holder this host cannot look at (another host on a
+ * shared file system, or a pid equal to ours from another pid namespace) keeps the lock fresh by
+ * touching it every second; it is gone when that heartbeat has stopped for HEARTBEAT_STALE_MS. A
+ * stale lock is removed under a short second lock (`<lock>.takeover`), and only if it is still
+ * byte-for-byte the lock judged stale.
+ *
+ * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
-import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LockTimeoutError } from '../domain/errors.js';
+import { LockTimeoutError, SowError } from '../domain/errors.js';
 import { unlinkIfExists } from './fs-atomic.js';
 import { inform } from './notices.js';
 
-const STALE_MS = 30_000;
-const TAKEOVER_STALE_MS = 5_000;
 const DEFAULT_TIMEOUT_MS = 15_000;
+const HEARTBEAT_MS = 1_000;
+const HEARTBEAT_STALE_MS = 30_000;
+/** A lock file with no holder in it: its creator died between creating and writing it. */
+const EMPTY_STALE_MS = 2_000;
+const TAKEOVER_STALE_MS = 5_000;
 /** After this long, a waiting command says whom it waits for. */
 const SAY_WAITING_AFTER_MS = 1_000;
 
-interface Holder { pid: number; host: string; started: number; command?: string }
+interface Holder {
+  pid: number;
+  host: string;
+  started: number;
+  command?: string;
+  /** Linux: /proc/sys/kernel/random/boot_id, and the process's start time in clock ticks since boot. */
+  boot?: string;
+  pstart?: number;
+}
 
-/** What this process is doing, for whoever waits for its lock: `sow task set`. */
-function ownCommand(): string {
-  const words: string[] = [];
-  for (const arg of process.argv.slice(2)) {
-    if (arg.startsWith('-') || !/^[a-z][a-z-]*$/.test(arg) || words.length === 2) break;
-    words.push(arg);
+/** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
+export class LockFileError extends SowError {
+  constructor(path: string, what: string) {
+    super('LOCK_FILE_INVALID', 'state', `${path} ${what}, not the lock file sow writes`,
+      `if no sow command is running, remove it ('rm -r ${path}') and retry`, { file: path });
   }
-  return ['sow', ...words].join(' ');
 }
 
 const held = new Set<string>();
@@ -40,41 +57,26 @@ function releaseAllOnExit(): void {
   });
 }
 
-function tryCreate(path: string, content: string): boolean {
-  let fd: number;
+function readOr(path: string): string | undefined {
   try {
-    fd = openSync(path, 'wx', 0o644);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
   }
-  try {
-    writeSync(fd, content);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
 }
 
-function readHolder(path: string): { raw: string; holder: Holder | undefined; mtimeMs: number } | undefined {
-  try {
-    const raw = readFileSync(path, 'utf8');
-    const mtimeMs = statSync(path).mtimeMs;
-    let holder: Holder | undefined;
-    try {
-      const parsed = JSON.parse(raw) as Partial<Holder>;
-      if (typeof parsed.pid === 'number' && typeof parsed.host === 'string' && typeof parsed.started === 'number') {
-        holder = { pid: parsed.pid, host: parsed.host, started: parsed.started, ...(typeof parsed.command === 'string' ? { command: parsed.command } : {}) };
-      }
-    } catch {
-      holder = undefined;
-    }
-    return { raw, holder, mtimeMs };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/random/boot_id') : undefined;
+
+/** A process's start time (clock ticks since boot) and whether it is a zombie, from /proc (Linux). */
+function procStat(pid: number): { start: number; zombie: boolean } | undefined {
+  const text = readOr(`/proc/${pid}/stat`);
+  if (text === undefined) return undefined;
+  // After the command name in parentheses: state is field 3, starttime field 22.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { zombie: fields[0] === 'Z', start: Number(fields[19]) };
 }
+
+const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : undefined;
 
 export function processAlive(pid: number): boolean {
   try {
@@ -85,12 +87,91 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-function isStale(info: { holder: Holder | undefined; mtimeMs: number }, now: number): boolean {
-  const { holder } = info;
-  // An empty or garbled file: its creator died between create and write, or it was edited.
-  if (!holder) return now - info.mtimeMs > 2_000;
-  if (holder.host === hostname() && holder.pid !== process.pid && !processAlive(holder.pid)) return true;
-  return now - holder.started > STALE_MS;
+/** Whether the holder is certainly gone, as far as this host can tell; undefined when it cannot tell. */
+function holderGone(holder: Holder, path: string): boolean | undefined {
+  if (holder.host !== hostname()) return undefined;
+  if (holder.boot !== undefined && BOOT !== undefined && holder.boot !== BOOT) return true;
+  if (holder.pid === process.pid) {
+    // This process holds it (another wait of ours), or a process of another pid namespace whose
+    // pid equals ours does: only its heartbeat can tell.
+    return held.has(path) ? false : undefined;
+  }
+  if (process.platform === 'linux') {
+    const stat = procStat(holder.pid);
+    if (stat === undefined) return !processAlive(holder.pid);
+    if (stat.zombie) return true;
+    if (holder.pstart !== undefined && stat.start !== holder.pstart) return true; // the pid was reused
+    return false;
+  }
+  return !processAlive(holder.pid);
+}
+
+/** Creates `path` exclusively with `content`; false when it exists. A failed write leaves no file. */
+function tryCreate(path: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o644);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, content);
+  } catch (err) {
+    closeSync(fd);
+    unlinkIfExists(path); // a full disk must not leave an empty lock behind
+    throw err;
+  }
+  closeSync(fd);
+  return true;
+}
+
+interface LockInfo { raw: string; holder: Holder | undefined; mtimeMs: number }
+
+function readLock(path: string): LockInfo | undefined {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
+  if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  let holder: Holder | undefined;
+  try {
+    const p = JSON.parse(raw) as Partial<Holder>;
+    if (typeof p.pid === 'number' && Number.isInteger(p.pid) && p.pid > 0 && typeof p.host === 'string' && typeof p.started === 'number') {
+      holder = {
+        pid: p.pid,
+        host: p.host,
+        started: p.started,
+        ...(typeof p.command === 'string' ? { command: p.command } : {}),
+        ...(typeof p.boot === 'string' ? { boot: p.boot } : {}),
+        ...(typeof p.pstart === 'number' ? { pstart: p.pstart } : {}),
+      };
+    }
+  } catch {
+    holder = undefined;
+  }
+  return { raw, holder, mtimeMs: stat.mtimeMs };
+}
+
+/** A heartbeat that stopped: not touched for HEARTBEAT_STALE_MS (a time far in the future is no heartbeat either). */
+const heartbeatStopped = (mtimeMs: number, now: number, limit: number) => Math.abs(now - mtimeMs) > limit;
+
+function isStale(path: string, info: LockInfo, now: number): boolean {
+  if (!info.holder) return heartbeatStopped(info.mtimeMs, now, EMPTY_STALE_MS);
+  const gone = holderGone(info.holder, path);
+  if (gone !== undefined) return gone;
+  return heartbeatStopped(info.mtimeMs, now, HEARTBEAT_STALE_MS);
 }
 
 function describeHolder(holder: Holder | undefined): string {
@@ -98,16 +179,31 @@ function describeHolder(holder: Holder | undefined): string {
   return `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}${holder.command ? ` (${holder.command})` : ''}`;
 }
 
-/** Removes a stale lock, but only if it is still the very lock that was judged stale. */
+/** What this process is doing, for whoever waits for its lock: `sow task set`. */
+function ownCommand(): string {
+  const words: string[] = [];
+  for (const arg of process.argv.slice(2)) {
+    if (arg.startsWith('-') || !/^[a-z][a-z-]*$/.test(arg) || words.length === 2) break;
+    words.push(arg);
+  }
+  return ['sow', ...words].join(' ');
+}
+
+/**
+ * One attempt to remove a stale lock, under the takeover lock; never waits. A takeover file whose
+ * holder is gone (or that is old, or dated in the future) is removed so the next attempt can go.
+ */
 function takeOver(path: string, staleRaw: string): void {
   const takeoverPath = `${path}.takeover`;
-  if (!tryCreate(takeoverPath, String(process.pid))) {
-    const info = readHolder(takeoverPath);
-    if (info && Date.now() - info.mtimeMs > TAKEOVER_STALE_MS) unlinkIfExists(takeoverPath);
+  if (!tryCreate(takeoverPath, JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now() }))) {
+    const other = readLock(takeoverPath);
+    if (other && (heartbeatStopped(other.mtimeMs, Date.now(), TAKEOVER_STALE_MS) || (other.holder && holderGone(other.holder, takeoverPath) === true))) {
+      unlinkIfExists(takeoverPath);
+    }
     return;
   }
   try {
-    const current = readHolder(path);
+    const current = readLock(path);
     if (current && current.raw === staleRaw) unlinkIfExists(path);
   } finally {
     unlinkIfExists(takeoverPath);
@@ -118,7 +214,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<() => void> {
   releaseAllOnExit();
-  const content = JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: ownCommand() });
+  const content = JSON.stringify({
+    pid: process.pid,
+    host: hostname(),
+    started: Date.now(),
+    command: ownCommand(),
+    ...(BOOT !== undefined ? { boot: BOOT } : {}),
+    ...(OWN_START !== undefined ? { pstart: OWN_START } : {}),
+  });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;
@@ -126,21 +229,31 @@ export async function acquireLock(path: string, timeoutMs = DEFAULT_TIMEOUT_MS):
   for (;;) {
     if (tryCreate(path, content)) {
       held.add(path);
+      // The heartbeat, for holders others cannot look at; it does not keep the process alive.
+      const beat = setInterval(() => {
+        const now = new Date();
+        try {
+          utimesSync(path, now, now);
+        } catch {
+          // gone already (released on exit)
+        }
+      }, HEARTBEAT_MS);
+      beat.unref();
       return () => {
+        clearInterval(beat);
         held.delete(path);
         unlinkIfExists(path);
       };
     }
-    const info = readHolder(path);
-    if (info && isStale(info, Date.now())) {
-      takeOver(path, info.raw);
-      continue;
-    }
-    if (Date.now() > deadline) throw new LockTimeoutError(path, describeHolder(info?.holder));
+    const info = readLock(path);
+    if (info && isStale(path, info, Date.now())) takeOver(path, info.raw);
+    else if (Date.now() > deadline) throw new LockTimeoutError(path, describeHolder(info?.holder));
     if (!told && Date.now() - began >= SAY_WAITING_AFTER_MS) {
       told = true;
       inform(`waiting for ${describeHolder(info?.holder)} to finish writing .sow/ …`);
     }
+    // Always sleep between attempts: a lock that cannot be taken over must not spin the CPU or
+    // keep Ctrl-C from reaching the process.
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 50);
   }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SowError } from '../domain/errors.js';
 
 const RUNTIME_DIR = '.sow/.runtime';
 
@@ -17,7 +18,16 @@ const ready = new Set<string>();
 export function ensureRuntimeDir(root: string, sub?: string): string {
   const dir = runtimePath(root);
   if (!ready.has(dir)) {
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOTDIR') {
+        throw new SowError('RUNTIME_FOLDER_INVALID', 'state', `${RUNTIME_DIR} is not a folder; sow keeps its lock and temp files there`,
+          `if no sow command is running, remove it ('rm ${RUNTIME_DIR}') and retry`, { file: RUNTIME_DIR });
+      }
+      throw err;
+    }
     try {
       writeFileSync(join(dir, '.gitignore'), '# sow runtime files: never part of the history\n*\n', { flag: 'wx' });
     } catch (err) {

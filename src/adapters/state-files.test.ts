@@ -23,7 +23,7 @@ describe('readStateFile', () => {
     write('name: a\ncount: 1\nitems: []\n');
     const first = await readStateFile(root, REL, Schema);
     expect(first.data).toEqual({ name: 'a', count: 1, items: [] });
-    expect(first.comments).toBe(false);
+    expect(first.handWritten).toBe(false);
     // A change by anyone else (same length, different text) is seen at once.
     write('name: b\ncount: 1\nitems: []\n');
     expect((await readStateFile(root, REL, Schema)).data.name).toBe('b');
@@ -54,7 +54,7 @@ describe('renderStateFile', () => {
   it('keeps comments, key order and unknown keys of a file a person edited', async () => {
     write('# my notes\ncount: 1 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n');
     const file = await readStateFile(root, REL, Schema);
-    expect(file.comments).toBe(true);
+    expect(file.handWritten).toBe(true);
     const text = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'y' }] });
     expect(text).toBe('# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: y\n');
   });

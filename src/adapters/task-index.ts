@@ -13,7 +13,7 @@
  * id order (matched to the task folders by walking both lists, no lookups), whole numbers for
  * the timestamps (microseconds), no keys repeated per task.
  */
-import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { TASK_STATUSES, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
@@ -101,7 +101,8 @@ export class TaskIndex {
       const rel = `${dir}/${id}/state.yaml`;
       // Plain concatenation: path.join costs a noticeable part of the stat at 10,000 tasks.
       const abs = sep === '/' ? `${this.root}/${rel}` : join(this.root, rel);
-      const before = statSync(abs, { throwIfNoEntry: false });
+      // lstat: a link is never taken from the index (reading it checks where it leads).
+      const before = lstatSync(abs, { throwIfNoEntry: false });
       const isFile = before?.isFile() === true;
       const known = isFile && candidate && same(candidate, before!) ? decode(id, candidate) : undefined;
       if (known) {

@@ -12,9 +12,10 @@ export interface AdvanceOutcome {
 
 export async function advanceProject(cwd: string, event: string | undefined, dryRun: boolean): Promise<AdvanceOutcome> {
   if (dryRun) {
-    const reader = await Reader.open(cwd);
-    const result = advance(reader.type, await reader.view(), new Date().toISOString(), actor(), event);
-    return { from: result.from, to: result.to, event: result.event, dryRun: true, projectRemoved: false };
+    return Reader.read(cwd, async (reader) => {
+      const result = advance(reader.type, await reader.view(), new Date().toISOString(), actor(), event);
+      return { from: result.from, to: result.to, event: result.event, dryRun: true, projectRemoved: false };
+    });
   }
   return update(cwd, async (uow) => {
     const type = await uow.type();
@@ -28,6 +29,5 @@ export async function advanceProject(cwd: string, event: string | undefined, dry
 }
 
 export async function listAdvanceOptions(cwd: string): Promise<{ state: string; transitions: TransitionOption[] }> {
-  const reader = await Reader.open(cwd);
-  return { state: reader.project.statechart.current_state, transitions: listTransitions(reader.type, await reader.view()) };
+  return Reader.read(cwd, async (reader) => ({ state: reader.project.statechart.current_state, transitions: listTransitions(reader.type, await reader.view()) }));
 }

@@ -21,7 +21,7 @@ import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { Reader, taskDir, update } from './workspace.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
-const openForWorker = (cwd: string) => Reader.open(cwd, { otherBranch: 'refuse' });
+const readForWorker = <T>(cwd: string, fn: (reader: Reader) => Promise<T>) => Reader.read(cwd, fn, { otherBranch: 'refuse' });
 
 export interface AgentRunOptions {
   prompt?: string;
@@ -191,17 +191,19 @@ const runningAsRoot = () => process.getuid?.() === 0;
 
 export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions): Promise<AgentRunResult> {
   const agent = findAgent(agentName);
-  const reader = await openForWorker(cwd);
-  const root = reader.root;
-  let target: Target = { kind: 'project', agent: agent.name };
-  if (taskId !== undefined) {
-    const task = await reader.task(taskId);
-    target = { kind: 'task', id: task.id };
-    if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-    if (!opts.force) checkStatusChange(task, 'in_progress', await reader.summariesOf(task.dependencies), `task ${task.id}`);
-  } else if (reader.project.sessions?.[agent.name]?.session_id && !opts.force) {
-    throw new SessionExistsError(`agent ${agent.name}`, `sow agent resume --agent ${agent.name} "<prompt>"`);
-  }
+  // Checked before anything starts; checked again under the lock when the session is recorded.
+  const { root, target } = await readForWorker(cwd, async (reader): Promise<{ root: string; target: Target }> => {
+    if (taskId !== undefined) {
+      const task = await reader.task(taskId);
+      if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+      if (!opts.force) checkStatusChange(task, 'in_progress', await reader.summariesOf(task.dependencies), `task ${task.id}`);
+      return { root: reader.root, target: { kind: 'task', id: task.id } };
+    }
+    if (reader.project.sessions?.[agent.name]?.session_id && !opts.force) {
+      throw new SessionExistsError(`agent ${agent.name}`, `sow agent resume --agent ${agent.name} "<prompt>"`);
+    }
+    return { root: reader.root, target: { kind: 'project', agent: agent.name } };
+  });
   const resolution = await resolveFor(agent.name, undefined, opts);
   const sessionId = await createSessionId(resolution.spec, resolution, root);
   const branch = currentBranch(root);
@@ -258,8 +260,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
 async function finish(root: string, target: Target, agent: string, agentId: string, executor: string, sessionId: string | null, eventsFile: string, opts: AgentRunOptions): Promise<AgentRunResult> {
   const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile };
   if (target.kind === 'task') {
-    const reader = await Reader.open(root);
-    const task = await reader.task(target.id);
+    const task = await Reader.read(root, (reader) => reader.task(target.id));
     result.task = task.id;
     result.status = task.status;
     if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
@@ -271,26 +272,20 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
 }
 
 export async function resumeAgent(cwd: string, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
-  const reader = await openForWorker(cwd);
-  const root = reader.root;
-  let session: Session | undefined;
-  let sessionId: string | undefined;
-  let agentName: string;
-  if (target.kind === 'task') {
-    const task = await reader.task(target.id);
-    target = { kind: 'task', id: task.id };
-    session = task.session;
-    sessionId = task.session_id;
-    agentName = session?.agent ?? task.assigned_agent ?? 'implementer';
-    if (!session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
-  } else {
+  const found = await readForWorker(cwd, async (reader) => {
+    if (target.kind === 'task') {
+      const task = await reader.task(target.id);
+      const agentName = task.session?.agent ?? task.assigned_agent ?? 'implementer';
+      if (!task.session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
+      return { root: reader.root, target: { kind: 'task', id: task.id } as Target, session: task.session, sessionId: task.session_id, agentName };
+    }
     findAgent(target.agent);
     const recorded = reader.project.sessions?.[target.agent];
-    agentName = target.agent;
     if (!recorded) throw new NoSessionError(`agent ${target.agent}`, `sow agent spawn ${target.agent}`);
-    session = recorded;
-    sessionId = recorded.session_id;
-  }
+    return { root: reader.root, target, session: recorded, sessionId: recorded.session_id, agentName: target.agent };
+  });
+  const { root, session, sessionId, agentName } = found;
+  target = found.target;
   const resolution = await resolveFor(agentName, session, opts);
   if (!resolution.spec.supportsResumption(resolution.executor.config)) {
     const resumable = Object.values(resolution.effective.executors).filter((e) => EXECUTORS[e.config.type]?.supportsResumption(e.config)).map((e) => e.name);

@@ -88,11 +88,12 @@ export async function removeArtifact(cwd: string, owner: Owner, direction: Direc
 }
 
 export async function listArtifacts(cwd: string, owner: Owner, direction: Direction): Promise<{ owner: string; artifacts: Artifact[] }> {
-  const reader = await Reader.open(cwd);
-  if (owner.kind === 'phase') {
-    const phase = selectPhase(reader.type, reader.project, owner.phase);
-    return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };
-  }
-  const task = await reader.task(owner.id);
-  return { owner: `task ${task.id}`, artifacts: task[direction] };
+  return Reader.read(cwd, async (reader) => {
+    if (owner.kind === 'phase') {
+      const phase = selectPhase(reader.type, reader.project, owner.phase);
+      return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };
+    }
+    const task = await reader.task(owner.id);
+    return { owner: `task ${task.id}`, artifacts: task[direction] };
+  });
 }

@@ -14,9 +14,9 @@ import { readFileIfExists } from '../adapters/files.js';
 import { branchCreatedFrom, branchExists, findWorkspaceRoot } from '../adapters/repo.js';
 import { parseStateText, readText, renderStateFile, validateState } from '../adapters/state-files.js';
 import { isFolder, listNames } from '../adapters/task-index.js';
-import { replayLegacyJournal, Transaction } from '../adapters/transaction.js';
+import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { GITIGNORE_LINES } from './init.js';
-import { AGENT_OUTPUTS, layoutVersion, now, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
+import { AGENT_OUTPUTS, checkJournalText, layoutVersion, now, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
 
 export interface MigrationChange {
   file: string;
@@ -30,6 +30,12 @@ export interface MigrationReport {
   changes: MigrationChange[];
   /** Where the copy of the old `.sow/` is (written only by a real run). */
   backup?: string;
+}
+
+/** A text 0.1.0's journal would write: layout 1 files parse as YAML (they are converted next), `.version` is a number. */
+async function checkLegacyText(rel: string, text: string): Promise<void> {
+  if (rel.endsWith('.yaml')) await parseStateText(rel, text);
+  else await checkJournalText(rel, text);
 }
 
 /** sow 0.1.0's runtime files, none of which layout 2 uses. */
@@ -87,7 +93,7 @@ async function planV1(root: string): Promise<Plan> {
     if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${valid.type}'`, 'type');
     const problem = projectProblem(type, valid);
     if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
-    tx.write(PROJECT_FILE, await renderStateFile({ text, comments: parsed.comments }, PROJECT_FILE, ProjectStateSchema, valid));
+    tx.write(PROJECT_FILE, await renderStateFile({ text, handWritten: parsed.handWritten }, PROJECT_FILE, ProjectStateSchema, valid));
     for (const change of project.changes) changes.push({ file: PROJECT_FILE, change });
 
     for (const id of folders) {
@@ -97,7 +103,7 @@ async function planV1(root: string): Promise<Plan> {
       const task = migrateTaskV1(asObject(rel, taskParsed.data));
       const validTask = validateState(rel, TaskStateSchema, task.data);
       if (validTask.id !== id) throw new StateFileError(rel, `says id '${validTask.id}', but it is the file of task ${id} (its folder)`, 'id');
-      if (task.changes.length) tx.write(rel, await renderStateFile({ text: taskText, comments: taskParsed.comments }, rel, TaskStateSchema, validTask));
+      if (task.changes.length) tx.write(rel, await renderStateFile({ text: taskText, handWritten: taskParsed.handWritten }, rel, TaskStateSchema, validTask));
       for (const change of task.changes) changes.push({ file: rel, change });
     }
   }
@@ -129,9 +135,14 @@ export async function migrate(cwd: string, dryRun: boolean): Promise<MigrationRe
   if (from !== 1) throw new MigrationNeededError(from, LAYOUT_VERSION);
   return withRootLock(root, async () => {
     const changes: MigrationChange[] = [];
-    if (pathExists(root, '.sow/.journal.json')) {
+    // A write sow 0.1.0 left half done is finished first (checked like any journal).
+    const unfinished = await legacyJournal(root, checkLegacyText);
+    if (unfinished) {
       changes.push({ file: '.sow/.journal.json', change: 'finished the write sow 0.1.0 left half done (before converting)' });
-      if (!dryRun) replayLegacyJournal(root);
+      if (!dryRun) {
+        unfinished.commit();
+        removePath(root, '.sow/.journal.json');
+      }
     }
     const plan = await planV1(root);
     changes.push(...plan.changes);

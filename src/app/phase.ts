@@ -38,13 +38,14 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
 }
 
 export async function getPhaseField(cwd: string, field: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
-  const reader = await Reader.open(cwd);
-  const name = selectPhase(reader.type, reader.project, requested);
-  const phase = phaseOf(reader.project, name);
-  const def = phaseDef(reader.type, name);
-  if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: await reader.tasks() };
-  const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
-  if (!(key in PHASE_FIELDS)) checkMetadataOwner(reader.type, name, key);
-  const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());
-  return { phase: name, field: label, value };
+  return Reader.read(cwd, async (reader) => {
+    const name = selectPhase(reader.type, reader.project, requested);
+    const phase = phaseOf(reader.project, name);
+    const def = phaseDef(reader.type, name);
+    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: await reader.tasks() };
+    const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
+    if (!Object.hasOwn(PHASE_FIELDS, key)) checkMetadataOwner(reader.type, name, key);
+    const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());
+    return { phase: name, field: label, value };
+  });
 }

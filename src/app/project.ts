@@ -159,6 +159,5 @@ export async function deleteProject(cwd: string, confirm: (name: string) => Prom
 }
 
 export async function projectHistory(cwd: string): Promise<HistoryEntry[]> {
-  const reader = await Reader.open(cwd);
-  return reader.project.statechart.history ?? [];
+  return Reader.read(cwd, (reader) => reader.project.statechart.history ?? []);
 }

@@ -45,8 +45,7 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
 }
 
 export async function projectStatus(cwd: string): Promise<StatusReport> {
-  const reader = await Reader.open(cwd);
-  return statusOf(reader.type, await reader.view());
+  return Reader.read(cwd, async (reader) => statusOf(reader.type, await reader.view()));
 }
 
 export function taskCounts(report: Pick<StatusReport, 'tasks'>): string {
@@ -114,8 +113,7 @@ function noProjectPrompt(root: string): string {
 
 export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {
   try {
-    const reader = await Reader.open(cwd);
-    return { state: reader.project.statechart.current_state, prompt: renderContinue(reader.type, await reader.view()) };
+    return await Reader.read(cwd, async (reader) => ({ state: reader.project.statechart.current_state, prompt: renderContinue(reader.type, await reader.view()) }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
     return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd)) };

@@ -112,22 +112,22 @@ export async function abandonTask(cwd: string, rawId: string): Promise<TaskState
 }
 
 export async function getTask(cwd: string, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {
-  const reader = await Reader.open(cwd);
-  const task = await reader.task(rawId);
-  if (field === undefined) return { task };
-  const name = own(TASK_FIELD_ALIASES, field) ?? field;
-  if (name === 'description') {
-    return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
-  }
-  const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`, Object.keys(TASK_FIELD_ALIASES));
-  return { task, field: label, value };
+  return Reader.read(cwd, async (reader) => {
+    const task = await reader.task(rawId);
+    if (field === undefined) return { task };
+    const name = own(TASK_FIELD_ALIASES, field) ?? field;
+    if (name === 'description') {
+      return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
+    }
+    const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`, Object.keys(TASK_FIELD_ALIASES));
+    return { task, field: label, value };
+  });
 }
 
 export async function listTasks(cwd: string, status?: string): Promise<TaskSummary[]> {
   if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
   }
-  const reader = await Reader.open(cwd);
-  const tasks = await reader.tasks();
+  const tasks = await Reader.read(cwd, (reader) => reader.tasks());
   return status === undefined ? tasks : tasks.filter((t) => t.status === status);
 }

@@ -18,11 +18,11 @@ import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
 import { fileExists, readFileIfExists } from '../adapters/files.js';
-import { withLock } from '../adapters/lock.js';
+import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
-import { parseStateText, readStateFile, readText, renderStateFile, validateState, type StateFile } from '../adapters/state-files.js';
+import { parseStateText, readStateFile, readText, renderStateFile, stateWriteTarget, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
 
@@ -66,11 +66,37 @@ function checkLayout(root: string): void {
   if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
 }
 
+const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yaml$/;
+
+/**
+ * What a journal may write: a state file must be one this sow would write (it parses and
+ * validates, and a task is the task of its folder); `.sow/.version` is a number. Anything else in
+ * `.sow/` (documents, logs) is text. Throws to refuse the journal.
+ */
+export async function checkJournalText(rel: string, text: string): Promise<void> {
+  if (rel === PROJECT_FILE) {
+    const data = validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data);
+    const type = Object.hasOwn(PROJECT_TYPES, data.type) ? PROJECT_TYPES[data.type] : undefined;
+    if (!type) throw new StateFileError(rel, `unknown project type '${data.type}'`, 'type');
+    const problem = projectProblem(type, data);
+    if (problem) throw new StateFileError(rel, problem.message, problem.path);
+    return;
+  }
+  const task = TASK_STATE.exec(rel);
+  if (task) {
+    validateTask(rel, (await parseStateText(rel, text)).data, task[2]!, task[1]!);
+    return;
+  }
+  if (rel === VERSION_FILE && !/^\d{1,4}\n?$/.test(text)) throw new StateFileError(rel, 'is not a layout version');
+}
+
+const replay = (root: string) => replayJournal(root, checkJournalText);
+
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(cwd: string, opts: { anyLayout?: boolean } = {}): Promise<string> {
   const root = findWorkspaceRoot(cwd);
   if (!opts.anyLayout) checkLayout(root);
-  if (hasJournal(root)) await withRootLock(root, () => void replayJournal(root));
+  if (hasJournal(root)) await withRootLock(root, () => replay(root));
   return root;
 }
 
@@ -194,19 +220,55 @@ export function branchProblem(root: string, project: ProjectState): { message: s
   };
 }
 
-/** Read-only access: no lock, files validated as they load. A project of another branch is read with a warning. */
+/** Errors that say this user cannot write the runtime folder: then nobody writes with our lock either. */
+const READ_ONLY = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * Runs `fn` holding the workspace lock, so that it sees every state file as one writer left them,
+ * never half of a multi-file write. Where this user cannot create the lock (a read-only checkout),
+ * `fn` reads without it.
+ */
+async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  let release: (() => void) | undefined;
+  try {
+    ensureRuntimeDir(root);
+    release = await acquireLock(lockPath(root));
+  } catch (err) {
+    if (!READ_ONLY.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+  }
+  try {
+    return await fn();
+  } finally {
+    release?.();
+  }
+}
+
+export interface ReadOptions {
+  /** A project of another branch: read with a warning (the default), or refuse. */
+  otherBranch?: 'warn' | 'refuse';
+}
+
+/**
+ * Read-only access, files validated as they load. It lives only inside `read`, which holds the
+ * lock while it reads: a command sees one consistent state, whatever writers run beside it.
+ */
 export class Reader {
   private summaries?: TaskSummary[];
 
   private constructor(readonly root: string, readonly projectFile: StateFile<ProjectState>, readonly type: ProjectType) {}
 
-  static async open(cwd: string, opts: { otherBranch?: 'warn' | 'refuse' } = {}): Promise<Reader> {
-    const root = await openRoot(cwd);
-    const { file, type } = await loadProject(root);
-    const problem = branchProblem(root, file.data);
-    if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
-    if (problem) warn(`${problem.message}; changes are refused until then (${problem.hint})`);
-    return new Reader(root, file, type);
+  /** Runs `fn` with a reader of the project; the lock is released when it returns. */
+  static async read<T>(cwd: string, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
+    const root = findWorkspaceRoot(cwd);
+    checkLayout(root);
+    return readConsistently(root, async () => {
+      if (hasJournal(root)) await replay(root);
+      const { file, type } = await loadProject(root);
+      const problem = branchProblem(root, file.data);
+      if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
+      if (problem) warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+      return fn(new Reader(root, file, type));
+    });
   }
 
   get project(): ProjectState {
@@ -320,14 +382,14 @@ export class UnitOfWork {
   async commit(): Promise<void> {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
-      this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
+      this.tx.write(stateWriteTarget(this.root, PROJECT_FILE), await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
     }
     const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {
       const text = await renderStateFile(this.taskFiles.get(id), taskFile(phase, id), TaskStateSchema, task);
       const files = this.newTasks.get(id);
       if (files) this.tx.createFolder(taskDir(phase, id), { 'state.yaml': text, ...files });
-      else this.tx.write(taskFile(phase, id), text);
+      else this.tx.write(stateWriteTarget(this.root, taskFile(phase, id)), text);
     }
     this.tx.commit();
   }
@@ -348,7 +410,7 @@ export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>
   const root = findWorkspaceRoot(cwd);
   checkLayout(root);
   return withRootLock(root, async () => {
-    replayJournal(root);
+    await replay(root);
     clearLeftovers(root);
     const uow = new UnitOfWork(root);
     if (opts.branchCheck !== false && !opts.force) {
@@ -366,7 +428,7 @@ export async function withWorkspaceLock<R>(cwd: string, fn: (root: string) => Pr
   const root = findWorkspaceRoot(cwd);
   checkLayout(root);
   return withRootLock(root, async () => {
-    replayJournal(root);
+    await replay(root);
     clearLeftovers(root);
     return fn(root);
   });

@@ -8,11 +8,18 @@ import { nearMiss } from './suggest.js';
 
 export type Scalar = string | number | boolean;
 
-/** `true`/`false` become booleans, integers numbers (not "010": leading zeros stay text), else text. */
+/**
+ * `true`/`false` become booleans, integers numbers, anything else text. Only an integer a number
+ * holds exactly becomes one (not `010`, `-0` or `9999999999999999`, which a number would change):
+ * what was set is what `get` returns.
+ */
 export function parseValue(raw: string): Scalar {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
-  if (/^-?(0|[1-9]\d{0,15})$/.test(raw)) return Number(raw);
+  if (/^-?(0|[1-9]\d{0,15})$/.test(raw)) {
+    const n = Number(raw);
+    if (Number.isSafeInteger(n) && String(n) === raw) return n;
+  }
   return raw;
 }
 
@@ -23,7 +30,7 @@ export function splitPath(field: string): string[] {
   const parts = field.split('.');
   if (field === '' || parts.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`, "use names separated by dots, e.g. 'metadata.owner.name'");
   const reserved = parts.find((p) => RESERVED.has(p));
-  if (reserved) throw new UsageError(`'${reserved}' cannot be a field name`, "pick another name, e.g. 'metadata.owner'");
+  if (reserved) throw new InvalidValueError('field', field, `a name other than '${reserved}' (it names a part of every JavaScript object, so sow cannot store it faithfully)`, "pick another name, e.g. 'metadata.owner'");
   return parts;
 }
 

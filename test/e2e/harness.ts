@@ -2,6 +2,7 @@
  * End-to-end harness: runs the built `sow` (dist/sow.cjs) in a fresh temp git repository, as a
  * user would, and snapshots .sow/ so error paths can be checked for byte-identical state.
  */
+import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -224,4 +225,42 @@ export function expectFails(repo: Repo, args: string[], code: number, errorCode:
   }
   expect(repo.snapshot(), `sow ${args.join(' ')} changed .sow/`).toEqual(before);
   return `${doc.error.message}\n${doc.error.hint}`;
+}
+
+/** A step of a crafted journal: a file (its text) or a folder (its files) moved onto `to`. */
+export interface JournalStep {
+  to: string;
+  text?: string;
+  files?: Record<string, string>;
+}
+
+/**
+ * Writes `.sow/.runtime/journal.json` as a sow process that was killed after its commit point
+ * would leave it: the new texts staged in `.sow/.runtime/tmp/`, the journal naming them, with
+ * its checksum (sha256 of the body's JSON). `tamper` changes the body after the checksum is taken.
+ */
+export function writeJournal(repo: Repo, steps: JournalStep[], opts: { removals?: string[]; tamper?: (body: any) => void } = {}): Record<string, unknown> {
+  const tmp = '.sow/.runtime/tmp';
+  mkdirSync(join(repo.dir, tmp), { recursive: true });
+  const renames: { from: string; to: string }[] = [];
+  const folders: { from: string; to: string }[] = [];
+  steps.forEach((step, i) => {
+    const from = `${tmp}/crafted-${i}.tmp`;
+    if (step.files) {
+      for (const [name, text] of Object.entries(step.files)) {
+        mkdirSync(dirname(join(repo.dir, from, name)), { recursive: true });
+        writeFileSync(join(repo.dir, from, name), text);
+      }
+      folders.push({ from, to: step.to });
+    } else {
+      writeFileSync(join(repo.dir, from), step.text ?? '');
+      renames.push({ from, to: step.to });
+    }
+  });
+  const body: Record<string, unknown> = { version: 2, renames, folders, removals: opts.removals ?? [] };
+  const checksum = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+  opts.tamper?.(body);
+  const journal = { ...body, checksum };
+  writeFileSync(join(repo.dir, '.sow/.runtime/journal.json'), JSON.stringify(journal));
+  return journal;
 }

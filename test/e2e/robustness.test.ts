@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, ok, PROJECT, SOW, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { makeRepo, ok, PROJECT, SOW, taskFile, toExecuting, writeJournal, type Repo, type RunResult } from './harness.js';
 
 let repo: Repo | undefined;
 afterEach(() => {
@@ -502,7 +502,7 @@ describe('the lock', () => {
 
 describe('SIGKILL during writes', () => {
   it('a journal left by a crash mid-transaction is replayed by the next command, even a read', () => {
-    // Record what `task add` writes, on a copy.
+    // Record what `task add` and a project change write, on a copy.
     repo = makeRepo();
     toExecuting(repo);
     const copy = makeRepo({ init: false });
@@ -510,19 +510,19 @@ describe('SIGKILL during writes', () => {
       rmSync(copy.dir, { recursive: true, force: true });
       spawnSync('cp', ['-a', repo.dir, copy.dir]);
       ok(copy, ['task', 'add', 'From the journal', '--agent', 'implementer']);
-      const rels = [`${TASKS_DIR}/030/description.md`, `${TASKS_DIR}/030/log.md`, PROJECT, taskFile('030'), `${TASKS_DIR}/030/feedback/.gitkeep`];
-      const writes = rels.map((path) => ({ path, text: copy.read(path) }));
-      // Crash after the commit point, with only the first two files applied: a half-made folder.
-      writeFileSync(join(repo.dir, JOURNAL), JSON.stringify({ version: 1, writes, removals: [] }));
-      for (const w of writes.slice(0, 2)) {
-        spawnSync('mkdir', ['-p', join(repo.dir, TASKS_DIR, '030')]);
-        writeFileSync(join(repo.dir, w.path), w.text);
-      }
+      ok(copy, ['project', 'set', 'description', 'Changed with the task']);
+      const folder = `${TASKS_DIR}/030`;
+      const files = Object.fromEntries(['state.yaml', 'description.md', 'log.md', 'feedback/.gitkeep'].map((f) => [f, copy.read(`${folder}/${f}`)]));
+      // Killed after the commit point, with the folder moved into place and the project not yet.
+      writeJournal(repo, [{ to: folder, files }, { to: PROJECT, text: copy.read(PROJECT) }]);
+      spawnSync('cp', ['-a', join(repo.dir, '.sow/.runtime/tmp/crafted-0.tmp'), join(repo.dir, folder)]);
+      rmSync(join(repo.dir, '.sow/.runtime/tmp/crafted-0.tmp'), { recursive: true });
       const got = repo.sow(['task', 'get', '--id', '030', '--json']);
       expect(got.code, got.stderr + got.stdout).toBe(0);
       expect(got.json!.data.name).toBe('From the journal');
       expect(repo.exists(JOURNAL)).toBe(false);
-      for (const w of writes) expect(repo.read(w.path), w.path).toBe(w.text);
+      expect(repo.read(PROJECT)).toBe(copy.read(PROJECT));
+      for (const [f, text] of Object.entries(files)) expect(repo.read(`${folder}/${f}`), f).toBe(text);
       const tasks = expectConsistent(repo);
       expect(tasks.map((t) => t.id)).toEqual(['010', '020', '030']);
     } finally {

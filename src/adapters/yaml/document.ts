@@ -27,22 +27,11 @@ export class YamlSyntaxError extends Error {
 
 export interface ParsedYaml {
   data: unknown;
-  /** Whether a person commented the file: then writes go through the Document API. */
-  comments: boolean;
-}
-
-function hasComments(yaml: YamlModule, doc: import('yaml').Document): boolean {
-  if (doc.commentBefore || doc.comment) return true;
-  let found = false;
-  yaml.visit(doc, (_key, node) => {
-    const n = node as { commentBefore?: string | null; comment?: string | null };
-    if (n.commentBefore || n.comment) {
-      found = true;
-      return yaml.visit.BREAK;
-    }
-    return undefined;
-  });
-  return found;
+  /**
+   * Whether the text is not in the form sow writes (a person wrote or edited it: comments, other
+   * quoting, tags, flow lists). Writes then go through the Document API, which keeps that form.
+   */
+  handWritten: boolean;
 }
 
 /**
@@ -51,7 +40,7 @@ function hasComments(yaml: YamlModule, doc: import('yaml').Document): boolean {
  */
 export async function parseYaml(text: string): Promise<ParsedYaml> {
   const fast = parseCanonicalYaml(text);
-  if (fast !== undefined) return { data: fast, comments: false };
+  if (fast !== undefined) return { data: fast, handWritten: false };
   const yaml = await loadYaml();
   const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = doc.errors[0];
@@ -61,10 +50,10 @@ export async function parseYaml(text: string): Promise<ParsedYaml> {
     const message = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
     throw new YamlSyntaxError(message, pos?.line, pos?.col);
   }
-  return { data: doc.toJS({ maxAliasCount: 100 }), comments: hasComments(yaml, doc) };
+  return { data: doc.toJS({ maxAliasCount: 100 }), handWritten: true };
 }
 
-/** The text of `previous` changed to hold `value`, touching only what changed. */
+/** The text of `previous` changed to hold `value`, touching only what changed (comments, styles and tags stay). */
 export async function editYaml(previous: string, value: unknown): Promise<string> {
   const yaml = await loadYaml();
   const doc = yaml.parseDocument(previous);
