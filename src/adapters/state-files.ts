@@ -15,7 +15,7 @@ import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
 import { check } from '../domain/schemas.js';
 import { emitYaml } from './yaml/emit.js';
-import { editYaml, parseYaml, YamlSyntaxError } from './yaml/document.js';
+import { editYaml, parseYaml, ReservedKeyError, YamlSyntaxError } from './yaml/document.js';
 
 export interface StateFile<T> {
   /** Path relative to the repository root, for messages. */
@@ -33,6 +33,7 @@ export async function parseStateText(rel: string, text: string): Promise<{ data:
   try {
     return await parseYaml(text);
   } catch (err) {
+    if (err instanceof ReservedKeyError) throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
     if (!(err instanceof YamlSyntaxError)) throw err;
     const where = err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
     throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);

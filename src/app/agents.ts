@@ -10,7 +10,7 @@ import { ExternalToolError } from '../domain/errors.js';
 import type { ProjectState, Session, TaskState } from '../domain/schemas.js';
 import { checkStatusChange } from '../domain/tasks.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
-import { EXECUTORS } from '../adapters/executors/table.js';
+import { EXECUTORS, executorOf } from '../adapters/executors/table.js';
 import type { Executor, Invocation } from '../adapters/executors/types.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
@@ -76,7 +76,7 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
     if (!executor) throw new UnknownExecutorError(binding.executor, Object.keys(effective.executors), loaded.path);
     verbose(`  Executor: ${executor.name} (type ${executor.config.type}; ${sourceText(binding.source, binding.variable)})`);
   }
-  const spec = EXECUTORS[executor.config.type];
+  const spec = executorOf(executor.config.type);
   if (!spec) throw new UnknownExecutorError(executor.config.type, Object.keys(EXECUTORS), loaded.path);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
   verbose(`  Settings: yolo_mode=${executor.config.settings?.yolo_mode ?? false} (${executor.config.settings?.yolo_mode === undefined ? 'default' : settingsSource})` +
@@ -288,7 +288,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   target = found.target;
   const resolution = await resolveFor(agentName, session, opts);
   if (!resolution.spec.supportsResumption(resolution.executor.config)) {
-    const resumable = Object.values(resolution.effective.executors).filter((e) => EXECUTORS[e.config.type]?.supportsResumption(e.config)).map((e) => e.name);
+    const resumable = Object.values(resolution.effective.executors).filter((e) => executorOf(e.config.type)?.supportsResumption(e.config)).map((e) => e.name);
     throw new ResumeNotSupportedError(resolution.executor.name, label(target), resumable.length ? resumable : ['claude-code', 'cursor']);
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.

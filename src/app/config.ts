@@ -4,7 +4,7 @@ import { checkConfig, DEFAULT_EXECUTOR, resolveConfig, type EffectiveConfig } fr
 import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES } from '../domain/schemas.js';
 import { runEditor } from '../adapters/editor.js';
-import { EXECUTORS } from '../adapters/executors/table.js';
+import { executorOf } from '../adapters/executors/table.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { emitString } from '../adapters/yaml/emit.js';
 import { backupAndRemoveUserConfig, readUserConfig, userConfigExists, userConfigPath, writeUserConfig, ConfigFileError } from '../adapters/user-config.js';
@@ -99,7 +99,8 @@ export async function validateConfig(): Promise<ValidationReport> {
   for (const name of used) {
     const executor = effective.executors[name];
     if (!executor) continue;
-    const spec = EXECUTORS[executor.config.type];
+    const spec = executorOf(executor.config.type);
+    if (!spec) continue;
     const binary = spec.binary(executor.config);
     if (!findOnPath(binary)) lines.push({ level: 'warning', text: `${binary || '(no binary)'} not found on PATH\n  The '${name}' executor requires it. Install: ${spec.install}` });
   }

@@ -38,17 +38,18 @@ export const envVariableFor = (role: string) => `SOW_AGENTS_${role.toUpperCase()
 const isType = (name: string): name is ExecutorType => (EXECUTOR_TYPES as readonly string[]).includes(name);
 
 export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record<string, string | undefined>>): EffectiveConfig {
-  const executors: Record<string, ResolvedExecutor> = {};
+  // Null-prototype tables: a name the user chose (`toString`) finds only what the user defined.
+  const executors: Record<string, ResolvedExecutor> = Object.create(null) as Record<string, ResolvedExecutor>;
   for (const [name, config] of Object.entries(DEFAULT_EXECUTORS)) executors[name] = { name, config, source: 'default' };
   for (const [name, config] of Object.entries(file?.agents?.executors ?? {})) executors[name] = { name, config, source: 'file' };
 
-  const bindings: Record<string, ResolvedBinding> = {};
+  const bindings: Record<string, ResolvedBinding> = Object.create(null) as Record<string, ResolvedBinding>;
   const roles = new Set([...ROLES, ...Object.keys(file?.agents?.bindings ?? {})]);
-  const overrides: Record<string, string> = {};
+  const overrides: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const role of roles) {
     const variable = envVariableFor(role);
     const fromEnv = env[variable];
-    const fromFile = file?.agents?.bindings?.[role];
+    const fromFile = file?.agents?.bindings && Object.hasOwn(file.agents.bindings, role) ? file.agents.bindings[role] : undefined;
     if (fromEnv) {
       bindings[role] = { role, executor: fromEnv, source: 'environment', variable };
       overrides[variable] = fromEnv;

@@ -23,13 +23,13 @@ export function parseValue(raw: string): Scalar {
   return raw;
 }
 
-/** Names that mean something to JavaScript objects themselves; never field names. */
-const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+/** Names of parts of every JavaScript object: sow cannot store them faithfully, so it refuses them. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export function splitPath(field: string): string[] {
   const parts = field.split('.');
   if (field === '' || parts.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`, "use names separated by dots, e.g. 'metadata.owner.name'");
-  const reserved = parts.find((p) => RESERVED.has(p));
+  const reserved = parts.find((p) => RESERVED_NAMES.has(p));
   if (reserved) throw new InvalidValueError('field', field, `a name other than '${reserved}' (it names a part of every JavaScript object, so sow cannot store it faithfully)`, "pick another name, e.g. 'metadata.owner'");
   return parts;
 }

@@ -198,3 +198,6 @@ const command: Executor = {
 };
 
 export const EXECUTORS: Readonly<Record<ExecutorType, Executor>> = { claude, cursor, codex, gemini, copilot, opencode, windsurf, command };
+
+/** The executor of a type named in a file (a session records it): only a type sow has. */
+export const executorOf = (type: string): Executor | undefined => (Object.hasOwn(EXECUTORS, type) ? EXECUTORS[type as ExecutorType] : undefined);

@@ -30,6 +30,7 @@ const STRINGS = ['add-auth', 'ImplementationExecuting', 'planning/tasks.md', '..
   '010', '1e3', 'true', 'False', 'null', '~', 'yes', 'N', 'on', '', ' lead', 'trail ', 'a: b', 'a #b', '#x', '- item', '[x]', '{x}', '"q"',
   "it's", 'multi\nline', 'tab\there', '@at', '`tick', '!tag', '&a', '*a', '|', '>', '---', '...', 'emoji 🚀', 'ctrl \u0001 \u007f \u0085 \u009f',
   '\ufeffbom', 'a\u2028b', 'back\\slash', '.inf', '-.5', '0x1F', '2026-11-26T00:00:00.000Z', '__proto__x', 'constructor', 'ü', '/'];
+const KEYS = STRINGS.filter((s) => s !== 'constructor');
 const NUMBERS = [0, 1, -1, 10, 1.5, -2.25, 1e21, 1e-7, 123456789012, Number.MAX_SAFE_INTEGER, NaN, Infinity, -Infinity];
 
 function value(r: () => number, depth: number): unknown {
@@ -44,7 +45,8 @@ function value(r: () => number, depth: number): unknown {
   if (k < 0.75) {
     const out: Record<string, unknown> = {};
     const n = Math.floor(r() * 5);
-    for (let i = 0; i < n; i++) out[STRINGS[Math.floor(r() * STRINGS.length)]!] = value(r, depth + 1);
+    // Keys never name object internals (`constructor`): state files refuse those (see below).
+    for (let i = 0; i < n; i++) out[KEYS[Math.floor(r() * KEYS.length)]!] = value(r, depth + 1);
     return out;
   }
   return Array.from({ length: Math.floor(r() * 4) }, () => value(r, depth + 1));
@@ -155,6 +157,8 @@ describe('parseCanonicalYaml', () => {
       'a:\n    b: 1\n', // four spaces
       'a: 1\na: 2\n', // duplicate key
       '__proto__: 1\n',
+      'constructor: 1\n',
+      'a:\n  prototype: x\n',
       'a: yes\n',
       'a: 010\n',
       'a: 1E3\n',

@@ -11,6 +11,7 @@
  * would, or nothing; canonical.test.ts checks that against `yaml` on generated and mangled files.
  */
 
+import { RESERVED_NAMES } from '../../domain/fields.js';
 import { isPlainString } from './emit.js';
 
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
@@ -106,7 +107,8 @@ class Reader {
       if (colon <= from) return false;
       key = plainString(line.slice(from, colon));
     }
-    if (key === NO || line.charCodeAt(colon) !== 58 || key === '__proto__') return false;
+    // Names of object internals go to the yaml package, and from there to the reserved-name check.
+    if (key === NO || line.charCodeAt(colon) !== 58 || RESERVED_NAMES.has(key)) return false;
     this.k = key;
     this.after = colon + 1;
     return true;

@@ -3,6 +3,7 @@
  * declines), and editing a commented file through yaml's Document API so that its comments, key
  * order and styles survive a write.
  */
+import { RESERVED_NAMES } from '../../domain/fields.js';
 import { parseCanonicalYaml } from './canonical.js';
 
 type YamlModule = typeof import('yaml');
@@ -22,6 +23,26 @@ async function loadYaml(): Promise<YamlModule> {
 export class YamlSyntaxError extends Error {
   constructor(message: string, readonly line?: number, readonly column?: number) {
     super(message);
+  }
+}
+
+/** A key that names a part of every JavaScript object (`constructor`): data would not hold it faithfully. */
+export class ReservedKeyError extends Error {
+  constructor(readonly key: string, readonly path: string) {
+    super(`'${key}' names a part of every JavaScript object, so sow cannot keep it as a key`);
+  }
+}
+
+/** Throws ReservedKeyError for the first reserved key anywhere in `value`. */
+function refuseReservedKeys(value: unknown, path: string[] = []): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => refuseReservedKeys(item, [...path, String(i)]));
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    if (RESERVED_NAMES.has(key)) throw new ReservedKeyError(key, [...path, key].join('.'));
+    refuseReservedKeys((value as Record<string, unknown>)[key], [...path, key]);
   }
 }
 
@@ -50,7 +71,9 @@ export async function parseYaml(text: string): Promise<ParsedYaml> {
     const message = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
     throw new YamlSyntaxError(message, pos?.line, pos?.col);
   }
-  return { data: doc.toJS({ maxAliasCount: 100 }), handWritten: true };
+  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  refuseReservedKeys(data);
+  return { data, handWritten: true };
 }
 
 /** The text of `previous` changed to hold `value`, touching only what changed (comments, styles and tags stay). */
@@ -72,7 +95,7 @@ function syncNode(yaml: YamlModule, doc: import('yaml').Document, node: YamlNode
     const seen = new Set<string>();
     for (const pair of [...node.items]) {
       const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      if (!(key in record) || record[key] === undefined) {
+      if (!Object.hasOwn(record, key) || record[key] === undefined) {
         node.delete(pair.key);
         continue;
       }
