@@ -15,11 +15,23 @@
  */
 import { closeSync, lstatSync, openSync, readFileSync, utimesSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LockTimeoutError, SowError } from '../domain/errors.js';
+import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists } from './fs-atomic.js';
 import { inform } from './notices.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+const MAX_TIMEOUT_S = 86_400;
+
+/** How long a command waits for the lock: SOW_LOCK_TIMEOUT seconds (0 = do not wait), else 15 s. */
+export function lockTimeoutMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const raw = env['SOW_LOCK_TIMEOUT'];
+  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
+  const seconds = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(seconds <= MAX_TIMEOUT_S)) {
+    throw new UsageError(`SOW_LOCK_TIMEOUT='${raw.slice(0, 20)}' is not a number of seconds`, `set it to how long to wait for another sow command, e.g. SOW_LOCK_TIMEOUT=60 (at most ${MAX_TIMEOUT_S}), or unset it for ${DEFAULT_TIMEOUT_MS / 1000} s`);
+  }
+  return Math.round(seconds * 1000);
+}
 const HEARTBEAT_MS = 1_000;
 const HEARTBEAT_STALE_MS = 30_000;
 /** A lock file with no holder in it: its creator died between creating and writing it. */
@@ -179,6 +191,15 @@ function describeHolder(holder: Holder | undefined): string {
   return `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}${holder.command ? ` (${holder.command})` : ''}`;
 }
 
+function timeout(path: string, info: LockInfo | undefined, timeoutMs: number): LockTimeoutError {
+  const holder = info?.holder;
+  const since = holder ? `, since ${new Date(holder.started).toISOString()}` : '';
+  const elsewhere = holder && holder.host !== hostname();
+  return new LockTimeoutError(path, `${describeHolder(holder)}${since}`, Math.round(timeoutMs / 100) / 10, elsewhere
+    ? `it runs on ${holder.host}, which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after that host stops)`
+    : undefined);
+}
+
 /** What this process is doing, for whoever waits for its lock: `sow task set`. */
 function ownCommand(): string {
   const words: string[] = [];
@@ -212,7 +233,7 @@ function takeOver(path: string, staleRaw: string): void {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function acquireLock(path: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<() => void> {
+export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   releaseAllOnExit();
   const content = JSON.stringify({
     pid: process.pid,
@@ -247,7 +268,7 @@ export async function acquireLock(path: string, timeoutMs = DEFAULT_TIMEOUT_MS):
     }
     const info = readLock(path);
     if (info && isStale(path, info, Date.now())) takeOver(path, info.raw);
-    else if (Date.now() > deadline) throw new LockTimeoutError(path, describeHolder(info?.holder));
+    else if (Date.now() >= deadline) throw timeout(path, info, timeoutMs);
     if (!told && Date.now() - began >= SAY_WAITING_AFTER_MS) {
       told = true;
       inform(`waiting for ${describeHolder(info?.holder)} to finish writing .sow/ …`);

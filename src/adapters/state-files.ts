@@ -15,7 +15,7 @@ import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
 import { check } from '../domain/schemas.js';
 import { emitYaml } from './yaml/emit.js';
-import { editYaml, parseYaml, ReservedKeyError, YamlSyntaxError } from './yaml/document.js';
+import { editYaml, parseYaml, ReservedKeyError, YamlSyntaxError, YamlTooLargeError } from './yaml/document.js';
 
 export interface StateFile<T> {
   /** Path relative to the repository root, for messages. */
@@ -25,8 +25,11 @@ export interface StateFile<T> {
   readonly handWritten: boolean;
 }
 
-/** 8 MiB: a state file is a project or one task; more is not something sow wrote. */
-export const MAX_STATE_BYTES = 8 * 1024 * 1024;
+/**
+ * 1 MiB: a state file is a project or one task, a few KB even after hundreds of outputs; a file
+ * a thousand times that is not something sow wrote, and would take seconds to read and rewrite.
+ */
+export const MAX_STATE_BYTES = 1024 * 1024;
 
 /** Parses YAML text; a syntax error becomes a StateFileError naming the file, line and column. */
 export async function parseStateText(rel: string, text: string): Promise<{ data: unknown; handWritten: boolean }> {
@@ -34,6 +37,7 @@ export async function parseStateText(rel: string, text: string): Promise<{ data:
     return await parseYaml(text);
   } catch (err) {
     if (err instanceof ReservedKeyError) throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
+    if (err instanceof YamlTooLargeError) throw new StateFileError(rel, err.message);
     if (!(err instanceof YamlSyntaxError)) throw err;
     const where = err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
     throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);
@@ -67,7 +71,7 @@ export function readText(root: string, rel: string): string {
     if (stat.isDirectory()) throw new StateFileError(rel, 'is a folder, not a file');
     if (!stat.isFile()) throw new StateFileError(rel, 'is not a regular file');
     if (stat.size > MAX_STATE_BYTES) {
-      throw new StateFileError(rel, `is ${(stat.size / 1048576).toFixed(1)} MB; sow reads state files of up to ${MAX_STATE_BYTES / 1048576} MB (a project or a task is far smaller)`);
+      throw new StateFileError(rel, `is ${(stat.size / 1048576).toFixed(1)} MB; sow reads state files of up to ${MAX_STATE_BYTES / 1048576} MB (a project or a task takes a few KB): move what made it grow (long texts) into a document beside it`);
     }
     return readFileSync(abs, 'utf8');
   } catch (err) {

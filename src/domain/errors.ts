@@ -222,9 +222,10 @@ export class StateFileError extends SowError {
 }
 
 export class LockTimeoutError extends SowError {
-  constructor(lockFile: string, holder: string) {
-    super('LOCK_TIMEOUT', 'failed', `timed out waiting for the state lock ${q(lockFile)} held by ${holder}`,
-      'another sow command is writing; retry, or remove the lock file if no sow process is running');
+  constructor(lockFile: string, holder: string, seconds: number, hint?: string) {
+    super('LOCK_TIMEOUT', 'failed', `waited ${seconds} s for the state lock ${q(lockFile)}, held by ${holder}`,
+      hint ?? `that command is still running: retry when it is done, or wait longer with SOW_LOCK_TIMEOUT=<seconds>`,
+      { lock: lockFile, holder });
   }
 }
 

@@ -26,6 +26,22 @@ export class YamlSyntaxError extends Error {
   }
 }
 
+/** Hand-written YAML with more values than a state file has; the yaml package would take seconds. */
+export class YamlTooLargeError extends Error {}
+
+/** More values than this (counted roughly: lines and commas) is not a state file. */
+const MAX_VALUES = 100_000;
+
+/** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
+function roughValueCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 44) n++;
+  }
+  return n;
+}
+
 /** A key that names a part of every JavaScript object (`constructor`): data would not hold it faithfully. */
 export class ReservedKeyError extends Error {
   constructor(readonly key: string, readonly path: string) {
@@ -62,8 +78,14 @@ export interface ParsedYaml {
 export async function parseYaml(text: string): Promise<ParsedYaml> {
   const fast = parseCanonicalYaml(text);
   if (fast !== undefined) return { data: fast, handWritten: false };
+  if (roughValueCount(text) > MAX_VALUES) {
+    throw new YamlTooLargeError(`holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few hundred, so sow does not read it`);
+  }
   const yaml = await loadYaml();
-  const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  // yaml's own duplicate-key check compares every key with every other (minutes for a large
+  // map); ours keeps a set per map.
+  const lines = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines });
   const error = doc.errors[0];
   if (error) {
     const pos = error.linePos?.[0];
@@ -71,15 +93,38 @@ export async function parseYaml(text: string): Promise<ParsedYaml> {
     const message = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
     throw new YamlSyntaxError(message, pos?.line, pos?.col);
   }
+  refuseDuplicateKeys(yaml, doc, lines);
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
   refuseReservedKeys(data);
+  parsed = { text, doc };
   return { data, handWritten: true };
+}
+
+/** The last hand-written document parsed, so that the write after a read does not parse it again. */
+let parsed: { text: string; doc: import('yaml').Document } | undefined;
+
+function refuseDuplicateKeys(yaml: YamlModule, doc: import('yaml').Document, lines: import('yaml').LineCounter): void {
+  yaml.visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        if (!seen.has(key)) {
+          seen.add(key);
+          continue;
+        }
+        const at = yaml.isNode(pair.key) && pair.key.range ? lines.linePos(pair.key.range[0]) : undefined;
+        throw new YamlSyntaxError(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, at?.line, at?.col);
+      }
+    },
+  });
 }
 
 /** The text of `previous` changed to hold `value`, touching only what changed (comments, styles and tags stay). */
 export async function editYaml(previous: string, value: unknown): Promise<string> {
   const yaml = await loadYaml();
-  const doc = yaml.parseDocument(previous);
+  const doc = parsed?.text === previous ? parsed.doc : yaml.parseDocument(previous);
+  parsed = undefined; // edited below: no longer the document of that text
   syncNode(yaml, doc, doc.contents, value, (node) => (doc.contents = node as never));
   return doc.toString();
 }
