@@ -1,24 +1,38 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
+import { asWriteError } from './io-errors.js';
 
 let counter = 0;
 
 /** A name no other write of this or another sow process uses. */
-export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
+export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** Writes all of `text` at the file's position: one write(2) may write only part of it (a disk filling up). */
+export function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
 
 /**
  * Writes `text` to a new file and, when `durable`, fsyncs it. A failure (a full disk, no
  * permission) removes what was written and rethrows, so nothing is left behind.
  */
 export function writeNewFile(path: string, text: string, durable = true): void {
-  const fd = openSync(path, 'wx', 0o644);
+  let fd: number;
   try {
-    writeSync(fd, text);
+    fd = openSync(path, 'wx', 0o644);
+  } catch (err) {
+    throw asWriteError(err, path);
+  }
+  try {
+    writeAll(fd, text);
     if (durable) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     rmSync(path, { force: true });
-    throw err;
+    throw asWriteError(err, path);
   }
   closeSync(fd);
 }

@@ -18,13 +18,37 @@ const WRITES = /^(open|write|mkdir|rename|unlink|rmdir|rm|utime|futime|fsync|cop
 
 export class EnvironmentError extends SowError {}
 
+const WRITING = Symbol('sow: failed while writing');
+
+/**
+ * Marks an error met while writing `path`: an open or access check made in order to write (`open`
+ * alone does not say), or a write(2) or fsync, whose errors name no path.
+ */
+export function asWriteError(err: unknown, path?: string): unknown {
+  if (typeof err === 'object' && err !== null) {
+    Object.defineProperty(err, WRITING, { value: true });
+    const e = err as NodeJS.ErrnoException;
+    if (path !== undefined && e.path === undefined) e.path = path;
+  }
+  return err;
+}
+
+/** Errors only a write meets. */
+const WRITE_ONLY = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
+function verbOf(e: NodeJS.ErrnoException): string {
+  if (WRITE_ONLY.has(e.code ?? '') || (e as { [WRITING]?: boolean })[WRITING]) return 'write';
+  if (e.syscall === 'open' || e.syscall === 'access') return 'open';
+  return WRITES.test(e.syscall ?? '') ? 'write' : 'read';
+}
+
 /** The user-facing error for an I/O failure the environment caused, or undefined for anything else. */
 export function environmentError(err: unknown, committed = false): SowError | undefined {
   const e = err as NodeJS.ErrnoException | undefined;
   if (!e || typeof e.code !== 'string') return undefined;
   const kind = KINDS[e.code];
   if (!kind) return undefined;
-  const verb = WRITES.test(e.syscall ?? '') && e.syscall !== 'open' ? 'write' : e.syscall === 'open' ? 'open' : 'read';
+  const verb = verbOf(e);
   const where = e.path ? ` '${e.path}'` : '';
   const outcome = committed
     ? 'the change is recorded and the next sow command finishes it once this is fixed'

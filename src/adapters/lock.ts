@@ -13,10 +13,11 @@
  *
  * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
-import { closeSync, lstatSync, openSync, readFileSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
-import { unlinkIfExists } from './fs-atomic.js';
+import { unlinkIfExists, writeAll } from './fs-atomic.js';
+import { asWriteError } from './io-errors.js';
 import { inform } from './notices.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -125,14 +126,14 @@ function tryCreate(path: string, content: string): boolean {
     fd = openSync(path, 'wx', 0o644);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
+    throw asWriteError(err, path);
   }
   try {
-    writeSync(fd, content);
+    writeAll(fd, content);
   } catch (err) {
     closeSync(fd);
     unlinkIfExists(path); // a full disk must not leave an empty lock behind
-    throw err;
+    throw asWriteError(err, path);
   }
   closeSync(fd);
   return true;

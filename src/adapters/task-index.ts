@@ -18,6 +18,7 @@ import { join, sep } from 'node:path';
 import { TASK_STATUSES, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const FORMAT = 4;
@@ -110,7 +111,8 @@ export class TaskIndex {
         next.push(candidate!);
         continue;
       }
-      const summary = await load(id, rel, isFile ? readFileSync(abs, 'utf8') : undefined);
+      // Anything but a regular file of a readable size is left to `load`, which says what is wrong.
+      const summary = await load(id, rel, isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined);
       out.push(summary);
       if (isFile && settled(before!, now)) {
         next.push(encode(before!, summary));

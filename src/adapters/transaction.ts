@@ -24,7 +24,7 @@ import { dirname, join, posix, resolve, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { realPath } from './files.js';
 import { clearDir, fsyncDir, removeTreeAtomic, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
-import { environmentError } from './io-errors.js';
+import { asWriteError, environmentError } from './io-errors.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const JOURNAL_FORMAT = 2;
@@ -126,7 +126,7 @@ export class Transaction {
       const tmp = ensureRuntimeDir(this.root, 'tmp');
       for (const [to, text] of this.writes) {
         const name = uniqueName('write');
-        writeNewFile(join(tmp, name), text);
+        stage(join(tmp, name), text, join(this.root, to));
         body.renames.push({ from: `${TMP}/${name}`, to });
         ensureWritableDir(join(this.root, dirname(to)));
       }
@@ -136,11 +136,11 @@ export class Transaction {
         body.folders.push({ from: `${TMP}/${name}`, to: folder.path });
         for (const [file, text] of Object.entries(folder.files)) {
           mkdirSync(dirname(join(tmp, name, file)), { recursive: true });
-          writeNewFile(join(tmp, name, file), text);
+          stage(join(tmp, name, file), text, join(this.root, folder.path, file));
         }
         ensureWritableDir(join(this.root, dirname(folder.path)));
       }
-      for (const removal of this.removals) accessSync(join(this.root, dirname(removal)), constants.W_OK);
+      for (const removal of this.removals) ensureWritableDir(join(this.root, dirname(removal)));
       fsyncDir(runtimePath(this.root, 'tmp'));
     } catch (err) {
       discard(this.root, body);
@@ -150,10 +150,24 @@ export class Transaction {
   }
 }
 
+/** Writes a temp file for `target`; a failure names the target, the file the user knows. */
+function stage(tmpPath: string, text: string, target: string): void {
+  try {
+    writeNewFile(tmpPath, text);
+  } catch (err) {
+    (err as NodeJS.ErrnoException).path = target;
+    throw err;
+  }
+}
+
 /** Makes the folder (and its parents) and checks that a file can be renamed into it. */
 function ensureWritableDir(dir: string): void {
   mkdirSync(dir, { recursive: true });
-  accessSync(dir, constants.W_OK);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw asWriteError(err);
+  }
 }
 
 /** Removes the temp files of a change that was not committed. */

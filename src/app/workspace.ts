@@ -220,13 +220,16 @@ export function branchProblem(root: string, project: ProjectState): { message: s
   };
 }
 
-/** Errors that say this user cannot write the runtime folder: then nobody writes with our lock either. */
-const READ_ONLY = new Set(['EACCES', 'EPERM', 'EROFS']);
+/**
+ * Errors that say the lock cannot be made here: no permission, a read-only file system, a full
+ * disk. Writers cannot take it either, so a read goes on without it.
+ */
+const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
 /**
  * Runs `fn` holding the workspace lock, so that it sees every state file as one writer left them,
- * never half of a multi-file write. Where this user cannot create the lock (a read-only checkout),
- * `fn` reads without it.
+ * never half of a multi-file write. Where the lock cannot be made (a read-only checkout, a full
+ * disk), `fn` reads without it.
  */
 async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<T> {
   let release: (() => void) | undefined;
@@ -234,7 +237,7 @@ async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<
     ensureRuntimeDir(root);
     release = await acquireLock(lockPath(root));
   } catch (err) {
-    if (!READ_ONLY.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
   }
   try {
     return await fn();

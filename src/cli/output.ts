@@ -28,7 +28,8 @@ export const cwd = (): string => process.cwd();
 
 /** Turns `--key value` / `--key=value` words commander did not know into a map (artifact metadata). */
 export function extraFlags(words: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: `--__proto__ x` must arrive as a name (and be refused), not vanish into Object.
+  const out = Object.create(null) as Record<string, string>;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const match = /^--([A-Za-z0-9_.-]+)(?:=(.*))?$/s.exec(word);

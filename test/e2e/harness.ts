@@ -24,7 +24,7 @@ export interface RunResult {
 export interface Repo {
   dir: string;
   /** Runs sow with these arguments in the repo (or in `cwd`, relative to it). */
-  sow(args: string[], opts?: { cwd?: string; env?: Record<string, string>; input?: string }): RunResult;
+  sow(args: string[], opts?: { cwd?: string; env?: Record<string, string>; input?: string; via?: string[] }): RunResult;
   /** Runs sow asynchronously (for concurrency and kill tests). */
   sowAsync(args: string[], opts?: { env?: Record<string, string> }): Promise<RunResult>;
   git(args: string[]): string;
@@ -84,17 +84,21 @@ export interface RepoOptions {
   init?: boolean;
   /** Branch to start on (default main). */
   branch?: string;
+  /** An existing empty folder to make the repository in (default: a new temp folder). */
+  dir?: string;
 }
 
 export function makeRepo(opts: RepoOptions = {}): Repo {
-  const dir = mkdtempSync(join(tmpdir(), 'sow-e2e-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'sow-e2e-'));
   const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, env: baseEnv(), encoding: 'utf8' }).trim();
   run('git', ['init', '-q', '-b', opts.branch ?? 'main']);
   run('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
   const repo: Repo = {
     dir,
     sow(args, o = {}) {
-      const r = spawnSync(process.execPath, [SOW, ...args], {
+      // `via`: a command that runs node for us (`setpriv …` to run as another user).
+      const [cmd, ...pre] = o.via ?? [process.execPath];
+      const r = spawnSync(cmd!, [...pre, ...(o.via ? [process.execPath] : []), SOW, ...args], {
         cwd: o.cwd ? join(dir, o.cwd) : dir,
         env: baseEnv(o.env),
         encoding: 'utf8',
@@ -237,9 +241,10 @@ export interface JournalStep {
 /**
  * Writes `.sow/.runtime/journal.json` as a sow process that was killed after its commit point
  * would leave it: the new texts staged in `.sow/.runtime/tmp/`, the journal naming them, with
- * its checksum (sha256 of the body's JSON). `tamper` changes the body after the checksum is taken.
+ * its checksum (sha256 of the body's JSON). `edit` changes the body before the checksum is taken
+ * (a journal that is whole but names what it should not), `tamper` after (one that is not whole).
  */
-export function writeJournal(repo: Repo, steps: JournalStep[], opts: { removals?: string[]; tamper?: (body: any) => void } = {}): Record<string, unknown> {
+export function writeJournal(repo: Repo, steps: JournalStep[], opts: { removals?: string[]; edit?: (body: any) => void; tamper?: (body: any) => void } = {}): Record<string, unknown> {
   const tmp = '.sow/.runtime/tmp';
   mkdirSync(join(repo.dir, tmp), { recursive: true });
   const renames: { from: string; to: string }[] = [];
@@ -258,6 +263,7 @@ export function writeJournal(repo: Repo, steps: JournalStep[], opts: { removals?
     }
   });
   const body: Record<string, unknown> = { version: 2, renames, folders, removals: opts.removals ?? [] };
+  opts.edit?.(body);
   const checksum = createHash('sha256').update(JSON.stringify(body)).digest('hex');
   opts.tamper?.(body);
   const journal = { ...body, checksum };

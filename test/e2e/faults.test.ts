@@ -1,0 +1,721 @@
+/**
+ * The store under faults: a journal or lock that sow did not write, a full disk, a read-only
+ * folder or file system, a lock holder that is slow but alive, names and values JavaScript
+ * objects do not hold faithfully, and files that are not what they seem. Each case here broke
+ * sow 0.1.0 (exit 70, a lost or doubled update, a write outside the repository, a hang).
+ *
+ * Faults are real: a small tmpfs fills up, a bind mount is read-only, an unprivileged user
+ * (setpriv) meets a folder it cannot write, a live process holds the lock. The cases that need
+ * root to mount or to change user are skipped without it, saying why.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectFails, makeRepo, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, writeJournal, type Repo, type RunResult } from './harness.js';
+
+const fresh = useRepos();
+const TASKS = '.sow/project/phases/implementation/tasks';
+const RUNTIME = '.sow/.runtime';
+const LOCK = `${RUNTIME}/lock`;
+const JOURNAL = `${RUNTIME}/journal.json`;
+
+const isRoot = process.getuid?.() === 0;
+
+/** Whether this machine lets the tests mount a tmpfs (root in a container that allows it). */
+const canMount = (() => {
+  if (!isRoot || process.platform !== 'linux') return false;
+  const probe = mkdtempSync(join(tmpdir(), 'sow-mount-probe-'));
+  try {
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]).status !== 0) return false;
+    spawnSync('umount', [probe]);
+    return true;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+})();
+const NO_MOUNT = 'needs root and mount(8) for a tmpfs or bind mount';
+
+const mounts: string[] = [];
+afterEach(() => {
+  for (const dir of mounts.splice(0).reverse()) spawnSync('umount', ['-l', dir]);
+});
+
+function mount(args: string[], dir: string): void {
+  const r = spawnSync('mount', [...args, dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`mount ${args.join(' ')} ${dir}: ${r.stderr}`);
+  mounts.push(dir);
+}
+
+/** No runtime leftovers: no lock, no takeover file, no journal, no temp files. */
+function expectRuntimeClean(repo: Repo, label: string): void {
+  expect(repo.exists(LOCK), `${label}: lock left behind`).toBe(false);
+  expect(repo.exists(`${LOCK}.takeover`), `${label}: takeover file left behind`).toBe(false);
+  expect(repo.exists(JOURNAL), `${label}: journal left behind`).toBe(false);
+  const tmp = join(repo.dir, RUNTIME, 'tmp');
+  expect(existsSync(tmp) ? readdirSync(tmp) : [], `${label}: temp files left behind`).toEqual([]);
+}
+
+const taskNames = (repo: Repo): string[] => (ok(repo, ['task', 'list', '--json']).json!.data as { name: string }[]).map((t) => t.name);
+
+/** The JSON envelope's error of a failed run. */
+function errorOf(r: RunResult, label: string): { code: string; message: string; hint?: string } {
+  expect(r.json?.ok, `${label}: a JSON error\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(false);
+  return r.json!.error!;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the journal is runtime data, never trusted input', () => {
+  /** A repository beside a folder outside it that a hostile journal aims at. */
+  function target(): { repo: Repo; outside: string; cleanup: () => void } {
+    const repo = fresh();
+    toExecuting(repo);
+    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+    writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+    return { repo, outside, cleanup: () => rmSync(outside, { recursive: true, force: true }) };
+  }
+
+  /** Every command — a read, a write, the status — refuses the journal (exit 4) and applies nothing of it. */
+  function expectRefusedEverywhere(repo: Repo, outside: string, problem: RegExp): void {
+    const journal = repo.read(JOURNAL);
+    for (const args of [['task', 'list'], ['task', 'set', '--id', '010', 'metadata.x', '1'], ['project', 'status'], ['advance', '--dry-run']]) {
+      const text = expectFails(repo, args, 4, 'JOURNAL_REFUSED', { human: args[0] === 'task' && args[1] === 'list' });
+      expect(text, args.join(' ')).toContain('.sow/.runtime/journal.json');
+      expect(text, args.join(' ')).toMatch(problem);
+      expect(text, args.join(' ')).toContain('nothing of it was applied');
+      expect(repo.read(JOURNAL), `${args.join(' ')}: the journal is left for the user to look at`).toBe(journal);
+    }
+    expect(readdirSync(outside).sort(), 'nothing written or removed outside the repository').toEqual(['precious.txt']);
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect(existsSync(join(repo.dir, '..', 'pwned.txt'))).toBe(false);
+  }
+
+  it('a journal whose targets lie outside .sow/ — by ../, by an absolute path, through a symlink — is refused', () => {
+    const { repo, outside, cleanup } = target();
+    try {
+      const text = 'pwned\n';
+      for (const to of [`../${outside.split('/').pop()}/pwned.txt`, `.sow/../../${outside.split('/').pop()}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.sow/.runtime/lock']) {
+        writeJournal(repo, [{ to, text }, { to: '.sow/project/notes.md', text }]);
+        expectRefusedEverywhere(repo, outside, /outside \.sow\//);
+        expect(repo.exists('README.md')).toBe(false);
+      }
+      // A link inside .sow/ that leads out of it: the path looks inside, the file would not be.
+      symlinkSync(outside, join(repo.dir, '.sow/project/elsewhere'));
+      writeJournal(repo, [{ to: '.sow/project/elsewhere/pwned.txt', text }, { to: '.sow/project/notes.md', text }]);
+      expectRefusedEverywhere(repo, outside, /outside \.sow\//);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('a journal that removes a tree outside .sow/, or reads from outside its temp folder, is refused', () => {
+    const { repo, outside, cleanup } = target();
+    try {
+      for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git']) {
+        writeJournal(repo, [{ to: '.sow/project/notes.md', text: 'x\n' }], { removals: [removal] });
+        expectRefusedEverywhere(repo, outside, /outside \.sow\//);
+      }
+      expect(existsSync(join(repo.dir, '.git'))).toBe(true);
+      // Renames whose source is not a temp file sow made: a state file moved away, a file outside.
+      for (const from of [PROJECT, join(outside, 'precious.txt'), '.sow/.runtime/tmp/../../project/state.yaml']) {
+        writeJournal(repo, [{ to: '.sow/project/notes.md', text: 'x\n' }, { to: '.sow/project/more.md', text: 'y\n' }], {
+          edit: (body) => (body.renames[0].from = from),
+        });
+        expectRefusedEverywhere(repo, outside, /source outside sow's temp folder/);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('a journal that is not whole (its checksum), not of this format, or would write an invalid state file is refused', () => {
+    const { repo, outside, cleanup } = target();
+    try {
+      const project = repo.read(PROJECT);
+      writeJournal(repo, [{ to: PROJECT, text: project.replace('A demo project', 'Changed') }, { to: '.sow/project/notes.md', text: 'x\n' }], {
+        tamper: (body) => body.renames.reverse(),
+      });
+      expectRefusedEverywhere(repo, outside, /checksum/);
+      writeJournal(repo, [{ to: PROJECT, text: 'name: [unclosed\n' }, { to: '.sow/project/notes.md', text: 'x\n' }]);
+      expectRefusedEverywhere(repo, outside, /would write \.sow\/project\/state\.yaml, which would not be valid/);
+      // A task file that says it is another task: what sow writes always agrees with its folder.
+      writeJournal(repo, [{ to: taskFile('010'), text: repo.read(taskFile('020')) }, { to: '.sow/project/notes.md', text: 'x\n' }]);
+      expectRefusedEverywhere(repo, outside, /would write .*010\/state\.yaml, which would not be valid/);
+      repo.write(JOURNAL, JSON.stringify({ version: 1, writes: [{ path: '../pwned.txt', text: 'x' }], removals: [] }));
+      expectRefusedEverywhere(repo, outside, /not a journal of this sow/);
+      repo.write(JOURNAL, '{"version": 2, "renames": [');
+      expectRefusedEverywhere(repo, outside, /not valid JSON/);
+      // Once the user removes it, sow works again, and nothing of it was applied.
+      rmSync(join(repo.dir, JOURNAL));
+      expect(repo.read(PROJECT)).toBe(project);
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.after', '1']);
+      expect(repo.exists('.sow/project/notes.md')).toBe(false);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("0.1.0's journal (.sow/.journal.json) arriving through git is never replayed by everyday commands", () => {
+    const { repo, outside, cleanup } = target();
+    try {
+      repo.write('.sow/.journal.json', JSON.stringify({ version: 1, writes: [{ path: `${outside}/pwned.txt`, text: 'x' }], removals: [outside] }));
+      ok(repo, ['task', 'list']);
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
+      expect(readdirSync(outside)).toEqual(['precious.txt']);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('a journal or lock that is a folder, and a .sow/.runtime that is a file: exit 4 with a hint, never 70', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const cases: [string, () => void, string, RegExp][] = [
+      [JOURNAL, () => mkdirSync(join(repo.dir, JOURNAL)), 'JOURNAL_REFUSED', /is a folder/],
+      [LOCK, () => mkdirSync(join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /is a folder/],
+      [LOCK, () => symlinkSync('/dev/null', join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /not a regular file/],
+      [RUNTIME, () => writeFileSync(join(repo.dir, RUNTIME), 'not a folder\n'), 'RUNTIME_FOLDER_INVALID', /is not a folder/],
+    ];
+    for (const [path, make, code, problem] of cases) {
+      rmSync(join(repo.dir, RUNTIME), { recursive: true, force: true });
+      mkdirSync(join(repo.dir, RUNTIME));
+      if (path === RUNTIME) rmSync(join(repo.dir, RUNTIME), { recursive: true });
+      make();
+      for (const args of [['task', 'list'], ['task', 'set', '--id', '010', 'metadata.x', '1']]) {
+        const text = expectFails(repo, args, 4, code, { human: true });
+        expect(text, `${path}: ${args.join(' ')}`).toMatch(problem);
+        expect(text, `${path}: names the file`).toContain(path);
+      }
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('a failed command changed nothing; a retry never duplicates', () => {
+  const PAGE = 4096;
+
+  /** Fills the file system of `dir` up, then frees `pages` pages. Returns the filler file. */
+  function fillUp(dir: string, pages: number): string {
+    const filler = join(dir, 'filler');
+    const fd = openSync(filler, 'w');
+    const block = Buffer.alloc(PAGE, 1);
+    try {
+      for (;;) writeSync(fd, block);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+    } finally {
+      closeSync(fd);
+    }
+    const size = statSync(filler).size;
+    truncateSync(filler, Math.max(0, Math.floor(size / PAGE) * PAGE - pages * PAGE));
+    return filler;
+  }
+
+  /**
+   * Runs `args` with 0, 1, 2, … pages free: each run either applies completely (exit 0) or fails
+   * with exit 1 DISK_FULL, naming the path, and leaves .sow/ as it was — nothing of it is applied
+   * later, and the retry once there is room applies it once.
+   */
+  function ladder(args: (step: number) => string[], applied: (repo: Repo, step: number) => number): void {
+    const mnt = mkdtempSync(join(tmpdir(), 'sow-full-'));
+    mount(['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs'], mnt);
+    const repo = makeRepo({ dir: mnt });
+    try {
+      toExecuting(repo);
+      let failed = 0;
+      let passed = 0;
+      for (let pages = 0; pages <= 10; pages++) {
+        const filler = fillUp(mnt, pages);
+        const before = repo.snapshot();
+        const label = `${args(pages).slice(0, 3).join(' ')} … with ${pages} pages free`;
+        const r = repo.sow([...args(pages), '--json']);
+        if (r.code === 0) {
+          passed++;
+          expect(applied(repo, pages), `${label}: applied once`).toBe(1);
+        } else {
+          failed++;
+          expect(r.code, `${label}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(1);
+          const error = errorOf(r, label);
+          expect(error.code, label).toBe('DISK_FULL');
+          expect(error.message, label).toMatch(/^cannot write '.+': the disk is full$/);
+          expect(error.hint, label).toMatch(/nothing was changed/);
+          expect(repo.snapshot(), `${label}: .sow/ unchanged`).toEqual(before);
+          expectRuntimeClean(repo, label);
+          // A read on the full disk still works, and finishes nothing of the failed write.
+          expect(repo.sow(['task', 'list']).code, `${label}: a read on a full disk`).toBe(0);
+          expect(repo.snapshot(), `${label}: .sow/ unchanged after a read`).toEqual(before);
+          truncateSync(filler, 0);
+          ok(repo, args(pages));
+          expect(applied(repo, pages), `${label}: the retry applied it once`).toBe(1);
+        }
+        rmSync(filler);
+        expectRuntimeClean(repo, label);
+      }
+      expect(failed, 'some runs met the full disk').toBeGreaterThan(0);
+      expect(passed, 'some runs had room enough').toBeGreaterThan(0);
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+      mounts.splice(mounts.indexOf(mnt), 1);
+      rmSync(mnt, { recursive: true, force: true });
+    }
+  }
+
+  it.skipIf(!canMount)('task add on a disk with no room, then a little: all or nothing, exit 1 "disk full", one task after the retry', () => {
+    ladder(
+      (step) => ['task', 'add', `Full ${step}`, '--description', 'x'.repeat(6000), '--agent', 'implementer'],
+      (repo, step) => taskNames(repo).filter((n) => n === `Full ${step}`).length,
+    );
+  }, 120_000);
+
+  it.skipIf(!canMount)('a change of two files (a log entry with a file: task state and log) on a full disk: all or nothing', () => {
+    ladder(
+      (step) => ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', `src/f${step}.ts`, `entry ${step} ${'y'.repeat(300)}`],
+      (repo, step) => {
+        const log = repo.read(`${TASKS}/010/log.md`).split(`entry ${step} `).length - 1;
+        const outputs = (repo.yaml(taskFile('010')).outputs as { path: string }[]).filter((o) => o.path === `src/f${step}.ts`).length;
+        expect(log, 'the log entry and the output go together').toBe(outputs);
+        return log;
+      },
+    );
+  }, 120_000);
+
+  it.skipIf(!canMount)('on a read-only file system: reads work, writes exit 1 naming the path, nothing changes', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    ok(repo, ['task', 'list']); // the runtime folder exists, as in any used checkout
+    const ro = mkdtempSync(join(tmpdir(), 'sow-ro-'));
+    try {
+      mount(['--bind', repo.dir], ro);
+      mount(['-o', 'remount,bind,ro'], ro);
+      const view = { ...repo, dir: ro, sow: (args: string[]) => repo.sow(args, { cwd: relativeTo(repo.dir, ro) }) };
+      expect(view.sow(['task', 'list', '--json']).json?.data).toHaveLength(2);
+      expect(view.sow(['project', 'status']).code).toBe(0);
+      const before = repo.snapshot();
+      const r = view.sow(['task', 'set', '--id', '010', 'status', 'in_progress', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const error = errorOf(r, 'task set on a read-only file system');
+      expect(error.code).toBe('READ_ONLY_FILE_SYSTEM');
+      expect(error.message).toMatch(/^cannot write '.*\.sow\/\.runtime\/lock': the file system is read-only$/);
+      expect(repo.snapshot()).toEqual(before);
+    } finally {
+      spawnSync('umount', ['-l', ro]);
+      mounts.length = 0;
+      rmSync(ro, { recursive: true, force: true });
+    }
+  });
+
+  it('a folder the user may not write: exit 1 "permission denied" naming it, nothing changed, nothing left behind', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    ok(repo, ['task', 'list']);
+    // As root, run sow as nobody in a repository nobody owns, but for the one folder.
+    const via = isRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : undefined;
+    if (isRoot) spawnSync('chown', ['-R', '65534:65534', repo.dir]);
+    const locked = join(repo.dir, TASKS, '010');
+    if (isRoot) spawnSync('chown', ['0:0', locked]);
+    spawnSync('chmod', ['0555', locked]);
+    spawnSync('chmod', ['0755', repo.dir]);
+    try {
+      const as = { ...(via ? { via } : {}) };
+      const before = repo.snapshot();
+      const r = repo.sow(['task', 'set', '--id', '010', 'status', 'in_progress', '--json'], as);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const error = errorOf(r, 'task set in a folder without write permission');
+      expect(error.code).toBe('PERMISSION_DENIED');
+      expect(error.message).toBe(`cannot write '${locked}': permission denied`);
+      expect(error.hint).toMatch(/ls -l.*nothing was changed/);
+      expect(repo.snapshot()).toEqual(before);
+      expectRuntimeClean(repo, 'permission denied');
+      // The rest of the project is still the user's: another task can change.
+      expect(repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '1'], as).code).toBe(0);
+      // A runtime folder the user cannot write: reads still work; writes say so.
+      if (isRoot) {
+        spawnSync('chown', ['-R', '0:0', join(repo.dir, RUNTIME)]);
+        expect(repo.sow(['task', 'list'], as).code).toBe(0);
+        const w = repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '2', '--json'], as);
+        expect(w.code).toBe(1);
+        expect(errorOf(w, 'runtime folder not writable').message).toMatch(/^cannot write '.*\.sow\/\.runtime\/lock': permission denied$/);
+      }
+    } finally {
+      spawnSync('chmod', ['-R', 'u+w', repo.dir]);
+    }
+  });
+});
+
+function relativeTo(from: string, to: string): string {
+  return join(...from.split('/').filter(Boolean).map(() => '..'), to);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the lock never changes hands while its holder lives', () => {
+  const BOOT = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+  });
+
+  function startOf(pid: number): number {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  }
+
+  /** A lock as a live process holds it: this host, this boot, its start time; started long ago. */
+  function holdLock(repo: Repo, pid: number, extra: Record<string, unknown> = {}): string {
+    const text = JSON.stringify({ pid, host: hostname(), started: Date.now() - 600_000, command: 'sow task set', boot: BOOT, pstart: startOf(pid), ...extra });
+    mkdirSync(join(repo.dir, RUNTIME), { recursive: true });
+    writeFileSync(join(repo.dir, LOCK), text);
+    const old = new Date(Date.now() - 600_000);
+    utimesSync(join(repo.dir, LOCK), old, old);
+    return text;
+  }
+
+  const sleeper = (): ChildProcess => {
+    const c = spawn('sleep', ['120'], { stdio: 'ignore' });
+    children.push(c);
+    return c;
+  };
+
+  it('a holder that is alive keeps the lock however old it is: LOCK_TIMEOUT (exit 1) naming it, then works once it is gone', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const holder = sleeper();
+    const lock = holdLock(repo, holder.pid!);
+    const before = repo.snapshot();
+    const t0 = Date.now();
+    const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', '1', '--json'], { env: { SOW_LOCK_TIMEOUT: '2' } });
+    const took = Date.now() - t0;
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const error = errorOf(r, 'lock held by a live process');
+    expect(error.code).toBe('LOCK_TIMEOUT');
+    expect(error.message).toContain(`held by pid ${holder.pid} (sow task set), since`);
+    expect(error.message).toMatch(/^waited 2 s for the state lock/);
+    expect(took, 'waited for SOW_LOCK_TIMEOUT').toBeGreaterThanOrEqual(2_000);
+    expect(took).toBeLessThan(8_000);
+    expect(repo.read(LOCK), 'the lock is still its holder’s').toBe(lock);
+    expect(repo.snapshot()).toEqual(before);
+    // Reads wait for it too (they read under the lock), with the same clear error.
+    expect(repo.sow(['task', 'list', '--json'], { env: { SOW_LOCK_TIMEOUT: '0.5' } }).json?.error?.code).toBe('LOCK_TIMEOUT');
+    holder.kill('SIGKILL');
+    spawnSync('sleep', ['0.2']);
+    const t1 = Date.now();
+    ok(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
+    expect(Date.now() - t1, 'a gone holder is noticed at once').toBeLessThan(3_000);
+    expectRuntimeClean(repo, 'after the takeover');
+  });
+
+  it('a slow writer stopped while it holds the lock (SIGSTOP) is waited for, not overtaken: both updates land', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    // A slow write: task 020 hand-written with 30,000 commented keys takes a while to rewrite.
+    const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note`).join('\n');
+    repo.write(taskFile('020'), `# by hand\n${repo.read(taskFile('020')).replace('metadata: {}', `metadata:\n${keys}`)}`);
+    const lockPath = join(repo.dir, LOCK);
+    const slow = spawn(process.execPath, [SOW, 'task', 'set', '--id', '020', 'metadata.slow', 'done'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: 'ignore' });
+    children.push(slow);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && slow.exitCode === null && !existsSync(lockPath)) await new Promise((r) => setTimeout(r, 2));
+    slow.kill('SIGSTOP');
+    const held = readFileSync(lockPath, 'utf8');
+    expect(held, 'the slow writer holds the lock').toContain(`"pid":${slow.pid}`);
+    // Make it look as old as a lock can: a rule of age would take it over now.
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(lockPath, old, old);
+    const fast = repo.sowAsync(['task', 'set', '--id', '010', 'metadata.fast', 'done'], { env: { SOW_LOCK_TIMEOUT: '60' } });
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(readFileSync(lockPath, 'utf8'), 'the stopped holder still holds the lock').toBe(held);
+    slow.kill('SIGCONT');
+    const [slowCode, fastResult] = await Promise.all([new Promise((r) => slow.on('exit', r)), fast]);
+    expect(slowCode).toBe(0);
+    expect(fastResult.code, fastResult.stderr).toBe(0);
+    expect(fastResult.stderr, 'the waiter said whom it waited for').toContain(`waiting for pid ${slow.pid} (sow task set)`);
+    expect(repo.read(taskFile('020'))).toContain('slow: done');
+    expect(repo.yaml(taskFile('010')).metadata.fast).toBe('done');
+    expectRuntimeClean(repo, 'after both writes');
+  }, 60_000);
+
+  it('a zombie holder, a reused pid and a holder of another boot are gone: the lock is taken over at once', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    // `sleep 0` exits and is never reaped by the `sleep 30` that replaced its parent shell.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(parent);
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
+    expect(pid).toBeGreaterThan(0);
+    const deadline = Date.now() + 5_000;
+    while (!readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'a zombie').toContain(') Z ');
+    const live = sleeper();
+    const cases: [string, () => void][] = [
+      ['zombie', () => holdLock(repo, pid)],
+      ['reused pid', () => holdLock(repo, live.pid!, { pstart: startOf(live.pid!) - 1 })],
+      ['another boot', () => holdLock(repo, live.pid!, { boot: '00000000-0000-0000-0000-000000000000' })],
+    ];
+    for (const [label, make] of cases) {
+      make();
+      const t0 = Date.now();
+      const r = repo.sow(['task', 'set', '--id', '010', `metadata.${label.replace(/ /g, '_')}`, '1']);
+      expect(r.code, `${label}: ${r.stderr}`).toBe(0);
+      expect(Date.now() - t0, `${label}: taken over at once`).toBeLessThan(3_000);
+      expectRuntimeClean(repo, label);
+    }
+  });
+
+  it('a lock and a takeover file dated in the future do not hang a command', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    mkdirSync(join(repo.dir, RUNTIME), { recursive: true });
+    writeFileSync(join(repo.dir, LOCK), JSON.stringify({ pid: 1234567, host: 'elsewhere', started: Date.now() + 86_400_000 }));
+    writeFileSync(join(repo.dir, `${LOCK}.takeover`), 'left by a crash\n');
+    const future = new Date(Date.now() + 86_400_000);
+    utimesSync(join(repo.dir, LOCK), future, future);
+    utimesSync(join(repo.dir, `${LOCK}.takeover`), future, future);
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, [SOW, 'task', 'set', '--id', '010', 'metadata.x', '1'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8', timeout: 20_000 });
+    expect(r.signal, 'did not hang').toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expectRuntimeClean(repo, 'future-dated lock and takeover');
+  }, 30_000);
+
+  it('Ctrl-C (SIGINT) and SIGTERM end a command waiting for the lock at once (130, 143), leaving the lock to its holder', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const holder = sleeper();
+    const lock = holdLock(repo, holder.pid!);
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const waiter = spawn(process.execPath, [SOW, 'task', 'set', '--id', '010', 'metadata.x', '1'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, SOW_LOCK_TIMEOUT: '60' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      children.push(waiter);
+      let stderr = '';
+      waiter.stderr!.on('data', (d) => (stderr += d));
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(waiter.exitCode, 'still waiting').toBeNull();
+      const t0 = Date.now();
+      waiter.kill(signal);
+      const exit = await new Promise<number | null>((r) => waiter.on('exit', (c) => r(c)));
+      expect(exit, `${signal}: ${stderr}`).toBe(code);
+      expect(Date.now() - t0, `${signal}: at once`).toBeLessThan(1_000);
+      expect(repo.read(LOCK)).toBe(lock);
+    }
+  }, 30_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('readers get a consistent view', () => {
+  it('lists read while tasks are added and made to depend on them never see half of it', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const r = repo;
+    let stop = false;
+    const failures: string[] = [];
+    let reads = 0;
+    const writer = async () => {
+      for (let i = 0; i < 12; i++) {
+        const added = await r.sowAsync(['task', 'add', `Dependency ${i}`, '--agent', 'implementer', '--json']);
+        if (added.code !== 0) failures.push(`task add: ${added.stderr}`);
+        const id = added.json?.data?.id as string;
+        // 010 now waits for the new task: a reader that lists the folders before the add and reads
+        // 010 after this would meet a dependency on a task that "does not exist".
+        const set = await r.sowAsync(['task', 'set', '--id', '010', 'dependencies', id]);
+        if (set.code !== 0) failures.push(`task set: ${set.stderr}`);
+      }
+      stop = true;
+    };
+    const reader = async () => {
+      while (!stop) {
+        const [list, status] = await Promise.all([r.sowAsync(['task', 'list', '--json']), r.sowAsync(['project', 'status', '--json'])]);
+        reads += 2;
+        for (const x of [list, status]) if (x.code !== 0) failures.push(`read: exit ${x.code}: ${x.stdout}${x.stderr}`);
+      }
+    };
+    await Promise.all([writer(), reader(), reader()]);
+    expect(failures).toEqual([]);
+    expect(reads).toBeGreaterThan(20);
+  }, 120_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('odd names and values', () => {
+  it('constructor, __proto__ and prototype are refused (exit 1) wherever a name is given', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    repo.write('.sow/project/implementation/notes.md', '# notes\n');
+    ok(repo, ['input', 'add', '--type', 'context', '--path', 'implementation/notes.md']);
+    for (const name of ['constructor', '__proto__', 'prototype']) {
+      for (const args of [
+        ['task', 'set', '--id', '010', name, 'x'],
+        ['task', 'set', '--id', '010', `metadata.${name}`, 'x'],
+        ['task', 'set', '--id', '010', `metadata.a.${name}.b`, 'x'],
+        ['phase', 'set', name, 'x'],
+        ['project', 'set', `metadata.${name}`, 'x'],
+        ['input', 'set', '--index', '0', `metadata.${name}`, 'x'],
+        ['input', 'add', '--type', 'context', '--path', 'implementation/notes.md', `--${name}`, 'x'],
+      ]) {
+        const text = expectFails(repo, args, 1, 'INVALID_VALUE');
+        expect(text, args.join(' ')).toContain(`a name other than '${name}'`);
+      }
+    }
+  });
+
+  it('toString, hasOwnProperty, valueOf, isPrototypeOf and __defineGetter__ are stored and read back exactly', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const names = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'toLocaleString'];
+    for (const [i, name] of names.entries()) {
+      ok(repo, ['task', 'set', '--id', '010', `metadata.${name}`, `v${i}`]);
+      ok(repo, ['task', 'set', '--id', '020', name, `w${i}`]); // an unknown bare name goes to metadata
+      ok(repo, ['phase', 'set', name, `p${i}`]);
+      ok(repo, ['project', 'set', `metadata.${name}`, `m${i}`]);
+    }
+    for (const [i, name] of names.entries()) {
+      expect(ok(repo, ['task', 'get', '--id', '010', `metadata.${name}`, '--json']).json!.data.value).toBe(`v${i}`);
+      expect(ok(repo, ['task', 'get', '--id', '020', `metadata.${name}`, '--json']).json!.data.value).toBe(`w${i}`);
+      expect(ok(repo, ['phase', 'get', name, '--json']).json!.data.value).toBe(`p${i}`);
+      expect(ok(repo, ['phase', 'get', `metadata.${name}`, '--json']).json!.data.value).toBe(`p${i}`);
+    }
+    expect(Object.keys(repo.yaml(taskFile('010')).metadata)).toEqual(names);
+    expect(Object.keys(repo.yaml(PROJECT).metadata)).toEqual(names);
+    // An unset name that an object has anyway reads as unset, not as a function.
+    const r = repo.sow(['task', 'get', '--id', '010', 'metadata.propertyIsEnumerable', '--json']);
+    expect(r.stdout).not.toContain('function');
+  });
+
+  it('an executor or role named like an object member is looked up as a name, not found on Object (exit 1, never 70)', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    for (const name of ['toString', 'constructor', 'hasOwnProperty']) {
+      const r = repo.sow(['agent', 'spawn', 'implementer', '010', '--json'], { env: { SOW_AGENTS_IMPLEMENTER: name } });
+      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(1);
+      const error = errorOf(r, name);
+      expect(error.code).toBe('UNKNOWN_EXECUTOR');
+      expect(error.message).toBe(`unknown executor: ${name}`);
+    }
+  });
+
+  it('a state file with a key named constructor or __proto__ is refused (exit 4) naming the field, never silently dropped', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    for (const key of ['constructor', '__proto__', 'prototype']) {
+      const original = repo.read(taskFile('010'));
+      repo.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n  ${key}: hand-written\n  kept: yes`));
+      for (const args of [['task', 'get', '--id', '010'], ['task', 'set', '--id', '010', 'metadata.other', '1'], ['task', 'list']]) {
+        const text = expectFails(repo, args, 4, 'STATE_FILE_INVALID');
+        expect(text, args.join(' ')).toContain(`metadata.${key}: '${key}' names a part of every JavaScript object`);
+      }
+      repo.write(taskFile('010'), original);
+    }
+  });
+
+  it('integers beyond 2^53, -0 and numbers with leading zeros come back exactly as set', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const values: [string, unknown][] = [
+      ['9999999999999999', '9999999999999999'],
+      ['9007199254740993', '9007199254740993'],
+      ['-9007199254740993', '-9007199254740993'],
+      ['9007199254740991', 9007199254740991],
+      ['-0', '-0'],
+      ['007', '007'],
+      ['1e3', '1e3'],
+      ['0x10', '0x10'],
+      ['12', 12],
+      ['-12', -12],
+      ['0', 0],
+    ];
+    for (const [i, [raw]] of values.entries()) ok(repo, ['task', 'set', '--id', '010', `metadata.n${i}`, raw]);
+    for (const [i, [raw, expected]] of values.entries()) {
+      expect(ok(repo, ['task', 'get', '--id', '010', `metadata.n${i}`, '--json']).json!.data.value, raw).toEqual(expected);
+      expect(ok(repo, ['task', 'get', '--id', '010', `metadata.n${i}`]).stdout.trim(), raw).toBe(raw);
+    }
+  });
+
+  it('values only YAML can express (.inf, a tagged !!str 5, a YAML 1.1 date) survive a read and a write unchanged', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const lines = ['  infinite: .inf', '  date: 2001-12-14', '  nan: .nan', "  single: 'quoted'", '  block: |\n    line one\n    line two', '  when: !!timestamp 2001-12-14'];
+    const original = repo.read(taskFile('010'));
+    repo.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n${lines.join('\n')}\n  tagged: !!str 5`));
+    ok(repo, ['task', 'get', '--id', '010']);
+    ok(repo, ['task', 'list']);
+    ok(repo, ['task', 'set', '--id', '010', 'metadata.other', 'x']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    const text = repo.read(taskFile('010'));
+    for (const line of lines) expect(text, line).toContain(line);
+    // The tag stays; yaml's printer quotes the 5 beside it, which changes no value.
+    expect(text).toMatch(/^ {2}tagged: !!str "?5"?$/m);
+    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.tagged', '--json']).json!.data.value).toBe('5');
+    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.infinite']).stdout.trim()).toBe('Infinity');
+    expect(repo.yaml(taskFile('010')).metadata.other).toBe('x');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('files that are not what they seem', () => {
+  it('a state file that is a link out of the repository is refused (exit 4); the link and its target stay as they were', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const outside = mkdtempSync(join(tmpdir(), 'sow-link-'));
+    try {
+      const target = join(outside, 'state.yaml');
+      writeFileSync(target, repo.read(taskFile('010')));
+      const targetText = readFileSync(target, 'utf8');
+      rmSync(join(repo.dir, taskFile('010')));
+      symlinkSync(target, join(repo.dir, taskFile('010')));
+      for (const args of [['task', 'get', '--id', '010'], ['task', 'set', '--id', '010', 'status', 'in_progress'], ['task', 'list'], ['project', 'status']]) {
+        const text = expectFails(repo, args, 4, 'STATE_FILE_INVALID');
+        expect(text, args.join(' ')).toContain(`is a link to '${target}', outside .sow/`);
+      }
+      expect(statSync(join(repo.dir, taskFile('010')), { bigint: false }).isFile()).toBe(true);
+      expect(spawnSync('test', ['-L', join(repo.dir, taskFile('010'))]).status, 'still a link').toBe(0);
+      expect(readFileSync(target, 'utf8')).toBe(targetText);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a link inside .sow/ is written through and stays a link', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const real = '.sow/project/real-010.yaml';
+    repo.write(real, repo.read(taskFile('010')));
+    rmSync(join(repo.dir, taskFile('010')));
+    symlinkSync('../../../../real-010.yaml', join(repo.dir, taskFile('010')));
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    expect(spawnSync('test', ['-L', join(repo.dir, taskFile('010'))]).status).toBe(0);
+    expect(repo.yaml(real).status).toBe('in_progress');
+  });
+
+  it('a 50 MB state file is refused at once with its size and the limit; a 1 MB hand-written one is read and written in seconds', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const original = repo.read(taskFile('010'));
+    const filler = Array.from({ length: 50 * 1024 }, (_, i) => `  k${i}: "${'x'.repeat(1000)}"`).join('\n');
+    repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${filler}`)}`);
+    for (const args of [['task', 'get', '--id', '010'], ['task', 'set', '--id', '010', 'status', 'in_progress'], ['task', 'list']]) {
+      const t0 = Date.now();
+      const text = expectFails(repo, args, 4, 'STATE_FILE_INVALID');
+      expect(Date.now() - t0, `${args.join(' ')}: refused at once`).toBeLessThan(3_000);
+      expect(text).toMatch(/is \d\d\.\d MB; sow reads state files of up to 1 MB/);
+    }
+    // Just under the limit, commented (the slow path of 0.1.0): a read and a write stay fast,
+    // and fit in 300 MB of heap.
+    const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note ${i}`).join('\n');
+    repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${keys}`)}`);
+    expect(statSync(join(repo.dir, taskFile('010'))).size).toBeLessThan(1024 * 1024);
+    for (const args of [['task', 'get', '--id', '010', 'name'], ['task', 'set', '--id', '010', 'metadata.k5', 'changed'], ['task', 'list']]) {
+      const t0 = Date.now();
+      const r = spawnSync(process.execPath, ['--max-old-space-size=300', SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(Date.now() - t0, `${args.join(' ')}: seconds, not minutes`).toBeLessThan(8_000);
+    }
+    const text = repo.read(taskFile('010'));
+    expect(text).toContain('  k5: changed # note 5');
+    expect(text).toContain('  k29999: value 29999 # note 29999');
+  }, 60_000);
+});
