@@ -506,36 +506,53 @@ describe('the lock never changes hands while its holder lives', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('readers get a consistent view', () => {
-  it('lists read while tasks are added and made to depend on them never see half of it', async () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+  });
+
+  it('a list read while tasks are added and made to depend on them never sees half of it', async () => {
     const repo = fresh();
     toExecuting(repo);
     const r = repo;
-    let stop = false;
+    // 200 more tasks, written by hand (a comment each: the slow, faithful reader) so that a cold
+    // list takes a while between listing the folders and reading the last task file.
+    const template = repo.read(taskFile('020'));
+    const ids = Array.from({ length: 200 }, (_, i) => String(30 + i * 10).padStart(3, '0'));
+    for (const id of ids) {
+      repo.write(taskFile(id), `# written by hand\n${template.replace('id: "020"', `id: "${id}"`).replace('name: Second task', `name: Task ${id}`)}`);
+      repo.write(`${TASKS}/${id}/description.md`, `Task ${id}\n`);
+      repo.write(`${TASKS}/${id}/log.md`, '');
+    }
+    const last = ids[ids.length - 1]!;
     const failures: string[] = [];
-    let reads = 0;
-    const writer = async () => {
-      for (let i = 0; i < 12; i++) {
-        const added = await r.sowAsync(['task', 'add', `Dependency ${i}`, '--agent', 'implementer', '--json']);
-        if (added.code !== 0) failures.push(`task add: ${added.stderr}`);
-        const id = added.json?.data?.id as string;
-        // 010 now waits for the new task: a reader that lists the folders before the add and reads
-        // 010 after this would meet a dependency on a task that "does not exist".
-        const set = await r.sowAsync(['task', 'set', '--id', '010', 'dependencies', id]);
-        if (set.code !== 0) failures.push(`task set: ${set.stderr}`);
-      }
-      stop = true;
-    };
-    const reader = async () => {
-      while (!stop) {
-        const [list, status] = await Promise.all([r.sowAsync(['task', 'list', '--json']), r.sowAsync(['project', 'status', '--json'])]);
-        reads += 2;
-        for (const x of [list, status]) if (x.code !== 0) failures.push(`read: exit ${x.code}: ${x.stdout}${x.stderr}`);
-      }
-    };
-    await Promise.all([writer(), reader(), reader()]);
+    // Checked: with the reader's lock taken out, 8 of 10 such reads failed.
+    for (let i = 0; i < 6; i++) {
+      // A reader, paused at a random moment of its read (SIGSTOP) while a writer adds a task and
+      // makes the last task depend on it. Without the lock a reader paused between listing the
+      // folders and reading the last task met a dependency on a task that "does not exist".
+      rmSync(join(r.dir, RUNTIME, 'tasks.json'), { force: true }); // cold: every file is read
+      const reader = spawn(process.execPath, [SOW, 'task', 'list', '--json'], { cwd: r.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(reader);
+      let out = '';
+      reader.stdout!.on('data', (d) => (out += d));
+      reader.stderr!.on('data', (d) => (out += d));
+      const readerExit = new Promise<number | null>((resolve) => reader.on('exit', (code) => resolve(code)));
+      await new Promise((res) => setTimeout(res, 80 + Math.random() * 220));
+      reader.kill('SIGSTOP');
+      const writer = (async () => {
+        const added = await r.sowAsync(['task', 'add', `Dependency ${i}`, '--agent', 'implementer', '--json'], { env: { SOW_LOCK_TIMEOUT: '60' } });
+        if (added.code !== 0) failures.push(`task add: ${added.stdout}${added.stderr}`);
+        const set = await r.sowAsync(['task', 'set', '--id', last, 'dependencies', added.json?.data?.id as string], { env: { SOW_LOCK_TIMEOUT: '60' } });
+        if (set.code !== 0) failures.push(`task set: ${set.stdout}${set.stderr}`);
+      })();
+      await new Promise((res) => setTimeout(res, 1_500));
+      reader.kill('SIGCONT');
+      const [code] = await Promise.all([readerExit, writer]);
+      if (code !== 0) failures.push(`read ${i}: exit ${code}: ${out}`);
+    }
     expect(failures).toEqual([]);
-    expect(reads).toBeGreaterThan(20);
-  }, 120_000);
+  }, 180_000);
 });
 
 // ---------------------------------------------------------------------------------------------
