@@ -240,6 +240,10 @@ async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<
     if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
   }
   try {
+    // A read finishes what a killed writer committed (where the lock cannot be made, that fails
+    // and says why: the state is half written) and, holding the lock, clears what it left.
+    if (hasJournal(root)) await replay(root);
+    if (release) clearLeftovers(root);
     return await fn();
   } finally {
     release?.();
@@ -265,7 +269,6 @@ export class Reader {
     const root = findWorkspaceRoot(cwd);
     checkLayout(root);
     return readConsistently(root, async () => {
-      if (hasJournal(root)) await replay(root);
       const { file, type } = await loadProject(root);
       const problem = branchProblem(root, file.data);
       if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);

@@ -157,6 +157,19 @@ describe('the journal is runtime data, never trusted input', () => {
     }
   });
 
+  it('temp files and half-removed trees of killed writers are cleared by the next command, a read too', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    for (const command of [['task', 'list'], ['task', 'set', '--id', '010', 'metadata.x', '1']]) {
+      repo.write(`${RUNTIME}/tmp/write-99999-0-abc`, 'left by a killed writer\n');
+      repo.write(`${RUNTIME}/tmp/folder-99999-1-abc/state.yaml`, 'half\n');
+      repo.write(`${RUNTIME}/trash/trash-99999-2-abc/x/state.yaml`, 'half removed\n');
+      ok(repo, command);
+      expect(readdirSync(join(repo.dir, RUNTIME, 'tmp')), command.join(' ')).toEqual([]);
+      expect(readdirSync(join(repo.dir, RUNTIME, 'trash')), command.join(' ')).toEqual([]);
+    }
+  });
+
   it("0.1.0's journal (.sow/.journal.json) arriving through git is never replayed by everyday commands", () => {
     const { repo, outside, cleanup } = target();
     try {
@@ -219,7 +232,7 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
    * with exit 1 DISK_FULL, naming the path, and leaves .sow/ as it was — nothing of it is applied
    * later, and the retry once there is room applies it once.
    */
-  function ladder(args: (step: number) => string[], applied: (repo: Repo, step: number) => number): void {
+  function ladder(args: (step: number) => string[], applied: (repo: Repo, step: number) => number, opts: { staleLocks?: boolean } = {}): void {
     const mnt = mkdtempSync(join(tmpdir(), 'sow-full-'));
     mount(['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs'], mnt);
     const repo = makeRepo({ dir: mnt });
@@ -228,6 +241,8 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
       let failed = 0;
       let passed = 0;
       for (let pages = 0; pages <= 10; pages++) {
+        // Every other step, a killed writer's lock waits to be taken over: the takeover meets the full disk too.
+        const stale = opts.staleLocks && pages % 2 === 1 ? deadLock(repo) : undefined;
         const filler = fillUp(mnt, pages);
         const before = repo.snapshot();
         const label = `${args(pages).slice(0, 3).join(' ')} … with ${pages} pages free`;
@@ -243,7 +258,14 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
           expect(error.message, label).toMatch(/^cannot write '.+': the disk is full$/);
           expect(error.hint, label).toMatch(/nothing was changed/);
           expect(repo.snapshot(), `${label}: .sow/ unchanged`).toEqual(before);
+          const staleLeft = stale !== undefined && repo.exists(LOCK);
+          if (staleLeft) {
+            // Not taken over for want of room: the dead writer's lock, untouched, and no takeover file.
+            expect(repo.read(LOCK), `${label}: the stale lock`).toBe(stale);
+            rmSync(join(repo.dir, LOCK));
+          }
           expectRuntimeClean(repo, label);
+          if (staleLeft) repo.write(LOCK, stale!); // the room it took was just freed
           // A read on the full disk still works, and finishes nothing of the failed write.
           expect(repo.sow(['task', 'list']).code, `${label}: a read on a full disk`).toBe(0);
           expect(repo.snapshot(), `${label}: .sow/ unchanged after a read`).toEqual(before);
@@ -263,10 +285,19 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     }
   }
 
+  /** A lock left by a writer that was killed: its pid has exited. */
+  function deadLock(repo: Repo): string {
+    const gone = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+    const text = JSON.stringify({ pid: Number(gone), host: hostname(), started: Date.now() - 1_000, command: 'sow task add' });
+    repo.write(LOCK, text);
+    return text;
+  }
+
   it.skipIf(!canMount)('task add on a disk with no room, then a little: all or nothing, exit 1 "disk full", one task after the retry', () => {
     ladder(
       (step) => ['task', 'add', `Full ${step}`, '--description', 'x'.repeat(6000), '--agent', 'implementer'],
       (repo, step) => taskNames(repo).filter((n) => n === `Full ${step}`).length,
+      { staleLocks: true },
     );
   }, 120_000);
 
