@@ -338,6 +338,37 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     }
   });
 
+  const hasStrace = spawnSync('strace', ['-V']).status === 0;
+  it.skipIf(!hasStrace || process.platform !== 'linux')('an acknowledged write is durable: the new text is fsynced before its rename, and the folder after it', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const trace = join(repo.dir, '..', `${repo.dir.split('/').pop()}.strace`);
+    try {
+      for (const args of [['task', 'set', '--id', '010', 'metadata.x', '1'], ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts', 'two files']]) {
+        const r = spawnSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+        expect(r.status, r.stderr).toBe(0);
+        const lines = readFileSync(trace, 'utf8').split('\n').map((l) => l.replace(/^\d+\s+/, ''));
+        const target = join(repo.dir, taskFile('010'));
+        const renameAt = lines.findIndex((l) => /^rename(at2?)?\(/.test(l) && l.includes(`"${target}"`));
+        expect(renameAt, `${args[0]}: the task file is replaced by a rename`).toBeGreaterThan(-1);
+        const temp = /^rename(?:at2?)?\((?:AT_FDCWD, )?"([^"]+)"/.exec(lines[renameAt]!)![1]!;
+        // Before the rename: the temp file was opened, written and fsynced.
+        const openAt = lines.findIndex((l, i) => i < renameAt && l.startsWith(`openat(AT_FDCWD, "${temp}", `));
+        expect(openAt, `${args[0]}: the temp file was written`).toBeGreaterThan(-1);
+        const fd = / = (\d+)$/.exec(lines[openAt]!)![1];
+        expect(lines.slice(openAt, renameAt).some((l) => l.startsWith(`fsync(${fd})`) || l.startsWith(`fdatasync(${fd})`)), `${args[0]}: the new text was fsynced before the rename`).toBe(true);
+        // After it: the folder was opened and fsynced.
+        const dir = join(repo.dir, TASKS, '010');
+        const after = lines.slice(renameAt);
+        const dirFd = after.map((l) => (l.startsWith(`openat(AT_FDCWD, "${dir}", `) ? / = (\d+)$/.exec(l) : null)).find(Boolean)?.[1];
+        expect(dirFd, `${args[0]}: the folder was opened after the rename`).toBeTruthy();
+        expect(after.some((l) => l.startsWith(`fsync(${dirFd})`)), `${args[0]}: and fsynced`).toBe(true);
+      }
+    } finally {
+      rmSync(trace, { force: true });
+    }
+  });
+
   it('a folder the user may not write: exit 1 "permission denied" naming it, nothing changed, nothing left behind', () => {
     const repo = fresh();
     toExecuting(repo);
