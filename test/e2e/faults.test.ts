@@ -11,7 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectFails, makeRepo, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, writeJournal, type Repo, type RunResult } from './harness.js';
 
@@ -373,8 +373,16 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     const repo = fresh();
     toExecuting(repo);
     ok(repo, ['task', 'list']);
-    // As root, run sow as nobody in a repository nobody owns, but for the one folder.
-    const via = isRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : undefined;
+    // As root, run sow as nobody in a repository nobody owns, but for the one folder. The build is
+    // copied where nobody may read it (a clone can live in a folder only root may enter).
+    let via: string[] | undefined;
+    if (isRoot) {
+      const bin = mkdtempSync(join(tmpdir(), 'sow-bin-'));
+      for (const file of readdirSync(dirname(SOW))) writeFileSync(join(bin, file), readFileSync(join(dirname(SOW), file)));
+      spawnSync('chmod', ['-R', 'a+rX', bin]);
+      binCopies.push(bin);
+      via = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(bin, 'sow.cjs')];
+    }
     if (isRoot) spawnSync('chown', ['-R', '65534:65534', repo.dir]);
     const locked = join(repo.dir, TASKS, '010');
     if (isRoot) spawnSync('chown', ['0:0', locked]);
@@ -405,6 +413,11 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
       spawnSync('chmod', ['-R', 'u+w', repo.dir]);
     }
   });
+});
+
+const binCopies: string[] = [];
+afterEach(() => {
+  for (const dir of binCopies.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 function relativeTo(from: string, to: string): string {

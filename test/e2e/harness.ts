@@ -24,6 +24,7 @@ export interface RunResult {
 export interface Repo {
   dir: string;
   /** Runs sow with these arguments in the repo (or in `cwd`, relative to it). */
+  /** `via`: the command that runs sow instead of `node dist/sow.cjs` (e.g. `setpriv … node <copy of sow>`). */
   sow(args: string[], opts?: { cwd?: string; env?: Record<string, string>; input?: string; via?: string[] }): RunResult;
   /** Runs sow asynchronously (for concurrency and kill tests). */
   sowAsync(args: string[], opts?: { env?: Record<string, string> }): Promise<RunResult>;
@@ -96,9 +97,8 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
   const repo: Repo = {
     dir,
     sow(args, o = {}) {
-      // `via`: a command that runs node for us (`setpriv …` to run as another user).
-      const [cmd, ...pre] = o.via ?? [process.execPath];
-      const r = spawnSync(cmd!, [...pre, ...(o.via ? [process.execPath] : []), SOW, ...args], {
+      const [cmd, ...pre] = o.via ?? [process.execPath, SOW];
+      const r = spawnSync(cmd!, [...pre, ...args], {
         cwd: o.cwd ? join(dir, o.cwd) : dir,
         env: baseEnv(o.env),
         encoding: 'utf8',
