@@ -539,6 +539,17 @@ describe('the lock never changes hands while its holder lives', () => {
     }
   });
 
+  it('SOW_LOCK_TIMEOUT that is not a number of seconds is a usage error (exit 2) naming it', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    for (const value of ['abc', '-1', '10s', '1e9']) {
+      const r = repo.sow(['task', 'list', '--json'], { env: { SOW_LOCK_TIMEOUT: value } });
+      expect(r.code, value).toBe(2);
+      expect(errorOf(r, value).message).toBe(`SOW_LOCK_TIMEOUT='${value}' is not a number of seconds`);
+    }
+    expect(repo.sow(['task', 'list'], { env: { SOW_LOCK_TIMEOUT: '0' } }).code, 'no lock held: no wait needed').toBe(0);
+  });
+
   it('a lock and a takeover file dated in the future do not hang a command', () => {
     const repo = fresh();
     toExecuting(repo);
