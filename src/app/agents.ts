@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { findAgent, type AgentDef } from '../domain/agents.js';
-import { resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
+import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import { ExternalToolError } from '../domain/errors.js';
-import type { ProjectState, Session, TaskState } from '../domain/schemas.js';
+import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
 import { checkStatusChange } from '../domain/tasks.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf } from '../adapters/executors/table.js';
@@ -16,6 +16,7 @@ import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
+import { readRepoConfig } from '../adapters/repo-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { Reader, taskDir, update } from './workspace.js';
@@ -79,7 +80,8 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   const spec = executorOf(executor.config.type);
   if (!spec) throw new UnknownExecutorError(executor.config.type, Object.keys(EXECUTORS), loaded.path);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
-  verbose(`  Settings: yolo_mode=${executor.config.settings?.yolo_mode ?? false} (${executor.config.settings?.yolo_mode === undefined ? 'default' : settingsSource})` +
+  const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
+  verbose(`  Settings: permissions=${permissionProfile(executor.config)} (${profileSet ? settingsSource : 'default'})` +
     `${executor.config.settings?.model ? `, model=${executor.config.settings.model} (${settingsSource})` : ''}` +
     `${executor.config.custom_args?.length ? `, custom_args=${JSON.stringify(executor.config.custom_args)}` : ''}`);
   const binary = spec.binary(executor.config);
@@ -87,6 +89,12 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, spec.install);
   verbose(`  Binary: ${binaryPath}`);
   return { loaded, effective, executor, spec, binaryPath };
+}
+
+/** What the worker may do unasked: the executor's profile, and the repository's declared checks. */
+async function workerRights(root: string, resolution: Resolution): Promise<{ permissions: PermissionProfile; checks: string[] }> {
+  const { config } = await readRepoConfig(root);
+  return { permissions: permissionProfile(resolution.executor.config), checks: (config.checks ?? []).map((c) => c.run) };
 }
 
 const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') => new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
@@ -241,7 +249,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt);
   const files = runFiles(root, target, 'spawn');
   const promptFile = files.writePrompt(prompt);
-  const invocation = resolution.spec.spawn({ config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.spawn({ ...(await workerRights(root, resolution)), config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(root, async (uow) => {
@@ -315,7 +323,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
-  const invocation = resolution.spec.resume({ config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.resume({ ...(await workerRights(root, resolution)), config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const run = await runWorker(files, target, invocation, resolution, env, sessionCwd, opts);
   return finish(root, target, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts);

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { respond } from './output.js';
 import { UsageError } from '../domain/errors.js';
 
-const FILES = ['project', 'task', 'config'] as const;
+const FILES = ['project', 'task', 'config', 'repo-config'] as const;
 
 export default function register(program: Command): void {
   program
     .command('schema')
-    .description('Print the JSON Schema of a state file, for editors (project, task or config)')
+    .description('Print the JSON Schema of a state or configuration file, for editors (project, task, config: your agent configuration, repo-config: .sow/config.yaml)')
     .argument('[file]', FILES.join(' | '), 'project')
     .action(async (file: string) => {
       if (!(FILES as readonly string[]).includes(file)) throw new UsageError(`unknown schema '${file}'`, `choose one of: ${FILES.join(', ')}`);

@@ -4,7 +4,7 @@
  * role). Every resolved value remembers where it came from, for `config show` and `--verbose`.
  */
 import { ROLES } from './agents.js';
-import { EXECUTOR_TYPES, type ExecutorConfig, type ExecutorType, type UserConfig } from './schemas.js';
+import { EXECUTOR_TYPES, type ExecutorConfig, type ExecutorType, type PermissionProfile, type UserConfig } from './schemas.js';
 
 export const DEFAULT_EXECUTOR = 'claude-code';
 export const DEFAULT_EXECUTORS: Readonly<Record<string, ExecutorConfig>> = {
@@ -12,6 +12,11 @@ export const DEFAULT_EXECUTORS: Readonly<Record<string, ExecutorConfig>> = {
 };
 
 export type Source = 'default' | 'file' | 'environment' | 'implicit';
+
+/** The executor's permission profile: settings.permissions, else yolo_mode (true is yolo), else safe. */
+export function permissionProfile(config: ExecutorConfig): PermissionProfile {
+  return config.settings?.permissions ?? (config.settings?.yolo_mode === true ? 'yolo' : 'safe');
+}
 
 export interface ResolvedExecutor {
   name: string;
@@ -81,6 +86,10 @@ export function checkConfig(effective: EffectiveConfig): ConfigReport {
     if (!ROLES.includes(b.role)) warnings.push(`agents.bindings.${b.role}: '${b.role}' is not an agent role (roles: ${ROLES.join(', ')})`);
   }
   for (const e of Object.values(effective.executors)) {
+    const s = e.config.settings;
+    if (s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode) {
+      errors.push(`agents.executors.${e.name}.settings: permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`);
+    }
     if (e.config.type === 'command' && !e.config.spawn?.length) errors.push(`agents.executors.${e.name}: a 'command' executor needs a 'spawn' argv list`);
     if (e.config.type !== 'command' && (e.config.spawn || e.config.resume)) warnings.push(`agents.executors.${e.name}: 'spawn'/'resume' are used only by type 'command'`);
     if (e.config.type === 'windsurf' && e.config.settings?.model) warnings.push(`agents.executors.${e.name}: the windsurf executor ignores 'model'`);

@@ -124,13 +124,18 @@ export const TaskStateSchema = v.pipe(
 );
 export type TaskState = v.InferOutput<typeof TaskStateSchema>;
 
+/** What a worker may do without asking: see settings.permissions. */
+export const PERMISSION_PROFILES = ['safe', 'yolo'] as const;
+export type PermissionProfile = (typeof PERMISSION_PROFILES)[number];
+
 /** User configuration (~/.config/sow/config.yaml), spec 003. Read by the agent commands. */
 export const EXECUTOR_TYPES = ['claude', 'cursor', 'windsurf', 'codex', 'gemini', 'copilot', 'opencode', 'command'] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 export const ExecutorConfigSchema = v.looseObject({
   type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
   settings: v.optional(v.looseObject({
-    yolo_mode: v.optional(v.pipe(v.boolean(), d('Skip permission prompts (mapped to each CLI\'s flag)'))),
+    permissions: v.optional(v.pipe(v.picklist(PERMISSION_PROFILES), d('What a worker may do unasked. safe (the default): read and edit files in the repository, run sow and the checks the repository declares; yolo: anything (each CLI\'s skip-permissions flag)'))),
+    yolo_mode: v.optional(v.pipe(v.boolean(), d('true is permissions: yolo'))),
     model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
   })),
   custom_args: v.optional(v.pipe(v.array(v.string()), d('Extra arguments, added last'))),
@@ -149,6 +154,26 @@ export const UserConfigSchema = v.pipe(
   d('~/.config/sow/config.yaml'),
 );
 export type UserConfig = v.InferOutput<typeof UserConfigSchema>;
+
+/** When a declared check runs by itself: before a task is completed, and for the finalize guard. */
+export const CHECK_MOMENTS = ['task_complete', 'finalize'] as const;
+export type CheckMoment = (typeof CHECK_MOMENTS)[number];
+export const CHECK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const CheckSchema = v.looseObject({
+  name: v.pipe(v.string(), v.regex(CHECK_NAME_PATTERN, 'must be a short name of lowercase letters, digits, - and _ (e.g. unit)'), d('The check\'s name: sow check run <name>')),
+  run: v.pipe(v.string(), v.minLength(1), d('Your shell command; it runs in the repository root, e.g. npm test')),
+  when: v.optional(v.pipe(v.array(v.picklist(CHECK_MOMENTS)), d('Run by itself: task_complete (before a task is completed), finalize (its passing evidence is needed to leave FinalizeChecks)'))),
+  timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400), d('Seconds before the check is stopped and fails (default 600)'))),
+});
+export type Check = v.InferOutput<typeof CheckSchema>;
+/** Repository configuration (.sow/config.yaml), committed with the repository. */
+export const RepoConfigSchema = v.pipe(
+  v.looseObject({
+    checks: v.nullish(v.pipe(v.array(CheckSchema), d('The repository\'s checks: tests, lint, build'))),
+  }),
+  d('.sow/config.yaml'),
+);
+export type RepoConfig = v.InferOutput<typeof RepoConfigSchema>;
 
 export type SchemaIssue = { path: string; message: string };
 

@@ -448,7 +448,7 @@ describe('--verbose shows how the executor was chosen', () => {
     expect(r.stderr).toContain(`Config file: ${f.world.configPath} (not found, using defaults)`);
     expect(r.stderr).toMatch(/^\s*Agent: implementer$/m);
     expect(r.stderr).toMatch(/^\s*Executor: claude-code \(.*\bdefault\)$/m);
-    expect(r.stderr).toMatch(/^\s*Settings: yolo_mode=false \(default\)$/m);
+    expect(r.stderr).toMatch(/^\s*Settings: permissions=safe \(default\)$/m);
   });
 
   it('with a config file binding', () => {
@@ -479,7 +479,7 @@ describe('Claude Code yolo mode', () => {
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose']);
     const call = only(f.world.calls(), 'one run');
     expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', f.task().session_id, '--dangerously-skip-permissions']);
-    expect(r.stderr).toMatch(/^\s*Settings: yolo_mode=true \(from config file\)$/m);
+    expect(r.stderr).toMatch(/^\s*Settings: permissions=yolo \(from config file\)$/m);
     if (!IS_ROOT) expect(call.env['IS_SANDBOX'], 'IS_SANDBOX only as root').toBeUndefined();
   });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EXECUTORS } from './table.js';
 import type { InvocationContext } from './types.js';
 import type { ExecutorConfig } from '../../domain/schemas.js';
+import { permissionProfile } from '../../domain/config.js';
 
 const FIXTURES = new URL('../../../test/fixtures/agent-help/', import.meta.url);
 const help = (file: string) => readFileSync(new URL(file, FIXTURES), 'utf8');
@@ -19,6 +20,8 @@ const ctx = (config: ExecutorConfig, extra: Partial<InvocationContext> = {}): In
   promptFile: '/repo/.sow/project/agent-outputs/010/p.md',
   sessionId: 'SID',
   runningAsRoot: false,
+  permissions: permissionProfile(config),
+  checks: [],
   ...extra,
 });
 const full = (type: ExecutorConfig['type']): ExecutorConfig => ({ type, settings: { yolo_mode: true, model: 'M' }, custom_args: ['--extra'] });

@@ -7,19 +7,19 @@ import type { ExecutorConfig, ExecutorType } from '../../domain/schemas.js';
 import type { Executor, Invocation, InvocationContext } from './types.js';
 
 const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
-const yolo = (c: ExecutorConfig, ...flags: string[]) => (c.settings?.yolo_mode ? flags : []);
+const yolo = (ctx: InvocationContext, ...flags: string[]) => (ctx.permissions === 'yolo' ? flags : []);
 /**
  * Permissions: with yolo_mode, the CLI's skip-all flag; without it, at least the one tool a worker
  * must have — running `sow` to report back — where the CLI can grant a single command. A headless
  * worker that cannot run `sow` cannot tell anyone what it did.
  */
-const permissions = (c: ExecutorConfig, all: string[], sowOnly: string[]) => (c.settings?.yolo_mode ? all : sowOnly);
+const permissions = (ctx: InvocationContext, all: string[], sowOnly: string[]) => (ctx.permissions === 'yolo' ? all : sowOnly);
 const custom = (c: ExecutorConfig) => c.custom_args ?? [];
 const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
   ({ binary, args, env, stdin: ctx.prompt, notes });
 
 const claudeEnv = (ctx: InvocationContext): { env: Record<string, string>; notes: string[] } =>
-  ctx.config.settings?.yolo_mode && ctx.runningAsRoot
+  ctx.permissions === 'yolo' && ctx.runningAsRoot
     ? { env: { IS_SANDBOX: '1' }, notes: ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] }
     : { env: {}, notes: [] };
 
@@ -33,12 +33,12 @@ const claude: Executor = {
   spawn(ctx) {
     const c = ctx.config;
     const { env, notes } = claudeEnv(ctx);
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(c, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
   },
   resume(ctx) {
     const c = ctx.config;
     const { env, notes } = claudeEnv(ctx);
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(c, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(ctx, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
   },
 };
 
@@ -52,7 +52,7 @@ const cursor: Executor = {
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...yolo(c, '--force'), ...custom(c)], ctx);
+    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...yolo(ctx, '--force'), ...custom(c)], ctx);
   },
   resume(ctx) {
     return this.spawn(ctx);
@@ -69,12 +69,12 @@ const codex: Executor = {
   sessionFromEvent: (e) => (e['type'] === 'thread.started' && typeof e['thread_id'] === 'string' ? e['thread_id'] : undefined),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(c, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), '-'], ctx);
+    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), '-'], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
     // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(c, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), ctx.sessionId, '-'], ctx);
+    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), ctx.sessionId, '-'], ctx);
   },
 };
 
@@ -90,7 +90,7 @@ decision = "allow"
 priority = 999
 `;
 const geminiPermissions = (ctx: InvocationContext) => {
-  if (ctx.config.settings?.yolo_mode) return { args: ['--yolo'], files: [] };
+  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [] };
   const path = join(dirname(ctx.promptFile), 'gemini-sow-policy.toml');
   return { args: ['--policy', path], files: [{ path, text: GEMINI_POLICY }] };
 };
@@ -125,12 +125,12 @@ const copilot: Executor = {
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(c, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
+    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
     // --resume takes an optional value, so it must be attached with '='.
-    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(c, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
+    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
   },
 };
 
@@ -147,11 +147,11 @@ const opencode: Executor = {
   },
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...yolo(c, '--auto'), ...custom(c)], ctx);
+    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...yolo(ctx, '--auto'), ...custom(c)], ctx);
   },
   resume(ctx) {
     const c = ctx.config;
-    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...yolo(c, '--auto'), ...custom(c)], ctx);
+    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...yolo(ctx, '--auto'), ...custom(c)], ctx);
   },
 };
 

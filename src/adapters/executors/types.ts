@@ -1,4 +1,4 @@
-import type { ExecutorConfig, ExecutorType } from '../../domain/schemas.js';
+import type { ExecutorConfig, ExecutorType, PermissionProfile } from '../../domain/schemas.js';
 
 /** One process to start: argv array (never a shell string), environment additions, stdin. */
 export interface Invocation {
@@ -20,6 +20,10 @@ export interface InvocationContext {
   promptFile: string;
   sessionId?: string;
   runningAsRoot: boolean;
+  /** What the worker may do unasked (settings.permissions, or yolo_mode). */
+  permissions: PermissionProfile;
+  /** The shell commands of the checks the repository declares (.sow/config.yaml): a safe worker may run them. */
+  checks: readonly string[];
 }
 
 /**

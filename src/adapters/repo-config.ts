@@ -1,0 +1,46 @@
+/**
+ * The repository configuration, `.sow/config.yaml`: settings that belong to the repository and are
+ * committed with it (the checks it declares). Read strictly: an unknown key is an error with "did
+ * you mean", and so is a check name used twice.
+ */
+import { SowError } from '../domain/errors.js';
+import { check, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
+import { describeUnknownKey, findUnknownKey } from '../domain/strict-keys.js';
+import { readFileIfExists } from './files.js';
+import { parseStateText } from './state-files.js';
+
+export const REPO_CONFIG = '.sow/config.yaml';
+
+export class RepoConfigError extends SowError {
+  constructor(problem: string, field?: string) {
+    super('CONFIG_INVALID', 'state', `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`,
+      `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`, { file: REPO_CONFIG, ...(field ? { field } : {}) });
+  }
+}
+
+export interface LoadedRepoConfig {
+  exists: boolean;
+  config: RepoConfig;
+}
+
+export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
+  const text = readFileIfExists(root, REPO_CONFIG);
+  if (text === undefined) return { exists: false, config: {} };
+  let data: unknown;
+  try {
+    data = (await parseStateText(REPO_CONFIG, text)).data;
+  } catch (err) {
+    throw new RepoConfigError(err instanceof Error ? err.message.replace(`${REPO_CONFIG}: `, '') : String(err));
+  }
+  if (data === null || data === undefined) return { exists: true, config: {} };
+  const valid = check(RepoConfigSchema, data);
+  if (!valid.ok) throw new RepoConfigError(valid.issue.message, valid.issue.path);
+  const unknown = findUnknownKey(RepoConfigSchema, data);
+  if (unknown) throw new RepoConfigError(describeUnknownKey(unknown), unknown.path);
+  const seen = new Set<string>();
+  for (const [i, c] of (valid.value.checks ?? []).entries()) {
+    if (seen.has(c.name)) throw new RepoConfigError(`the check name '${c.name}' is used twice`, `checks.${i}.name`);
+    seen.add(c.name);
+  }
+  return { exists: true, config: valid.value };
+}
