@@ -27,7 +27,7 @@ import { runScenario, writeSowWrapper } from '../test/real-agents/scenario.mjs';
 import { SETUPS } from '../test/real-agents/setups.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SOW_JS = join(ROOT, 'dist', 'sow.cjs');
+const SOW_JS = process.env.SOW_TEST_BIN || join(ROOT, 'dist', 'sow.cjs');
 const CLIS = Object.keys(PINNED);
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const a of only) if (!CLIS.includes(a)) {

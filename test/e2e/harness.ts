@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, expect } from 'vitest';
 
-export const SOW = fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
+/** The built sow; SOW_TEST_BIN points the tests at another build (`node scripts/build.mjs --out <dir>`). */
+export const SOW = process.env['SOW_TEST_BIN'] || fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
 
 export interface RunResult {
   code: number;
