@@ -3,7 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, processAlive, withLock } from './lock.js';
+import { acquireLock, withLock } from './lock.js';
+import { processAlive } from './liveness.js';
 
 let dir: string;
 let path: string;

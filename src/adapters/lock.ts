@@ -14,6 +14,7 @@
  * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
 import { closeSync, lstatSync, openSync, readFileSync, utimesSync } from 'node:fs';
+import { processGone, thisProcess } from './liveness.js';
 import { hostname } from 'node:os';
 import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists, writeAll } from './fs-atomic.js';
@@ -70,53 +71,12 @@ function releaseAllOnExit(): void {
   });
 }
 
-function readOr(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/random/boot_id') : undefined;
-
-/** A process's start time (clock ticks since boot) and whether it is a zombie, from /proc (Linux). */
-function procStat(pid: number): { start: number; zombie: boolean } | undefined {
-  const text = readOr(`/proc/${pid}/stat`);
-  if (text === undefined) return undefined;
-  // After the command name in parentheses: state is field 3, starttime field 22.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { zombie: fields[0] === 'Z', start: Number(fields[19]) };
-}
-
-const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : undefined;
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the holder is certainly gone, as far as this host can tell; undefined when it cannot tell. */
 function holderGone(holder: Holder, path: string): boolean | undefined {
-  if (holder.host !== hostname()) return undefined;
-  if (holder.boot !== undefined && BOOT !== undefined && holder.boot !== BOOT) return true;
-  if (holder.pid === process.pid) {
-    // This process holds it (another wait of ours), or a process of another pid namespace whose
-    // pid equals ours does: only its heartbeat can tell.
-    return held.has(path) ? false : undefined;
-  }
-  if (process.platform === 'linux') {
-    const stat = procStat(holder.pid);
-    if (stat === undefined) return !processAlive(holder.pid);
-    if (stat.zombie) return true;
-    if (holder.pstart !== undefined && stat.start !== holder.pstart) return true; // the pid was reused
-    return false;
-  }
-  return !processAlive(holder.pid);
+  // This process holds it (another wait of ours): not gone. Our own pid otherwise may be a
+  // process of another pid namespace: only its heartbeat can tell (processGone says undefined).
+  if (holder.pid === process.pid && holder.host === hostname() && held.has(path)) return false;
+  return processGone(holder);
 }
 
 /** Creates `path` exclusively with `content`; false when it exists. A failed write leaves no file. */
@@ -236,14 +196,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   releaseAllOnExit();
-  const content = JSON.stringify({
-    pid: process.pid,
-    host: hostname(),
-    started: Date.now(),
-    command: ownCommand(),
-    ...(BOOT !== undefined ? { boot: BOOT } : {}),
-    ...(OWN_START !== undefined ? { pstart: OWN_START } : {}),
-  });
+  const me = thisProcess();
+  const content = JSON.stringify({ pid: me.pid, host: me.host, started: Date.now(), command: ownCommand(), ...(me.boot !== undefined ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}) });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;

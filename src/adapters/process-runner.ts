@@ -28,6 +28,8 @@ export interface RunRequest {
   env: Readonly<Record<string, string>>;
   stdin?: string;
   onLine?: (line: string) => void;
+  /** Each line of its stderr (some CLIs say there what they refused). */
+  onStderrLine?: (line: string) => void;
 }
 
 export interface RunOutcome {
@@ -71,8 +73,16 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       }
     });
     child.stderr.setEncoding('utf8');
+    let pendingErr = '';
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-TAIL);
+      if (!req.onStderrLine) return;
+      pendingErr += chunk;
+      let nl: number;
+      while ((nl = pendingErr.indexOf('\n')) >= 0) {
+        req.onStderrLine(pendingErr.slice(0, nl));
+        pendingErr = pendingErr.slice(nl + 1);
+      }
     });
     child.stdin.on('error', () => undefined); // a CLI that exits without reading stdin
     child.stdin.end(req.stdin ?? '');
@@ -83,6 +93,7 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
     child.on('close', (code, signal) => {
       cleanup();
       if (pending) req.onLine?.(pending);
+      if (pendingErr) req.onStderrLine?.(pendingErr);
       resolve({ code, signal, stderrTail: stderr });
     });
   });

@@ -1,0 +1,69 @@
+/**
+ * Whether a process is still there: the lock holder, the `sow agent spawn` that owns a task. A
+ * process is named by its pid, host, boot id and start time (Linux: /proc), so a pid reused by
+ * another process, a zombie and a process of an earlier boot all count as gone.
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+export interface ProcessRef {
+  pid: number;
+  host: string;
+  /** Linux: /proc/sys/kernel/random/boot_id. */
+  boot?: string;
+  /** Linux: the process's start time, in clock ticks since boot. */
+  pstart?: number;
+}
+
+function readOr(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/random/boot_id') : undefined;
+
+/** A process's start time (clock ticks since boot) and whether it is a zombie, from /proc (Linux). */
+function procStat(pid: number): { start: number; zombie: boolean } | undefined {
+  const text = readOr(`/proc/${pid}/stat`);
+  if (text === undefined) return undefined;
+  // After the command name in parentheses: state is field 3, starttime field 22.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { zombie: fields[0] === 'Z', start: Number(fields[19]) };
+}
+
+const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : undefined;
+
+/** This process, as others will look for it. */
+export function thisProcess(): ProcessRef {
+  return { pid: process.pid, host: hostname(), ...(BOOT !== undefined ? { boot: BOOT } : {}), ...(OWN_START !== undefined ? { pstart: OWN_START } : {}) };
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether the process is certainly gone, as far as this host can tell; undefined when it cannot
+ * tell (another host; or our own pid, which from another pid namespace may be someone else's).
+ */
+export function processGone(ref: ProcessRef): boolean | undefined {
+  if (ref.host !== hostname()) return undefined;
+  if (ref.boot !== undefined && BOOT !== undefined && ref.boot !== BOOT) return true;
+  if (ref.pid === process.pid) return undefined;
+  if (process.platform === 'linux') {
+    const stat = procStat(ref.pid);
+    if (stat === undefined) return !processAlive(ref.pid);
+    if (stat.zombie) return true;
+    if (ref.pstart !== undefined && stat.start !== ref.pstart) return true; // the pid was reused
+    return false;
+  }
+  return !processAlive(ref.pid);
+}

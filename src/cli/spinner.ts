@@ -1,0 +1,98 @@
+/**
+ * Progress for work that takes longer than a second (a check, a clone, an agent run): one line on
+ * stderr with a spinner, a label and the time so far, rewritten in place and cleared when the work
+ * ends. Only on a terminal: without a TTY, under CI and with TERM=dumb there is none at all, so
+ * logs and pipes never see it; NO_COLOR turns its colour off.
+ */
+
+/** What the spinner writes to: process.stderr, or a stand-in in tests. */
+export interface SpinnerStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface SpinnerOptions {
+  stream?: SpinnerStream;
+  env?: Env;
+  /** Nothing shows for work shorter than this (default 1 s). */
+  delayMs?: number;
+  intervalMs?: number;
+  now?: () => number;
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+const set = (value: string | undefined) => value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+
+/** Whether a progress view may be drawn on `stream`: a terminal, not CI, not TERM=dumb. */
+export function progressAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
+  return stream.isTTY === true && !set(env['CI']) && env['TERM'] !== 'dumb';
+}
+
+/** Whether `stream` may get colour: a terminal, and no NO_COLOR (any non-empty value). */
+export function colourAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
+  return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
+}
+
+/** `0.4 s`, `12.3 s`, `2 min 05 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+/** Whole seconds for a running clock: `3 s`, `2 min 05 s`. */
+const elapsed = (ms: number) => (ms < 60_000 ? `${Math.floor(ms / 1000)} s` : formatDuration(ms));
+
+export interface Spinner {
+  /** Clears the line (if anything was drawn) and stops; call it before printing anything else. */
+  stop(): void;
+}
+
+const NONE: Spinner = { stop: () => undefined };
+
+export function startSpinner(label: string, opts: SpinnerOptions = {}): Spinner {
+  const stream = opts.stream ?? process.stderr;
+  const env = opts.env ?? process.env;
+  if (!progressAllowed(stream, env)) return NONE;
+  const now = opts.now ?? (() => performance.now());
+  const colour = colourAllowed(stream, env);
+  const started = now();
+  let frame = 0;
+  let shown = false;
+  let interval: NodeJS.Timeout | undefined;
+
+  const draw = () => {
+    const time = elapsed(now() - started);
+    const plain = `${FRAMES[frame++ % FRAMES.length]} ${label}  ${time}`;
+    // A terminal that reports no size (0 columns, as a bare pseudo-terminal does) gets 80.
+    const width = (stream.columns || 80) - 1;
+    const text = plain.length > width ? `${plain.slice(0, Math.max(0, width - 1))}…` : colour ? plain.replace(time, `\x1b[2m${time}\x1b[22m`) : plain;
+    stream.write(`\r${text}\x1b[K`);
+    shown = true;
+  };
+  const clear = () => {
+    if (shown) stream.write('\r\x1b[K');
+    shown = false;
+  };
+  // Ctrl-C ends sow with process.exit: leave a clean line behind.
+  const onExit = () => clear();
+  process.on('exit', onExit);
+  const delay = setTimeout(() => {
+    draw();
+    interval = setInterval(draw, opts.intervalMs ?? 100);
+    interval.unref();
+  }, opts.delayMs ?? 1000);
+  delay.unref();
+  return {
+    stop() {
+      clearTimeout(delay);
+      clearInterval(interval);
+      process.off('exit', onExit);
+      clear();
+    },
+  };
+}
