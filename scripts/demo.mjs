@@ -235,6 +235,9 @@ function demo() {
 
   heading('Initialize sow and start the project');
   sow(['init']);
+  note('the person declares the repository\'s checks: sow runs them itself before a task is completed and before finalizing');
+  write('.sow/config.yaml', 'checks:\n  - name: no-todo\n    run: "! grep -rn TODO src"\n    when: [task_complete, finalize]\n', 'person');
+  sow(['check', 'list']);
   git(['add', '-A']);
   git(['commit', '-q', '-m', 'Add sow']);
   const created = sow(['project', 'new', 'add-auth', '--description', 'Add JWT authentication to API']);
@@ -297,10 +300,14 @@ function demo() {
 
   note('task 030');
   sow(['task', 'set', '--id', '030', 'status', 'in_progress']);
-  write('src/auth/middleware.ts', MIDDLEWARE_TS);
+  write('src/auth/middleware.ts', `${MIDDLEWARE_TS}// TODO: also accept the token from a cookie\n`);
   sow(['task', 'output', 'add', '--id', '030', '--type', 'modified', '--path', 'src/auth/middleware.ts']);
-  sow(['task', 'output', 'list', '--id', '030']);
+  note('the agent says it is done, but the declared check fails: sow does not complete the task');
+  sow(['task', 'set', '--id', '030', 'status', 'completed'], { expect: 3 });
+  write('src/auth/middleware.ts', MIDDLEWARE_TS);
   sow(['task', 'set', '--id', '030', 'status', 'completed']);
+  note('both runs are evidence on the task');
+  sow(['task', 'output', 'list', '--id', '030']);
   sow(['task', 'list']);
   advance('ReviewActive');
   git(['add', '-A']);
@@ -345,7 +352,9 @@ function demo() {
   sow(['project', 'status'], { soft: true });
   write('docs/auth.md', '# Authentication\n\nSend `Authorization: Bearer <token>`; tokens are HS256 JWTs valid for 15 minutes.\n');
   advance('FinalizeChecks');
-  note('the orchestrator runs the checks (tests, linters) — all green in this demo');
+  note('leaving FinalizeChecks needs passing evidence of every finalize check for the code as it is now');
+  sow(['advance'], { expect: 3 });
+  sow(['check', 'run']);
   advance('FinalizeDelete');
   sow(['advance'], { expect: 3 });
   sow(['project', 'history']);

@@ -12,12 +12,16 @@
  *   npm run test:real-agents                      everything
  *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs
  *   REAL_AGENTS_DIR=/path  REAL_AGENTS_KEEP=1     reuse an install / keep the temp dirs
- *   REAL_AGENTS_YOLO=0 | both                     end to end with yolo_mode false (or both ways)
+ *   REAL_AGENTS_YOLO=0 | both                     end to end with yolo_mode false (or both ways); a run
+ *                                                 without yolo (permissions: safe) proves the safe profile:
+ *                                                 an edit with the CLI's own tool, a declared check, a
+ *                                                 refused command that sow reports, then sow task set
  *   REAL_AGENTS_TIMEOUT_MS=120000                 per sow agent run (killed after it)
  *
- * Exit 1 if the claude run or any flag check failed (the other CLIs' runs are reported only).
+ * Exit 1 if the claude run (its safe profile included) or any flag check failed (the other CLIs'
+ * runs are reported only).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,11 +91,20 @@ function isolatedEnv(base, home, pathDirs) {
 }
 
 const flagsResult = Object.fromEntries(CLIS.map((c) => [c, 'not run']));
-/** One row per CLI and yolo mode: { cli, yolo, spawn, resume }. */
-const runs = CLIS.flatMap((cli) => MODES.map((yolo) => ({ cli, yolo, spawn: 'not run', resume: 'not run' })));
+/** One row per CLI and yolo mode: { cli, yolo, spawn, resume, safe }. */
+const runs = CLIS.flatMap((cli) => MODES.map((yolo) => ({ cli, yolo, spawn: 'not run', resume: 'not run', safe: yolo ? 'n/a (yolo)' : 'not run' })));
 const rowName = (r) => `${r.cli} ${PINNED[r.cli].version}${r.yolo ? '' : ' (no yolo)'}`;
 let flagFailure = false;
 const work = mkdtempSync(join(tmpdir(), 'sow-real-agents-'));
+// The safe-profile run's refused command writes here: outside the repository, and outside /tmp
+// (which Codex's sandbox lets a worker write), so that only a real refusal keeps it empty.
+const outsideDir = (() => {
+  try {
+    return mkdtempSync('/var/tmp/sow-real-agents-outside-');
+  } catch {
+    return mkdtempSync(join(work, 'outside-'));
+  }
+})();
 const base = cleanEnv();
 
 try {
@@ -137,15 +150,19 @@ try {
         sessionOf: setup.sessionOf,
         timeoutMs: RUN_TIMEOUT_MS,
         log: out,
+        safe: !yolo,
+        outsideDir,
       });
       for (const d of r.details) out(`  ${d}`);
       row.spawn = r.spawn.ok ? 'ok' : `FAILED: ${r.spawn.why.join('; ')}`;
       row.resume = r.resume.ok ? 'ok' : r.spawn.ok ? `FAILED: ${r.resume.why.join('; ')}` : 'not run (spawn failed)';
+      if (r.safe) row.safe = r.safe.ok ? `ok${r.safe.notes.length ? ` (${r.safe.notes.join('; ')})` : ''}` : `FAILED: ${r.safe.why.join('; ')}`;
       if (setup.notes) for (const n of setup.notes) out(`  note: ${n}`);
     } catch (err) {
       out(`  FAILED: ${err.message}`);
       row.spawn = `FAILED: ${err.message.split('\n')[0]}`;
       row.resume = 'not run';
+      if (!yolo) row.safe = 'not run';
     } finally {
       await server?.close();
     }
@@ -155,7 +172,7 @@ try {
   flagFailure = true;
 } finally {
   heading('summary');
-  const rows = [['CLI', 'flags vs --help', 'spawn via sow', 'resume via sow'], ...runs.map((r) => [rowName(r), flagsResult[r.cli], r.spawn, r.resume])];
+  const rows = [['CLI', 'flags vs --help', 'spawn via sow', 'resume via sow', 'safe profile'], ...runs.map((r) => [rowName(r), flagsResult[r.cli], r.spawn, r.resume, r.safe])];
   const short = (s) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => short(r[i]).length)));
   for (const [i, r] of rows.entries()) {
@@ -164,14 +181,17 @@ try {
   }
   const longOnes = [
     ...CLIS.filter((c) => flagsResult[c].length > 60).map((c) => `  ${c} flags: ${flagsResult[c]}`),
-    ...runs.flatMap((r) => ['spawn', 'resume'].filter((k) => r[k].length > 60).map((k) => `  ${rowName(r)} ${k}: ${r[k]}`)),
+    ...runs.flatMap((r) => ['spawn', 'resume', 'safe'].filter((k) => r[k].length > 60).map((k) => `  ${rowName(r)} ${k}: ${r[k]}`)),
   ];
   if (longOnes.length) out(`\n${longOnes.join('\n')}`);
-  if (KEEP) out(`\nkept ${work}`);
-  else rmSync(work, { recursive: true, force: true });
+  if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
+  else {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(outsideDir, { recursive: true, force: true });
+  }
 }
 const claudeRuns = runs.filter((r) => r.cli === 'claude' && selected.includes('claude'));
-const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok');
+const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' && (r.yolo || r.safe === 'ok'));
 const failed = flagFailure || !claudeOk;
 out(`\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`);
 process.exit(failed ? 1 : 0);

@@ -19,6 +19,7 @@ import registerConfig from './cli/config.js';
 import registerLog from './cli/log.js';
 import registerPrompt from './cli/prompt.js';
 import registerMigrate from './cli/migrate.js';
+import registerCheck from './cli/check.js';
 
 declare const SOW_VERSION: string;
 
@@ -75,6 +76,7 @@ function build(): Command {
     config: registerConfig,
     schema: registerSchema,
     migrate: registerMigrate,
+    check: registerCheck,
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));

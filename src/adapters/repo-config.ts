@@ -33,10 +33,11 @@ export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
     throw new RepoConfigError(err instanceof Error ? err.message.replace(`${REPO_CONFIG}: `, '') : String(err));
   }
   if (data === null || data === undefined) return { exists: true, config: {} };
-  const valid = check(RepoConfigSchema, data);
-  if (!valid.ok) throw new RepoConfigError(valid.issue.message, valid.issue.path);
+  // A mistyped key first: `runn:` is better told as "did you mean 'run'" than as a missing run.
   const unknown = findUnknownKey(RepoConfigSchema, data);
   if (unknown) throw new RepoConfigError(describeUnknownKey(unknown), unknown.path);
+  const valid = check(RepoConfigSchema, data);
+  if (!valid.ok) throw new RepoConfigError(valid.issue.message, valid.issue.path);
   const seen = new Set<string>();
   for (const [i, c] of (valid.value.checks ?? []).entries()) {
     if (seen.has(c.name)) throw new RepoConfigError(`the check name '${c.name}' is used twice`, `checks.${i}.name`);

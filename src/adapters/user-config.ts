@@ -1,11 +1,14 @@
-/** The user configuration file: where it lives on each platform, and reading it strictly. */
+/**
+ * The user configuration file: where it lives on each platform, and reading it strictly. Only the
+ * path is needed by `agent spawn --help`, so the schema and the YAML reader load on first read.
+ */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, win32 } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
 import { SowError } from '../domain/errors.js';
-import { check, UserConfigSchema, type UserConfig } from '../domain/schemas.js';
-import { parseStateText } from './state-files.js';
+import type { ConfigIssue } from '../domain/config.js';
+import type { UserConfig } from '../domain/schemas.js';
 
 /** $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml (macOS too), %APPDATA%\sow on Windows. */
 export function userConfigPath(env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
@@ -25,6 +28,41 @@ export class ConfigFileError extends SowError {
   }
 }
 
+/** The file as `sow config validate` sees it: every stage, and the first problem of each. */
+export interface InspectedConfig {
+  path: string;
+  exists: boolean;
+  text?: string;
+  /** The YAML does not parse: nothing else was checked. */
+  syntax?: string;
+  /** Unknown keys and mistyped roles (see typosIn). */
+  typos: ConfigIssue[];
+  /** The first schema violation. */
+  schema?: ConfigIssue;
+  /** The configuration, when the schema passed (typos or not). */
+  config?: UserConfig;
+}
+
+export async function inspectUserConfig(path = userConfigPath()): Promise<InspectedConfig> {
+  if (!existsSync(path)) return { path, exists: false, typos: [] };
+  const text = readFileSync(path, 'utf8');
+  const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([
+    import('./state-files.js'), import('../domain/schemas.js'), import('../domain/config.js'),
+  ]);
+  let data: unknown;
+  try {
+    data = (await parseStateText(path, text)).data;
+  } catch (err) {
+    return { path, exists: true, text, syntax: err instanceof Error ? err.message.replace(`${path}: `, '') : String(err), typos: [] };
+  }
+  // A section whose entries are all commented out, or an empty file, is "no configuration".
+  if (data === null || data === undefined) return { path, exists: true, text, typos: [], config: {} };
+  const typos = typosIn(data);
+  const valid = check(UserConfigSchema, data);
+  if (!valid.ok) return { path, exists: true, text, typos, schema: { field: valid.issue.path, problem: valid.issue.message } };
+  return { path, exists: true, text, typos, config: valid.value };
+}
+
 export interface LoadedConfig {
   path: string;
   exists: boolean;
@@ -32,19 +70,18 @@ export interface LoadedConfig {
   config?: UserConfig;
 }
 
+/**
+ * Reads the file strictly: bad YAML, an unknown key (with "did you mean") or a schema violation is
+ * CONFIG_INVALID (exit 4), naming the file and the field. A typo comes first: `typ: claude` is
+ * better reported as "did you mean 'type'" than as a missing `type`.
+ */
 export async function readUserConfig(path = userConfigPath()): Promise<LoadedConfig> {
-  if (!existsSync(path)) return { path, exists: false };
-  const text = readFileSync(path, 'utf8');
-  let data: unknown;
-  try {
-    data = (await parseStateText(path, text)).data;
-  } catch (err) {
-    throw new ConfigFileError(path, err instanceof Error ? err.message.replace(`${path}: `, '') : String(err));
-  }
-  if (data === null || data === undefined) return { path, exists: true, text, config: {} };
-  const valid = check(UserConfigSchema, data);
-  if (!valid.ok) throw new ConfigFileError(path, valid.issue.message, valid.issue.path);
-  return { path, exists: true, text, config: valid.value };
+  const inspected = await inspectUserConfig(path);
+  if (!inspected.exists) return { path, exists: false };
+  if (inspected.syntax !== undefined) throw new ConfigFileError(path, inspected.syntax);
+  const problem = inspected.typos[0] ?? inspected.schema;
+  if (problem) throw new ConfigFileError(path, problem.problem, problem.field);
+  return { path, exists: true, ...(inspected.text !== undefined ? { text: inspected.text } : {}), config: inspected.config ?? {} };
 }
 
 export const userConfigExists = (path: string): boolean => existsSync(path);

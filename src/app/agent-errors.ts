@@ -1,10 +1,35 @@
 /** The agent errors with the texts of spec 003, "Error Handling". */
 import { SowError } from '../domain/errors.js';
 
+/** Where the name of an unknown executor came from: the file, the environment, or a recorded session. */
+export type ExecutorNameSource =
+  | { kind: 'file'; field: string; configPath: string }
+  | { kind: 'environment'; variable: string; configPath: string }
+  | { kind: 'session' };
+
+/**
+ * A configuration mistake (exit 4, like every configuration error): a binding names an executor
+ * that is neither defined nor a built-in type, or a session records a type this sow lacks.
+ */
 export class UnknownExecutorError extends SowError {
-  constructor(name: string, available: readonly string[], configPath: string) {
-    super('UNKNOWN_EXECUTOR', 'failed', `unknown executor: ${name}`,
-      `Available executors:\n${available.map((e) => `  - ${e}`).join('\n')}\n\nCheck your configuration at ${configPath}\nRun 'sow config path' to see the full path.\nRun 'sow config init' to create a default configuration.`);
+  constructor(name: string, choices: { defined: readonly string[]; types: readonly string[]; suggestion?: string }, source: ExecutorNameSource) {
+    const list = [...choices.defined.map((e) => `  - ${e}`), ...choices.types.map((t) => `  - ${t} (built-in type)`)].join('\n');
+    const mean = choices.suggestion ? `; did you mean '${choices.suggestion}'?` : '';
+    const message =
+      source.kind === 'environment' ? `unknown executor: ${name} (from the environment variable ${source.variable})${mean}`
+      : source.kind === 'session' ? `unknown executor type: ${name} (recorded with the session)`
+      : `unknown executor: ${name}${mean}`;
+    const next =
+      source.kind === 'environment'
+        ? `${source.variable}=${name} is set in your environment, and the environment overrides the configuration file.\nSet it to one of the executors above, or unset it (unset ${source.variable}) to use ${source.configPath}.`
+        : source.kind === 'session'
+          ? 'This sow cannot run that executor type; start a new session with --force on \'sow agent spawn\'.'
+          : `${source.field} names it.\nCheck your configuration at ${source.configPath}\nRun 'sow config path' to see the full path.\nRun 'sow config init' to create a default configuration.`;
+    super('UNKNOWN_EXECUTOR', 'state', message, `${source.kind === 'session' ? 'Executor types' : 'Available executors'}:\n${list}\n\n${next}`, {
+      executor: name,
+      ...(source.kind === 'environment' ? { variable: source.variable } : {}),
+      ...(source.kind === 'file' ? { file: source.configPath, field: source.field } : {}),
+    });
   }
 }
 
@@ -37,9 +62,11 @@ export class SessionExistsError extends SowError {
 }
 
 export class WorkerFailedError extends SowError {
-  constructor(binary: string, code: number | null, signal: string | null, stderrTail: string, eventsFile: string) {
+  /** `refused`: the tool calls the CLI refused before it failed, and how to allow them (src/adapters/denials.ts). */
+  constructor(binary: string, code: number | null, signal: string | null, stderrTail: string, eventsFile: string, refused?: { denials: readonly object[]; advice: readonly string[] }) {
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
     super('WORKER_FAILED', 'external', `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
-      `${tail ? `its last error output:\n${tail}\n` : ''}its events are in ${eventsFile}; the session is kept, so you can resume it`);
+      `${tail ? `its last error output:\n${tail}\n` : ''}${refused?.advice.length ? `${refused.advice.join('\n')}\n` : ''}its events are in ${eventsFile}; the session is kept, so you can resume it`,
+      refused?.denials.length ? { denials: refused.denials } : undefined);
   }
 }

@@ -6,9 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
-import { ExternalToolError } from '../domain/errors.js';
 import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
-import { checkStatusChange } from '../domain/tasks.js';
+import { checkStatusChange, isFinished } from '../domain/tasks.js';
+import { ExternalToolError, NoReadyTaskError, NotExecutingError, TaskBlockedError } from '../domain/errors.js';
+import { routeTo } from '../domain/lifecycle.js';
+import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
+import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf } from '../adapters/executors/table.js';
 import type { Executor, Invocation } from '../adapters/executors/types.js';
@@ -19,7 +22,8 @@ import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
-import { Reader, taskDir, update } from './workspace.js';
+import { candidateIds, isReady, liveOwner, takeOver, workerOwner } from './ownership.js';
+import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
 const readForWorker = <T>(cwd: string, fn: (reader: Reader) => Promise<T>) => Reader.read(cwd, fn, { otherBranch: 'refuse' });
@@ -41,6 +45,10 @@ export interface AgentRunResult {
   session_id: string | null;
   status?: string;
   events_file: string;
+  /** Tool calls the worker's CLI refused under its permissions (empty when none). */
+  denials: import('../adapters/denials.js').Denial[];
+  /** A worker without a task: what it reported during this run ('sow agent report'), if it did. */
+  report?: { status: string; message?: string };
 }
 
 type Target = { kind: 'task'; id: string } | { kind: 'project'; agent: string };
@@ -60,6 +68,10 @@ function sourceText(source: string, variable?: string): string {
 }
 
 async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'executor' | 'type'> | undefined, opts: AgentRunOptions): Promise<Resolution> {
+  // (Loaded already by this module; imported here so that only this function's lines change.)
+  const { checkConfig, executorChoices, executorIssues, issueText } = await import('../domain/config.js');
+  const { ConfigFileError } = await import('../adapters/user-config.js');
+  // Strict: an unknown key or a mistyped role in the file is CONFIG_INVALID (exit 4) before anything runs.
   const loaded = await readUserConfig();
   const effective = resolveConfig(loaded.config, process.env);
   const verbose = (line: string) => opts.verbose && opts.say(line);
@@ -74,11 +86,23 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   } else {
     const binding = effective.bindings[agentName] ?? { role: agentName, executor: 'claude-code', source: 'default' as const };
     executor = effective.executors[binding.executor];
-    if (!executor) throw new UnknownExecutorError(binding.executor, Object.keys(effective.executors), loaded.path);
+    if (!executor) {
+      throw new UnknownExecutorError(binding.executor, executorChoices(effective, binding.executor), binding.source === 'environment' && binding.variable
+        ? { kind: 'environment', variable: binding.variable, configPath: loaded.path }
+        : { kind: 'file', field: `agents.bindings.${binding.role}`, configPath: loaded.path });
+    }
     verbose(`  Executor: ${executor.name} (type ${executor.config.type}; ${sourceText(binding.source, binding.variable)})`);
   }
   const spec = executorOf(executor.config.type);
-  if (!spec) throw new UnknownExecutorError(executor.config.type, Object.keys(EXECUTORS), loaded.path);
+  if (!spec) throw new UnknownExecutorError(executor.config.type, { defined: [], types: Object.keys(EXECUTORS) }, { kind: 'session' });
+  // The executor's own mistakes refuse the run (exit 4); settings its type ignores, and overrides
+  // nothing reads, are said once and the run goes on.
+  const issues = executor.source === 'file' ? executorIssues(executor) : { errors: [], warnings: [] };
+  const error = issues.errors[0];
+  if (error) throw new ConfigFileError(loaded.path, error.problem, error.field);
+  const stray = checkConfig(effective).warnings.filter((w) => w.field.startsWith('SOW_'));
+  for (const w of issues.warnings) opts.say(`warning: ${loaded.path}: ${issueText(w)}`);
+  for (const w of stray) opts.say(`warning: ${issueText(w)}`);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
   const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
   verbose(`  Settings: permissions=${permissionProfile(executor.config)} (${profileSet ? settingsSource : 'default'})` +
@@ -126,9 +150,14 @@ async function runWorker(
   cwd: string,
   opts: AgentRunOptions,
   onSession?: (id: string) => Promise<void>,
-): Promise<{ eventsFile: string; reportedSession?: string }> {
+): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
+  // (Imported here so that only this function's lines change.)
+  const { denialAdvice, denialCollector } = await import('../adapters/denials.js');
+  const { REPO_CONFIG } = await import('../adapters/repo-config.js');
   const kind = files.kind;
   const eventsFile = files.eventsFile;
+  // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
+  const refusals = denialCollector(resolution.executor.config.type);
   files.startEvents();
   writeRunFiles(invocation.files ?? []);
   for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
@@ -158,14 +187,28 @@ async function runWorker(
           if (onSession) persisting = persisting.then(() => onSession(id));
         }
       }
+      refusals.event(event);
       if (!opts.quiet) for (const text of describeEvent(event)) opts.say(`  ${text}`);
     },
+    onStderrLine: (line) => refusals.stderr(line),
   }).catch((err: NodeJS.ErrnoException) => {
     throw new ExternalToolError(invocation.binary, `could not start: ${err.code ?? err.message}`);
   });
   await persisting;
-  if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile);
-  return { eventsFile, ...(reportedSession ? { reportedSession } : {}) };
+  const denials = [...refusals.denials];
+  const advice = denialAdvice(denials, {
+    type: resolution.executor.config.type,
+    title: resolution.spec.title,
+    executor: resolution.executor.name,
+    configPath: resolution.loaded.path,
+    repoConfig: REPO_CONFIG,
+    checks: invocation.granted.checks,
+    profile: invocation.granted.permissions,
+  });
+  if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, { denials, advice });
+  // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
+  for (const line of advice) opts.say(line);
+  return { eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
 }
 
 function nextAgentId(project: ProjectState, agent: string): { id: string; counts: Record<string, number> } {
@@ -197,21 +240,75 @@ const workerEnv = (agent: string, agentId: string, root: string, taskId?: string
 
 const runningAsRoot = () => process.getuid?.() === 0;
 
-export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions): Promise<AgentRunResult> {
+/**
+ * Whether a worker may start on the task now: the project is in a state where tasks are worked on,
+ * the task is not finished, and nobody else works on it. --force overrides each.
+ */
+async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView>, task: TaskState, force: boolean | undefined): Promise<void> {
+  if (force) return;
+  if (isFinished(task.status)) {
+    throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, { task: task.id, status: task.status });
+  }
+  const owner = liveOwner(task);
+  if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
+  await checkExecuting(type, view, task.id);
+}
+
+async function checkExecuting(type: ProjectType, view: () => Promise<ProjectView>, taskId: string): Promise<void> {
+  const v = await view();
+  const state = v.project.statechart.current_state;
+  if (type.states[state]?.executesTasks) return;
+  const executing = Object.entries(type.states).filter(([, s]) => s.executesTasks).map(([name]) => name);
+  const route = routeTo(type, v, (s) => type.states[s]?.executesTasks === true);
+  throw new NotExecutingError(taskId, state, executing, route && {
+    steps: route.steps,
+    next: route.first.event,
+    ...(route.first.blocked && route.first.hint ? { blockedBy: route.first.hint } : {}),
+  });
+}
+
+/** The first ready task nobody works on, for `agent spawn --next` (under the lock). */
+async function nextReady(uow: UnitOfWork): Promise<TaskState> {
+  const tasks = await uow.tasks();
+  for (const id of candidateIds(tasks)) {
+    const task = await uow.task(id);
+    if (isReady(task)) return task;
+  }
+  throw new NoReadyTaskError(tasks);
+}
+
+/** After the run: the task is no longer owned by this process's worker (unless someone took it over). */
+async function releaseOwner(root: string, taskId: string, agentId: string): Promise<void> {
+  await update(root, async (uow) => {
+    const task = await uow.task(taskId);
+    if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== process.pid) return;
+    const next = { ...task };
+    delete next.owner;
+    uow.setTask(next);
+  }, { branchCheck: false });
+}
+
+export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean }): Promise<AgentRunResult> {
   const agent = findAgent(agentName);
   // Checked before anything starts; checked again under the lock when the session is recorded.
-  const { root, target } = await readForWorker(cwd, async (reader): Promise<{ root: string; target: Target }> => {
+  const { root, target: checked } = await readForWorker(cwd, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
+      await checkSpawnable(reader.type, () => reader.view(), task, opts.force);
       if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
       if (!opts.force) checkStatusChange(task, 'in_progress', await reader.summariesOf(task.dependencies), `task ${task.id}`);
       return { root: reader.root, target: { kind: 'task', id: task.id } };
+    }
+    if (opts.next) {
+      if (!opts.force) await checkExecuting(reader.type, () => reader.view(), '(the next ready one)');
+      return { root: reader.root };
     }
     if (reader.project.sessions?.[agent.name]?.session_id && !opts.force) {
       throw new SessionExistsError(`agent ${agent.name}`, `sow agent resume --agent ${agent.name} "<prompt>"`);
     }
     return { root: reader.root, target: { kind: 'project', agent: agent.name } };
   });
+  let target: Target = checked ?? { kind: 'task', id: '' };
   const resolution = await resolveFor(agent.name, undefined, opts);
   const sessionId = await createSessionId(resolution.spec, resolution, root);
   const branch = currentBranch(root);
@@ -223,14 +320,22 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     const { id, counts } = nextAgentId(project, agent.name);
     const session: Session = { executor: resolution.executor.name, type: resolution.executor.config.type, agent: agent.name, agent_id: id, cwd: root, ...(branch ? { branch } : {}), started_at: now };
     if (target.kind === 'task') {
-      const task = await uow.task(target.id);
-      if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-      if (!opts.force) checkStatusChange(task, 'in_progress', await uow.summariesOf(task.dependencies), `task ${task.id}`);
+      // --next: the first ready task, chosen under the lock, so two spawns never pick the same one.
+      let task = checked ? await uow.task(target.id) : await nextReady(uow);
+      target = { kind: 'task', id: task.id };
+      if (checked) {
+        await checkSpawnable(await uow.type(), () => uow.view(), task, opts.force);
+        if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+        if (!opts.force) checkStatusChange(task, 'in_progress', await uow.summariesOf(task.dependencies), `task ${task.id}`);
+      }
+      // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
+      if (task.owner || task.session_id) task = takeOver(task);
       uow.setProject({ ...(await uow.project()), spawn_counts: counts });
       const started: TaskState = {
         ...task,
         ...(sessionId ? { session_id: sessionId } : {}),
         session,
+        owner: workerOwner(id, sessionId, now),
         ...(task.assigned_agent ? {} : { assigned_agent: agent.name }),
         ...(task.status === 'pending' ? { status: 'in_progress' as const, started_at: task.started_at ?? now } : {}),
       };
@@ -253,20 +358,31 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(root, async (uow) => {
-      if (target.kind === 'task') uow.setTask({ ...(await uow.task(target.id)), session_id: id });
-      else {
+      if (target.kind === 'task') {
+        const task = await uow.task(target.id);
+        uow.setTask({ ...task, session_id: id, ...(task.owner?.by === agentId ? { owner: { ...task.owner, session: id } } : {}) });
+      } else {
         const p = await uow.project();
         const s = p.sessions?.[agent.name];
         if (s) uow.setProject({ ...p, sessions: { ...p.sessions, [agent.name]: { ...s, session_id: id } } });
       }
     });
   };
-  const run = await runWorker(files, target, invocation, resolution, env, root, opts, persistReported);
-  return finish(root, target, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts);
+  const running = target;
+  const startedAt = new Date().toISOString();
+  let run: Awaited<ReturnType<typeof runWorker>>;
+  try {
+    run = await runWorker(files, running, invocation, resolution, env, root, opts, persistReported);
+  } finally {
+    // Whatever happened to the worker, this process no longer waits for it. (If this fails, the
+    // owner is stale as soon as this process exits.)
+    if (running.kind === 'task') await releaseOwner(root, running.id, agentId).catch(() => undefined);
+  }
+  return finish(root, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
 }
 
-async function finish(root: string, target: Target, agent: string, agentId: string, executor: string, sessionId: string | null, eventsFile: string, opts: AgentRunOptions): Promise<AgentRunResult> {
-  const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile };
+async function finish(root: string, target: Target, agent: string, agentId: string, executor: string, sessionId: string | null, eventsFile: string, opts: AgentRunOptions, denials: AgentRunResult['denials'], startedAt: string): Promise<AgentRunResult> {
+  const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile, denials };
   if (target.kind === 'task') {
     const task = await Reader.read(root, (reader) => reader.task(target.id));
     result.task = task.id;
@@ -274,7 +390,12 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
     if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
     // The protocol: a worker ends by setting needs_review, paused or failed.
     if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`);
-  } else if (!opts.quiet) opts.say(`${agentId} finished`);
+  } else {
+    // A worker without a task reports how its work stands with 'sow agent report'.
+    const report = await Reader.read(root, (reader) => reader.project.sessions?.[target.agent]?.report);
+    if (report && report.at >= startedAt) result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
+    if (!opts.quiet) opts.say(result.report ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}` : `${agentId} finished`);
+  }
   if (sessionId === null && !opts.quiet) opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
   return result;
 }
@@ -285,6 +406,8 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
       const task = await reader.task(target.id);
       const agentName = task.session?.agent ?? task.assigned_agent ?? 'implementer';
       if (!task.session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
+      const owner = liveOwner(task);
+      if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
       return { root: reader.root, target: { kind: 'task', id: task.id } as Target, session: task.session, sessionId: task.session_id, agentName };
     }
     findAgent(target.agent);
@@ -304,7 +427,11 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const now = new Date().toISOString();
   await update(root, async (uow) => {
     if (target.kind === 'task') {
-      const task = await uow.task(target.id);
+      let task = await uow.task(target.id);
+      const owner = liveOwner(task);
+      if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
+      // With --force, a live owner of another session is retired (this session stays).
+      if (task.owner && task.owner.by !== session.agent_id) task = retireOwner(task, { keepSession: true });
       // A resume after needs_review is a correction round: count it.
       const iteration = task.status === 'needs_review' ? task.iteration + 1 : task.iteration;
       uow.setTask({
@@ -312,6 +439,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
         iteration,
         status: task.status === 'completed' || task.status === 'abandoned' ? task.status : 'in_progress',
         session: { ...task.session!, resumed_at: now, resumes: (task.session?.resumes ?? 0) + 1 },
+        owner: workerOwner(session.agent_id, sessionId, now),
       });
     } else {
       const p = await uow.project();
@@ -325,6 +453,13 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const sessionCwd = session.cwd;
   const invocation = resolution.spec.resume({ ...(await workerRights(root, resolution)), config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
-  const run = await runWorker(files, target, invocation, resolution, env, sessionCwd, opts);
-  return finish(root, target, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts);
+  const running = target;
+  const startedAt = new Date().toISOString();
+  let run: Awaited<ReturnType<typeof runWorker>>;
+  try {
+    run = await runWorker(files, running, invocation, resolution, env, sessionCwd, opts);
+  } finally {
+    if (running.kind === 'task') await releaseOwner(root, running.id, session.agent_id).catch(() => undefined);
+  }
+  return finish(root, running, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts, run.denials, startedAt);
 }

@@ -1,13 +1,15 @@
 /** `sow config …`: the user configuration file, its validation and its effective value. */
 import { ROLES } from '../domain/agents.js';
-import { checkConfig, DEFAULT_EXECUTOR, resolveConfig, type EffectiveConfig } from '../domain/config.js';
+import { checkConfig, DEFAULT_EXECUTOR, issueText, permissionProfile, resolveConfig, typeIgnores, type ConfigIssue, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES } from '../domain/schemas.js';
 import { runEditor } from '../adapters/editor.js';
 import { executorOf } from '../adapters/executors/table.js';
 import { findOnPath } from '../adapters/process-runner.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
+import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { emitString } from '../adapters/yaml/emit.js';
-import { backupAndRemoveUserConfig, readUserConfig, userConfigExists, userConfigPath, writeUserConfig, ConfigFileError } from '../adapters/user-config.js';
+import { backupAndRemoveUserConfig, inspectUserConfig, readUserConfig, userConfigExists, userConfigPath, writeUserConfig } from '../adapters/user-config.js';
 
 export function configTemplate(path: string): string {
   return `# sow agent configuration
@@ -16,6 +18,7 @@ export function configTemplate(path: string): string {
 # Which agent CLI (executor) runs which agent role. Without this file every role uses Claude Code.
 # Priority: 1. environment (SOW_AGENTS_IMPLEMENTER=cursor)  2. this file  3. built-in defaults.
 # Check it with 'sow config validate'; see the merged result with 'sow config show'.
+# Unknown keys are errors ('sow schema config' lists every field).
 
 agents:
   executors:
@@ -23,7 +26,10 @@ agents:
     # claude-code:
     #   type: claude
     #   settings:
-    #     yolo_mode: true     # skip permission prompts (--dangerously-skip-permissions)
+    #     permissions: safe   # what a worker may do without asking:
+    #                         #   safe (the default): read and edit files in the repository, run sow
+    #                         #     and the checks the repository declares (.sow/config.yaml)
+    #                         #   yolo: anything (the CLI's skip-permissions flag)
     #     model: sonnet       # or opus, haiku
     #   custom_args: []       # extra flags, added last
 
@@ -31,10 +37,12 @@ agents:
     # cursor:
     #   type: cursor
     #   settings:
-    #     yolo_mode: true
+    #     permissions: yolo   # (yolo_mode: true, the older spelling, means the same)
 
     # Other built-in types: ${EXECUTOR_TYPES.filter((t) => t !== 'claude' && t !== 'cursor' && t !== 'command').join(', ')}.
-    # Any other agent CLI, with argv templates ({prompt_file} {prompt} {session_id} {model} {cwd}):
+    # A binding may also name one of these types directly (implementer: codex).
+    # Any other agent CLI, with argv templates ({prompt_file} {prompt} {session_id} {model} {cwd});
+    # its argv decides what it may do, so 'permissions' does not apply to it:
     # my-agent:
     #   type: command
     #   spawn: [my-agent, --session, "{session_id}", --prompt-file, "{prompt_file}"]
@@ -63,38 +71,67 @@ export async function initConfig(yes: boolean, interactive: boolean, confirm: (q
   return { path, overwritten: exists };
 }
 
-export interface ValidationLine { level: 'ok' | 'warning' | 'error'; text: string }
-export interface ValidationReport { path: string; exists: boolean; valid: boolean; lines: ValidationLine[] }
+/** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
+export type LineSource = 'file' | 'environment' | 'repository';
+export interface ValidationLine { level: 'ok' | 'warning' | 'error'; text: string; source?: LineSource }
+export interface RepositoryValidation { root: string; path: string; exists: boolean; valid: boolean }
+export interface ValidationReport {
+  path: string;
+  exists: boolean;
+  valid: boolean;
+  lines: ValidationLine[];
+  /** The repository's .sow/config.yaml, when run inside a sow workspace. */
+  repository?: RepositoryValidation;
+}
 
-export async function validateConfig(): Promise<ValidationReport> {
-  const path = userConfigPath();
+const isEnvironmentIssue = (i: ConfigIssue) => i.field.startsWith('SOW_');
+const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): ValidationLine[] =>
+  issues.map((i) => ({ level, text: issueText(i), ...(level === 'error' ? { source: isEnvironmentIssue(i) ? 'environment' as const : 'file' as const } : {}) }));
+
+/**
+ * The user configuration (and the environment's overrides), then, given the cwd of a sow
+ * workspace, the repository's .sow/config.yaml. Outside a workspace only the user configuration
+ * is checked.
+ */
+export async function validateConfig(cwd?: string): Promise<ValidationReport> {
+  const user = await validateUserConfig();
+  const repository = cwd === undefined ? undefined : await validateRepoConfig(cwd);
+  if (!repository) return user;
+  return { ...user, valid: user.valid && repository.report.valid, lines: [...user.lines, ...repository.lines], repository: repository.report };
+}
+
+async function validateUserConfig(): Promise<ValidationReport> {
+  const inspected = await inspectUserConfig();
+  const path = inspected.path;
   const lines: ValidationLine[] = [];
-  if (!userConfigExists(path)) {
+  const done = () => ({ path, exists: inspected.exists, valid: !lines.some((l) => l.level === 'error'), lines });
+  if (!inspected.exists) {
     lines.push({ level: 'ok', text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})` });
     // Environment overrides still apply, and can still be wrong.
     const report = checkConfig(resolveConfig(undefined, process.env));
-    for (const e of report.errors) lines.push({ level: 'error', text: e });
-    for (const w of report.warnings) lines.push({ level: 'warning', text: w });
-    return { path, exists: false, valid: report.errors.length === 0, lines };
+    lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
+    return done();
   }
-  let loaded;
-  try {
-    loaded = await readUserConfig(path);
-  } catch (err) {
-    if (!(err instanceof ConfigFileError)) throw err;
-    const syntax = /not valid YAML/.test(err.message);
+  if (inspected.syntax !== undefined) {
+    const syntax = /not valid YAML/.test(inspected.syntax);
     if (!syntax) lines.push({ level: 'ok', text: 'YAML syntax valid' });
-    lines.push({ level: 'error', text: `${syntax ? 'YAML syntax' : 'schema'}: ${err.message.replace(`${path}: `, '')}` });
-    return { path, exists: true, valid: false, lines };
+    lines.push({ level: 'error', text: `${syntax ? 'YAML syntax' : 'schema'}: ${inspected.syntax}`, source: 'file' });
+    return done();
   }
-  lines.push({ level: 'ok', text: 'YAML syntax valid' }, { level: 'ok', text: 'schema valid' });
-  const effective = resolveConfig(loaded.config, process.env);
+  lines.push({ level: 'ok', text: 'YAML syntax valid' });
+  // Every typo, then the schema: a typo is often why the schema fails (`typ:` leaves `type` missing).
+  lines.push(...issueLines('error', inspected.typos));
+  if (inspected.schema) {
+    lines.push({ level: 'error', text: `schema: ${issueText(inspected.schema)}`, source: 'file' });
+    return done();
+  }
+  if (inspected.typos.length === 0) lines.push({ level: 'ok', text: 'schema valid' });
+  const effective = resolveConfig(inspected.config, process.env);
   const types = [...new Set(Object.values(effective.executors).map((e) => e.config.type))];
   lines.push({ level: 'ok', text: `executor types valid (${types.join(', ')})` });
   const report = checkConfig(effective);
   if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
-  for (const e of report.errors) lines.push({ level: 'error', text: e });
-  for (const w of report.warnings) lines.push({ level: 'warning', text: w });
+  lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
   const used = new Set(Object.values(effective.bindings).map((b) => b.executor));
   for (const name of used) {
     const executor = effective.executors[name];
@@ -104,11 +141,72 @@ export async function validateConfig(): Promise<ValidationReport> {
     const binary = spec.binary(executor.config);
     if (!findOnPath(binary)) lines.push({ level: 'warning', text: `${binary || '(no binary)'} not found on PATH\n  The '${name}' executor requires it. Install: ${spec.install}` });
   }
-  return { path, exists: true, valid: report.errors.length === 0, lines };
+  return done();
+}
+
+/** The repository configuration, when cwd is inside a sow workspace; undefined outside one. */
+async function validateRepoConfig(cwd: string): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
+  let root: string;
+  try {
+    root = findWorkspaceRoot(cwd);
+  } catch (err) {
+    // Not in a repository, or sow is not initialised there: there is no repository configuration.
+    if (err instanceof SowError && err.kind === 'failed') return undefined;
+    throw err;
+  }
+  const report = (exists: boolean, valid: boolean): RepositoryValidation => ({ root, path: REPO_CONFIG, exists, valid });
+  try {
+    const { exists, config } = await readRepoConfig(root);
+    if (!exists) return { report: report(false, true), lines: [{ level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` }] };
+    const checks = (config.checks ?? []).map((c) => c.name);
+    return { report: report(true, true), lines: [{ level: 'ok', text: `${REPO_CONFIG} valid (${checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared'})` }] };
+  } catch (err) {
+    if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
+    return { report: report(true, false), lines: [{ level: 'error', text: err.message, source: 'repository' }] };
+  }
+}
+
+/**
+ * The refusal after a report with errors: exit 4, CONFIG_INVALID, each error named with its file
+ * (or variable) and field, and the fix for each place they are in.
+ */
+export class ConfigInvalidError extends SowError {
+  constructor(report: ValidationReport, again: string) {
+    const errors = report.lines.filter((l) => l.level === 'error');
+    const where = new Set(errors.map((l) => l.source ?? 'file'));
+    const fixes = [
+      ...(where.has('file') ? [`fix ${report.path} with 'sow config edit'`] : []),
+      ...(where.has('environment') ? ['change or unset the environment variable named'] : []),
+      ...(where.has('repository') ? [`fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`] : []),
+    ];
+    super('CONFIG_INVALID', 'state',
+      errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '),
+      `${fixes.join('; ')}; then run '${again}' again`,
+      { file: report.path, lines: report.lines, ...(report.repository ? { repository: report.repository } : {}) });
+  }
 }
 
 const note = (source: string, variable?: string) =>
   source === 'environment' ? `(from environment: ${variable})` : source === 'file' ? '(from config file)' : source === 'implicit' ? '(implied by a binding)' : '(default)';
+
+/** The settings lines of `config show`: the permission profile first, each with its source. */
+function settingsLines(e: ResolvedExecutor): string[] {
+  const src = note(e.source);
+  const s = e.config.settings;
+  const type = e.config.type;
+  const out: string[] = [];
+  const ignored = `ignored by the ${type} executor type`;
+  if (typeIgnores(type, 'permissions')) {
+    if (s?.permissions !== undefined) out.push(`        permissions: ${s.permissions}  # ${src}, ${ignored}`);
+    if (s?.yolo_mode !== undefined) out.push(`        yolo_mode: ${s.yolo_mode}  # ${src}, ${ignored}`);
+    out.push(`        # permissions do not apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the agent may do`);
+  } else {
+    const how = s?.permissions !== undefined ? src : s?.yolo_mode !== undefined ? `${src.replace(/\)$/, '')}: yolo_mode: ${s.yolo_mode})` : '(default)';
+    out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}`);
+  }
+  if (s?.model) out.push(`        model: ${emitString(s.model)}  # ${src}${typeIgnores(type, 'model') ? `, ${ignored}` : ''}`);
+  return out;
+}
 
 export async function showConfig(): Promise<{ path: string; exists: boolean; effective: EffectiveConfig; text: string }> {
   const loaded = await readUserConfig();
@@ -118,18 +216,19 @@ export async function showConfig(): Promise<{ path: string; exists: boolean; eff
     '# Effective configuration (merged from defaults + file + environment)',
     `# Config file: ${loaded.path} (${loaded.exists ? 'exists' : 'not found'})`,
     `# Environment overrides: ${overrides.length ? overrides.join(', ') : 'none'}`,
+    '# permissions: safe (the default) reads and edits files in the repository and runs sow and the',
+    "#   repository's declared checks; yolo allows anything. (yolo_mode: true means permissions: yolo.)",
     '',
     'agents:',
     '  executors:',
   ];
   for (const e of Object.values(effective.executors)) {
     const src = note(e.source);
-    out.push(`    ${emitString(e.name)}:  # ${src}`, `      type: ${e.config.type}`, '      settings:');
-    out.push(`        yolo_mode: ${e.config.settings?.yolo_mode ?? false}  ${e.config.settings?.yolo_mode === undefined ? '# (default)' : `# ${src}`}`);
-    if (e.config.settings?.model) out.push(`        model: ${emitString(e.config.settings.model)}  # ${src}`);
+    out.push(`    ${emitString(e.name)}:  # ${src}`, `      type: ${e.config.type}`, '      settings:', ...settingsLines(e));
     if (e.config.custom_args?.length) out.push(`      custom_args: ${JSON.stringify(e.config.custom_args)}  # ${src}`);
-    if (e.config.spawn) out.push(`      spawn: ${JSON.stringify(e.config.spawn)}  # ${src}`);
-    if (e.config.resume) out.push(`      resume: ${JSON.stringify(e.config.resume)}  # ${src}`);
+    const argvIgnored = e.config.type === 'command' ? '' : `, ignored by the ${e.config.type} executor type`;
+    if (e.config.spawn) out.push(`      spawn: ${JSON.stringify(e.config.spawn)}  # ${src}${argvIgnored}`);
+    if (e.config.resume) out.push(`      resume: ${JSON.stringify(e.config.resume)}  # ${src}${argvIgnored}`);
   }
   out.push('  bindings:');
   for (const b of Object.values(effective.bindings)) out.push(`    ${emitString(b.role)}: ${emitString(b.executor)}  # ${note(b.source, b.variable)}`);

@@ -41,8 +41,8 @@ export function repositoryPath(root: string, cwd: string, file: string): string 
 export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LogResult> {
   if (!(LOG_ACTIONS as readonly string[]).includes(req.action)) throw new InvalidValueError('action', req.action, `one of ${LOG_ACTIONS.join(', ')}`);
   if (!(LOG_RESULTS as readonly string[]).includes(req.result)) throw new InvalidValueError('result', req.result, `one of ${LOG_RESULTS.join(', ')}`);
-  const agent = req.agent ?? env['SOW_AGENT_ID'];
-  if (!agent) throw new UsageError('--agent is required', "pass --agent <id> (e.g. implementer-1); spawned workers have it in SOW_AGENT_ID");
+  // A spawned worker logs as itself; anyone else as `user` unless they say who.
+  const agent = req.agent ?? (env['SOW_AGENT_ID'] || 'user');
   if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place');
   const taskId = req.project ? undefined : req.task ?? env['SOW_TASK_ID'];
   if (!req.project && !taskId) throw new UsageError('say where to log: --task <id> or --project', 'spawned workers have their task in SOW_TASK_ID');

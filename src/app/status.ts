@@ -1,9 +1,10 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
-import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
+import { withCheckStatuses } from './checks.js';
 import { openRoot, Reader } from './workspace.js';
 
 export interface StatusReport {
@@ -18,6 +19,8 @@ export interface StatusReport {
   phases: { name: string; status: string; enabled: boolean; iteration: number; inputs: number; outputs: number }[];
   tasks: { total: number; by_status: Record<string, number> };
   next: TransitionOption[];
+  /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
+  checks?: CheckStatus[];
 }
 
 export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
@@ -41,11 +44,12 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
     }),
     tasks: { total: tasks.length, by_status: byStatus },
     next: listTransitions(type, view),
+    ...(view.checks ? { checks: [...view.checks] } : {}),
   };
 }
 
 export async function projectStatus(cwd: string): Promise<StatusReport> {
-  return Reader.read(cwd, async (reader) => statusOf(reader.type, await reader.view()));
+  return Reader.read(cwd, async (reader) => statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())));
 }
 
 export function taskCounts(report: Pick<StatusReport, 'tasks'>): string {
@@ -113,7 +117,10 @@ function noProjectPrompt(root: string): string {
 
 export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {
   try {
-    return await Reader.read(cwd, async (reader) => ({ state: reader.project.statechart.current_state, prompt: renderContinue(reader.type, await reader.view()) }));
+    return await Reader.read(cwd, async (reader) => ({
+      state: reader.project.statechart.current_state,
+      prompt: renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())),
+    }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
     return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd)) };

@@ -1,10 +1,12 @@
 /** `sow task add|set|get|abandon|list`. */
 import { findAgent } from '../domain/agents.js';
-import { InvalidValueError } from '../domain/errors.js';
+import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
+import { DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
+import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus } from '../domain/tasks.js';
+import { candidateIds, checkFinish, isReady, takeOver } from './ownership.js';
 import { Reader, taskDir, update } from './workspace.js';
 
 export interface AddTaskOptions {
@@ -54,8 +56,19 @@ export async function addTask(cwd: string, opts: AddTaskOptions): Promise<TaskSt
 }
 
 export interface SetTaskOptions {
-  /** Override a refusal: a status change the dependencies or pending feedback block. */
+  /** Override a refusal: a status change the dependencies, pending feedback or a live owner block. */
   force?: boolean;
+  /** The name this command acts under (renews its claim's lease); else SOW_OWNER. */
+  owner?: string;
+  /** Outputs appended to the task in the same write (the evidence of the checks a completion ran). */
+  outputs?: readonly Artifact[];
+  /** Validate only: refuse as the real change would, write nothing. */
+  dryRun?: boolean;
+}
+
+/** Whether `task set <field> <value>` asks to complete the task (the field by any of its names). */
+export function asksCompletion(field: string, raw: string): boolean {
+  return (own(TASK_FIELD_ALIASES, field) ?? field) === 'status' && raw.trim() === 'completed';
 }
 
 export async function setTaskField(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}): Promise<{ id: string; field: string; value: unknown; task: TaskState }> {
@@ -70,6 +83,7 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
       switch (resolved.name) {
         case 'status': {
           value = coerceField('status', raw, resolved.spec);
+          checkFinish(task, value as TaskStatus, uow.actor, opts.force);
           if (!opts.force) checkStatusChange(task, value as TaskStatus, await uow.summariesOf(task.dependencies));
           task = withStatus(task, value as TaskStatus, uow.now);
           break;
@@ -98,17 +112,72 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
       value = parseValue(raw);
       task = { ...task, metadata: setAtPath({ ...task.metadata }, resolved.path, value) };
     }
+    if (opts.dryRun) return { id, field: label, value, task };
+    if (opts.outputs?.length) task = { ...task, outputs: [...task.outputs, ...opts.outputs] };
     uow.setTask(task);
     return { id, field: label, value, task };
+  }, opts.owner !== undefined ? { owner: opts.owner } : {});
+}
+
+export async function abandonTask(cwd: string, rawId: string, opts: SetTaskOptions = {}): Promise<TaskState> {
+  return update(cwd, async (uow) => {
+    const before = await uow.task(rawId);
+    checkFinish(before, 'abandoned', uow.actor, opts.force);
+    const task = withStatus(before, 'abandoned', uow.now);
+    uow.setTask(task);
+    return task;
+  }, opts.owner !== undefined ? { owner: opts.owner } : {});
+}
+
+/** The tasks a worker could start now: pending, every dependency finished, nobody working on them. */
+export async function nextTasks(cwd: string): Promise<TaskSummary[]> {
+  return Reader.read(cwd, async (reader) => {
+    const tasks = await reader.tasks();
+    const candidates = new Set(candidateIds(tasks));
+    const out: TaskSummary[] = [];
+    for (const t of tasks) {
+      if (candidates.has(t.id) && isReady(await reader.task(t.id))) out.push(t);
+    }
+    return out;
   });
 }
 
-export async function abandonTask(cwd: string, rawId: string): Promise<TaskState> {
+export interface ClaimOptions {
+  agent?: string;
+  owner?: string;
+  /** The lease, in seconds (default 30 minutes). */
+  leaseSeconds?: number;
+}
+
+/**
+ * Claims the first ready task, atomically (under the lock): in_progress, owned by this session or
+ * name with a lease. Two claimers never get the same task, and none skips a ready one.
+ */
+export async function claimNext(cwd: string, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
   return update(cwd, async (uow) => {
-    const task = withStatus(await uow.task(rawId), 'abandoned', uow.now);
-    uow.setTask(task);
-    return task;
-  });
+    const who = uow.actor.owner ?? (uow.actor.by !== 'user' ? uow.actor.by : undefined);
+    if (!who) throw new UsageError('say who claims the task: --owner <name>', 'workers claim under their session (SOW_AGENT_ID, SOW_SESSION_ID); others pass --owner <name> or set SOW_OWNER');
+    const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
+    const tasks = await uow.tasks();
+    for (const id of candidateIds(tasks)) {
+      let task = await uow.task(id);
+      if (!isReady(task) || retiredIdentity(task, uow.actor) !== undefined) continue;
+      task = withStatus(takeOver(task), 'in_progress', uow.now);
+      const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+      const owner: Owner = {
+        kind: 'claim',
+        by: who,
+        ...(uow.actor.session ? { session: uow.actor.session } : {}),
+        since: uow.now,
+        lease_until: new Date(Date.parse(uow.now) + seconds * 1000).toISOString(),
+        lease_seconds: seconds,
+      };
+      task = { ...task, owner, ...(agent ? { assigned_agent: agent } : {}) };
+      uow.setTask(task);
+      return { task, owner };
+    }
+    throw new NoReadyTaskError(tasks);
+  }, opts.owner !== undefined ? { owner: opts.owner } : {});
 }
 
 export async function getTask(cwd: string, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {

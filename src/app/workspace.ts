@@ -14,6 +14,7 @@ import type { Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { projectProblem } from '../domain/project.js';
+import { NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
@@ -46,11 +47,15 @@ export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise
 
 export const now = (): string => new Date().toISOString();
 
-/** Who is acting: a spawned worker (its agent id and session, from its environment), else the user. */
-export function actor(env: Readonly<Record<string, string | undefined>> = process.env): Actor {
+/**
+ * Who is acting: a spawned worker (its agent id and session, from its environment), else the user;
+ * with the name it claims tasks under (`--owner`, else SOW_OWNER), if any.
+ */
+export function actor(env: Readonly<Record<string, string | undefined>> = process.env, owner?: string): Actor {
   const agent = env['SOW_AGENT_ID'];
   const session = env['SOW_SESSION_ID'];
-  return agent ? { by: agent, ...(session ? { session } : {}) } : { by: 'user' };
+  const name = owner ?? (env['SOW_OWNER'] || undefined);
+  return { by: agent || 'user', ...(agent && session ? { session } : {}), ...(name ? { owner: name } : {}) };
 }
 
 /** The layout version `.sow/.version` records. */
@@ -317,10 +322,16 @@ export class UnitOfWork {
   private readonly newTasks = new Map<string, Record<string, string>>();
   readonly tx: Transaction;
   readonly now: string = now();
-  readonly actor: Actor = actor();
+  readonly actor: Actor;
 
-  constructor(readonly root: string) {
+  constructor(readonly root: string, owner?: string) {
     this.tx = new Transaction(root);
+    this.actor = actor(process.env, owner);
+  }
+
+  /** The task as it is on disk (before this command's changes), if this command read it. */
+  original(id: string): TaskState | undefined {
+    return this.taskFiles.get(id)?.data;
   }
 
   private async load(): Promise<LoadedProject> {
@@ -361,9 +372,18 @@ export class UnitOfWork {
     return { project: await this.project(), tasks: await this.tasks() };
   }
 
-  /** Stores a changed task in its own file, stamped with this command's time. */
+  /**
+   * Stores a changed task in its own file, stamped with this command's time. A write from an
+   * identity that no longer owns the task (it was finished or taken over) is refused; a write
+   * from the task's claimant renews its lease.
+   */
   setTask(task: TaskState): void {
-    this.tasksNext.set(task.id, { ...task, updated_at: this.now });
+    const before = this.original(task.id);
+    if (before) {
+      const retired = retiredIdentity(before, this.actor);
+      if (retired !== undefined) throw new NotOwnerError(before, retired);
+    }
+    this.tasksNext.set(task.id, renewLease({ ...task, updated_at: this.now }, this.actor, this.now));
   }
 
   /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */
@@ -406,6 +426,8 @@ export interface UpdateOptions {
   force?: boolean;
   /** Whether the project must belong to the checked-out branch (default true). */
   branchCheck?: boolean;
+  /** The name this command claims tasks under (`--owner`); else SOW_OWNER. */
+  owner?: string;
 }
 
 /**
@@ -418,7 +440,7 @@ export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>
   return withRootLock(root, async () => {
     await replay(root);
     clearLeftovers(root);
-    const uow = new UnitOfWork(root);
+    const uow = new UnitOfWork(root, opts.owner);
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);

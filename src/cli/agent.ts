@@ -1,10 +1,17 @@
 import type { Command } from 'commander';
 import { cwd, respond } from './output.js';
 import { UsageError } from '../domain/errors.js';
+// Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
+import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
 
-const CONFIG_HELP = `
-Agent selection uses your configuration (run 'sow config path' to see where it is).
-Run 'sow config init' to create a configuration file; SOW_AGENTS_<ROLE>=<executor> overrides it.`;
+/** Computed when the help is shown: the path in use (the file is never read for --help). */
+const configHelp = (): string => {
+  const path = userConfigPath();
+  return `
+Agent selection uses configuration from ${path}${userConfigExists(path) ? '' : ' (not found: the built-in defaults are used)'}
+Run 'sow config init' to create a configuration file; SOW_AGENTS_<ROLE>=<executor> overrides it.
+Run 'sow config validate' to check it.`;
+};
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -28,14 +35,16 @@ export default function register(program: Command): void {
     .description('Start a worker: with a task id it works on that task, without one on the project')
     .argument('<agent>', 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator')
     .argument('[task-id]', 'the task to work on')
+    .option('--next', 'work on the next ready task (the one `sow task next --claim` would take), chosen atomically')
     .option('--prompt <text>', 'extra instructions added to the worker prompt')
     .option('-v, --verbose', 'show how the executor was chosen and the command run')
     .option('-q, --quiet', 'no progress view')
-    .option('--force', 'start a new session even if one is recorded (the old one is forgotten)')
-    .addHelpText('after', CONFIG_HELP)
-    .action(async (agentName: string, taskId: string | undefined, opts: { prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean }) => {
+    .option('--force', 'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)')
+    .addHelpText('after', configHelp)
+    .action(async (agentName: string, taskId: string | undefined, opts: { next?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean }) => {
+      if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       const { spawnAgent } = await import('../app/agents.js');
-      const r = await spawnAgent(cwd(), agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
+      const r = await spawnAgent(cwd(), agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, say });
       respond({ data: r, ...(r.status ? { text: r.status } : {}) });
     });
 
@@ -47,8 +56,9 @@ export default function register(program: Command): void {
     .option('-a, --agent <agent>', 'resume the project-level session of this agent instead of a task')
     .option('-v, --verbose', 'show how the executor was chosen and the command run')
     .option('-q, --quiet', 'no progress view')
-    .addHelpText('after', CONFIG_HELP)
-    .action(async (first: string | undefined, second: string | undefined, opts: { agent?: string; verbose?: boolean; quiet?: boolean }) => {
+    .option('--force', 'resume even though another worker still owns the task (it loses the task)')
+    .addHelpText('after', configHelp)
+    .action(async (first: string | undefined, second: string | undefined, opts: { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean }) => {
       const { resumeAgent } = await import('../app/agents.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
@@ -63,7 +73,31 @@ export default function register(program: Command): void {
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
-      const r = await resumeAgent(cwd(), target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, say });
+      const r = await resumeAgent(cwd(), target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
       respond({ data: r, ...(r.status ? { text: r.status } : {}) });
+    });
+
+  agent
+    .command('log')
+    .description("For workers: add a note to your task's log (your task and agent id come from the environment sow gave you)")
+    .argument('<message...>', 'what you did, found or decided')
+    .option('--action <action>', 'the kind of entry (default note; see sow log --help)')
+    .option('--result <result>', 'success, error or partial (default success)')
+    .option('--file <path>', 'a file the note is about (repeatable; becomes a task output)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .action(async (message: string[], opts: { action?: string; result?: string; file: string[] }) => {
+      const { agentLog } = await import('../app/report.js');
+      const r = await agentLog(cwd(), { message: message.join(' '), files: opts.file, ...(opts.action !== undefined ? { action: opts.action } : {}), ...(opts.result !== undefined ? { result: opts.result } : {}) });
+      respond({ data: r, message: `Logged to ${r.file}` });
+    });
+
+  agent
+    .command('report')
+    .description('For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its status); without a task: working, done, blocked or failed')
+    .requiredOption('--status <status>', 'how the work stands')
+    .argument('[message...]', 'why, in a sentence (goes to the log)')
+    .action(async (message: string[], opts: { status: string }) => {
+      const { agentReport } = await import('../app/report.js');
+      const r = await agentReport(cwd(), opts.status, message.join(' '));
+      respond({ data: r, message: `${r.agent_id} reported ${r.status}${r.task ? ` on task ${r.task}` : ''}` });
     });
 }

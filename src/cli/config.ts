@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { respond } from './output.js';
+import { cwd, respond } from './output.js';
 import { askYesNo, interactive } from './confirm.js';
 
 export default function register(program: Command): void {
@@ -27,15 +27,15 @@ export default function register(program: Command): void {
 
   config
     .command('validate')
-    .description('Check YAML, schema, executor types and bindings; warn about CLIs missing from PATH')
+    .description('Check YAML, unknown keys, schema, executor types, bindings and settings (and .sow/config.yaml inside a sow workspace); warn about CLIs missing from PATH')
     .action(async () => {
-      const { validateConfig } = await import('../app/config.js');
+      const { validateConfig, ConfigInvalidError } = await import('../app/config.js');
       const { renderValidation } = await import('./render.js');
-      const r = await validateConfig();
+      const r = await validateConfig(cwd());
       if (!r.valid) {
-        const { SowError } = await import('../domain/errors.js');
+        // The whole report first (stdout, as when valid), then the refusal: exit 4.
         if (!process.argv.includes('--json')) process.stdout.write(`${renderValidation(r)}\n`);
-        throw new SowError('CONFIG_INVALID', 'state', `${r.path} is invalid`, r.lines.filter((l) => l.level === 'error').map((l) => l.text).join('; '), { lines: r.lines });
+        throw new ConfigInvalidError(r, 'sow config validate');
       }
       respond({ data: r, text: renderValidation(r) });
     });
@@ -53,12 +53,12 @@ export default function register(program: Command): void {
     .command('edit')
     .description('Open the configuration in $VISUAL or $EDITOR (creating it from the template), then validate it')
     .action(async () => {
-      const { editConfig } = await import('../app/config.js');
+      const { editConfig, ConfigInvalidError } = await import('../app/config.js');
       const { renderValidation } = await import('./render.js');
       const r = await editConfig();
       if (!r.report.valid) {
-        const { SowError } = await import('../domain/errors.js');
-        throw new SowError('CONFIG_INVALID', 'state', `${r.path} is invalid after editing`, `${r.report.lines.filter((l) => l.level === 'error').map((l) => l.text).join('; ')}; run 'sow config edit' again`);
+        if (!process.argv.includes('--json')) process.stderr.write(`${renderValidation(r.report)}\n`);
+        throw new ConfigInvalidError(r.report, 'sow config edit');
       }
       respond({ data: r, message: renderValidation(r.report) });
     });

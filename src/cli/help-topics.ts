@@ -7,7 +7,7 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT_CODES, string> = {
   failed: 'the operation failed: not found, invalid value, conflict',
   usage: 'usage error: unknown command, bad flag or argument',
   blocked: "'sow advance' was blocked by a guard; nothing was written",
-  state: 'a state file is unreadable or invalid; it was not touched',
+  state: 'a state file or your configuration is unreadable or invalid (a typo, an unknown key, an executor that does not exist); nothing was changed',
   external: 'an external tool (git, gh, an agent CLI) is missing or failed',
   internal: 'internal error: a bug in sow',
   interrupted: 'interrupted (Ctrl-C)',

@@ -8,7 +8,7 @@ export default function register(program: Command): void {
     .command('log')
     .description("Append an entry to the task's log (or the project's): front matter + notes; files become task outputs")
     .argument('[notes...]', 'markdown notes for the entry body')
-    .option('--agent <id>', 'who is logging, e.g. implementer-1 (default: $SOW_AGENT_ID)')
+    .option('--agent <id>', 'who is logging, e.g. implementer-1 (default: $SOW_AGENT_ID, else user)')
     .requiredOption('--action <action>', 'started_task, created_file, modified_file, deleted_file, implementation_attempt, test_run, refactor, debugging, research, completed_task, paused_task, started_phase, completed_phase')
     .requiredOption('--result <result>', 'success, error or partial')
     .option('--file <path>', 'a file this entry is about (repeatable)', collect, [])

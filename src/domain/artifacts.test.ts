@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { artifactAt, artifactPath, createArtifact, parseIndex, repositoryPathOf, setArtifactField, type ArtifactSlot } from './artifacts.js';
+import { artifactAt, artifactPath, createArtifact, parseIndex, RecordedArtifactError, repositoryPathOf, setArtifactField, type ArtifactSlot } from './artifacts.js';
 import { DidYouMeanError, IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, ReadOnlyFieldError, UnknownArtifactTypeError, UsageError } from './errors.js';
 import { standard } from './project-types/standard/index.js';
 
@@ -99,5 +99,22 @@ describe('indexes', () => {
     expect(() => parseIndex('x')).toThrow(UsageError);
     expect(() => artifactAt([], 0, outputs('review'))).toThrow(IndexOutOfRangeError);
     expect(() => artifactAt([], 0, outputs('review'))).toThrow(/are empty/);
+  });
+});
+
+describe('evidence: recorded by sow check run, never by hand', () => {
+  const recorded = { type: 'evidence', path: 'evidence/x-unit.log', created_at: NOW, metadata: { check: 'unit', exit_code: 1, tree: 'abc' } };
+  it('cannot be added to a phase or a task by hand', () => {
+    expect(() => add(outputs('finalize'), 'evidence', 'evidence/x.log', { check: 'unit', exit_code: '0' })).toThrow(RecordedArtifactError);
+    expect(() => add(taskOutputs, 'evidence', 'evidence/x.log')).toThrow(expect.objectContaining({ code: 'ARTIFACT_RECORDED_BY_SOW', hint: "run 'sow check run' to record a new one" }));
+  });
+  it('cannot be changed by hand (a failure cannot be turned into a pass)', () => {
+    for (const [field, value] of [['exit_code', '0'], ['metadata.tree', 'def'], ['path', 'evidence/y.log'], ['approved', 'true']] as const) {
+      expect(() => setArtifactField(recorded, outputs('finalize'), 0, field, value, REPO), field).toThrow(RecordedArtifactError);
+    }
+  });
+  it('is not offered as a type to add', () => {
+    expect(() => add(outputs('finalize'), 'design', 'x')).toThrow(expect.objectContaining({ hint: 'valid types: documentation' }));
+    expect(() => add(outputs('finalize'), 'evidenc', 'x')).toThrow(UnknownArtifactTypeError);
   });
 });

@@ -4,7 +4,7 @@
  * are rooted and which metadata values a type allows, come from the project type.
  */
 import * as posix from 'node:path/posix';
-import { IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, UnknownArtifactTypeError, UsageError } from './errors.js';
+import { IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, SowError, UnknownArtifactTypeError, UsageError } from './errors.js';
 import { coerceField, own, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
 import { nearMiss } from './suggest.js';
 import type { Artifact } from './schemas.js';
@@ -29,6 +29,19 @@ export interface ArtifactTypeDef {
   readonly metadataValues?: Readonly<Record<string, readonly string[]>>;
   /** Metadata an artifact of this type must carry when it is added and when it is approved. */
   readonly requiredMetadata?: readonly string[];
+  /**
+   * The command that records artifacts of this type (evidence: `sow check run`). They are facts
+   * sow observed, so they are not added or changed by hand; removing one is allowed.
+   */
+  readonly recordedBy?: string;
+}
+
+/** An artifact sow records itself (evidence of a check's run), added or changed by hand. */
+export class RecordedArtifactError extends SowError {
+  constructor(type: string, recordedBy: string, change: 'added' | 'changed') {
+    super('ARTIFACT_RECORDED_BY_SOW', 'failed', `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`,
+      `run '${recordedBy}' to record a new one`, { type, recorded_by: recordedBy });
+  }
 }
 
 /** A place that holds artifacts: "phase planning outputs", "task 010 inputs". */
@@ -47,8 +60,9 @@ export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | '
 export function findArtifactType(slot: ArtifactSlot, type: string): ArtifactTypeDef {
   const def = slot.types.find((t) => t.name === type);
   if (!def) {
-    const suggestion = nearMiss(type, slot.types.map((t) => t.name));
-    throw new UnknownArtifactTypeError(type, slot.label, slot.types.map((t) => t.name), suggestion);
+    // The types one may add by hand; those sow records itself are not offered.
+    const valid = slot.types.filter((t) => !t.recordedBy).map((t) => t.name);
+    throw new UnknownArtifactTypeError(type, slot.label, valid, nearMiss(type, valid));
   }
   return def;
 }
@@ -123,6 +137,7 @@ export interface NewArtifact {
 
 export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: string, repoRoot: string): { artifact: Artifact; def: ArtifactTypeDef } {
   const def = findArtifactType(slot, input.type);
+  if (def.recordedBy) throw new RecordedArtifactError(def.name, def.recordedBy, 'added');
   const artifact: Artifact = { type: def.name, path: artifactPath(input.path, def.root, repoRoot), created_at: now };
   if (input.approved !== undefined) artifact.approved = coerceField('approved', input.approved, { kind: 'boolean' }) as boolean;
   else if (def.approvable) artifact.approved = false;
@@ -151,6 +166,7 @@ export function artifactAt(list: readonly Artifact[], index: number, slot: Artif
 
 export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, index: number, field: string, raw: string, repoRoot: string): Artifact {
   const def = slot.types.find((t) => t.name === artifact.type);
+  if (def?.recordedBy) throw new RecordedArtifactError(def.name, def.recordedBy, 'changed');
   const resolved = resolveField(field, ARTIFACT_FIELDS, `a ${artifact.type} artifact`, metadataKeys(slot));
   if (resolved.where === 'field') {
     let value = coerceField(resolved.name, raw, resolved.spec);

@@ -4,11 +4,13 @@
  * role). Every resolved value remembers where it came from, for `config show` and `--verbose`.
  */
 import { ROLES } from './agents.js';
-import { EXECUTOR_TYPES, type ExecutorConfig, type ExecutorType, type PermissionProfile, type UserConfig } from './schemas.js';
+import { EXECUTOR_TYPES, UserConfigSchema, type ExecutorConfig, type ExecutorType, type PermissionProfile, type UserConfig } from './schemas.js';
+import { describeUnknownKey, findUnknownKey } from './strict-keys.js';
+import { nearMiss } from './suggest.js';
 
 export const DEFAULT_EXECUTOR = 'claude-code';
 export const DEFAULT_EXECUTORS: Readonly<Record<string, ExecutorConfig>> = {
-  [DEFAULT_EXECUTOR]: { type: 'claude', settings: { yolo_mode: false } },
+  [DEFAULT_EXECUTOR]: { type: 'claude', settings: { permissions: 'safe' } },
 };
 
 export type Source = 'default' | 'file' | 'environment' | 'implicit';
@@ -36,11 +38,19 @@ export interface EffectiveConfig {
   executors: Record<string, ResolvedExecutor>;
   bindings: Record<string, ResolvedBinding>;
   overrides: Record<string, string>;
+  /** SOW_AGENTS_* variables that name no role, so nothing reads them (a typo, mostly). */
+  strayVariables: string[];
 }
 
-export const envVariableFor = (role: string) => `SOW_AGENTS_${role.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+const ENV_PREFIX = 'SOW_AGENTS_';
+export const envVariableFor = (role: string) => `${ENV_PREFIX}${role.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
-const isType = (name: string): name is ExecutorType => (EXECUTOR_TYPES as readonly string[]).includes(name);
+/**
+ * The types a binding may name directly, as an executor with default settings. Not `command`: it
+ * has no argv without a definition in the file.
+ */
+export const TYPES_BY_NAME: readonly ExecutorType[] = EXECUTOR_TYPES.filter((t) => t !== 'command');
+const isTypeByName = (name: string): name is ExecutorType => (TYPES_BY_NAME as readonly string[]).includes(name);
 
 export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record<string, string | undefined>>): EffectiveConfig {
   // Null-prototype tables: a name the user chose (`toString`) finds only what the user defined.
@@ -51,8 +61,10 @@ export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record
   const bindings: Record<string, ResolvedBinding> = Object.create(null) as Record<string, ResolvedBinding>;
   const roles = new Set([...ROLES, ...Object.keys(file?.agents?.bindings ?? {})]);
   const overrides: Record<string, string> = Object.create(null) as Record<string, string>;
+  const read = new Set<string>();
   for (const role of roles) {
     const variable = envVariableFor(role);
+    read.add(variable);
     const fromEnv = env[variable];
     const fromFile = file?.agents?.bindings && Object.hasOwn(file.agents.bindings, role) ? file.agents.bindings[role] : undefined;
     if (fromEnv) {
@@ -64,35 +76,140 @@ export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record
   // A binding may name an executor type directly (SOW_AGENTS_IMPLEMENTER=cursor): that executor
   // exists implicitly, with default settings.
   for (const b of Object.values(bindings)) {
-    if (!executors[b.executor] && isType(b.executor)) executors[b.executor] = { name: b.executor, config: { type: b.executor }, source: 'implicit' };
+    if (!executors[b.executor] && isTypeByName(b.executor)) executors[b.executor] = { name: b.executor, config: { type: b.executor }, source: 'implicit' };
   }
-  return { executors, bindings, overrides };
+  const strayVariables = Object.keys(env).filter((k) => k.startsWith(ENV_PREFIX) && k.length > ENV_PREFIX.length && env[k] && !read.has(k)).sort();
+  return { executors, bindings, overrides, strayVariables };
 }
 
+/** One finding about the configuration: the field (or environment variable) and what is wrong. */
+export interface ConfigIssue {
+  field: string;
+  problem: string;
+  /** The executor it concerns, when it concerns one. */
+  executor?: string;
+}
+
+export const issueText = (i: ConfigIssue): string => `${i.field}: ${i.problem}`;
+
 export interface ConfigReport {
-  errors: string[];
-  warnings: string[];
+  errors: ConfigIssue[];
+  warnings: ConfigIssue[];
+}
+
+/**
+ * What a binding may name: the executors defined (or defaulted), then the types usable by name;
+ * and the one of them `name` is a near miss of.
+ */
+export function executorChoices(effective: EffectiveConfig, name: string): { defined: string[]; types: string[]; suggestion?: string } {
+  const defined = Object.values(effective.executors).filter((e) => e.source !== 'implicit').map((e) => e.name);
+  const types = TYPES_BY_NAME.filter((t) => !defined.includes(t));
+  const suggestion = nearMiss(name, [...defined, ...types]);
+  return { defined, types, ...(suggestion ? { suggestion } : {}) };
+}
+
+/** "… is not defined (defined: a, b; built-in types …); did you mean 'x'?" */
+export function undefinedExecutorProblem(name: string, effective: EffectiveConfig): string {
+  const { defined, types, suggestion } = executorChoices(effective, name);
+  return `executor '${name}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`;
+}
+
+/** A binding's role that is a near miss of a real one (`implementr`): its binding would never apply. */
+function mistypedRole(role: string): string | undefined {
+  return ROLES.includes(role) ? undefined : nearMiss(role, ROLES);
+}
+
+/**
+ * Mistakes in how the file is written, which every command that reads it refuses: a key the
+ * schema does not know (`agents.bindngs`, `settings.yolo`), and a binding for a mistyped role.
+ * Checked on the parsed YAML, before (and whether or not) the schema passes.
+ */
+export function typosIn(data: unknown): ConfigIssue[] {
+  const found: ConfigIssue[] = [];
+  const unknown = findUnknownKey(UserConfigSchema, data);
+  if (unknown) found.push({ field: unknown.path, problem: describeUnknownKey(unknown) });
+  const bindings = (data as { agents?: { bindings?: unknown } } | null | undefined)?.agents?.bindings;
+  if (bindings && typeof bindings === 'object' && !Array.isArray(bindings)) {
+    for (const role of Object.keys(bindings)) {
+      const suggestion = mistypedRole(role);
+      if (suggestion) found.push({ field: `agents.bindings.${role}`, problem: `'${role}' is not an agent role; did you mean '${suggestion}'?` });
+    }
+  }
+  return found;
+}
+
+type Setting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume';
+
+/** Why an executor type does not use a setting, or undefined when it does. */
+function ignoredBecause(type: ExecutorType, setting: Setting): string | undefined {
+  switch (setting) {
+    case 'permissions':
+    case 'yolo_mode':
+      if (type === 'command') return 'your own spawn/resume argv decides what the agent may do';
+      if (type === 'windsurf') return 'sow passes windsurf no permission flags; its custom_args decide';
+      return undefined;
+    case 'model':
+      return type === 'windsurf' ? 'sow passes windsurf no model flag' : undefined;
+    case 'spawn':
+    case 'resume':
+      return type === 'command' ? undefined : "only type 'command' runs an argv of your own";
+  }
+}
+
+/** Whether the executor type uses a setting at all (`config show` says so beside it). */
+export const typeIgnores = (type: ExecutorType, setting: Setting): boolean => ignoredBecause(type, setting) !== undefined;
+
+/** Errors and warnings of one executor: settings that disagree, that its type ignores, a missing argv. */
+export function executorIssues(e: ResolvedExecutor): ConfigReport {
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const base = `agents.executors.${e.name}`;
+  const c = e.config;
+  const s = c.settings;
+  if (s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode) {
+    errors.push({ field: `${base}.settings`, problem: `permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`, executor: e.name });
+  }
+  if (c.type === 'command' && !c.spawn?.length) errors.push({ field: base, problem: "a 'command' executor needs a 'spawn' argv list", executor: e.name });
+  const present: [Setting, string, boolean][] = [
+    ['permissions', `${base}.settings.permissions`, s?.permissions !== undefined],
+    ['yolo_mode', `${base}.settings.yolo_mode`, s?.yolo_mode !== undefined],
+    ['model', `${base}.settings.model`, s?.model !== undefined],
+    ['spawn', `${base}.spawn`, c.spawn !== undefined],
+    ['resume', `${base}.resume`, c.resume !== undefined],
+  ];
+  for (const [setting, field, set] of present) {
+    const why = set ? ignoredBecause(c.type, setting) : undefined;
+    if (why) warnings.push({ field, problem: `the ${c.type} executor type ignores '${setting}' (${why})`, executor: e.name });
+  }
+  return { errors, warnings };
 }
 
 /** Checks beyond the schema: bindings name defined executors, roles exist, settings fit the type. */
 export function checkConfig(effective: EffectiveConfig): ConfigReport {
-  const errors: string[] = [];
-  const warnings: string[] = [];
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
   for (const b of Object.values(effective.bindings)) {
     if (!effective.executors[b.executor]) {
-      const where = b.source === 'environment' ? `${b.variable}` : `agents.bindings.${b.role}`;
-      errors.push(`${where} names executor '${b.executor}', which is not defined (defined: ${Object.keys(effective.executors).join(', ')})`);
+      const field = b.source === 'environment' ? `${b.variable} (environment variable)` : `agents.bindings.${b.role}`;
+      errors.push({ field, problem: undefinedExecutorProblem(b.executor, effective) });
     }
-    if (!ROLES.includes(b.role)) warnings.push(`agents.bindings.${b.role}: '${b.role}' is not an agent role (roles: ${ROLES.join(', ')})`);
+    // A near miss of a role is a typo, reported (and refused) with the other typos of the file.
+    if (!ROLES.includes(b.role) && !mistypedRole(b.role)) {
+      warnings.push({ field: `agents.bindings.${b.role}`, problem: `'${b.role}' is not an agent role, so this binding is never used (roles: ${ROLES.join(', ')})` });
+    }
+  }
+  for (const variable of effective.strayVariables) {
+    const role = variable.slice(ENV_PREFIX.length).toLowerCase();
+    const suggestion = nearMiss(role, ROLES);
+    warnings.push({
+      field: `${variable} (environment variable)`,
+      problem: `'${role}' is not an agent role, so nothing reads it${suggestion ? `; did you mean ${envVariableFor(suggestion)}?` : ` (roles: ${ROLES.join(', ')})`}`,
+    });
   }
   for (const e of Object.values(effective.executors)) {
-    const s = e.config.settings;
-    if (s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode) {
-      errors.push(`agents.executors.${e.name}.settings: permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`);
-    }
-    if (e.config.type === 'command' && !e.config.spawn?.length) errors.push(`agents.executors.${e.name}: a 'command' executor needs a 'spawn' argv list`);
-    if (e.config.type !== 'command' && (e.config.spawn || e.config.resume)) warnings.push(`agents.executors.${e.name}: 'spawn'/'resume' are used only by type 'command'`);
-    if (e.config.type === 'windsurf' && e.config.settings?.model) warnings.push(`agents.executors.${e.name}: the windsurf executor ignores 'model'`);
+    const issues = executorIssues(e);
+    errors.push(...issues.errors);
+    warnings.push(...issues.warnings);
   }
   return { errors, warnings };
 }

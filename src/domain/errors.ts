@@ -2,6 +2,8 @@
  * Every failure a user can cause or meet has a class here with a stable code. The exit code is
  * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
  */
+import type { TaskSummary } from './schemas.js';
+
 export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'internal' | 'interrupted';
 
 export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
@@ -218,6 +220,30 @@ export class StateFileError extends SowError {
       fieldPath ? `${file}: ${fieldPath}: ${problem}` : `${file}: ${problem}`,
       `fix the file by hand (or restore it with 'git checkout -- ${file}'); sow will not overwrite it`,
       { file, ...(fieldPath ? { field: fieldPath } : {}) });
+  }
+}
+
+/** A worker spawned on a task in a state where tasks are not worked on. */
+export class NotExecutingError extends SowError {
+  constructor(task: string, state: string, executing: readonly string[], route?: { steps: readonly string[]; next: string; blockedBy?: string }) {
+    const how = route
+      ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}; or pass --force to spawn anyway`
+      : `no transition leads from ${state} to ${executing.join(' or ')}; pass --force to spawn anyway`;
+    super('NOT_EXECUTING', 'blocked', `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`, how,
+      { task, state, executing: [...executing] });
+  }
+}
+
+/** `task next --claim` with nothing to claim. */
+export class NoReadyTaskError extends SowError {
+  constructor(tasks: readonly TaskSummary[]) {
+    const count = (s: string) => tasks.filter((t) => t.status === s).length;
+    const pending = count('pending');
+    const why = tasks.length === 0 ? 'there are no tasks'
+      : pending === 0 ? 'no task is pending'
+      : `the ${pending} pending task(s) wait for dependencies or are being worked on`;
+    super('NO_READY_TASK', 'failed', `no task is ready to claim: ${why} (${count('in_progress')} in progress, ${count('completed')} completed)`,
+      "run 'sow task list' to see what blocks them, or 'sow task add' to add work");
   }
 }
 

@@ -21,6 +21,8 @@ export interface TransitionOption {
 export interface Actor {
   by: string;
   session?: string;
+  /** A name that claims tasks (`--owner`, SOW_OWNER). */
+  owner?: string;
 }
 
 function describe(type: ProjectType, t: TransitionDef, view: ProjectView): TransitionOption {
@@ -41,6 +43,30 @@ function describe(type: ProjectType, t: TransitionDef, view: ProjectView): Trans
 export function listTransitions(type: ProjectType, view: ProjectView): TransitionOption[] {
   const from = view.project.statechart.current_state;
   return type.transitions.filter((t) => t.from === from).map((t) => describe(type, t, view));
+}
+
+/**
+ * The shortest way, by automatic transitions, from the current state to one where `wanted` holds:
+ * the first step with its guard (blocked now or not), and how many steps there are. Undefined when
+ * no such state can be reached.
+ */
+export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: string) => boolean): { steps: string[]; first: TransitionOption } | undefined {
+  const start = view.project.statechart.current_state;
+  const seen = new Map<string, TransitionDef[]>([[start, []]]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const state = queue.shift()!;
+    const path = seen.get(state)!;
+    if (state !== start && wanted(state)) {
+      return { steps: [start, ...path.map((t) => t.to)], first: describe(type, path[0]!, view) };
+    }
+    for (const t of type.transitions) {
+      if (t.from !== state || !t.automatic || seen.has(t.to)) continue;
+      seen.set(t.to, [...path, t]);
+      queue.push(t.to);
+    }
+  }
+  return undefined;
 }
 
 export interface AdvanceResult {

@@ -36,6 +36,10 @@ export interface TaskSummary {
   assigned_agent?: string;
 }
 
+/** What a worker without a task (a planner, an orchestrator) reports with `sow agent report`. */
+export const PROJECT_REPORT_STATUSES = ['working', 'done', 'blocked', 'failed'] as const;
+export type ProjectReportStatus = (typeof PROJECT_REPORT_STATUSES)[number];
+
 /** A worker session (spec 003, "Session Management Protocol"), written before the worker starts. */
 export const SessionSchema = v.looseObject({
   executor: v.pipe(v.string(), d('Executor name from the user configuration, e.g. claude-code')),
@@ -47,8 +51,32 @@ export const SessionSchema = v.looseObject({
   started_at: timestamp,
   resumed_at: v.optional(timestamp),
   resumes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  report: v.optional(v.pipe(v.looseObject({
+    status: v.picklist(PROJECT_REPORT_STATUSES),
+    message: v.optional(v.string()),
+    at: timestamp,
+  }), d('What a worker without a task last reported (sow agent report)'))),
 });
 export type Session = v.InferOutput<typeof SessionSchema>;
+
+/**
+ * Who is working on a task: a spawned worker (the `sow agent spawn|resume` process that waits for
+ * it: alive as long as the worker runs) or a claim (`task next --claim`: a session or a named
+ * owner, with a lease that each of its writes renews).
+ */
+export const OwnerSchema = v.looseObject({
+  kind: v.pipe(v.picklist(['worker', 'claim']), d('worker: a spawned worker, owned while its sow agent process runs; claim: owned until the lease runs out')),
+  by: v.pipe(v.string(), v.minLength(1), d('The agent id (implementer-2) or the owner name (--owner) that works on the task')),
+  session: v.optional(v.pipe(v.string(), d('The owning session (SOW_SESSION_ID)'))),
+  pid: v.optional(v.pipe(v.number(), v.integer(), d('worker: the sow agent process that waits for it'))),
+  host: v.optional(v.string()),
+  boot: v.optional(v.string()),
+  pstart: v.optional(v.number()),
+  since: timestamp,
+  lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
+  lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
+export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
   status: v.picklist(PHASE_STATUSES),
@@ -119,6 +147,8 @@ export const TaskStateSchema = v.pipe(
     metadata: metadata,
     session_id: v.optional(v.pipe(v.string(), d('Resumable session of the worker; cleared when the task is completed or abandoned'))),
     session: v.optional(SessionSchema),
+    owner: v.optional(OwnerSchema),
+    retired_owners: v.optional(v.pipe(v.array(v.string()), d('Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to it are refused'))),
   }),
   d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
 );
@@ -184,7 +214,9 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   // the key order a person wrote must survive a write.
   if (result.success) return { ok: true, value: value as v.InferOutput<T> };
   const issue = result.issues[0];
-  return { ok: false, issue: { path: (issue && v.getDotPath(issue)) || '(root)', message: issue?.message ?? 'invalid' } };
+  // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
+  const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
+  return { ok: false, issue: { path: (issue && v.getDotPath(issue)) || '(root)', message: missing ? 'required, but missing' : issue?.message ?? 'invalid' } };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
 import { TASK_ID_PATTERN, TASK_STATUSES, type Artifact, type TaskState, type TaskStatus, type TaskSummary } from './schemas.js';
 import type { FieldSpec } from './fields.js';
+import { retireOwner } from './ownership.js';
 
 export const ID_GAP = 10;
 
@@ -134,9 +135,12 @@ export function withStatus(task: TaskState, status: TaskStatus, now: string): Ta
   if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
   if (isFinished(status)) {
     next.completed_at = now;
-    // A finished task has no worker to resume: its session is cleared.
-    delete next.session_id;
-    delete next.session;
+    // A finished task has no worker to resume: its session is cleared, and whoever owned it no
+    // longer does (their late writes are refused).
+    const retired = retireOwner(next);
+    delete retired.session_id;
+    delete retired.session;
+    return retired;
   } else {
     delete next.completed_at;
   }

@@ -136,8 +136,8 @@ const CASES: ExecutorCase[] = [
     definition: 'type: claude',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--allowedTools', 'Bash(sow *)'],
-    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--allowedTools', 'Bash(sow *)'],
+    spawnArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
+    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
     via: 'stdin',
   },
   {
@@ -146,8 +146,8 @@ const CASES: ExecutorCase[] = [
     definition: 'type: cursor',
     ids: 'precreated',
     idPattern: UUID,
-    spawnArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid],
-    resumeArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid],
+    spawnArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
+    resumeArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
     via: 'stdin',
   },
   {
@@ -166,8 +166,8 @@ const CASES: ExecutorCase[] = [
     definition: 'type: gemini',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--session-id', sid, '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
-    resumeArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--resume', sid, '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
+    spawnArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
+    resumeArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--resume', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
     via: 'stdin',
   },
   {
@@ -176,8 +176,8 @@ const CASES: ExecutorCase[] = [
     definition: 'type: copilot',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-tool', 'shell(sow)'],
-    resumeArgv: ({ sid, root }) => [`--resume=${sid}`, '--output-format', 'json', '-C', root, '--allow-tool', 'shell(sow)'],
+    spawnArgv: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
+    resumeArgv: ({ sid, root }) => [`--resume=${sid}`, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
     via: 'stdin',
   },
   {
@@ -396,7 +396,7 @@ describe('sessions without a task (sessions.<agent> in the project state)', () =
       started_at: expect.stringMatching(ISO),
     });
     const call = only(f.world.calls(), 'one run');
-    expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', s.session_id, '--allowedTools', 'Bash(sow *)']);
+    expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', s.session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
     expect(call.env['SOW_TASK_ID']).toBeUndefined();
     expect(call.env['SOW_AGENT_ID']).toBe('planner-1');
     expect(call.env['SOW_SESSION_ID']).toBe(s.session_id);
@@ -422,7 +422,7 @@ describe('sessions without a task (sessions.<agent> in the project state)', () =
     expect(calls).toHaveLength(2);
     expect(calls[1]!.resuming).toBe(true);
     expect(calls[1]!.session).toBe(s.session_id);
-    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', s.session_id, '--allowedTools', 'Bash(sow *)']);
+    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', s.session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
     expect(calls[1]!.stdin).toBe('Split task 3 in two.');
     expect(calls[1]!.env['SOW_AGENT_ID']).toBe('planner-1');
     expect(f.project().sessions.planner).toMatchObject({ session_id: s.session_id, resumes: 1 });
@@ -527,7 +527,8 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: copilot-pro\n' });
     const before = f.repo.snapshot();
     const r = f.sow(['agent', 'spawn', 'implementer', '010']);
-    expect(r.code, show(r)).toBe(1);
+    // A configuration mistake: exit 4, like every configuration error.
+    expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')[0]).toBe('error: unknown executor: copilot-pro');
     expect(r.stderr).toContain('Available executors:\n  - claude-code\n  - cur\n');
@@ -537,7 +538,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(f.repo.snapshot()).toEqual(before);
     expect(f.world.calls()).toEqual([]);
     const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
-    expect(j.code).toBe(1);
+    expect(j.code).toBe(4);
     expect(j.json?.error?.code).toBe('UNKNOWN_EXECUTOR');
     expect(j.json?.error?.message).toBe('unknown executor: copilot-pro');
   });
@@ -598,7 +599,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     const calls = f.world.calls();
     expect(calls).toHaveLength(2);
     expect(calls[1]!.resuming).toBe(false);
-    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', task.session_id, '--allowedTools', 'Bash(sow *)']);
+    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', task.session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
   });
 
   it('a worker that exits non-zero: exit 5 with the tail of its stderr; the session is kept', () => {
@@ -770,6 +771,7 @@ describe('raw events and the progress view', () => {
         session_id: f.task('020').session_id,
         status: 'needs_review',
         events_file: only(f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')), '020 resume events'),
+        denials: [],
       },
     });
     expect(j.json?.data.events_file.startsWith(`${f.root}/.sow/.runtime/agent-outputs/020/`), j.stdout).toBe(true);

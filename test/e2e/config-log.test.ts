@@ -146,8 +146,9 @@ describe('sow config validate', () => {
     const r = sow(['validate']);
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toMatch(/^✗ .*implementer.*'nosuch'/m);
-    expect(r.stderr).toMatch(/^error: .*invalid/m);
-    expect(r.stderr).toContain('nosuch');
+    // The refusal names the file and the field, like every command that reads the file, and says how to fix it.
+    expect(r.stderr.split('\n')[0]!.startsWith(`error: ${world.configPath}: agents.bindings.implementer: executor 'nosuch' is not defined`), r.stderr).toBe(true);
+    expect(r.stderr).toMatch(/^hint: fix .* with 'sow config edit'; then run 'sow config validate' again$/m);
     const j = sow(['validate', '--json']);
     expect(j.code).toBe(4);
     expect(j.json?.ok).toBe(false);
@@ -211,9 +212,9 @@ describe('sow config show', () => {
     for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer']) {
       expect(binding(role), role).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`));
     }
-    // Settings carry their source too.
+    // Settings carry their source too; yolo_mode: true is shown as the permission profile it means.
     expect(r.stdout).toMatch(/^ {8}model: "?sonnet"? {2}# \(from config file\)$/m);
-    expect(r.stdout).toMatch(/^ {8}yolo_mode: true {2}# \(from config file\)$/m);
+    expect(r.stdout).toMatch(/^ {8}permissions: yolo {2}# \(from config file: yolo_mode: true\)$/m);
   });
 
   it('without a file: everything is a default', () => {

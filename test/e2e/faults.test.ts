@@ -688,15 +688,15 @@ describe('odd names and values', () => {
     expect(r.stdout).not.toContain('function');
   });
 
-  it('an executor or role named like an object member is looked up as a name, not found on Object (exit 1, never 70)', () => {
+  it('an executor or role named like an object member is looked up as a name, not found on Object (exit 4, a configuration error; never 70)', () => {
     const repo = fresh();
     toExecuting(repo);
     for (const name of ['toString', 'constructor', 'hasOwnProperty']) {
       const r = repo.sow(['agent', 'spawn', 'implementer', '010', '--json'], { env: { SOW_AGENTS_IMPLEMENTER: name } });
-      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(1);
+      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(4);
       const error = errorOf(r, name);
       expect(error.code).toBe('UNKNOWN_EXECUTOR');
-      expect(error.message).toBe(`unknown executor: ${name}`);
+      expect(error.message).toBe(`unknown executor: ${name} (from the environment variable SOW_AGENTS_IMPLEMENTER)`);
     }
   });
 

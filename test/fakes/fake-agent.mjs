@@ -9,6 +9,8 @@
  * Behaviour knobs (environment):
  *   FAKE_AGENT_SCRIPT  JSON list of sow argv lists to run instead of the default
  *   FAKE_AGENT_FAIL    exit with this code after printing an error on stderr
+ *   FAKE_AGENT_DENY    JSON list of shell commands the worker tried and the CLI refused: each is
+ *                      reported in that CLI's own shape (the real ones are in test/fixtures/denials)
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -47,11 +49,11 @@ function parse(spec, argv) {
 }
 
 const SPECS = {
-  claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false, '--allowedTools': true },
-  'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false },
+  claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false, '--allowedTools': true, '--permission-mode': true },
+  'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false, '--sandbox': true },
   codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false },
-  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false, '--policy': true },
-  copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '--allow-tool': true, '-C': true },
+  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false, '--policy': true, '--approval-mode': true },
+  copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '--allow-tool': true, '-C': true, '--disallow-temp-dir': false },
   opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true, '--auto': false },
   windsurf: { '--cascade': false },
   'my-agent': { '--session': true, '--resume': true, '--prompt-file': true },
@@ -204,9 +206,33 @@ if (process.env.FAKE_AGENT_LOG) {
     cwd: process.cwd(),
     resuming,
     session: sessionId ?? null,
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX')),
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
   })}\n`);
 }
+
+const denied = process.env.FAKE_AGENT_DENY ? JSON.parse(process.env.FAKE_AGENT_DENY) : [];
+for (const [i, command] of denied.entries()) {
+  const id = `call_denied_${i}`;
+  if (cli === 'gemini') {
+    emit({ type: 'tool_use', tool_name: 'run_shell_command', tool_id: id, parameters: { command, description: 'Run a command' } });
+    emit({ type: 'tool_result', tool_id: id, status: 'error', output: 'Tool execution denied by policy.', error: { type: 'policy_violation', message: 'Tool execution denied by policy.' } });
+  } else if (cli === 'copilot') {
+    emit({ type: 'tool.execution_start', data: { toolCallId: id, toolName: 'bash', arguments: { command, description: 'Run a command' } } });
+    emit({ type: 'tool.execution_complete', data: { toolCallId: id, success: false, error: { message: 'Permission denied because no interactive user response was available.', code: 'denied' } } });
+  } else if (cli === 'opencode') {
+    emit({ type: 'tool_use', sessionID: sessionId, part: { type: 'tool', tool: 'bash', callID: id, state: { status: 'error', input: { command }, error: 'The user rejected permission to use this specific tool call.' } } });
+  } else if (cli === 'cursor-agent') {
+    emit({ type: 'tool_call', subtype: 'started', call_id: id, tool_call: { shellToolCall: { args: { command } } }, session_id: sessionId });
+    emit({ type: 'tool_call', subtype: 'completed', call_id: id, tool_call: { shellToolCall: { args: { command }, result: { rejected: { command, workingDirectory: process.cwd(), reason: '', isReadonly: false } } } }, session_id: sessionId });
+  } else if (cli === 'codex') {
+    // Codex says nothing in its events; its stderr logs a refused escalation, without the command.
+    process.stderr.write(`2026-01-01T00:00:00.000000Z ERROR codex_core::tools::router: error=approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never\n`);
+  }
+}
+const claudeDenials = cli === 'claude' && denied.length
+  ? { permission_denials: denied.map((command, i) => ({ tool_name: 'Bash', tool_use_id: `toolu_denied_${i}`, tool_input: { command, description: 'Run a command' } })) }
+  : {};
+if (process.env.FAKE_AGENT_FAIL && cli === 'claude' && denied.length) emit({ type: 'result', subtype: 'success', is_error: true, ...claudeDenials });
 
 if (process.env.FAKE_AGENT_FAIL) {
   process.stderr.write(`${cli}: API Error: 529 overloaded (fake)\n`);
@@ -234,5 +260,20 @@ const script = process.env.FAKE_AGENT_SCRIPT
       ? [['log', '--action', 'modified_file', '--result', 'success', '--file', 'src/fix.ts', 'Addressed the feedback'], ['task', 'set', 'status', 'needs_review']]
       : [['prompt', 'guidance/implementer/base'], ['log', '--action', 'started_task', '--result', 'success', '--file', 'src/feature.ts', 'Started'], ['task', 'set', 'status', 'needs_review']]
     : [['log', '--project', '--action', 'research', '--result', 'success', 'Looked around']];
-for (const argv of script) sow(argv);
-emit(cli === 'codex' ? { type: 'turn.completed' } : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}) });
+/**
+ * Script steps: a sow argv list; {wait: path} (until the file exists, at most 30 s); {touch: path}
+ * (create it, to signal the test); {try: argv, out: path} (run sow, write {code, stderr} to out,
+ * and go on whatever it exits with — a late worker whose write is refused).
+ */
+for (const step of script) {
+  if (Array.isArray(step)) sow(step);
+  else if (step.wait) {
+    const until = Date.now() + 30_000;
+    while (!existsSync(step.wait) && Date.now() < until) spawnSync('sleep', ['0.05']);
+  } else if (step.touch) writeFileSync(step.touch, '');
+  else if (step.try) {
+    const r = spawnSync('sow', step.try, { encoding: 'utf8', env: process.env });
+    writeFileSync(step.out, JSON.stringify({ code: r.status, stdout: r.stdout, stderr: r.stderr }));
+  }
+}
+emit(cli === 'codex' ? { type: 'turn.completed' } : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials });

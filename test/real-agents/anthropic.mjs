@@ -5,7 +5,7 @@
  * (a title, a summary) gets a short text.
  */
 import { randomUUID } from 'node:crypto';
-import { planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
+import { planTurn, recordSide, shellInput, shellTool, writeInput } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
 const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'string' ? b : b?.text ?? '')).join('\n') : '');
@@ -55,11 +55,13 @@ export function answerAnthropic(body, record) {
     return { blocks: [{ type: 'text', text: wantsJson ? JSON.stringify({ title: 'Say hello', isNewTopic: true }) : 'Say hello' }], stop: 'end_turn' };
   }
   const messages = normaliseAnthropic(body.messages);
-  const d = planTurn(record, messages, shell);
+  const d = planTurn(record, messages, shell, tools);
+  if (d.kind === 'tool' && d.step.kind === 'edit' && !d.tool) return { blocks: [{ type: 'text', text: `I cannot write ${d.step.path}: no file-writing tool was offered.` }], stop: 'end_turn' };
   if (d.kind === 'tool') {
-    const input = shellInput(shell, d.command);
+    const tool = d.step.kind === 'edit' ? d.tool : shell;
+    const input = d.step.kind === 'edit' ? writeInput(tool, d.step) : shellInput(shell, d.command);
     record.toolInput = input;
-    return { blocks: [{ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: shell.name, input }], stop: 'tool_use' };
+    return { blocks: [{ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, input }], stop: 'tool_use' };
   }
   return { blocks: [{ type: 'text', text: d.text }], stop: 'end_turn' };
 }

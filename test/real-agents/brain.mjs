@@ -1,16 +1,49 @@
 /**
  * The scripted "model" behind every fake endpoint. It sees the conversation (normalised by each
- * API adapter) and answers with the next shell command of its script, or a closing text once every
- * command has a result. Two scripts: the spawn prompt, and the resume prompt (RESUME_MARKER).
+ * API adapter) and answers with the next step of its script — a shell command, or a file written
+ * with the CLI's own edit tool — or a closing text once every step has a result. Three scripts:
+ * the spawn prompt, the resume prompt (RESUME_MARKER), and the safe-profile spawn prompt
+ * (SAFE_MARKER, followed by a JSON line naming the file to write, the check and the forbidden command).
  */
 export const RESUME_MARKER = 'Please also log your work';
 export const SPAWN_COMMANDS = ['sow task set --id 010 status needs_review'];
 export const RESUME_COMMANDS = ['sow log --action completed_task --result success "hello"', 'sow task set --id 010 status needs_review'];
 export const FINAL_TEXT = 'Done: task 010 is ready for review.';
+export const SAFE_MARKER = 'REAL-AGENTS SAFE PROFILE RUN:';
+
+/**
+ * The safe-profile script: write a file with the edit tool, run the declared check, try a command
+ * the profile does not allow, report back. `plan`: { file (absolute), relFile, text, check, forbidden }.
+ */
+export const safeSteps = (plan) => [
+  { kind: 'edit', path: plan.file, relPath: plan.relFile, content: plan.text },
+  { kind: 'shell', command: plan.check },
+  // `escalate`: where the CLI has a sandbox to ask out of (Codex), the model asks, as real ones do.
+  { kind: 'shell', command: plan.forbidden, escalate: true },
+  { kind: 'shell', command: SPAWN_COMMANDS[0] },
+];
+/** The line the scenario appends to the spawn prompt to ask for the safe-profile script. */
+export const safePrompt = (plan) => `${SAFE_MARKER} ${JSON.stringify(plan)}`;
+
+function safePlan(texts) {
+  for (const t of texts) {
+    const i = t.indexOf(SAFE_MARKER);
+    if (i < 0) continue;
+    const rest = t.slice(i + SAFE_MARKER.length).trim();
+    const end = rest.indexOf('}');
+    try {
+      return JSON.parse(rest.slice(0, end + 1));
+    } catch {
+      // a prompt that only mentions the marker
+    }
+  }
+  return undefined;
+}
 
 /**
  * messages: [{ role: 'user'|'assistant'|'tool', texts: string[], toolCalls: [{name, input}], toolResults: string[] }]
- * Returns { kind: 'tool', command, step, script } or { kind: 'text', text, script }.
+ * Returns { kind: 'tool', step: { kind: 'shell', command } | { kind: 'edit', path, relPath, content }, command, n, script }
+ * or { kind: 'text', text, script }. `command` is the shell command (or a description of the edit).
  */
 export function decide(messages) {
   const hasText = (m, needle) => m.role === 'user' && m.texts.some((t) => t.includes(needle));
@@ -24,9 +57,19 @@ export function decide(messages) {
     }
   }
   if (start < 0) start = messages.findIndex((m) => m.role === 'user' && m.texts.some((t) => t.trim()));
-  const commands = script === 'resume' ? RESUME_COMMANDS : SPAWN_COMMANDS;
+  let steps = (script === 'resume' ? RESUME_COMMANDS : SPAWN_COMMANDS).map((command) => ({ kind: 'shell', command }));
+  if (script === 'spawn') {
+    const plan = safePlan(messages.filter((m) => m.role === 'user').flatMap((m) => m.texts));
+    if (plan) {
+      script = 'safe';
+      steps = safeSteps(plan);
+    }
+  }
   const done = messages.slice(start + 1).reduce((n, m) => n + m.toolResults.length, 0);
-  if (done < commands.length) return { kind: 'tool', command: commands[done], step: done, script };
+  if (done < steps.length) {
+    const step = steps[done];
+    return { kind: 'tool', step, command: step.kind === 'shell' ? step.command : `edit ${step.path}`, n: done, script };
+  }
   return { kind: 'text', text: FINAL_TEXT, script };
 }
 
@@ -38,6 +81,16 @@ export function shellTool(tools) {
     if (t) return t;
   }
   return tools.find((x) => /bash|shell/i.test(x.name));
+}
+
+/** Picks the tool that writes a whole file among the tools a CLI declares. */
+export function writeTool(tools) {
+  const order = ['Write', 'write_file', 'write', 'create', 'apply_patch'];
+  for (const name of order) {
+    const t = tools.find((x) => x.name === name);
+    if (t) return t;
+  }
+  return undefined;
 }
 
 function defaultFor(name, schema) {
@@ -64,9 +117,24 @@ export function shellInput(tool, command) {
   const commandType = Array.isArray(commandSchema.type) ? commandSchema.type.find((t) => t !== 'null') : commandSchema.type;
   input[commandKey] = commandType === 'array' ? ['bash', '-lc', command] : command;
   for (const key of required) if (!(key in input)) input[key] = defaultFor(key, props[key]);
-  if ('description' in props && !('description' in input)) input.description = 'Run a sow command';
+  if ('description' in props && !('description' in input)) input.description = 'Run a command';
   return input;
 }
+
+/** Builds the input of a whole-file write tool from its declared JSON schema. */
+export function writeInput(tool, step) {
+  const props = tool?.schema?.properties ?? {};
+  const required = new Set(tool?.schema?.required ?? []);
+  const pathKey = ['file_path', 'filePath', 'path', 'absolute_path'].find((k) => k in props) ?? 'file_path';
+  const contentKey = ['content', 'file_text', 'contents', 'text'].find((k) => k in props) ?? 'content';
+  const input = { [pathKey]: step.path, [contentKey]: step.content };
+  for (const key of required) if (!(key in input)) input[key] = defaultFor(key, props[key]);
+  return input;
+}
+
+/** Codex's apply_patch grammar: a new file, relative to the workspace. */
+export const addFilePatch = (step) =>
+  `*** Begin Patch\n*** Add File: ${step.relPath}\n${step.content.replace(/\n$/, '').split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch\n`;
 
 /** A request without a shell tool is a side request (a title, a summary): note what was offered. */
 export function recordSide(record, tools) {
@@ -74,9 +142,17 @@ export function recordSide(record, tools) {
   if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
 }
 
-/** A main-loop turn: decide the next step and record what was seen and decided. */
-export function planTurn(record, messages, shell) {
+/**
+ * A main-loop turn: decide the next step and record what was seen and decided. For an edit step,
+ * `tool` is the CLI's write tool (undefined when it offers none: record.note says so).
+ */
+export function planTurn(record, messages, shell, tools = []) {
   const d = decide(messages);
-  Object.assign(record, { kind: 'main', messages, decision: d, shellTool: shell.name });
+  Object.assign(record, { kind: 'main', messages, decision: d, shellTool: shell.name, toolNames: tools.map((t) => t.name) });
+  if (d.kind === 'tool' && d.step.kind === 'edit') {
+    d.tool = writeTool(tools);
+    record.editTool = d.tool?.name;
+    if (!d.tool) record.note = `no write tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+  }
   return d;
 }

@@ -23,13 +23,13 @@ export const HELP_COMMANDS = {
 export const flagsOf = (args) => args.filter((a) => a.startsWith('-') && a !== '-' && a !== '--').map((a) => a.split('=')[0]);
 export const documented = (text, flag) => new RegExp(`(^|[\\s,\\[])${flag.replace(/[-]/g, '\\-')}(?=[\\s,=\\]<]|$)`, 'm').test(text);
 
-/** The configurations whose argv is checked: yolo with a model (the brief's), and the defaults. */
+/** The configurations whose argv is checked: yolo with a model, and the defaults (safe) with a declared check. */
 export const CONFIGS = [
-  { label: 'yolo_mode+model', settings: { yolo_mode: true, model: 'some-model' } },
-  { label: 'defaults', settings: undefined },
+  { label: 'yolo_mode+model', settings: { yolo_mode: true, model: 'some-model' }, permissions: 'yolo', checks: [] },
+  { label: 'safe+check', settings: undefined, permissions: 'safe', checks: ['npm test'] },
 ];
 
-export function invocations(EXECUTORS, type, cwd, { settings } = CONFIGS[0]) {
+export function invocations(EXECUTORS, type, cwd, { settings, permissions, checks } = CONFIGS[0]) {
   const ctx = {
     config: settings ? { type, settings } : { type },
     cwd,
@@ -37,6 +37,8 @@ export function invocations(EXECUTORS, type, cwd, { settings } = CONFIGS[0]) {
     promptFile: join(cwd, 'prompt.md'),
     sessionId: '11111111-2222-4333-8444-555555555555',
     runningAsRoot: process.getuid?.() === 0,
+    permissions,
+    checks,
   };
   return { spawn: EXECUTORS[type].spawn(ctx), resume: EXECUTORS[type].resume(ctx) };
 }

@@ -5,7 +5,7 @@
  * declares the shell tool is answered by the scripted brain with a functionCall; side requests
  * (routing, next-speaker checks, summaries) get text, or JSON shaped by the requested schema.
  */
-import { planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
+import { planTurn, recordSide, shellInput, shellTool, writeInput } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
 /** Gemini contents → the brain's shape. */
@@ -58,11 +58,13 @@ export function answerGemini(body, record, model) {
     return candidate([{ text }]);
   }
   const messages = normaliseGemini(body.contents);
-  const d = planTurn(record, messages, shell);
+  const d = planTurn(record, messages, shell, tools);
+  if (d.kind === 'tool' && d.step.kind === 'edit' && !d.tool) return candidate([{ text: `I cannot write ${d.step.path}: no file-writing tool was offered.` }]);
   if (d.kind === 'tool') {
-    const input = shellInput(shell, d.command);
+    const tool = d.step.kind === 'edit' ? d.tool : shell;
+    const input = d.step.kind === 'edit' ? writeInput(tool, d.step) : shellInput(shell, d.command);
     record.toolInput = input;
-    return candidate([{ functionCall: { name: shell.name, args: input } }]);
+    return candidate([{ functionCall: { name: tool.name, args: input } }]);
   }
   return candidate([{ text: d.text }]);
 }

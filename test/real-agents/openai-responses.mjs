@@ -6,7 +6,7 @@
  * upgrade is refused with 404 unless the provider is configured without websockets.
  */
 import { randomUUID } from 'node:crypto';
-import { planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
+import { addFilePatch, planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
 const textOf = (content) =>
@@ -64,6 +64,15 @@ export function declaredTools(body) {
  */
 const execScript = (command) =>
   `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 });\ntext(typeof r === 'string' ? r : \`exit \${r.exit_code}: \${r.output}\`);\n`;
+/**
+ * A command the sandbox refuses, as a Codex model handles it: run it; if it fails, ask to run it
+ * outside the sandbox (`sandbox_permissions: "require_escalated"`), which `codex exec` refuses.
+ */
+const escalatingScript = (command) =>
+  `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 });\ntext(\`exit \${r.exit_code}: \${r.output}\`);\n` +
+  `if (r.exit_code !== 0) {\n  const again = await tools.exec_command({ cmd: ${JSON.stringify(command)}, sandbox_permissions: 'require_escalated', justification: 'The sandbox refused it; it must run outside.', tty: false, yield_time_ms: 30000 });\n  text(\`escalated: exit \${again.exit_code}: \${again.output}\`);\n}\n`;
+/** The same mode's file edit: the nested freeform `tools.apply_patch(patch)`. */
+const patchScript = (patch) => `const r = await tools.apply_patch(${JSON.stringify(patch)});\ntext(typeof r === 'string' ? r : JSON.stringify(r));\n`;
 
 export function answerResponses(body, record) {
   record.model = body.model;
@@ -75,11 +84,28 @@ export function answerResponses(body, record) {
     recordSide(record, tools);
     return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Say hello', annotations: [] }] }];
   }
-  const d = planTurn(record, messages, shell);
+  // Codex edits files with apply_patch: nested in code mode, else a freeform tool of its own.
+  const patchTool = tools.find((t) => t.name === 'apply_patch');
+  const d = planTurn(record, messages, shell, codeMode || patchTool ? [{ name: 'apply_patch' }] : []);
   if (d.kind === 'tool') {
     const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    if (d.step.kind === 'edit') {
+      const patch = addFilePatch(d.step);
+      if (shell === codeMode) {
+        const input = patchScript(patch);
+        record.toolInput = input;
+        return [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'exec', input, status: 'completed' }];
+      }
+      if (patchTool) {
+        record.toolInput = patch;
+        return patchTool.type === 'custom'
+          ? [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'apply_patch', input: patch, status: 'completed' }]
+          : [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: 'apply_patch', arguments: JSON.stringify({ input: patch }), status: 'completed' }];
+      }
+      return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `I cannot write ${d.step.path}: no file-writing tool was offered.`, annotations: [] }] }];
+    }
     if (shell === codeMode) {
-      const input = execScript(d.command);
+      const input = d.step.escalate ? escalatingScript(d.command) : execScript(d.command);
       record.toolInput = input;
       return [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'exec', input, status: 'completed' }];
     }

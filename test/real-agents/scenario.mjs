@@ -4,10 +4,17 @@
  * `sow task set --id 010 status needs_review`), then `sow agent resume 010 "Please also log your
  * work"` (the worker runs `sow log …` and sets needs_review again). Checks the state sow leaves and
  * what the fake endpoint saw.
+ *
+ * With `safe` (the executor runs with permissions: safe), the repository declares a check
+ * (`npm test`, which runs check.mjs, which leaves a marker file) and the spawn asks for the
+ * safe-profile script instead: (a) write hello.txt with the CLI's own edit tool, (b) run the
+ * check, (c) run a command the profile does not allow (`touch` a file outside the repository and
+ * outside /tmp), then (d) report back with `sow task set`. The "safe profile" result says which of
+ * these happened, and whether sow reported the refusal (stderr and `denials` in its JSON result).
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINAL_TEXT, RESUME_COMMANDS, RESUME_MARKER, SPAWN_COMMANDS } from './brain.mjs';
+import { FINAL_TEXT, RESUME_COMMANDS, RESUME_MARKER, SPAWN_COMMANDS, safePrompt } from './brain.mjs';
 import { run, stripAnsi, tail } from './util.mjs';
 
 const GIT_ENV = {
@@ -42,19 +49,24 @@ export function writeSowWrapper(binDir, sowJs) {
   return file;
 }
 
+/** What the safe-profile run leaves: the check's marker, and the file the refused command would create. */
+export const CHECK_MARKER = '.check-ran';
+const CHECK_SCRIPT = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(CHECK_MARKER)}, 'the check ran\\n');\nconsole.log('check ok');\n`;
+
 /**
  * opts: { cli, dir, env (full env for sow and the CLI; XDG_CONFIG_HOME decides where sow's config
  * goes), executor (the sow executor config), server ({ requests }), sessionOf(record) → the
- * session id a request carries (or undefined), timeoutMs, log }
- * Returns { spawn: { ok, why[] }, resume: { ok, why[] }, details: string[] }.
+ * session id a request carries (or undefined), timeoutMs, log, safe (run the safe-profile script),
+ * outsideDir (a folder outside the repository and outside /tmp, for the refused command) }
+ * Returns { spawn: { ok, why[] }, resume: { ok, why[] }, safe: { ok, why[], notes[] } | undefined, details: string[] }.
  */
 export async function runScenario(opts) {
-  const { cli, dir, env, executor, server, sessionOf, timeoutMs = 150_000, log } = opts;
+  const { cli, dir, env, executor, server, sessionOf, timeoutMs = 150_000, log, safe = false, outsideDir } = opts;
   const repo = join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
   const fullEnv = { ...env, ...GIT_ENV };
   const details = [];
-  const result = { spawn: { ok: false, why: [] }, resume: { ok: false, why: [] }, details };
+  const result = { spawn: { ok: false, why: [] }, resume: { ok: false, why: [] }, ...(safe ? { safe: { ok: false, why: [], notes: [] } } : {}), details };
   const step = async (label, bin, args, { timeout = 60_000, cwd = repo } = {}) => {
     const r = await run(bin, args, { cwd, env: fullEnv, timeoutMs: timeout });
     log(`  $ ${label} → exit ${r.code}${r.timedOut ? ' (TIMED OUT, killed)' : ''} in ${(r.ms / 1000).toFixed(1)} s`);
@@ -82,6 +94,22 @@ export async function runScenario(opts) {
   writeFileSync(configFile, `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`);
   const valid = await step('sow config validate', 'sow', ['config', 'validate']);
   if (valid.code !== 0) throw new Error(`sow config validate failed:\n${tail(valid.stdout + valid.stderr)}`);
+
+  // The safe-profile run: a declared check, and the plan the scripted model follows.
+  const plan = safe && {
+    file: join(repo, 'hello.txt'),
+    relFile: 'hello.txt',
+    text: `hello from a safe ${cli} worker\n`,
+    check: 'npm test',
+    forbidden: `touch ${join(outsideDir, `outside-${cli}`)}`,
+  };
+  if (plan) {
+    writeFileSync(join(repo, 'check.mjs'), CHECK_SCRIPT);
+    writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'demo', private: true, scripts: { test: 'node check.mjs' } }, null, 2)}\n`);
+    writeFileSync(join(repo, '.sow/config.yaml'), `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: plan.check, when: ['task_complete'] }] })}\n`);
+    await must('git', ['add', 'check.mjs', 'package.json', '.sow/config.yaml']);
+    await must('git', ['commit', '-q', '-m', 'A check']);
+  }
 
   const task = async () => {
     const r = await run('sow', ['task', 'get', '--id', '010', '--json'], { cwd: repo, env: fullEnv, timeoutMs: 30_000 });
@@ -113,7 +141,8 @@ export async function runScenario(opts) {
 
   // ---- spawn
   const before = server.requests.length;
-  const spawn = await step('sow agent spawn implementer 010 --verbose', 'sow', ['agent', 'spawn', 'implementer', '010', '--verbose'], { timeout: timeoutMs });
+  const spawnArgs = ['agent', 'spawn', 'implementer', '010', '--verbose', ...(plan ? ['--json', '--prompt', safePrompt(plan)] : [])];
+  const spawn = await step(`sow agent spawn implementer 010 --verbose${plan ? ' --json --prompt <safe-profile script>' : ''}`, 'sow', spawnArgs, { timeout: timeoutMs });
   const verboseLines = (r) => stripAnsi(r.stderr).split('\n').filter((l) => /^\s*(Command|Note):/.test(l)).map((l) => l.trim());
   for (const l of verboseLines(spawn)) details.push(`spawn ${l}`);
   const afterSpawn = await task();
@@ -144,6 +173,7 @@ export async function runScenario(opts) {
     else details.push(`${kind}: the configured model ${executor.settings.model} reached the endpoint`);
   };
   modelCheck(spawnReqs, 'spawn', why);
+  if (plan) checkSafe(result.safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, details });
   result.spawn.ok = why.length === 0;
   if (!result.spawn.ok) {
     details.push(`spawn FAILED: ${why.join('; ')}`);
@@ -197,3 +227,50 @@ export async function runScenario(opts) {
   return result;
 }
 
+
+/**
+ * The safe-profile checks after the spawn: (a) the file was written with the CLI's own edit tool,
+ * (b) the declared check ran, (c) the refused command did nothing and sow reported the refusal,
+ * (d) the worker still reported back. `safe.notes` say what is partial (Codex names no command).
+ */
+function checkSafe(safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, details }) {
+  const why = safe.why;
+  // (a) the edit
+  const editReq = spawnReqs.find((r) => r.decision?.kind === 'tool' && r.decision.step.kind === 'edit');
+  const written = existsSync(plan.file) ? readFileSync(plan.file, 'utf8') : undefined;
+  if (!editReq) why.push('(a) the model never got to ask for the edit');
+  else if (!editReq.editTool) why.push(`(a) ${editReq.note || 'the CLI offered no file-writing tool'}`);
+  else if (written !== plan.text) why.push(`(a) ${plan.relFile} ${written === undefined ? 'was not written' : `has ${JSON.stringify(written)}`} after the ${editReq.editTool} call`);
+  else details.push(`safe (a): ${plan.relFile} written by the CLI's own ${editReq.editTool} tool`);
+  // (b) the check
+  const checkReq = spawnReqs.find((r) => r.decision?.kind === 'tool' && r.decision.command === plan.check);
+  if (!checkReq) why.push('(b) the model never got to ask for the check');
+  else if (!existsSync(join(repo, CHECK_MARKER))) why.push(`(b) \`${plan.check}\` did not run (no ${CHECK_MARKER})`);
+  else details.push(`safe (b): the declared check \`${plan.check}\` ran (${CHECK_MARKER} written)`);
+  // (c) the refusal
+  const outside = plan.forbidden.replace(/^touch /, '');
+  let data;
+  try {
+    data = JSON.parse(spawn.stdout).data;
+  } catch {
+    data = undefined;
+  }
+  const denials = data?.denials ?? [];
+  const named = denials.find((d) => d.input?.includes(outside));
+  const unnamed = denials.find((d) => d.kind === 'command' && d.input === null);
+  if (!spawnReqs.some((r) => r.decision?.kind === 'tool' && r.decision.command === plan.forbidden)) why.push('(c) the model never got to ask for the refused command');
+  else if (existsSync(outside)) why.push(`(c) \`${plan.forbidden}\` was NOT refused: ${outside} exists`);
+  else if (!data) why.push('(c) sow printed no JSON result');
+  else if (!named && !unnamed) why.push(`(c) the command was refused (no ${outside}) but sow reported no denial (denials: ${JSON.stringify(denials)})`);
+  else if (!/refused/.test(stripAnsi(spawn.stderr))) why.push('(c) the JSON result lists the denial but stderr says nothing');
+  else {
+    details.push(`safe (c): refused, and sow reported ${JSON.stringify(named ?? unnamed)}`);
+    if (!named) safe.notes.push(`${cli} names no command`);
+    const advice = stripAnsi(spawn.stderr).split('\n').filter((l) => /refused|declare|permissions: yolo/.test(l));
+    for (const l of advice) details.push(`  sow said: ${l.trim()}`);
+  }
+  // (d) reported back after the refusal
+  if (afterSpawn?.status !== 'needs_review') why.push(`(d) task status is ${afterSpawn?.status ?? '(unreadable)'} after the refusal, expected needs_review`);
+  else details.push('safe (d): the worker reported back (sow task set --id 010 status needs_review) after the refusal');
+  safe.ok = why.length === 0;
+}

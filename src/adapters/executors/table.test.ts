@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXECUTORS } from './table.js';
+import { EXECUTORS, geminiPolicy, opencodePermission } from './table.js';
 import type { InvocationContext } from './types.js';
 import type { ExecutorConfig } from '../../domain/schemas.js';
 import { permissionProfile } from '../../domain/config.js';
@@ -26,10 +26,19 @@ const ctx = (config: ExecutorConfig, extra: Partial<InvocationContext> = {}): In
 });
 const full = (type: ExecutorConfig['type']): ExecutorConfig => ({ type, settings: { yolo_mode: true, model: 'M' }, custom_args: ['--extra'] });
 const plain = (type: ExecutorConfig['type']): ExecutorConfig => ({ type });
+/** The checks a repository declares (.sow/config.yaml): a safe worker may run exactly these. */
+const CHECKS = ['npm test', 'node lint.mjs --max "3"'];
 
 describe('argv tables', () => {
   it('claude', () => {
-    expect(EXECUTORS.claude.spawn(ctx(plain('claude'))).args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--allowedTools', 'Bash(sow *)']);
+    expect(EXECUTORS.claude.spawn(ctx(plain('claude'))).args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    // Safe with declared checks: each check exactly, once.
+    const safe = EXECUTORS.claude.resume(ctx(plain('claude'), { checks: [...CHECKS, ' npm test '] }));
+    expect(safe.args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', 'SID', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)', '--allowedTools', 'Bash(npm test)', '--allowedTools', 'Bash(node lint.mjs --max "3")']);
+    expect(safe.granted).toEqual({ permissions: 'safe', checks: [...CHECKS, ' npm test '] });
+    expect(safe.notes).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`, `npm test`, `node lint.mjs --max "3"`; it refuses anything else']);
+    // A '*' in a check is a wildcard to Claude Code: said, not hidden.
+    expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { checks: ['eslint src/*.ts'] })).notes[1]).toMatch(/wildcard.*`eslint src\/\*\.ts`/);
     const yolo = EXECUTORS.claude.spawn(ctx(full('claude')));
     expect(yolo.args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--model', 'M', '--dangerously-skip-permissions', '--extra']);
     expect(yolo.stdin).toBe('the prompt');
@@ -41,29 +50,39 @@ describe('argv tables', () => {
   it('cursor', () => {
     expect(EXECUTORS.cursor.createSession!(plain('cursor'))).toEqual({ binary: 'cursor-agent', args: ['create-chat'] });
     expect(EXECUTORS.cursor.spawn(ctx(full('cursor'))).args).toEqual(['-p', '--output-format', 'stream-json', '--resume', 'SID', '--model', 'M', '--force', '--extra']);
+    // Safe: its sandbox (Cursor grants single commands only in its config files).
+    expect(EXECUTORS.cursor.resume(ctx(plain('cursor'), { checks: CHECKS })).args).toEqual(['-p', '--output-format', 'stream-json', '--resume', 'SID', '--sandbox', 'enabled']);
   });
   it('codex', () => {
     expect(EXECUTORS.codex.spawn(ctx(full('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', '-']);
     expect(EXECUTORS.codex.resume(ctx(full('codex'))).args).toEqual(['exec', 'resume', '--json', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', 'SID', '-']);
     expect(EXECUTORS.codex.spawn(ctx(plain('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '-']);
     expect(EXECUTORS.codex.resume(ctx(plain('codex'))).args).toEqual(['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', 'SID', '-']);
+    // Checks run in the same sandbox as everything else: they add nothing to the argv.
+    expect(EXECUTORS.codex.spawn(ctx(plain('codex'), { checks: CHECKS })).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '-']);
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'thread.started', thread_id: 'T1' })).toBe('T1');
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'turn.started' })).toBeUndefined();
   });
   it('gemini', () => {
     expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).args).toEqual(['--output-format', 'stream-json', '--session-id', 'SID', '-m', 'M', '--yolo', '--extra']);
-    const safe = EXECUTORS.gemini.resume(ctx(plain('gemini')));
-    expect(safe.args).toEqual(['--output-format', 'stream-json', '--resume', 'SID', '--policy', '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml']);
-    expect(safe.files?.[0]?.text).toMatch(/toolName = "run_shell_command"\ncommandPrefix = "sow"\ndecision = "allow"/);
+    const safe = EXECUTORS.gemini.resume(ctx(plain('gemini'), { checks: CHECKS }));
+    expect(safe.args).toEqual(['--output-format', 'stream-json', '--resume', 'SID', '--approval-mode', 'auto_edit', '--policy', '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml']);
+    expect(safe.files).toEqual([{ path: '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml', text: geminiPolicy(CHECKS) }]);
     expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).files).toEqual([]);
   });
   it('copilot', () => {
     expect(EXECUTORS.copilot.spawn(ctx(full('copilot'))).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--model', 'M', '--allow-all-tools', '--extra']);
-    expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual(['--resume=SID', '--output-format', 'json', '-C', '/repo', '--allow-tool', 'shell(sow)']);
+    expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual(['--resume=SID', '--output-format', 'json', '-C', '/repo', '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir']);
+    expect(EXECUTORS.copilot.spawn(ctx(plain('copilot'), { checks: CHECKS })).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--allow-tool', 'shell(npm test)', '--allow-tool', 'shell(node lint.mjs --max "3")', '--disallow-temp-dir']);
   });
   it('opencode', () => {
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).args).toEqual(['run', '--format', 'json', '--dir', '/repo', '-m', 'M', '--auto', '--extra']);
-    expect(EXECUTORS.opencode.resume(ctx(plain('opencode'))).args).toEqual(['run', '--format', 'json', '--dir', '/repo', '--session', 'SID']);
+    const safe = EXECUTORS.opencode.resume(ctx(plain('opencode'), { checks: CHECKS }));
+    expect(safe.args).toEqual(['run', '--format', 'json', '--dir', '/repo', '--session', 'SID']);
+    expect(safe.env).toEqual({ OPENCODE_PERMISSION: JSON.stringify(opencodePermission(CHECKS)), OPENCODE_CONFIG: '/repo/.sow/project/agent-outputs/010/opencode-sow.json' });
+    expect(JSON.parse(safe.files![0]!.text)).toEqual({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } });
+    expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).env).toEqual({});
+    expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).files).toEqual([]);
     expect(EXECUTORS.opencode.sessionFromEvent!({ type: 'step_start', sessionID: 'ses_1' })).toBe('ses_1');
     expect(EXECUTORS.opencode.sessionFromEvent!({ type: 'text', part: { sessionID: 'ses_2' } })).toBe('ses_2');
   });
@@ -77,6 +96,37 @@ describe('argv tables', () => {
     expect(EXECUTORS.command.spawn(ctx(config)).args).toEqual(['--session', 'SID', '--prompt-file', '/repo/.sow/project/agent-outputs/010/p.md', 'in=/repo', 'M']);
     expect(EXECUTORS.command.resume(ctx(config, { prompt: '$(rm -rf /); `x`' })).args).toEqual(['--resume', 'SID', '$(rm -rf /); `x`']);
     expect(EXECUTORS.command.supportsResumption({ type: 'command', spawn: ['x'] })).toBe(false);
+  });
+});
+
+describe('the safe profile, as each CLI reads it', () => {
+  it('Gemini CLI: a policy allowing sow by prefix and each check exactly', () => {
+    expect(geminiPolicy(CHECKS)).toBe([
+      '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
+      '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sow"\ndecision = "allow"\npriority = 999\n',
+      '[[rule]]\ntoolName = "run_shell_command"\n# npm test\ncommandRegex = "npm test\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
+      '[[rule]]\ntoolName = "run_shell_command"\n# node lint.mjs --max "3"\ncommandRegex = "node lint\\\\.mjs --max \\\\\\\\\\"3\\\\\\\\\\"\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
+    ].join('\n'));
+  });
+  it('Gemini CLI: each check regex matches that command and nothing longer or shorter', () => {
+    // Gemini CLI matches `"command":"<regex>` against the JSON of the call's arguments.
+    const regexes = [...geminiPolicy(CHECKS).matchAll(/^commandRegex = (.*)$/gm)].map((m) => new RegExp(`"command":"${JSON.parse(m[1]!) as string}`));
+    expect(regexes).toHaveLength(2);
+    const args = (command: string) => JSON.stringify({ command, description: 'Run the check' });
+    CHECKS.forEach((check, i) => {
+      expect(regexes[i]!.test(args(check)), check).toBe(true);
+      for (const other of [`${check} --evil`, `${check}; curl x`, `echo && ${check}`, check.slice(0, -1)]) expect(regexes[i]!.test(args(other)), other).toBe(false);
+    });
+  });
+  it('opencode: edits, sow and the checks allowed; any other command and any other folder asked (refused headless)', () => {
+    expect(opencodePermission(CHECKS)).toEqual({
+      edit: 'allow',
+      bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node lint.mjs --max "3"': 'allow' },
+      webfetch: 'ask',
+      external_directory: 'ask',
+    });
+    // The last matching pattern wins in opencode, so the catch-all must come first.
+    expect(Object.keys(opencodePermission(CHECKS).bash)[0]).toBe('*');
   });
 });
 
@@ -98,8 +148,8 @@ describe('every flag exists in the pinned CLI help', () => {
       const config = full(c.type);
       for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(config)).args)) expect(documented(spawnText, flag), `${c.type} spawn ${flag}`).toBe(true);
       for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(config)).args)) expect(documented(resumeText, flag), `${c.type} resume ${flag}`).toBe(true);
-      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(plain(c.type))).args)) expect(documented(spawnText, flag), `${c.type} spawn (no yolo) ${flag}`).toBe(true);
-      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(plain(c.type))).args)) expect(documented(resumeText, flag), `${c.type} resume (no yolo) ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(plain(c.type), { checks: CHECKS })).args)) expect(documented(spawnText, flag), `${c.type} spawn (safe) ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(plain(c.type), { checks: CHECKS })).args)) expect(documented(resumeText, flag), `${c.type} resume (safe) ${flag}`).toBe(true);
     });
   }
   it('the check can fail', () => {

@@ -7,21 +7,40 @@ import type { ExecutorConfig, ExecutorType } from '../../domain/schemas.js';
 import type { Executor, Invocation, InvocationContext } from './types.js';
 
 const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
-const yolo = (ctx: InvocationContext, ...flags: string[]) => (ctx.permissions === 'yolo' ? flags : []);
-/**
- * Permissions: with yolo_mode, the CLI's skip-all flag; without it, at least the one tool a worker
- * must have — running `sow` to report back — where the CLI can grant a single command. A headless
- * worker that cannot run `sow` cannot tell anyone what it did.
- */
-const permissions = (ctx: InvocationContext, all: string[], sowOnly: string[]) => (ctx.permissions === 'yolo' ? all : sowOnly);
 const custom = (c: ExecutorConfig) => c.custom_args ?? [];
 const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
-  ({ binary, args, env, stdin: ctx.prompt, notes });
+  ({ binary, args, env, stdin: ctx.prompt, notes, granted: { permissions: ctx.permissions, checks: ctx.checks } });
 
-const claudeEnv = (ctx: InvocationContext): { env: Record<string, string>; notes: string[] } =>
-  ctx.permissions === 'yolo' && ctx.runningAsRoot
-    ? { env: { IS_SANDBOX: '1' }, notes: ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] }
-    : { env: {}, notes: [] };
+/*
+ * Permissions (docs/decisions/0017-permission-profiles.md). `yolo` is each CLI's skip-all flag.
+ * `safe`: the worker may read and edit files in the repository, run `sow` (any sow command, to
+ * report back) and run each check the repository declares (exactly that command line); anything
+ * else needs asking, and a headless worker cannot ask, so it is refused. Each CLI expresses that
+ * in its own terms; where it cannot grant single commands (Codex, Cursor) it runs every command in
+ * its sandbox instead, which confines writes to the workspace and cuts the network.
+ */
+
+/** The declared checks a safe worker may run, each once. */
+const checksOf = (ctx: InvocationContext): string[] => [...new Set(ctx.checks.map((c) => c.trim()).filter(Boolean))];
+const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map((c) => `\`${c}\``).join(', ');
+
+const claudeSafe = (ctx: InvocationContext): string[] => [
+  '--permission-mode', 'acceptEdits',
+  // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each part.
+  '--allowedTools', 'Bash(sow *)',
+  ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
+];
+const claudePermissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : claudeSafe(ctx));
+const claudeNotes = (ctx: InvocationContext): string[] => {
+  if (ctx.permissions === 'yolo') return ctx.runningAsRoot ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : [];
+  const wild = checksOf(ctx).filter((c) => c.includes('*'));
+  return [
+    `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it refuses anything else`,
+    ...(wild.length ? [`Claude Code reads '*' in an allowed command as a wildcard, so the check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`] : []),
+  ];
+};
+
+const claudeEnv = (ctx: InvocationContext): Record<string, string> => (ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {});
 
 const claude: Executor = {
   type: 'claude',
@@ -32,15 +51,22 @@ const claude: Executor = {
   supportsResumption: () => true,
   spawn(ctx) {
     const c = ctx.config;
-    const { env, notes } = claudeEnv(ctx);
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...claudePermissions(ctx), ...custom(c)], ctx, claudeEnv(ctx), claudeNotes(ctx));
   },
   resume(ctx) {
     const c = ctx.config;
-    const { env, notes } = claudeEnv(ctx);
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(ctx, ['--dangerously-skip-permissions'], ['--allowedTools', 'Bash(sow *)']), ...custom(c)], ctx, env, notes);
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...claudePermissions(ctx), ...custom(c)], ctx, claudeEnv(ctx), claudeNotes(ctx));
   },
 };
+
+/**
+ * Cursor grants single commands only in its config files (permissions.allow, by first word), never
+ * per run; so safe runs its shell commands in Cursor's sandbox, like Codex (from Cursor's docs:
+ * there is no Cursor CLI to test here). --force is "allow everything not explicitly denied".
+ */
+const cursorPermissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
+const cursorNotes = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo' ? [] : ['permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json'];
 
 const cursor: Executor = {
   type: 'cursor',
@@ -52,12 +78,21 @@ const cursor: Executor = {
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...yolo(ctx, '--force'), ...custom(c)], ctx);
+    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...cursorPermissions(ctx), ...custom(c)], ctx, {}, cursorNotes(ctx));
   },
   resume(ctx) {
     return this.spawn(ctx);
   },
 };
+
+/**
+ * Codex cannot grant single commands per run: safe is its workspace-write sandbox, in which every
+ * command runs, sow and the checks too (writes inside the workspace and /tmp, no network).
+ * `codex exec` never asks, so whatever the sandbox refuses fails at once.
+ */
+const codexPermissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"']);
+const codexNotes = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo' ? [] : ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'];
 
 const codex: Executor = {
   type: 'codex',
@@ -69,30 +104,40 @@ const codex: Executor = {
   sessionFromEvent: (e) => (e['type'] === 'thread.started' && typeof e['thread_id'] === 'string' ? e['thread_id'] : undefined),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), '-'], ctx);
+    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...codexPermissions(ctx), ...custom(c), '-'], ctx, {}, codexNotes(ctx));
   },
   resume(ctx) {
     const c = ctx.config;
     // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx, ['--dangerously-bypass-approvals-and-sandbox'], ['-c', 'sandbox_mode="workspace-write"']), ...custom(c), ctx.sessionId, '-'], ctx);
+    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...codexPermissions(ctx), ...custom(c), ctx.sessionId, '-'], ctx, {}, codexNotes(ctx));
   },
 };
 
 /**
- * Gemini CLI has no flag that grants one shell command (only a deprecated --allowed-tools), so
- * without yolo sow hands it a policy file that allows `sow` and nothing more.
+ * Gemini CLI grants single shell commands through its policy engine (its --allowed-tools flag is
+ * deprecated), so safe is the auto_edit approval mode (edit tools run unasked) plus a policy file
+ * beside the prompt: `sow` by prefix (`sow` and `sow …`, not `sowx`), each check exactly (a regex
+ * over the command as Gemini CLI sees it in the call's JSON arguments). Gemini CLI checks each part
+ * of a chained command separately, so a check that chains commands needs each part allowed too.
  */
-const GEMINI_POLICY = `# Written by sow: a worker may always run sow to report back.
-[[rule]]
-toolName = "run_shell_command"
-commandPrefix = "sow"
-decision = "allow"
-priority = 999
-`;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export function geminiPolicy(checks: readonly string[]): string {
+  const rule = (lines: string[]) => `[[rule]]\ntoolName = "run_shell_command"\n${lines.join('\n')}\ndecision = "allow"\npriority = 999\n`;
+  return [
+    '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
+    rule(['commandPrefix = "sow"']),
+    // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its closing quote.
+    ...checks.map((c) => rule([`# ${c.replace(/\n/g, ' ')}`, `commandRegex = ${JSON.stringify(`${escapeRegExp(JSON.stringify(c).slice(1, -1))}"`)}`, 'allowRedirection = true'])),
+  ].join('\n');
+}
 const geminiPermissions = (ctx: InvocationContext) => {
-  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [] };
+  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [], notes: [] };
   const path = join(dirname(ctx.promptFile), 'gemini-sow-policy.toml');
-  return { args: ['--policy', path], files: [{ path, text: GEMINI_POLICY }] };
+  return {
+    args: ['--approval-mode', 'auto_edit', '--policy', path],
+    files: [{ path, text: geminiPolicy(checksOf(ctx)) }],
+    notes: [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${listed(ctx)} (policy ${path}); it refuses anything else`],
+  };
 };
 
 const gemini: Executor = {
@@ -106,14 +151,28 @@ const gemini: Executor = {
   spawn(ctx) {
     const c = ctx.config;
     const p = geminiPermissions(ctx);
-    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)], ctx), files: p.files };
+    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
   },
   resume(ctx) {
     const c = ctx.config;
     const p = geminiPermissions(ctx);
-    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx), files: p.files };
+    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
   },
 };
+
+/**
+ * Copilot CLI: `write` lets its edit tools change files (only inside the working directory; with
+ * --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command, `shell(<check>)`
+ * each check. Copilot matches a shell command by its name, plus the first subcommand for tools
+ * such as npm and git: `shell(npm test)` allows `npm test`, but a check like `node check.mjs` is
+ * known to it as `node`, which sow will not grant (that would allow any node program).
+ */
+const copilotPermissions = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo'
+    ? ['--allow-all-tools']
+    : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
+const copilotNotes = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo' ? [] : [`permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`];
 
 const copilot: Executor = {
   type: 'copilot',
@@ -125,13 +184,38 @@ const copilot: Executor = {
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
+    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...copilotPermissions(ctx), ...custom(c)], ctx, {}, copilotNotes(ctx));
   },
   resume(ctx) {
     const c = ctx.config;
     // --resume takes an optional value, so it must be attached with '='.
-    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx, ['--allow-all-tools'], ['--allow-tool', 'shell(sow)']), ...custom(c)], ctx);
+    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...copilotPermissions(ctx), ...custom(c)], ctx, {}, copilotNotes(ctx));
   },
+};
+
+/**
+ * opencode takes permissions as config: OPENCODE_PERMISSION (JSON merged over every other config
+ * layer, so it wins) allows edits, `sow`, `sow …` and each check (the last matching pattern wins,
+ * so the catch-all comes first), and asks for anything else, which `opencode run` refuses.
+ * opencode stops the whole run at the first refusal unless experimental.continue_loop_on_deny is
+ * set, which no environment variable carries: sow writes it to a config file beside the prompt and
+ * points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT, which a user may set, is left alone).
+ */
+export const opencodePermission = (checks: readonly string[]) => ({
+  edit: 'allow',
+  bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', ...Object.fromEntries(checks.map((c) => [c, 'allow'])) },
+  webfetch: 'ask',
+  external_directory: 'ask',
+});
+const opencodePermissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 'notes' | 'files'> => {
+  if (ctx.permissions === 'yolo') return { args: ['--auto'], env: {}, notes: [], files: [] };
+  const path = join(dirname(ctx.promptFile), 'opencode-sow.json');
+  return {
+    args: [],
+    env: { OPENCODE_PERMISSION: JSON.stringify(opencodePermission(checksOf(ctx))), OPENCODE_CONFIG: path },
+    files: [{ path, text: `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } }, null, 2)}\n` }],
+    notes: [`permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); it refuses anything else and goes on (${path})`],
+  };
 };
 
 const opencode: Executor = {
@@ -147,11 +231,13 @@ const opencode: Executor = {
   },
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...yolo(ctx, '--auto'), ...custom(c)], ctx);
+    const p = opencodePermissions(ctx);
+    return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
   },
   resume(ctx) {
     const c = ctx.config;
-    return viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...yolo(ctx, '--auto'), ...custom(c)], ctx);
+    const p = opencodePermissions(ctx);
+    return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
   },
 };
 

@@ -11,6 +11,8 @@ export interface Invocation {
   notes: string[];
   /** Files the run needs, written before it starts (e.g. a Gemini policy). */
   files?: { path: string; text: string }[];
+  /** What the run may do unasked: its profile and the declared checks (said again when a call is refused). */
+  granted: { permissions: PermissionProfile; checks: readonly string[] };
 }
 
 export interface InvocationContext {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { cwd, respond, taskIdOf, TASK_ID_OPTION } from '../output.js';
 import { renderValue } from '../../domain/fields.js';
+import { UsageError } from '../../domain/errors.js';
 import registerArtifacts from '../artifacts.js';
 
 export default function register(program: Command): void {
@@ -25,13 +26,26 @@ export default function register(program: Command): void {
     .command('set')
     .description('Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata')
     .option(...TASK_ID_OPTION)
-    .option('--force', 'set the status even though an unfinished dependency or pending feedback blocks it')
+    .option('--force', 'set the status even though an unfinished dependency, pending feedback or another owner blocks it; completing, skip the declared task_complete checks (recorded)')
+    .option('--owner <name>', 'act as this owner (renews its claim); default: SOW_OWNER')
+    .addHelpText('after', "\nSetting status completed first runs the checks .sow/config.yaml declares for task_complete ('sow check list');\nwhen one fails the task is not completed (exit 3). Either way their runs are recorded as evidence on the task.")
     .argument('<field>')
     .argument('<value>')
-    .action(async (field: string, value: string, opts: { id?: string; force?: boolean }) => {
-      const { setTaskField } = await import('../../app/task.js');
-      const r = await setTaskField(cwd(), taskIdOf(opts), field, value, { force: opts.force === true });
-      respond({ data: { id: r.id, field: r.field, value: r.value }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
+    .action(async (field: string, value: string, opts: { id?: string; force?: boolean; owner?: string }) => {
+      const { asksCompletion, setTaskField } = await import('../../app/task.js');
+      const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
+      if (!asksCompletion(field, value)) {
+        const r = await setTaskField(cwd(), taskIdOf(opts), field, value, setOpts);
+        respond({ data: { id: r.id, field: r.field, value: r.value }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
+        return;
+      }
+      // Completing runs the checks declared for task_complete first (sow check list).
+      const { setTaskFieldChecked } = await import('../../app/checks.js');
+      const { checkProgress } = await import('../check.js');
+      const r = await setTaskFieldChecked(cwd(), taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
+      const ran = r.checks.filter((c) => !c.skipped);
+      const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
+      respond({ data: { id: r.id, field: r.field, value: r.value, checks: r.checks }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}${checks}` });
     });
 
   task
@@ -54,9 +68,11 @@ export default function register(program: Command): void {
     .command('abandon')
     .description('Abandon a task (it no longer blocks review)')
     .option(...TASK_ID_OPTION)
-    .action(async (opts: { id?: string }) => {
+    .option('--force', 'abandon it even though a worker or a claim still owns it')
+    .option('--owner <name>', 'act as this owner; default: SOW_OWNER')
+    .action(async (opts: { id?: string; force?: boolean; owner?: string }) => {
       const { abandonTask } = await import('../../app/task.js');
-      const t = await abandonTask(cwd(), taskIdOf(opts));
+      const t = await abandonTask(cwd(), taskIdOf(opts), { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
       respond({ data: t, message: `Abandoned task ${t.id} '${t.name}'` });
     });
 
@@ -69,6 +85,27 @@ export default function register(program: Command): void {
       const { formatTaskLine } = await import('../render.js');
       const tasks = await listTasks(cwd(), opts.status);
       respond({ data: tasks, text: tasks.map(formatTaskLine).join('\n'), ...(tasks.length ? {} : { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' }) });
+    });
+
+  task
+    .command('next')
+    .description('List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first')
+    .option('--claim', 'claim the first ready task: in_progress, owned by you, and print its id')
+    .option('-a, --agent <agent>', 'with --claim: the agent role that works on it')
+    .option('--owner <name>', 'with --claim: who claims it (default: SOW_OWNER, or a worker\'s own session)')
+    .option('--lease <duration>', 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', '30m')
+    .action(async (opts: { claim?: boolean; agent?: string; owner?: string; lease: string }) => {
+      const app = await import('../../app/task.js');
+      if (!opts.claim) {
+        if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError('--agent and --owner go with --claim', "run 'sow task next --claim --owner <name>'");
+        const { formatTaskLine } = await import('../render.js');
+        const tasks = await app.nextTasks(cwd());
+        respond({ data: tasks, text: tasks.map(formatTaskLine).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) });
+        return;
+      }
+      const { parseLease } = await import('../../domain/ownership.js');
+      const r = await app.claimNext(cwd(), { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
+      respond({ data: { id: r.task.id, task: r.task, owner: r.owner }, text: r.task.id, message: `Claimed task ${r.task.id} '${r.task.name}' for ${r.owner.by} (lease until ${r.owner.lease_until})` });
     });
 
   registerArtifacts(task, 'inputs', 'task');

@@ -5,12 +5,34 @@
  */
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { FieldSpec } from '../fields.js';
-import type { ProjectState, TaskSummary } from '../schemas.js';
+import type { CheckMoment, ProjectState, TaskSummary } from '../schemas.js';
+
+/**
+ * How a declared check stands for the code as it is now, judged by its newest evidence:
+ * fresh-pass (it passed on this very tree), stale (it passed, but the code or the check's command
+ * changed since), failed (its newest run failed or timed out), missing (it never ran).
+ */
+export type CheckState = 'fresh-pass' | 'stale' | 'failed' | 'missing';
+export interface CheckStatus {
+  readonly name: string;
+  readonly state: CheckState;
+  /** The newest evidence's log, relative to .sow/project/. */
+  readonly evidence?: string;
+  /** The newest run's exit code (null: it timed out or was killed). */
+  readonly exit_code?: number | null;
+  /** What changed since a stale pass: the code (the tree outside .sow/) or the check's command. */
+  readonly changed?: 'code' | 'command';
+}
 
 /** What guards and status views read: the project file and the tasks, read from their own files. */
 export interface ProjectView {
   readonly project: ProjectState;
   readonly tasks: readonly TaskSummary[];
+  /**
+   * The declared checks a guard of the current state needs (GuardDef.evidence), judged against the
+   * working tree. Computed by the app only in such a state: reading it takes git.
+   */
+  readonly checks?: readonly CheckStatus[];
 }
 
 export interface GuardDef {
@@ -19,6 +41,11 @@ export interface GuardDef {
   readonly check: (view: ProjectView) => boolean;
   /** How to satisfy it, given the current project. */
   readonly hint: (view: ProjectView) => string;
+  /**
+   * The guard reads `view.checks`: the checks declared for `moment`, judged by the evidence in the
+   * outputs of `phase`. The app computes them whenever a transition of the current state has it.
+   */
+  readonly evidence?: { readonly moment: CheckMoment; readonly phase: string };
 }
 
 export interface ActionRef {
@@ -46,6 +73,8 @@ export interface StateDef {
   /** One line: what this state is for. */
   readonly purpose: string;
   readonly final?: boolean;
+  /** Workers are spawned on tasks in this state (and in no other, without --force). */
+  readonly executesTasks?: boolean;
 }
 
 export type ActionImpl = (project: ProjectState, params: Readonly<Record<string, string>>, now: string) => ProjectState;

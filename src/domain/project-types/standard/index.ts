@@ -6,6 +6,7 @@ import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
 import { completePhase, phaseOf, startPhase, withPhase } from '../../phases.js';
+import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
 
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (research, notes, decisions)' };
 const taskList: ArtifactTypeDef = { name: 'task_list', root: 'project', description: 'The planned task list; approving it completes planning', approvable: true };
@@ -91,6 +92,8 @@ const guards: Record<string, GuardDef> = {
     check: ({ project: p }) => phaseOf(p, 'finalize').metadata['project_deleted'] === true,
     hint: () => "clean up, then run 'sow phase set project_deleted true'",
   },
+  // Checked, not trusted: the finalize checks must have passed, on the code as it is now.
+  finalizeChecksPassed: evidenceGuard('finalize', 'finalize'),
   planningDisabled: {
     description: 'the planning phase is disabled (--no-planning)',
     check: ({ project: p }) => phaseOf(p, 'planning').enabled === false,
@@ -142,7 +145,7 @@ const states: Record<string, StateDef> = {
   NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
   PlanningActive: { phase: 'planning', lead: 'human', purpose: 'Scope the work with the human and write an approved task list.' },
   ImplementationPlanning: { phase: 'implementation', lead: 'ai', purpose: 'Turn the approved plan into concrete tasks; the human approves them.' },
-  ImplementationExecuting: { phase: 'implementation', lead: 'ai', purpose: 'Carry out the tasks, delegating each to a worker, until every task is done.' },
+  ImplementationExecuting: { phase: 'implementation', lead: 'ai', purpose: 'Carry out the tasks, delegating each to a worker, until every task is done.', executesTasks: true },
   ReviewActive: { phase: 'review', lead: 'ai', purpose: 'Review the whole change against the plan and record a pass or fail assessment.' },
   FinalizeDocumentation: { phase: 'finalize', lead: 'ai', purpose: 'Update the documentation the change affects.' },
   FinalizeChecks: { phase: 'finalize', lead: 'ai', purpose: 'Run the tests, linters and builds, and fix what fails.' },
@@ -161,7 +164,7 @@ const transitions: TransitionDef[] = [
   { from: 'ReviewActive', event: 'review_pass', to: 'FinalizeDocumentation', guard: 'reviewPassed', actions: [complete('review'), start('finalize')], automatic: true },
   { from: 'ReviewActive', event: 'review_fail', to: 'ImplementationPlanning', guard: 'reviewFailed', actions: [{ type: 'reopenImplementation' }], automatic: true },
   { from: 'FinalizeDocumentation', event: 'documentation_done', to: 'FinalizeChecks', automatic: true },
-  { from: 'FinalizeChecks', event: 'checks_done', to: 'FinalizeDelete', automatic: true },
+  { from: 'FinalizeChecks', event: 'checks_done', to: 'FinalizeDelete', guard: 'finalizeChecksPassed', automatic: true },
   { from: 'FinalizeDelete', event: 'project_delete', to: 'NoProject', guard: 'projectDeleted', actions: [complete('finalize')], automatic: true },
 ];
 
@@ -169,20 +172,20 @@ export const standard: ProjectType = {
   name: 'standard',
   description: 'Plan with the human, implement the tasks, review the change, finalize',
   phases: [
-    { name: 'planning', canDisable: true, inputs: [context], outputs: [taskList] },
+    { name: 'planning', canDisable: true, inputs: [context], outputs: [taskList, evidence] },
     {
       name: 'implementation',
       canDisable: false,
       inputs: [context, review],
-      outputs: [],
+      outputs: [evidence],
       metadata: { tasks_approved: { kind: 'boolean' } },
       hasTasks: true,
     },
-    { name: 'review', canDisable: false, inputs: [context], outputs: [review] },
-    { name: 'finalize', canDisable: false, inputs: [context], outputs: [documentation], metadata: { project_deleted: { kind: 'boolean' } } },
+    { name: 'review', canDisable: false, inputs: [context], outputs: [review, evidence] },
+    { name: 'finalize', canDisable: false, inputs: [context], outputs: [documentation, evidence], metadata: { project_deleted: { kind: 'boolean' } } },
   ],
   taskInputs: [reference, feedback],
-  taskOutputs: [modified],
+  taskOutputs: [modified, evidence],
   initialState: 'NoProject',
   states,
   transitions,

@@ -1,0 +1,362 @@
+/**
+ * Checked, not trusted: the checks a repository declares in `.sow/config.yaml` are run by sow
+ * itself (`sow check run`), and each run is recorded as an `evidence` output — the log, the exit
+ * code, and the tree hash of the code it ran on — so that a guard can ask whether the checks passed
+ * on the code as it is now, instead of taking an agent's word for it.
+ *
+ * Running and recording are apart: a check can take minutes, and the workspace lock is never held
+ * while one runs (other workers keep writing). `runChecks` runs and writes only logs;
+ * `recordEvidence` writes the evidence afterwards, in one locked update.
+ */
+import { basename, join } from 'node:path';
+import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
+import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
+import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
+import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
+import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { Artifact, Check, CheckMoment } from '../domain/schemas.js';
+import { nearMiss } from '../domain/suggest.js';
+import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
+import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
+import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
+import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
+import { actor, openRoot, Reader, update } from './workspace.js';
+
+/** The folder whose changes never make evidence stale: sow's own state. */
+const SOW_DIR = '.sow';
+export const DEFAULT_TIMEOUT_S = 600;
+
+export const NO_CHECKS_HELP = `No checks declared; add them to ${REPO_CONFIG}, for example:
+
+checks:
+  - name: unit
+    run: npm test
+    when: [task_complete, finalize]
+  - name: lint
+    run: npm run lint
+    when: [finalize]
+    timeout: 300
+
+'when' says when a check is needed: task_complete (before a task is completed) and finalize (its
+passing evidence is needed to leave FinalizeChecks); 'timeout' is in seconds (default ${DEFAULT_TIMEOUT_S}).`;
+
+export class UnknownCheckError extends SowError {
+  constructor(name: string, known: readonly string[]) {
+    const suggestion = nearMiss(name, known);
+    super('CHECK_NOT_FOUND', 'failed',
+      known.length === 0 ? `no check named '${name}': ${REPO_CONFIG} declares no checks` : `no check named '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+      known.length === 0 ? `declare it in ${REPO_CONFIG} ('sow check list' shows an example)` : `the declared checks: ${known.join(', ')}`,
+      { check: name, known: [...known], ...(suggestion ? { suggestion } : {}) });
+  }
+}
+
+export class ChecksFailedError extends SowError {
+  constructor(runs: readonly CheckRun[], recorded: EvidenceRecord | null) {
+    const failed = runs.filter((r) => !r.passed);
+    const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
+    super('CHECKS_FAILED', 'failed',
+      `${failed.length} of ${runs.length} check${runs.length === 1 ? '' : 's'} failed: ${failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ')}`,
+      `read the log${logs.length === 1 ? '' : 's'} (${logs.join(', ')}), fix the cause, then run 'sow check run ${failed.map((r) => r.name).join(' ')}'`,
+      { runs: [...runs], recorded });
+  }
+}
+
+export class ChecksInterruptedError extends SowError {
+  constructor(runs: readonly CheckRun[]) {
+    super('INTERRUPTED', 'interrupted', 'the checks were interrupted; nothing was recorded', "run 'sow check run' again", { runs: [...runs] });
+  }
+}
+
+/** A declared check as `check list` shows it: the defaults filled in. */
+export interface DeclaredCheckInfo {
+  name: string;
+  run: string;
+  when: CheckMoment[];
+  timeout: number;
+}
+
+export async function listChecks(cwd: string): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[] }> {
+  const root = await openRoot(cwd);
+  const { exists, config } = await readRepoConfig(root);
+  return { file: REPO_CONFIG, exists, checks: (config.checks ?? []).map(info) };
+}
+
+const info = (c: Check): DeclaredCheckInfo => ({ name: c.name, run: c.run, when: [...(c.when ?? [])], timeout: c.timeout ?? DEFAULT_TIMEOUT_S });
+
+/** The declared checks named (each once, in the order given), or all of them when none is named. */
+export function selectChecks(declared: readonly Check[], names: readonly string[]): Check[] {
+  if (names.length === 0) return [...declared];
+  const known = declared.map((c) => c.name);
+  return [...new Set(names)].map((name) => {
+    const check = declared.find((c) => c.name === name);
+    if (!check) throw new UnknownCheckError(name, known);
+    return check;
+  });
+}
+
+/** One run of a check: what `check run --json` prints, and what its evidence records. */
+export interface CheckRun {
+  name: string;
+  run: string;
+  passed: boolean;
+  /** The shell's exit code; null when it timed out or was ended by a signal. */
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  /** The timeout it ran with, in seconds. */
+  timeout: number;
+  duration_ms: number;
+  started_at: string;
+  /** The log (stdout and stderr), relative to .sow/project/. */
+  log: string;
+  /** HEAD when it started; null in a repository without commits. */
+  commit: string | null;
+  /** Whether the code differed from HEAD when it started (untracked files count, ignored ones not; .sow/ never). */
+  dirty: boolean;
+  /** The tree hash of the working tree outside .sow/ when it started: what freshness is judged by. */
+  tree: string;
+  /** Not run: a completion with --force skipped it (who skipped it is in the log). */
+  skipped?: true;
+}
+
+/** A check starts or ends; `all` is every check of this run, in order. */
+export type CheckProgress =
+  | { kind: 'start'; check: Check; index: number; all: readonly Check[] }
+  | { kind: 'end'; run: CheckRun; index: number; all: readonly Check[] };
+
+export interface RunChecksOptions {
+  onProgress?: (event: CheckProgress) => void;
+  /** Aborting stops the running check's process group and throws ChecksInterruptedError. */
+  signal?: AbortSignal;
+}
+
+/** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
+export function verdictOf(r: Pick<CheckRun, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
+  if (r.timed_out) return `timed out after ${r.timeout} s`;
+  if (r.exit_code === null) return `killed by ${r.signal ?? 'a signal'}`;
+  return `exit ${r.exit_code}`;
+}
+
+/** What the code is when a check starts: HEAD, whether the code differs from it, and its tree. */
+function codeSnapshot(root: string): Pick<CheckRun, 'commit' | 'dirty' | 'tree'> {
+  const tree = worktreeTree(root, SOW_DIR);
+  return { commit: headCommit(root), dirty: tree !== headTreeWithout(root, SOW_DIR), tree };
+}
+
+/** `20261126T091124.123Z`: a UTC timestamp that sorts and is a valid file name everywhere. */
+const stamp = (iso: string) => iso.replace(/[-:]/g, '');
+
+/**
+ * Runs `checks` one after another in the repository root `root`, each with its timeout, its output
+ * in a new log under .sow/project/evidence/. Writes no state: record the runs with recordEvidence.
+ * Every check runs, whatever the ones before it did.
+ */
+export async function runChecks(root: string, checks: readonly Check[], opts: RunChecksOptions = {}): Promise<CheckRun[]> {
+  const runs: CheckRun[] = [];
+  for (const [index, check] of checks.entries()) {
+    if (opts.signal?.aborted) throw new ChecksInterruptedError(runs);
+    opts.onProgress?.({ kind: 'start', check, index, all: checks });
+    const code = codeSnapshot(root);
+    const startedAt = new Date().toISOString();
+    const timeout = check.timeout ?? DEFAULT_TIMEOUT_S;
+    const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}`);
+    let outcome;
+    try {
+      noteInLog(log, `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${root} (timeout ${timeout} s)`);
+      outcome = await runShell({ command: check.run, cwd: root, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
+      noteInLog(log, `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`);
+    } finally {
+      closeLog(log);
+    }
+    if (outcome.aborted) throw new ChecksInterruptedError(runs);
+    const run: CheckRun = {
+      name: check.name,
+      run: check.run,
+      passed: outcome.code === 0,
+      exit_code: outcome.code,
+      signal: outcome.signal,
+      timed_out: outcome.timedOut,
+      timeout,
+      duration_ms: outcome.durationMs,
+      started_at: startedAt,
+      log: `${EVIDENCE_DIR}/${basename(log.path)}`,
+      ...code,
+    };
+    runs.push(run);
+    opts.onProgress?.({ kind: 'end', run, index, all: checks });
+  }
+  return runs;
+}
+
+/** The evidence outputs of some runs, as they are recorded. */
+export function evidenceOutputs(runs: readonly CheckRun[], now: string): Artifact[] {
+  return runs.map((r) => ({
+    type: EVIDENCE,
+    path: r.log,
+    created_at: now,
+    metadata: { check: r.name, run: r.run, exit_code: r.exit_code, duration_ms: r.duration_ms, commit: r.commit, dirty: r.dirty, tree: r.tree, ...(r.skipped ? { skipped: true } : {}) },
+  }));
+}
+
+/** Where evidence goes: a task's outputs, or a phase's (default: the phase in progress). */
+export interface EvidenceTarget {
+  task?: string;
+  phase?: string;
+}
+
+export interface EvidenceRecord {
+  /** `task 010` or `the finalize phase`. */
+  owner: string;
+  task: string | null;
+  phase: string | null;
+  outputs: { index: number; artifact: Artifact }[];
+}
+
+/**
+ * Resolves where evidence will go, before any check runs: the task exists, or a phase is in
+ * progress, and the project belongs to the branch checked out. A run of minutes is not spent on a
+ * result that cannot be recorded.
+ */
+export async function evidenceTarget(cwd: string, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget }> {
+  return Reader.read(cwd, async (reader) => {
+    if (target.task !== undefined) return { root: reader.root, target: { task: (await reader.task(target.task)).id } };
+    const phase = selectPhase(reader.type, reader.project, target.phase);
+    requireEvidenceSlot(phaseDef(reader.type, phase).outputs, `the ${phase} phase outputs`);
+    return { root: reader.root, target: { phase } };
+  }, { otherBranch: 'refuse' });
+}
+
+/** A project type whose container takes no evidence cannot record a check's run there. */
+function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): void {
+  if (!types.some((t) => t.name === EVIDENCE)) throw new UnknownArtifactTypeError(EVIDENCE, where, types.filter((t) => !t.recordedBy).map((t) => t.name));
+}
+
+/** Appends the runs' evidence to the target's outputs, in one locked update. */
+export async function recordEvidence(cwd: string, runs: readonly CheckRun[], target: EvidenceTarget): Promise<EvidenceRecord> {
+  return update(cwd, async (uow) => {
+    const type = await uow.type();
+    const artifacts = evidenceOutputs(runs, uow.now);
+    if (target.task !== undefined) {
+      const task = await uow.task(target.task);
+      requireEvidenceSlot(type.taskOutputs, `task ${task.id} outputs`);
+      uow.setTask({ ...task, outputs: [...task.outputs, ...artifacts] });
+      return { owner: `task ${task.id}`, task: task.id, phase: null, outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })) };
+    }
+    const project = await uow.project();
+    const phase = selectPhase(type, project, target.phase);
+    requireEvidenceSlot(phaseDef(type, phase).outputs, `the ${phase} phase outputs`);
+    const current = phaseOf(project, phase);
+    uow.setProject(withPhase(project, phase, { ...current, outputs: [...current.outputs, ...artifacts] }));
+    return { owner: `the ${phase} phase`, task: null, phase, outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })) };
+  });
+}
+
+export interface CheckRunOptions extends RunChecksOptions {
+  task?: string;
+}
+
+/**
+ * `sow check run`: the named checks (default: all declared), run without the lock, then recorded
+ * as evidence in one update. Throws ChecksFailedError, after recording, when any failed.
+ */
+export async function checkRun(cwd: string, names: readonly string[], opts: CheckRunOptions = {}): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
+  const { root, target } = await evidenceTarget(cwd, opts.task !== undefined ? { task: opts.task } : {});
+  const { config } = await readRepoConfig(root);
+  const declared = config.checks ?? [];
+  if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
+  const checks = selectChecks(declared, names);
+  const runs = await runChecks(root, checks, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+  const recorded = await recordEvidence(cwd, runs, target);
+  if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
+  return { runs, recorded };
+}
+
+/**
+ * The view for guards: with `checks` when a guard of the current state reads evidence (FinalizeChecks
+ * in the standard type), else as it is. Only then are the repository configuration and git read.
+ */
+export async function withCheckStatuses(root: string, type: ProjectType, view: ProjectView): Promise<ProjectView> {
+  const needs = evidenceNeeded(type, view);
+  if (!needs) return view;
+  const { config } = await readRepoConfig(root);
+  const declared = (config.checks ?? []).filter((c) => c.when?.includes(needs.moment));
+  if (declared.length === 0) return { ...view, checks: [] };
+  const tree = worktreeTree(root, SOW_DIR);
+  return { ...view, checks: checkStatuses(declared, phaseOf(view.project, needs.phase).outputs, tree) };
+}
+
+/** How many lines of a failed check's output a refused completion shows. */
+const TAIL_LINES = 15;
+
+export class CompletionChecksFailedError extends SowError {
+  constructor(task: string, runs: readonly CheckRun[], tails: ReadonlyMap<string, readonly string[]>) {
+    const failed = runs.filter((r) => !r.passed);
+    const shown = failed.map((r) => {
+      const tail = tails.get(r.name) ?? [];
+      return [`${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`, ...tail.map((l) => `  | ${l}`)].join('\n');
+    });
+    super('CHECKS_FAILED', 'blocked',
+      `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed: ${shown.join('\n')}`,
+      `fix the cause and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
+      { task, runs: [...runs], failed: failed.map((r) => r.name) });
+  }
+}
+
+export interface CompletionResult {
+  id: string;
+  field: string;
+  value: unknown;
+  /** The task_complete checks this completion ran (or skipped, with --force); empty when none are declared. */
+  checks: CheckRun[];
+}
+
+/**
+ * `task set … status completed` (any spelling of it): first refused as any status change would be,
+ * then the checks declared for task_complete run — outside the lock, like `check run` — and the
+ * completion and their evidence are written in one update. When one fails, the evidence is
+ * recorded, the status stays, and CompletionChecksFailedError (exit 3) says which, with the end of
+ * its log. With --force the checks are skipped, and evidence saying so is recorded. Any other
+ * change is setTaskField as it is.
+ */
+export async function setTaskFieldChecked(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions & RunChecksOptions = {}): Promise<CompletionResult> {
+  const { onProgress, signal, ...setOpts } = opts;
+  if (!asksCompletion(field, raw)) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
+  // Refused now, before minutes of checks, if it would be refused afterwards.
+  const { id } = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
+  const root = await openRoot(cwd);
+  const { config } = await readRepoConfig(root);
+  const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
+  if (declared.length === 0) return { ...(await setTaskField(cwd, id, field, raw, setOpts)), checks: [] };
+  const runs = setOpts.force ? skippedRuns(root, declared) : await runChecks(root, declared, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
+  const now = new Date().toISOString();
+  if (runs.every((r) => r.passed || r.skipped)) {
+    try {
+      return { ...(await setTaskField(cwd, id, field, raw, { ...setOpts, outputs: evidenceOutputs(runs, now) })), checks: runs };
+    } catch (err) {
+      // Refused now (someone else finished it meanwhile): the runs are still evidence.
+      await recordEvidence(cwd, runs, { task: id }).catch(() => undefined);
+      throw err;
+    }
+  }
+  await recordEvidence(cwd, runs, { task: id });
+  throw new CompletionChecksFailedError(id, runs, new Map(runs.filter((r) => !r.passed).map((r) => [r.name, logTail(join(root, PROJECT_DIR, r.log), TAIL_LINES)])));
+}
+
+/** Evidence that the checks did not run: a completion forced past them. */
+function skippedRuns(root: string, checks: readonly Check[]): CheckRun[] {
+  const who = actor();
+  return checks.map((check) => {
+    const startedAt = new Date().toISOString();
+    const code = codeSnapshot(root);
+    const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}-skipped`);
+    try {
+      noteInLog(log, `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ${who.by}${who.session ? ` (session ${who.session})` : ''}`);
+    } finally {
+      closeLog(log);
+    }
+    return {
+      name: check.name, run: check.run, passed: false, skipped: true, exit_code: null, signal: null, timed_out: false,
+      timeout: check.timeout ?? DEFAULT_TIMEOUT_S, duration_ms: 0, started_at: startedAt, log: `${EVIDENCE_DIR}/${basename(log.path)}`, ...code,
+    };
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Task owners in use: whether an owner still lives (a worker's `sow agent` process on this host,
+ * or a claim's lease), and the rules that need it — finishing an owned task, claiming the next
+ * ready one. The pure rules are in domain/ownership.ts.
+ */
+import { TaskOwnedError, isOwnedBy, retireOwner } from '../domain/ownership.js';
+import type { Actor } from '../domain/lifecycle.js';
+import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
+import { isFinished } from '../domain/tasks.js';
+import { processGone, thisProcess } from '../adapters/liveness.js';
+
+/**
+ * Whether the owner still works on the task. A worker on another host cannot be looked at from
+ * here: it counts as alive (pass --force to take over).
+ */
+export function ownerLive(owner: Owner, now = Date.now()): boolean {
+  if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > now;
+  if (owner.pid === undefined || owner.host === undefined) return false;
+  return processGone({ pid: owner.pid, host: owner.host, ...(owner.boot ? { boot: owner.boot } : {}), ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}) }) !== true;
+}
+
+/** The task's owner when it still lives. */
+export const liveOwner = (task: TaskState): Owner | undefined => (task.owner && ownerLive(task.owner) ? task.owner : undefined);
+
+/** Finishing (completed, abandoned) a task someone else still works on needs --force. */
+export function checkFinish(task: TaskState, status: TaskStatus, actor: Actor, force: boolean | undefined): void {
+  if (force || !isFinished(status)) return;
+  const owner = liveOwner(task);
+  if (owner && !isOwnedBy(owner, actor)) throw new TaskOwnedError(task.id, owner, `only it, or --force, can set it ${status}`);
+}
+
+/** Taking a task over: a stale owner (or, with --force, a live one) is retired. */
+export function takeOver(task: TaskState): TaskState {
+  return task.owner ? retireOwner(task) : task;
+}
+
+/** The owner record of a worker that this process (`sow agent spawn|resume`) waits for. */
+export function workerOwner(agentId: string, session: string | undefined, now: string): Owner {
+  const me = thisProcess();
+  return { kind: 'worker', by: agentId, ...(session ? { session } : {}), pid: me.pid, host: me.host, ...(me.boot ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}), since: now };
+}
+
+/**
+ * The tasks that may be ready, in id order: pending or in progress, every dependency completed or
+ * abandoned. Whether one is ready needs its file (`isReady`).
+ */
+export function candidateIds(tasks: readonly TaskSummary[]): string[] {
+  const status = new Map(tasks.map((t) => [t.id, t.status]));
+  return tasks.filter((t) => (t.status === 'pending' || t.status === 'in_progress') && t.dependencies.every((d) => isFinished(status.get(d) ?? 'pending'))).map((t) => t.id);
+}
+
+/**
+ * Ready to start: a pending task nobody works on, or a task in progress whose owner is gone (its
+ * worker's process ended, its claim's lease ran out) — the next claim takes it over.
+ */
+export function isReady(task: TaskState): boolean {
+  if (task.status === 'pending') return !liveOwner(task);
+  return task.status === 'in_progress' && task.owner !== undefined && !ownerLive(task.owner);
+}

@@ -1,0 +1,79 @@
+/**
+ * What a spawned worker says about itself: `sow agent log "<message>"` (a note in its task's log)
+ * and `sow agent report --status …` — for a task worker its task's status, for a worker without a
+ * task (a planner, an orchestrator) a report recorded on its session and in the project log.
+ * Both read who the worker is from the environment sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
+ */
+import { UsageError, InvalidValueError } from '../domain/errors.js';
+import { PROJECT_REPORT_STATUSES, type ProjectReportStatus, type TaskStatus } from '../domain/schemas.js';
+import { appendLog, type LogResult } from './log.js';
+import { setTaskField } from './task.js';
+import { update } from './workspace.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function worker(env: Env, command: string): { agentId: string; agent: string; task?: string } {
+  const agentId = env['SOW_AGENT_ID'];
+  if (!agentId) {
+    throw new UsageError(`'sow agent ${command}' is for spawned workers: it reads who they are from SOW_AGENT_ID`,
+      command === 'log' ? "to log as yourself, run 'sow log --action <a> --result <r> [--task <id>] \"<notes>\"'" : "to change a task, run 'sow task set --id <id> status <status>'");
+  }
+  const agent = env['SOW_AGENT'] || agentId.replace(/-\d+$/, '');
+  const task = env['SOW_TASK_ID'] || undefined;
+  return { agentId, agent, ...(task ? { task } : {}) };
+}
+
+export interface AgentLogRequest {
+  message: string;
+  action?: string;
+  result?: string;
+  files: string[];
+}
+
+/** `sow agent log "<message>"`: a note in the worker's task log (or the project log, without a task). */
+export async function agentLog(cwd: string, req: AgentLogRequest, env: Env = process.env): Promise<LogResult> {
+  const w = worker(env, 'log');
+  if (!req.message.trim()) throw new UsageError('the message is empty', 'sow agent log "what you did"');
+  return appendLog(cwd, {
+    agent: w.agentId,
+    action: req.action ?? 'note',
+    result: req.result ?? 'success',
+    files: req.files,
+    ...(w.task ? { task: w.task } : {}),
+    project: !w.task,
+    notes: req.message,
+  }, env);
+}
+
+/** Statuses a task worker may report: what the worker protocol ends with, or that it works on. */
+const TASK_REPORT_STATUSES: readonly TaskStatus[] = ['in_progress', 'needs_review', 'paused', 'failed'];
+
+export interface ReportResult {
+  agent_id: string;
+  task?: string;
+  status: string;
+  message?: string;
+}
+
+/** `sow agent report --status <s> [message]`. */
+export async function agentReport(cwd: string, status: string, message: string | undefined, env: Env = process.env): Promise<ReportResult> {
+  const w = worker(env, 'report');
+  const text = message?.trim() || undefined;
+  if (w.task) {
+    if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw new InvalidValueError('status', status, `one of ${TASK_REPORT_STATUSES.join(', ')} (a worker on a task reports how its work stands)`);
+    await setTaskField(cwd, w.task, 'status', status);
+    if (text) await appendLog(cwd, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success', files: [], task: w.task, project: false, notes: `Status ${status}: ${text}` }, env);
+    return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
+  }
+  if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status)) throw new InvalidValueError('status', status, `one of ${PROJECT_REPORT_STATUSES.join(', ')} (a worker without a task reports how its work stands)`);
+  await update(cwd, async (uow) => {
+    const project = await uow.project();
+    const session = project.sessions?.[w.agent];
+    if (!session || session.agent_id !== w.agentId) {
+      throw new UsageError(`${w.agentId} has no session of its own in this project (the ${w.agent} session is ${session?.agent_id ?? 'not recorded'})`, 'a worker reports on the session sow spawned it with');
+    }
+    uow.setProject({ ...project, sessions: { ...project.sessions, [w.agent]: { ...session, report: { status: status as ProjectReportStatus, ...(text ? { message: text } : {}), at: uow.now } } } });
+  });
+  await appendLog(cwd, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success', files: [], project: true, notes: `Status ${status}${text ? `: ${text}` : ''}` }, env);
+  return { agent_id: w.agentId, status, ...(text ? { message: text } : {}) };
+}

@@ -1,0 +1,104 @@
+/**
+ * Evidence: what `sow check run` observed when it ran a declared check — an output artifact whose
+ * file is the run's log and whose metadata says which check, with which command, on which tree,
+ * with which result. Whether a check holds for the code as it is now is decided here, purely, from
+ * that evidence and the tree hash of the working tree outside `.sow/` that the app computed: a tree
+ * hash names the code itself, so committing sow's own state changes nothing, and changing code
+ * (committed or not) makes the evidence stale.
+ */
+import type { ArtifactTypeDef } from '../artifacts.js';
+import type { Artifact } from '../schemas.js';
+import type { CheckStatus, GuardDef, ProjectType, ProjectView } from './types.js';
+
+export const EVIDENCE = 'evidence';
+/** Where the logs live, relative to .sow/project/. */
+export const EVIDENCE_DIR = 'evidence';
+
+export const evidenceType: ArtifactTypeDef = {
+  name: EVIDENCE,
+  root: 'project',
+  description: "A declared check's run, recorded by 'sow check run': its log, and metadata check, run, exit_code (null when it timed out), duration_ms, commit, dirty, tree",
+  recordedBy: 'sow check run',
+};
+
+/** What a guard knows of a declared check. */
+export interface DeclaredCheck {
+  readonly name: string;
+  readonly run: string;
+}
+
+const metaOf = (a: Artifact) => a.metadata ?? {};
+
+/** The newest evidence of each check among `artifacts` (by position: later runs are appended). */
+export function newestEvidence(artifacts: readonly Artifact[]): Map<string, Artifact> {
+  const newest = new Map<string, Artifact>();
+  for (const a of artifacts) {
+    const check = metaOf(a)['check'];
+    if (a.type === EVIDENCE && typeof check === 'string') newest.set(check, a);
+  }
+  return newest;
+}
+
+/**
+ * How each declared check stands, from its newest evidence in `artifacts` and the current tree:
+ * passed on this tree with this command → fresh-pass; passed, but the tree or the command differ →
+ * stale; failed or timed out → failed; no evidence → missing.
+ */
+export function checkStatuses(declared: readonly DeclaredCheck[], artifacts: readonly Artifact[], tree: string): CheckStatus[] {
+  const newest = newestEvidence(artifacts);
+  return declared.map((check): CheckStatus => {
+    const a = newest.get(check.name);
+    if (!a) return { name: check.name, state: 'missing' };
+    const meta = metaOf(a);
+    const exit = typeof meta['exit_code'] === 'number' ? meta['exit_code'] : null;
+    const base = { name: check.name, evidence: a.path, exit_code: exit };
+    if (exit !== 0) return { ...base, state: 'failed' };
+    if (meta['run'] !== check.run) return { ...base, state: 'stale', changed: 'command' };
+    if (meta['tree'] !== tree) return { ...base, state: 'stale', changed: 'code' };
+    return { ...base, state: 'fresh-pass' };
+  });
+}
+
+/** What a check's status says to a person: `lint: failed (exit 2; log .sow/project/evidence/….log)`. */
+export function describeCheckStatus(c: CheckStatus): string {
+  const log = c.evidence ? `; log .sow/project/${c.evidence}` : '';
+  switch (c.state) {
+    case 'fresh-pass':
+      return `${c.name}: passed on the current code`;
+    case 'missing':
+      return `${c.name}: never run`;
+    case 'failed':
+      return `${c.name}: failed (${c.exit_code === null || c.exit_code === undefined ? 'timed out or killed' : `exit ${c.exit_code}`}${log})`;
+    case 'stale':
+      return `${c.name}: stale (${c.changed === 'command' ? "its command in .sow/config.yaml changed since it passed" : 'the code changed since it passed'})`;
+  }
+}
+
+/**
+ * The guard of a state that needs passing evidence for the current code of every check declared
+ * for `moment`, recorded in the outputs of `phase`. With no such checks declared it holds.
+ */
+export function evidenceGuard(moment: 'finalize' | 'task_complete', phase: string): GuardDef {
+  return {
+    description: `every check declared for ${moment} in .sow/config.yaml has passed on the current code ('sow check run')`,
+    evidence: { moment, phase },
+    check: ({ checks }) => checks !== undefined && checks.every((c) => c.state === 'fresh-pass'),
+    hint: ({ checks }) => {
+      // Only a caller that built its view without the app's check reading lands here.
+      if (checks === undefined) return "sow did not read the checks' evidence here; run 'sow advance --dry-run' to see what the checks need";
+      const open = checks.filter((c) => c.state !== 'fresh-pass');
+      return `${open.map(describeCheckStatus).join('; ')}; run 'sow check run ${open.map((c) => c.name).join(' ')}'`;
+    },
+  };
+}
+
+/** The evidence a guard of the current state reads (see GuardDef.evidence), if one does. */
+export function evidenceNeeded(type: ProjectType, view: Pick<ProjectView, 'project'>): NonNullable<GuardDef['evidence']> | undefined {
+  const state = view.project.statechart.current_state;
+  for (const t of type.transitions) {
+    if (t.from !== state || t.guard === undefined) continue;
+    const needs = type.guards[t.guard]?.evidence;
+    if (needs) return needs;
+  }
+  return undefined;
+}

@@ -1,0 +1,348 @@
+/**
+ * One owner per task: `task next [--claim]`, claims with leases, spawned workers owned by the
+ * `sow agent spawn` process that waits for them, --force takeovers, and late writes of an identity
+ * that no longer owns its task. The built CLI in temp git repositories, with the strict fake agent
+ * CLIs on PATH (test/fakes/fake-agent.mjs), which can wait for the test and try late writes.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectFails, ok, SOW, taskFile, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+import { cleanEnv, makeWorld, runSow, show, type World } from './agent-world.js';
+
+const fresh = useRepos();
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+/** A project in ImplementationExecuting with these tasks (ids 010, 020, …). */
+function executing(names: string[]): Repo {
+  const repo = fresh();
+  toExecuting(repo, names);
+  return repo;
+}
+
+const ids = (r: RunResult): string[] => (r.json!.data as { id: string }[]).map((t) => t.id);
+
+function sowAsync(repo: Repo, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return repo.sowAsync(args, { env });
+}
+
+describe('sow task next', () => {
+  it('lists the ready tasks in id order: pending, every dependency finished, nobody on them', () => {
+    const repo = executing(['A', 'B', 'C', 'D', 'E']);
+    ok(repo, ['task', 'set', '--id', '030', 'dependencies', '010']);
+    ok(repo, ['task', 'set', '--id', '040', 'dependencies', '020']);
+    ok(repo, ['task', 'abandon', '--id', '020']);
+    ok(repo, ['task', 'set', '--id', '050', 'status', 'in_progress']);
+    const r = ok(repo, ['task', 'next', '--json']);
+    expect(ids(r), '030 waits for 010; 040 waited for 020 (abandoned); 050 is in progress').toEqual(['010', '040']);
+    expect(ok(repo, ['task', 'next']).stdout.split('\n')[0]).toMatch(/^\[010\] pending\s+A/);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(ids(ok(repo, ['task', 'next', '--json']))).toEqual(['030', '040']);
+  });
+
+  it('says so when nothing is ready (exit 0), and --agent/--owner without --claim is a usage error', () => {
+    const repo = executing(['A']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    const r = ok(repo, ['task', 'next']);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('No task is ready to start');
+    expectFails(repo, ['task', 'next', '--owner', 'me'], 2, 'USAGE');
+  });
+});
+
+describe('sow task next --claim', () => {
+  it('claims the first ready task: in progress, owned with a lease, its id on stdout; the next claim takes the next', () => {
+    const repo = executing(['A', 'B']);
+    const r = ok(repo, ['task', 'next', '--claim', '--owner', 'w1', '--agent', 'implementer']);
+    expect(r.stdout.trim()).toBe('010');
+    expect(r.stderr).toMatch(/^Claimed task 010 'A' for w1 \(lease until \d{4}-/);
+    const task = repo.yaml(taskFile('010'));
+    expect(task.status).toBe('in_progress');
+    expect(task.owner).toMatchObject({ kind: 'claim', by: 'w1', lease_seconds: 1800 });
+    expect(Date.parse(task.owner.lease_until) - Date.parse(task.owner.since)).toBe(1_800_000);
+    expect(ok(repo, ['task', 'next', '--claim', '--owner', 'w2', '--json']).json!.data.id).toBe('020');
+    const none = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w3'], 1, 'NO_READY_TASK');
+    expect(none).toContain('2 in progress');
+  });
+
+  it('needs to know who claims: --owner, SOW_OWNER, or a worker of its own (exit 2 otherwise)', () => {
+    const repo = executing(['A', 'B']);
+    const text = expectFails(repo, ['task', 'next', '--claim'], 2, 'USAGE', { human: true });
+    expect(text).toContain('--owner <name>');
+    expect(ok(repo, ['task', 'next', '--claim'], { env: { SOW_OWNER: 'ci-bot' } }).stdout.trim()).toBe('010');
+    expect(repo.yaml(taskFile('010')).owner.by).toBe('ci-bot');
+    expectFails(repo, ['task', 'next', '--claim', '--owner', 'x', '--lease', 'soon'], 2, 'INVALID_VALUE');
+  });
+
+  it('16 processes claiming at once: no task claimed twice, none skipped', async () => {
+    const repo = executing(Array.from({ length: 20 }, (_, i) => `Task ${i + 1}`));
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `w${i}`, '--json'])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const claimed = results.map((r) => r.json!.data.id as string).sort();
+    expect(new Set(claimed).size, 'no task claimed twice').toBe(16);
+    expect(claimed, 'the first 16 ready tasks, none skipped').toEqual(Array.from({ length: 16 }, (_, i) => String((i + 1) * 10).padStart(3, '0')));
+    const owners = claimed.map((id) => repo.yaml(taskFile(id)).owner.by as string);
+    expect(new Set(owners).size, 'each task has the owner that claimed it').toBe(16);
+    for (const r of results) expect(repo.yaml(taskFile(r.json!.data.id)).owner.by).toBe(r.json!.data.owner.by);
+    // Fewer tasks than claimers: the rest are told there is nothing to claim.
+    const more = await Promise.all(Array.from({ length: 8 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `v${i}`, '--json'])));
+    expect(more.filter((r) => r.code === 0).map((r) => r.json!.data.id).sort()).toEqual(['170', '180', '190', '200']);
+    expect(more.filter((r) => r.code !== 0).map((r) => r.json?.error?.code)).toEqual(['NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK']);
+  }, 60_000);
+
+  it("a lease runs out: the next claim takes the task over, the old owner's writes are refused; an owner's write renews its lease", async () => {
+    const repo = executing(['A', 'B']);
+    ok(repo, ['task', 'next', '--claim', '--owner', 'slow', '--lease', '2s']);
+    const first = repo.yaml(taskFile('010')).owner;
+    await new Promise((r) => setTimeout(r, 1_100));
+    ok(repo, ['task', 'set', '--id', '010', 'metadata.progress', 'half', '--owner', 'slow']);
+    const renewed = repo.yaml(taskFile('010')).owner;
+    expect(Date.parse(renewed.lease_until), 'the write renewed the lease').toBeGreaterThan(Date.parse(first.lease_until));
+    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'still owned').toEqual(['020']);
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'the lease ran out').toEqual(['010', '020']);
+    expect(ok(repo, ['task', 'next', '--claim', '--owner', 'fast']).stdout.trim()).toBe('010');
+    const task = repo.yaml(taskFile('010'));
+    expect(task.owner.by).toBe('fast');
+    expect(task.retired_owners).toContain('slow');
+    const text = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'needs_review', '--owner', 'slow'], 1, 'NOT_OWNER', { human: true });
+    expect(text).toContain('session slow no longer owns task 010');
+    // The new owner works on.
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'needs_review', '--owner', 'fast']);
+  });
+
+  it('finishing a claimed task is for its owner; anyone else needs --force, and then the owner is locked out', () => {
+    const repo = executing(['A']);
+    ok(repo, ['task', 'next', '--claim', '--owner', 'w1']);
+    for (const args of [['task', 'set', '--id', '010', 'status', 'completed'], ['task', 'abandon', '--id', '010']]) {
+      const text = expectFails(repo, args, 1, 'TASK_OWNED', { human: true });
+      expect(text).toContain('task 010 is being worked on by w1 (claimed');
+      expect(text).toContain('--force');
+    }
+    // Other changes are not finishing: a person may still edit the task.
+    ok(repo, ['task', 'set', '--id', '010', 'metadata.note', 'looked at it']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force']);
+    const task = repo.yaml(taskFile('010'));
+    expect(task.status).toBe('completed');
+    expect(task.owner).toBeUndefined();
+    expect(task.retired_owners).toEqual(['w1']);
+    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'in_progress', '--owner', 'w1'], 1, 'NOT_OWNER');
+    const late = repo.sow(['log', '--task', '010', '--action', 'note', '--result', 'success', 'late', '--json'], { env: { SOW_OWNER: 'w1' } });
+    expect(late.code, late.stdout).toBe(1);
+    expect(late.json?.error?.code).toBe('NOT_OWNER');
+    // A person (no owner name) still may.
+    ok(repo, ['log', '--task', '010', '--action', 'note', '--result', 'success', 'a person adds a note']);
+  });
+
+  it('the owner itself may finish its task', () => {
+    const repo = executing(['A']);
+    ok(repo, ['task', 'next', '--claim', '--owner', 'w1']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--owner', 'w1']);
+    expect(repo.yaml(taskFile('010')).status).toBe('completed');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+interface Spawned {
+  world: World;
+  root: string;
+  sow(args: string[], env?: Record<string, string>): ReturnType<typeof runSow>;
+}
+
+/** The repo with a fake claude bound to every role, and a way to run sow in the fakes' world. */
+function agents(repo: Repo): Spawned {
+  const world = makeWorld();
+  cleanups.push(() => world.cleanup());
+  const root = realpathSync(repo.dir);
+  return { world, root, sow: (args, env) => runSow(root, world, args, env) };
+}
+
+/** Starts `sow agent spawn …` in the background with a fake worker script. */
+function spawnInBackground(s: Spawned, args: string[], script: unknown[]): Promise<{ code: number | null; stdout: string; stderr: string; pid: number }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [SOW, ...args], { cwd: s.root, env: cleanEnv({ ...s.world.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr, pid: child.pid! }));
+  });
+}
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('spawned workers own their task', () => {
+  it('while the worker runs: the task is owned by the spawn process; a second spawn and a completion by someone else are refused', async () => {
+    const repo = executing(['A', 'B']);
+    const s = agents(repo);
+    const go = join(s.world.root, 'go');
+    const started = join(s.world.root, 'started');
+    const run = spawnInBackground(s, ['agent', 'spawn', 'implementer', '010'], [{ touch: started }, { wait: go }, ['task', 'set', 'status', 'needs_review']]);
+    await until(() => existsSync(started), 'the worker to start');
+    const owner = repo.yaml(taskFile('010')).owner;
+    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1' });
+    expect(owner.pid, 'owned by the sow agent spawn process that waits for the worker').toBeGreaterThan(0);
+    const again = s.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(again.code, show(again)).toBe(1);
+    expect(again.json?.error?.code).toBe('TASK_OWNED');
+    expect(again.json?.error?.message).toContain('implementer-1 (a worker run by pid');
+    const done = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
+    expect(done.json?.error?.code, show(done)).toBe('TASK_OWNED');
+    // Another task is free to work on.
+    expect(s.sow(['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(['020']);
+    writeFileSync(go, '');
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    const task = repo.yaml(taskFile('010'));
+    expect(task.status).toBe('needs_review');
+    expect(task.owner, 'released when the worker is done').toBeUndefined();
+    // Now the orchestrator may complete it.
+    expect(s.sow(['task', 'set', '--id', '010', 'status', 'completed']).code).toBe(0);
+  }, 60_000);
+
+  it('a late worker after a forced completion cannot reopen the task: its write is refused, the task stays completed', async () => {
+    const repo = executing(['A']);
+    const s = agents(repo);
+    const go = join(s.world.root, 'go');
+    const started = join(s.world.root, 'started');
+    const late = join(s.world.root, 'late.json');
+    const run = spawnInBackground(s, ['agent', 'spawn', 'implementer', '010'], [{ touch: started }, { wait: go }, { try: ['task', 'set', 'status', 'needs_review'], out: late }, { try: ['agent', 'log', 'still here'], out: `${late}.log` }]);
+    await until(() => existsSync(started), 'the worker to start');
+    const forced = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--force']);
+    expect(forced.code, show(forced)).toBe(0);
+    const done = repo.yaml(taskFile('010'));
+    expect(done.status).toBe('completed');
+    expect(done.owner).toBeUndefined();
+    expect(done.retired_owners).toEqual(expect.arrayContaining(['implementer-1']));
+    writeFileSync(go, '');
+    const result = await run;
+    const refused = JSON.parse(readFileSync(late, 'utf8'));
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/^error: session .+ no longer owns task 010 \(it is completed\)/);
+    expect(JSON.parse(readFileSync(`${late}.log`, 'utf8')).code).toBe(1);
+    expect(repo.yaml(taskFile('010')).status, 'the task stays completed').toBe('completed');
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).not.toContain('still here');
+    expect(result.stdout + result.stderr).toContain('Task 010 is now completed');
+  }, 60_000);
+
+  it('a worker whose spawn process died leaves a stale owner: the next spawn takes over without --force', () => {
+    const repo = executing(['A']);
+    const s = agents(repo);
+    // As a SIGKILLed `sow agent spawn` leaves it: an owner whose pid has exited.
+    const gone = Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
+    const text = repo.read(taskFile('010')).replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  since: "2026-11-26T00:00:00.000Z"`);
+    repo.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
+    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'a stale owner: ready again').toEqual(['010']);
+    const r = s.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(0);
+    const task = repo.yaml(taskFile('010'));
+    expect(task.status).toBe('needs_review');
+    expect(task.retired_owners).toContain('implementer-7');
+  });
+});
+
+describe('agent spawn refuses what a worker cannot do well', () => {
+  it('a completed or abandoned task: exit 3, --force spawns anyway', () => {
+    const repo = executing(['A', 'B']);
+    const s = agents(repo);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(repo, ['task', 'abandon', '--id', '020']);
+    for (const id of ['010', '020']) {
+      const r = s.sow(['agent', 'spawn', 'implementer', id, '--json']);
+      expect(r.code, show(r)).toBe(3);
+      expect(r.json?.error?.code).toBe('TASK_BLOCKED');
+      expect(r.json?.error?.message).toMatch(new RegExp(`^task ${id} is (completed|abandoned); a worker would reopen it$`));
+      expect(r.json?.error?.hint).toContain('--force');
+    }
+    expect(s.world.calls(), 'no CLI ran').toEqual([]);
+    expect(s.sow(['agent', 'spawn', 'implementer', '010', '--force']).code).toBe(0);
+  });
+
+  it('a project that is not executing tasks: exit 3 with the sow advance that gets there', () => {
+    const repo = fresh();
+    ok(repo, ['project', 'new', 'demo', '--description', 'd', '--no-planning']);
+    ok(repo, ['task', 'add', 'A', '--agent', 'implementer']);
+    const s = agents(repo);
+    const r = s.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(r.code, show(r)).toBe(3);
+    expect(r.json?.error).toMatchObject({ code: 'NOT_EXECUTING' });
+    expect(r.json?.error?.message).toBe('task 010 cannot get a worker now: the project is in ImplementationPlanning, and workers run tasks in ImplementationExecuting');
+    expect(r.json?.error?.hint).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
+    expect(r.json?.error?.hint).toContain('tasks_approved true');
+    expect(s.world.calls()).toEqual([]);
+    expect(s.sow(['agent', 'spawn', 'implementer', '--next', '--json']).json?.error?.code).toBe('NOT_EXECUTING');
+    expect(s.sow(['agent', 'spawn', 'implementer', '010', '--force']).code).toBe(0);
+  });
+
+  it('--next spawns a worker on the task a claim would take; with none ready, NO_READY_TASK', () => {
+    const repo = executing(['A', 'B']);
+    const s = agents(repo);
+    ok(repo, ['task', 'next', '--claim', '--owner', 'human']);
+    const r = s.sow(['agent', 'spawn', 'implementer', '--next', '--json']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.json!.data.task).toBe('020');
+    expect(s.world.calls()[0]!.env['SOW_TASK_ID']).toBe('020');
+    const none = s.sow(['agent', 'spawn', 'implementer', '--next', '--json']);
+    expect(none.code, show(none)).toBe(1);
+    expect(none.json?.error?.code).toBe('NO_READY_TASK');
+    expect(s.sow(['agent', 'spawn', 'implementer', '010', '--next']).code, 'a task id and --next').toBe(2);
+  });
+});
+
+describe('workers report back', () => {
+  it('sow agent log: a note in the worker’s task log; outside a worker a usage error naming sow log', () => {
+    const repo = executing(['A']);
+    const s = agents(repo);
+    const r = s.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'log', 'Implemented', 'the', 'parser'], ['agent', 'log', '--file', 'src/p.ts', 'Changed a file'], ['task', 'set', 'status', 'needs_review']]) });
+    expect(r.code, show(r)).toBe(0);
+    const log = repo.read('.sow/project/phases/implementation/tasks/010/log.md');
+    expect(log).toMatch(/agent: implementer-1\naction: note\nresult: success\n---\n\nImplemented the parser\n/);
+    expect(repo.yaml(taskFile('010')).outputs.map((o: { path: string }) => o.path)).toEqual(['src/p.ts']);
+    const outside = expectFails(repo, ['agent', 'log', 'hello'], 2, 'USAGE', { human: true });
+    expect(outside).toContain("sow log --action");
+  });
+
+  it('sow log outside a worker logs as user without --agent', () => {
+    const repo = executing(['A']);
+    ok(repo, ['log', '--task', '010', '--action', 'note', '--result', 'success', 'By hand']);
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('agent: user\n');
+  });
+
+  it('sow agent report: a task worker sets its status; a worker without a task records its report on its session', () => {
+    const repo = executing(['A']);
+    const s = agents(repo);
+    const onTask = s.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'Which', 'algorithm?']]) });
+    expect(onTask.code, show(onTask)).toBe(0);
+    expect(repo.yaml(taskFile('010')).status).toBe('paused');
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Status paused: Which algorithm?');
+    const planner = s.sow(['agent', 'spawn', 'planner', '--json'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'done', 'Plan', 'drafted']]) });
+    expect(planner.code, show(planner)).toBe(0);
+    const session = repo.yaml('.sow/project/state.yaml').sessions.planner;
+    expect(session.report).toMatchObject({ status: 'done', message: 'Plan drafted' });
+    expect(repo.read('.sow/project/log.md')).toContain('Status done: Plan drafted');
+    // agent spawn says what the worker reported, and --json has it.
+    expect(planner.stderr).toMatch(/^planner-1 finished and reported done: Plan drafted$/m);
+    expect(JSON.parse(planner.stdout).data.report).toEqual({ status: 'done', message: 'Plan drafted' });
+    const bad = s.sow(['agent', 'spawn', 'planner', '--force'], { FAKE_AGENT_SCRIPT: JSON.stringify([{ try: ['agent', 'report', '--status', 'needs_review'], out: join(s.world.root, 'bad.json') }]) });
+    expect(bad.code, show(bad)).toBe(0);
+    // The earlier run's report is not this run's.
+    expect(bad.stderr).toMatch(/^planner-\d finished$/m);
+    expect(bad.stderr).not.toContain('reported done');
+    const refused = JSON.parse(readFileSync(join(s.world.root, 'bad.json'), 'utf8'));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("invalid value 'needs_review' for 'status': expected one of working, done, blocked, failed");
+    expectFails(repo, ['agent', 'report', '--status', 'done'], 2, 'USAGE');
+  });
+});
