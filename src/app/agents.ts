@@ -310,6 +310,8 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   });
   let target: Target = checked ?? { kind: 'task', id: '' };
   const resolution = await resolveFor(agent.name, undefined, opts);
+  // Read (and validate) .sow/config.yaml before anything is started or written.
+  const rights = await workerRights(root, resolution);
   const sessionId = await createSessionId(resolution.spec, resolution, root);
   const branch = currentBranch(root);
   const now = new Date().toISOString();
@@ -354,7 +356,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt);
   const files = runFiles(root, target, 'spawn');
   const promptFile = files.writePrompt(prompt);
-  const invocation = resolution.spec.spawn({ ...(await workerRights(root, resolution)), config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.spawn({ ...rights, config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(root, async (uow) => {
@@ -424,6 +426,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
+  const rights = await workerRights(root, resolution);
   const now = new Date().toISOString();
   await update(root, async (uow) => {
     if (target.kind === 'task') {
@@ -451,7 +454,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
-  const invocation = resolution.spec.resume({ ...(await workerRights(root, resolution)), config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.resume({ ...rights, config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
   const startedAt = new Date().toISOString();

@@ -1,0 +1,582 @@
+/**
+ * Worker permissions end to end (docs/decisions/0017-permission-profiles.md): the built `sow` in
+ * temp git repositories with the strict fake agent CLIs (test/fakes/fake-agent.mjs) on PATH.
+ *
+ * - `settings.permissions: safe` (the default) gives each CLI its own flags: file edits in the
+ *   repository, `sow`, and each check the repository declares in .sow/config.yaml; `yolo` (or
+ *   `yolo_mode: true`) is each CLI's skip-all flag; the two disagreeing is a configuration error.
+ * - Tool calls a CLI refused (FAKE_AGENT_DENY makes the fake report them in that CLI's real shape)
+ *   are reported on stderr with how to allow them, in `--json` as data.denials, and in the error
+ *   of a worker that failed.
+ * - `--verbose` says what each CLI is allowed.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT, taskFile } from './harness.js';
+import { agentFixtures, show, type AgentFixture, type FakeCall, type Run } from './agent-world.js';
+
+const IS_ROOT = process.getuid?.() === 0;
+/** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
+const OUTPUTS = '.sow/.runtime/agent-outputs';
+
+/** The checks the repository declares: a plain one, and one with quotes, dots and a '*'. */
+const UNIT = 'npm test';
+const LINT = 'node scripts/lint.mjs "src/*.ts"';
+const REPO_CONFIG = `checks:\n  - name: unit\n    run: ${UNIT}\n  - name: lint\n    run: '${LINT}'\n`;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: a template repo in ImplementationExecuting (tasks 010, 020) with the checks declared,
+// cloned per test, and a world of fake CLIs with the executor `impl` bound to the implementer.
+// ---------------------------------------------------------------------------------------------
+
+const base = agentFixtures({ tasks: ['First task', 'Second task'], prefix: 'sow-perm-', setup: (t) => t.write('.sow/config.yaml', REPO_CONFIG) });
+
+interface Fixture extends AgentFixture {
+  /** The files in the task's runtime folder (names only). */
+  outputs(id?: string): string[];
+  /** The task's runtime folder. */
+  dir(id?: string): string;
+  call(): FakeCall;
+}
+
+function fixture(config?: string): Fixture {
+  const f = base(config);
+  const dir = (id = '010') => join(f.root, OUTPUTS, id);
+  return {
+    ...f,
+    outputs: (id = '010') => (existsSync(dir(id)) ? readdirSync(dir(id)).sort() : []),
+    dir,
+    call() {
+      const calls = f.world.calls();
+      expect(calls, 'one run of the fake CLI').toHaveLength(1);
+      return calls[0]!;
+    },
+  };
+}
+
+/** A config file with one executor `impl` of this type (with these settings lines) for the implementer. */
+const configFor = (type: string, settings: string[] = []) =>
+  `agents:\n  executors:\n    impl:\n      type: ${type}\n${settings.length ? `      settings:\n${settings.map((s) => `        ${s}\n`).join('')}` : ''}  bindings:\n    implementer: impl\n`;
+
+/** The worker runs no sow command (faster; the task stays in_progress). */
+const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
+
+// ---------------------------------------------------------------------------------------------
+// What each CLI gets.
+// ---------------------------------------------------------------------------------------------
+
+interface Ctx {
+  sid: string;
+  root: string;
+  /** The task's runtime folder, where the permission files are written beside the prompt. */
+  dir: string;
+}
+
+interface Cli {
+  type: string;
+  cli: string;
+  title: string;
+  safe(c: Ctx): string[];
+  yolo(c: Ctx): string[];
+  /** The `Note:` lines of --verbose under safe. */
+  notes(c: Ctx): string[];
+}
+
+const LISTED = '`sow`, `npm test`, `node scripts/lint.mjs "src/*.ts"`';
+
+const CLIS: Cli[] = [
+  {
+    type: 'claude',
+    cli: 'claude',
+    title: 'Claude Code',
+    safe: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid,
+      '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)', '--allowedTools', 'Bash(npm test)', '--allowedTools', 'Bash(node scripts/lint.mjs "src/*.ts")'],
+    yolo: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--dangerously-skip-permissions'],
+    notes: () => [
+      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
+      'Claude Code reads \'*\' in an allowed command as a wildcard, so the check(s) `node scripts/lint.mjs "src/*.ts"` allow more than that exact command',
+    ],
+  },
+  {
+    type: 'cursor',
+    cli: 'cursor-agent',
+    title: 'Cursor CLI',
+    safe: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
+    yolo: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--force'],
+    notes: () => ['permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json'],
+  },
+  {
+    type: 'codex',
+    cli: 'codex',
+    title: 'Codex CLI',
+    safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
+    yolo: ({ root }) => ['exec', '--json', '-C', root, '--dangerously-bypass-approvals-and-sandbox', '-'],
+    notes: () => ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'],
+  },
+  {
+    type: 'gemini',
+    cli: 'gemini',
+    title: 'Gemini CLI',
+    safe: ({ sid, dir }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dir, 'gemini-sow-policy.toml')],
+    yolo: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '--yolo'],
+    notes: ({ dir }) => [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} (policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`],
+  },
+  {
+    type: 'copilot',
+    cli: 'copilot',
+    title: 'GitHub Copilot CLI',
+    safe: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root,
+      '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--allow-tool', 'shell(npm test)', '--allow-tool', 'shell(node scripts/lint.mjs "src/*.ts")', '--disallow-temp-dir'],
+    yolo: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-all-tools'],
+    notes: () => [
+      `permissions=safe: Copilot CLI may edit files in the repository and run ${LISTED}; it refuses anything else`,
+      // npm test is matched by name and subcommand; the node line is not.
+      'Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) `node scripts/lint.mjs "src/*.ts"`; a package script run as `npm run <script>` is matched',
+    ],
+  },
+  {
+    type: 'opencode',
+    cli: 'opencode',
+    title: 'opencode',
+    safe: ({ root }) => ['run', '--format', 'json', '--dir', root],
+    yolo: ({ root }) => ['run', '--format', 'json', '--dir', root, '--auto'],
+    notes: ({ dir }) => [`permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`],
+  },
+];
+const cliOf = (type: string) => CLIS.find((c) => c.type === type)!;
+
+/** Gemini's policy file: `sow` by prefix, each check by an exact regex, nothing else. */
+const GEMINI_POLICY = [
+  '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.',
+  '',
+  '[[rule]]',
+  'toolName = "run_shell_command"',
+  'commandPrefix = "sow"',
+  'decision = "allow"',
+  'priority = 999',
+  '',
+  '[[rule]]',
+  'toolName = "run_shell_command"',
+  '# npm test',
+  String.raw`commandRegex = "npm test\""`,
+  'allowRedirection = true',
+  'decision = "allow"',
+  'priority = 999',
+  '',
+  '[[rule]]',
+  'toolName = "run_shell_command"',
+  '# node scripts/lint.mjs "src/*.ts"',
+  String.raw`commandRegex = "node scripts/lint\\.mjs \\\\\"src/\\*\\.ts\\\\\"\""`,
+  'allowRedirection = true',
+  'decision = "allow"',
+  'priority = 999',
+  '',
+].join('\n');
+
+/** The config file opencode gets through OPENCODE_CONFIG: go on after a refusal. */
+const OPENCODE_CONFIG = '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": true\n  }\n}\n';
+
+const OPENCODE_PERMISSION = {
+  edit: 'allow',
+  bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node scripts/lint.mjs "src/*.ts"': 'allow' },
+  webfetch: 'ask',
+  external_directory: 'ask',
+};
+
+/**
+ * Each check rule of a Gemini policy matches exactly its declared command line as Gemini CLI sees
+ * it: the regex (a TOML basic string, the same as a JSON string here) is matched after
+ * `"command":"` in the JSON of the call's arguments.
+ */
+function expectExactCheckRules(policy: string): void {
+  const regexes = [...policy.matchAll(/^commandRegex = (".*")$/gm)].map((m) => new RegExp(`^(?:${JSON.parse(m[1]!)})`));
+  expect(regexes).toHaveLength(2);
+  const seen = (command: string) => JSON.stringify({ command }).slice('{"command":"'.length);
+  const allowed = (command: string) => regexes.some((re) => re.test(seen(command)));
+  expect(allowed(UNIT)).toBe(true);
+  expect(allowed(LINT)).toBe(true);
+  for (const other of ['npm testx', 'npm test; rm -rf /', 'npm test && curl example.com', 'node scripts/lint.mjs "src/x.ts"', 'node scripts/lintXmjs "src/*.ts"', `${LINT} && rm -rf /`, 'npm']) {
+    expect(allowed(other), other).toBe(false);
+  }
+}
+
+const notesOf = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
+const openCodeEnv = (call: FakeCall) => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the default is safe: each CLI gets its own flags, granting sow and the declared checks', () => {
+  it.each(CLIS)('$type', (c) => {
+    const f = fixture(configFor(c.type));
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], SILENT);
+    expect(r.stdout).toBe('in_progress\n');
+    expect(r.stderr).toMatch(/^ {2}Settings: permissions=safe \(default\)$/m);
+    expect(r.stderr, 'nothing was refused').not.toContain('refused');
+    const call = f.call();
+    expect(call.cli).toBe(c.cli);
+    const ctx = { sid: f.task().session_id, root: f.root, dir: f.dir() };
+    expect(call.argv).toEqual(c.safe(ctx));
+
+    // The permission files are written beside the prompt, only for the CLI that reads them.
+    const files = f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl)$/.test(n));
+    expect(files).toEqual(c.type === 'gemini' ? ['gemini-sow-policy.toml'] : c.type === 'opencode' ? ['opencode-sow.json'] : []);
+    if (c.type === 'gemini') {
+      const policy = readFileSync(join(ctx.dir, 'gemini-sow-policy.toml'), 'utf8');
+      expect(policy).toBe(GEMINI_POLICY);
+      expectExactCheckRules(policy);
+    }
+    if (c.type === 'opencode') {
+      expect(readFileSync(join(ctx.dir, 'opencode-sow.json'), 'utf8')).toBe(OPENCODE_CONFIG);
+      expect(call.env['OPENCODE_CONFIG']).toBe(join(ctx.dir, 'opencode-sow.json'));
+      const permission = JSON.parse(call.env['OPENCODE_PERMISSION']!);
+      expect(permission).toEqual(OPENCODE_PERMISSION);
+      // opencode takes the last matching pattern: the catch-all must come first.
+      expect(Object.keys(permission.bash)[0]).toBe('*');
+      expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_PERMISSION']);
+    } else {
+      expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
+    }
+    // Runtime files: neither state nor anything for git.
+    expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toMatch(/gemini-sow-policy|opencode-sow|\.runtime/);
+  });
+
+  it('without a config file: the built-in claude-code executor, safe, with the checks', () => {
+    const f = fixture();
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], SILENT);
+    expect(r.stderr).toContain('(not found, using defaults)');
+    expect(r.stderr).toMatch(/^ {2}Settings: permissions=safe \(default\)$/m);
+    expect(f.call().argv).toEqual(cliOf('claude').safe({ sid: f.task().session_id, root: f.root, dir: f.dir() }));
+  });
+
+  it('without declared checks only sow is granted; checks are read again at every run (resume)', () => {
+    const f = fixture(configFor('gemini'));
+    rmSync(join(f.root, '.sow/config.yaml'));
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    const policy = join(f.dir(), 'gemini-sow-policy.toml');
+    const sowOnly = GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# npm test'));
+    expect(readFileSync(policy, 'utf8')).toBe(sowOnly.slice(0, -1));
+    f.repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
+    f.ok(['agent', 'resume', '010', 'Run the tests.', '-q']);
+    const calls = f.world.calls();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.argv).toEqual(['--output-format', 'stream-json', '--resume', f.task().session_id, '--approval-mode', 'auto_edit', '--policy', policy]);
+    expect(readFileSync(policy, 'utf8')).toBe(GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# node')).slice(0, -1));
+
+    const g = fixture(configFor('claude'));
+    rmSync(join(g.root, '.sow/config.yaml'));
+    const r = g.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], SILENT);
+    expect(g.call().argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', g.task().session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    expect(notesOf(r.stderr)).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else']);
+  });
+});
+
+describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag', () => {
+  const variants: [string, string[]][] = [
+    ['permissions: yolo', ['permissions: yolo']],
+    ['yolo_mode: true', ['yolo_mode: true']],
+  ];
+  const cases = CLIS.flatMap((c) => variants.map(([label, settings]) => ({ ...c, label, settings })));
+  it.each(cases)('$type with $label', (c) => {
+    const f = fixture(configFor(c.type, c.settings));
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], SILENT);
+    expect(r.stderr).toMatch(/^ {2}Settings: permissions=yolo \(from config file\)$/m);
+    const call = f.call();
+    expect(call.cli).toBe(c.cli);
+    expect(call.argv).toEqual(c.yolo({ sid: f.task().session_id, root: f.root, dir: f.dir() }));
+    expect(f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl)$/.test(n)), 'no permission files').toEqual([]);
+    expect(openCodeEnv(call)).toEqual([]);
+    // Claude Code refuses its skip-all flag as root unless IS_SANDBOX=1: sow sets it then, and says so.
+    const root = c.type === 'claude' && IS_ROOT;
+    expect(call.env['IS_SANDBOX']).toBe(root ? '1' : undefined);
+    expect(notesOf(r.stderr)).toEqual(root ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : []);
+  });
+
+  it('permissions and yolo_mode that agree are accepted; yolo_mode: false is safe', () => {
+    const f = fixture(configFor('codex', ['permissions: yolo', 'yolo_mode: true']));
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
+    expect(f.call().argv).toEqual(cliOf('codex').yolo({ sid: '', root: f.root, dir: '' }));
+    const g = fixture(configFor('codex', ['yolo_mode: false']));
+    const r = g.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], SILENT);
+    expect(r.stderr).toMatch(/^ {2}Settings: permissions=safe \(from config file\)$/m);
+    expect(g.call().argv).toEqual(cliOf('codex').safe({ sid: '', root: g.root, dir: '' }));
+  });
+
+  it.each([
+    [['permissions: safe', 'yolo_mode: true'], 'permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)'],
+    [['permissions: yolo', 'yolo_mode: false'], 'permissions: yolo and yolo_mode: false disagree; keep one (yolo_mode: true is permissions: yolo)'],
+  ])('%j disagree: a configuration error (exit 4), nothing started, state untouched', (settings, problem) => {
+    const f = fixture(configFor('claude', settings));
+    const before = f.repo.snapshot();
+    const message = `${f.world.configPath}: agents.executors.impl.settings: ${problem}`;
+    const hint = "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'";
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`error: ${message}\nhint: ${hint}\n`);
+    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(j.code, show(j)).toBe(4);
+    expect(j.json).toEqual({ ok: false, error: { code: 'CONFIG_INVALID', message, hint, details: { file: f.world.configPath, field: 'agents.executors.impl.settings' } } });
+    expect(f.world.calls(), 'no CLI started').toEqual([]);
+    expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
+    expect(existsSync(join(f.root, OUTPUTS)), 'no worker files').toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Refused tool calls.
+// ---------------------------------------------------------------------------------------------
+
+/** The closing advice: give the executor permissions: yolo, in the config file. */
+const yoloAdvice = (type: string, configPath: string) => [
+  `To let executor "impl" do anything unasked, set permissions: yolo in ${configPath}:`,
+  '  agents:',
+  '    executors:',
+  '      impl:',
+  `        type: ${type}`,
+  '        settings:',
+  '          permissions: yolo',
+];
+const declareTouch = [
+  'To let a worker run that command, declare it as a check in .sow/config.yaml:',
+  '  checks:',
+  '    - name: allowed',
+  '      run: "touch /x"',
+];
+const CODEX_REASON = 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
+
+interface DenialCase {
+  type: string;
+  deny: string[];
+  denials: object[];
+  /** The advice lines before the yolo advice. */
+  advice: string[];
+}
+
+const DENIALS: DenialCase[] = [
+  {
+    type: 'claude',
+    deny: ['touch /x', UNIT],
+    denials: [{ tool: 'Bash', input: 'touch /x', kind: 'command' }, { tool: 'Bash', input: UNIT, kind: 'command' }],
+    advice: [
+      'Claude Code refused 2 tool calls (permissions: safe):',
+      '  Bash: touch /x',
+      '  Bash: npm test',
+      ...declareTouch,
+      '`npm test` is declared as a check, but Claude Code refused it: its own settings deny it.',
+    ],
+  },
+  {
+    type: 'cursor',
+    deny: ['touch /x', UNIT],
+    denials: [{ tool: 'shell', input: 'touch /x', kind: 'command' }, { tool: 'shell', input: UNIT, kind: 'command' }],
+    advice: [
+      'Cursor CLI refused 2 tool calls (permissions: safe):',
+      '  shell: touch /x',
+      '  shell: npm test',
+      'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too; declaring a check does not widen it.',
+    ],
+  },
+  {
+    type: 'codex',
+    deny: ['touch /x'],
+    denials: [{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }],
+    advice: [
+      'Codex CLI refused a tool call (permissions: safe):',
+      `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
+      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too; declaring a check does not widen it.',
+    ],
+  },
+  {
+    type: 'gemini',
+    deny: ['touch /x', UNIT],
+    denials: [
+      { tool: 'run_shell_command', input: 'touch /x', kind: 'command', reason: 'Tool execution denied by policy.' },
+      { tool: 'run_shell_command', input: UNIT, kind: 'command', reason: 'Tool execution denied by policy.' },
+    ],
+    advice: [
+      'Gemini CLI refused 2 tool calls (permissions: safe):',
+      '  run_shell_command: touch /x',
+      '  run_shell_command: npm test',
+      ...declareTouch,
+      '`npm test` is declared as a check, but Gemini CLI refused it: Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too.',
+    ],
+  },
+  {
+    type: 'copilot',
+    deny: ['touch /x', LINT],
+    denials: [
+      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
+      { tool: 'bash', input: LINT, kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
+    ],
+    advice: [
+      'GitHub Copilot CLI refused 2 tool calls (permissions: safe):',
+      '  bash: touch /x',
+      `  bash: ${LINT}`,
+      ...declareTouch,
+      '`node scripts/lint.mjs "src/*.ts"` is declared as a check, but GitHub Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
+    ],
+  },
+  {
+    type: 'opencode',
+    deny: ['touch /x', UNIT],
+    denials: [
+      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
+      { tool: 'bash', input: UNIT, kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
+    ],
+    advice: [
+      'opencode refused 2 tool calls (permissions: safe):',
+      '  bash: touch /x',
+      '  bash: npm test',
+      ...declareTouch,
+      '`npm test` is declared as a check, but opencode refused it: its own settings deny it.',
+    ],
+  },
+];
+
+const block = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+describe('refused tool calls are reported with how to allow them', () => {
+  it.each(DENIALS)('$type (safe)', (c) => {
+    const f = fixture(configFor(c.type));
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json'], { FAKE_AGENT_DENY: JSON.stringify(c.deny) });
+    // The worker still reported back: the task reached needs_review.
+    expect(r.json?.data).toMatchObject({ task: '010', status: 'needs_review', denials: c.denials });
+    expect(r.json?.data.denials).toEqual(c.denials);
+    expect(f.task().status).toBe('needs_review');
+    // On stderr (stdout is the JSON document), after the progress view, before the outcome.
+    const advice = [...c.advice, ...yoloAdvice(c.type, f.world.configPath)];
+    expect(r.stderr.endsWith(`${block(advice)}Task 010 is now needs_review\n`), r.stderr).toBe(true);
+    expect(count(r.stderr, 'refused'), 'said once').toBe(count(block(advice), 'refused'));
+  });
+
+  it('several refused commands, one refused twice, on a resume with --quiet: said once each, and said even with --quiet', () => {
+    const f = fixture(configFor('claude'));
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    const r = f.ok(['agent', 'resume', '010', 'Go on.', '--quiet'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'curl https://example.com', 'touch /x']) });
+    expect(r.stdout).toBe('needs_review\n');
+    expect(r.stderr).toBe(block([
+      'Claude Code refused 2 tool calls (permissions: safe):',
+      '  Bash: touch /x',
+      '  Bash: curl https://example.com',
+      'To let a worker run those commands, declare each as a check in .sow/config.yaml:',
+      '  checks:',
+      '    - name: allowed-1',
+      '      run: "touch /x"',
+      '    - name: allowed-2',
+      '      run: "curl https://example.com"',
+      ...yoloAdvice('claude', f.world.configPath),
+    ]));
+    expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
+    // --json keeps every refusal the CLI reported, repeats too.
+    const j = f.ok(['agent', 'resume', '010', 'Again.', '--json', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'touch /x']) });
+    expect(j.json?.data.denials).toEqual([{ tool: 'Bash', input: 'touch /x', kind: 'command' }, { tool: 'Bash', input: 'touch /x', kind: 'command' }]);
+    expect(j.stderr).toBe(block(['Claude Code refused a tool call (permissions: safe):', '  Bash: touch /x', ...declareTouch, ...yoloAdvice('claude', f.world.configPath)]));
+  });
+
+  it.each([
+    ['claude', 'Claude Code', '  Bash: touch /x'],
+    ['codex', 'Codex CLI', `  shell: (a command; codex does not say which) — ${CODEX_REASON}`],
+  ])('%s with permissions: yolo: its own configuration denies it (no advice to declare or to set yolo)', (type, title, line) => {
+    const f = fixture(configFor(type, ['permissions: yolo']));
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    expect(r.stdout).toBe('needs_review\n');
+    expect(r.stderr).toBe(block([
+      `${title} refused a tool call (permissions: yolo):`,
+      line,
+      `${title} refused it even with permissions: yolo: its own configuration denies it.`,
+    ]));
+  });
+
+  it('nothing refused: no denial text at all, and data.denials is empty', () => {
+    const f = fixture(configFor('copilot'));
+    const r = f.ok(['agent', 'spawn', 'implementer', '010']);
+    expect(r.stdout).toBe('needs_review\n');
+    expect(r.stderr).toContain('Task 010 is now needs_review');
+    expect(r.stderr).not.toMatch(/refused|permissions: yolo|declare/);
+    const j = f.ok(['agent', 'spawn', 'implementer', '020', '--json', '-q']);
+    expect(j.json?.data).toMatchObject({ task: '020', status: 'needs_review', denials: [] });
+    expect(j.stderr).toBe('');
+  });
+});
+
+describe('a worker that fails after a refusal: the error carries the refused calls', () => {
+  it('claude: exit 5, the hint names the refused call and how to allow it; --json details.denials; only the session recorded', () => {
+    const f = fixture(configFor('claude'));
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_FAIL: '1', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    expect(r.code, show(r)).toBe(5);
+    expect(r.stdout).toBe('');
+    const events = join(f.dir(), f.outputs().find((n) => n.endsWith('-spawn.jsonl'))!);
+    const advice = ['Claude Code refused a tool call (permissions: safe):', '  Bash: touch /x', ...declareTouch, ...yoloAdvice('claude', f.world.configPath)];
+    const error = r.stderr.slice(r.stderr.indexOf('error: '));
+    expect(error).toBe(`error: claude exited with code 1\nhint: its last error output:\nclaude: API Error: 529 overloaded (fake)\n${block(advice)}its events are in ${events}; the session is kept, so you can resume it\n`);
+    expect(count(r.stderr, 'refused a tool call'), 'said once, in the error').toBe(1);
+    // The session was recorded before the worker started; nothing else changed.
+    expect(f.task()).toMatchObject({ status: 'in_progress', outputs: [] });
+    const after = f.repo.snapshot();
+    expect([...after.keys()].filter((k) => after.get(k) !== before.get(k)).sort()).toEqual([PROJECT, taskFile('010')].sort());
+
+    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], { FAKE_AGENT_FAIL: '1', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    expect(j.code, show(j)).toBe(5);
+    expect(j.json?.ok).toBe(false);
+    expect(j.json?.error).toMatchObject({ code: 'WORKER_FAILED', message: 'claude exited with code 1' });
+    expect((j.json?.error as any).details).toEqual({ denials: [{ tool: 'Bash', input: 'touch /x', kind: 'command' }] });
+    expect(j.json?.error?.hint).toContain(block(advice));
+    expect(j.stderr).toBe('');
+  });
+
+  it('codex (refusal read from its stderr) fails the same way; a failure without a refusal has no denials', () => {
+    const f = fixture(configFor('codex'));
+    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json', '-q'], { FAKE_AGENT_FAIL: '2', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    expect(j.code, show(j)).toBe(5);
+    expect(j.json?.error).toMatchObject({ code: 'WORKER_FAILED', message: 'codex exited with code 2' });
+    expect((j.json?.error as any).details).toEqual({ denials: [{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }] });
+    expect(j.json?.error?.hint).toContain('Codex CLI refused a tool call (permissions: safe):\n');
+    expect(j.json?.error?.hint).toContain('Codex runs every command in its workspace-write sandbox');
+
+    const plain = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], { FAKE_AGENT_FAIL: '2' });
+    expect(plain.code, show(plain)).toBe(5);
+    expect(plain.json?.error?.code).toBe('WORKER_FAILED');
+    expect((plain.json?.error as any).details).toBeUndefined();
+    expect(plain.json?.error?.hint).not.toMatch(/refused|permissions: yolo/);
+  });
+});
+
+describe('--verbose says what each CLI may do under safe', () => {
+  /** How --verbose shows a command line: a word with anything but [\w@%+=:,./-] is JSON-quoted. */
+  const shown = (argv: string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  it.each(CLIS)('$type', (c) => {
+    const f = fixture(configFor(c.type, ['permissions: safe']));
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], SILENT);
+    expect(r.stderr).toMatch(/^ {2}Settings: permissions=safe \(from config file\)$/m);
+    const ctx = { sid: f.task().session_id, root: f.root, dir: f.dir() };
+    expect(notesOf(r.stderr)).toEqual(c.notes(ctx));
+    const argv = c.safe(ctx);
+    expect(f.call().argv).toEqual(argv);
+    expect(r.stderr).toContain(`\n  Command: ${c.cli} ${shown(argv)}\n`);
+  });
+});
+
+describe('an invalid .sow/config.yaml stops spawn and resume before anything starts', () => {
+  it('spawn: exit 4 naming the field, no CLI run, the state byte-identical; resume the same', () => {
+    const f = fixture(configFor('claude'));
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 1 });
+    f.repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    runn: npm test\n');
+    const before = f.repo.snapshot();
+    const spawn = f.sow(['agent', 'spawn', 'implementer', '020']);
+    expect(spawn.code, show(spawn)).toBe(4);
+    expect(spawn.stderr).toContain("error: .sow/config.yaml: checks.0.runn: unknown key 'runn'; did you mean 'run'?");
+    const resume = f.sow(['agent', 'resume', '010', 'Once more']);
+    expect(resume.code, show(resume)).toBe(4);
+    expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
+    expect(f.world.calls(), 'only the first spawn ran a CLI').toHaveLength(1);
+    // Fixed, both work (nothing was left half-started).
+    f.repo.write('.sow/config.yaml', REPO_CONFIG);
+    f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
+    f.ok(['agent', 'resume', '010', 'Once more', '-q']);
+    expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
+  });
+});
