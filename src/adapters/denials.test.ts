@@ -78,12 +78,17 @@ describe('denialAdvice', () => {
 
   it('a declared check refused: why this CLI refuses it, and no advice to declare it', () => {
     const lines = denialAdvice([command('node check.mjs', 'bash')], { ...CTX, type: 'copilot', title: 'Copilot CLI', checks: ['node check.mjs'] });
-    expect(lines[2]).toBe('`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI grants a shell command by its name (plus the first subcommand for tools such as npm or git), so sow cannot grant this exact command alone; run it through a script such as `npm test`.');
+    expect(lines[2]).toBe('`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).');
     expect(lines.join('\n')).not.toContain('declare it as a check');
   });
 
   it('an edit outside the repository: said so', () => {
     expect(denialAdvice([{ tool: 'Write', input: '/etc/x', kind: 'edit' }], CTX)).toContain('A safe worker edits files only inside the repository.');
+  });
+
+  it('refusals that name no command are counted each, not merged', () => {
+    const lines = denialAdvice([command(null, 'shell'), command(null, 'shell')], { ...CTX, type: 'codex', title: 'Codex CLI' });
+    expect(lines[0]).toBe('Codex CLI refused 2 tool calls (permissions: safe):');
   });
 
   it('a sandboxed CLI (codex): the sandbox is the profile, and a check does not widen it', () => {

@@ -204,7 +204,7 @@ export interface AdviceContext {
 
 /** Why a declared check can still be refused, per CLI. */
 const CHECK_REFUSED: Record<string, string> = {
-  copilot: 'Copilot CLI grants a shell command by its name (plus the first subcommand for tools such as npm or git), so sow cannot grant this exact command alone; run it through a script such as `npm test`',
+  copilot: 'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
   gemini: 'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
 };
 /** The CLIs whose safe profile is a sandbox: a declared check gets no more than any other command. */
@@ -223,8 +223,9 @@ const quoted = (s: string) => JSON.stringify(s);
 export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): string[] {
   if (!denials.length) return [];
   const seen = new Set<string>();
-  const unique = denials.filter((d) => {
-    const key = `${d.tool}\0${d.input ?? d.reason ?? ''}`;
+  // The same command refused twice is said once; refusals that name no command (Codex) are each their own.
+  const unique = denials.filter((d, i) => {
+    const key = d.input === null ? `#${i}` : `${d.tool}\0${d.input}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
   const lines = [`${ctx.title} refused ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} (permissions: ${ctx.profile}):`];

@@ -165,14 +165,24 @@ const gemini: Executor = {
  * --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command, `shell(<check>)`
  * each check. Copilot matches a shell command by its name, plus the first subcommand for tools
  * such as npm and git: `shell(npm test)` allows `npm test`, but a check like `node check.mjs` is
- * known to it as `node`, which sow will not grant (that would allow any node program).
+ * known to it as `node`, which sow will not grant (that would allow any node program): sow grants
+ * the whole line anyway (harmless if it never matches) and says, with --verbose, that Copilot may
+ * refuse it.
  */
 const copilotPermissions = (ctx: InvocationContext) =>
   ctx.permissions === 'yolo'
     ? ['--allow-all-tools']
     : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
-const copilotNotes = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo' ? [] : [`permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`];
+/** Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`). */
+const copilotMatchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
+const copilotNotes = (ctx: InvocationContext) => {
+  if (ctx.permissions === 'yolo') return [];
+  const doubtful = checksOf(ctx).filter((c) => !copilotMatchable(c));
+  return [
+    `permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`,
+    ...(doubtful.length ? [`Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as \`npm run <script>\` is matched`] : []),
+  ];
+};
 
 const copilot: Executor = {
   type: 'copilot',
