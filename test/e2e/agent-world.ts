@@ -3,12 +3,13 @@
  * wrapper, an isolated HOME and XDG_CONFIG_HOME, and a log of every fake call.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { SOW, TEST_ENV } from './harness.js';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { makeRepo, SOW, taskFile, TEST_ENV, toExecuting, type Repo } from './harness.js';
 
 export const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
 export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
@@ -114,4 +115,57 @@ export function parseLog(text: string): { front: any; body: string }[] {
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) entries.push({ front: parse(m[1]!), body: m[2]!.trim() });
   return entries;
+}
+
+/** A workspace for agent tests: a copy of a template repo, its own world of fake CLIs. */
+export interface AgentFixture {
+  repo: Repo;
+  /** The repository root, symlinks resolved. */
+  root: string;
+  world: World;
+  /** Runs sow in the root (or `cwd` below it). */
+  sow(args: string[], env?: Record<string, string>, cwd?: string): Run;
+  /** Runs sow and fails the test with its output unless it exits 0. */
+  ok(args: string[], env?: Record<string, string>): Run;
+  task(id?: string): any;
+}
+
+/**
+ * Registers, in the calling test file, a template repository in ImplementationExecuting with
+ * `tasks` (made once; `setup` finishes it), and returns a factory of per-test copies, each with
+ * its own world (and `config` as its user configuration), removed after each test.
+ */
+export function agentFixtures(opts: { tasks: string[]; prefix?: string; setup?: (template: Repo) => void }): (config?: string, world?: { omit?: string[] }) => AgentFixture {
+  let template: Repo;
+  beforeAll(() => {
+    template = makeRepo();
+    toExecuting(template, opts.tasks);
+    opts.setup?.(template);
+  });
+  afterAll(() => template?.cleanup());
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    while (cleanups.length) cleanups.pop()!();
+  });
+  return (config, worldOpts = {}) => {
+    const repo = makeRepo({ init: false });
+    for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
+    cpSync(template.dir, repo.dir, { recursive: true });
+    const world = makeWorld({ ...worldOpts, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
+    if (config !== undefined) world.writeConfig(config);
+    cleanups.push(() => repo.cleanup(), () => world.cleanup());
+    const root = realpathSync(repo.dir);
+    return {
+      repo,
+      root,
+      world,
+      sow: (args, env = {}, cwd) => runSow(cwd ? join(root, cwd) : root, world, args, env),
+      ok(args, env = {}) {
+        const r = runSow(root, world, args, env);
+        expect(r.code, `sow ${args.join(' ')}\n${show(r)}`).toBe(0);
+        return r;
+      },
+      task: (id = '010') => repo.yaml(taskFile(id)),
+    };
+  };
 }

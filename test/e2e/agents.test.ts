@@ -7,12 +7,12 @@
  * task state, the prompt, the environment and the working directory the worker saw.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
-import { makeWorld, runSow, show, type Run, type World, parseLog } from './agent-world.js';
+import { describe, expect, it } from 'vitest';
+import { PROJECT, taskFile } from './harness.js';
+import { agentFixtures, show, type AgentFixture, type Run, parseLog } from './agent-world.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
@@ -26,58 +26,25 @@ const OUTPUTS = '.sow/.runtime/agent-outputs';
 // Fixtures: a template repo in ImplementationExecuting with tasks 010 and 020, cloned per test.
 // ---------------------------------------------------------------------------------------------
 
-let template: Repo;
-beforeAll(() => {
-  template = makeRepo();
-  toExecuting(template, ['First task', 'Second task']);
-});
-afterAll(() => template?.cleanup());
+const base = agentFixtures({ tasks: ['First task', 'Second task'] });
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
-
-interface Fixture {
-  repo: Repo;
-  root: string;
-  world: World;
+interface Fixture extends AgentFixture {
   branch: string;
-  sow(args: string[], env?: Record<string, string>): Run;
-  /** Runs sow and fails the test with its output unless it exits 0. */
-  ok(args: string[], env?: Record<string, string>): Run;
-  task(id?: string): any;
   project(): any;
   outputs(sub?: string): string[];
 }
 
 function fixture(opts: { omit?: string[]; config?: string } = {}): Fixture {
-  const repo = makeRepo({ init: false });
-  for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
-  cpSync(template.dir, repo.dir, { recursive: true });
-  const world = makeWorld(opts.omit ? { omit: opts.omit } : {});
-  if (opts.config) world.writeConfig(opts.config);
-  cleanups.push(() => repo.cleanup(), () => world.cleanup());
-  const root = realpathSync(repo.dir);
-  const f: Fixture = {
-    repo,
-    root,
-    world,
-    branch: repo.git(['rev-parse', '--abbrev-ref', 'HEAD']),
-    sow: (args, env) => runSow(root, world, args, env),
-    ok(args, env) {
-      const r = runSow(root, world, args, env);
-      expect(r.code, `sow ${args.join(' ')}\n${show(r)}`).toBe(0);
-      return r;
-    },
-    task: (id = '010') => repo.yaml(taskFile(id)),
-    project: () => repo.yaml(PROJECT),
+  const f = base(opts.config, opts.omit ? { omit: opts.omit } : {});
+  return {
+    ...f,
+    branch: f.repo.git(['rev-parse', '--abbrev-ref', 'HEAD']),
+    project: () => f.repo.yaml(PROJECT),
     outputs(sub = '010') {
-      const dir = join(root, OUTPUTS, sub);
+      const dir = join(f.root, OUTPUTS, sub);
       return existsSync(dir) ? readdirSync(dir).sort().map((n) => join(dir, n)) : [];
     },
   };
-  return f;
 }
 
 const only = <T>(items: T[], what: string): T => {

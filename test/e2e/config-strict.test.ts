@@ -8,55 +8,22 @@
  * and exits 4 like every configuration error; `agent spawn|resume --help` shows the file in use
  * without reading it; the template and `config show` present `permissions: safe | yolo`.
  */
-import { chmodSync, cpSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, taskFile, toExecuting, type Repo } from './harness.js';
-import { makeWorld, runSow, show, type Run, type World } from './agent-world.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeRepo, taskFile } from './harness.js';
+import { agentFixtures, makeWorld, runSow, show, type Run } from './agent-world.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 
-let template: Repo;
-beforeAll(() => {
-  template = makeRepo();
-  toExecuting(template, ['First task', 'Second task']);
-});
-afterAll(() => template?.cleanup());
+/** A sow workspace in ImplementationExecuting (tasks 010, 020), with its own config home and the fake CLIs. */
+const fixture = agentFixtures({ tasks: ['First task', 'Second task'], prefix: 'sow-cfg-strict-' });
 
+/** What a test made outside the fixtures, removed after it. */
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
-
-interface Fixture {
-  repo: Repo;
-  root: string;
-  world: World;
-  sow(args: string[], env?: Record<string, string>, cwd?: string): Run;
-  ok(args: string[], env?: Record<string, string>): Run;
-}
-
-/** A sow workspace in ImplementationExecuting (tasks 010, 020), with its own config home and the fake CLIs. */
-function fixture(config?: string): Fixture {
-  const repo = makeRepo({ init: false });
-  for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
-  cpSync(template.dir, repo.dir, { recursive: true });
-  const world = makeWorld({ prefix: 'sow-cfg-strict-' });
-  if (config !== undefined) world.writeConfig(config);
-  cleanups.push(() => repo.cleanup(), () => world.cleanup());
-  const root = realpathSync(repo.dir);
-  return {
-    repo,
-    root,
-    world,
-    sow: (args, env = {}, cwd) => runSow(cwd ? join(root, cwd) : root, world, args, env),
-    ok(args, env = {}) {
-      const r = runSow(root, world, args, env);
-      expect(r.code, `sow ${args.join(' ')}\n${show(r)}`).toBe(0);
-      return r;
-    },
-  };
-}
 
 /** The config commands outside any repository. */
 function outside(config?: string) {
