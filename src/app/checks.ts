@@ -321,12 +321,12 @@ export interface CompletionResult {
 export async function setTaskFieldChecked(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions & RunChecksOptions = {}): Promise<CompletionResult> {
   const { onProgress, signal, ...setOpts } = opts;
   if (!asksCompletion(field, raw)) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
-  // Refused now, before minutes of checks, if it would be refused afterwards.
-  const { id } = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
   const root = await openRoot(cwd);
   const { config } = await readRepoConfig(root);
   const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
-  if (declared.length === 0) return { ...(await setTaskField(cwd, id, field, raw, setOpts)), checks: [] };
+  if (declared.length === 0) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
+  // Refused now, before minutes of checks, if it would be refused afterwards.
+  const { id } = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
   const runs = setOpts.force ? skippedRuns(root, declared) : await runChecks(root, declared, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
   const now = new Date().toISOString();
   if (runs.every((r) => r.passed || r.skipped)) {
