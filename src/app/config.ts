@@ -202,7 +202,9 @@ function settingsLines(e: ResolvedExecutor): string[] {
     out.push(`        # permissions do not apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the agent may do`);
   } else {
     const how = s?.permissions !== undefined ? src : s?.yolo_mode !== undefined ? `${src.replace(/\)$/, '')}: yolo_mode: ${s.yolo_mode})` : '(default)';
-    out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}`);
+    // Both set and disagreeing: spawn refuses it (exit 4); say so here rather than pick one silently.
+    const conflict = s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode;
+    out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`);
   }
   if (s?.model) out.push(`        model: ${emitString(s.model)}  # ${src}${typeIgnores(type, 'model') ? `, ${ignored}` : ''}`);
   return out;

@@ -320,6 +320,9 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     expect(f.world.calls(), 'no CLI started').toEqual([]);
     expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
     expect(existsSync(join(f.root, OUTPUTS)), 'no worker files').toBe(false);
+    // config show does not pick one silently.
+    const shown = f.ok(['config', 'show']);
+    expect(shown.stdout).toMatch(new RegExp(`^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`, 'm'));
   });
 });
 
