@@ -50,6 +50,13 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** Whether a process runs: alive, and not a zombie waiting for its parent to reap it (Linux tells). */
+export function processRunning(pid: number): boolean {
+  const stat = process.platform === 'linux' ? procStat(pid) : undefined;
+  if (stat) return !stat.zombie;
+  return processAlive(pid);
+}
+
 /**
  * Whether the process is certainly gone, as far as this host can tell; undefined when it cannot
  * tell (another host; or our own pid, which from another pid namespace may be someone else's).

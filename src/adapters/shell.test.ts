@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeLog, createLog, noteInLog, runShell, type LogFile } from './shell.js';
+import { processRunning as running } from './liveness.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -13,22 +14,6 @@ const temp = () => {
   dirs.push(d);
   return d;
 };
-
-/** Whether a process runs (a zombie, killed and waiting for its reaper, does not). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    if (existsSync('/proc/self')) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 async function waitGone(pid: number, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;

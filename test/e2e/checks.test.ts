@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, expectFails, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import { processRunning as running } from '../../src/adapters/liveness.js';
 
 const fresh = useRepos();
 const temps: string[] = [];
@@ -70,21 +71,6 @@ function toFinalizeChecks(repo: Repo): void {
   expect(repo.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
 }
 
-/** Whether a process runs (a zombie, killed and waiting to be reaped, does not). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
-  } catch {
-    if (existsSync('/proc/self')) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 async function until(what: () => boolean, ms = 5000): Promise<boolean> {
   const end = Date.now() + ms;
