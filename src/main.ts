@@ -20,6 +20,7 @@ import registerLog from './cli/log.js';
 import registerPrompt from './cli/prompt.js';
 import registerMigrate from './cli/migrate.js';
 import registerCheck from './cli/check.js';
+import registerWorktree from './cli/worktree.js';
 
 declare const SOW_VERSION: string;
 
@@ -77,6 +78,7 @@ function build(): Command {
     schema: registerSchema,
     migrate: registerMigrate,
     check: registerCheck,
+    worktree: registerWorktree,
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));

@@ -7,10 +7,11 @@ import { layoutVersion, VERSION_FILE } from './workspace.js';
 import { MigrationNeededError, SowTooOldError } from '../domain/errors.js';
 
 /** The lines `.sow/.gitignore` must hold; `sow init` adds any that are missing. */
-export const GITIGNORE_LINES = ['.runtime/', '.backup/'];
+export const GITIGNORE_LINES = ['.runtime/', '.backup/', 'worktrees/'];
 
-export const SOW_GITIGNORE = `# Files sow writes while it runs (lock, journal, task index, worker events) and
-# the backups 'sow migrate' keeps: not part of the project's history.
+export const SOW_GITIGNORE = `# Files sow writes while it runs (lock, journal, task index, worker events), the
+# backups 'sow migrate' keeps, and the checkouts of 'sow worktree add': not part of the
+# project's history.
 ${GITIGNORE_LINES.join('\n')}
 `;
 

@@ -76,7 +76,7 @@ async function planV1(root: string): Promise<Plan> {
   const missing = GITIGNORE_LINES.filter((l) => !gitignore.split('\n').map((x) => x.trim()).includes(l));
   if (missing.length) {
     tx.write('.sow/.gitignore', `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`);
-    changes.push({ file: '.sow/.gitignore', change: `added ${missing.join(', ')} (runtime files and backups stay out of git)` });
+    changes.push({ file: '.sow/.gitignore', change: `added ${missing.join(', ')} (runtime files, backups and worktrees stay out of git)` });
   }
 
   if (readFileIfExists(root, PROJECT_FILE) !== undefined) {

@@ -256,8 +256,8 @@ async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<
 }
 
 export interface ReadOptions {
-  /** A project of another branch: read with a warning (the default), or refuse. */
-  otherBranch?: 'warn' | 'refuse';
+  /** A project of another branch: read with a warning (the default), refuse, or read quietly (a caller that says so itself). */
+  otherBranch?: 'warn' | 'refuse' | 'quiet';
 }
 
 /**
@@ -277,7 +277,7 @@ export class Reader {
       const { file, type } = await loadProject(root);
       const problem = branchProblem(root, file.data);
       if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
-      if (problem) warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+      if (problem && opts.otherBranch !== 'quiet') warn(`${problem.message}; changes are refused until then (${problem.hint})`);
       return fn(new Reader(root, file, type));
     });
   }

@@ -71,3 +71,21 @@ export function renderValidation(r: ValidationReport): string {
   const verdict = errors ? `Configuration is invalid: ${errors} error(s)${warnings ? `, ${warnings} warning(s)` : ''}.` : `Configuration is valid${warnings ? ` with ${warnings} warning(s)` : ''}.`;
   return [`Validating configuration at ${r.path}...`, '', ...r.lines.map((l) => `${mark[l.level]} ${l.level === 'warning' ? 'Warning: ' : ''}${l.text}`), '', verdict].join('\n');
 }
+
+type WorktreeInfo = import('../app/worktree.js').WorktreeInfo;
+
+/**
+ * `sow worktree list` and `sow status --all`: a line per checkout —
+ * `feat/b  .sow/worktrees/feat/b  add-cache  ImplementationExecuting  tasks 1/3  implementer-1 on 020`.
+ */
+export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projectsOnly?: boolean } = {}): string {
+  const rows = trees.filter((t) => !opts.projectsOnly || t.project).map((t) => {
+    const p = t.project;
+    const what = t.missing ? 'missing (sow worktree prune)' : p ? `${p.name}  ${p.state}  tasks ${p.tasks.done}/${p.tasks.total}` : t.problem ? `unreadable: ${t.problem}` : 'no project';
+    const sessions = p?.sessions.length ? `  ${p.sessions.map((s) => `${s.by} on ${s.task}`).join(', ')}` : '';
+    return [`${t.main ? '*' : ' '} ${t.branch ?? '(detached)'}`, t.rel, `${what}${sessions}`];
+  });
+  if (rows.length === 0) return 'No projects in the main checkout or its worktrees';
+  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`).join('\n');
+}

@@ -389,7 +389,7 @@ describe('runtime files are never in git', () => {
     expect(gitStatus(repo)).toEqual([' M .sow/project/state.yaml']);
   });
 
-  it('sow init completes a .sow/.gitignore that lacks .runtime/ and .backup/, keeping the user\'s lines', () => {
+  it('sow init completes a .sow/.gitignore that lacks .runtime/, .backup/ and worktrees/, keeping the user\'s lines', () => {
     const repo = fresh();
     repo.write('.sow/.gitignore', '# mine\n*.tmp\n');
     const r = ok(repo, ['init']);
@@ -400,6 +400,7 @@ describe('runtime files are never in git', () => {
     expect(lines.slice(0, 2)).toEqual(['# mine', '*.tmp']);
     expect(lines).toContain('.runtime/');
     expect(lines).toContain('.backup/');
+    expect(lines).toContain('worktrees/');
     // Once is enough.
     const before = repo.read('.sow/.gitignore');
     const again = ok(repo, ['init']);

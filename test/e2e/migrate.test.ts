@@ -144,7 +144,7 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
     dryRunLines = lines(r.stdout);
     expect(r.stderr).toMatch(/from layout 1 to 2 \(\d+ changes\); nothing written/);
 
-    const want: (string | RegExp)[] = [/^\.sow\/\.gitignore: added \.runtime\/, \.backup\/ /];
+    const want: (string | RegExp)[] = [/^\.sow\/\.gitignore: added \.runtime\/, \.backup\/, worktrees\/ /];
     if (hasProject()) {
       const project = old().yaml(PROJECT);
       expect(project.phases.implementation.tasks).toHaveLength(exp.tasks!);
@@ -195,7 +195,7 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
     for (const rel of backup.keys()) if (!old().files.has(rel)) expect(rel).toMatch(/(^|\/)\.gitignore$/);
 
     expect(repo.read(VERSION)).toBe('2\n');
-    expect(repo.read(GITIGNORE)).toBe(`${old().files.get(GITIGNORE)}.runtime/\n.backup/\n`);
+    expect(repo.read(GITIGNORE)).toBe(`${old().files.get(GITIGNORE)}.runtime/\n.backup/\nworktrees/\n`);
 
     // What changed, as git sees it: the converted files only — no backup, no runtime files.
     const changed = new Set([GITIGNORE, VERSION, ...(hasProject() ? [PROJECT] : []), ...exp.modified.map(([id]) => taskFile(id))]);

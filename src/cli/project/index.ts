@@ -2,18 +2,28 @@ import { Command } from 'commander';
 import { cwd, respond } from '../output.js';
 import { askYesNo, interactive } from '../confirm.js';
 
-async function showStatus(): Promise<void> {
+async function showStatus(opts: { all?: boolean }): Promise<void> {
+  if (opts.all) {
+    // Every project: the main checkout's and each worktree's.
+    const { listWorktreesFor } = await import('../../app/worktree.js');
+    const { renderWorktrees } = await import('../render.js');
+    const trees = await listWorktreesFor(cwd());
+    respond({ data: trees.filter((t) => t.project), text: renderWorktrees(trees, { projectsOnly: true }) });
+    return;
+  }
   const { projectStatus } = await import('../../app/status.js');
   const { renderStatus } = await import('../render.js');
   const r = await projectStatus(cwd());
   respond({ data: r, text: renderStatus(r) });
 }
 
+const ALL_OPTION = ['--all', 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)'] as const;
+
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
 /** `sow status`, the short spelling of `sow project status`. */
 export function registerStatus(program: Command): void {
-  program.command('status').description(`${STATUS_DESCRIPTION} (same as 'sow project status')`).action(showStatus);
+  program.command('status').description(`${STATUS_DESCRIPTION} (same as 'sow project status')`).option(...ALL_OPTION).action(showStatus);
 }
 
 export default function register(program: Command): void {
@@ -47,7 +57,7 @@ export default function register(program: Command): void {
       respond({ data: r, text: r.prompt });
     });
 
-  project.command('status').description(STATUS_DESCRIPTION).action(showStatus);
+  project.command('status').description(STATUS_DESCRIPTION).option(...ALL_OPTION).action(showStatus);
 
   project
     .command('history')

@@ -1,0 +1,84 @@
+/**
+ * Git worktrees, through the git CLI (argv arrays): the checkouts of one repository, read from
+ * `git worktree list --porcelain`, and adding, removing and pruning them.
+ */
+import { spawnSync } from 'node:child_process';
+import { rmdirSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import { ExternalToolError } from '../domain/errors.js';
+import { git } from './git.js';
+
+export interface Worktree {
+  /** Absolute path, as git records it. */
+  path: string;
+  /** The branch checked out (without refs/heads/); undefined when detached or bare. */
+  branch?: string;
+  head?: string;
+  /** The main checkout: the first worktree git lists. */
+  main: boolean;
+  locked: boolean;
+  /** Its folder is gone: `git worktree prune` would remove the record. */
+  prunable: boolean;
+}
+
+/** Every worktree of the repository that `root` belongs to, the main checkout first. */
+export function listWorktrees(root: string): Worktree[] {
+  const out = git(root, ['worktree', 'list', '--porcelain']);
+  const trees: Worktree[] = [];
+  for (const block of out.split(/\n\n+/)) {
+    const lines = block.split('\n').filter(Boolean);
+    const path = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
+    if (!path) continue;
+    const branchRef = lines.find((l) => l.startsWith('branch '))?.slice('branch '.length);
+    const head = lines.find((l) => l.startsWith('HEAD '))?.slice('HEAD '.length);
+    trees.push({
+      path,
+      ...(branchRef ? { branch: branchRef.replace(/^refs\/heads\//, '') } : {}),
+      ...(head ? { head } : {}),
+      main: trees.length === 0,
+      locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')),
+      prunable: lines.some((l) => l === 'prunable' || l.startsWith('prunable ')),
+    });
+  }
+  return trees;
+}
+
+/**
+ * `git worktree add`: a new checkout of `branch` at `path`. A branch that does not exist yet is
+ * created from `base`. Git's progress and messages go to stderr only when `progress` is set.
+ */
+export function addWorktree(root: string, path: string, branch: string, create: { base: string } | undefined): void {
+  const args = create ? ['worktree', 'add', '-b', branch, path, create.base] : ['worktree', 'add', path, branch];
+  const r = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+  if (r.error) throw new ExternalToolError('git', (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : r.error.message, 'install git and make sure it is on PATH');
+  if (r.status !== 0) throw new ExternalToolError('git', `'git ${args.join(' ')}' failed: ${lastLine(r.stderr || r.stdout)}`);
+}
+
+/** `git worktree remove [--force --force] <path>` (twice forced: also a locked one). */
+export function removeWorktree(root: string, path: string, force: boolean): void {
+  git(root, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), path]);
+}
+
+/** `git worktree prune`: drops the records of worktrees whose folders are gone. */
+export function pruneWorktrees(root: string): void {
+  git(root, ['worktree', 'prune']);
+}
+
+/** The changes git has not committed in a worktree (porcelain lines; untracked files included, ignored not). */
+export function uncommittedIn(path: string): string[] {
+  return git(path, ['status', '--porcelain', '--untracked-files=all']).split('\n').filter(Boolean);
+}
+
+/** Removes `path` and its parents while they are empty folders, up to (not including) `stop`. */
+export function removeEmptyFolders(path: string, stop: string): void {
+  const end = resolve(stop);
+  for (let dir = resolve(path); dir.startsWith(end + sep); dir = dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return; // not empty (or not ours to remove)
+    }
+  }
+}
+
+const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';

@@ -1,0 +1,202 @@
+/**
+ * Many branches at once: `sow worktree add|list|remove|prune` and `sow status --all`. Each
+ * project keeps to its branch (one project per branch); a second project runs beside the first
+ * in a git worktree of its own branch, under `.sow/worktrees/<branch>` of the main checkout, with
+ * its own `.sow/project/`, its own lock and its own workers.
+ */
+import { join, relative, sep } from 'node:path';
+import { InvalidValueError, SowError, UsageError } from '../domain/errors.js';
+import { isFinished } from '../domain/tasks.js';
+import { gitSucceeds, isValidBranchName } from '../adapters/git.js';
+import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
+import { fileExists } from '../adapters/files.js';
+import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
+import { initWorkspace } from './init.js';
+import { liveOwner } from './ownership.js';
+import { Reader } from './workspace.js';
+
+/** Where sow puts worktrees, in the main checkout. */
+export const WORKTREES_DIR = '.sow/worktrees';
+
+export class WorktreeExistsError extends SowError {
+  constructor(branch: string, path: string) {
+    super('WORKTREE_EXISTS', 'failed', `branch '${branch}' is already checked out at ${path}`,
+      `work there (cd ${path}), or pick another branch`, { branch, path });
+  }
+}
+
+export class WorktreeNotFoundError extends SowError {
+  constructor(branch: string, known: readonly string[]) {
+    super('WORKTREE_NOT_FOUND', 'failed', `no worktree of branch '${branch}'`,
+      known.length ? `the worktrees: ${known.join(', ')} ('sow worktree list')` : "there are none besides the main checkout; 'sow worktree add <branch>' makes one", { branch, known: [...known] });
+  }
+}
+
+export class WorktreeBusyError extends SowError {
+  constructor(branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) {
+    const why = [
+      ...(uncommitted.length ? [`${uncommitted.length} uncommitted change(s) (${uncommitted.slice(0, 3).map((l) => l.slice(3)).join(', ')}${uncommitted.length > 3 ? ', …' : ''})`] : []),
+      ...(sessions.length ? [`a live agent session (${sessions.map(describeSession).join(', ')})`] : []),
+    ];
+    super('WORKTREE_BUSY', 'failed', `the worktree of '${branch}' has ${why.join(' and ')}`,
+      `${uncommitted.length ? `commit them (cd ${path} && git commit …)` : 'wait for the worker to finish'}, or pass --force to remove it anyway`,
+      { branch, path, uncommitted: [...uncommitted], sessions: [...sessions] });
+  }
+}
+
+export interface LiveSession {
+  task: string;
+  /** The worker's agent id, or the claim's owner. */
+  by: string;
+  kind: 'worker' | 'claim';
+}
+
+const describeSession = (s: LiveSession) => `${s.by} on task ${s.task}`;
+
+export interface WorktreeInfo {
+  branch: string | null;
+  /** Absolute path. */
+  path: string;
+  /** Relative to the main checkout ('.' for it). */
+  rel: string;
+  main: boolean;
+  /** Made by sow (under .sow/worktrees/). */
+  sow: boolean;
+  /** Its folder is gone ('sow worktree prune' drops the record). */
+  missing: boolean;
+  project: ProjectInfo | null;
+  /** Why its project could not be read, if it could not. */
+  problem?: string;
+}
+
+export interface ProjectInfo {
+  name: string;
+  state: string;
+  /** The branch the project belongs to (differs from the worktree's only after a rename). */
+  branch: string;
+  tasks: { done: number; total: number };
+  sessions: LiveSession[];
+}
+
+/** The main checkout of the repository `cwd` is in, with sow initialised there. */
+function mainCheckout(cwd: string): { main: string; here: string; trees: Worktree[] } {
+  const here = findRepoRoot(cwd);
+  const trees = listWorktrees(here);
+  const main = trees[0]?.path ?? here;
+  findWorkspaceRoot(main);
+  return { main, here, trees };
+}
+
+const relPath = (main: string, path: string) => relative(main, path) || '.';
+
+export interface AddedWorktree {
+  branch: string;
+  path: string;
+  rel: string;
+  /** The branch was created, from this base; absent when it existed. */
+  created_from?: string;
+  /** sow was not committed on the branch, so .sow/ was initialised in the worktree. */
+  initialised: boolean;
+}
+
+/** `sow worktree add <branch> [--from <base>]`. */
+export async function addWorktreeFor(cwd: string, branch: string, from?: string): Promise<AddedWorktree> {
+  const { main, here, trees } = mainCheckout(cwd);
+  if (!isValidBranchName(main, branch)) throw new InvalidValueError('branch', branch, 'a valid git branch name', "see 'git check-ref-format --help'");
+  const taken = trees.find((t) => t.branch === branch);
+  if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
+  const exists = branchExists(main, branch);
+  if (exists && from !== undefined) throw new UsageError(`branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`);
+  const base = from ?? currentBranch(here) ?? head(here).commit;
+  if (!exists) {
+    if (!base) throw new UsageError('there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
+    if (!gitSucceeds(main, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
+  }
+  const path = join(main, WORKTREES_DIR, ...branch.split('/'));
+  if (fileExists(main, relative(main, path))) throw new UsageError(`${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`);
+  // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
+  initWorkspace(main);
+  addWorktree(main, path, branch, exists ? undefined : { base: base! });
+  // A branch without sow committed gets a workspace of its own, as 'sow init' would make it.
+  const initialised = !fileExists(path, '.sow/.version');
+  if (initialised) initWorkspace(path);
+  return { branch, path, rel: relPath(main, path), ...(exists ? {} : { created_from: base! }), initialised };
+}
+
+/** What the worktree's project is and who works on it; null without sow or a project there. */
+async function projectIn(tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
+  if (tree.prunable || !fileExists(tree.path, '.sow/.version') || !fileExists(tree.path, '.sow/project/state.yaml')) return { project: null };
+  try {
+    return await Reader.read(tree.path, async (reader) => {
+      const tasks = await reader.tasks();
+      const sessions: LiveSession[] = [];
+      for (const t of tasks) {
+        if (isFinished(t.status)) continue;
+        const owner = liveOwner(await reader.task(t.id));
+        if (owner) sessions.push({ task: t.id, by: owner.by, kind: owner.kind });
+      }
+      return {
+        project: {
+          name: reader.project.name,
+          state: reader.project.statechart.current_state,
+          branch: reader.project.branch,
+          tasks: { done: tasks.filter((t) => isFinished(t.status)).length, total: tasks.length },
+          sessions,
+        },
+      };
+    }, { otherBranch: 'quiet' });
+  } catch (err) {
+    return { project: null, problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** `sow worktree list` and `sow status --all`: the main checkout and every worktree, with their projects. */
+export async function listWorktreesFor(cwd: string): Promise<WorktreeInfo[]> {
+  const { main, trees } = mainCheckout(cwd);
+  const sowDir = join(main, WORKTREES_DIR) + sep;
+  const out: WorktreeInfo[] = [];
+  for (const tree of trees) {
+    out.push({
+      branch: tree.branch ?? null,
+      path: tree.path,
+      rel: relPath(main, tree.path),
+      main: tree.main,
+      sow: tree.path.startsWith(sowDir),
+      missing: tree.prunable,
+      ...(await projectIn(tree)),
+    });
+  }
+  return out;
+}
+
+/** `sow worktree remove <branch> [--force]`: the checkout goes, the branch stays. */
+export async function removeWorktreeFor(cwd: string, branch: string, force: boolean): Promise<{ branch: string; path: string; rel: string }> {
+  const { main, trees } = mainCheckout(cwd);
+  const others = trees.filter((t) => !t.main);
+  const tree = others.find((t) => t.branch === branch);
+  if (!tree) {
+    if (trees[0]?.branch === branch) throw new UsageError(`'${branch}' is checked out in the main checkout, which is not a worktree`, "'sow worktree list' shows the worktrees");
+    throw new WorktreeNotFoundError(branch, others.map((t) => t.branch ?? relPath(main, t.path)));
+  }
+  const rel = relPath(main, tree.path);
+  if (!force && !tree.prunable) {
+    const uncommitted = uncommittedIn(tree.path);
+    const { project } = await projectIn(tree);
+    const sessions = project?.sessions ?? [];
+    if (uncommitted.length || sessions.length) throw new WorktreeBusyError(branch, rel, uncommitted, sessions);
+  }
+  removeWorktree(main, tree.path, force);
+  removeEmptyFolders(tree.path, join(main, WORKTREES_DIR));
+  return { branch, path: tree.path, rel };
+}
+
+/** `sow worktree prune`: forget the worktrees whose folders were deleted by hand. */
+export async function pruneWorktreesFor(cwd: string): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
+  const { main, trees } = mainCheckout(cwd);
+  pruneWorktrees(main);
+  // Git names what it pruned by its own record's name; say which branch and folder instead.
+  const left = new Set(listWorktrees(main).map((t) => t.path));
+  const pruned = trees.filter((t) => !t.main && !left.has(t.path));
+  for (const t of pruned) removeEmptyFolders(t.path, join(main, WORKTREES_DIR));
+  return { pruned: pruned.map((t) => ({ branch: t.branch ?? null, path: t.path, rel: relPath(main, t.path) })) };
+}
