@@ -21,6 +21,7 @@ import registerPrompt from './cli/prompt.js';
 import registerMigrate from './cli/migrate.js';
 import registerCheck from './cli/check.js';
 import registerWorktree from './cli/worktree.js';
+import { registerIssue, registerPr } from './cli/github.js';
 
 declare const SOW_VERSION: string;
 
@@ -79,6 +80,8 @@ function build(): Command {
     migrate: registerMigrate,
     check: registerCheck,
     worktree: registerWorktree,
+    issue: registerIssue,
+    pr: registerPr,
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));

@@ -200,6 +200,9 @@ export type Check = v.InferOutput<typeof CheckSchema>;
 export const RepoConfigSchema = v.pipe(
   v.looseObject({
     checks: v.nullish(v.pipe(v.array(CheckSchema), d('The repository\'s checks: tests, lint, build'))),
+    github: v.nullish(v.pipe(v.strictObject({
+      repo: v.pipe(v.string(), v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'), d('The GitHub repository sow\'s gh calls name (default: from the origin remote)')),
+    }), d('GitHub (through the gh CLI)'))),
   }),
   d('.sow/config.yaml'),
 );

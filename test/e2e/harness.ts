@@ -213,9 +213,9 @@ export function expectEnvelope(r: RunResult): any {
  * step), and no change to .sow/. Runs the --json form (and, with `human`, the plain form too);
  * returns "message\nhint".
  */
-export function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean; cwd?: string } = {}): string {
+export function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean; cwd?: string; env?: Record<string, string> } = {}): string {
   const before = repo.snapshot();
-  const at = opts.cwd ? { cwd: opts.cwd } : {};
+  const at = { ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.env ? { env: opts.env } : {}) };
   const r = repo.sow([...args, '--json'], at);
   expect(r.code, `sow ${args.join(' ')} --json\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
   const doc = expectEnvelope(r);

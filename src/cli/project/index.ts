@@ -31,20 +31,38 @@ export default function register(program: Command): void {
 
   project
     .command('new')
-    .description('Start a project on this branch (on main/master, on a new feat/<name> branch)')
-    .argument('<name>', 'project name: lower-case letters, digits and dashes')
+    .description('Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue')
+    .argument('[name]', 'project name: lower-case letters, digits and dashes (from the issue\'s title with --issue)')
     .option('-d, --description <text>', 'what the project is for', '')
-    .option('-b, --branch <branch>', 'create or check out this branch for the project')
+    .option('-b, --branch <branch>', 'create or check out this branch for the project (with --issue, default feat/<n>-<title>)')
+    .option('--issue <n>', 'start from GitHub issue <n> (through gh): name, branch, description and the issue\'s text as an input; the branch is linked to the issue')
     .option('--no-planning', 'skip the planning phase and start at ImplementationPlanning')
-    .action(async (name: string, opts: { description: string; branch?: string; planning: boolean }) => {
-      const { newProject } = await import('../../app/project.js');
-      const r = await newProject(cwd(), { name, description: opts.description, planning: opts.planning, ...(opts.branch !== undefined ? { branch: opts.branch } : {}) });
+    .action(async (name: string | undefined, opts: { description: string; branch?: string; planning: boolean; issue?: string }) => {
+      const branchOpt = opts.branch !== undefined ? { branch: opts.branch } : {};
+      let issueNote = '';
+      let fromIssue: { issue: unknown; linked: boolean } | undefined;
+      let r: import('../../app/project.js').NewProjectResult;
+      if (opts.issue !== undefined) {
+        const gh = await import('../../app/github.js');
+        const got = await gh.newProjectFromIssue(cwd(), gh.parseIssueNumber(opts.issue), { planning: opts.planning, ...branchOpt, ...(name !== undefined ? { name } : {}) });
+        r = got;
+        fromIssue = { issue: got.issue, linked: got.linked };
+        issueNote = `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input context/issue-${got.issue.number}.md` +
+          `\n${got.linked ? `The branch is linked to the issue on GitHub` : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`}`;
+      } else {
+        if (name === undefined) {
+          const { UsageError } = await import('../../domain/errors.js');
+          throw new UsageError('a project needs a name', "pass one ('sow project new add-auth'), or start from an issue with --issue <n>");
+        }
+        const { newProject } = await import('../../app/project.js');
+        r = await newProject(cwd(), { name, description: opts.description, planning: opts.planning, ...branchOpt });
+      }
       const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
       const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
       respond({
-        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, state: r.project.statechart.current_state },
+        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, state: r.project.statechart.current_state, ...(fromIssue ?? {}) },
         text: r.project.statechart.current_state,
-        message: `Created project '${r.project.name}' (${moved}${base})\nNext: sow project continue`,
+        message: `Created project '${r.project.name}' (${moved}${base})${issueNote}\nNext: sow project continue`,
       });
     });
 

@@ -19,6 +19,20 @@ const review: ArtifactTypeDef = {
   requiredMetadata: ['assessment'],
 };
 const documentation: ArtifactTypeDef = { name: 'documentation', root: 'project', description: 'Documentation written or updated while finalizing' };
+/** The GitHub issue the project started from: its text, kept under context/ so agents read it offline. */
+const githubIssue: ArtifactTypeDef = {
+  name: 'github_issue',
+  root: 'project',
+  description: "The GitHub issue the project started from (its text in context/issue-<n>.md); metadata number, url, title",
+  recordedBy: 'sow project new --issue',
+};
+/** The pull request that delivers the project: the body sow wrote for it; metadata number, url, draft. */
+const pullRequest: ArtifactTypeDef = {
+  name: 'pull_request',
+  root: 'project',
+  description: 'The pull request of the project (the body sow wrote, in finalize/pull-request.md); metadata number, url, draft',
+  recordedBy: 'sow pr create',
+};
 const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A reference document the task should follow' };
 const feedback: ArtifactTypeDef = {
   name: 'feedback',
@@ -172,17 +186,17 @@ export const standard: ProjectType = {
   name: 'standard',
   description: 'Plan with the human, implement the tasks, review the change, finalize',
   phases: [
-    { name: 'planning', canDisable: true, inputs: [context], outputs: [taskList, evidence] },
+    { name: 'planning', canDisable: true, inputs: [context, githubIssue], outputs: [taskList, evidence] },
     {
       name: 'implementation',
       canDisable: false,
-      inputs: [context, review],
+      inputs: [context, review, githubIssue],
       outputs: [evidence],
       metadata: { tasks_approved: { kind: 'boolean' } },
       hasTasks: true,
     },
     { name: 'review', canDisable: false, inputs: [context], outputs: [review, evidence] },
-    { name: 'finalize', canDisable: false, inputs: [context], outputs: [documentation, evidence], metadata: { project_deleted: { kind: 'boolean' } } },
+    { name: 'finalize', canDisable: false, inputs: [context], outputs: [documentation, evidence, pullRequest], metadata: { project_deleted: { kind: 'boolean' } } },
   ],
   taskInputs: [reference, feedback],
   taskOutputs: [modified, evidence],

@@ -1,0 +1,84 @@
+/**
+ * GitHub through the `gh` CLI (the user's own install and login): argv arrays, never a shell
+ * string, every call naming the repository (`--repo`), JSON output parsed. The argv of each call
+ * is built by one function of GH_ARGS, so a test can check each against the pinned `gh --help`
+ * (test/fixtures/gh-help/).
+ */
+import { spawnSync } from 'node:child_process';
+import { ExternalToolError, SowError } from '../domain/errors.js';
+
+export class GhNotFoundError extends SowError {
+  constructor() {
+    super('GH_NOT_FOUND', 'external', 'gh (the GitHub CLI) is not installed, or not on PATH',
+      'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run \'gh auth login\'');
+  }
+}
+
+export class GhAuthError extends SowError {
+  constructor(repo: string) {
+    super('GH_NOT_AUTHENTICATED', 'external', `gh is not logged in to GitHub, so it cannot reach ${repo}`,
+      "run 'gh auth login' (or set GH_TOKEN), then try again");
+  }
+}
+
+export class GhFailedError extends SowError {
+  constructor(args: readonly string[], message: string) {
+    super('GH_FAILED', 'external', `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`, "see what gh said above; 'gh auth status' shows the login it uses");
+  }
+}
+
+export interface IssueListOptions {
+  state: 'open' | 'closed' | 'all';
+  label?: string;
+  limit: number;
+}
+
+export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as const;
+export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
+export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
+
+/** The argv of every gh call sow makes. */
+export const GH_ARGS = {
+  issueList: (repo: string, o: IssueListOptions) => ['issue', 'list', '--repo', repo, '--state', o.state, ...(o.label ? ['--label', o.label] : []), '--limit', String(o.limit), '--json', ISSUE_FIELDS.join(',')],
+  issueView: (repo: string, n: number) => ['issue', 'view', String(n), '--repo', repo, '--json', ISSUE_VIEW_FIELDS.join(',')],
+  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', String(n), '--repo', repo],
+  issueLinkBranch: (repo: string, n: number, branch: string, base: string) => ['issue', 'develop', String(n), '--repo', repo, '--name', branch, '--base', base],
+  prForBranch: (repo: string, branch: string) => ['pr', 'list', '--repo', repo, '--head', branch, '--state', 'open', '--json', PR_FIELDS.join(',')],
+  prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) =>
+    ['pr', 'create', '--repo', repo, '--head', o.head, '--base', o.base, '--title', o.title, '--body-file', o.bodyFile, ...(o.draft ? ['--draft'] : [])],
+  prReady: (repo: string, n: number) => ['pr', 'ready', String(n), '--repo', repo],
+} as const;
+
+/** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
+export function gh(cwd: string, args: readonly string[], repo: string): string {
+  const r = spawnSync('gh', args, { cwd, encoding: 'utf8', env: { ...process.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) {
+    if ((r.error as NodeJS.ErrnoException).code === 'ENOENT') throw new GhNotFoundError();
+    throw new ExternalToolError('gh', r.error.message);
+  }
+  // gh exits 4 when it needs a login.
+  if (r.status === 4 || /gh auth login/.test(r.stderr ?? '')) throw new GhAuthError(repo);
+  if (r.status !== 0) throw new GhFailedError(args, (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.status}`);
+  return r.stdout;
+}
+
+/** Runs gh with --json and parses what it printed. */
+export function ghJson(cwd: string, args: readonly string[], repo: string): unknown {
+  const out = gh(cwd, args, repo);
+  try {
+    return JSON.parse(out);
+  } catch {
+    throw new GhFailedError(args, `it printed no JSON: ${out.slice(0, 200)}`);
+  }
+}
+
+/**
+ * `owner/name` (or `host/owner/name` off github.com) of a git remote URL: https, ssh
+ * (`git@host:owner/name.git`, `ssh://git@host/owner/name`); undefined for anything else.
+ */
+export function repoOfUrl(url: string): string | undefined {
+  const m = /^(?:https?:\/\/(?:[^@/]+@)?|ssh:\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url.trim());
+  if (!m) return undefined;
+  const [, host, owner, name] = m;
+  return host === 'github.com' ? `${owner}/${name}` : `${host}/${owner}/${name}`;
+}

@@ -1,0 +1,314 @@
+/**
+ * GitHub, through the user's `gh`: issues to start projects from, and the pull request that
+ * ends one. Every call names the repository: `github.repo` in .sow/config.yaml, else the one the
+ * `origin` remote points at (never a fork's upstream, never gh's own guess).
+ */
+import { join } from 'node:path';
+import { PROJECT_DIR } from '../domain/artifacts.js';
+import { SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { phaseOf, withPhase } from '../domain/phases.js';
+import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
+import { newestEvidence } from '../domain/project-types/evidence.js';
+import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
+import { git, gitSucceeds } from '../adapters/git.js';
+import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
+import { listWorktreesFor } from './worktree.js';
+import { newProject, type NewProjectResult } from './project.js';
+import { openRoot, Reader, update } from './workspace.js';
+
+export class NoGithubRepoError extends SowError {
+  constructor(origin: string | undefined) {
+    super('NO_GITHUB_REPO', 'failed',
+      origin === undefined ? 'sow cannot tell which GitHub repository this is: there is no origin remote' : `sow cannot tell which GitHub repository this is: origin (${origin}) is not a GitHub URL`,
+      `name it in ${REPO_CONFIG}:\n  github:\n    repo: owner/name`);
+  }
+}
+
+export class IssueLinkedError extends SowError {
+  constructor(n: number, branches: readonly string[]) {
+    super('ISSUE_LINKED', 'failed', `issue #${n} is already linked to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
+      `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass --branch ${branches[0]} to start the project on it`, { issue: n, branches: [...branches] });
+  }
+}
+
+/** The repository every gh call names. */
+export async function githubRepo(root: string): Promise<string> {
+  const { config } = await readRepoConfig(root);
+  if (config.github?.repo) return config.github.repo;
+  const origin = gitSucceeds(root, ['remote', 'get-url', 'origin']) ? git(root, ['remote', 'get-url', 'origin']) : undefined;
+  const repo = origin === undefined ? undefined : repoOfUrl(origin);
+  if (!repo) throw new NoGithubRepoError(origin);
+  return repo;
+}
+
+export interface Issue {
+  number: number;
+  title: string;
+  state: string;
+  labels: string[];
+  url: string;
+  body?: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function issueOf(raw: unknown): Issue {
+  if (!isObj(raw) || typeof raw['number'] !== 'number' || typeof raw['title'] !== 'string') throw new UsageError('gh answered with something that is not an issue', "run 'gh issue view <n>' to see what gh says");
+  const labels = Array.isArray(raw['labels']) ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l))) : [];
+  return {
+    number: raw['number'],
+    title: raw['title'],
+    state: typeof raw['state'] === 'string' ? raw['state'] : 'UNKNOWN',
+    labels,
+    url: typeof raw['url'] === 'string' ? raw['url'] : '',
+    ...(typeof raw['body'] === 'string' ? { body: raw['body'] } : {}),
+  };
+}
+
+export function parseIssueNumber(raw: string): number {
+  const m = /^#?(\d+)$/.exec(raw.trim());
+  if (!m || Number(m[1]) < 1) throw new UsageError(`'${raw}' is not an issue number`, 'give the number, e.g. 42 or #42');
+  return Number(m[1]);
+}
+
+export async function issueList(cwd: string, opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number }): Promise<{ repo: string; issues: Issue[] }> {
+  const root = await openRoot(cwd);
+  const repo = await githubRepo(root);
+  const raw = ghJson(root, GH_ARGS.issueList(repo, opts), repo);
+  return { repo, issues: Array.isArray(raw) ? raw.map(issueOf) : [] };
+}
+
+async function viewIssue(root: string, repo: string, n: number): Promise<Issue> {
+  return issueOf(ghJson(root, GH_ARGS.issueView(repo, n), repo));
+}
+
+export async function issueShow(cwd: string, n: number): Promise<{ repo: string; issue: Issue }> {
+  const root = await openRoot(cwd);
+  const repo = await githubRepo(root);
+  return { repo, issue: await viewIssue(root, repo, n) };
+}
+
+/** The branches GitHub links to the issue (`gh issue develop --list`: a branch name first on each line). */
+function linkedBranches(root: string, repo: string, n: number): string[] {
+  return gh(root, GH_ARGS.issueLinkedBranches(repo, n), repo).split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+}
+
+/** Projects in this checkout and its worktrees that started from issue `n`. */
+async function localProjectsOf(cwd: string, n: number): Promise<{ branch: string; rel: string; name: string }[]> {
+  const found: { branch: string; rel: string; name: string }[] = [];
+  for (const tree of await listWorktreesFor(cwd)) {
+    if (!tree.project) continue;
+    const issue = await Reader.read(tree.path, (r) => issueInputOf(r.project), { otherBranch: 'quiet' }).catch(() => undefined);
+    if (issue?.metadata?.['number'] === n) found.push({ branch: tree.project.branch, rel: tree.rel, name: tree.project.name });
+  }
+  return found;
+}
+
+export interface IssueCheck {
+  repo: string;
+  issue: number;
+  /** Branches GitHub links to it. */
+  branches: string[];
+  /** Projects here (the main checkout and its worktrees) that started from it. */
+  projects: { branch: string; rel: string; name: string }[];
+}
+
+export async function issueCheck(cwd: string, n: number): Promise<IssueCheck> {
+  const root = await openRoot(cwd);
+  const repo = await githubRepo(root);
+  return { repo, issue: n, branches: linkedBranches(root, repo, n), projects: await localProjectsOf(cwd, n) };
+}
+
+/** `Add JWT auth!` → `add-jwt-auth`: lower-case letters, digits and dashes, at most 40 characters. */
+export function slugOf(title: string): string {
+  const slug = title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return slug.slice(0, 40).replace(/-+$/, '');
+}
+
+const issueFile = (n: number) => `context/issue-${n}.md`;
+const issueInputOf = (project: ProjectState): Artifact | undefined =>
+  Object.values(project.phases).flatMap((p) => p.inputs).find((a) => a.type === 'github_issue');
+
+export interface IssueProjectResult extends NewProjectResult {
+  issue: Issue;
+  repo: string;
+  /** Whether GitHub links the branch to the issue now; why not when it does not. */
+  linked: boolean;
+  link_problem?: string;
+}
+
+/**
+ * `sow project new --issue <n>`: the project's name, branch (`feat/<n>-<slug>`) and description
+ * from the issue; its text recorded as the `github_issue` input; the branch linked to the issue on
+ * GitHub (`gh issue develop`, where gh and the repository allow it). Refused when GitHub already
+ * links the issue to another branch, or a project here started from it on another branch.
+ */
+export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean }): Promise<IssueProjectResult> {
+  const root = await openRoot(cwd);
+  const repo = await githubRepo(root);
+  const issue = await viewIssue(root, repo, n);
+  const slug = slugOf(issue.title) || `issue-${n}`;
+  const branch = opts.branch ?? `feat/${n}-${slug}`;
+  const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...(await localProjectsOf(cwd, n)).map((p) => p.branch)])].filter((b) => b !== branch);
+  if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
+  const created = await newProject(cwd, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning });
+  const input: Artifact = {
+    type: 'github_issue',
+    path: issueFile(n),
+    created_at: new Date().toISOString(),
+    metadata: { number: n, url: issue.url, title: issue.title },
+  };
+  await update(cwd, async (uow) => {
+    const project = await uow.project();
+    const phase = project.phases['planning']?.enabled ? 'planning' : 'implementation';
+    uow.tx.write(`${PROJECT_DIR}/${issueFile(n)}`, `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`);
+    const current = phaseOf(project, phase);
+    uow.setProject(withPhase(project, phase, { ...current, inputs: [...current.inputs, input] }));
+  });
+  let linked = false;
+  let problem: string | undefined;
+  const base = created.project.base_branch;
+  try {
+    if (linkedBranches(root, repo, n).includes(branch)) linked = true;
+    else if (base) {
+      gh(root, GH_ARGS.issueLinkBranch(repo, n, branch, base), repo);
+      linked = true;
+    } else problem = 'the project has no base branch to link from';
+  } catch (err) {
+    problem = err instanceof Error ? err.message : String(err);
+  }
+  return { ...created, issue, repo, linked, ...(problem ? { link_problem: problem } : {}) };
+}
+
+/** The project's state must be a finalize state (where the pull request belongs), unless forced. */
+function requireFinalize(project: ProjectState, force: boolean): void {
+  const state = project.statechart.current_state;
+  if (!force && !state.startsWith('Finalize')) {
+    throw new TaskBlockedError(`the pull request is opened while finalizing; the project is in ${state}`, "run 'sow advance' until FinalizeDocumentation, or pass --force to open it now", { state });
+  }
+}
+
+/** The body of the pull request: what was planned and done, the review, the checks, the issue it closes. */
+export function pullRequestBody(project: ProjectState, tasks: readonly TaskState[]): string {
+  const issue = issueInputOf(project);
+  const review = [...phaseOf(project, 'review').outputs].reverse().find((a) => a.type === 'review' && a.approved);
+  const evidence = [...newestEvidence(phaseOf(project, 'finalize').outputs).values()];
+  const lines = [`${project.description || project.name}`, ''];
+  if (issue) lines.push(`Closes #${String(issue.metadata?.['number'])}`, '');
+  lines.push('## What was done', '');
+  if (tasks.length === 0) lines.push('No tasks were recorded.');
+  for (const t of tasks) {
+    const mark = t.status === 'completed' ? 'x' : ' ';
+    lines.push(`- [${mark}] ${t.id} ${t.name}${t.status === 'completed' ? '' : ` (${t.status})`}`);
+    const files = t.outputs.filter((o) => o.type === 'modified').map((o) => `\`${o.path}\``);
+    if (files.length) lines.push(`  - ${files.join(', ')}`);
+  }
+  lines.push('', '## Review', '');
+  lines.push(review ? `Assessment: **${String(review.metadata?.['assessment'] ?? 'unknown')}** (${review.path}, approved)` : 'No approved review was recorded.');
+  lines.push('', '## Checks', '');
+  if (evidence.length === 0) lines.push('No checks were run while finalizing.');
+  for (const e of evidence) {
+    const m = e.metadata ?? {};
+    const commit = typeof m['commit'] === 'string' ? ` on ${m['commit'].slice(0, 7)}${m['dirty'] ? ' (with uncommitted changes)' : ''}` : '';
+    lines.push(`- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: \`${String(m['run'])}\` ${m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`}${commit}`);
+  }
+  lines.push('', `_Opened by sow from the project '${project.name}' (branch \`${project.branch}\`)._`);
+  return `${lines.join('\n')}\n`;
+}
+
+const PR_BODY = 'finalize/pull-request.md';
+
+export interface PullRequestResult {
+  repo: string;
+  number: number;
+  url: string;
+  draft: boolean;
+  /** False when an open pull request of the branch was found instead of opening one. */
+  created: boolean;
+  /** The branch was pushed (with an upstream) first. */
+  pushed: boolean;
+}
+
+interface GhPr {
+  number: number;
+  url: string;
+  isDraft?: boolean;
+}
+
+function openPrOf(root: string, repo: string, branch: string): GhPr | undefined {
+  const raw = ghJson(root, GH_ARGS.prForBranch(repo, branch), repo);
+  const first = Array.isArray(raw) ? raw.find((p) => isObj(p) && typeof p['number'] === 'number') : undefined;
+  return first ? { number: first['number'] as number, url: String(first['url'] ?? ''), isDraft: first['isDraft'] === true } : undefined;
+}
+
+/** Records (or updates) the project's pull_request output. */
+async function recordPullRequest(cwd: string, pr: { number: number; url: string; draft: boolean }, body?: string): Promise<void> {
+  await update(cwd, async (uow) => {
+    const project = await uow.project();
+    const finalize = phaseOf(project, 'finalize');
+    if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
+    const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
+    const artifact: Artifact = { type: 'pull_request', path: PR_BODY, created_at: at >= 0 ? finalize.outputs[at]!.created_at : uow.now, metadata: { number: pr.number, url: pr.url, draft: pr.draft } };
+    const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : [...finalize.outputs, artifact];
+    uow.setProject(withPhase(project, 'finalize', { ...finalize, outputs }));
+  });
+}
+
+/**
+ * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, with
+ * a body built from the project, recorded as the finalize phase's `pull_request` output. An open
+ * pull request of the branch is found and recorded instead of opening a second one. A branch
+ * without an upstream is pushed to origin first.
+ */
+export async function prCreate(cwd: string, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
+  const root = await openRoot(cwd);
+  const { project, tasks } = await Reader.read(cwd, async (r) => {
+    requireFinalize(r.project, opts.force);
+    const all: TaskState[] = [];
+    for (const t of await r.tasks()) all.push(await r.task(t.id));
+    return { project: r.project, tasks: all };
+  }, { otherBranch: 'refuse' });
+  const repo = await githubRepo(root);
+  const existing = openPrOf(root, repo, project.branch);
+  if (existing) {
+    const found = { number: existing.number, url: existing.url, draft: existing.isDraft === true };
+    await recordPullRequest(cwd, found);
+    return { repo, ...found, created: false, pushed: false };
+  }
+  const base = project.base_branch;
+  if (!base) throw new UsageError('the project has no base branch to open the pull request into', "set it: 'sow project set base_branch main'");
+  let pushed = false;
+  if (!gitSucceeds(root, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${project.branch}@{upstream}`])) {
+    git(root, ['push', '--quiet', '--set-upstream', 'origin', project.branch]);
+    pushed = true;
+  }
+  const body = pullRequestBody(project, tasks);
+  // The body is written first: gh reads it from the file, and it stays as the output's document.
+  await update(cwd, async (uow) => uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body));
+  const title = issueInputOf(project)?.metadata?.['title'];
+  const out = gh(root, GH_ARGS.prCreate(repo, { head: project.branch, base, title: typeof title === 'string' ? title : project.description || project.name, bodyFile: join(root, PROJECT_DIR, PR_BODY), draft: opts.draft }), repo);
+  const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
+  const number = Number(/\/pull\/(\d+)/.exec(url)?.[1]);
+  if (!Number.isInteger(number) || number < 1) throw new UsageError(`gh opened the pull request but sow could not read its number from '${url}'`, "run 'gh pr list --head <branch>' to see it; 'sow pr create' again records it");
+  const created = { number, url, draft: opts.draft };
+  await recordPullRequest(cwd, created);
+  return { repo, ...created, created: true, pushed };
+}
+
+/** `sow pr ready`: the project's pull request, out of draft. */
+export async function prReady(cwd: string): Promise<{ repo: string; number: number; url: string }> {
+  const root = await openRoot(cwd);
+  const project = await Reader.read(cwd, (r) => r.project, { otherBranch: 'refuse' });
+  const repo = await githubRepo(root);
+  const recorded = [...phaseOf(project, 'finalize').outputs].reverse().find((a) => a.type === 'pull_request');
+  const pr = recorded
+    ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') }
+    : openPrOf(root, repo, project.branch);
+  if (!pr || !Number.isInteger(pr.number)) throw new UsageError(`branch '${project.branch}' has no pull request yet`, "open one with 'sow pr create --draft'");
+  gh(root, GH_ARGS.prReady(repo, pr.number), repo);
+  await recordPullRequest(cwd, { number: pr.number, url: pr.url, draft: false });
+  return { repo, number: pr.number, url: pr.url };
+}
+
+export type { NewProjectResult };

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * A fake `gh` for the end-to-end tests: strict about the subcommands and flags sow may use (the
+ * ones the pinned gh 2.23.0 has, test/fixtures/gh-help), records every call, and answers from a
+ * state file the test writes (issues, linked branches, pull requests), which it updates as gh
+ * would (links, new pull requests, ready).
+ *
+ *   FAKE_GH_LOG    a JSON line per call: { argv, cwd }
+ *   FAKE_GH_STATE  JSON { repo, issues: [{number, title, state, labels: [{name}], url, body}], linked: {n: [branch]}, prs: [...] }
+ *   FAKE_GH_FAIL   auth: exit 4 as gh does without a login; error: exit 1 with an API error;
+ *                  develop: only linking a branch to an issue fails (as without the permission)
+ */
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const argv = process.argv.slice(2);
+if (process.env.FAKE_GH_LOG) appendFileSync(process.env.FAKE_GH_LOG, `${JSON.stringify({ argv, cwd: process.cwd() })}\n`);
+
+const die = (code, message) => {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+};
+if (process.env.FAKE_GH_FAIL === 'auth') die(4, 'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.');
+if (process.env.FAKE_GH_FAIL === 'error') die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
+
+/** Flags each command accepts (value-taking ones true), as gh 2.23.0's help lists them. */
+const SPECS = {
+  'issue list': { '--repo': true, '--state': true, '--label': true, '--limit': true, '--json': true },
+  'issue view': { '--repo': true, '--json': true },
+  'issue develop': { '--repo': true, '--list': false, '--name': true, '--base': true },
+  'pr list': { '--repo': true, '--head': true, '--state': true, '--json': true },
+  'pr create': { '--repo': true, '--head': true, '--base': true, '--title': true, '--body-file': true, '--draft': false },
+  'pr ready': { '--repo': true },
+};
+const command = argv.slice(0, 2).join(' ');
+const spec = SPECS[command];
+if (!spec) die(1, `unknown command "${command}" for "gh" (fake)`);
+const flags = {};
+const args = [];
+for (let i = 2; i < argv.length; i++) {
+  const a = argv[i];
+  if (!a.startsWith('--')) {
+    args.push(a);
+    continue;
+  }
+  if (!(a in spec)) die(1, `unknown flag: ${a}\n\nUsage:  gh ${command} [flags]`);
+  if (spec[a]) {
+    if (i + 1 >= argv.length) die(1, `flag needs an argument: ${a}`);
+    flags[a] = argv[++i];
+  } else flags[a] = true;
+}
+if (!flags['--repo']) die(1, 'fake gh: every call must name the repository with --repo');
+
+const statePath = process.env.FAKE_GH_STATE;
+const state = statePath && existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : { issues: [], linked: {}, prs: [] };
+state.linked ??= {};
+state.prs ??= [];
+const save = () => statePath && writeFileSync(statePath, JSON.stringify(state, null, 2));
+if (state.repo && flags['--repo'] !== state.repo) die(1, `GraphQL: Could not resolve to a Repository with the name '${flags['--repo']}'. (repository)`);
+
+const pick = (obj, fields) => Object.fromEntries(fields.split(',').map((f) => [f, obj[f] ?? null]));
+const out = (x) => process.stdout.write(typeof x === 'string' ? `${x}\n` : `${JSON.stringify(x)}\n`);
+const issue = (n) => state.issues.find((i) => i.number === Number(n)) ?? die(1, `GraphQL: Could not resolve to an issue or pull request with the number of ${n}. (repository.issue)`);
+
+switch (command) {
+  case 'issue list': {
+    const want = flags['--state'] ?? 'open';
+    const list = state.issues
+      .filter((i) => want === 'all' || i.state.toLowerCase() === want)
+      .filter((i) => !flags['--label'] || i.labels.some((l) => l.name === flags['--label']))
+      .slice(0, Number(flags['--limit'] ?? 30));
+    out(list.map((i) => pick(i, flags['--json'])));
+    break;
+  }
+  case 'issue view':
+    out(pick(issue(args[0]), flags['--json']));
+    break;
+  case 'issue develop': {
+    const n = args[0];
+    issue(n);
+    if (!flags['--list'] && process.env.FAKE_GH_FAIL === 'develop') die(1, 'GraphQL: Resource not accessible by integration (createLinkedBranch)');
+    if (flags['--list']) {
+      for (const b of state.linked[n] ?? []) out(`${b}\thttps://github.com/${flags['--repo']}/tree/${b}`);
+      break;
+    }
+    state.linked[n] = [...(state.linked[n] ?? []), flags['--name']];
+    save();
+    out(`github.com/${flags['--repo']}/tree/${flags['--name']}`);
+    break;
+  }
+  case 'pr list':
+    out(state.prs.filter((p) => p.headRefName === flags['--head'] && p.state === 'OPEN').map((p) => pick(p, flags['--json'])));
+    break;
+  case 'pr create': {
+    if (!existsSync(flags['--body-file'])) die(1, `open ${flags['--body-file']}: no such file or directory`);
+    const number = 100 + state.prs.length + 1;
+    const url = `https://github.com/${flags['--repo']}/pull/${number}`;
+    state.prs.push({ number, url, isDraft: flags['--draft'] === true, state: 'OPEN', headRefName: flags['--head'], baseRefName: flags['--base'], title: flags['--title'], body: readFileSync(flags['--body-file'], 'utf8') });
+    save();
+    process.stderr.write(`\nCreating pull request for ${flags['--head']} into ${flags['--base']} in ${flags['--repo']}\n\n`);
+    out(url);
+    break;
+  }
+  case 'pr ready': {
+    const pr = state.prs.find((p) => p.number === Number(args[0])) ?? die(1, `GraphQL: Could not resolve to a PullRequest with the number of ${args[0]}.`);
+    pr.isDraft = false;
+    save();
+    process.stderr.write(`✓ Pull request #${pr.number} is marked as "ready for review"\n`);
+    break;
+  }
+}
