@@ -22,6 +22,7 @@ import registerMigrate from './cli/migrate.js';
 import registerCheck from './cli/check.js';
 import registerWorktree from './cli/worktree.js';
 import { registerIssue, registerPr } from './cli/github.js';
+import registerRefs from './cli/refs.js';
 
 declare const SOW_VERSION: string;
 
@@ -82,6 +83,7 @@ function build(): Command {
     worktree: registerWorktree,
     issue: registerIssue,
     pr: registerPr,
+    refs: registerRefs,
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));

@@ -9,6 +9,7 @@ import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedEx
 import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
 import { checkStatusChange, isFinished } from '../domain/tasks.js';
 import { ExternalToolError, NoReadyTaskError, NotExecutingError, TaskBlockedError } from '../domain/errors.js';
+import { refsForPrompt, withRefs } from './refs.js';
 import { routeTo } from '../domain/lifecycle.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
@@ -123,9 +124,9 @@ async function workerRights(root: string, resolution: Resolution): Promise<{ per
 
 const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') => new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
 
-function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra: string | undefined): string {
+function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra: string | undefined, refs = ''): string {
   const template = readTemplate(agent.template);
-  const body = renderTemplate(template, { agent_id: agentId, assignment, guidance: agent.guidance });
+  const body = withRefs(renderTemplate(template, { agent_id: agentId, assignment, guidance: agent.guidance }), refs);
   return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
 }
 
@@ -353,7 +354,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     };
   });
 
-  const prompt = agentPrompt(agent, agentId, assignment, opts.prompt);
+  const prompt = agentPrompt(agent, agentId, assignment, opts.prompt, refsForPrompt(root));
   const files = runFiles(root, target, 'spawn');
   const promptFile = files.writePrompt(prompt);
   const invocation = resolution.spec.spawn({ ...rights, config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });

@@ -6,6 +6,7 @@ import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
 import { withCheckStatuses } from './checks.js';
 import { openRoot, Reader } from './workspace.js';
+import { refsForPrompt, withRefs } from './refs.js';
 
 export interface StatusReport {
   name: string;
@@ -119,7 +120,7 @@ export async function continueProject(cwd: string): Promise<{ state: string; pro
   try {
     return await Reader.read(cwd, async (reader) => ({
       state: reader.project.statechart.current_state,
-      prompt: renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())),
+      prompt: withRefs(renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())), refsForPrompt(reader.root)),
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;

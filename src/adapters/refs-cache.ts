@@ -1,0 +1,191 @@
+/**
+ * The user's reference cache (`$XDG_CACHE_HOME/sow/refs/`, else `~/.cache/sow/refs/`): one clone
+ * per git source and branch (or one copy per local folder), shared by every repository on this
+ * machine, and its index (which commit each checkout is at, when it was fetched, which
+ * repositories use it). The links in a repository's `.sow/refs/` point in here.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ExternalToolError } from '../domain/errors.js';
+import { cacheDir } from './compile-cache.js';
+import { writeFileAtomic } from './fs-atomic.js';
+
+export const refsCacheDir = (env: NodeJS.ProcessEnv = process.env) => join(cacheDir(env), 'refs');
+
+export interface CacheEntry {
+  source: string;
+  branch: string | null;
+  kind: 'git' | 'copy';
+  sha: string | null;
+  fetched_at: string;
+  /** The repositories (their roots) whose links use it. */
+  users: string[];
+}
+
+interface CacheIndex {
+  format: 1;
+  entries: Record<string, CacheEntry>;
+}
+
+const indexFile = () => join(refsCacheDir(), 'index.json');
+
+export function readCacheIndex(): CacheIndex {
+  try {
+    const data = JSON.parse(readFileSync(indexFile(), 'utf8')) as CacheIndex;
+    if (data.format === 1 && data.entries && typeof data.entries === 'object') return data;
+  } catch {
+    // none yet, or unreadable: it is rebuilt from what the checkouts say
+  }
+  return { format: 1, entries: {} };
+}
+
+export function writeCacheIndex(index: CacheIndex): void {
+  writeFileAtomic(indexFile(), `${JSON.stringify(index, null, 2)}\n`, { durable: false });
+}
+
+/** The cache folder of a source and branch: readable, and unique (a hash of both). */
+export function cacheKey(source: string, branch: string | null): string {
+  const readable = source.replace(/^[a-z+]+:\/\//, '').replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(-48);
+  const hash = createHash('sha256').update(`${source}\0${branch ?? ''}`).digest('hex').slice(0, 10);
+  return `${readable || 'ref'}-${hash}`;
+}
+
+export const checkoutDir = (key: string) => join(refsCacheDir(), 'repos', key);
+
+interface GitRun {
+  ok: boolean;
+  out: string;
+  err: string;
+}
+
+function gitIn(cwd: string, args: readonly string[], opts: { progress?: boolean } = {}): GitRun {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', opts.progress ? 'inherit' : 'pipe'] });
+  if (r.error) throw new ExternalToolError('git', (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : r.error.message, 'install git and make sure it is on PATH');
+  return { ok: r.status === 0, out: (r.stdout ?? '').trim(), err: (r.stderr ?? '').trim() };
+}
+
+const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
+
+/** Whether `path` is a folder holding a git repository of its own (its top level). */
+export function isGitFolder(path: string): boolean {
+  return existsSync(join(path, '.git')) || (existsSync(join(path, 'HEAD')) && existsSync(join(path, 'objects')));
+}
+
+/**
+ * Clones `source` (its `branch`, else its default) into the cache, unless it is there. Git's own
+ * progress shows on a terminal. Returns the checkout folder and its commit.
+ */
+export function ensureClone(key: string, source: string, branch: string | null, progress: boolean): { dir: string; sha: string; cloned: boolean } {
+  const dir = checkoutDir(key);
+  if (existsSync(join(dir, '.git'))) return { dir, sha: headOf(dir), cloned: false };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(refsCacheDir(), 'repos'), { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  const r = gitIn(refsCacheDir(), ['clone', progress ? '--progress' : '--quiet', ...(branch ? ['--branch', branch] : []), '--', source, tmp], { progress });
+  if (!r.ok) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new ExternalToolError('git', `cannot clone ${source}${branch ? ` (branch ${branch})` : ''}: ${lastLine(r.err) || 'git clone failed'}`, 'check the URL and that you can reach it (git clone it by hand to see why)');
+  }
+  // Whole or not at all: a clone cut short never looks like a checkout.
+  renameSync(tmp, dir);
+  return { dir, sha: headOf(dir), cloned: true };
+}
+
+/** Copies a local folder that is not a git repository into the cache (replacing an older copy). */
+export function copyFolder(key: string, source: string): { dir: string } {
+  const dir = checkoutDir(key);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  cpSync(source, tmp, { recursive: true, dereference: false, filter: (src) => basename(src) !== '.git' });
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  return { dir };
+}
+
+export function headOf(dir: string): string {
+  const r = gitIn(dir, ['rev-parse', 'HEAD']);
+  return r.ok ? r.out : '';
+}
+
+export type Freshness = { state: 'current' | 'behind' | 'ahead' | 'diverged'; behind: number; ahead: number; remote: string } | { state: 'offline'; reason: string };
+
+/** Fetches the checkout's branch and compares: current, behind, ahead, diverged; offline when the source cannot be reached. */
+export function fetchAndCompare(dir: string, branch: string | null): Freshness {
+  // Without a branch named, the one the clone checked out (the source's default then).
+  const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');
+  const fetched = gitIn(dir, ['fetch', '--quiet', 'origin', name]);
+  if (!fetched.ok) return { state: 'offline', reason: (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(/^fatal:\s*/, '') || 'git fetch failed' };
+  const counts = gitIn(dir, ['rev-list', '--left-right', '--count', 'HEAD...FETCH_HEAD']);
+  const remote = gitIn(dir, ['rev-parse', 'FETCH_HEAD']).out;
+  const [ahead, behind] = counts.out.split(/\s+/).map(Number) as [number, number];
+  const state = ahead && behind ? 'diverged' : behind ? 'behind' : ahead ? 'ahead' : 'current';
+  return { state, behind: behind || 0, ahead: ahead || 0, remote };
+}
+
+/** Uncommitted changes in a checkout of the cache (never discarded by an update). */
+export function localChanges(dir: string): string[] {
+  return gitIn(dir, ['status', '--porcelain']).out.split('\n').filter(Boolean);
+}
+
+/** Fast-forwards the checkout to what was fetched; false when it cannot (diverged). */
+export function fastForward(dir: string): boolean {
+  return gitIn(dir, ['merge', '--ff-only', '--quiet', 'FETCH_HEAD']).ok;
+}
+
+/** Whether `target` is inside `base` (both resolved). */
+export function inside(base: string, target: string): boolean {
+  const rel = relative(resolve(base), resolve(target));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+export type LinkState = 'ok' | 'missing' | 'broken' | 'elsewhere';
+
+/** How `.sow/refs/<link>` stands against where it should point. */
+export function linkState(path: string, target: string): LinkState {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return 'missing';
+  }
+  if (st.isSymbolicLink()) {
+    const to = resolve(join(path, '..'), readlinkSync(path));
+    if (to !== resolve(target)) return 'elsewhere';
+    return existsSync(to) ? 'ok' : 'broken';
+  }
+  // A copy (where links are not available) is as good as its folder.
+  return st.isDirectory() || st.isFile() ? 'ok' : 'broken';
+}
+
+/** Makes `.sow/refs/<link>` point at `target` (a copy where symbolic links are not allowed). */
+export function makeLink(path: string, target: string): 'link' | 'copy' {
+  removeLink(path);
+  try {
+    symlinkSync(target, path, statSync(target).isDirectory() ? 'dir' : 'file');
+    return 'link';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOSYS') throw err;
+    cpSync(target, path, { recursive: true });
+    return 'copy';
+  }
+}
+
+export function removeLink(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink() || st.isFile()) unlinkSync(path);
+  else rmSync(path, { recursive: true, force: true });
+}
+
+export function removeCheckout(key: string): void {
+  const dir = checkoutDir(key);
+  if (inside(refsCacheDir(), dir) && dir !== refsCacheDir() && dir.includes(`${sep}repos${sep}`)) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,358 @@
+/**
+ * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git
+ * repositories or local folders, cloned once into the user's cache and linked into each
+ * repository as `.sow/refs/<link>`. Two indexes: `.sow/refs/index.json`, committed, says what the
+ * team uses (link, source, branch, path, description, semantic, tags — never a local path);
+ * `.sow/refs/index.local.json`, ignored, holds this machine's own refs. The cache keeps which
+ * commit each checkout is at and who uses it. The links themselves are ignored by git and rebuilt
+ * by `sow refs init`.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { InvalidValueError, SowError, StateFileError, UsageError } from '../domain/errors.js';
+import { nearMiss } from '../domain/suggest.js';
+import { readFileIfExists } from '../adapters/files.js';
+import {
+  cacheKey, checkoutDir, copyFolder, ensureClone, fastForward, fetchAndCompare, headOf, inside, isGitFolder, linkState, localChanges,
+  makeLink, readCacheIndex, refsCacheDir, removeCheckout, removeLink, writeCacheIndex, type CacheEntry, type Freshness, type LinkState,
+} from '../adapters/refs-cache.js';
+import { Transaction } from '../adapters/transaction.js';
+import { openRoot, withWorkspaceLock } from './workspace.js';
+
+export const REFS_DIR = '.sow/refs';
+const COMMITTED = `${REFS_DIR}/index.json`;
+const LOCAL = `${REFS_DIR}/index.local.json`;
+const REFS_GITIGNORE = `# The links are rebuilt from index.json by 'sow refs init'; index.local.json is this machine's own.
+*
+!.gitignore
+!.gitkeep
+!index.json
+`;
+
+export const SEMANTICS = ['knowledge', 'code'] as const;
+export type Semantic = (typeof SEMANTICS)[number];
+
+export interface RefEntry {
+  link: string;
+  source: string;
+  branch?: string;
+  path?: string;
+  description?: string;
+  semantic: Semantic;
+  tags: string[];
+}
+
+export class RefExistsError extends SowError {
+  constructor(link: string, local: boolean) {
+    super('REF_EXISTS', 'failed', `a ref named '${link}' exists already${local ? ' (a local one)' : ''}`, `pick another --link, or 'sow refs remove ${link}' first`, { link });
+  }
+}
+
+export class RefNotFoundError extends SowError {
+  constructor(link: string, known: readonly string[]) {
+    const s = nearMiss(link, known);
+    super('REF_NOT_FOUND', 'failed', `no ref named '${link}'${s ? `; did you mean '${s}'?` : ''}`, known.length ? `the refs: ${known.join(', ')}` : "there are none; 'sow refs add <source> --link <name>' adds one", { link });
+  }
+}
+
+const LINK = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const RESERVED = new Set(['index.json', 'index.local.json', '.gitignore', '.gitkeep']);
+
+/** Reads one index strictly: a file sow cannot read is refused, not overwritten. */
+function readIndex(root: string, rel: string): RefEntry[] {
+  const text = readFileIfExists(root, rel);
+  if (text === undefined) return [];
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new StateFileError(rel, `not valid JSON: ${(err as Error).message}`);
+  }
+  const refs = (data as { refs?: unknown })?.refs;
+  if (typeof data !== 'object' || data === null || (data as { version?: unknown }).version !== 1 || !Array.isArray(refs)) throw new StateFileError(rel, 'expected {"version": 1, "refs": [...]}');
+  return refs.map((r, i) => {
+    const e = r as Record<string, unknown>;
+    const str = (k: string, required = false) => {
+      if (e[k] === undefined && !required) return undefined;
+      if (typeof e[k] !== 'string' || e[k] === '') throw new StateFileError(rel, 'expected a non-empty string', `refs.${i}.${k}`);
+      return e[k] as string;
+    };
+    const link = str('link', true)!;
+    if (!LINK.test(link)) throw new StateFileError(rel, `'${link}' is not a link name`, `refs.${i}.link`);
+    const semantic = e['semantic'] ?? 'knowledge';
+    if (!SEMANTICS.includes(semantic as Semantic)) throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
+    const tags = e['tags'] ?? [];
+    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw new StateFileError(rel, 'expected a list of strings', `refs.${i}.tags`);
+    const entry: RefEntry = { link, source: str('source', true)!, semantic: semantic as Semantic, tags: tags as string[] };
+    for (const k of ['branch', 'path', 'description'] as const) {
+      const v = str(k);
+      if (v !== undefined) entry[k] = v;
+    }
+    return entry;
+  });
+}
+
+const renderIndex = (refs: readonly RefEntry[]) => `${JSON.stringify({ version: 1, refs }, null, 2)}\n`;
+
+interface Indexes {
+  committed: RefEntry[];
+  local: RefEntry[];
+}
+
+const readIndexes = (root: string): Indexes => ({ committed: readIndex(root, COMMITTED), local: readIndex(root, LOCAL) });
+const allRefs = (ix: Indexes) => [...ix.committed.map((r) => ({ ...r, local: false })), ...ix.local.map((r) => ({ ...r, local: true }))];
+
+/** A git URL (https, ssh, scp-like, file://), or a local folder. */
+export function sourceKind(source: string): 'git' | 'folder' {
+  return /^(https?|ssh|git|file):\/\//.test(source) || /^[^/\s]+@[^:\s]+:/.test(source) ? 'git' : 'folder';
+}
+
+/** Where a ref's files are in the cache: the checkout, or the folder `path` inside it. */
+function placeOf(ref: RefEntry): { key: string; dir: string; target: string; kind: 'git' | 'copy' } {
+  const folder = sourceKind(ref.source) === 'folder';
+  const kind = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
+  const key = cacheKey(ref.source, ref.branch ?? null);
+  const dir = checkoutDir(key);
+  const target = ref.path ? resolve(dir, ref.path) : dir;
+  return { key, dir, target, kind };
+}
+
+/** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
+function materialize(root: string, ref: RefEntry, progress: boolean): { target: string; sha: string | null; cloned: boolean } {
+  const place = placeOf(ref);
+  let sha: string | null = null;
+  let cloned = false;
+  if (place.kind === 'git') {
+    const r = ensureClone(place.key, ref.source, ref.branch ?? null, progress);
+    sha = r.sha;
+    cloned = r.cloned;
+  } else {
+    copyFolder(place.key, ref.source);
+    cloned = true;
+  }
+  if (!inside(place.dir, place.target)) throw new InvalidValueError('--path', ref.path ?? '', 'a folder or file inside the source');
+  if (!linkTargetExists(place.target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
+  const index = readCacheIndex();
+  const before = index.entries[place.key];
+  const users = [...new Set([...(before?.users ?? []), root])];
+  index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? new Date().toISOString() : before.fetched_at, users };
+  writeCacheIndex(index);
+  return { target: place.target, sha, cloned };
+}
+
+const linkTargetExists = (path: string) => linkState(path, path) !== 'missing';
+
+function ensureGitignore(tx: Transaction, root: string): void {
+  if (readFileIfExists(root, `${REFS_DIR}/.gitignore`) !== REFS_GITIGNORE) tx.write(`${REFS_DIR}/.gitignore`, REFS_GITIGNORE);
+}
+
+export interface AddRefOptions {
+  link: string;
+  path?: string;
+  branch?: string;
+  description?: string;
+  semantic?: string;
+  tags?: string;
+  local?: boolean;
+  progress: boolean;
+}
+
+export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; sha: string | null }> {
+  if (!LINK.test(o.link) || RESERVED.has(o.link)) throw new InvalidValueError('--link', o.link, 'a name of lower-case letters, digits, dots, dashes and underscores (at most 64)');
+  const semantic = o.semantic ?? 'knowledge';
+  if (!SEMANTICS.includes(semantic as Semantic)) throw new InvalidValueError('--semantic', semantic, SEMANTICS.join(' or '));
+  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..'))) throw new InvalidValueError('--path', o.path, 'a path inside the source, relative to its top');
+  return withWorkspaceLock(cwd, async (root) => {
+    const ix = readIndexes(root);
+    const existing = allRefs(ix).find((r) => r.link === o.link);
+    if (existing) throw new RefExistsError(o.link, existing.local);
+    const folder = sourceKind(rawSource) === 'folder';
+    const source = folder ? resolve(cwd, rawSource) : rawSource;
+    if (folder && linkState(source, source) === 'missing') throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
+    if (folder && inside(root, source)) throw new UsageError(`${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
+    // A folder is a path on this machine: it never goes into the committed index.
+    const local = o.local === true || folder;
+    const tags = (o.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+    const ref: RefEntry = {
+      link: o.link, source, semantic: semantic as Semantic, tags,
+      ...(o.branch ? { branch: o.branch } : {}), ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}), ...(o.description ? { description: o.description } : {}),
+    };
+    const m = materialize(root, ref, o.progress);
+    const via = makeLink(join(root, REFS_DIR, o.link), m.target);
+    const tx = new Transaction(root);
+    ensureGitignore(tx, root);
+    if (local) tx.write(LOCAL, renderIndex([...ix.local, ref]));
+    else tx.write(COMMITTED, renderIndex([...ix.committed, ref]));
+    tx.commit();
+    return { ref, local, link: `${REFS_DIR}/${o.link}`, target: m.target, via, forcedLocal: folder && o.local !== true, sha: m.sha };
+  });
+}
+
+export interface RefInfo extends RefEntry {
+  local: boolean;
+  link_state: LinkState;
+  cache: Pick<CacheEntry, 'sha' | 'fetched_at' | 'kind'> | null;
+}
+
+export async function listRefs(cwd: string): Promise<RefInfo[]> {
+  const root = await openRoot(cwd);
+  const cache = readCacheIndex();
+  return allRefs(readIndexes(root)).map((r) => {
+    const place = placeOf(r);
+    const c = cache.entries[place.key];
+    return { ...r, link_state: linkState(join(root, REFS_DIR, r.link), place.target), cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null };
+  });
+}
+
+function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
+  if (link === undefined) return refs;
+  const ref = refs.find((r) => r.link === link);
+  if (!ref) throw new RefNotFoundError(link, refs.map((r) => r.link));
+  return [ref];
+}
+
+export type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (Freshness | { state: 'not-cloned' } | { state: 'snapshot' });
+
+/** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
+export async function refsStatus(cwd: string, link?: string): Promise<RefStatus[]> {
+  const root = await openRoot(cwd);
+  const out: RefStatus[] = [];
+  for (const r of select(allRefs(readIndexes(root)), link)) {
+    const place = placeOf(r);
+    const index = readCacheIndex();
+    const c = index.entries[place.key];
+    const base = { link: r.link, kind: place.kind, sha: c?.sha ?? null, fetched_at: c?.fetched_at ?? null };
+    if (place.kind === 'copy') {
+      out.push({ ...base, state: 'snapshot' });
+      continue;
+    }
+    if (!isGitFolder(place.dir)) {
+      out.push({ ...base, state: 'not-cloned' });
+      continue;
+    }
+    const f = fetchAndCompare(place.dir, r.branch ?? null);
+    if (f.state !== 'offline' && c) {
+      index.entries[place.key] = { ...c, fetched_at: new Date().toISOString() };
+      writeCacheIndex(index);
+    }
+    out.push({ ...base, sha: headOf(place.dir) || base.sha, ...f });
+  }
+  return out;
+}
+
+export interface RefUpdate {
+  link: string;
+  result: 'updated' | 'current' | 'offline' | 'refused' | 'recopied' | 'cloned';
+  from?: string | null;
+  to?: string | null;
+  why?: string;
+}
+
+/** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
+export async function refsUpdate(cwd: string, link: string | undefined, progress: boolean): Promise<RefUpdate[]> {
+  return withWorkspaceLock(cwd, async (root) => {
+    const out: RefUpdate[] = [];
+    for (const r of select(allRefs(readIndexes(root)), link)) {
+      const place = placeOf(r);
+      if (place.kind === 'copy') {
+        copyFolder(place.key, r.source);
+        makeLink(join(root, REFS_DIR, r.link), place.target);
+        out.push({ link: r.link, result: 'recopied' });
+        continue;
+      }
+      if (!isGitFolder(place.dir)) {
+        const m = materialize(root, r, progress);
+        makeLink(join(root, REFS_DIR, r.link), m.target);
+        out.push({ link: r.link, result: 'cloned', to: m.sha });
+        continue;
+      }
+      const changes = localChanges(place.dir);
+      const from = headOf(place.dir);
+      if (changes.length) {
+        out.push({ link: r.link, result: 'refused', from, why: `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does not discard` });
+        continue;
+      }
+      const f = fetchAndCompare(place.dir, r.branch ?? null);
+      if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
+      else if (f.state === 'current' || f.state === 'ahead') out.push({ link: r.link, result: 'current', from, to: from });
+      else if (f.state === 'diverged' || !fastForward(place.dir)) out.push({ link: r.link, result: 'refused', from, why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it` });
+      else {
+        const to = headOf(place.dir);
+        const index = readCacheIndex();
+        const c = index.entries[place.key];
+        if (c) index.entries[place.key] = { ...c, sha: to, fetched_at: new Date().toISOString() };
+        writeCacheIndex(index);
+        out.push({ link: r.link, result: 'updated', from, to });
+      }
+    }
+    return out;
+  });
+}
+
+export async function removeRef(cwd: string, link: string, pruneCache: boolean): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
+  return withWorkspaceLock(cwd, async (root) => {
+    const ix = readIndexes(root);
+    const [ref] = select(allRefs(ix), link);
+    const place = placeOf(ref!);
+    removeLink(join(root, REFS_DIR, link));
+    const tx = new Transaction(root);
+    if (ref!.local) tx.write(LOCAL, renderIndex(ix.local.filter((r) => r.link !== link)));
+    else tx.write(COMMITTED, renderIndex(ix.committed.filter((r) => r.link !== link)));
+    tx.commit();
+    // Other refs of this repository may share the checkout (another --path of the same source).
+    const stillHere = allRefs(readIndexes(root)).some((r) => placeOf(r).key === place.key);
+    const index = readCacheIndex();
+    const c = index.entries[place.key];
+    let pruned = false;
+    let users = 0;
+    if (c) {
+      c.users = stillHere ? c.users : c.users.filter((u) => u !== root);
+      users = c.users.length;
+      if (pruneCache && users === 0) {
+        removeCheckout(place.key);
+        delete index.entries[place.key];
+        pruned = true;
+      }
+      writeCacheIndex(index);
+    }
+    return { link, local: ref!.local, pruned, still_used_by: users };
+  });
+}
+
+/** `sow refs init`: every link of both indexes made again (cloning what the cache lacks), as on a fresh clone. */
+export async function refsInit(cwd: string, progress: boolean): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
+  return withWorkspaceLock(cwd, async (root) => {
+    const out: { link: string; cloned: boolean; via: 'link' | 'copy' }[] = [];
+    const tx = new Transaction(root);
+    ensureGitignore(tx, root);
+    tx.commit();
+    for (const r of allRefs(readIndexes(root))) {
+      const m = materialize(root, r, progress);
+      out.push({ link: r.link, cloned: m.cloned, via: makeLink(join(root, REFS_DIR, r.link), m.target) });
+    }
+    return out;
+  });
+}
+
+/** The refs, as the prompts list them for agents (empty without any). */
+export function refsForPrompt(root: string): string {
+  let refs: ReturnType<typeof allRefs>;
+  try {
+    refs = allRefs(readIndexes(root));
+  } catch {
+    return '';
+  }
+  if (refs.length === 0) return '';
+  return [
+    '## References',
+    '',
+    'Read these before you decide how to do something; they are what this team follows and reuses (`sow refs list` shows them, `sow refs init` makes a missing link again):',
+    '',
+    ...refs.map((r) => `- \`${REFS_DIR}/${r.link}\` (${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`),
+    '',
+  ].join('\n');
+}
+
+/** A prompt with the references agents should know about appended (when there are any). */
+export const withRefs = (prompt: string, refs: string) => (refs ? `${prompt.trimEnd()}\n\n${refs}` : prompt);
+
+export { refsCacheDir };

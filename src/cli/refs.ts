@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+import { cwd, respond } from './output.js';
+
+/** Git's own progress (clones) on a terminal only. */
+const progress = () => process.stderr.isTTY === true && process.env['CI'] === undefined && process.env['TERM'] !== 'dumb';
+const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : '-');
+const age = (iso: string | null | undefined) => {
+  if (!iso) return 'never fetched';
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return s < 90 ? `${s} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
+};
+
+export default function register(program: Command): void {
+  const refs = program.command('refs').description('Shared references for agents: repositories and folders cloned once into your cache, linked as .sow/refs/<link>');
+
+  refs
+    .command('add')
+    .description('Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>')
+    .argument('<source>')
+    .requiredOption('--link <name>', 'its name under .sow/refs/')
+    .option('--path <subdir>', 'link only this folder (or file) of the source')
+    .option('--branch <b>', 'this branch of a git source (default: its default branch)')
+    .option('--description <text>', 'what it is, for agents')
+    .option('--semantic <kind>', 'knowledge (documents to follow) or code (examples to reuse)', 'knowledge')
+    .option('--tags <a,b>', 'comma-separated tags')
+    .option('--local', "this machine's own: kept out of the committed index (always so for a local folder)")
+    .action(async (source: string, opts: { link: string; path?: string; branch?: string; description?: string; semantic: string; tags?: string; local?: boolean }) => {
+      const { addRef } = await import('../app/refs.js');
+      const r = await addRef(cwd(), source, { ...opts, progress: progress() });
+      respond({
+        data: r,
+        text: r.link,
+        message: `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} → ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
+          (r.local ? `Recorded in .sow/refs/index.local.json, this machine's own${r.forcedLocal ? ' (a local folder is a path on this machine, so it is never shared)' : ''}` : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
+      });
+    });
+
+  refs
+    .command('list')
+    .description('The references: link, kind, source, whether the link works')
+    .action(async () => {
+      const { listRefs } = await import('../app/refs.js');
+      const list = await listRefs(cwd());
+      respond({
+        data: list,
+        text: list.map((r) => `${r.link}  ${r.semantic}  ${r.source}${r.branch ? ` (${r.branch})` : ''}${r.path ? ` /${r.path}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${r.description}` : ''}`).join('\n'),
+        ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source> --link <name>' adds one" }),
+      });
+    });
+
+  refs
+    .command('status')
+    .description('Fetch and compare: current, behind, ahead or diverged (offline: the cached commit and its age)')
+    .argument('[link]')
+    .action(async (link: string | undefined) => {
+      const { refsStatus } = await import('../app/refs.js');
+      const list = await refsStatus(cwd(), link);
+      const line = (s: (typeof list)[number]) => {
+        switch (s.state) {
+          case 'offline': return `${s.link}  offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`;
+          case 'snapshot': return `${s.link}  a copy of a local folder ('sow refs update' copies it again)`;
+          case 'not-cloned': return `${s.link}  not in the cache: run 'sow refs init'`;
+          case 'behind': return `${s.link}  behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs update ${s.link}')`;
+          case 'ahead': return `${s.link}  ahead by ${s.ahead} (${short(s.sha)})`;
+          case 'diverged': return `${s.link}  diverged: ${s.ahead} ahead, ${s.behind} behind`;
+          default: return `${s.link}  current (${short(s.sha)})`;
+        }
+      };
+      respond({ data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) });
+    });
+
+  refs
+    .command('update')
+    .description('Fast-forward the cached checkouts (never discarding changes made in the cache)')
+    .argument('[link]')
+    .action(async (link: string | undefined) => {
+      const { refsUpdate } = await import('../app/refs.js');
+      const list = await refsUpdate(cwd(), link, progress());
+      const line = (u: (typeof list)[number]) =>
+        u.result === 'updated' ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
+          : u.result === 'current' ? `${u.link}  current (${short(u.to)})`
+            : u.result === 'offline' ? `${u.link}  offline, kept at ${short(u.from)} (${u.why})`
+              : u.result === 'recopied' ? `${u.link}  copied again`
+                : u.result === 'cloned' ? `${u.link}  cloned (${short(u.to)})`
+                  : `${u.link}  not updated: ${u.why}`;
+      const refused = list.filter((u) => u.result === 'refused');
+      if (refused.length) {
+        const { SowError } = await import('../domain/errors.js');
+        process.stdout.write(`${list.map(line).join('\n')}\n`);
+        throw new SowError('REF_NOT_UPDATED', 'failed', `${refused.length} ref(s) not updated: ${refused.map((u) => u.link).join(', ')}`, 'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then update again');
+      }
+      respond({ data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) });
+    });
+
+  refs
+    .command('remove')
+    .description('Remove a reference and its link')
+    .argument('<link>')
+    .option('--prune-cache', 'also delete its checkout from the cache when no other repository uses it')
+    .action(async (link: string, opts: { pruneCache?: boolean }) => {
+      const { removeRef } = await import('../app/refs.js');
+      const r = await removeRef(cwd(), link, opts.pruneCache === true);
+      respond({ data: r, message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : opts.pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}` });
+    });
+
+  refs
+    .command('init')
+    .description('Make every link again from the indexes (clone what the cache lacks): run it on a fresh clone')
+    .action(async () => {
+      const { refsInit } = await import('../app/refs.js');
+      const list = await refsInit(cwd(), progress());
+      respond({ data: list, text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'), ...(list.length ? {} : { message: 'No refs in the indexes' }) });
+    });
+}

@@ -1,0 +1,252 @@
+/**
+ * Shared references end to end: local bare repositories as the sources (`file://`), commits pushed
+ * between steps to prove behind and update, the source moved away to prove offline, two
+ * repositories sharing one cache, a fresh clone rebuilt by `refs init`, and the prompts that list
+ * the refs for agents.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectEnvelope, expectFails, makeRepo, ok, toExecuting, useRepos, type Repo } from './harness.js';
+import { makeWorld, runSow, show } from './agent-world.js';
+
+const fresh = useRepos();
+const temps: string[] = [];
+afterEach(() => {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+};
+
+const GIT_ID = ['-c', 'user.email=t@example.com', '-c', 'user.name=T'];
+
+interface Source {
+  url: string;
+  bare: string;
+  /** Commits a change to a file of the source and pushes it. */
+  push(file: string, text: string): string;
+  /** Pushes a new branch with one change. */
+  branch(name: string, file: string, text: string): void;
+}
+
+/** A bare repository with a working clone that pushes to it (branch main): README.md, docs/guide.md. */
+function source(): Source {
+  const dir = temp('sow-ref-src-');
+  const bare = join(dir, 'origin.git');
+  const work = join(dir, 'work');
+  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', bare]);
+  execFileSync('git', ['init', '-q', '-b', 'main', work]);
+  mkdirSync(join(work, 'docs'));
+  writeFileSync(join(work, 'README.md'), '# Style guide\n');
+  writeFileSync(join(work, 'docs', 'guide.md'), 'Use tabs.\n');
+  const git = (args: string[]) => execFileSync('git', [...GIT_ID, ...args], { cwd: work, encoding: 'utf8' }).trim();
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'first']);
+  git(['push', '-q', bare, 'main']);
+  return {
+    url: `file://${bare}`,
+    bare,
+    push(file, text) {
+      writeFileSync(join(work, file), text);
+      git(['commit', '-q', '-am', `change ${file}`]);
+      git(['push', '-q', bare, 'main']);
+      return git(['rev-parse', 'HEAD']);
+    },
+    branch(name, file, text) {
+      git(['checkout', '-q', '-b', name]);
+      writeFileSync(join(work, file), text);
+      git(['commit', '-q', '-am', `on ${name}`]);
+      git(['push', '-q', bare, name]);
+      git(['checkout', '-q', 'main']);
+    },
+  };
+}
+
+/** A cache of its own for each test (XDG_CACHE_HOME), shared by the repositories of that test. */
+function cacheEnv(): Record<string, string> {
+  return { XDG_CACHE_HOME: temp('sow-ref-cache-') };
+}
+
+describe('sow refs add | list', () => {
+  it('clones a git source once into the cache and links it; the committed index holds no local path; the link is ignored by git', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    const r = ok(repo, ['refs', 'add', src.url, '--link', 'style', '--description', 'House style', '--tags', 'style, docs', '--semantic', 'knowledge'], { env });
+    expect(r.stdout).toBe('.sow/refs/style\n');
+    expect(r.stderr).toMatch(/Added ref 'style' \(knowledge\) from file:\/\/\S+ at [0-9a-f]{7}: \.sow\/refs\/style → /);
+    const link = join(repo.dir, '.sow/refs/style');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    const target = readlinkSync(link);
+    expect(target.startsWith(join(env['XDG_CACHE_HOME']!, 'sow', 'refs', 'repos')), target).toBe(true);
+    expect(readFileSync(join(link, 'README.md'), 'utf8')).toBe('# Style guide\n');
+    const index = JSON.parse(repo.read('.sow/refs/index.json'));
+    expect(index).toEqual({ version: 1, refs: [{ link: 'style', source: src.url, semantic: 'knowledge', tags: ['style', 'docs'], description: 'House style' }] });
+    expect(repo.read('.sow/refs/index.json')).not.toContain(env['XDG_CACHE_HOME']!);
+    repo.git(['add', '-A']);
+    expect(repo.git(['diff', '--cached', '--name-only']).split('\n').filter((f) => f.startsWith('.sow/refs/')).sort()).toEqual(['.sow/refs/.gitignore', '.sow/refs/.gitkeep', '.sow/refs/index.json']);
+    // The cache index knows the commit and who uses it.
+    const cache = JSON.parse(readFileSync(join(env['XDG_CACHE_HOME']!, 'sow/refs/index.json'), 'utf8'));
+    const entry = Object.values(cache.entries)[0] as any;
+    expect(entry).toMatchObject({ source: src.url, kind: 'git', sha: expect.stringMatching(/^[0-9a-f]{40}$/), users: [expect.stringContaining('sow-e2e-')] });
+    const list = expectEnvelope(ok(repo, ['refs', 'list', '--json'], { env }));
+    expect(list.data).toEqual([expect.objectContaining({ link: 'style', local: false, link_state: 'ok', cache: expect.objectContaining({ kind: 'git' }) })]);
+    expect(ok(repo, ['refs', 'list'], { env }).stdout).toBe(`style  knowledge  ${src.url}\n    House style\n`);
+  });
+
+  it('--path links a folder inside the source; --branch a branch; --local keeps it out of the committed index; a local folder is copied and local', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['refs', 'add', src.url, '--link', 'guide', '--path', 'docs', '--semantic', 'code'], { env });
+    expect(readFileSync(join(repo.dir, '.sow/refs/guide/guide.md'), 'utf8')).toBe('Use tabs.\n');
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'nope', '--path', 'missing'], 1, 'INVALID_VALUE', { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'up', '--path', '../x'], 1, 'INVALID_VALUE', { env });
+    ok(repo, ['refs', 'add', src.url, '--link', 'mine', '--local'], { env });
+    const folder = temp('sow-ref-folder-');
+    writeFileSync(join(folder, 'notes.md'), 'local notes\n');
+    const r = ok(repo, ['refs', 'add', folder, '--link', 'notes'], { env });
+    expect(r.stderr).toContain('a local folder is a path on this machine, so it is never shared');
+    expect(readFileSync(join(repo.dir, '.sow/refs/notes/notes.md'), 'utf8')).toBe('local notes\n');
+    expect(readlinkSync(join(repo.dir, '.sow/refs/notes')).startsWith(env['XDG_CACHE_HOME']!), 'a copy in the cache, not the folder itself').toBe(true);
+    expect(JSON.parse(repo.read('.sow/refs/index.json')).refs.map((x: any) => x.link)).toEqual(['guide']);
+    expect(JSON.parse(repo.read('.sow/refs/index.local.json')).refs.map((x: any) => x.link)).toEqual(['mine', 'notes']);
+    expect(repo.git(['status', '--porcelain', '--untracked-files=all']).split('\n').filter((l) => l.includes('refs/'))).toEqual(['?? .sow/refs/.gitignore', '?? .sow/refs/.gitkeep', '?? .sow/refs/index.json']);
+    // --branch: that branch's files, in a checkout of its own.
+    src.branch('v2', 'README.md', '# v2 rules\n');
+    ok(repo, ['refs', 'add', src.url, '--link', 'style-v2', '--branch', 'v2'], { env });
+    expect(readFileSync(join(repo.dir, '.sow/refs/style-v2/README.md'), 'utf8')).toBe('# v2 rules\n');
+    expect(readlinkSync(join(repo.dir, '.sow/refs/style-v2'))).not.toBe(readlinkSync(join(repo.dir, '.sow/refs/mine')));
+  });
+
+  it('refusals: a taken link name, a bad name, a bad --semantic, a source that is neither a URL nor a folder, a clone that fails', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['refs', 'add', src.url, '--link', 'style'], { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'style'], 1, 'REF_EXISTS', { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'Bad Name'], 1, 'INVALID_VALUE', { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'x', '--semantic', 'docs'], 1, 'INVALID_VALUE', { env });
+    expectFails(repo, ['refs', 'add', '/no/such/folder', '--link', 'x'], 1, 'INVALID_VALUE', { env });
+    const bad = expectFails(repo, ['refs', 'add', 'file:///no/such/repo.git', '--link', 'x'], 5, 'EXTERNAL_TOOL_FAILED', { env });
+    expect(bad).toContain('cannot clone file:///no/such/repo.git');
+    expect(existsSync(join(repo.dir, '.sow/refs/x'))).toBe(false);
+  });
+});
+
+describe('sow refs status | update', () => {
+  it('current, then behind after a push, update fast-forwards; offline (exit 0, cached commit and age) once the source is gone', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['refs', 'add', src.url, '--link', 'style'], { env });
+    expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(/^style {2}current \([0-9a-f]{7}\)\n$/);
+    const next = src.push('README.md', '# Style guide, v2\n');
+    const behind = ok(repo, ['refs', 'status', 'style'], { env });
+    expect(behind.stdout).toMatch(new RegExp(`^style {2}behind by 1: [0-9a-f]{7} → ${next.slice(0, 7)} \\('sow refs update style'\\)\\n$`));
+    expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8'), 'status changes nothing').toBe('# Style guide\n');
+    const up = ok(repo, ['refs', 'update'], { env });
+    expect(up.stdout).toMatch(new RegExp(`^style {2}updated [0-9a-f]{7} → ${next.slice(0, 7)}\\n$`));
+    expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
+    expect(ok(repo, ['refs', 'update'], { env }).stdout).toMatch(/^style {2}current/);
+    // The source goes away: offline, and everything still reads from the cache.
+    renameSync(src.bare, `${src.bare}.gone`);
+    const offline = ok(repo, ['refs', 'status', '--json'], { env });
+    expect(expectEnvelope(offline).data).toEqual([expect.objectContaining({ link: 'style', state: 'offline', sha: next, fetched_at: expect.any(String) })]);
+    expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(new RegExp(`^style {2}offline: ${next.slice(0, 7)}, fetched \\d+ s ago \\(.*does not appear to be a git repository\\)\\n$`));
+    expect(ok(repo, ['refs', 'update'], { env }).stdout).toMatch(/^style {2}offline, kept at/);
+    expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
+  });
+
+  it('update never discards changes made in the cache: exit 1, the change kept', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['refs', 'add', src.url, '--link', 'style'], { env });
+    src.push('README.md', '# upstream change\n');
+    writeFileSync(join(repo.dir, '.sow/refs/style/README.md'), '# my local edit\n');
+    const r = repo.sow(['refs', 'update'], { env });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain('style  not updated: its checkout in the cache');
+    expect(r.stderr).toContain('error: 1 ref(s) not updated: style');
+    expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# my local edit\n');
+    expectFails(repo, ['refs', 'status', 'styel'], 1, 'REF_NOT_FOUND', { env });
+  });
+});
+
+describe('one cache for every repository; a fresh clone; remove', () => {
+  it('a second repository reuses the clone; refs init rebuilds the links of a fresh clone from the committed index; remove --prune-cache only when unused', () => {
+    const src = source();
+    const env = cacheEnv();
+    const a = fresh();
+    ok(a, ['refs', 'add', src.url, '--link', 'style', '--description', 'House style'], { env });
+    a.git(['add', '.sow']);
+    a.git(['commit', '-q', '-m', 'refs']);
+    const target = readlinkSync(join(a.dir, '.sow/refs/style'));
+    // A teammate's clone: the index came with it, the link did not.
+    const cloneDir = temp('sow-ref-clone-');
+    execFileSync('git', ['clone', '-q', a.dir, join(cloneDir, 'b')]);
+    const b = makeRepo({ dir: join(cloneDir, 'b'), init: false } as any) as Repo;
+    expect(existsSync(join(b.dir, '.sow/refs/style'))).toBe(false);
+    expect(ok(b, ['refs', 'list'], { env }).stdout).toContain("link missing: run 'sow refs init'");
+    const init = ok(b, ['refs', 'init'], { env });
+    expect(init.stdout).toBe('style  linked\n');
+    expect(readlinkSync(join(b.dir, '.sow/refs/style')), 'the same checkout').toBe(target);
+    const cache = JSON.parse(readFileSync(join(env['XDG_CACHE_HOME']!, 'sow/refs/index.json'), 'utf8'));
+    expect((Object.values(cache.entries)[0] as any).users).toHaveLength(2);
+    // Removing it from one keeps the checkout for the other.
+    const r1 = ok(a, ['refs', 'remove', 'style', '--prune-cache'], { env });
+    expect(r1.stderr).toContain('its checkout stays in the cache (used by 1 other repository)');
+    expect(existsSync(target)).toBe(true);
+    expect(JSON.parse(a.read('.sow/refs/index.json')).refs).toEqual([]);
+    expect(existsSync(join(a.dir, '.sow/refs/style'))).toBe(false);
+    const r2 = ok(b, ['refs', 'remove', 'style', '--prune-cache'], { env });
+    expect(r2.stderr).toContain('its checkout was deleted from the cache');
+    expect(existsSync(target)).toBe(false);
+    // A fresh cache: init clones.
+    const b2 = fresh();
+    b2.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.url, semantic: 'knowledge', tags: [] }] }));
+    expect(ok(b2, ['refs', 'init'], { env: cacheEnv() }).stdout).toBe('style  cloned and linked\n');
+  });
+
+  it('an index sow cannot read is refused (exit 4) and left as it is', () => {
+    const repo = fresh();
+    repo.write('.sow/refs/index.json', '{"version": 1, "refs": [{"link": "x"}]}');
+    expect(expectFails(repo, ['refs', 'list'], 4, 'STATE_FILE_INVALID')).toContain('.sow/refs/index.json: refs.0.source');
+    expect(repo.read('.sow/refs/index.json')).toBe('{"version": 1, "refs": [{"link": "x"}]}');
+  });
+});
+
+describe('agents find the refs', () => {
+  it('project continue lists them (link, semantic, tags, description)', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['project', 'new', 'demo', '--description', 'd']);
+    expect(ok(repo, ['project', 'continue']).stdout).not.toContain('## References');
+    ok(repo, ['refs', 'add', src.url, '--link', 'style', '--description', 'House style', '--tags', 'style'], { env });
+    const prompt = ok(repo, ['project', 'continue'], { env }).stdout;
+    expect(prompt).toContain('## References');
+    expect(prompt).toContain('- `.sow/refs/style` (knowledge; style): House style');
+  });
+
+  it('a spawned worker\'s prompt lists them too', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    toExecuting(repo, ['Only task']);
+    ok(repo, ['refs', 'add', src.url, '--link', 'examples', '--semantic', 'code', '--description', 'Reusable handlers'], { env });
+    const world = makeWorld();
+    temps.push(world.root);
+    const r = runSow(repo.dir, world, ['agent', 'spawn', 'implementer', '010', '-q'], env);
+    expect(r.code, show(r)).toBe(0);
+    const dir = join(repo.dir, '.sow/.runtime/agent-outputs/010');
+    const promptFile = readdirSync(dir).find((f) => f.endsWith('-spawn.prompt.md'))!;
+    expect(readFileSync(join(dir, promptFile), 'utf8')).toContain('- `.sow/refs/examples` (code): Reusable handlers');
+  });
+});
