@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectFails, ok, SOW, taskFile, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
-import { cleanEnv, makeWorld, runSow, show, type World } from './agent-world.js';
+import { cleanEnv, makeWorld, runSow, show, type World, until } from './agent-world.js';
 
 const fresh = useRepos();
 const cleanups: (() => void)[] = [];
@@ -173,14 +173,6 @@ function spawnInBackground(s: Spawned, args: string[], script: unknown[]): Promi
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code, stdout, stderr, pid: child.pid! }));
   });
-}
-
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('spawned workers own their task', () => {

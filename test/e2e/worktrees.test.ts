@@ -9,7 +9,7 @@ import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, expectFails, ok, SOW, useRepos, type Repo } from './harness.js';
-import { cleanEnv, makeWorld, runSow, show, type World } from './agent-world.js';
+import { cleanEnv, makeWorld, runSow, show, type World, until } from './agent-world.js';
 
 const fresh = useRepos();
 const cleanups: (() => void)[] = [];
@@ -104,14 +104,6 @@ function spawnIn(world: World, cwd: string, args: string[], script: unknown[]): 
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
   return { done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr }))) };
-}
-
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('two projects side by side, with workers in each', () => {
