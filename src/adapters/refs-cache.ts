@@ -4,7 +4,7 @@
  * machine, and its index (which commit each checkout is at, when it was fetched, which
  * repositories use it). The links in a repository's `.sow/refs/` point in here.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -66,6 +66,19 @@ function gitIn(cwd: string, args: readonly string[], opts: { progress?: boolean 
   return { ok: r.status === 0, out: (r.stdout ?? '').trim(), err: (r.stderr ?? '').trim() };
 }
 
+/** gitIn without blocking: a fetch can take seconds, and a spinner must keep turning meanwhile. */
+function gitAsync(cwd: string, args: readonly string[]): Promise<GitRun> {
+  return new Promise((resolveRun) => {
+    const child = spawn('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', (e) => resolveRun({ ok: false, out: '', err: e.message }));
+    child.on('close', (code) => resolveRun({ ok: code === 0, out: out.trim(), err: err.trim() }));
+  });
+}
+
 const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
 
 /** Whether `path` is a folder holding a git repository of its own (its top level). */
@@ -113,10 +126,10 @@ export function headOf(dir: string): string {
 export type Freshness = { state: 'current' | 'behind' | 'ahead' | 'diverged'; behind: number; ahead: number; remote: string } | { state: 'offline'; reason: string };
 
 /** Fetches the checkout's branch and compares: current, behind, ahead, diverged; offline when the source cannot be reached. */
-export function fetchAndCompare(dir: string, branch: string | null): Freshness {
+export async function fetchAndCompare(dir: string, branch: string | null): Promise<Freshness> {
   // Without a branch named, the one the clone checked out (the source's default then).
   const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');
-  const fetched = gitIn(dir, ['fetch', '--quiet', 'origin', name]);
+  const fetched = await gitAsync(dir, ['fetch', '--quiet', 'origin', name]);
   if (!fetched.ok) return { state: 'offline', reason: (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(/^fatal:\s*/, '') || 'git fetch failed' };
   const counts = gitIn(dir, ['rev-list', '--left-right', '--count', 'HEAD...FETCH_HEAD']);
   const remote = gitIn(dir, ['rev-parse', 'FETCH_HEAD']).out;

@@ -213,7 +213,23 @@ function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
 export type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (Freshness | { state: 'not-cloned' } | { state: 'snapshot' });
 
 /** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
-export async function refsStatus(cwd: string, link?: string): Promise<RefStatus[]> {
+/** Told before each fetch starts and after it ends (a spinner with the link's name, on a terminal). */
+export interface FetchProgress {
+  start(link: string): void;
+  end(): void;
+}
+const noProgress: FetchProgress = { start: () => undefined, end: () => undefined };
+
+async function fetching<T>(progress: FetchProgress, link: string, fn: () => Promise<T>): Promise<T> {
+  progress.start(link);
+  try {
+    return await fn();
+  } finally {
+    progress.end();
+  }
+}
+
+export async function refsStatus(cwd: string, link?: string, progress: FetchProgress = noProgress): Promise<RefStatus[]> {
   const root = await openRoot(cwd);
   const out: RefStatus[] = [];
   for (const r of select(allRefs(readIndexes(root)), link)) {
@@ -229,7 +245,7 @@ export async function refsStatus(cwd: string, link?: string): Promise<RefStatus[
       out.push({ ...base, state: 'not-cloned' });
       continue;
     }
-    const f = fetchAndCompare(place.dir, r.branch ?? null);
+    const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
     if (f.state !== 'offline' && c) {
       index.entries[place.key] = { ...c, fetched_at: new Date().toISOString() };
       writeCacheIndex(index);
@@ -248,7 +264,7 @@ export interface RefUpdate {
 }
 
 /** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
-export async function refsUpdate(cwd: string, link: string | undefined, progress: boolean): Promise<RefUpdate[]> {
+export async function refsUpdate(cwd: string, link: string | undefined, progress: boolean, fetchProgress: FetchProgress = noProgress): Promise<RefUpdate[]> {
   return withWorkspaceLock(cwd, async (root) => {
     const out: RefUpdate[] = [];
     for (const r of select(allRefs(readIndexes(root)), link)) {
@@ -271,7 +287,7 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
         out.push({ link: r.link, result: 'refused', from, why: `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does not discard` });
         continue;
       }
-      const f = fetchAndCompare(place.dir, r.branch ?? null);
+      const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
       else if (f.state === 'current' || f.state === 'ahead') out.push({ link: r.link, result: 'current', from, to: from });
       else if (f.state === 'diverged' || !fastForward(place.dir)) out.push({ link: r.link, result: 'refused', from, why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it` });

@@ -1,8 +1,15 @@
 import type { Command } from 'commander';
 import { cwd, respond } from './output.js';
+import { progressAllowed } from './spinner.js';
 
-/** Git's own progress (clones) on a terminal only. */
-const progress = () => process.stderr.isTTY === true && process.env['CI'] === undefined && process.env['TERM'] !== 'dumb';
+/** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
+const progress = () => progressAllowed(process.stderr);
+/** A spinner with the link's name while it is fetched (a terminal only; startSpinner decides). */
+async function fetchSpinner(): Promise<import('../app/refs.js').FetchProgress> {
+  const { startSpinner } = await import('./spinner.js');
+  let spinner: { stop(): void } | undefined;
+  return { start: (link) => (spinner = startSpinner(`fetching ${link}`)), end: () => spinner?.stop() };
+}
 const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : '-');
 const age = (iso: string | null | undefined) => {
   if (!iso) return 'never fetched';
@@ -54,7 +61,7 @@ export default function register(program: Command): void {
     .argument('[link]')
     .action(async (link: string | undefined) => {
       const { refsStatus } = await import('../app/refs.js');
-      const list = await refsStatus(cwd(), link);
+      const list = await refsStatus(cwd(), link, await fetchSpinner());
       const line = (s: (typeof list)[number]) => {
         switch (s.state) {
           case 'offline': return `${s.link}  offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`;
@@ -75,7 +82,7 @@ export default function register(program: Command): void {
     .argument('[link]')
     .action(async (link: string | undefined) => {
       const { refsUpdate } = await import('../app/refs.js');
-      const list = await refsUpdate(cwd(), link, progress());
+      const list = await refsUpdate(cwd(), link, progress(), await fetchSpinner());
       const line = (u: (typeof list)[number]) =>
         u.result === 'updated' ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
           : u.result === 'current' ? `${u.link}  current (${short(u.to)})`

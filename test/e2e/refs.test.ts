@@ -4,12 +4,12 @@
  * repositories sharing one cache, a fresh clone rebuilt by `refs init`, and the prompts that list
  * the refs for agents.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectEnvelope, expectFails, makeRepo, ok, toExecuting, useRepos, type Repo } from './harness.js';
+import { expectEnvelope, expectFails, makeRepo, ok, SOW, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
 import { makeWorld, runSow, show } from './agent-world.js';
 
 const fresh = useRepos();
@@ -161,6 +161,28 @@ describe('sow refs status | update', () => {
     expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(new RegExp(`^style {2}offline: ${next.slice(0, 7)}, fetched \\d+ s ago \\(.*does not appear to be a git repository\\)\\n$`));
     expect(ok(repo, ['refs', 'update'], { env }).stdout).toMatch(/^style {2}offline, kept at/);
     expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
+  });
+
+  it('on a terminal, a fetch that takes longer than a second shows a spinner with the link\'s name; without one, nothing', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['refs', 'add', src.url, '--link', 'style'], { env });
+    // A git whose fetch takes 1.5 s.
+    const bin = temp('sow-slow-git-');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nif [ "$1" = fetch ]; then sleep 1.5; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    const slowEnv = { ...env, PATH: `${bin}:${process.env['PATH']}` };
+    const command = [process.execPath, SOW, 'refs', 'status'].map((a) => `'${a}'`).join(' ');
+    const args = process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
+    const r = spawnSync('script', args, { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, ...slowEnv, CI: '', TERM: 'xterm' }, encoding: 'utf8' });
+    expect(r.error, 'script(1) gives sow a terminal').toBeUndefined();
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\r[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] fetching style {2}1 s\x1b\[K/);
+    expect(r.stdout).toMatch(/\r\x1b\[Kstyle {2}current/);
+    const plain = ok(repo, ['refs', 'status'], { env: slowEnv });
+    expect(plain.stderr).toBe('');
+    expect(plain.stdout).toMatch(/^style {2}current \([0-9a-f]{7}\)\n$/);
   });
 
   it('update never discards changes made in the cache: exit 1, the change kept', () => {
