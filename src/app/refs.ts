@@ -257,7 +257,7 @@ export async function refsStatus(cwd: string, link?: string, progress: FetchProg
 
 export interface RefUpdate {
   link: string;
-  result: 'updated' | 'current' | 'offline' | 'refused' | 'recopied' | 'cloned';
+  result: 'updated' | 'current' | 'ahead' | 'offline' | 'refused' | 'recopied' | 'cloned';
   from?: string | null;
   to?: string | null;
   why?: string;
@@ -289,7 +289,8 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
       }
       const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
-      else if (f.state === 'current' || f.state === 'ahead') out.push({ link: r.link, result: 'current', from, to: from });
+      else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
+      else if (f.state === 'ahead') out.push({ link: r.link, result: 'ahead', from, to: from, why: `${f.ahead} commit(s) made in the cache that the source does not have; kept` });
       else if (f.state === 'diverged' || !fastForward(place.dir)) out.push({ link: r.link, result: 'refused', from, why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it` });
       else {
         const to = headOf(place.dir);

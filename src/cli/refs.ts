@@ -86,6 +86,7 @@ export default function register(program: Command): void {
       const line = (u: (typeof list)[number]) =>
         u.result === 'updated' ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
           : u.result === 'current' ? `${u.link}  current (${short(u.to)})`
+            : u.result === 'ahead' ? `${u.link}  ahead, kept at ${short(u.to)}: ${u.why}`
             : u.result === 'offline' ? `${u.link}  offline, kept at ${short(u.from)} (${u.why})`
               : u.result === 'recopied' ? `${u.link}  copied again`
                 : u.result === 'cloned' ? `${u.link}  cloned (${short(u.to)})`

@@ -185,6 +185,25 @@ describe('sow refs status | update', () => {
     expect(plain.stdout).toMatch(/^style {2}current \([0-9a-f]{7}\)\n$/);
   });
 
+  it('a commit made in the cache is ahead; with upstream commits too it has diverged, and update refuses it', () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    ok(repo, ['refs', 'add', src.url, '--link', 'style'], { env });
+    const checkout = readlinkSync(join(repo.dir, '.sow/refs/style'));
+    writeFileSync(join(checkout, 'LOCAL.md'), 'mine\n');
+    execFileSync('git', [...GIT_ID, 'add', 'LOCAL.md'], { cwd: checkout });
+    execFileSync('git', [...GIT_ID, 'commit', '-q', '-m', 'local'], { cwd: checkout });
+    expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(/^style {2}ahead by 1 \([0-9a-f]{7}\)\n$/);
+    expect(ok(repo, ['refs', 'update'], { env }).stdout, 'nothing to take: left as it is').toMatch(/^style {2}ahead, kept at [0-9a-f]{7}: 1 commit\(s\) made in the cache that the source does not have; kept\n$/);
+    src.push('README.md', '# upstream\n');
+    expect(ok(repo, ['refs', 'status'], { env }).stdout).toBe('style  diverged: 1 ahead, 1 behind\n');
+    const r = repo.sow(['refs', 'update'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('style  not updated: its checkout and the source have diverged (1 ahead, 1 behind); sow does not rewrite it\n');
+    expect(readFileSync(join(checkout, 'LOCAL.md'), 'utf8')).toBe('mine\n');
+  });
+
   it('update never discards changes made in the cache: exit 1, the change kept', () => {
     const repo = fresh();
     const src = source();
