@@ -1,7 +1,27 @@
 /** `sow advance`: the only command that moves the state machine. */
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { withCheckStatuses } from './checks.js';
+import type { ArchivePlan } from '../domain/project-types/types.js';
+import { readFileIfExists } from '../adapters/files.js';
+import { emitYaml } from '../adapters/yaml/emit.js';
+import type { Transaction } from '../adapters/transaction.js';
+import { parseStateText } from '../adapters/state-files.js';
 import { actor, AGENT_OUTPUTS, PROJECT_DIR, Reader, update } from './workspace.js';
+
+export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
+
+/** Copies the plan's documents and adds its entry to .sow/knowledge/index.yaml, in the same transaction. */
+async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | undefined): Promise<void> {
+  if (!plan) return;
+  for (const f of plan.files) {
+    const text = readFileIfExists(root, `${PROJECT_DIR}/${f.from}`);
+    if (text !== undefined) tx.write(`${plan.dir}/${f.name}`, text);
+  }
+  const current = readFileIfExists(root, KNOWLEDGE_INDEX);
+  const data = current === undefined ? { entries: [] } : ((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] };
+  const entries = Array.isArray(data.entries) ? data.entries : [];
+  tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, plan.entry] }));
+}
 
 export interface AdvanceOutcome {
   from: string;
@@ -25,6 +45,8 @@ export async function advanceProject(cwd: string, event: string | undefined, dry
     const result = advance(type, await withCheckStatuses(uow.root, type, await uow.view()), uow.now, uow.actor, event);
     // Reaching a final state completes the project: its folder is removed and a new one can start.
     const removed = type.states[result.to]?.final === true;
+    // What the type keeps of a completed project goes to the knowledge folder first.
+    if (removed) await archiveInto(uow.root, uow.tx, type.archive?.(result.project, uow.now));
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS);
     else uow.setProject(result.project);
     return { from: result.from, to: result.to, event: result.event, dryRun: false, projectRemoved: removed };

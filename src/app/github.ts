@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
+import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import { SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
@@ -144,15 +145,17 @@ export interface IssueProjectResult extends NewProjectResult {
  * GitHub (`gh issue develop`, where gh and the repository allow it). Refused when GitHub already
  * links the issue to another branch, or a project here started from it on another branch.
  */
-export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean }): Promise<IssueProjectResult> {
+export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
   const root = await openRoot(cwd);
   const repo = await githubRepo(root);
   const issue = await viewIssue(root, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
+  const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(branch) ?? projectType(DEFAULT_TYPE);
+  if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue'))) throw new UsageError(`a ${type.name} project does not start from an issue`, `leave out --issue, or use a type that does (${Object.values(PROJECT_TYPES).filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue'))).map((t) => t.name).join(', ')})`);
   const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...(await localProjectsOf(cwd, n)).map((p) => p.branch)])].filter((b) => b !== branch);
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
-  const created = await newProject(cwd, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning });
+  const created = await newProject(cwd, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
   const input: Artifact = {
     type: 'github_issue',
     path: issueFile(n),
@@ -161,7 +164,8 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
   };
   await update(cwd, async (uow) => {
     const project = await uow.project();
-    const phase = project.phases['planning']?.enabled ? 'planning' : 'implementation';
+    // The first enabled phase that takes the issue (planning, or implementation without it).
+    const phase = type.phases.find((p) => project.phases[p.name]?.enabled && p.inputs.some((t) => t.name === 'github_issue'))!.name;
     uow.tx.write(`${PROJECT_DIR}/${issueFile(n)}`, `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`);
     const current = phaseOf(project, phase);
     uow.setProject(withPhase(project, phase, { ...current, inputs: [...current.inputs, input] }));

@@ -3,7 +3,7 @@ import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValue
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
 import { checkProjectName, initialProject, PROJECT_FIELDS } from '../domain/project.js';
-import { projectType } from '../domain/project-types/index.js';
+import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import type { HistoryEntry, ProjectState } from '../domain/schemas.js';
 import { branchHasFile, git, hasUncommitted, isValidBranchName } from '../adapters/git.js';
 import { branchCreatedFrom, branchExists, head } from '../adapters/repo.js';
@@ -67,9 +67,10 @@ function baseOf(root: string, branch: string): string | undefined {
 
 export async function newProject(cwd: string, opts: NewProjectOptions): Promise<NewProjectResult> {
   checkProjectName(opts.name);
-  const type = projectType(opts.type ?? 'standard');
   return withWorkspaceLock(cwd, async (root) => {
     const here = head(root).branch;
+    // --type, else what the branch's prefix says (explore/…), else standard.
+    const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE);
     if (hasProject(root)) throw await existingProjectError(root, here);
     if (here === undefined && opts.branch === undefined) {
       throw new UsageError('HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
@@ -78,7 +79,7 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
     let base: string | undefined;
     let createdBranch = false;
     let switchedBranch = false;
-    const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `feat/${opts.name}` : undefined);
+    const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
     if (target !== undefined && target !== here) {
       if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name');
       // Refuse before switching: a failed `project new` leaves the user where they were.

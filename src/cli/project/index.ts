@@ -36,9 +36,10 @@ export default function register(program: Command): void {
     .option('-d, --description <text>', 'what the project is for', '')
     .option('-b, --branch <branch>', 'create or check out this branch for the project (with --issue, default feat/<n>-<title>)')
     .option('--issue <n>', 'start from GitHub issue <n> (through gh): name, branch, description and the issue\'s text as an input; the branch is linked to the issue')
+    .option('-t, --type <type>', "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), else standard")
     .option('--no-planning', 'skip the planning phase and start at ImplementationPlanning')
-    .action(async (name: string | undefined, opts: { description: string; branch?: string; planning: boolean; issue?: string }) => {
-      const branchOpt = opts.branch !== undefined ? { branch: opts.branch } : {};
+    .action(async (name: string | undefined, opts: { description: string; branch?: string; planning: boolean; issue?: string; type?: string }) => {
+      const branchOpt = { ...(opts.branch !== undefined ? { branch: opts.branch } : {}), ...(opts.type !== undefined ? { type: opts.type } : {}) };
       let issueNote = '';
       let fromIssue: { issue: unknown; linked: boolean } | undefined;
       let r: import('../../app/project.js').NewProjectResult;
@@ -73,6 +74,16 @@ export default function register(program: Command): void {
       const { continueProject } = await import('../../app/status.js');
       const r = await continueProject(cwd());
       respond({ data: r, text: r.prompt });
+    });
+
+  project
+    .command('types')
+    .description('The project types: name, branch prefix, what each is for')
+    .action(async () => {
+      const { PROJECT_TYPES } = await import('../../domain/project-types/index.js');
+      const types = Object.values(PROJECT_TYPES).map((t) => ({ name: t.name, branch_prefix: t.branchPrefix, description: t.description }));
+      const width = Math.max(...types.map((t) => t.name.length));
+      respond({ data: types, text: types.map((t) => `${t.name.padEnd(width)}  ${t.branch_prefix.padEnd(9)} ${t.description}`).join('\n') });
     });
 
   project.command('status').description(STATUS_DESCRIPTION).option(...ALL_OPTION).action(showStatus);

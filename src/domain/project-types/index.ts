@@ -1,14 +1,23 @@
 import { UsageError } from '../errors.js';
 import type { ProjectType } from './types.js';
 import { standard } from './standard/index.js';
+import { exploration } from './exploration/index.js';
 
 /** The registry: adding a project type is one line here and one folder beside this file. */
-export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard };
+export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard, exploration };
+
+/** The type of a project that names none. */
+export const DEFAULT_TYPE = 'standard';
 
 export function projectType(name: string): ProjectType {
   const type = Object.hasOwn(PROJECT_TYPES, name) ? PROJECT_TYPES[name] : undefined;
   if (!type) throw new UsageError(`unknown project type '${name}'`, `known types: ${Object.keys(PROJECT_TYPES).join(', ')}`);
   return type;
+}
+
+/** The type a branch's prefix implies (`explore/x` → exploration), if one does. */
+export function typeOfBranch(branch: string | undefined): ProjectType | undefined {
+  return branch === undefined ? undefined : Object.values(PROJECT_TYPES).find((t) => branch.startsWith(t.branchPrefix));
 }
 
 export type { ProjectType } from './types.js';

@@ -90,9 +90,25 @@ export interface PhaseDef {
   readonly hasTasks?: boolean;
 }
 
+/**
+ * What a project leaves in the repository's knowledge when it completes: documents of
+ * `.sow/project/` copied to `dir`, and an entry for `.sow/knowledge/index.yaml`.
+ */
+export interface ArchivePlan {
+  /** Repository-relative folder, e.g. `.sow/knowledge/explorations/<name>`. */
+  readonly dir: string;
+  /** Each document: its path under .sow/project/, and its name in `dir`. */
+  readonly files: readonly { readonly from: string; readonly name: string }[];
+  readonly entry: Readonly<Record<string, unknown>>;
+}
+
 export interface ProjectType {
   readonly name: string;
   readonly description: string;
+  /** The branch prefix of its projects (`feat/`): `project new` makes `<prefix><name>`, and a branch with it implies the type. */
+  readonly branchPrefix: string;
+  /** Run when the project reaches a final state, before its folder is removed. */
+  readonly archive?: (project: ProjectState, now: string) => ArchivePlan | undefined;
   readonly phases: readonly PhaseDef[];
   readonly taskInputs: readonly ArtifactTypeDef[];
   readonly taskOutputs: readonly ArtifactTypeDef[];

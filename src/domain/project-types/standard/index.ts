@@ -185,6 +185,7 @@ const transitions: TransitionDef[] = [
 export const standard: ProjectType = {
   name: 'standard',
   description: 'Plan with the human, implement the tasks, review the change, finalize',
+  branchPrefix: 'feat/',
   phases: [
     { name: 'planning', canDisable: true, inputs: [context, githubIssue], outputs: [taskList, evidence] },
     {

@@ -1,0 +1,109 @@
+/**
+ * exploration: research a topic with the human. Each task is a topic to investigate; the findings
+ * are written down, summarised, and the approved summaries are kept in the repository's knowledge
+ * (`.sow/knowledge/explorations/<name>/`, listed in `.sow/knowledge/index.yaml`) when the project
+ * completes.
+ */
+import type { ArtifactTypeDef } from '../../artifacts.js';
+import type { ProjectState } from '../../schemas.js';
+import { completePhase, phaseOf, startPhase } from '../../phases.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import { evidenceType as evidence } from '../evidence.js';
+
+const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the question, earlier notes)' };
+const summary: ArtifactTypeDef = { name: 'summary', root: 'project', description: 'A summary of what the exploration found; approving every summary lets it finalize', approvable: true };
+const findings: ArtifactTypeDef = { name: 'findings', root: 'project', description: 'Notes of what one investigation found' };
+const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the topic should start from' };
+
+const resolved = (s: string) => s === 'completed' || s === 'abandoned';
+
+const guards: Record<string, GuardDef> = {
+  topicsDone: {
+    description: 'every topic is completed or abandoned, and at least one is completed',
+    check: ({ tasks }) => tasks.length > 0 && tasks.every((t) => resolved(t.status)) && tasks.some((t) => t.status === 'completed'),
+    hint: ({ tasks }) => {
+      if (tasks.length === 0) return "add the topics to investigate with 'sow task add <topic>'";
+      const open = tasks.filter((t) => !resolved(t.status));
+      if (open.length) return `finish or abandon ${open.map((t) => t.id).join(', ')} ('sow task set --id <id> status completed')`;
+      return 'complete at least one topic: an exploration where every topic was abandoned found nothing to summarise';
+    },
+  },
+  summariesApproved: {
+    description: 'at least one summary output, and every summary approved',
+    check: ({ project }) => {
+      const s = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary');
+      return s.length > 0 && s.every((a) => a.approved === true);
+    },
+    hint: ({ project }) => {
+      const outputs = phaseOf(project, 'exploration').outputs;
+      const s = outputs.filter((a) => a.type === 'summary');
+      if (s.length === 0) return "write the summary and add it: 'sow output add --type summary --path summary.md'";
+      const open = s.filter((a) => a.approved !== true).map((a) => outputs.indexOf(a));
+      return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', ')}`;
+    },
+  },
+};
+
+const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
+const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
+
+const transitions: TransitionDef[] = [
+  { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start('exploration')], automatic: false },
+  { from: 'Active', event: 'topics_done', to: 'Summarizing', guard: 'topicsDone', automatic: true },
+  { from: 'Summarizing', event: 'summaries_approved', to: 'Finalizing', guard: 'summariesApproved', actions: [complete('exploration'), start('finalization')], automatic: true },
+  { from: 'Finalizing', event: 'exploration_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
+];
+
+const states: Record<string, StateDef> = {
+  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  Active: { phase: 'exploration', lead: 'human', purpose: 'Investigate each topic (a task each) with the human, writing the findings down.', executesTasks: true },
+  Summarizing: { phase: 'exploration', lead: 'human', purpose: 'Write what the exploration found as summaries; the human approves them.' },
+  Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the summaries say what should be kept; completing stores them in the repository\'s knowledge.' },
+  Completed: { phase: null, lead: null, purpose: 'The exploration is complete; its summaries are in .sow/knowledge/explorations/.', final: true },
+};
+
+const actions: Record<string, ActionImpl> = {
+  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
+  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+};
+
+/** Tags of the exploration: phase metadata `tags` (a list, or words separated by commas). */
+function tagsOf(project: ProjectState): string[] {
+  const raw = phaseOf(project, 'exploration').metadata['tags'];
+  if (Array.isArray(raw)) return raw.map(String);
+  return typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter(Boolean) : [];
+}
+
+export const exploration: ProjectType = {
+  name: 'exploration',
+  description: 'Research a topic with the human; the approved summaries become the repository\'s knowledge',
+  branchPrefix: 'explore/',
+  phases: [
+    { name: 'exploration', canDisable: false, inputs: [context], outputs: [summary, findings, evidence], hasTasks: true },
+    { name: 'finalization', canDisable: false, inputs: [context], outputs: [evidence] },
+  ],
+  taskInputs: [reference],
+  taskOutputs: [findings, evidence],
+  initialState: 'NoProject',
+  states,
+  transitions,
+  guards,
+  actions,
+  archive(project, now) {
+    const dir = `.sow/knowledge/explorations/${project.name}`;
+    const summaries = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary' && a.approved === true);
+    const names = new Set<string>();
+    const files = summaries.map((a) => {
+      const base = a.path.split('/').at(-1)!;
+      let name = base;
+      for (let n = 2; names.has(name); n++) name = base.replace(/(\.[^.]*)?$/, `-${n}$1`);
+      names.add(name);
+      return { from: a.path, name };
+    });
+    return {
+      dir,
+      files,
+      entry: { type: 'exploration', topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project), path: dir, files: files.map((f) => f.name) },
+    };
+  },
+};

@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_TYPES } from './index.js';
+
+const SRC = join(import.meta.dirname, '../..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sources(p);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+describe('the registry', () => {
+  it('a project type is named only in its own folder and in the registry (adding one changes nothing else)', () => {
+    const offenders: string[] = [];
+    for (const type of Object.values(PROJECT_TYPES)) {
+      if (type.name === 'standard') continue; // the default's name is the registry's DEFAULT_TYPE
+      const needle = new RegExp(`['"\`]${type.name}['"\`]|\\b${type.name}/`);
+      for (const file of sources(SRC)) {
+        const rel = relative(SRC, file);
+        if (rel.startsWith(join('domain', 'project-types', type.name))) continue;
+        if (rel === join('domain', 'project-types', 'index.ts')) continue;
+        if (needle.test(readFileSync(file, 'utf8'))) offenders.push(`${rel} names '${type.name}'`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('every type has a prompt for each non-final state, and a branch prefix of its own', () => {
+    const prefixes = Object.values(PROJECT_TYPES).map((t) => t.branchPrefix);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+    for (const type of Object.values(PROJECT_TYPES)) {
+      expect(type.branchPrefix).toMatch(/^[a-z]+\/$/);
+      for (const [state, def] of Object.entries(type.states)) {
+        if (def.final) continue;
+        expect(() => readFileSync(join(SRC, '..', 'templates', 'prompts', type.name, `${state}.md`)), `templates/prompts/${type.name}/${state}.md`).not.toThrow();
+      }
+    }
+  });
+});
