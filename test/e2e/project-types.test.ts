@@ -68,6 +68,7 @@ describe('exploration, start to finish through the CLI', () => {
     expect(status).toContain('State    Finalizing — human-led');
     expect(status).toMatch(/exploration +completed/);
     expect(ok(repo, ['project', 'continue']).stdout).toContain('.sow/knowledge/explorations/jwt-libs/');
+    expect(expectFails(repo, ['pr', 'create'], 2, 'USAGE')).toContain('this exploration project has no pull request');
     const history = ok(repo, ['project', 'history']).stdout;
     expect(history.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1])).toEqual(['project_init', 'topics_done', 'summaries_approved']);
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
