@@ -188,7 +188,7 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
 /** The project's state must be a finalize state (where the pull request belongs), unless forced. */
 function requireFinalize(project: ProjectState, force: boolean): void {
   if (project.phases['finalize'] === undefined || project.phases['review'] === undefined) {
-    throw new UsageError(`this ${project.type} project has no pull request: 'sow pr' belongs to projects that review and finalize a change`, "open one with gh yourself if you need it ('gh pr create')");
+    throw new UsageError(`this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`, "open one with gh yourself if you need it ('gh pr create')");
   }
   const state = project.statechart.current_state;
   if (!force && !state.startsWith('Finalize')) {
