@@ -105,7 +105,7 @@ export type HistoryEntry = v.InferOutput<typeof HistoryEntrySchema>;
 export const ProjectStateSchema = v.pipe(
   v.looseObject({
     name: v.pipe(v.string(), v.minLength(1)),
-    type: v.pipe(v.string(), d('Project type: standard')),
+    type: v.pipe(v.string(), d("Project type: one of 'sow project types'")),
     description: v.string(),
     branch: v.pipe(v.string(), v.minLength(1), d('The git branch this project lives on (one project per branch)')),
     base_branch: v.optional(v.pipe(v.string(), v.minLength(1), d('The branch the project was started from; reviews diff against it'))),

@@ -5,7 +5,7 @@ import { UsageError } from '../../domain/errors.js';
 import registerArtifacts from '../artifacts.js';
 
 export default function register(program: Command): void {
-  const task = program.command('task').description('Add, change and inspect implementation tasks');
+  const task = program.command('task').description("Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)");
 
   task
     .command('add')
