@@ -20,6 +20,11 @@ export function realPath(path: string): string {
   }
 }
 
+/** Whether anything is at the absolute path `abs` (a link counts by what it points to). */
+export function pathExists(abs: string): boolean {
+  return existsSync(abs);
+}
+
 export function fileExists(root: string, rel: string): boolean {
   return existsSync(join(root, rel));
 }

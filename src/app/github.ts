@@ -13,7 +13,7 @@ import { newestEvidence } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
 import { git, gitSucceeds } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
-import { listWorktreesFor } from './worktree.js';
+import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
 
@@ -98,10 +98,10 @@ function linkedBranches(root: string, repo: string, n: number): string[] {
 /** Projects in this checkout and its worktrees that started from issue `n`. */
 async function localProjectsOf(cwd: string, n: number): Promise<{ branch: string; rel: string; name: string }[]> {
   const found: { branch: string; rel: string; name: string }[] = [];
-  for (const tree of await listWorktreesFor(cwd)) {
-    if (!tree.project) continue;
-    const issue = await Reader.read(tree.path, (r) => issueInputOf(r.project), { otherBranch: 'quiet' }).catch(() => undefined);
-    if (issue?.metadata?.['number'] === n) found.push({ branch: tree.project.branch, rel: tree.rel, name: tree.project.name });
+  // Only each project file: who works on the tasks does not matter here.
+  for (const tree of checkoutsWithProject(cwd)) {
+    const project = await Reader.read(tree.path, (r) => r.project, { otherBranch: 'quiet' }).catch(() => undefined);
+    if (project && issueInputOf(project)?.metadata?.['number'] === n) found.push({ branch: project.branch, rel: tree.rel, name: project.name });
   }
   return found;
 }

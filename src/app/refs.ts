@@ -10,10 +10,10 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidValueError, SowError, StateFileError, UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
-import { readFileIfExists } from '../adapters/files.js';
+import { pathExists, readFileIfExists } from '../adapters/files.js';
 import {
   cacheKey, checkoutDir, copyFolder, ensureClone, fastForward, fetchAndCompare, headOf, inside, isGitFolder, linkState, localChanges,
-  makeLink, readCacheIndex, refsCacheDir, removeCheckout, removeLink, writeCacheIndex, type CacheEntry, type Freshness, type LinkState,
+  makeLink, readCacheIndex, removeCheckout, removeLink, writeCacheIndex, type CacheEntry, type Freshness, type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
@@ -130,7 +130,7 @@ function materialize(root: string, ref: RefEntry, progress: boolean): { target: 
     cloned = true;
   }
   if (!inside(place.dir, place.target)) throw new InvalidValueError('--path', ref.path ?? '', 'a folder or file inside the source');
-  if (!linkTargetExists(place.target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
+  if (!pathExists(place.target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
   const index = readCacheIndex();
   const before = index.entries[place.key];
   const users = [...new Set([...(before?.users ?? []), root])];
@@ -138,8 +138,6 @@ function materialize(root: string, ref: RefEntry, progress: boolean): { target: 
   writeCacheIndex(index);
   return { target: place.target, sha, cloned };
 }
-
-const linkTargetExists = (path: string) => linkState(path, path) !== 'missing';
 
 function ensureGitignore(tx: Transaction, root: string): void {
   if (readFileIfExists(root, `${REFS_DIR}/.gitignore`) !== REFS_GITIGNORE) tx.write(`${REFS_DIR}/.gitignore`, REFS_GITIGNORE);
@@ -167,7 +165,7 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
     if (existing) throw new RefExistsError(o.link, existing.local);
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
-    if (folder && linkState(source, source) === 'missing') throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
+    if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
     if (folder && inside(root, source)) throw new UsageError(`${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
     // A folder is a path on this machine: it never goes into the committed index.
     const local = o.local === true || folder;
@@ -371,5 +369,3 @@ export function refsForPrompt(root: string): string {
 
 /** A prompt with the references agents should know about appended (when there are any). */
 export const withRefs = (prompt: string, refs: string) => (refs ? `${prompt.trimEnd()}\n\n${refs}` : prompt);
-
-export { refsCacheDir };

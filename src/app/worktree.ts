@@ -123,9 +123,17 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   return { branch, path, rel: relPath(main, path), ...(exists ? {} : { created_from: base! }), initialised };
 }
 
+const hasProjectIn = (tree: Worktree) => !tree.prunable && fileExists(tree.path, '.sow/.version') && fileExists(tree.path, '.sow/project/state.yaml');
+
+/** The main checkout and each worktree that holds a project: where they are, nothing read yet. */
+export function checkoutsWithProject(cwd: string): { path: string; rel: string }[] {
+  const { main, trees } = mainCheckout(cwd);
+  return trees.filter(hasProjectIn).map((t) => ({ path: t.path, rel: relPath(main, t.path) }));
+}
+
 /** What the worktree's project is and who works on it; null without sow or a project there. */
 async function projectIn(tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
-  if (tree.prunable || !fileExists(tree.path, '.sow/.version') || !fileExists(tree.path, '.sow/project/state.yaml')) return { project: null };
+  if (!hasProjectIn(tree)) return { project: null };
   try {
     return await Reader.read(tree.path, async (reader) => {
       const tasks = await reader.tasks();

@@ -29,7 +29,7 @@ export default function register(program: Command): void {
       const json = process.argv.includes('--json');
       const r = await app.checkRun(cwd(), names, {
         ...(opts.task !== undefined ? { task: opts.task } : {}),
-        onProgress: await checkProgressWith(json ? null : process.stdout),
+        onProgress: await checkProgress(json ? null : process.stdout),
       });
       if (r.runs.length === 0) {
         respond({ data: r, message: app.NO_CHECKS_HELP });
@@ -47,9 +47,10 @@ type Progress = (event: import('../app/checks.js').CheckProgress) => void;
 
 /**
  * The progress of running checks: a spinner while each runs (on a terminal), then its result
- * line on `lines` as it ends (a run can take minutes); no lines with null.
+ * line on `lines` as it ends (a run can take minutes); no lines with null. A completion's checks
+ * report on stderr, since its stdout is the result.
  */
-async function checkProgressWith(lines: NodeJS.WritableStream | null): Promise<Progress> {
+export async function checkProgress(lines: NodeJS.WritableStream | null): Promise<Progress> {
   const { formatDuration, startSpinner } = await import('./spinner.js');
   let spinner: { stop(): void } | undefined;
   return (event) => {
@@ -61,9 +62,6 @@ async function checkProgressWith(lines: NodeJS.WritableStream | null): Promise<P
     lines?.write(`${runLine(event.run, Math.max(...event.all.map((c) => c.name.length)), formatDuration)}\n`);
   };
 }
-
-/** The progress of the checks a completion runs: spinner and result lines on stderr (stdout is the result). */
-export const checkProgress = (stream: NodeJS.WritableStream): Promise<Progress> => checkProgressWith(stream);
 
 /** `✓ unit  passed in 2.3 s`, `✗ lint  failed (exit 2) in 0.4 s — .sow/project/evidence/….log`. */
 function runLine(run: Run, width: number, duration: (ms: number) => string): string {

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
-import { agentFixtures, show, type AgentFixture, type Run, parseLog } from './agent-world.js';
+import { agentFixtures, show, type AgentFixture, parseLog } from './agent-world.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;

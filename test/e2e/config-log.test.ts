@@ -4,11 +4,11 @@
  * become its `modified` outputs), end to end with the built CLI. Every call runs with its own
  * XDG_CONFIG_HOME and HOME, and a PATH holding the fake agent CLIs (for the binary checks).
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, PROJECT, taskFile, toExecuting, type Repo } from './harness.js';
-import { makeWorld, runSow, show, type World, parseLog } from './agent-world.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROJECT, taskFile } from './harness.js';
+import { agentFixtures, makeWorld, runSow, show, type World, parseLog } from './agent-world.js';
 
 const ROLES = ['orchestrator', 'implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -318,23 +318,14 @@ describe('sow config reset', () => {
 // sow log
 // ---------------------------------------------------------------------------------------------
 
-let template: Repo;
-beforeAll(() => {
-  template = makeRepo();
-  toExecuting(template, ['First task', 'Second task']);
-});
-afterAll(() => template?.cleanup());
+/** Log tests run in a copy of a repository in ImplementationExecuting (tasks 010, 020). */
+const logFixture = agentFixtures({ tasks: ['First task', 'Second task'] });
 
 const TASK_LOG = '.sow/project/phases/implementation/tasks/010/log.md';
 const PROJECT_LOG = '.sow/project/log.md';
 
 function logRepo() {
-  const repo = makeRepo({ init: false });
-  for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
-  cpSync(template.dir, repo.dir, { recursive: true });
-  const world = makeWorld();
-  cleanups.push(() => repo.cleanup(), () => world.cleanup());
-  const root = realpathSync(repo.dir);
+  const { repo, root, world } = logFixture();
   return {
     repo,
     root,

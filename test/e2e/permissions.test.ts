@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
-import { agentFixtures, show, type AgentFixture, type FakeCall, type Run } from './agent-world.js';
+import { agentFixtures, show, type AgentFixture, type FakeCall } from './agent-world.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
