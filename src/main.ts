@@ -49,7 +49,7 @@ function renderError(err: SowError): number {
   return exitCodeFor(err.kind);
 }
 
-function build(): Command {
+async function build(): Promise<Command> {
   const program = new Command('sow')
     .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
     .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
@@ -90,7 +90,15 @@ function build(): Command {
   const wantsTable = first === 'help' && process.argv.includes('exit-codes');
   const only = wantsTable ? registerHelpTopics : first !== undefined ? groups[first] : undefined;
   if (only) only(program);
-  else for (const register of Object.values(groups)) register(program);
+  else {
+    // A word sow does not know may be the command group of a project type (`sow iter …`); help,
+    // no word and a mistake get every group, sow's and the types'.
+    const types = (await import('./cli/type-commands.js')).default;
+    if (first === undefined || !types(program, first)) {
+      for (const register of Object.values(groups)) register(program);
+      types(program);
+    }
+  }
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
   // --json is a program option, which commander accepts anywhere on the line.
   const configure = (cmd: Command) => {
@@ -132,7 +140,7 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
 }
 
 async function main(): Promise<number> {
-  const program = build();
+  const program = await build();
   if (process.argv.length <= 2) {
     write(process.stdout, program.helpInformation());
     return 0;

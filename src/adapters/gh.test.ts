@@ -20,6 +20,7 @@ describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtur
     ['pr_list', GH_ARGS.prForBranch(R, 'feat/7-x')],
     ['pr_create', GH_ARGS.prCreate(R, { head: 'feat/7-x', base: 'main', title: 't', bodyFile: '/tmp/b.md', draft: true })],
     ['pr_ready', GH_ARGS.prReady(R, 12)],
+    ['issue_create', GH_ARGS.issueCreate(R, { title: 'Add the parser' })],
   ];
   it.each(calls)('gh %s: the subcommand and each flag are in its help', (name, argv) => {
     const text = help(name);

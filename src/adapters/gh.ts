@@ -5,6 +5,8 @@
  * (test/fixtures/gh-help/).
  */
 import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { ExternalToolError, SowError } from '../domain/errors.js';
 
 export class GhNotFoundError extends SowError {
@@ -47,11 +49,13 @@ export const GH_ARGS = {
   prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) =>
     ['pr', 'create', '--repo', repo, '--head', o.head, '--base', o.base, '--title', o.title, '--body-file', o.bodyFile, ...(o.draft ? ['--draft'] : [])],
   prReady: (repo: string, n: number) => ['pr', 'ready', String(n), '--repo', repo],
+  /** The body comes on stdin (`--body-file -`). */
+  issueCreate: (repo: string, o: { title: string }) => ['issue', 'create', '--repo', repo, '--title', o.title, '--body-file', '-'],
 } as const;
 
 /** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
-export function gh(cwd: string, args: readonly string[], repo: string): string {
-  const r = spawnSync('gh', args, { cwd, encoding: 'utf8', env: { ...process.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 });
+export function gh(cwd: string, args: readonly string[], repo: string, input?: string): string {
+  const r = spawnSync('gh', args, { cwd, encoding: 'utf8', env: { ...process.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024, ...(input !== undefined ? { input } : {}) });
   if (r.error) {
     if ((r.error as NodeJS.ErrnoException).code === 'ENOENT') throw new GhNotFoundError();
     throw new ExternalToolError('gh', r.error.message);
@@ -60,6 +64,23 @@ export function gh(cwd: string, args: readonly string[], repo: string): string {
   if (r.status === 4 || /gh auth login/.test(r.stderr ?? '')) throw new GhAuthError(repo);
   if (r.status !== 0) throw new GhFailedError(args, (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.status}`);
   return r.stdout;
+}
+
+/** Whether gh is on PATH (an executable file named gh in one of its folders). */
+export function ghInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const names = process.platform === 'win32' ? ['gh.exe', 'gh.cmd'] : ['gh'];
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (!dir) continue;
+    for (const name of names) {
+      try {
+        accessSync(join(dir, name), constants.X_OK);
+        return true;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return false;
 }
 
 /** Runs gh with --json and parses what it printed. */

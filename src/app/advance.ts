@@ -2,25 +2,40 @@
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { withCheckStatuses } from './checks.js';
 import type { ArchivePlan } from '../domain/project-types/types.js';
-import { readFileIfExists } from '../adapters/files.js';
+import { fileExists, readFileIfExists } from '../adapters/files.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import type { Transaction } from '../adapters/transaction.js';
 import { parseStateText } from '../adapters/state-files.js';
+import { readRepoConfig } from '../adapters/repo-config.js';
 import { actor, AGENT_OUTPUTS, PROJECT_DIR, Reader, update } from './workspace.js';
 
 export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
 
-/** Copies the plan's documents and adds its entry to .sow/knowledge/index.yaml, in the same transaction. */
+/** `to`, or `to` with -2, -3 … before its extension: the first place neither on disk nor in `taken`. */
+function freePlace(root: string, to: string, taken: ReadonlySet<string>): string {
+  let place = to;
+  for (let n = 2; taken.has(place) || fileExists(root, place); n++) place = to.replace(/(\.[^./]*)?$/, `-${n}$1`);
+  return place;
+}
+
+/**
+ * Copies the plan's documents (never over a file already there) and adds its entry, with where
+ * the documents went, to .sow/knowledge/index.yaml, in the same transaction.
+ */
 async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | undefined): Promise<void> {
   if (!plan) return;
+  const placed = new Set<string>();
   for (const f of plan.files) {
     const text = readFileIfExists(root, `${PROJECT_DIR}/${f.from}`);
-    if (text !== undefined) tx.write(`${plan.dir}/${f.name}`, text);
+    if (text === undefined) continue;
+    const to = freePlace(root, f.to, placed);
+    placed.add(to);
+    tx.write(to, text);
   }
   const current = readFileIfExists(root, KNOWLEDGE_INDEX);
   const data = current === undefined ? { entries: [] } : ((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] };
   const entries = Array.isArray(data.entries) ? data.entries : [];
-  tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, plan.entry] }));
+  tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, { ...plan.entry, files: [...placed] }] }));
 }
 
 export interface AdvanceOutcome {
@@ -46,7 +61,10 @@ export async function advanceProject(cwd: string, event: string | undefined, dry
     // Reaching a final state completes the project: its folder is removed and a new one can start.
     const removed = type.states[result.to]?.final === true;
     // What the type keeps of a completed project goes to the knowledge folder first.
-    if (removed) await archiveInto(uow.root, uow.tx, type.archive?.(result.project, uow.now));
+    if (removed && type.archive) {
+      const input = { project: result.project, tasks: await uow.taskStates(), config: (await readRepoConfig(uow.root)).config };
+      await archiveInto(uow.root, uow.tx, type.archive(input, uow.now));
+    }
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS);
     else uow.setProject(result.project);
     return { from: result.from, to: result.to, event: result.event, dryRun: false, projectRemoved: removed };

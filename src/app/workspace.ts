@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { NoProjectError, MigrationNeededError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
-import type { Actor } from '../domain/lifecycle.js';
+import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { projectProblem } from '../domain/project.js';
@@ -298,8 +298,16 @@ export class Reader {
     return (this.summaries ??= await loadSummaries(this.root, this.type, new Map()));
   }
 
+  /** Every task's whole state, in id order. */
+  async taskStates(): Promise<TaskState[]> {
+    const out: TaskState[] = [];
+    for (const t of await this.tasks()) out.push(await this.task(t.id));
+    return out;
+  }
+
   async view(): Promise<ProjectView> {
-    return { project: this.project, tasks: await this.tasks() };
+    const view = { project: this.project, tasks: await this.tasks() };
+    return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
   summariesOf(ids: readonly string[]): Promise<TaskSummary[]> {
@@ -368,8 +376,17 @@ export class UnitOfWork {
     return loadSummaries(this.root, await this.type(), this.tasksNext);
   }
 
+  /** Every task's whole state, in id order, this command's changes included. */
+  async taskStates(): Promise<TaskState[]> {
+    const out: TaskState[] = [];
+    for (const t of await this.tasks()) out.push(await this.task(t.id));
+    return out;
+  }
+
   async view(): Promise<ProjectView> {
-    return { project: await this.project(), tasks: await this.tasks() };
+    const project = await this.project();
+    const view = { project, tasks: await this.tasks() };
+    return readsTaskStates(await this.type(), project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
   /**

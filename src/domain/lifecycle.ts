@@ -39,6 +39,11 @@ function describe(type: ProjectType, t: TransitionDef, view: ProjectView): Trans
   };
 }
 
+/** Whether a guard of a transition out of `state` reads the tasks' whole states (view.taskStates). */
+export function readsTaskStates(type: ProjectType, state: string): boolean {
+  return type.transitions.some((t) => t.from === state && t.guard !== undefined && type.guards[t.guard]?.readsTasks === true);
+}
+
 /** Every transition out of the current state, with its guard and whether it is blocked now. */
 export function listTransitions(type: ProjectType, view: ProjectView): TransitionOption[] {
   const from = view.project.statechart.current_state;

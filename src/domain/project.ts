@@ -81,5 +81,5 @@ export function projectProblem(type: ProjectType, project: ProjectState): { path
   for (const name of Object.keys(project.phases)) {
     if (!type.phases.some((p) => p.name === name)) return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };
   }
-  return undefined;
+  return type.validate?.(project);
 }

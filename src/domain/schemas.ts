@@ -203,6 +203,11 @@ export const RepoConfigSchema = v.pipe(
     github: v.nullish(v.pipe(v.strictObject({
       repo: v.pipe(v.string(), v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'), d('The GitHub repository sow\'s gh calls name (default: from the origin remote)')),
     }), d('GitHub (through the gh CLI)'))),
+    knowledge: v.nullish(v.pipe(v.strictObject({
+      places: v.nullish(v.pipe(
+        v.record(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/, 'an artifact type, e.g. adr')), v.pipe(v.string(), v.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w.-]+(\/[\w.-]+)*$/, 'a folder under .sow/knowledge/, e.g. adrs or docs/designs (no .., not absolute)'))),
+        d('Where a completed project\'s documents go, by artifact type, as folders under .sow/knowledge/ (e.g. adr: adrs)'))),
+    }), d('The repository\'s knowledge: what completed projects leave in .sow/knowledge/'))),
   }),
   d('.sow/config.yaml'),
 );

@@ -75,7 +75,7 @@ describe('exploration, start to finish through the CLI', () => {
     expect(repo.exists('.sow/project')).toBe(false);
     expect(readFileSync(join(repo.dir, '.sow/knowledge/explorations/jwt-libs/summary.md'), 'utf8')).toBe('# Which JWT library?\n\njose.\n');
     const index = parse(repo.read('.sow/knowledge/index.yaml'));
-    expect(index).toEqual({ entries: [{ type: 'exploration', topic: 'Which JWT library?', name: 'jwt-libs', branch: 'explore/jwt-libs', date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), tags: ['auth', 'jwt'], path: '.sow/knowledge/explorations/jwt-libs', files: ['summary.md'] }] });
+    expect(index).toEqual({ entries: [{ type: 'exploration', topic: 'Which JWT library?', name: 'jwt-libs', branch: 'explore/jwt-libs', date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), tags: ['auth', 'jwt'], path: '.sow/knowledge/explorations/jwt-libs', files: ['.sow/knowledge/explorations/jwt-libs/summary.md'] }] });
     // The next one is added to the same index.
     ok(repo, ['project', 'new', 'caching', '--type', 'exploration', '--branch', 'explore/caching', '--description', 'Cache or not']);
     ok(repo, ['task', 'add', 'redis']);

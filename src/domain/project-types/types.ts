@@ -5,7 +5,8 @@
  */
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { FieldSpec } from '../fields.js';
-import type { CheckMoment, ProjectState, TaskSummary } from '../schemas.js';
+import type { CheckMoment, ProjectState, RepoConfig, TaskState, TaskSummary } from '../schemas.js';
+import type { TypeCommandGroup } from './commands.js';
 
 /**
  * How a declared check stands for the code as it is now, judged by its newest evidence:
@@ -33,6 +34,11 @@ export interface ProjectView {
    * working tree. Computed by the app only in such a state: reading it takes git.
    */
   readonly checks?: readonly CheckStatus[];
+  /**
+   * Every task's whole state (outputs, metadata), for the guards that read more than a summary
+   * (GuardDef.readsTasks). Loaded by the app only in a state whose transitions have such a guard.
+   */
+  readonly taskStates?: readonly TaskState[];
 }
 
 export interface GuardDef {
@@ -46,6 +52,8 @@ export interface GuardDef {
    * outputs of `phase`. The app computes them whenever a transition of the current state has it.
    */
   readonly evidence?: { readonly moment: CheckMoment; readonly phase: string };
+  /** The guard reads `view.taskStates` (the tasks' outputs or metadata), which the app then loads. */
+  readonly readsTasks?: boolean;
 }
 
 export interface ActionRef {
@@ -92,15 +100,29 @@ export interface PhaseDef {
 
 /**
  * What a project leaves in the repository's knowledge when it completes: documents of
- * `.sow/project/` copied to `dir`, and an entry for `.sow/knowledge/index.yaml`.
+ * `.sow/project/` copied into the repository (under `.sow/knowledge/`), and an entry for
+ * `.sow/knowledge/index.yaml`.
  */
 export interface ArchivePlan {
-  /** Repository-relative folder, e.g. `.sow/knowledge/explorations/<name>`. */
-  readonly dir: string;
-  /** Each document: its path under .sow/project/, and its name in `dir`. */
-  readonly files: readonly { readonly from: string; readonly name: string }[];
+  /**
+   * Each document: its path under .sow/project/, and where it goes (relative to the repository
+   * root). A place already taken (by an earlier project, or by another document of this one) gets
+   * -2, -3 … before the extension: the archive never overwrites.
+   */
+  readonly files: readonly { readonly from: string; readonly to: string }[];
+  /** The entry for the index; sow adds `files`, where the documents went (repository-relative). */
   readonly entry: Readonly<Record<string, unknown>>;
 }
+
+/** What an archive step reads: the project as it completes, every task, the repository's configuration. */
+export interface ArchiveInput {
+  readonly project: ProjectState;
+  readonly tasks: readonly TaskState[];
+  readonly config: RepoConfig;
+}
+
+/** What `sow project continue` adds for the type in the current state, from the project's documents. */
+export type ContinueNotes = (view: ProjectView, readDoc: (rel: string) => string | undefined) => string | undefined;
 
 export interface ProjectType {
   readonly name: string;
@@ -108,7 +130,18 @@ export interface ProjectType {
   /** The branch prefix of its projects (`feat/`): `project new` makes `<prefix><name>`, and a branch with it implies the type. */
   readonly branchPrefix: string;
   /** Run when the project reaches a final state, before its folder is removed. */
-  readonly archive?: (project: ProjectState, now: string) => ArchivePlan | undefined;
+  readonly archive?: (input: ArchiveInput, now: string) => ArchivePlan | undefined;
+  /** Checks of the project file the schema cannot make (the type's own metadata); a problem is exit 4. */
+  readonly validate?: (project: ProjectState) => { path: string; message: string } | undefined;
+  /** The type's own command group (`sow <name> …`), run through the generic app layer. */
+  readonly commands?: TypeCommandGroup;
+  /** A section `project continue` adds after the state's prompt (recovery notes, the next step). */
+  readonly continueNotes?: ContinueNotes;
+  /**
+   * `sow agent spawn <agent> --iteration`: the prompt of a fresh, zero-context worker for the next
+   * iteration (types whose work is done in iterations).
+   */
+  readonly iterationPrompt?: (view: ProjectView, readDoc: (rel: string) => string | undefined) => string;
   readonly phases: readonly PhaseDef[];
   readonly taskInputs: readonly ArtifactTypeDef[];
   readonly taskOutputs: readonly ArtifactTypeDef[];

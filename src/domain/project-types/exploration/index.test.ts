@@ -32,14 +32,13 @@ describe('exploration guards', () => {
     expect(g['summariesApproved']!.hint({ project: p, tasks: [] })).toBe("approve the summary: 'sow output set --index 1 approved true'");
   });
 
-  it('completing archives the approved summaries (names kept apart) with an index entry', () => {
+  it('completing archives the approved summaries with an index entry', () => {
     const p = project('Finalizing', [summary('summary.md', true), summary('other/summary.md', true), summary('draft.md', false)], 'auth, jwt');
     const next = advance(exploration, { project: p, tasks: [] }, T0, { by: 'user' });
     expect(next.to).toBe('Completed');
-    expect(exploration.archive!(p, '2026-11-26T10:00:00.000Z')).toEqual({
-      dir: '.sow/knowledge/explorations/jwt-libs',
-      files: [{ from: 'summary.md', name: 'summary.md' }, { from: 'other/summary.md', name: 'summary-2.md' }],
-      entry: { type: 'exploration', topic: 'Which JWT library?', name: 'jwt-libs', branch: 'explore/jwt-libs', date: '2026-11-26', tags: ['auth', 'jwt'], path: '.sow/knowledge/explorations/jwt-libs', files: ['summary.md', 'summary-2.md'] },
+    expect(exploration.archive!({ project: p, tasks: [], config: {} }, '2026-11-26T10:00:00.000Z')).toEqual({
+      files: [{ from: 'summary.md', to: '.sow/knowledge/explorations/jwt-libs/summary.md' }, { from: 'other/summary.md', to: '.sow/knowledge/explorations/jwt-libs/summary.md' }],
+      entry: { type: 'exploration', topic: 'Which JWT library?', name: 'jwt-libs', branch: 'explore/jwt-libs', date: '2026-11-26', tags: ['auth', 'jwt'], path: '.sow/knowledge/explorations/jwt-libs' },
     });
   });
 });

@@ -89,21 +89,12 @@ export const exploration: ProjectType = {
   transitions,
   guards,
   actions,
-  archive(project, now) {
+  archive({ project }, now) {
     const dir = `.sow/knowledge/explorations/${project.name}`;
     const summaries = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary' && a.approved === true);
-    const names = new Set<string>();
-    const files = summaries.map((a) => {
-      const base = a.path.split('/').at(-1)!;
-      let name = base;
-      for (let n = 2; names.has(name); n++) name = base.replace(/(\.[^.]*)?$/, `-${n}$1`);
-      names.add(name);
-      return { from: a.path, name };
-    });
     return {
-      dir,
-      files,
-      entry: { type: 'exploration', topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project), path: dir, files: files.map((f) => f.name) },
+      files: summaries.map((a) => ({ from: a.path, to: `${dir}/${a.path.split('/').at(-1)!}` })),
+      entry: { type: 'exploration', topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project), path: dir },
     };
   },
 };

@@ -1,0 +1,92 @@
+/**
+ * A project type's own commands (`ProjectType.commands`), run through the same workspace as every
+ * other command: reads under the lock, writes validated and committed in one transaction, the
+ * branch checked. A command of one type refuses a project of another before it reads anything else.
+ */
+import type { GitHubPort, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/project-types/commands.js';
+import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import type { ProjectType } from '../domain/project-types/types.js';
+import { SowError } from '../domain/errors.js';
+import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
+import { githubRepo } from './github.js';
+import { openRoot, Reader, update, type UnitOfWork } from './workspace.js';
+
+export class WrongProjectTypeError extends SowError {
+  constructor(command: string, owner: string, actual: string) {
+    super('WRONG_PROJECT_TYPE', 'usage', `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
+      `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`, { owner, type: actual });
+  }
+}
+
+/** The type whose command group is `name`, if one has it. */
+export function typeWithGroup(name: string): ProjectType | undefined {
+  return Object.values(PROJECT_TYPES).find((t) => t.commands?.name === name);
+}
+
+function readerSession(r: Reader): TypeSession {
+  const refuse = () => {
+    throw new Error('a read cannot write');
+  };
+  return {
+    now: new Date().toISOString(),
+    by: process.env['SOW_AGENT_ID'] || 'user',
+    project: async () => r.project,
+    setProject: refuse,
+    task: (id) => r.task(id),
+    tasks: () => r.taskStates(),
+    setTask: refuse,
+    readFile: (rel) => r.readDoc(rel),
+    writeFile: refuse,
+  };
+}
+
+function writerSession(uow: UnitOfWork): TypeSession {
+  return {
+    now: uow.now,
+    by: uow.actor.by,
+    project: () => uow.project(),
+    setProject: (p) => uow.setProject(p),
+    task: (id) => uow.task(id),
+    tasks: () => uow.taskStates(),
+    setTask: (t) => uow.setTask(t),
+    readFile: (rel) => uow.readDoc(rel),
+    writeFile: (rel, text) => {
+      uow.tx.write(rel, text);
+    },
+  };
+}
+
+export async function runTypeCommand(cwd: string, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult> {
+  const group = type.commands!.name;
+  const checkType = (actual: string) => {
+    if (actual !== type.name) throw new WrongProjectTypeError(`${group} ${command.name}`, type.name, actual);
+  };
+  let root: string | undefined;
+  const github: GitHubPort = {
+    repo: async () => githubRepo((root ??= await openRoot(cwd))),
+    createIssue: async ({ title, body }) => {
+      const dir = (root ??= await openRoot(cwd));
+      const repo = await githubRepo(dir);
+      const out = gh(dir, GH_ARGS.issueCreate(repo, { title }), repo, body);
+      const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
+      const number = Number(/\/issues\/(\d+)/.exec(url)?.[1]);
+      if (!Number.isInteger(number) || number < 1) {
+        throw new SowError('GH_FAILED', 'external', `gh created an issue but sow could not read its number from '${url}'`, "look for it with 'gh issue list', then record it on the task");
+      }
+      return { number, url };
+    },
+  };
+  const ctx: TypeCommandContext = {
+    read: (fn) => Reader.read(cwd, (r) => {
+      checkType(r.project.type);
+      return fn(readerSession(r));
+    }),
+    update: (fn) => update(cwd, async (uow) => {
+      checkType((await uow.project()).type);
+      return fn(writerSession(uow));
+    }),
+    github,
+    hasGh: () => ghInstalled(),
+  };
+  return command.run(ctx, args, opts);
+}

@@ -1,0 +1,84 @@
+/**
+ * A project type's own commands (`sow <group> …`, e.g. a publish step or an iteration log). The
+ * type defines them as data and a `run` function; the CLI registers them like its other commands,
+ * and the app gives `run` a context that reads and writes through the same lock, validation and
+ * transaction as every other command. Nothing outside the type's folder names them.
+ */
+import type { ProjectState, TaskState } from '../schemas.js';
+
+export interface TypeArgDef {
+  readonly name: string;
+  readonly description: string;
+  readonly optional?: boolean;
+}
+
+export interface TypeOptionDef {
+  /** commander's form: '--did <text>', '--signal', '--max <n>'. */
+  readonly flags: string;
+  readonly description: string;
+  readonly required?: boolean;
+}
+
+/** Option values as commander gives them: a string, true for a switch, undefined when absent. */
+export type TypeOptions = Readonly<Record<string, string | boolean | undefined>>;
+
+export interface TypeCommandResult {
+  readonly data: unknown;
+  /** What stdout shows without --json. */
+  readonly text?: string;
+  /** What stderr shows without --json (a confirmation). */
+  readonly message?: string;
+}
+
+/** One session inside a read or a write: the project and its tasks, and the documents under .sow/. */
+export interface TypeSession {
+  readonly now: string;
+  /** Who acts: a worker's agent id, else 'user'. */
+  readonly by: string;
+  project(): Promise<ProjectState>;
+  /** Writes only: the changed project, validated and written when the command succeeds. */
+  setProject(project: ProjectState): void;
+  task(id: string): Promise<TaskState>;
+  /** Every task's whole state, in id order, this command's changes included. */
+  tasks(): Promise<TaskState[]>;
+  setTask(task: TaskState): void;
+  /** A file of the repository (relative to its root), or undefined when it does not exist. */
+  readFile(rel: string): string | undefined;
+  /** Writes only: written in the same transaction as the state files. */
+  writeFile(rel: string, text: string): void;
+}
+
+/** GitHub, through the user's gh. */
+export interface GitHubPort {
+  /** The repository the calls name (github.repo in .sow/config.yaml, else origin); throws when there is none. */
+  repo(): Promise<string>;
+  createIssue(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
+}
+
+export interface TypeCommandContext {
+  /** Runs `fn` on the project as it is, under the lock. */
+  read<R>(fn: (s: TypeSession) => Promise<R> | R): Promise<R>;
+  /** Runs `fn` and commits what it changed, or nothing when it throws. */
+  update<R>(fn: (s: TypeSession) => Promise<R> | R): Promise<R>;
+  readonly github: GitHubPort;
+  /** Whether gh is installed (on PATH). */
+  hasGh(): boolean;
+}
+
+export interface TypeCommandDef {
+  /** The words after the group: 'publish', 'phase add'. */
+  readonly name: string;
+  readonly description: string;
+  readonly args?: readonly TypeArgDef[];
+  readonly options?: readonly TypeOptionDef[];
+  /** Shown after the options in --help (examples). */
+  readonly help?: string;
+  run(ctx: TypeCommandContext, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult>;
+}
+
+export interface TypeCommandGroup {
+  /** The first word: `sow <name> …`. Must not be a command of sow itself. */
+  readonly name: string;
+  readonly description: string;
+  readonly commands: readonly TypeCommandDef[];
+}
