@@ -6,8 +6,8 @@ import { GH_ARGS, ISSUE_FIELDS, ISSUE_VIEW_FIELDS, PR_FIELDS, repoOfUrl } from '
 const HELP = join(import.meta.dirname, '../../test/fixtures/gh-help');
 const help = (name: string) => readFileSync(join(HELP, `gh@2.23.0__${name}.txt`), 'utf8');
 
-/** Every flag of argv (`--repo`, `-R`), without values. */
-const flagsOf = (argv: readonly string[]) => argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]!);
+/** Every flag of argv (`--repo`, `-R`), without values (`-` is a value: stdin). */
+const flagsOf = (argv: readonly string[]) => argv.filter((a) => a.startsWith('-') && a !== '-').map((a) => a.split('=')[0]!);
 const documented = (text: string, flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, '\\-')}(?=[\\s,=]|$)`, 'm').test(text);
 
 describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtures/gh-help)', () => {
