@@ -2,7 +2,7 @@
  * Plain files of the repository that are not state (documents, logs), for the use cases: the one
  * place app/ reads them. State files go through state-files.ts; writes through transaction.ts.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
 /**
@@ -37,4 +37,25 @@ export function readFileIfExists(root: string, rel: string): string | undefined 
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** Every file under `dir` (relative to `root`), as paths relative to `dir`, sorted; links are not followed. */
+export function listFiles(root: string, dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    let entries;
+    try {
+      entries = readdirSync(join(root, dir, rel), { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      throw err;
+    }
+    for (const e of entries) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(child);
+      else if (e.isFile()) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
 }

@@ -2,7 +2,7 @@
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { withCheckStatuses } from './checks.js';
 import type { ArchivePlan } from '../domain/project-types/types.js';
-import { fileExists, readFileIfExists } from '../adapters/files.js';
+import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import type { Transaction } from '../adapters/transaction.js';
 import { parseStateText } from '../adapters/state-files.js';
@@ -10,6 +10,11 @@ import { readRepoConfig } from '../adapters/repo-config.js';
 import { actor, AGENT_OUTPUTS, PROJECT_DIR, Reader, update } from './workspace.js';
 
 export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
+
+/** The files under .sow/project/ (relative to it), but the state files, the log and the evidence. */
+function projectDocuments(root: string): string[] {
+  return listFiles(root, PROJECT_DIR).filter((rel) => !/^(state\.yaml|log\.md|phases\/|evidence\/)/.test(rel));
+}
 
 /** `to`, or `to` with -2, -3 … before its extension: the first place neither on disk nor in `taken`. */
 function freePlace(root: string, to: string, taken: ReadonlySet<string>): string {
@@ -62,7 +67,7 @@ export async function advanceProject(cwd: string, event: string | undefined, dry
     const removed = type.states[result.to]?.final === true;
     // What the type keeps of a completed project goes to the knowledge folder first.
     if (removed && type.archive) {
-      const input = { project: result.project, tasks: await uow.taskStates(), config: (await readRepoConfig(uow.root)).config };
+      const input = { project: result.project, tasks: await uow.taskStates(), config: (await readRepoConfig(uow.root)).config, documents: projectDocuments(uow.root) };
       await archiveInto(uow.root, uow.tx, type.archive(input, uow.now));
     }
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS);

@@ -8,7 +8,7 @@ import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
 import { checkStatusChange, isFinished } from '../domain/tasks.js';
-import { ExternalToolError, NoReadyTaskError, NotExecutingError, TaskBlockedError } from '../domain/errors.js';
+import { ExternalToolError, NoReadyTaskError, NotExecutingError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
 import { routeTo } from '../domain/lifecycle.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
@@ -289,7 +289,7 @@ async function releaseOwner(root: string, taskId: string, agentId: string): Prom
   }, { branchCheck: false });
 }
 
-export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean }): Promise<AgentRunResult> {
+export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
   const agent = findAgent(agentName);
   // Checked before anything starts; checked again under the lock when the session is recorded.
   const { root, target: checked } = await readForWorker(cwd, async (reader): Promise<{ root: string; target?: Target }> => {
@@ -303,6 +303,13 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     if (opts.next) {
       if (!opts.force) await checkExecuting(reader.type, () => reader.view(), '(the next ready one)');
       return { root: reader.root };
+    }
+    if (opts.iteration) {
+      // A fresh worker for the next iteration: never a resume, so an earlier session does not matter.
+      if (!reader.type.iterationPrompt) {
+        throw new UsageError(`--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`, `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`);
+      }
+      return { root: reader.root, target: { kind: 'project', agent: agent.name } };
     }
     if (reader.project.sessions?.[agent.name]?.session_id && !opts.force) {
       throw new SessionExistsError(`agent ${agent.name}`, `sow agent resume --agent ${agent.name} "<prompt>"`);
@@ -346,11 +353,17 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
       uow.setTask(started);
       return { agentId: id, assignment: taskAssignment(started) };
     }
+    const type = await uow.type();
+    // The iteration's prompt is everything the worker knows: it starts with no context at all.
+    const iteration = opts.iteration && type.iterationPrompt ? type.iterationPrompt(await uow.view(), (rel) => uow.readDoc(rel)) : undefined;
     const current = await uow.project();
     uow.setProject({ ...current, spawn_counts: counts, sessions: { ...current.sessions, [agent.name]: { ...(sessionId ? { session_id: sessionId } : {}), ...session } } });
+    const where = `If \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`;
     return {
       agentId: id,
-      assignment: `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\nIf \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`,
+      assignment: iteration !== undefined
+        ? `${iteration}\n\n${where}`
+        : `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\n${where}`,
     };
   });
 

@@ -101,9 +101,12 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
     }
     const at = new Date().toISOString();
     const initial = initialProject(type, { name: opts.name, description: opts.description, branch, ...(base !== undefined ? { baseBranch: base } : {}), planning: opts.planning }, at);
-    const { project } = advance(type, { project: initial, tasks: [] }, at, actor(), 'project_init');
+    const started = advance(type, { project: initial, tasks: [] }, at, actor(), 'project_init').project;
+    // What the type starts with (a brief to fill in), written with the project.
+    const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
     const tx = new Transaction(root);
     tx.write(PROJECT_FILE, await renderStateFile(undefined, PROJECT_FILE, ProjectStateSchema, project));
+    for (const [rel, text] of Object.entries(files)) tx.write(`${PROJECT_DIR}/${rel}`, text);
     tx.write(`${PROJECT_DIR}/log.md`, `# Project log: ${opts.name}\n\n`);
     tx.commit();
     return { project, branch, createdBranch, switchedBranch };

@@ -64,7 +64,7 @@ const LEAD_TEXT = {
   ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
 } as const;
 
-export function renderContinue(type: ProjectType, view: ProjectView): string {
+export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (rel: string) => string | undefined = () => undefined): string {
   const { project } = view;
   const r = statusOf(type, view);
   const body = readTemplate(`prompts/${type.name}/${r.state}.md`);
@@ -107,7 +107,9 @@ export function renderContinue(type: ProjectType, view: ProjectView): string {
     iteration: String(project.phases['implementation']?.iteration ?? 1),
     review_iteration: String(project.phases['review']?.iteration ?? 1),
   };
-  return [...header, renderTemplate(body, vars).trim(), ...advance].join('\n');
+  // What the type adds from the project's documents (where an interrupted iteration stopped).
+  const notes = type.continueNotes?.(view, readDoc)?.trim();
+  return [...header, renderTemplate(body, vars).trim(), ...(notes ? ['', notes] : []), ...advance].join('\n');
 }
 
 /** The prompt of a branch without a project: how to start one, so an orchestrator always has a next step. */
@@ -120,7 +122,7 @@ export async function continueProject(cwd: string): Promise<{ state: string; pro
   try {
     return await Reader.read(cwd, async (reader) => ({
       state: reader.project.statechart.current_state,
-      prompt: withRefs(renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())), refsForPrompt(reader.root)),
+      prompt: withRefs(renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), (rel) => reader.readDoc(rel)), refsForPrompt(reader.root)),
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;

@@ -36,15 +36,17 @@ export default function register(program: Command): void {
     .argument('<agent>', 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator')
     .argument('[task-id]', 'the task to work on')
     .option('--next', 'work on the next ready task (the one `sow task next --claim` would take), chosen atomically')
+    .option('--iteration', 'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)')
     .option('--prompt <text>', 'extra instructions added to the worker prompt')
     .option('-v, --verbose', 'show how the executor was chosen and the command run')
     .option('-q, --quiet', 'no progress view')
     .option('--force', 'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)')
     .addHelpText('after', configHelp)
-    .action(async (agentName: string, taskId: string | undefined, opts: { next?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean }) => {
+    .action(async (agentName: string, taskId: string | undefined, opts: { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean }) => {
       if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
+      if (opts.iteration && (taskId !== undefined || opts.next)) throw new UsageError('--iteration spawns a worker for the project\'s next iteration, not for a task', `sow agent spawn ${agentName} --iteration`);
       const { spawnAgent } = await import('../app/agents.js');
-      const r = await spawnAgent(cwd(), agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, say });
+      const r = await spawnAgent(cwd(), agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, iteration: opts.iteration === true, say });
       respond({ data: r, ...(r.status ? { text: r.status } : {}) });
     });
 

@@ -39,6 +39,8 @@ export interface ProjectView {
    * (GuardDef.readsTasks). Loaded by the app only in a state whose transitions have such a guard.
    */
   readonly taskStates?: readonly TaskState[];
+  /** Whether a file of the repository (relative to its root) exists, for guards that need a document written. */
+  readonly docExists?: (rel: string) => boolean;
 }
 
 export interface GuardDef {
@@ -119,6 +121,8 @@ export interface ArchiveInput {
   readonly project: ProjectState;
   readonly tasks: readonly TaskState[];
   readonly config: RepoConfig;
+  /** The documents under .sow/project/ (relative to it; the state files and logs left out). */
+  readonly documents?: readonly string[];
 }
 
 /** What `sow project continue` adds for the type in the current state, from the project's documents. */
@@ -131,6 +135,11 @@ export interface ProjectType {
   readonly branchPrefix: string;
   /** Run when the project reaches a final state, before its folder is removed. */
   readonly archive?: (input: ArchiveInput, now: string) => ArchivePlan | undefined;
+  /**
+   * Run once by `project new`, after project_init: the documents the type starts with (relative to
+   * .sow/project/) and the project recording them.
+   */
+  readonly scaffold?: (project: ProjectState, now: string) => { project: ProjectState; files: Readonly<Record<string, string>> };
   /** Checks of the project file the schema cannot make (the type's own metadata); a problem is exit 4. */
   readonly validate?: (project: ProjectState) => { path: string; message: string } | undefined;
   /** The type's own command group (`sow <name> …`), run through the generic app layer. */

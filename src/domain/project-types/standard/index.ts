@@ -7,17 +7,11 @@ import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
 import { completePhase, phaseOf, startPhase, withPhase } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
+import { assessmentOf, latestApprovedReview as latestOf, reviewHint as sharedHint, reviewsOfRound, reviewType } from '../reviews.js';
 
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (research, notes, decisions)' };
 const taskList: ArtifactTypeDef = { name: 'task_list', root: 'project', description: 'The planned task list; approving it completes planning', approvable: true };
-const review: ArtifactTypeDef = {
-  name: 'review',
-  root: 'project',
-  description: 'A review report; metadata.assessment is pass or fail',
-  approvable: true,
-  metadataValues: { assessment: ['pass', 'fail'] },
-  requiredMetadata: ['assessment'],
-};
+const review = reviewType;
 const documentation: ArtifactTypeDef = { name: 'documentation', root: 'project', description: 'Documentation written or updated while finalizing' };
 /** The GitHub issue the project started from: its text, kept under context/ so agents read it offline. */
 const githubIssue: ArtifactTypeDef = {
@@ -43,23 +37,10 @@ const feedback: ArtifactTypeDef = {
 };
 const modified: ArtifactTypeDef = { name: 'modified', root: 'repository', description: 'A file of the code base the task changed (relative to the repository root)' };
 
-const time = (iso: string | undefined) => (iso === undefined ? Number.NEGATIVE_INFINITY : Date.parse(iso));
-
-/**
- * The reviews of the current review round: those added since the review phase last started.
- * Earlier rounds stay in the outputs as history, but cannot decide again.
- */
-export function reviewsOfRound(project: ProjectState): Artifact[] {
-  const phase = phaseOf(project, 'review');
-  const since = time(phase.started_at);
-  return phase.outputs.filter((a) => a.type === 'review' && time(a.created_at) >= since);
-}
-
-/** The latest approved review of this round decides (by position: a later review supersedes an earlier one). */
-export function latestApprovedReview(project: ProjectState): Artifact | undefined {
-  return reviewsOfRound(project).filter((a) => a.approved === true).at(-1);
-}
-const assessmentOf = (a: Artifact | undefined) => a?.metadata?.['assessment'];
+/** The reviews of the current review round (since the review phase last started). */
+export const reviewsOfRoundOf = (project: ProjectState): Artifact[] => reviewsOfRound(project, 'review');
+/** The latest approved review of this round decides. */
+export const latestApprovedReview = (project: ProjectState): Artifact | undefined => latestOf(project, 'review');
 
 const guards: Record<string, GuardDef> = {
   planningComplete: {
@@ -115,15 +96,7 @@ const guards: Record<string, GuardDef> = {
   },
 };
 
-function reviewHint(project: ProjectState, assessment: 'pass' | 'fail'): string {
-  const outputs = phaseOf(project, 'review').outputs;
-  const round = reviewsOfRound(project);
-  const unapproved = round.filter((a) => a.approved !== true).at(-1);
-  if (unapproved) return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
-  const latest = latestApprovedReview(project);
-  if (latest) return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}' and approve it`;
-  return `add this round's review with 'sow output add --type review --path review/report.md --assessment pass|fail', then approve it with 'sow output set --index <n> approved true'`;
-}
+const reviewHint = (project: ProjectState, assessment: 'pass' | 'fail') => sharedHint(project, 'review', assessment);
 
 /**
  * review_fail: reopen implementation for rework. The failed review is copied into the
@@ -131,7 +104,7 @@ function reviewHint(project: ProjectState, assessment: 'pass' | 'fail'): string 
  */
 const reopenImplementation: ActionImpl = (project, _params, now) => {
   const reviewPhase = phaseOf(project, 'review');
-  const reviews = reviewsOfRound(project);
+  const reviews = reviewsOfRoundOf(project);
   let next = withPhase(project, 'review', {
     ...reviewPhase,
     status: 'failed',

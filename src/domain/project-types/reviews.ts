@@ -1,0 +1,44 @@
+/**
+ * Review rounds, shared by the types that end a round of work with a pass/fail review: the
+ * reviews of the current round are those added since the reviewing phase last started. Earlier
+ * rounds stay in the outputs as history, but cannot decide again.
+ */
+import type { ArtifactTypeDef } from '../artifacts.js';
+import { phaseOf } from '../phases.js';
+import type { Artifact, ProjectState } from '../schemas.js';
+
+/** A review report, metadata.assessment pass or fail (extra metadata per type, e.g. the phases a fail reopens). */
+export const reviewType: ArtifactTypeDef = {
+  name: 'review',
+  root: 'project',
+  description: 'A review report; metadata.assessment is pass or fail',
+  approvable: true,
+  metadataValues: { assessment: ['pass', 'fail'] },
+  requiredMetadata: ['assessment'],
+};
+
+const time = (iso: string | undefined) => (iso === undefined ? Number.NEGATIVE_INFINITY : Date.parse(iso));
+
+export function reviewsOfRound(project: ProjectState, phase: string): Artifact[] {
+  const p = phaseOf(project, phase);
+  const since = time(p.started_at);
+  return p.outputs.filter((a) => a.type === 'review' && time(a.created_at) >= since);
+}
+
+/** The latest approved review of this round decides (by position: a later review supersedes an earlier one). */
+export function latestApprovedReview(project: ProjectState, phase: string): Artifact | undefined {
+  return reviewsOfRound(project, phase).filter((a) => a.approved === true).at(-1);
+}
+
+export const assessmentOf = (a: Artifact | undefined): unknown => a?.metadata?.['assessment'];
+
+/** How to get a deciding review of this round with `assessment`, given what there is. */
+export function reviewHint(project: ProjectState, phase: string, assessment: 'pass' | 'fail', extra = ''): string {
+  const outputs = phaseOf(project, phase).outputs;
+  const round = reviewsOfRound(project, phase);
+  const unapproved = round.filter((a) => a.approved !== true).at(-1);
+  if (unapproved) return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
+  const latest = latestApprovedReview(project, phase);
+  if (latest) return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}${extra}' and approve it`;
+  return `add this round's review with 'sow output add --type review --path review/report.md --assessment pass|fail${extra}', then approve it with 'sow output set --index <n> approved true'`;
+}
