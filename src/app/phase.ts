@@ -27,7 +27,9 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
     } else {
       const key = resolved.path.join('.');
       checkMetadataOwner(type, name, key);
-      const spec = own(def.metadata, key);
+      // A key sow keeps itself (readonly) cannot be reached through one of its parts either.
+      const top = own(def.metadata, resolved.path[0]!);
+      const spec = top?.kind === 'readonly' ? top : own(def.metadata, key);
       value = spec ? coerceField(key, raw, spec) : parseValue(raw);
       next = { ...phase, metadata: setAtPath({ ...phase.metadata }, resolved.path, value) };
       label = `metadata.${key}`;

@@ -8,6 +8,7 @@ import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import { SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
+import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
 import { openRoot, Reader, update, type UnitOfWork } from './workspace.js';
 
@@ -88,5 +89,7 @@ export async function runTypeCommand(cwd: string, type: ProjectType, command: Ty
     github,
     hasGh: () => ghInstalled(),
   };
-  return command.run(ctx, args, opts);
+  const result = await command.run(ctx, args, opts);
+  for (const w of result.warnings ?? []) warn(w);
+  return result;
 }

@@ -28,6 +28,8 @@ export interface TypeCommandResult {
   readonly text?: string;
   /** What stderr shows without --json (a confirmation). */
   readonly message?: string;
+  /** Printed on stderr as warnings (also with --json). */
+  readonly warnings?: readonly string[];
 }
 
 /** One session inside a read or a write: the project and its tasks, and the documents under .sow/. */

@@ -1,0 +1,199 @@
+/**
+ * iterative: spec 002's iterative-work format as a project type. Discover (an approved brief) →
+ * plan (work phases R1…Rn, rendered to plan.md, approved) → execute (each phase iterated by
+ * fresh, zero-context workers until confirmed and verified) → verify (a pass/fail review that can
+ * reopen phases) → deliver (every phase's output written) → complete (archived to
+ * `.sow/knowledge/iterative/<slug>/`).
+ */
+import type { ArtifactTypeDef } from '../../artifacts.js';
+import { completePhase, phaseOf, startPhase, withPhase } from '../../phases.js';
+import type { ProjectState } from '../../schemas.js';
+import { evidenceType as evidence } from '../evidence.js';
+import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import { iterCommands } from './commands.js';
+import { BRIEF, briefTemplate, CONTEXT, contextTemplate, DIR, GUARDRAILS, GUARDRAILS_HEADER, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
+import { iterationPrompt, recovery } from './prompt.js';
+import { currentPhase, EXECUTE, phasesNamed, planGaps, reopenPhases, withWorkPhases, workPhasesOf, workPhasesProblem, WORK_PHASES_KEY, type WorkPhase } from './work-phases.js';
+
+
+const brief: ArtifactTypeDef = { name: 'brief', root: 'project', description: 'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery', approvable: true };
+const plan: ArtifactTypeDef = { name: 'plan', root: 'project', description: 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work', approvable: true };
+const source: ArtifactTypeDef = { name: 'source', root: 'project', description: 'A research input (under sources/)' };
+const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context' };
+const deliverable: ArtifactTypeDef = { name: 'deliverable', root: 'project', description: 'A packaged deliverable (under outputs/)' };
+const review: ArtifactTypeDef = {
+  ...reviewType,
+  description: 'The overall review; metadata.assessment pass or fail, and for a fail metadata.phases (R2,R3): the work phases it reopens',
+};
+const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the task should follow' };
+const modified: ArtifactTypeDef = { name: 'modified', root: 'repository', description: 'A file of the code base the task changed' };
+
+const approvedOutput = (project: ProjectState, phase: string, type: string) => phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
+
+function approveHint(project: ProjectState, phase: string, type: string, file: string): string {
+  const i = phaseOf(project, phase).outputs.findIndex((a) => a.type === type);
+  return i < 0
+    ? `record it with 'sow output add --phase ${phase} --type ${type} --path ${file}', then approve it`
+    : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
+}
+
+/** The work phases a failed review names that exist. */
+const reopened = (project: ProjectState) => {
+  const ids = new Set(workPhasesOf(project).map((p) => p.id));
+  return phasesNamed(latestApprovedReview(project, 'verify')?.metadata?.['phases']).filter((id) => ids.has(id));
+};
+
+const guards: Record<string, GuardDef> = {
+  briefApproved: {
+    description: 'the brief (brief.md) is approved',
+    check: ({ project }) => approvedOutput(project, 'discover', 'brief'),
+    hint: ({ project }) => `fill in ${DIR}/${BRIEF} with the human (outcome, done when, constraints); when they agree, ${approveHint(project, 'discover', 'brief', BRIEF)}`,
+  },
+  planReady: {
+    description: 'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies are known and acyclic',
+    check: ({ project }) => approvedOutput(project, 'plan', 'plan') && planGaps(workPhasesOf(project)).length === 0,
+    hint: ({ project }) => {
+      const gaps = planGaps(workPhasesOf(project));
+      if (gaps.length) return gaps.join('; ');
+      return `show the human ${DIR}/${PLAN}; when they agree, ${approveHint(project, 'plan', 'plan', PLAN)}`;
+    },
+  },
+  allPhasesDone: {
+    description: 'every work phase is done (worked, confirmed and verified)',
+    check: ({ project }) => {
+      const list = workPhasesOf(project);
+      return list.length > 0 && list.every((p) => p.status === 'done');
+    },
+    hint: ({ project }) => {
+      const open = workPhasesOf(project).filter((p) => p.status !== 'done');
+      const cur = currentPhase(workPhasesOf(project));
+      return `not done: ${open.map((p) => `${p.id} (${p.status})`).join(', ')}${cur ? `; next: 'sow iter next' (${cur.id})` : ''}`;
+    },
+  },
+  reviewPassed: {
+    description: "the latest approved review of this round has assessment 'pass'",
+    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'pass',
+    hint: ({ project }) => reviewHint(project, 'verify', 'pass'),
+  },
+  reviewFailed: {
+    description: "the latest approved review of this round has assessment 'fail' and names the work phases to reopen (metadata.phases)",
+    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopened(project).length > 0,
+    hint: ({ project }) => {
+      const latest = latestApprovedReview(project, 'verify');
+      if (assessmentOf(latest) === 'fail') {
+        const outputs = phaseOf(project, 'verify').outputs;
+        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} phases R1,R2' (the phases: ${workPhasesOf(project).map((p) => p.id).join(', ')})`;
+      }
+      return reviewHint(project, 'verify', 'fail', ' --phases R1,R2');
+    },
+  },
+  outputsWritten: {
+    description: "every work phase's output file exists",
+    check: ({ project, docExists }) => docExists !== undefined && workPhasesOf(project).every((p) => docExists(`${DIR}/${p.output}`)),
+    hint: ({ project, docExists }) => {
+      const missing = workPhasesOf(project).filter((p) => !docExists?.(`${DIR}/${p.output}`));
+      return `write ${missing.map((p) => `${DIR}/${p.output} (${p.id})`).join(', ')}`;
+    },
+  },
+};
+
+const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
+const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
+
+const transitions: TransitionDef[] = [
+  { from: 'NoProject', event: 'project_init', to: 'DiscoverActive', actions: [start('discover')], automatic: false },
+  { from: 'DiscoverActive', event: 'brief_approved', to: 'PlanActive', guard: 'briefApproved', actions: [complete('discover'), start('plan')], automatic: true },
+  { from: 'PlanActive', event: 'plan_approved', to: 'ExecuteActive', guard: 'planReady', actions: [complete('plan'), start(EXECUTE)], automatic: true },
+  { from: 'ExecuteActive', event: 'phases_done', to: 'VerifyActive', guard: 'allPhasesDone', actions: [complete(EXECUTE), start('verify')], automatic: true },
+  { from: 'VerifyActive', event: 'verify_pass', to: 'DeliverActive', guard: 'reviewPassed', actions: [complete('verify'), start('deliver')], automatic: true },
+  { from: 'VerifyActive', event: 'verify_fail', to: 'ExecuteActive', guard: 'reviewFailed', actions: [{ type: 'reopenPhases' }], automatic: true },
+  { from: 'DeliverActive', event: 'delivered', to: 'Complete', guard: 'outputsWritten', actions: [complete('deliver')], automatic: true },
+];
+
+const states: Record<string, StateDef> = {
+  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  DiscoverActive: { phase: 'discover', lead: 'human', purpose: 'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.' },
+  PlanActive: { phase: 'plan', lead: 'human', purpose: 'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the human approves plan.md.' },
+  ExecuteActive: { phase: EXECUTE, lead: 'ai', purpose: 'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.', executesTasks: true },
+  VerifyActive: { phase: 'verify', lead: 'ai', purpose: 'Review the whole work against the brief; a fail reopens the phases it names.' },
+  DeliverActive: { phase: 'deliver', lead: 'ai', purpose: "Package the deliverables: every work phase's output written; completing archives the project." },
+  Complete: { phase: null, lead: null, purpose: 'The work is delivered and archived in .sow/knowledge/iterative/.', final: true },
+};
+
+/** verify_fail: the named phases go back to work; the execute phase starts a new round. */
+const reopenAction: ActionImpl = (project, _params, now) => {
+  const ids = reopened(project);
+  let next = withPhase(project, 'verify', { ...phaseOf(project, 'verify'), status: 'failed', completed_at: now });
+  const execute = phaseOf(next, EXECUTE);
+  const { completed_at: _done, ...rest } = execute;
+  next = withPhase(next, EXECUTE, { ...rest, status: 'in_progress', iteration: execute.iteration + 1, inputs: [...execute.inputs, ...reviewsOfRound(project, 'verify')] });
+  return withWorkPhases(next, reopenPhases(workPhasesOf(next), ids));
+};
+
+const actions: Record<string, ActionImpl> = {
+  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
+  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  reopenPhases: reopenAction,
+};
+
+export const iterative: ProjectType = {
+  name: 'iterative',
+  description: 'Iterative work (spec 002): a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
+  branchPrefix: 'iter/',
+  phases: [
+    { name: 'discover', canDisable: false, inputs: [context, source], outputs: [brief, evidence], metadata: { domain: { kind: 'enum', values: ['research', 'writing', 'analysis', 'planning', 'software'] } } },
+    { name: 'plan', canDisable: false, inputs: [context], outputs: [plan, evidence] },
+    {
+      name: EXECUTE,
+      canDisable: false,
+      inputs: [context, source, review],
+      outputs: [deliverable, evidence],
+      metadata: { [WORK_PHASES_KEY]: { kind: 'readonly', why: "the work phases change only through their commands", hint: "use 'sow iter phase add|set', 'sow iter log|verify|extend|block|unblock'" } },
+      hasTasks: true,
+    },
+    { name: 'verify', canDisable: false, inputs: [context], outputs: [review, evidence] },
+    { name: 'deliver', canDisable: false, inputs: [context], outputs: [deliverable, evidence] },
+  ],
+  taskInputs: [reference],
+  taskOutputs: [modified, evidence],
+  initialState: 'NoProject',
+  states,
+  transitions,
+  guards,
+  actions,
+  commands: iterCommands,
+  continueNotes: recovery,
+  iterationPrompt,
+  validate: (project) => workPhasesProblem(phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY]),
+  scaffold(project, now) {
+    const discover = phaseOf(project, 'discover');
+    const recorded = withPhase(project, 'discover', { ...discover, outputs: [...discover.outputs, { type: 'brief', path: BRIEF, approved: false, created_at: now }] });
+    return {
+      project: recorded,
+      files: {
+        [BRIEF]: briefTemplate(project, now),
+        [CONTEXT]: contextTemplate(project),
+        [PROGRESS]: PROGRESS_HEADER,
+        [GUARDRAILS]: GUARDRAILS_HEADER,
+      },
+    };
+  },
+  archive({ project, documents }, now) {
+    const dir = `.sow/knowledge/iterative/${project.name}`;
+    const list: WorkPhase[] = workPhasesOf(project);
+    const keep = (rel: string) => [BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel);
+    return {
+      files: (documents ?? []).filter(keep).map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
+      entry: {
+        type: 'iterative',
+        topic: project.description || project.name,
+        name: project.name,
+        branch: project.branch,
+        date: now.slice(0, 10),
+        path: dir,
+        phases: list.map((p) => ({ id: p.id, title: p.title, iterations: p.iterations, output: p.output })),
+      },
+    };
+  },
+};

@@ -1,0 +1,378 @@
+/**
+ * Work phases of an iterative project (spec 002): R1…Rn, each with criteria, an output, a maximum
+ * of iterations and the phases it comes after, and the lifecycle the CLI enforces:
+ *
+ *   pending → in_progress → confirming → verifying → done
+ *                  ↑            │            │
+ *                  └────────────┴────────────┘  (issues found)
+ *   plus blocked (with a note) and timeout (the maximum used without finishing).
+ *
+ * They live in the execute phase's metadata (`work_phases`), which only the `sow iter` commands
+ * change; plan.md is rendered from them, never read back.
+ */
+import { SowError, UsageError } from '../../errors.js';
+import { findCycle } from '../../tasks.js';
+import { phaseOf, withPhase } from '../../phases.js';
+import type { ProjectState } from '../../schemas.js';
+
+export const WORK_STATUSES = ['pending', 'in_progress', 'confirming', 'verifying', 'done', 'blocked', 'timeout'] as const;
+export type WorkStatus = (typeof WORK_STATUSES)[number];
+
+export interface WorkPhase {
+  id: string;
+  title: string;
+  criteria: string;
+  /** The phase's deliverable, relative to .sow/project/ (outputs/x.md). */
+  output: string;
+  max: number;
+  after: string[];
+  status: WorkStatus;
+  /** Work iterations used (they count against max). */
+  iterations: number;
+  /** Confirmation iterations run (the N+1 checks; they do not count against max). */
+  confirmations: number;
+  verification?: 'passed' | 'failed';
+  /** Why it is blocked, or what its verification found. */
+  note?: string;
+  /** The status a blocked phase returns to. */
+  blocked_from?: WorkStatus;
+  started_at?: string;
+  completed_at?: string;
+}
+
+export const WORK_PHASES_KEY = 'work_phases';
+export const EXECUTE = 'execute';
+export const WORK_PHASE_ID = /^[A-Z][A-Za-z0-9_-]{0,15}$/;
+
+export class WorkPhaseNotFoundError extends SowError {
+  constructor(id: string, known: readonly string[]) {
+    super('WORK_PHASE_NOT_FOUND', 'failed', `no work phase '${id}'`, known.length ? `the work phases are ${known.join(', ')} ('sow iter status')` : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'", { id });
+  }
+}
+
+/** A move the phase's lifecycle does not allow now (exit 3), with the way forward. */
+export class WorkPhaseBlockedError extends SowError {
+  constructor(message: string, hint: string, details: Record<string, unknown> = {}) {
+    super('WORK_PHASE_BLOCKED', 'blocked', message, hint, details);
+  }
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
+
+/** What is wrong with the stored work phases (a hand edit), as a path and a message; undefined when fine. */
+export function workPhasesProblem(raw: unknown): { path: string; message: string } | undefined {
+  const base = `phases.${EXECUTE}.metadata.${WORK_PHASES_KEY}`;
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) return { path: base, message: 'must be a list of work phases' };
+  const ids = new Set<string>();
+  for (const [i, p] of raw.entries()) {
+    const at = `${base}.${i}`;
+    if (!isObj(p)) return { path: at, message: 'must be a map (id, title, criteria, output, max, after, status, …)' };
+    if (typeof p['id'] !== 'string' || !WORK_PHASE_ID.test(p['id'])) return { path: `${at}.id`, message: 'must be an id such as R1' };
+    if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
+    ids.add(p['id']);
+    for (const key of ['title', 'criteria', 'output'] as const) if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
+    for (const key of ['max', 'iterations', 'confirmations'] as const) {
+      if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0) return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
+    }
+    if (!Array.isArray(p['after']) || !p['after'].every((x) => typeof x === 'string')) return { path: `${at}.after`, message: 'must be a list of work phase ids' };
+    if (typeof p['status'] !== 'string' || !STATUSES.has(p['status'])) return { path: `${at}.status`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
+    if (p['blocked_from'] !== undefined && (typeof p['blocked_from'] !== 'string' || !STATUSES.has(p['blocked_from']))) return { path: `${at}.blocked_from`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
+    if (p['verification'] !== undefined && p['verification'] !== 'passed' && p['verification'] !== 'failed') return { path: `${at}.verification`, message: 'must be passed or failed' };
+  }
+  return undefined;
+}
+
+export function workPhasesOf(project: ProjectState): WorkPhase[] {
+  const raw = phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY];
+  return Array.isArray(raw) ? (raw as WorkPhase[]).map((p) => ({ ...p, after: [...p.after] })) : [];
+}
+
+/** A phase in progress that has used its maximum is timeout. */
+export const settle = (p: WorkPhase): WorkPhase => (p.status === 'in_progress' && p.iterations >= p.max ? { ...p, status: 'timeout' } : p);
+
+/** Stores the list (settled, without empty fields). */
+export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]): ProjectState {
+  const execute = phaseOf(project, EXECUTE);
+  const stored = list.map((p) => {
+    const q: WorkPhase = { ...settle(p) };
+    for (const key of Object.keys(q) as (keyof WorkPhase)[]) if (q[key] === undefined) delete q[key];
+    return q;
+  });
+  return withPhase(project, EXECUTE, { ...execute, metadata: { ...execute.metadata, [WORK_PHASES_KEY]: stored } });
+}
+
+export function findPhase(list: readonly WorkPhase[], id: string): WorkPhase {
+  const p = list.find((x) => x.id === id);
+  if (!p) throw new WorkPhaseNotFoundError(id, list.map((x) => x.id));
+  return p;
+}
+
+export const replace = (list: readonly WorkPhase[], next: WorkPhase) => list.map((p) => (p.id === next.id ? next : p));
+
+/** The dependency problem of the list: a phase it comes after that does not exist, or a cycle (named). */
+export function dependencyProblem(list: readonly WorkPhase[]): string | undefined {
+  const ids = new Set(list.map((p) => p.id));
+  for (const p of list) {
+    const unknown = p.after.find((a) => !ids.has(a));
+    if (unknown) return `${p.id} comes after ${unknown}, which is not a work phase`;
+  }
+  const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+  return cycle ? `the work phases depend on each other in a cycle: ${cycle.join(' → ')}` : undefined;
+}
+
+/** What the plan still lacks before it can be approved, per phase; empty when it is complete. */
+export function planGaps(list: readonly WorkPhase[]): string[] {
+  const gaps: string[] = [];
+  if (list.length === 0) gaps.push("no work phases yet: 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'");
+  for (const p of list) {
+    if (!p.criteria.trim()) gaps.push(`${p.id} has no criteria ('sow iter phase set ${p.id} criteria "<measurable>"')`);
+    if (!p.output.trim()) gaps.push(`${p.id} has no output ('sow iter phase set ${p.id} output outputs/<file>.md')`);
+    if (p.max < 1) gaps.push(`${p.id} has no maximum of iterations ('sow iter phase set ${p.id} max 5')`);
+  }
+  const deps = dependencyProblem(list);
+  if (deps) gaps.push(deps);
+  return gaps;
+}
+
+const ACTIVE: ReadonlySet<WorkStatus> = new Set(['in_progress', 'confirming', 'verifying']);
+
+/** The phases a phase waits for: those it comes after that are not done. */
+export const waitingFor = (list: readonly WorkPhase[], p: WorkPhase) => p.after.filter((a) => list.find((x) => x.id === a)?.status !== 'done');
+
+/**
+ * The phase to work on now: the first one in progress (confirming, verifying), else the first
+ * pending one whose phases before it are done. Blocked and timed-out phases are skipped.
+ */
+export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined {
+  return list.find((p) => ACTIVE.has(p.status)) ?? list.find((p) => p.status === 'pending' && waitingFor(list, p).length === 0);
+}
+
+/** The number the next entry of the phase gets (work and confirmation iterations count alike). */
+export const nextIteration = (p: WorkPhase) => p.iterations + p.confirmations + 1;
+
+const NONE = /^(none|nothing|n\/a|-)\.?$/i;
+export const saysNothingLeft = (remaining: string) => NONE.test(remaining.trim());
+
+export interface LogInput {
+  did: string;
+  remaining: string;
+  blockers?: string;
+  signal: boolean;
+}
+
+export interface LogResult {
+  list: WorkPhase[];
+  phase: WorkPhase;
+  iteration: number;
+  entry: string;
+  /** What happened to the phase, in a sentence. */
+  outcome: string;
+}
+
+/** Refuses a move on a phase whose status does not allow it, saying what does. */
+function refuseFor(p: WorkPhase, doing: string): never {
+  const why: Record<WorkStatus, [string, string]> = {
+    pending: [`${p.id} has not started`, `log its first iteration: 'sow iter log ${p.id} --did … --remaining …'`],
+    in_progress: [`${p.id} is in progress`, `log iterations until nothing remains: 'sow iter log ${p.id} --did … --remaining None --signal'`],
+    confirming: [`${p.id} is confirming`, `run one more iteration that checks nothing is left: 'sow iter log ${p.id} --did … --remaining None'`],
+    verifying: [`${p.id} is verifying`, `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail --note "<what is wrong>"'`],
+    done: [`${p.id} is done`, "more work needs a new phase ('sow iter phase add'), or a failed review that reopens it"],
+    blocked: [`${p.id} is blocked${p.note ? ` (${p.note})` : ''}`, `resolve the blocker, then 'sow iter unblock ${p.id}'`],
+    timeout: [`${p.id} used its ${p.max} iterations without finishing (timeout)`, `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria …'), or step in yourself`],
+  };
+  const [message, hint] = why[p.status];
+  throw new WorkPhaseBlockedError(`cannot ${doing}: ${message}`, hint, { phase: p.id, status: p.status });
+}
+
+/** Appends an iteration to the phase: the lifecycle move it makes, and the progress.md entry. */
+export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string): LogResult {
+  let p = findPhase(list, id);
+  if (input.signal && !saysNothingLeft(input.remaining)) {
+    throw new UsageError(`--signal says ${id} is done, but --remaining says '${input.remaining}'`, `log what is left without --signal, or '--remaining None --signal' when nothing is`);
+  }
+  if (p.status === 'pending') {
+    const waiting = waitingFor(list, p);
+    if (waiting.length) {
+      throw new WorkPhaseBlockedError(`cannot start ${id}: it comes after ${waiting.join(', ')}, which ${waiting.length === 1 ? 'is' : 'are'} not done`, `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`, { phase: id, waiting });
+    }
+    p = { ...p, status: 'in_progress', started_at: p.started_at ?? now };
+  }
+  if (p.status !== 'in_progress' && p.status !== 'confirming') refuseFor(p, `log an iteration of ${id}`);
+  const iteration = nextIteration(p);
+  let outcome: string;
+  const lines: string[] = [];
+  if (p.status === 'in_progress') {
+    p = { ...p, iterations: p.iterations + 1 };
+    if (saysNothingLeft(input.remaining) && input.signal) {
+      p = { ...p, status: 'confirming' };
+      outcome = `${id} says it is done: it is confirming. Run one more iteration (${iteration + 1}) that checks the criteria afresh and finds nothing left.`;
+    } else if (p.iterations >= p.max) {
+      outcome = `${id} used its ${p.max} iterations without finishing: it is timeout. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
+      lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
+    } else if (saysNothingLeft(input.remaining)) {
+      outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the phase stays in progress (log the signal when the criteria are met).`;
+    } else {
+      outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; in progress.`;
+    }
+  } else {
+    // The N+1 confirmation: it finds nothing left, or sends the phase back to work.
+    p = { ...p, confirmations: p.confirmations + 1 };
+    if (saysNothingLeft(input.remaining)) {
+      p = { ...p, status: 'verifying' };
+      lines.push('**Confirmation:** nothing left');
+      outcome = `${id} is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify ${id} --pass' or '--fail --note …'.`;
+    } else {
+      p = { ...p, status: 'in_progress' };
+      lines.push('**Confirmation:** found more work');
+      outcome = `${id}'s confirmation found more to do: it is in progress again.`;
+      if (p.iterations >= p.max) {
+        lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
+        outcome += ` It has used its ${p.max} iterations: it is timeout ('sow iter extend ${id} --max ${p.max + 3}').`;
+      }
+    }
+  }
+  const entry = [
+    `## ${id} - Iteration ${iteration} - ${now}`,
+    `**Did:** ${oneLine(input.did)}`,
+    `**Remaining:** ${oneLine(input.remaining)}`,
+    `**Blockers:** ${oneLine(input.blockers ?? 'None')}`,
+    ...(input.signal ? [`**Signal:** ${id}_DONE`] : []),
+    ...lines,
+  ].join('\n');
+  p = settle(p);
+  return { list: replace(list, p), phase: p, iteration, entry, outcome };
+}
+
+/** Entries keep to one paragraph each, so the log stays parseable line by line. */
+const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
+
+export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolean, note: string | undefined, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
+  let p = findPhase(list, id);
+  if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
+  if (!pass && !note?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
+  if (pass) {
+    p = { ...p, status: 'done', verification: 'passed', completed_at: now };
+    delete p.note;
+  } else {
+    p = { ...p, status: 'in_progress', verification: 'failed', note: oneLine(note!) };
+    delete p.completed_at;
+  }
+  const timedOut = p.status === 'in_progress' && p.iterations >= p.max;
+  const entry = [`## ${id} - Verification - ${now}`, `**Result:** ${pass ? 'pass' : 'fail'}`, ...(note?.trim() ? [`**Note:** ${oneLine(note)}`] : [])].join('\n');
+  const outcome = pass
+    ? `${id} passed verification: it is done.`
+    : `${id} failed verification: it is in progress again${timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : ''}.`;
+  p = settle(p);
+  return { list: replace(list, p), phase: p, entry, outcome };
+}
+
+export function extendPhase(list: readonly WorkPhase[], id: string, max: number): { list: WorkPhase[]; phase: WorkPhase } {
+  let p = findPhase(list, id);
+  if (max <= p.iterations) throw new UsageError(`${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`);
+  p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
+  return { list: replace(list, p), phase: p };
+}
+
+export function blockPhase(list: readonly WorkPhase[], id: string, note: string, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+  let p = findPhase(list, id);
+  if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
+  if (!note.trim()) throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+  p = { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) };
+  return { list: replace(list, p), phase: p, entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n') };
+}
+
+export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+  let p = findPhase(list, id);
+  if (p.status !== 'blocked') throw new WorkPhaseBlockedError(`${id} is not blocked (it is ${p.status})`, "'sow iter status' shows each phase", { phase: id, status: p.status });
+  const note = p.note;
+  p = { ...p, status: p.blocked_from ?? 'pending' };
+  delete p.blocked_from;
+  delete p.note;
+  p = settle(p);
+  return { list: replace(list, p), phase: p, entry: [`## ${id} - Unblocked - ${now}`, `**Was blocked by:** ${note ?? '(no note)'}`].join('\n') };
+}
+
+/** Sends the phases a failed review names back to work. */
+export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[]): WorkPhase[] {
+  return list.map((p) => {
+    if (!ids.includes(p.id)) return p;
+    const q: WorkPhase = { ...p, status: 'in_progress', confirmations: 0, verification: 'failed', note: 'reopened by a failed review' };
+    delete q.completed_at;
+    return settle(q);
+  });
+}
+
+/** The ids a review's `phases` metadata names (R2,R3 or a list). */
+export function phasesNamed(raw: unknown): string[] {
+  if (Array.isArray(raw)) return raw.map(String).map((s) => s.trim()).filter(Boolean);
+  return typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : [];
+}
+
+/** plan.md (spec 002's template), rendered from the work phases. */
+export function renderPlan(project: ProjectState, list: readonly WorkPhase[], domain: string | undefined, now: string): string {
+  const phases = list.map((p) => [
+    `- [${p.status === 'done' ? 'x' : ' '}] **${p.id}**: ${p.title}`,
+    `  - Criteria: ${p.criteria || '(not set)'}`,
+    `  - Output: \`${p.output || '(not set)'}\``,
+    `  - Max iterations: ${p.max}`,
+    ...(p.after.length ? [`  - After: ${p.after.join(', ')}`] : []),
+  ].join('\n'));
+  return [
+    `# ${project.description || project.name} - Phases`,
+    '',
+    `**Created:** ${now}`,
+    `**Domain:** ${domain ?? '(not set)'}`,
+    `**Total:** ${list.length} phases`,
+    '',
+    '<!-- Written by sow from the work phases (sow iter phase add|set); edits here are overwritten. -->',
+    '',
+    '## Phases',
+    '',
+    phases.join('\n\n') || '(none yet)',
+    '',
+    '## Dependencies',
+    '',
+    dependencyLines(list),
+    '',
+  ].join('\n');
+}
+
+function dependencyLines(list: readonly WorkPhase[]): string {
+  if (list.length === 0) return '(none)';
+  const chain = list.every((p, i) => (i === 0 ? p.after.length === 0 : p.after.length === 1 && p.after[0] === list[i - 1]!.id));
+  if (chain) return `${list.map((p) => p.id).join(' → ')}${list.length > 1 ? ' (sequential)' : ''}`;
+  return list.map((p) => (p.after.length ? `${p.after.join(', ')} → ${p.id}` : `${p.id} (can start at once)`)).join('\n');
+}
+
+export interface ProgressEntry {
+  phase: string;
+  /** The iteration number, or the kind (Verification, Blocked, Unblocked). */
+  label: string;
+  at: string;
+  fields: Record<string, string>;
+}
+
+/** The entries of progress.md, in order. */
+export function parseProgress(text: string): ProgressEntry[] {
+  const out: ProgressEntry[] = [];
+  let cur: ProgressEntry | undefined;
+  for (const line of text.split('\n')) {
+    const head = /^## (\S+) - (.+?) - (\S+)\s*$/.exec(line);
+    if (head) {
+      cur = { phase: head[1]!, label: head[2]!, at: head[3]!, fields: {} };
+      out.push(cur);
+      continue;
+    }
+    const field = /^\*\*([^*]+):\*\* ?(.*)$/.exec(line);
+    if (field && cur) cur.fields[field[1]!] = field[2]!;
+  }
+  return out;
+}
+
+/** The latest iteration entry of the phase. */
+export const lastIteration = (entries: readonly ProgressEntry[], id: string) => [...entries].reverse().find((e) => e.phase === id && /^Iteration \d+$/.test(e.label));
+
+export const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;
+export const CONTEXT_WORDS = 200;
