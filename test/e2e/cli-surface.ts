@@ -22,10 +22,11 @@ export const SAMPLE: Record<string, string> = {
 
 /**
  * Metadata flags: `input/output add` pass unknown `--name value` flags into the artifact's
- * metadata (their help says so). These are the ones the standard artifact types define; the
+ * metadata (their help says so). These are the ones the artifact types define (phases: the
+ * work phases a failed iterative review reopens); the
  * lifecycle test above runs them for real.
  */
-const METADATA_FLAGS = new Set(['--assessment', '--status']);
+const METADATA_FLAGS = new Set(['--assessment', '--status', '--phases']);
 const METADATA_PASSTHROUGH = 'extra --name value flags go to its metadata';
 
 /** Splits a command line like a shell would for these simple cases (double quotes, no escapes). */

@@ -225,7 +225,7 @@ const verify: TypeCommandDef = {
   ],
   async run(ctx, [id], opts) {
     const pass = opts['pass'] === true;
-    if (pass === (opts['fail'] === true)) throw new UsageError('say --pass or --fail', `sow iter verify ${id} --pass, or sow iter verify ${id} --fail --note "<what is wrong>"`);
+    if (pass === (opts['fail'] === true)) throw new UsageError('say --pass or --fail', `'sow iter verify ${id} --pass', or 'sow iter verify ${id} --fail --note "<what is wrong>"'`);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'verify a work phase');
       const r = verifyPhase(workPhasesOf(project), id!, pass, str(opts, 'note'), s.now);

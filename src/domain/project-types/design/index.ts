@@ -1,0 +1,159 @@
+/**
+ * design: write design documents with the human. Each task is one document to write (an ADR, a
+ * design, an architecture description, a diagram, a spec), recorded as the task's output; once
+ * the human has approved every document, completing the project copies them into the
+ * repository's knowledge (`.sow/knowledge/adrs/` for ADRs, `.sow/knowledge/designs/` for the
+ * rest, or the folders `.sow/config.yaml` names under `knowledge.places`) and lists them in
+ * `.sow/knowledge/index.yaml`.
+ */
+import type { ArtifactTypeDef } from '../../artifacts.js';
+import type { Artifact, ProjectState, RepoConfig, TaskState } from '../../schemas.js';
+import { completePhase, phaseOf, startPhase } from '../../phases.js';
+import type { ActionImpl, ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../types.js';
+import { evidenceType as evidence } from '../evidence.js';
+
+const PHASE = 'design';
+
+const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the problem, constraints, earlier notes)' };
+const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the task starts from (a draft, an earlier design, notes)' };
+
+const approvedNote = 'approved by the human, it is kept in the repository\'s knowledge when the project completes';
+/** The documents a design project writes, in the order hints list them. */
+const documentTypes: readonly ArtifactTypeDef[] = [
+  { name: 'design', root: 'project', approvable: true, description: `A design document: the problem, the options, the chosen design; ${approvedNote}` },
+  { name: 'adr', root: 'project', approvable: true, description: `An architecture decision record: one decision, its context and consequences; ${approvedNote}` },
+  { name: 'architecture', root: 'project', approvable: true, description: `An architecture description: components, boundaries, data flow; ${approvedNote}` },
+  { name: 'diagram', root: 'project', approvable: true, description: `A diagram, as text (Mermaid, PlantUML, SVG); ${approvedNote}` },
+  { name: 'spec', root: 'project', approvable: true, description: `A specification: an interface, a format, a protocol; ${approvedNote}` },
+];
+const DOCUMENT_TYPES = new Set(documentTypes.map((t) => t.name));
+const isDocument = (a: Artifact) => DOCUMENT_TYPES.has(a.type);
+const typeChoices = `${documentTypes.slice(0, -1).map((t) => t.name).join(', ')} or ${documentTypes.at(-1)!.name}`;
+
+/** Where a document type goes under .sow/knowledge/ unless the repository's configuration says otherwise. */
+const DEFAULT_PLACES: Readonly<Record<string, string>> = { adr: 'adrs' };
+const DEFAULT_PLACE = 'designs';
+const placeOf = (config: RepoConfig, type: string) => config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
+
+const resolved = (s: string) => s === 'completed' || s === 'abandoned';
+
+/**
+ * What keeps the documents from being approved, once every task is finished: completed tasks
+ * without a document, and documents not approved (of the completed tasks, then of the design
+ * phase itself). Undefined when the tasks' states were not read.
+ */
+function missingDocuments(view: ProjectView): { undocumented: string[]; unapproved: { label: string; command: string }[] } | undefined {
+  if (!view.taskStates) return undefined;
+  const undocumented: string[] = [];
+  const unapproved: { label: string; command: string }[] = [];
+  for (const task of view.taskStates.filter((t) => t.status === 'completed')) {
+    if (!task.outputs.some(isDocument)) undocumented.push(task.id);
+    task.outputs.forEach((a, i) => {
+      if (isDocument(a) && a.approved !== true) unapproved.push({ label: `task ${task.id}'s ${a.type}`, command: `sow task output set --id ${task.id} --index ${i} approved true` });
+    });
+  }
+  phaseOf(view.project, PHASE).outputs.forEach((a, i) => {
+    if (isDocument(a) && a.approved !== true) unapproved.push({ label: `the ${PHASE} phase's ${a.type} ${a.path}`, command: `sow output set --index ${i} approved true` });
+  });
+  return { undocumented, unapproved };
+}
+
+/** The tasks not yet completed or abandoned. */
+const openTasks = (view: ProjectView) => view.tasks.filter((t) => !resolved(t.status)).map((t) => t.id);
+
+const guards: Record<string, GuardDef> = {
+  documentsApproved: {
+    description: 'every document task is completed or abandoned, at least one completed, each completed task has a document, and every document is approved',
+    readsTasks: true,
+    check: (view) => {
+      const m = missingDocuments(view);
+      return m !== undefined && view.tasks.length > 0 && openTasks(view).length === 0 && view.tasks.some((t) => t.status === 'completed')
+        && m.undocumented.length === 0 && m.unapproved.length === 0;
+    },
+    hint: (view) => {
+      if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
+      const open = openTasks(view);
+      if (open.length) return `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`;
+      if (!view.tasks.some((t) => t.status === 'completed')) return 'complete at least one document: a design project whose every document was abandoned has nothing to keep';
+      const m = missingDocuments(view);
+      if (!m) return "the tasks' documents were not read, so whether they are approved is unknown";
+      const parts: string[] = [];
+      for (const id of m.undocumented) parts.push(`task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' (type: ${typeChoices})`);
+      if (m.unapproved.length) parts.push(`approve ${m.unapproved.map((u) => `${u.label}: '${u.command}'`).join(', ')} (the human's decision)`);
+      return parts.join('; ');
+    },
+  },
+};
+
+const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
+const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
+
+const transitions: TransitionDef[] = [
+  { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
+  { from: 'Active', event: 'documents_approved', to: 'Finalizing', guard: 'documentsApproved', actions: [complete(PHASE), start('finalization')], automatic: true },
+  { from: 'Finalizing', event: 'design_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
+];
+
+const states: Record<string, StateDef> = {
+  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  Active: { phase: PHASE, lead: 'human', purpose: 'Write each document (a task each) with the human; the human approves each one.', executesTasks: true },
+  Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the approved documents say what should be kept; completing stores them in the repository\'s knowledge.' },
+  Completed: { phase: null, lead: null, purpose: 'The design project is complete; its documents are in .sow/knowledge/.', final: true },
+};
+
+const actions: Record<string, ActionImpl> = {
+  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
+  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+};
+
+/** Tags of the project: design phase metadata `tags` (a list, or words separated by commas). */
+function tagsOf(project: ProjectState): string[] {
+  const raw = phaseOf(project, PHASE).metadata['tags'];
+  if (Array.isArray(raw)) return raw.map(String);
+  return typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter(Boolean) : [];
+}
+
+const baseName = (path: string) => path.split('/').at(-1)!;
+
+/**
+ * The approved documents of the completed tasks (in task order), then those added to the design
+ * phase itself; a file recorded twice is kept once.
+ */
+function archivePlan(project: ProjectState, tasks: readonly TaskState[], config: RepoConfig, now: string): ArchivePlan {
+  const files: { from: string; to: string }[] = [];
+  const documents: Record<string, string>[] = [];
+  const seen = new Set<string>();
+  const keep = (a: Artifact, document: Record<string, string>) => {
+    if (!isDocument(a) || a.approved !== true || seen.has(a.path)) return;
+    seen.add(a.path);
+    files.push({ from: a.path, to: `.sow/knowledge/${placeOf(config, a.type)}/${baseName(a.path)}` });
+    documents.push(document);
+  };
+  for (const task of [...tasks].sort((a, b) => Number(a.id) - Number(b.id))) {
+    if (task.status !== 'completed') continue;
+    for (const a of task.outputs) keep(a, { task: task.id, type: a.type, title: task.name });
+  }
+  for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
+  return {
+    files,
+    entry: { type: PHASE, topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project), documents },
+  };
+}
+
+export const design: ProjectType = {
+  name: 'design',
+  description: 'Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository\'s knowledge',
+  branchPrefix: 'design/',
+  phases: [
+    { name: PHASE, canDisable: false, inputs: [context], outputs: [...documentTypes, evidence], hasTasks: true },
+    { name: 'finalization', canDisable: false, inputs: [context], outputs: [evidence] },
+  ],
+  taskInputs: [reference],
+  taskOutputs: [...documentTypes, evidence],
+  initialState: 'NoProject',
+  states,
+  transitions,
+  guards,
+  actions,
+  archive: ({ project, tasks, config }, now) => archivePlan(project, tasks, config, now),
+};

@@ -1,0 +1,190 @@
+/**
+ * The design project type through the CLI only: created with --type or implied by a design/
+ * branch, walked from Active (a task per document) through Finalizing to Completed, each refused
+ * move blocked by the guard that names what is missing (exit 3), and the approved documents kept
+ * in .sow/knowledge/ (ADRs in adrs/, the rest in designs/, or where .sow/config.yaml says),
+ * never over a document already there.
+ */
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { expectEnvelope, expectFails, ok, PROJECT, type Repo, useRepos } from './harness.js';
+
+const fresh = useRepos();
+const taskState = (id: string) => `.sow/project/phases/design/tasks/${id}/state.yaml`;
+const DATE = expect.stringMatching(/^\d{4}-\d\d-\d\d$/);
+
+/** A design project on design/<name> with one completed task whose ADR (at `adr`) is written and approved. */
+function approvedAdr(repo: Repo, name: string, adr: string, text: string): void {
+  ok(repo, ['project', 'new', name, '--type', 'design', '--branch', `design/${name}`, '--description', `About ${name}`]);
+  ok(repo, ['task', 'add', `Decide ${name}`]);
+  repo.write(`.sow/project/${adr}`, text);
+  ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', adr, '--approved', 'true']);
+  ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+  expect(ok(repo, ['advance']).stdout).toBe('Finalizing\n');
+  expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
+}
+
+describe('design projects: creation', () => {
+  it('is listed, --type design makes design/<name>, and a design/ branch implies the type', () => {
+    const repo = fresh();
+    expect(ok(repo, ['project', 'types']).stdout).toMatch(/^design +design\/ +Write design documents/m);
+    const r = ok(repo, ['project', 'new', 'storage', '--type', 'design', '--description', 'Where do we store events?']);
+    expect(r.stdout).toBe('Active\n');
+    expect(r.stderr).toContain("created and checked out branch 'design/storage'");
+    expect(repo.git(['branch', '--show-current'])).toBe('design/storage');
+    expect(repo.yaml(PROJECT)).toMatchObject({ type: 'design', branch: 'design/storage', phases: { design: { status: 'in_progress' }, finalization: { status: 'pending' } } });
+    ok(repo, ['project', 'delete', '--yes']);
+    repo.git(['checkout', '-q', '-b', 'design/x']);
+    expect(ok(repo, ['project', 'new', 'x']).stdout).toBe('Active\n');
+    expect(repo.yaml(PROJECT)).toMatchObject({ type: 'design', branch: 'design/x' });
+  });
+});
+
+describe('design, start to finish through the CLI', () => {
+  it('documents → approved → Finalizing → Completed: ADRs in .sow/knowledge/adrs/, the rest in designs/, indexed', () => {
+    const repo = fresh();
+    ok(repo, ['project', 'new', 'storage', '--type', 'design', '--description', 'Where do we store events?']);
+    const cont = ok(repo, ['project', 'continue']).stdout;
+    expect(cont).toContain('# sow: storage — Active');
+    expect(cont).toContain('**Human-led.**');
+    expect(cont).toContain('Each task is one document to write (0 so far)');
+    expect(cont).toContain('sow task output add --id <id> --type adr');
+    expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  documents_approved → Finalizing');
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true })).toContain("'sow task add <document>'");
+
+    ok(repo, ['task', 'add', 'Use Postgres']);
+    ok(repo, ['task', 'add', 'Event store design']);
+    ok(repo, ['task', 'add', 'Caching layer']);
+    ok(repo, ['phase', 'set', 'metadata.tags', 'storage,postgres']);
+    // Every task open: each is named.
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('finish or abandon 010, 020, 030');
+
+    // 010: an ADR, approved only once its file exists.
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adrs/0001-use-postgres.md']);
+    expect(expectFails(repo, ['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_FILE_MISSING')).toContain('does not exist');
+    expect(repo.yaml(taskState('010')).outputs[0].approved).toBe(false);
+    repo.write('.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n\nWe store events in Postgres.\n');
+    ok(repo, ['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    // 020 still open, 030 dropped.
+    const open = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
+    expect(open).toContain('finish or abandon 020, 030');
+    // The human drops 030, though its draft had been approved: an abandoned task's document is not kept.
+    repo.write('.sow/project/designs/caching.md', '# Caching\n');
+    ok(repo, ['task', 'output', 'add', '--id', '030', '--type', 'design', '--path', 'designs/caching.md', '--approved', 'true']);
+    ok(repo, ['task', 'abandon', '--id', '030']);
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toMatch(/finish or abandon 020 \(/);
+
+    // 020 completed without its document.
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
+    const r = repo.sow(['advance', '--json']);
+    expect(r.code).toBe(3);
+    expect(expectEnvelope(r).error).toMatchObject({
+      code: 'TRANSITION_BLOCKED',
+      hint: "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec)",
+    });
+
+    // Its documents recorded, the second not yet approved: the hint names it by its real index.
+    repo.write('.sow/project/designs/event-store.md', '# Event store\n\nAppend-only table.\n');
+    repo.write('.sow/project/specs/events.md', '# Events\n');
+    ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'design', '--path', 'designs/event-store.md', '--approved', 'true']);
+    ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'spec', '--path', 'specs/events.md']);
+    const unapproved = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
+    expect(unapproved).toContain("approve task 020's spec: 'sow task output set --id 020 --index 1 approved true'");
+    expect(unapproved).not.toContain('010');
+    expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  documents_approved → Finalizing');
+    ok(repo, ['task', 'output', 'set', '--id', '020', '--index', '1', 'approved', 'true']);
+
+    // A diagram the user added to the design phase itself must be approved too, and is kept.
+    repo.write('.sow/project/diagrams/flow.mmd', 'graph LR; app-->db\n');
+    ok(repo, ['output', 'add', '--type', 'diagram', '--path', 'diagrams/flow.mmd']);
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("'sow output set --index 0 approved true'");
+    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+
+    expect(ok(repo, ['advance', '--dry-run']).stdout).toBe('Finalizing\n');
+    expect(repo.yaml(PROJECT).statechart.current_state).toBe('Active');
+    const moved = expectEnvelope(ok(repo, ['advance', '--json']));
+    expect(moved).toEqual({ ok: true, data: { from: 'Active', to: 'Finalizing', event: 'documents_approved', dryRun: false, projectRemoved: false } });
+
+    const status = ok(repo, ['project', 'status']).stdout;
+    expect(status).toContain('State    Finalizing — human-led');
+    expect(status).toMatch(/design +completed/);
+    expect(status).toMatch(/finalization +in_progress/);
+    expect(status).toContain('design_complete → Completed');
+    expect(ok(repo, ['phase', 'get', 'status']).stdout).toBe('in_progress\n');
+    expect(ok(repo, ['phase', 'get', 'status', '--phase', 'design']).stdout).toBe('completed\n');
+    const history = ok(repo, ['project', 'history']).stdout;
+    expect(history.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1])).toEqual(['project_init', 'documents_approved']);
+    const finalizing = ok(repo, ['project', 'continue']).stdout;
+    expect(finalizing).toContain('# sow: storage — Finalizing');
+    expect(finalizing).toContain('.sow/knowledge/adrs/');
+    expect(expectFails(repo, ['pr', 'create'], 2, 'USAGE')).toContain('this design project has no pull request');
+
+    const done = expectEnvelope(ok(repo, ['advance', '--json']));
+    expect(done.data).toMatchObject({ from: 'Finalizing', to: 'Completed', event: 'design_complete', projectRemoved: true });
+    expect(repo.exists('.sow/project')).toBe(false);
+    expect(repo.read('.sow/knowledge/adrs/0001-use-postgres.md')).toBe('# Use Postgres\n\nWe store events in Postgres.\n');
+    expect(repo.read('.sow/knowledge/designs/event-store.md')).toBe('# Event store\n\nAppend-only table.\n');
+    expect(repo.read('.sow/knowledge/designs/events.md')).toBe('# Events\n');
+    expect(repo.read('.sow/knowledge/designs/flow.mmd')).toBe('graph LR; app-->db\n');
+    expect(repo.exists('.sow/knowledge/designs/caching.md')).toBe(false);
+    expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
+      entries: [{
+        type: 'design', topic: 'Where do we store events?', name: 'storage', branch: 'design/storage', date: DATE, tags: ['storage', 'postgres'],
+        documents: [
+          { task: '010', type: 'adr', title: 'Use Postgres' },
+          { task: '020', type: 'design', title: 'Event store design' },
+          { task: '020', type: 'spec', title: 'Event store design' },
+          { type: 'diagram', title: 'flow.mmd' },
+        ],
+        files: ['.sow/knowledge/adrs/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/designs/events.md', '.sow/knowledge/designs/flow.mmd'],
+      }],
+    });
+    expect(repo.sow(['project', 'status']).code).not.toBe(0);
+  });
+
+  it('an abandoned-only project cannot finalize: one document must be completed', () => {
+    const repo = fresh();
+    ok(repo, ['project', 'new', 'idea', '--type', 'design']);
+    ok(repo, ['task', 'add', 'Dropped']);
+    ok(repo, ['task', 'abandon', '--id', '010']);
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('complete at least one document');
+    expect(repo.yaml(PROJECT).statechart.current_state).toBe('Active');
+  });
+});
+
+describe('design: where the documents go', () => {
+  it('a second ADR of the same name gets -2 (nothing overwritten); both are indexed', () => {
+    const repo = fresh();
+    approvedAdr(repo, 'first', 'adrs/0001-storage.md', '# First\n');
+    approvedAdr(repo, 'second', 'adrs/0001-storage.md', '# Second\n');
+    expect(repo.read('.sow/knowledge/adrs/0001-storage.md')).toBe('# First\n');
+    expect(repo.read('.sow/knowledge/adrs/0001-storage-2.md')).toBe('# Second\n');
+    const entries = parse(repo.read('.sow/knowledge/index.yaml')).entries;
+    expect(entries.map((e: any) => [e.name, e.files])).toEqual([
+      ['first', ['.sow/knowledge/adrs/0001-storage.md']],
+      ['second', ['.sow/knowledge/adrs/0001-storage-2.md']],
+    ]);
+  });
+
+  it('.sow/config.yaml knowledge.places sends ADRs elsewhere; the other types keep their default', () => {
+    const repo = fresh();
+    repo.write('.sow/config.yaml', 'knowledge:\n  places:\n    adr: decisions\n');
+    ok(repo, ['project', 'new', 'api', '--type', 'design']);
+    ok(repo, ['task', 'add', 'Versioning']);
+    ok(repo, ['task', 'add', 'API spec']);
+    repo.write('.sow/project/0002-versioning.md', '# Versioning\n');
+    repo.write('.sow/project/api.md', '# API\n');
+    ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', '0002-versioning.md', '--approved', 'true']);
+    ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'spec', '--path', 'api.md', '--approved', 'true']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
+    ok(repo, ['advance']);
+    ok(repo, ['advance']);
+    expect(repo.read('.sow/knowledge/decisions/0002-versioning.md')).toBe('# Versioning\n');
+    expect(repo.exists('.sow/knowledge/adrs')).toBe(false);
+    expect(repo.read('.sow/knowledge/designs/api.md')).toBe('# API\n');
+    expect(parse(repo.read('.sow/knowledge/index.yaml')).entries[0].files).toEqual(['.sow/knowledge/decisions/0002-versioning.md', '.sow/knowledge/designs/api.md']);
+  });
+});
