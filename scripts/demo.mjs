@@ -4,8 +4,12 @@
  * "add-auth" example) through every state of the standard lifecycle with the built CLI, printing each command
  * and what it printed, as a person would see it in a terminal. A scripted "agent" writes real files.
  *
- *   npm run demo                 run it (the temp repo is removed at the end)
- *   npm run demo -- --keep       keep the temp repo and print its path
+ *   npm run demo                         run it (the temp repo is removed at the end)
+ *   npm run demo -- --type iterative     another project type: standard (the default), exploration,
+ *                                        design, breakdown, iterative, or all (each in turn)
+ *   npm run demo -- --keep               keep the temp repo and print its path
+ *
+ * SOW_DEMO_BIN runs another build than dist/sow.cjs (the tests use it).
  *
  * Every command's exit code is checked — expected failures (a blocked `sow advance`) included —
  * and so is the state each `sow advance` lands in. Exit 0 when all went as the script says,
@@ -17,15 +21,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SOW = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'sow.cjs');
+const SOW = process.env.SOW_DEMO_BIN || resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'sow.cjs');
 const argv = process.argv.slice(2);
 const KEEP = argv.includes('--keep');
-for (const a of argv) {
+const TYPES = ['standard', 'exploration', 'design', 'breakdown', 'iterative'];
+let TYPE = 'standard';
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
   if (a === '--help' || a === '-h') {
-    process.stdout.write('usage: node scripts/demo.mjs [--keep]\n');
+    process.stdout.write(`usage: node scripts/demo.mjs [--type ${[...TYPES, 'all'].join('|')}] [--keep]\n`);
     process.exit(0);
   }
-  if (a !== '--keep') {
+  if (a === '--type' || a.startsWith('--type=')) {
+    TYPE = a.includes('=') ? a.slice('--type='.length) : argv[++i];
+    if (![...TYPES, 'all'].includes(TYPE)) {
+      process.stderr.write(`demo: unknown type '${TYPE}' (types: ${[...TYPES, 'all'].join(', ')})\n`);
+      process.exit(2);
+    }
+  } else if (a !== '--keep') {
     process.stderr.write(`demo: unknown option '${a}' (try --help)\n`);
     process.exit(2);
   }
@@ -368,12 +381,172 @@ function demo() {
   git(['log', '--oneline']);
 }
 
+
+/** A fresh repository with sow initialised, committed on main. */
+function setUpRepo(title) {
+  repo = realpathSync(mkdtempSync(join(tmpdir(), 'sow-demo-')));
+  out(bold(title));
+  note(`a fresh git repository in ${repo}`);
+  note(`the CLI under test: ${SOW}`);
+  heading('A repository to work in');
+  git(['init', '-q']);
+  write('README.md', '# api\n\nA small HTTP API.\n', 'person');
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Initial commit']);
+  sow(['init']);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Add sow']);
+}
+
+function startProject(args) {
+  const created = sow(['project', 'new', ...args]);
+  statesVisited.push(created.stdout.trim());
+  sow(['project', 'continue'], { maxLines: 12, soft: true });
+}
+
+function demoExploration() {
+  setUpRepo('sow demo — an exploration: topics → approved summaries → the repository\'s knowledge');
+  heading('Start the exploration (Active)');
+  startProject(['jwt-libs', '--type', 'exploration', '--description', 'Which JWT library should the API use?']);
+  sow(['phase', 'set', 'tags', 'auth,jwt']);
+  sow(['task', 'add', 'jose', '--description', 'Maintained? ESM? HS256 and EdDSA?']);
+  sow(['task', 'add', 'jsonwebtoken', '--description', 'Same questions']);
+  sow(['advance'], { expect: 3 });
+  sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
+  writeArtifact('findings/jose.md', '# jose\n\n- Maintained, ESM, zero dependencies.\n- HS256, EdDSA, JWE.\n', 'researcher agent');
+  sow(['task', 'output', 'add', '--id', '010', '--type', 'findings', '--path', 'findings/jose.md']);
+  sow(['task', 'set', '--id', '010', 'status', 'completed']);
+  note('the person drops the second topic: jose answers the question');
+  sow(['task', 'abandon', '--id', '020']);
+  advance('Summarizing');
+  heading('Summarize (Summarizing → Finalizing)');
+  writeArtifact('summary.md', '# Which JWT library?\n\nUse **jose**: maintained, ESM, no dependencies.\n', 'researcher agent');
+  sow(['output', 'add', '--type', 'summary', '--path', 'summary.md']);
+  sow(['advance'], { expect: 3 });
+  note('the person reads the summary and approves it');
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('Finalizing');
+  heading('Complete: the summary becomes knowledge');
+  advance('Completed');
+  sh('cat .sow/knowledge/index.yaml', 'cat', ['.sow/knowledge/index.yaml']);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Exploration: which JWT library']);
+}
+
+function demoDesign() {
+  setUpRepo('sow demo — a design project: documents written, approved, kept as ADRs and designs');
+  heading('Start the design (Active)');
+  startProject(['auth-design', '--type', 'design', '--description', 'How the API authenticates']);
+  sow(['task', 'add', 'ADR: tokens, not sessions']);
+  sow(['task', 'add', 'Design: the auth middleware']);
+  sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
+  writeArtifact('adrs/0001-jwt.md', '# 1. Use JWTs, not server sessions\n\nStatus: accepted\n\n## Context\nThe API runs on several instances.\n\n## Decision\nHS256 JWTs, 15 minutes.\n', 'architect agent');
+  sow(['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adrs/0001-jwt.md']);
+  sow(['task', 'set', '--id', '010', 'status', 'completed']);
+  sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
+  writeArtifact('designs/middleware.md', '# Auth middleware\n\n`requireAuth(secret)` reads a Bearer token and sets `req.user`.\n', 'architect agent');
+  sow(['task', 'output', 'add', '--id', '020', '--type', 'design', '--path', 'designs/middleware.md']);
+  sow(['task', 'set', '--id', '020', 'status', 'completed']);
+  note('the documents are written, but the person has not approved them:');
+  sow(['advance'], { expect: 3 });
+  sow(['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
+  sow(['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true']);
+  advance('Finalizing');
+  heading('Complete: ADRs to .sow/knowledge/adrs/, the rest to designs/');
+  advance('Completed');
+  sh('find .sow/knowledge -type f', 'find', ['.sow/knowledge', '-type', 'f']);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Design: authentication']);
+}
+
+function demoBreakdown() {
+  setUpRepo('sow demo — a breakdown: a large feature split into work units, published');
+  heading('Discovery');
+  startProject(['auth', '--type', 'breakdown', '--description', 'Authentication for the API']);
+  writeArtifact('discovery.md', '# Authentication\n\nJWT sign/verify, middleware, docs.\n', 'planner agent');
+  sow(['output', 'add', '--type', 'discovery', '--path', 'discovery.md']);
+  sow(['advance'], { expect: 3 });
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('Active');
+  heading('Work units (Active)');
+  sow(['task', 'add', 'JWT signing and verification']);
+  sow(['task', 'add', 'Auth middleware', '--depends-on', '010']);
+  for (const [id, text] of [['010', '# JWT signing and verification\n\nsign() and verify() in src/auth/, HS256.\n'], ['020', '# Auth middleware\n\nrequireAuth(secret) on every route but /health.\n']]) {
+    sow(['task', 'set', '--id', id, 'status', 'in_progress']);
+    writeArtifact(`units/${id}.md`, text, 'planner agent');
+    sow(['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`]);
+    sow(['task', 'set', '--id', id, 'status', 'completed']);
+  }
+  note('the specs are not approved yet:');
+  sow(['advance'], { expect: 3 });
+  sow(['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
+  sow(['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true']);
+  advance('Publishing');
+  heading('Publish (here as files; with gh, as GitHub issues with "Depends on #n")');
+  sow(['breakdown', 'publish', '--to', 'files', '--dry-run']);
+  sow(['breakdown', 'publish', '--to', 'files']);
+  sow(['breakdown', 'publish', '--to', 'files']);
+  advance('Completed');
+  sh('find .sow/knowledge -type f', 'find', ['.sow/knowledge', '-type', 'f']);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Breakdown: authentication']);
+}
+
+function demoIterative() {
+  setUpRepo('sow demo — iterative work (spec 002): brief, phases, zero-context iterations with confirm and verify gates');
+  heading('Discover (DiscoverActive)');
+  startProject(['jwt-survey', '--type', 'iterative', '--description', 'Survey JWT libraries']);
+  write('.sow/project/brief.md', '# Survey JWT libraries\n\n**Domain:** research\n\n## Outcome Needed\nA recommendation.\n\n## Done When\n- Three libraries compared\n- One recommended\n', 'person');
+  sow(['phase', 'set', 'domain', 'research']);
+  sow(['advance'], { expect: 3 });
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('PlanActive');
+  heading('Plan (PlanActive): sow renders plan.md from the phases');
+  sow(['iter', 'phase', 'add', 'R1', '--title', 'Compare three libraries', '--criteria', 'a table of 3 libraries: maintenance, ESM, algorithms', '--output', 'outputs/compare.md', '--max', '3']);
+  sow(['iter', 'phase', 'add', 'R2', '--title', 'Recommend one', '--after', 'R1']);
+  sow(['advance'], { expect: 3 });
+  sow(['iter', 'phase', 'set', 'R2', 'criteria', 'one library named, with two reasons']);
+  sow(['iter', 'phase', 'set', 'R2', 'output', 'outputs/recommendation.md']);
+  sow(['iter', 'phase', 'set', 'R2', 'max', '2']);
+  sh('cat .sow/project/plan.md', 'cat', ['.sow/project/plan.md'], { maxLines: 30 });
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('ExecuteActive');
+  heading('Execute (ExecuteActive): each iteration by a fresh worker');
+  note('the prompt a zero-context worker gets for the next iteration (first 12 lines):');
+  sow(['iter', 'next'], { maxLines: 12 });
+  write('.sow/project/outputs/compare.md', '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n', 'worker 1');
+  sow(['iter', 'log', 'R1', '--did', 'compared jose', '--remaining', 'jsonwebtoken, fast-jwt']);
+  sow(['iter', 'guardrail', 'add', '--pattern', 'npm stats lie', '--context', 'judging maintenance', '--problem', 'downloads reflect old installs', '--solution', 'look at the last release date']);
+  write('.sow/project/outputs/compare.md', '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n| jsonwebtoken | slow | no |\n| fast-jwt | yes | yes |\n', 'worker 2');
+  sow(['iter', 'log', 'R1', '--did', 'compared the other two', '--remaining', 'None', '--signal']);
+  sow(['iter', 'log', 'R1', '--did', 'checked the table against the criteria', '--remaining', 'None']);
+  sow(['iter', 'verify', 'R1', '--pass']);
+  write('.sow/project/outputs/recommendation.md', 'Use jose: maintained and ESM.\n', 'worker 4');
+  sow(['iter', 'log', 'R2', '--did', 'wrote it', '--remaining', 'None', '--signal']);
+  sow(['iter', 'log', 'R2', '--did', 'checked: one library, two reasons', '--remaining', 'None']);
+  sow(['iter', 'verify', 'R2', '--pass']);
+  sow(['iter', 'status']);
+  advance('VerifyActive');
+  heading('Verify and deliver');
+  writeArtifact('review/report.md', '# Review\n\nPass: the brief\'s criteria are met.\n', 'reviewer agent');
+  sow(['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
+  sow(['output', 'set', '--index', '0', 'approved', 'true']);
+  advance('DeliverActive');
+  advance('Complete');
+  sh('find .sow/knowledge -type f', 'find', ['.sow/knowledge', '-type', 'f']);
+  git(['add', '-A']);
+  git(['commit', '-q', '-m', 'Iterative: JWT survey']);
+}
+
+const WALKS = { standard: demo, exploration: demoExploration, design: demoDesign, breakdown: demoBreakdown, iterative: demoIterative };
+
 function summary() {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   heading('Summary');
   out(`states   ${statesVisited.join(' → ')}`);
   out(`commands ${stats.sow} sow, ${stats.git} git (${stats.expectedFailures} expected non-zero exits checked)`);
-  out(`files    ${new Set(stats.files).size} written by the agent and the person, e.g. src/auth/jwt.ts, src/auth/verify.ts, src/auth/middleware.ts`);
+  const files = [...new Set(stats.files)];
+  out(`files    ${files.length} written by the agents and the person, e.g. ${files.filter((f) => f !== 'README.md').slice(0, 3).join(', ')}`);
   out(`time     ${seconds} s`);
 }
 
@@ -383,7 +556,10 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 try {
-  demo();
+  for (const type of TYPE === 'all' ? TYPES : [TYPE]) {
+    if (repo && !KEEP) rmSync(repo, { recursive: true, force: true });
+    WALKS[type]();
+  }
   summary();
   if (softFailures.length) {
     out(red(`✗ ${softFailures.length} command(s) failed:`));
