@@ -18,7 +18,7 @@ function registerGroup(program: Command, type: ProjectType): void {
     for (const word of words.slice(0, -1)) {
       let sub = subgroups.get(word);
       if (!sub) {
-        sub = parent.command(word).description(`${word} commands`);
+        sub = parent.command(word).description(def.subgroups?.[word] ?? `${word} commands`);
         subgroups.set(word, sub);
       }
       parent = sub;

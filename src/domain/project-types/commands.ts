@@ -83,4 +83,6 @@ export interface TypeCommandGroup {
   readonly name: string;
   readonly description: string;
   readonly commands: readonly TypeCommandDef[];
+  /** What each group of commands with several words does ('phase' → 'Define the work phases'). */
+  readonly subgroups?: Readonly<Record<string, string>>;
 }

@@ -387,4 +387,5 @@ export const iterCommands: TypeCommandGroup = {
   name: 'iter',
   description: 'Work phases of an iterative project: define, log iterations, confirm, verify, recover',
   commands: [phaseAdd, phaseSet, phaseRemove, log, verify, extend, block, unblock, status, next, guardrailAdd, exportState],
+  subgroups: { phase: 'Define the work phases (plan.md is rendered from them): add, set, remove', guardrail: 'Lessons every iteration reads (guardrails.md): add' },
 };
