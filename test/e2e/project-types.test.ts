@@ -18,7 +18,10 @@ describe('the registry through the CLI', () => {
     expect(r.stdout).toMatch(/^standard +feat\/ +Plan with the human/m);
     expect(r.stdout).toMatch(/^exploration +explore\/ +Research a topic/m);
     const j = expectEnvelope(ok(repo, ['project', 'types', '--json']));
-    expect(j.data.map((t: any) => [t.name, t.branch_prefix])).toEqual([['standard', 'feat/'], ['exploration', 'explore/']]);
+    expect(r.stdout).toMatch(/^design +design\/ +Write design documents/m);
+    expect(r.stdout).toMatch(/^breakdown +breakdown\/ +/m);
+    expect(r.stdout).toMatch(/^iterative +iter\/ +Iterative work/m);
+    expect(j.data.map((t: any) => [t.name, t.branch_prefix])).toEqual([['standard', 'feat/'], ['exploration', 'explore/'], ['design', 'design/'], ['breakdown', 'breakdown/'], ['iterative', 'iter/']]);
   });
 
   it('--type picks the type and its branch prefix; a branch with a type\'s prefix implies it; an unknown type is refused', () => {
@@ -34,7 +37,7 @@ describe('the registry through the CLI', () => {
     ok(repo, ['project', 'delete', '--yes']);
     expect(ok(repo, ['project', 'new', 'caching', '--type', 'standard']).stdout).toBe('PlanningActive\n');
     ok(repo, ['project', 'delete', '--yes']);
-    expect(expectFails(repo, ['project', 'new', 'x', '--type', 'explorer'], 2, 'USAGE')).toContain('known types: standard, exploration');
+    expect(expectFails(repo, ['project', 'new', 'x', '--type', 'explorer'], 2, 'USAGE')).toContain('known types: standard, exploration, design, breakdown, iterative');
   });
 });
 

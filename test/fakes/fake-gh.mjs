@@ -3,12 +3,14 @@
  * A fake `gh` for the end-to-end tests: strict about the subcommands and flags sow may use (the
  * ones the pinned gh 2.23.0 has, test/fixtures/gh-help), records every call, and answers from a
  * state file the test writes (issues, linked branches, pull requests), which it updates as gh
- * would (links, new pull requests, ready).
+ * would (links, new issues, new pull requests, ready).
  *
  *   FAKE_GH_LOG    a JSON line per call: { argv, cwd }
  *   FAKE_GH_STATE  JSON { repo, issues: [{number, title, state, labels: [{name}], url, body}], linked: {n: [branch]}, prs: [...] }
  *   FAKE_GH_FAIL   auth: exit 4 as gh does without a login; error: exit 1 with an API error;
- *                  develop: only linking a branch to an issue fails (as without the permission)
+ *                  develop: only linking a branch to an issue fails (as without the permission);
+ *                  create-after:N: `issue create` fails once N issues were created through it
+ *                  (counted in the state file), as when the API gives out midway
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -27,6 +29,7 @@ const SPECS = {
   'issue list': { '--repo': true, '--state': true, '--label': true, '--limit': true, '--json': true },
   'issue view': { '--repo': true, '--json': true },
   'issue develop': { '--repo': true, '--list': false, '--name': true, '--base': true },
+  'issue create': { '--repo': true, '--title': true, '--body-file': true },
   'pr list': { '--repo': true, '--head': true, '--state': true, '--json': true },
   'pr create': { '--repo': true, '--head': true, '--base': true, '--title': true, '--body-file': true, '--draft': false },
   'pr ready': { '--repo': true },
@@ -52,6 +55,7 @@ if (!flags['--repo']) die(1, 'fake gh: every call must name the repository with 
 
 const statePath = process.env.FAKE_GH_STATE;
 const state = statePath && existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : { issues: [], linked: {}, prs: [] };
+state.issues ??= [];
 state.linked ??= {};
 state.prs ??= [];
 const save = () => statePath && writeFileSync(statePath, JSON.stringify(state, null, 2));
@@ -85,6 +89,24 @@ switch (command) {
     state.linked[n] = [...(state.linked[n] ?? []), flags['--name']];
     save();
     out(`github.com/${flags['--repo']}/tree/${flags['--name']}`);
+    break;
+  }
+  case 'issue create': {
+    if (flags['--title'] === undefined) die(1, 'must provide `--title` and `--body` (or `--body-file`) when not running interactively');
+    if (flags['--body-file'] === undefined) die(1, 'must provide `--title` and `--body` (or `--body-file`) when not running interactively');
+    const from = flags['--body-file'];
+    if (from !== '-' && !existsSync(from)) die(1, `open ${from}: no such file or directory`);
+    const body = readFileSync(from === '-' ? 0 : from, 'utf8');
+    state.issues_created ??= 0;
+    const failAfter = /^create-after:(\d+)$/.exec(process.env.FAKE_GH_FAIL ?? '');
+    if (failAfter && state.issues_created >= Number(failAfter[1])) die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
+    const number = state.issues.reduce((m, i) => Math.max(m, i.number), 0) + 1;
+    const url = `https://github.com/${flags['--repo']}/issues/${number}`;
+    state.issues.push({ number, title: flags['--title'], state: 'OPEN', labels: [], url, body });
+    state.issues_created += 1;
+    save();
+    process.stderr.write(`\nCreating issue in ${flags['--repo']}\n\n`);
+    out(url);
     break;
   }
   case 'pr list':

@@ -2,9 +2,12 @@ import { UsageError } from '../errors.js';
 import type { ProjectType } from './types.js';
 import { standard } from './standard/index.js';
 import { exploration } from './exploration/index.js';
+import { design } from './design/index.js';
+import { breakdown } from './breakdown/index.js';
+import { iterative } from './iterative/index.js';
 
 /** The registry: adding a project type is one line here and one folder beside this file. */
-export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard, exploration };
+export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard, exploration, design, breakdown, iterative };
 
 /** The type of a project that names none. */
 export const DEFAULT_TYPE = 'standard';

@@ -342,7 +342,7 @@ const SPEC_PHASE: Record<string, string> = { DiscoverActive: 'discover', PlanAct
 
 const exportState: TypeCommandDef = {
   name: 'export',
-  description: "The project in spec 002's state.json shape, for other tools",
+  description: 'The project as the iterative-work format\'s state.json (task, slug, phase, current_phase, phases…), for other tools',
   async run(ctx) {
     return ctx.read(async (s) => {
       const project = await s.project();

@@ -139,7 +139,7 @@ const actions: Record<string, ActionImpl> = {
 
 export const iterative: ProjectType = {
   name: 'iterative',
-  description: 'Iterative work (spec 002): a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
+  description: 'Iterative work: a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
   branchPrefix: 'iter/',
   phases: [
     { name: 'discover', canDisable: false, inputs: [context, source], outputs: [brief, evidence], metadata: { domain: { kind: 'enum', values: ['research', 'writing', 'analysis', 'planning', 'software'] } } },

@@ -298,7 +298,8 @@ export function unblockPhase(list: readonly WorkPhase[], id: string, now: string
 export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[]): WorkPhase[] {
   return list.map((p) => {
     if (!ids.includes(p.id)) return p;
-    const q: WorkPhase = { ...p, status: 'in_progress', confirmations: 0, verification: 'failed', note: 'reopened by a failed review' };
+    // Its counts go on (the next entry's number follows the last one's): only its status changes.
+    const q: WorkPhase = { ...p, status: 'in_progress', verification: 'failed', note: 'reopened by a failed review' };
     delete q.completed_at;
     return settle(q);
   });

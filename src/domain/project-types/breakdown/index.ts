@@ -1,0 +1,132 @@
+/**
+ * breakdown: split a large feature into work units with the human. Discovery writes down what the
+ * feature is (an approved `discovery` document); each unit is then a task with a spec
+ * (`work_unit_spec`, approved by the human) and the units it depends on; `sow breakdown publish`
+ * makes each completed unit a GitHub issue ("Depends on #n" in dependency order) or a markdown
+ * file under `.sow/knowledge/breakdowns/<name>/`, recorded on its task; completing keeps the
+ * discovery document and the specs in the repository's knowledge.
+ */
+import type { ArtifactTypeDef } from '../../artifacts.js';
+import { completePhase, phaseOf, startPhase } from '../../phases.js';
+import { byId } from '../../tasks.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import { evidenceType as evidence } from '../evidence.js';
+import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
+import { list, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
+
+const NAME = 'breakdown';
+
+const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the feature request, earlier notes, designs)' };
+const discovery: ArtifactTypeDef = {
+  name: 'discovery', root: 'project', approvable: true,
+  description: 'What the feature is, what it must do, what is known and what is open: the document the units are split from; approving it starts the breakdown',
+};
+const workUnitSpec: ArtifactTypeDef = {
+  name: SPEC, root: 'project', approvable: true,
+  description: 'The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the issue\'s body once approved',
+};
+const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the unit should start from' };
+
+
+const guards: Record<string, GuardDef> = {
+  discoveryApproved: {
+    description: 'a discovery output is approved',
+    check: ({ project }) => phaseOf(project, 'discovery').outputs.some((a) => a.type === 'discovery' && a.approved === true),
+    hint: ({ project }) => {
+      const outputs = phaseOf(project, 'discovery').outputs;
+      const open = outputs.flatMap((a, i) => (a.type === 'discovery' ? [i] : []));
+      if (open.length === 0) return "write down what the feature is with the human, then add it: 'sow output add --type discovery --path discovery.md'";
+      return `the human approves the discovery document: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', or ')}`;
+    },
+  },
+  unitsReady: {
+    description: 'every unit is completed or abandoned (at least one completed), each completed unit\'s work_unit_spec is approved, and the dependencies name existing units and form no cycle',
+    readsTasks: true,
+    check: ({ taskStates }) => taskStates !== undefined && unitProblems(taskStates).length === 0,
+    hint: ({ taskStates }) => (taskStates === undefined ? "run 'sow task list' to see the units" : unitProblems(taskStates).join('; ')),
+  },
+  unitsPublished: {
+    description: 'every unit is still finished, and every completed unit is published (a GitHub issue or a file, recorded on its task)',
+    readsTasks: true,
+    check: ({ taskStates }) => taskStates !== undefined && taskStates.every((t) => (t.status === 'completed' && publicationOf(t) !== undefined) || t.status === 'abandoned'),
+    hint: ({ taskStates }) => {
+      const reopened = (taskStates ?? []).filter((t) => t.status !== 'completed' && t.status !== 'abandoned').map((t) => t.id);
+      if (reopened.length) return `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: complete or abandon ${reopened.length === 1 ? 'it' : 'them'} ('sow task set --id <id> status completed', 'sow task abandon --id <id>')`;
+      const open = (taskStates ?? []).filter((t) => t.status === 'completed' && !publicationOf(t)).map((t) => t.id);
+      return `publish ${open.length ? `${open.length === 1 ? 'unit' : 'units'} ${list(open)}` : 'the units'}: 'sow breakdown publish' ('--dry-run' shows what it would do first)`;
+    },
+  },
+};
+
+const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
+const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
+
+const transitions: TransitionDef[] = [
+  { from: 'NoProject', event: 'project_init', to: 'Discovery', actions: [start('discovery')], automatic: false },
+  { from: 'Discovery', event: 'discovery_approved', to: 'Active', guard: 'discoveryApproved', actions: [complete('discovery'), start(NAME)], automatic: true },
+  { from: 'Active', event: 'units_ready', to: PUBLISHING, guard: 'unitsReady', actions: [complete(NAME), start('publishing')], automatic: true },
+  { from: PUBLISHING, event: 'units_published', to: 'Completed', guard: 'unitsPublished', actions: [complete('publishing')], automatic: true },
+];
+
+const states: Record<string, StateDef> = {
+  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  Discovery: { phase: 'discovery', lead: 'human', purpose: 'Understand the feature with the human and write it down; the human approves the discovery document.' },
+  Active: { phase: NAME, lead: 'human', purpose: 'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves each spec.', executesTasks: true },
+  [PUBLISHING]: { phase: 'publishing', lead: 'ai', purpose: 'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.' },
+  Completed: { phase: null, lead: null, purpose: 'The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.', final: true },
+};
+
+const actions: Record<string, ActionImpl> = {
+  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
+  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+};
+
+const basename = (path: string) => path.split('/').at(-1)!;
+
+export const breakdown: ProjectType = {
+  name: NAME,
+  description: 'Split a large feature into work units with specs and dependencies, then publish them as GitHub issues or files',
+  branchPrefix: 'breakdown/',
+  phases: [
+    { name: 'discovery', canDisable: false, inputs: [context], outputs: [discovery, evidence] },
+    { name: NAME, canDisable: false, inputs: [context], outputs: [evidence], hasTasks: true },
+    { name: 'publishing', canDisable: false, inputs: [], outputs: [evidence] },
+  ],
+  taskInputs: [reference],
+  taskOutputs: [workUnitSpec, evidence],
+  initialState: 'NoProject',
+  states,
+  transitions,
+  guards,
+  actions,
+  commands: publishCommands(NAME, () => breakdown),
+  archive({ project, tasks }, now) {
+    const dir = unitsDir(project.name);
+    const documents = phaseOf(project, 'discovery').outputs.filter((a) => a.type === 'discovery' && a.approved === true);
+    const units = tasks.filter((t) => t.status === 'completed').sort(byId);
+    return {
+      files: [
+        ...documents.map((a) => ({ from: a.path, to: `${dir}/${basename(a.path)}` })),
+        ...units.flatMap((t) => specsOf(t).map(({ artifact }) => ({ from: artifact.path, to: `${dir}/specs/${basename(artifact.path)}` }))),
+      ],
+      entry: {
+        type: NAME,
+        topic: project.description || project.name,
+        name: project.name,
+        branch: project.branch,
+        date: now.slice(0, 10),
+        path: dir,
+        units: units.map((t) => {
+          const p = publicationOf(t);
+          return {
+            id: t.id,
+            title: t.name,
+            ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
+            ...(p && 'file' in p ? { file: p.file } : {}),
+            depends_on: [...t.dependencies],
+          };
+        }),
+      },
+    };
+  },
+};
