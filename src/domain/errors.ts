@@ -137,9 +137,8 @@ export class TaskBlockedError extends SowError {
 }
 
 export class DependencyCycleError extends SowError {
-  constructor(cycle: readonly string[]) {
-    super('DEPENDENCY_CYCLE', 'failed', `the dependencies would form a cycle: ${cycle.join(' → ')}`,
-      'a task cannot wait for itself; drop one of these dependencies');
+  constructor(cycle: readonly string[], hint = 'a task cannot wait for itself; drop one of these dependencies') {
+    super('DEPENDENCY_CYCLE', 'failed', `the dependencies would form a cycle: ${cycle.join(' → ')}`, hint);
   }
 }
 

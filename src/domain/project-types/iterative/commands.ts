@@ -35,7 +35,7 @@ function parseAfter(raw: string, list: readonly WorkPhase[], self: string): stri
 /** The work phases with `after` for `id` must not form a cycle. */
 function checkAcyclic(list: readonly WorkPhase[]): void {
   const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
-  if (cycle) throw new DependencyCycleError(cycle);
+  if (cycle) throw new DependencyCycleError(cycle, `a work phase cannot come after itself; change what one of them comes after ('sow iter phase set ${cycle[0]} after <ids>')`);
 }
 
 const STATE_HINTS: Record<string, string> = {
@@ -65,7 +65,7 @@ const domainOf = (project: ProjectState) => {
  */
 function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): { reapprove: boolean } {
   let next = withWorkPhases(project, list);
-  s.writeFile(`${DIR}/${PLAN}`, renderPlan(next, workPhasesOf(next), domainOf(next), s.now));
+  s.writeFile(`${DIR}/${PLAN}`, renderPlan(next, workPhasesOf(next), domainOf(next)));
   let reapprove = false;
   if (next.statechart.current_state === 'PlanActive') {
     const plan = phaseOf(next, 'plan');
@@ -84,6 +84,13 @@ function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPha
 
 const planIndex = (project: ProjectState) => phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
 const reapproveNote = (project: ProjectState) => ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${planIndex(project)} approved true').`;
+
+/** Stores phases whose status changed, and redraws plan.md so its checkboxes follow. */
+function redrawPlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): void {
+  const next = withWorkPhases(project, list);
+  s.setProject(next);
+  s.writeFile(`${DIR}/${PLAN}`, renderPlan(next, workPhasesOf(next), domainOf(next)));
+}
 
 function appendProgress(s: TypeSession, entry: string): void {
   s.writeFile(`${DIR}/${PROGRESS}`, appendEntry(s.readFile(`${DIR}/${PROGRESS}`), PROGRESS_HEADER, entry));
@@ -207,7 +214,7 @@ const log: TypeCommandDef = {
       const project = await requireState(s, ['ExecuteActive'], 'log an iteration');
       const blockers = str(opts, 'blockers');
       const r = logIteration(workPhasesOf(project), id!, { did: str(opts, 'did')!, remaining: str(opts, 'remaining')!, ...(blockers !== undefined ? { blockers } : {}), signal: opts['signal'] === true }, s.now);
-      s.setProject(withWorkPhases(project, r.list));
+      redrawPlan(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: { phase: r.phase, iteration: r.iteration }, text: r.outcome };
     });
@@ -229,7 +236,7 @@ const verify: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'verify a work phase');
       const r = verifyPhase(workPhasesOf(project), id!, pass, str(opts, 'note'), s.now);
-      s.setProject(withWorkPhases(project, r.list));
+      redrawPlan(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: r.phase, text: r.outcome };
     });
@@ -261,7 +268,7 @@ const block: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'block a work phase');
       const r = blockPhase(workPhasesOf(project), id!, str(opts, 'note')!, s.now);
-      s.setProject(withWorkPhases(project, r.list));
+      redrawPlan(s, project, r.list);
       appendProgress(s, r.entry);
       const next = currentPhase(r.list);
       return { data: r.phase, text: `${r.phase.id} is blocked.${next ? ` Next unblocked phase: ${next.id}.` : ''}` };
@@ -277,7 +284,7 @@ const unblock: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'unblock a work phase');
       const r = unblockPhase(workPhasesOf(project), id!, s.now);
-      s.setProject(withWorkPhases(project, r.list));
+      redrawPlan(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: r.phase, text: `${r.phase.id} is ${r.phase.status} again.` };
     });

@@ -113,13 +113,13 @@ describe('the plan', () => {
   });
 
   it('plan.md follows spec 002\'s template, rendered from the phases', () => {
-    const project = { name: 'survey', description: 'Survey JWT libraries' } as ProjectState;
-    const text = renderPlan(project, [phase('R1', { status: 'done' }), phase('R2', { after: ['R1'] })], 'research', T);
+    const project = { name: 'survey', description: 'Survey JWT libraries', created_at: '2026-11-25T00:00:00.000Z', phases: { plan: { started_at: T } } } as unknown as ProjectState;
+    const text = renderPlan(project, [phase('R1', { status: 'done' }), phase('R2', { after: ['R1'] })], 'research');
     expect(text).toContain('# Survey JWT libraries - Phases\n\n**Created:** 2026-11-26T10:00:00.000Z\n**Domain:** research\n**Total:** 2 phases');
     expect(text).toContain('- [x] **R1**: Phase R1\n  - Criteria: measurable\n  - Output: `outputs/R1.md`\n  - Max iterations: 3');
     expect(text).toContain('- [ ] **R2**: Phase R2');
     expect(text).toContain('## Dependencies\n\nR1 → R2 (sequential)');
-    expect(renderPlan(project, [phase('R1'), phase('R2'), phase('R3', { after: ['R1', 'R2'] })], undefined, T)).toContain('R1 (can start at once)\nR2 (can start at once)\nR1, R2 → R3');
+    expect(renderPlan(project, [phase('R1'), phase('R2'), phase('R3', { after: ['R1', 'R2'] })], undefined)).toContain('R1 (can start at once)\nR2 (can start at once)\nR1, R2 → R3');
   });
 });
 

@@ -312,7 +312,7 @@ export function phasesNamed(raw: unknown): string[] {
 }
 
 /** plan.md (spec 002's template), rendered from the work phases. */
-export function renderPlan(project: ProjectState, list: readonly WorkPhase[], domain: string | undefined, now: string): string {
+export function renderPlan(project: ProjectState, list: readonly WorkPhase[], domain: string | undefined): string {
   const phases = list.map((p) => [
     `- [${p.status === 'done' ? 'x' : ' '}] **${p.id}**: ${p.title}`,
     `  - Criteria: ${p.criteria || '(not set)'}`,
@@ -323,7 +323,8 @@ export function renderPlan(project: ProjectState, list: readonly WorkPhase[], do
   return [
     `# ${project.description || project.name} - Phases`,
     '',
-    `**Created:** ${now}`,
+    // When the plan was begun: the plan phase's start, stable however often plan.md is redrawn.
+    `**Created:** ${project.phases['plan']?.started_at ?? project.created_at}`,
     `**Domain:** ${domain ?? '(not set)'}`,
     `**Total:** ${list.length} phases`,
     '',
