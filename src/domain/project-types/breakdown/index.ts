@@ -6,8 +6,9 @@
  * file under `.sow/knowledge/breakdowns/<name>/`, recorded on its task; completing keeps the
  * discovery document and the specs in the repository's knowledge.
  */
+import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import { completePhase, phaseOf, startPhase } from '../../phases.js';
+import { phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
 import { evidenceType as evidence } from '../evidence.js';
@@ -58,8 +59,6 @@ const guards: Record<string, GuardDef> = {
   },
 };
 
-const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
-const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
 
 const transitions: TransitionDef[] = [
   { from: 'NoProject', event: 'project_init', to: 'Discovery', actions: [start('discovery')], automatic: false },
@@ -69,7 +68,7 @@ const transitions: TransitionDef[] = [
 ];
 
 const states: Record<string, StateDef> = {
-  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  NoProject: NO_PROJECT,
   Discovery: { phase: 'discovery', lead: 'human', purpose: 'Understand the feature with the human and write it down; the human approves the discovery document.' },
   Active: { phase: NAME, lead: 'human', purpose: 'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves each spec.', executesTasks: true },
   [PUBLISHING]: { phase: 'publishing', lead: 'ai', purpose: 'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.' },
@@ -77,8 +76,7 @@ const states: Record<string, StateDef> = {
 };
 
 const actions: Record<string, ActionImpl> = {
-  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
-  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  ...phaseActions,
 };
 
 const basename = (path: string) => path.split('/').at(-1)!;

@@ -6,9 +6,10 @@
  * rest, or the folders `.sow/config.yaml` names under `knowledge.places`) and lists them in
  * `.sow/knowledge/index.yaml`.
  */
+import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState, RepoConfig, TaskState } from '../../schemas.js';
-import { completePhase, phaseOf, startPhase } from '../../phases.js';
+import { phaseOf } from '../../phases.js';
 import type { ActionImpl, ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../types.js';
 import { evidenceType as evidence } from '../evidence.js';
 
@@ -85,8 +86,6 @@ const guards: Record<string, GuardDef> = {
   },
 };
 
-const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
-const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
 
 const transitions: TransitionDef[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
@@ -95,23 +94,15 @@ const transitions: TransitionDef[] = [
 ];
 
 const states: Record<string, StateDef> = {
-  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  NoProject: NO_PROJECT,
   Active: { phase: PHASE, lead: 'human', purpose: 'Write each document (a task each) with the human; the human approves each one.', executesTasks: true },
   Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the approved documents say what should be kept; completing stores them in the repository\'s knowledge.' },
   Completed: { phase: null, lead: null, purpose: 'The design project is complete; its documents are in .sow/knowledge/.', final: true },
 };
 
 const actions: Record<string, ActionImpl> = {
-  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
-  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  ...phaseActions,
 };
-
-/** Tags of the project: design phase metadata `tags` (a list, or words separated by commas). */
-function tagsOf(project: ProjectState): string[] {
-  const raw = phaseOf(project, PHASE).metadata['tags'];
-  if (Array.isArray(raw)) return raw.map(String);
-  return typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter(Boolean) : [];
-}
 
 const baseName = (path: string) => path.split('/').at(-1)!;
 
@@ -136,7 +127,7 @@ function archivePlan(project: ProjectState, tasks: readonly TaskState[], config:
   for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
   return {
     files,
-    entry: { type: PHASE, topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project), documents },
+    entry: { type: PHASE, topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project, PHASE), documents },
   };
 }
 

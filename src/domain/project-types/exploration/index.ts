@@ -4,9 +4,9 @@
  * (`.sow/knowledge/explorations/<name>/`, listed in `.sow/knowledge/index.yaml`) when the project
  * completes.
  */
+import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import type { ProjectState } from '../../schemas.js';
-import { completePhase, phaseOf, startPhase } from '../../phases.js';
+import { phaseOf } from '../../phases.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
 import { evidenceType as evidence } from '../evidence.js';
 
@@ -44,8 +44,6 @@ const guards: Record<string, GuardDef> = {
   },
 };
 
-const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
-const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
 
 const transitions: TransitionDef[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start('exploration')], automatic: false },
@@ -55,7 +53,7 @@ const transitions: TransitionDef[] = [
 ];
 
 const states: Record<string, StateDef> = {
-  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  NoProject: NO_PROJECT,
   Active: { phase: 'exploration', lead: 'human', purpose: 'Investigate each topic (a task each) with the human, writing the findings down.', executesTasks: true },
   Summarizing: { phase: 'exploration', lead: 'human', purpose: 'Write what the exploration found as summaries; the human approves them.' },
   Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the summaries say what should be kept; completing stores them in the repository\'s knowledge.' },
@@ -63,16 +61,8 @@ const states: Record<string, StateDef> = {
 };
 
 const actions: Record<string, ActionImpl> = {
-  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
-  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  ...phaseActions,
 };
-
-/** Tags of the exploration: phase metadata `tags` (a list, or words separated by commas). */
-function tagsOf(project: ProjectState): string[] {
-  const raw = phaseOf(project, 'exploration').metadata['tags'];
-  if (Array.isArray(raw)) return raw.map(String);
-  return typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter(Boolean) : [];
-}
 
 export const exploration: ProjectType = {
   name: 'exploration',
@@ -94,7 +84,7 @@ export const exploration: ProjectType = {
     const summaries = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary' && a.approved === true);
     return {
       files: summaries.map((a) => ({ from: a.path, to: `${dir}/${a.path.split('/').at(-1)!}` })),
-      entry: { type: 'exploration', topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project), path: dir },
+      entry: { type: 'exploration', topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project, 'exploration'), path: dir },
     };
   },
 };

@@ -5,8 +5,9 @@
  * reopen phases) → deliver (every phase's output written) → complete (archived to
  * `.sow/knowledge/iterative/<slug>/`).
  */
+import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import { completePhase, phaseOf, startPhase, withPhase } from '../../phases.js';
+import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
@@ -98,8 +99,6 @@ const guards: Record<string, GuardDef> = {
   },
 };
 
-const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
-const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
 
 const transitions: TransitionDef[] = [
   { from: 'NoProject', event: 'project_init', to: 'DiscoverActive', actions: [start('discover')], automatic: false },
@@ -112,7 +111,7 @@ const transitions: TransitionDef[] = [
 ];
 
 const states: Record<string, StateDef> = {
-  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  NoProject: NO_PROJECT,
   DiscoverActive: { phase: 'discover', lead: 'human', purpose: 'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.' },
   PlanActive: { phase: 'plan', lead: 'human', purpose: 'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the human approves plan.md.' },
   ExecuteActive: { phase: EXECUTE, lead: 'ai', purpose: 'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.', executesTasks: true },
@@ -132,8 +131,7 @@ const reopenAction: ActionImpl = (project, _params, now) => {
 };
 
 const actions: Record<string, ActionImpl> = {
-  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
-  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  ...phaseActions,
   reopenPhases: reopenAction,
 };
 

@@ -2,10 +2,11 @@
  * The standard project type: planning → implementation → review → finalize, with the
  * review-fail loop back to implementation planning.
  */
+import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
-import { completePhase, phaseOf, startPhase, withPhase } from '../../phases.js';
+import { phaseOf, withPhase } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview as latestOf, reviewHint as sharedHint, reviewsOfRound, reviewType } from '../reviews.js';
 
@@ -123,13 +124,12 @@ const reopenImplementation: ActionImpl = (project, _params, now) => {
 };
 
 const actions: Record<string, ActionImpl> = {
-  startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
-  completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
+  ...phaseActions,
   reopenImplementation,
 };
 
 const states: Record<string, StateDef> = {
-  NoProject: { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true },
+  NoProject: NO_PROJECT,
   PlanningActive: { phase: 'planning', lead: 'human', purpose: 'Scope the work with the human and write an approved task list.' },
   ImplementationPlanning: { phase: 'implementation', lead: 'ai', purpose: 'Turn the approved plan into concrete tasks; the human approves them.' },
   ImplementationExecuting: { phase: 'implementation', lead: 'ai', purpose: 'Carry out the tasks, delegating each to a worker, until every task is done.', executesTasks: true },
@@ -139,8 +139,6 @@ const states: Record<string, StateDef> = {
   FinalizeDelete: { phase: 'finalize', lead: 'ai', purpose: 'Clean up the project folder and mark the project deleted.' },
 };
 
-const start = (phase: string) => ({ type: 'startPhase', params: { phase } });
-const complete = (phase: string) => ({ type: 'completePhase', params: { phase } });
 
 const transitions: TransitionDef[] = [
   { from: 'NoProject', event: 'project_init', to: 'ImplementationPlanning', guard: 'planningDisabled', actions: [start('implementation')], automatic: false },
