@@ -1,6 +1,7 @@
-// Bundles sow into dist/ with esbuild: dist/sow.cjs (the executable, src/bin.ts) and dist/core.cjs
-// (the CLI, src/main.ts). Heavy modules (yaml's Document API, the JSON Schema generator) are behind
-// dynamic import(), so a command runs only what it needs. The output depends only on the source:
+// Bundles sow into dist/ with esbuild: dist/sow.cjs (the executable, src/bin.ts), dist/core.cjs
+// (the CLI, src/main.ts) and dist/mcp-sdk.cjs (the MCP SDK, for `sow mcp` alone). Heavy modules
+// (yaml's Document API, the JSON Schema generator) are behind dynamic import(), so a command runs
+// only what it needs. The output depends only on the source:
 // building the same source twice gives the same bytes (so the code cache is not rebuilt for nothing).
 // `--out <dir>` builds elsewhere (the build test uses it). Minified, because
 // compiling less code is most of what start-up costs; the linked source map gives readable stacks
@@ -26,6 +27,19 @@ const lazyChildProcessForCommander = {
       contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * The MCP SDK and zod (src/mcp/sdk.ts) are bundled on their own, into dist/mcp-sdk.cjs, which
+ * core.cjs requires only when `sow mcp` starts: inside core.cjs they would more than double the
+ * file every command reads and caches (docs/decisions/0026-mcp-server.md).
+ */
+const mcpSdkApart = {
+  name: 'mcp-sdk-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      /[\\/]src[\\/]mcp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './mcp-sdk.cjs', external: true } : undefined);
   },
 };
 
@@ -55,7 +69,12 @@ await build({
     'import.meta.url': '__sowImportMetaUrl',
     SOW_VERSION: JSON.stringify(pkg.version),
   },
-  plugins: [lazyChildProcessForCommander],
+  plugins: [lazyChildProcessForCommander, mcpSdkApart],
+});
+await build({
+  ...common,
+  entryPoints: ['src/mcp/sdk.ts'],
+  outfile: fileURLToPath(new URL('mcp-sdk.cjs', `${next.href}/`)),
 });
 // The executable: a few lines that load core.cjs through the code cache.
 await build({

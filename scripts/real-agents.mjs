@@ -7,7 +7,11 @@
  *  2. checks every flag each sow executor passes against the live CLI's --help;
  *  3. runs each CLI end to end through `sow agent spawn` and `sow agent resume` against a scripted
  *     model on 127.0.0.1 (Anthropic Messages for claude, copilot and opencode; OpenAI Responses
- *     for codex; Gemini generateContent for gemini), in a temp git repo with an isolated HOME.
+ *     for codex; Gemini generateContent for gemini), in a temp git repo with an isolated HOME;
+ *  4. the integrations with the real Claude Code: `sow install claude --plugin` passes
+ *     `claude plugin validate --strict`; with `--plugin-dir` the SessionStart hook's
+ *     `sow project continue` text is in the first request, and the model's call of /sow:status
+ *     runs sow; with `--mcp-config` naming `sow mcp`, the model's call of `status` gets the state.
  *
  *   npm run test:real-agents                      everything
  *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs
@@ -18,8 +22,8 @@
  *                                                 refused command that sow reports, then sow task set
  *   REAL_AGENTS_TIMEOUT_MS=120000                 per sow agent run (killed after it)
  *
- * Exit 1 if the claude run (its safe profile included) or any flag check failed (the other CLIs'
- * runs are reported only).
+ * Exit 1 if the claude run (its safe profile included), the integrations or any flag check failed
+ * (the other CLIs' runs are reported only).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +33,7 @@ import { ensureClis, PINNED } from '../test/real-agents/install.mjs';
 import { checkFlags, loadExecutors } from '../test/real-agents/flags.mjs';
 import { runScenario, writeSowWrapper } from '../test/real-agents/scenario.mjs';
 import { SETUPS } from '../test/real-agents/setups.mjs';
+import { runIntegrations } from '../test/real-agents/integrations.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOW_JS = process.env.SOW_TEST_BIN || join(ROOT, 'dist', 'sow.cjs');
@@ -95,6 +100,8 @@ const flagsResult = Object.fromEntries(CLIS.map((c) => [c, 'not run']));
 const runs = CLIS.flatMap((cli) => MODES.map((yolo) => ({ cli, yolo, spawn: 'not run', resume: 'not run', safe: yolo ? 'n/a (yolo)' : 'not run' })));
 const rowName = (r) => `${r.cli} ${PINNED[r.cli].version}${r.yolo ? '' : ' (no yolo)'}`;
 let flagFailure = false;
+/** Section 4: each proof's outcome ('not run' until it runs). */
+const integrations = { validate: 'not run', sessionStart: 'not run', slashCommand: 'not run', mcp: 'not run' };
 const work = mkdtempSync(join(tmpdir(), 'sow-real-agents-'));
 // The safe-profile run's refused command writes here: outside the repository, and outside /tmp
 // (which Codex's sandbox lets a worker write), so that only a real refusal keeps it empty.
@@ -167,6 +174,19 @@ try {
       await server?.close();
     }
   }
+
+  if (selected.includes('claude')) {
+    heading('4. integrations with the real Claude Code (plugin, hooks, /sow:status, sow mcp)');
+    const env = isolatedEnv(base, join(work, 'integrations-home'), [sowBin, binDir]);
+    try {
+      const r = await runIntegrations({ claude: join(binDir, PINNED.claude.bin), sowJs: SOW_JS, sowBin, work, env, log: out });
+      for (const [k, v] of Object.entries(r)) integrations[k] = v.ok ? 'ok' : `FAILED: ${v.why.join('; ')}`;
+    } catch (err) {
+      out(`  FAILED: ${err.message}`);
+      for (const k of Object.keys(integrations)) if (integrations[k] === 'not run') integrations[k] = `FAILED: ${err.message.split('\n')[0]}`;
+    }
+    for (const [k, v] of Object.entries(integrations)) out(`  ${k}: ${v}`);
+  }
 } catch (err) {
   out(`\nFAILED: ${err.stack ?? err}`);
   flagFailure = true;
@@ -184,6 +204,7 @@ try {
     ...runs.flatMap((r) => ['spawn', 'resume', 'safe'].filter((k) => r[k].length > 60).map((k) => `  ${rowName(r)} ${k}: ${r[k]}`)),
   ];
   if (longOnes.length) out(`\n${longOnes.join('\n')}`);
+  out(`\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`);
   if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
   else {
     rmSync(work, { recursive: true, force: true });
@@ -192,6 +213,7 @@ try {
 }
 const claudeRuns = runs.filter((r) => r.cli === 'claude' && selected.includes('claude'));
 const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' && (r.yolo || r.safe === 'ok'));
-const failed = flagFailure || !claudeOk;
-out(`\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`);
+const integrationsOk = !selected.includes('claude') || Object.values(integrations).every((v) => v === 'ok');
+const failed = flagFailure || !claudeOk || !integrationsOk;
+out(`\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`);
 process.exit(failed ? 1 : 0);

@@ -3,7 +3,7 @@
  * code. Commands load their modules lazily, so start-up costs only commander and this file.
  */
 import { Command, CommanderError } from 'commander';
-import { exitCodeFor, SowError, UsageError } from './domain/errors.js';
+import { errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { takeResult, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
 import registerInit from './cli/init.js';
@@ -23,6 +23,11 @@ import registerCheck from './cli/check.js';
 import registerWorktree from './cli/worktree.js';
 import { registerIssue, registerPr } from './cli/github.js';
 import registerRefs from './cli/refs.js';
+import registerMcp from './cli/mcp.js';
+import registerGraph from './cli/graph.js';
+import { registerHook, registerInstall, registerUninstall } from './cli/install.js';
+import registerDoctor from './cli/doctor.js';
+import { registerComplete, registerCompletion } from './cli/completion.js';
 
 declare const SOW_VERSION: string;
 
@@ -40,11 +45,13 @@ function render(result: CommandResult): void {
   if (result.message) write(process.stderr, result.message);
 }
 
-function renderError(err: SowError): number {
+async function renderError(err: SowError): Promise<number> {
   if (json) {
-    write(process.stdout, JSON.stringify({ ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }));
+    write(process.stdout, JSON.stringify(errorEnvelope(err)));
   } else {
-    write(process.stderr, `error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}`);
+    const { paintFor } = await import('./cli/colour.js');
+    const paint = paintFor(process.stderr);
+    write(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
   }
   return exitCodeFor(err.kind);
 }
@@ -54,6 +61,7 @@ async function build(): Promise<Command> {
     .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
     .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
     .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…}')
+    .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -84,6 +92,14 @@ async function build(): Promise<Command> {
     issue: registerIssue,
     pr: registerPr,
     refs: registerRefs,
+    mcp: registerMcp,
+    graph: registerGraph,
+    install: registerInstall,
+    uninstall: registerUninstall,
+    hook: registerHook,
+    doctor: registerDoctor,
+    completion: registerCompletion,
+    __complete: (p) => registerComplete(p, groups),
     'exit-codes': registerHelpTopics,
   };
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));

@@ -243,3 +243,31 @@ export async function withLock<T>(path: string, fn: () => Promise<T> | T): Promi
     release();
   }
 }
+
+/** A lock file as `sow doctor` reports it: who holds it, and whether that holder is gone. */
+export interface LockState {
+  holder: string;
+  /** When the holder took it (ISO), if the file says. */
+  since?: string;
+  stale: boolean;
+}
+
+/** Who holds the lock at `path` and whether the holder is gone; undefined when there is no lock. Reads only. */
+export function inspectLock(path: string): LockState | undefined {
+  const info = readLock(path);
+  if (!info) return undefined;
+  const since = info.holder ? new Date(info.holder.started).toISOString() : undefined;
+  return { holder: describeHolder(info.holder), ...(since ? { since } : {}), stale: isStale(path, info, Date.now()) };
+}
+
+/**
+ * Removes the lock at `path` if, and only if, its holder is gone (as a waiting command would take
+ * it over: under the takeover lock, and only while it is still the lock judged stale). True when
+ * it was removed.
+ */
+export function removeStaleLock(path: string): boolean {
+  const info = readLock(path);
+  if (!info || !isStale(path, info, Date.now())) return false;
+  takeOver(path, info.raw);
+  return readLock(path)?.raw !== info.raw;
+}

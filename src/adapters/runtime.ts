@@ -4,7 +4,7 @@
  * `.gitignore` (`*`), so it stays out of git in every state a repository can be in — also after a
  * checkout of a branch whose `.sow/.gitignore` is missing or older.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SowError } from '../domain/errors.js';
 
@@ -14,10 +14,13 @@ export const runtimePath = (root: string, ...parts: string[]): string => join(ro
 
 const ready = new Set<string>();
 
-/** Creates `.sow/.runtime/` (and `sub`) with the ignore-everything `.gitignore`, once per process. */
+/**
+ * Creates `.sow/.runtime/` (and `sub`) with the ignore-everything `.gitignore`, once per process —
+ * and again if it went away meanwhile (`git clean -X` under a long-running `sow mcp`).
+ */
 export function ensureRuntimeDir(root: string, sub?: string): string {
   const dir = runtimePath(root);
-  if (!ready.has(dir)) {
+  if (!ready.has(dir) || !existsSync(dir)) {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {

@@ -262,6 +262,15 @@ function listFiles(dir: string, prefix = ''): string[] {
 }
 
 /**
+ * The journal checked as a replay would check it, nothing of it applied (for `sow doctor`): how
+ * many steps it holds, or JournalRefusedError when it would be refused.
+ */
+export async function inspectJournal(root: string, check: JournalCheck): Promise<{ steps: number }> {
+  const body = await readJournal(root, check);
+  return { steps: body.renames.length + body.folders.length + body.removals.length };
+}
+
+/**
  * Finishes a change a killed process committed but did not finish, after checking the journal as
  * described above. Call with the lock held.
  */

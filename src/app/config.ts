@@ -100,7 +100,8 @@ export async function validateConfig(cwd?: string): Promise<ValidationReport> {
   return { ...user, valid: user.valid && repository.report.valid, lines: [...user.lines, ...repository.lines], repository: repository.report };
 }
 
-async function validateUserConfig(): Promise<ValidationReport> {
+/** The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors' CLIs on PATH. */
+export async function validateUserConfig(opts: { binaries?: boolean } = {}): Promise<ValidationReport> {
   const inspected = await inspectUserConfig();
   const path = inspected.path;
   const lines: ValidationLine[] = [];
@@ -132,7 +133,7 @@ async function validateUserConfig(): Promise<ValidationReport> {
   const report = checkConfig(effective);
   if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
-  const used = new Set(Object.values(effective.bindings).map((b) => b.executor));
+  const used = new Set(opts.binaries === false ? [] : Object.values(effective.bindings).map((b) => b.executor));
   for (const name of used) {
     const executor = effective.executors[name];
     if (!executor) continue;
@@ -145,7 +146,7 @@ async function validateUserConfig(): Promise<ValidationReport> {
 }
 
 /** The repository configuration, when cwd is inside a sow workspace; undefined outside one. */
-async function validateRepoConfig(cwd: string): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
+export async function validateRepoConfig(cwd: string): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
   let root: string;
   try {
     root = findWorkspaceRoot(cwd);

@@ -15,6 +15,27 @@ export const SOW_GITIGNORE = `# Files sow writes while it runs (lock, journal, t
 ${GITIGNORE_LINES.join('\n')}
 `;
 
+const IGNORE_FILE = '.sow/.gitignore';
+
+/** The lines of GITIGNORE_LINES that `.sow/.gitignore` lacks (every one when there is no such file). */
+export function missingIgnoreLines(root: string): string[] {
+  const text = readFileIfExists(root, IGNORE_FILE);
+  const have = new Set((text ?? '').split('\n').map((l) => l.trim()));
+  return GITIGNORE_LINES.filter((l) => !have.has(l));
+}
+
+/** Adds what `.sow/.gitignore` lacks to `tx`: the whole file when there is none, else the missing lines at its end. */
+export function repairIgnoreFile(root: string, tx: Transaction): { created: boolean; added: string[] } {
+  const text = readFileIfExists(root, IGNORE_FILE);
+  if (text === undefined) {
+    tx.write(IGNORE_FILE, SOW_GITIGNORE);
+    return { created: true, added: [...GITIGNORE_LINES] };
+  }
+  const missing = missingIgnoreLines(root);
+  if (missing.length) tx.write(IGNORE_FILE, `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${missing.join('\n')}\n`);
+  return { created: false, added: missing };
+}
+
 export interface InitResult {
   root: string;
   created: string[];
@@ -38,16 +59,9 @@ export function initWorkspace(cwd: string): InitResult {
     tx.write(rel, text);
     created.push(rel);
   };
-  const gitignore = readFileIfExists(root, '.sow/.gitignore');
-  if (gitignore === undefined) file('.sow/.gitignore', SOW_GITIGNORE);
-  else {
-    const have = new Set(gitignore.split('\n').map((l) => l.trim()));
-    const missing = GITIGNORE_LINES.filter((l) => !have.has(l));
-    if (missing.length) {
-      tx.write('.sow/.gitignore', `${gitignore}${gitignore.endsWith('\n') || gitignore === '' ? '' : '\n'}${missing.join('\n')}\n`);
-      repaired.push(...missing.map((l) => `.sow/.gitignore: ${l}`));
-    }
-  }
+  const ignore = repairIgnoreFile(root, tx);
+  if (ignore.created) created.push(IGNORE_FILE);
+  else repaired.push(...ignore.added.map((l) => `${IGNORE_FILE}: ${l}`));
   file('.sow/knowledge/.gitkeep', '');
   file('.sow/refs/.gitkeep', '');
   // Last, so a half-done init is not taken for a workspace.

@@ -192,7 +192,11 @@ export interface RefInfo extends RefEntry {
 }
 
 export async function listRefs(cwd: string): Promise<RefInfo[]> {
-  const root = await openRoot(cwd);
+  return refInfos(await openRoot(cwd));
+}
+
+/** Each ref of the repository at `root`, whether its link works, and what the cache holds of it; reads only. */
+export function refInfos(root: string): RefInfo[] {
   const cache = readCacheIndex();
   return allRefs(readIndexes(root)).map((r) => {
     const place = placeOf(r);

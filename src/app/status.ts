@@ -1,6 +1,7 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
+import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
 import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
@@ -22,6 +23,8 @@ export interface StatusReport {
   next: TransitionOption[];
   /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
   checks?: CheckStatus[];
+  /** Where the project is on its type's main path (asked for by a terminal's status view only). */
+  map?: LifecycleMap;
 }
 
 export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
@@ -49,13 +52,18 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
   };
 }
 
-export async function projectStatus(cwd: string): Promise<StatusReport> {
-  return Reader.read(cwd, async (reader) => statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())));
+export async function projectStatus(cwd: string, opts: { map?: boolean } = {}): Promise<StatusReport> {
+  return Reader.read(cwd, async (reader) => {
+    const r = statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()));
+    const { statechart } = reader.project;
+    return opts.map ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) } : r;
+  });
 }
 
-export function taskCounts(report: Pick<StatusReport, 'tasks'>): string {
+/** `3 (1 completed, 2 pending)`; `paint` may colour each status (a terminal's status view). */
+export function taskCounts(report: Pick<StatusReport, 'tasks'>, paint: (status: string) => string = (s) => s): string {
   if (report.tasks.total === 0) return 'none yet';
-  const parts = Object.entries(report.tasks.by_status).map(([s, n]) => `${n} ${s}`);
+  const parts = Object.entries(report.tasks.by_status).map(([s, n]) => `${n} ${paint(s)}`);
   return `${report.tasks.total} (${parts.join(', ')})`;
 }
 

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { NoProjectError, MigrationNeededError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { NoProjectError, MigrationNeededError, SowError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
@@ -171,6 +171,12 @@ async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyM
     for (const [id, task] of pending) byKey.set(id, summaryOf(task));
     all = [...byKey.values()].sort(byId);
   }
+  checkDependencies(phase, all);
+  return all;
+}
+
+/** Dependencies must name existing tasks and form no cycle; throws StateFileError naming the task file. */
+function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
   const known = new Set(all.map((t) => t.id));
   const graph = new Map<string, readonly string[]>();
   for (const t of all) {
@@ -183,7 +189,45 @@ async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyM
   // Only tasks with dependencies can lie on a cycle.
   const cycle = findCycle(graph);
   if (cycle) throw new StateFileError(taskFile(phase, cycle[0]!), `the dependencies form a cycle: ${cycle.join(' → ')}`, 'dependencies');
-  return all;
+}
+
+/**
+ * For `sow doctor`: every problem of the task files — a folder that is not a task folder, a task
+ * folder without a valid state file of its own task, a dependency that does not exist or a cycle —
+ * read without the lock, without finishing a journal and without writing the task index.
+ */
+export async function taskFileProblems(root: string, type: ProjectType): Promise<SowError[]> {
+  const phase = taskPhase(type);
+  const dir = tasksDir(phase);
+  const problems: SowError[] = [];
+  const summaries: TaskSummary[] = [];
+  for (const name of listNames(join(root, dir)).sort(compareIds)) {
+    if (!TASK_ID_PATTERN.test(name)) {
+      if (isFolder(join(root, dir, name))) problems.push(new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)'));
+      continue;
+    }
+    try {
+      summaries.push(summaryOf((await loadTaskFile(root, type, name)).data));
+    } catch (err) {
+      if (err instanceof TaskNotFoundError) problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
+      else if (err instanceof SowError) problems.push(err);
+      else throw err;
+    }
+  }
+  // Other phases hold no tasks: a tasks folder there is not read by sow.
+  for (const other of type.phases.filter((p) => p.name !== phase)) {
+    const stray = listNames(join(root, tasksDir(other.name))).filter((n) => isFolder(join(root, tasksDir(other.name), n)));
+    if (stray.length) problems.push(new StateFileError(tasksDir(other.name), `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`));
+  }
+  if (problems.length === 0) {
+    try {
+      checkDependencies(phase, summaries);
+    } catch (err) {
+      if (!(err instanceof SowError)) throw err;
+      problems.push(err);
+    }
+  }
+  return problems;
 }
 
 /** The summaries of some tasks, read from their own files; an id without a task is left out. */

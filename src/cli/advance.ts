@@ -13,7 +13,8 @@ export default function register(program: Command): void {
       if (opts.list) {
         const r = await app.listAdvanceOptions(cwd());
         const { renderTransitions } = await import('./render.js');
-        respond({ data: r, text: renderTransitions(r.state, r.transitions) });
+        const { paintFor } = await import('./colour.js');
+        respond({ data: r, text: renderTransitions(r.state, r.transitions, paintFor()) });
         return;
       }
       const r = await app.advanceProject(cwd(), event, opts.dryRun === true);

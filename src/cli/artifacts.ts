@@ -66,9 +66,10 @@ export default function register(parent: Command, direction: Direction, kind: Ow
     .action(async (opts: OwnerOpts) => {
       const { listArtifacts } = await import('../app/artifacts.js');
       const { formatArtifact } = await import('./render.js');
+      const { artifactListData } = await import('../app/results.js');
       const r = await listArtifacts(cwd(), ownerOf(opts), direction);
       respond({
-        data: r.artifacts.map((a, i) => ({ index: i, ...a })),
+        data: artifactListData(r.artifacts),
         text: r.artifacts.map((a, i) => formatArtifact(i, a)).join('\n'),
         ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
       });

@@ -3,6 +3,8 @@ import type { TransitionOption } from '../domain/lifecycle.js';
 import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
+import { renderLifecycleMap } from '../domain/graph.js';
+import { plain, type Paint } from './colour.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
 export function formatArtifact(index: number, a: Artifact): string {
@@ -14,49 +16,51 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${a.type}: ${a.path}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-export function formatTaskLine(t: TaskSummary): string {
+export function formatTaskLine(t: TaskSummary, paint: Paint = plain): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent ? `agent: ${t.assigned_agent}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
-  return `[${t.id}] ${t.status.padEnd(12)} ${t.name}${extras ? `  (${extras})` : ''}`;
+  return `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${t.name}${extras ? `  (${extras})` : ''}`;
 }
 
 const MARK: Record<string, string> = { completed: '✓', in_progress: '▶', failed: '✗', pending: '·' };
 
-function nextLines(next: TransitionOption[]): string[] {
+function nextLines(next: TransitionOption[], paint: Paint): string[] {
   if (next.length === 0) return ['  nothing: the project is complete'];
   return next.map((t) => {
     const guard = t.guardDescription ? ` — needs ${t.guardDescription}` : '';
-    return `  ${t.blocked ? '✗' : '✓'} ${t.event} → ${t.to}${guard}${t.blocked ? ' (blocked)' : ' (ready)'}`;
+    const word = t.blocked ? 'blocked' : 'ready';
+    return `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
   });
 }
 
-export function renderStatus(r: StatusReport): string {
+export function renderStatus(r: StatusReport, paint: Paint = plain): string {
   const lines = [
     `Project  ${r.name} (${r.type})`,
     `Branch   ${r.branch}${r.base_branch ? ` (from ${r.base_branch})` : ''}`,
     `State    ${r.state}${r.lead ? ` — ${r.lead === 'human' ? 'human-led' : 'AI-led'}` : ''}`,
     ...(r.description ? [`About    ${r.description}`] : []),
+    ...(r.map ? ['', 'Lifecycle', `  ${renderLifecycleMap(r.map, paint)}`] : []),
     '',
     'Phases',
     ...r.phases.map((p) => {
       const status = p.enabled ? p.status : 'disabled';
       const iteration = p.iteration > 1 ? `  iteration ${p.iteration}` : '';
-      return `  ${p.enabled ? (MARK[p.status] ?? '·') : '-'} ${p.name.padEnd(15)} ${status.padEnd(12)} ${p.inputs} in, ${p.outputs} out${iteration}`;
+      return `  ${paint(status, p.enabled ? (MARK[p.status] ?? '·') : '-')} ${p.name.padEnd(15)} ${paint(status, status.padEnd(12))} ${p.inputs} in, ${p.outputs} out${iteration}`;
     }),
     '',
-    `Tasks    ${taskCounts(r)}`,
+    `Tasks    ${taskCounts(r, (status) => paint(status))}`,
     '',
     'Next (sow advance)',
-    ...nextLines(r.next),
+    ...nextLines(r.next, paint),
   ];
   return lines.join('\n');
 }
 
-export function renderTransitions(state: string, transitions: TransitionOption[]): string {
+export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
   const lines = transitions.map((t) =>
-    `  ${t.blocked ? 'blocked' : 'ready  '}  ${t.event} → ${t.to}${t.guardDescription ? `  (needs ${t.guardDescription})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
+    `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (needs ${t.guardDescription})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
   return [`From ${state}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
 }
 

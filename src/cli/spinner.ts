@@ -32,9 +32,9 @@ export function progressAllowed(stream: SpinnerStream, env: Env = process.env): 
   return stream.isTTY === true && !set(env['CI']) && env['TERM'] !== 'dumb';
 }
 
-/** Whether `stream` may get colour: a terminal, and no NO_COLOR (any non-empty value). */
+/** Whether `stream` may get colour: a terminal, no NO_COLOR (any non-empty value), no --no-color (as colour.ts decides, without loading it at start-up). */
 export function colourAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
-  return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb';
+  return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !process.argv.includes('--no-color');
 }
 
 /** `0.4 s`, `12.3 s`, `2 min 05 s`. */

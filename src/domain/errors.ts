@@ -21,6 +21,11 @@ export function exitCodeFor(kind: ErrorKind): number {
   return EXIT_CODES[kind];
 }
 
+/** The error half of the `--json` envelope (also what an MCP tool returns for a refusal). */
+export function errorEnvelope(err: SowError): { ok: false; error: { code: string; message: string; hint?: string; details?: Record<string, unknown> } } {
+  return { ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } };
+}
+
 export class SowError extends Error {
   constructor(
     readonly code: string,

@@ -201,6 +201,8 @@ const TEMPLATE_VARS: Record<string, string> = {
   agent_id: 'implementer-1',
   assignment: 'Task 010: parser (iteration 1).',
   guidance: 'guidance/implementer/base',
+  // The role prompt of `sow install` (templates/integrations/agent.md).
+  role: 'implementer',
 };
 
 function renderVars(template: string): string {

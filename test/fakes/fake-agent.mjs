@@ -11,6 +11,7 @@
  *   FAKE_AGENT_FAIL    exit with this code after printing an error on stderr
  *   FAKE_AGENT_DENY    JSON list of shell commands the worker tried and the CLI refused: each is
  *                      reported in that CLI's own shape (the real ones are in test/fixtures/denials)
+ *   FAKE_AGENT_HELP_WITHOUT  comma-separated flags `--help` leaves out (an older CLI, for sow doctor)
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -58,6 +59,20 @@ const SPECS = {
   windsurf: { '--cascade': false },
   'my-agent': { '--session': true, '--resume': true, '--prompt-file': true },
 };
+
+// `--help` and `--version`, as `sow doctor` asks them (never logged: no worker runs). The help
+// lists the flags this fake accepts; FAKE_AGENT_HELP_WITHOUT (comma-separated flags) leaves some
+// out, as an older CLI's help would.
+if (args.includes('--help')) {
+  const without = new Set((process.env.FAKE_AGENT_HELP_WITHOUT ?? '').split(',').filter(Boolean));
+  const lines = Object.entries(SPECS[cli] ?? {}).filter(([flag]) => !without.has(flag)).map(([flag, value]) => `  ${flag}${value ? ' <value>' : ''}`);
+  process.stdout.write(`Usage: ${cli} [options]\n\nOptions:\n${lines.join('\n')}\n  -h, --help  display help for command\n`);
+  process.exit(0);
+}
+if (args[0] === '--version') {
+  process.stdout.write(`${cli} 0.0.0 (fake)\n`);
+  process.exit(0);
+}
 
 const sessionsFile = join(home, `${cli}-sessions.json`);
 const sessions = existsSync(sessionsFile) ? JSON.parse(readFileSync(sessionsFile, 'utf8')) : {};

@@ -21,8 +21,18 @@ const die = (code, message) => {
   process.stderr.write(`${message}\n`);
   process.exit(code);
 };
+// What `sow doctor` asks: the version (answered even without a login, as gh does), and the login.
+if (argv[0] === '--version') {
+  process.stdout.write('gh version 2.23.0 (fake)\n');
+  process.exit(0);
+}
 if (process.env.FAKE_GH_FAIL === 'auth') die(4, 'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.');
 if (process.env.FAKE_GH_FAIL === 'error') die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
+
+if (argv[0] === 'auth' && argv[1] === 'status') {
+  process.stderr.write('github.com\n  ✓ Logged in to github.com as fake (GH_TOKEN)\n');
+  process.exit(0);
+}
 
 /** Flags each command accepts (value-taking ones true), as gh 2.23.0's help lists them. */
 const SPECS = {

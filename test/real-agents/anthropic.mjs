@@ -23,7 +23,7 @@ export function normaliseAnthropic(messages = []) {
   });
 }
 
-function messageStream(model, blocks, stopReason) {
+export function messageStream(model, blocks, stopReason) {
   const id = `msg_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const events = [
     { event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 50, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } } },

@@ -13,8 +13,10 @@ async function showStatus(opts: { all?: boolean }): Promise<void> {
   }
   const { projectStatus } = await import('../../app/status.js');
   const { renderStatus } = await import('../render.js');
-  const r = await projectStatus(cwd());
-  respond({ data: r, text: renderStatus(r) });
+  const { paintFor } = await import('../colour.js');
+  // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
+  const r = await projectStatus(cwd(), { map: process.stdout.isTTY === true && !process.argv.includes('--json') });
+  respond({ data: r, text: renderStatus(r, paintFor()) });
 }
 
 const ALL_OPTION = ['--all', 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)'] as const;

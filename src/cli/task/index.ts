@@ -3,6 +3,7 @@ import { cwd, respond, taskIdOf, TASK_ID_OPTION } from '../output.js';
 import { renderValue } from '../../domain/fields.js';
 import { UsageError } from '../../domain/errors.js';
 import registerArtifacts from '../artifacts.js';
+import { claimData, taskSetData } from '../../app/results.js';
 
 export default function register(program: Command): void {
   const task = program.command('task').description("Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)");
@@ -36,7 +37,7 @@ export default function register(program: Command): void {
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
         const r = await setTaskField(cwd(), taskIdOf(opts), field, value, setOpts);
-        respond({ data: { id: r.id, field: r.field, value: r.value }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
+        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
         return;
       }
       // Completing runs the checks declared for task_complete first (sow check list).
@@ -45,7 +46,7 @@ export default function register(program: Command): void {
       const r = await setTaskFieldChecked(cwd(), taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
       const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
-      respond({ data: { id: r.id, field: r.field, value: r.value, checks: r.checks }, message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}${checks}` });
+      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}${checks}` });
     });
 
   task
@@ -83,8 +84,9 @@ export default function register(program: Command): void {
     .action(async (opts: { status?: string }) => {
       const { listTasks } = await import('../../app/task.js');
       const { formatTaskLine } = await import('../render.js');
+      const paint = (await import('../colour.js')).paintFor();
       const tasks = await listTasks(cwd(), opts.status);
-      respond({ data: tasks, text: tasks.map(formatTaskLine).join('\n'), ...(tasks.length ? {} : { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' }) });
+      respond({ data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' }) });
     });
 
   task
@@ -99,13 +101,14 @@ export default function register(program: Command): void {
       if (!opts.claim) {
         if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError('--agent and --owner go with --claim', "run 'sow task next --claim --owner <name>'");
         const { formatTaskLine } = await import('../render.js');
+        const paint = (await import('../colour.js')).paintFor();
         const tasks = await app.nextTasks(cwd());
-        respond({ data: tasks, text: tasks.map(formatTaskLine).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) });
+        respond({ data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) });
         return;
       }
       const { parseLease } = await import('../../domain/ownership.js');
       const r = await app.claimNext(cwd(), { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
-      respond({ data: { id: r.task.id, task: r.task, owner: r.owner }, text: r.task.id, message: `Claimed task ${r.task.id} '${r.task.name}' for ${r.owner.by} (lease until ${r.owner.lease_until})` });
+      respond({ data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${r.task.name}' for ${r.owner.by} (lease until ${r.owner.lease_until})` });
     });
 
   registerArtifacts(task, 'inputs', 'task');

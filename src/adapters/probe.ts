@@ -1,0 +1,59 @@
+/**
+ * Asking an installed tool about itself (`git --version`, `gh auth status`, `claude --help`): an
+ * argv array, no shell, nothing on stdin, and a deadline, so a tool that hangs or waits for a
+ * login cannot stall `sow doctor`. Several probes run at once.
+ */
+import { spawn } from 'node:child_process';
+
+export interface ProbeResult {
+  /** The binary is not on PATH (or not executable). */
+  missing: boolean;
+  timedOut: boolean;
+  /** Exit code; null when it was killed or never ran. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const MAX_OUTPUT = 1024 * 1024;
+
+export function probe(binary: string, args: readonly string[], opts: { cwd?: string; timeoutMs?: number; env?: Readonly<Record<string, string>> } = {}): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    let child;
+    try {
+      child = spawn(binary, [...args], {
+        ...(opts.cwd ? { cwd: opts.cwd } : {}),
+        env: { ...process.env, NO_COLOR: '1', ...opts.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      resolve({ missing: (err as NodeJS.ErrnoException).code === 'ENOENT', timedOut: false, code: null, stdout: '', stderr: String(err) });
+      return;
+    }
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? 5_000);
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (stdout = (stdout + d).slice(0, MAX_OUTPUT)));
+    child.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(0, MAX_OUTPUT)));
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ missing: err.code === 'ENOENT' || err.code === 'EACCES', timedOut: false, code: null, stdout, stderr: stderr || err.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ missing: false, timedOut, code: timedOut ? null : code, stdout, stderr });
+    });
+  });
+}
+
+/** The first non-empty line a tool printed (its version line), without colour codes. */
+export function firstLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+}

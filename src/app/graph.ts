@@ -1,0 +1,30 @@
+/** `sow graph lifecycle` and `sow graph tasks`: the data the pictures are drawn from. */
+import { NoProjectError, NotAGitRepositoryError, NotInitializedError } from '../domain/errors.js';
+import { lifecycleGraph, taskGraph, type LifecycleGraph, type TaskGraph } from '../domain/graph.js';
+import { listTransitions } from '../domain/lifecycle.js';
+import { DEFAULT_TYPE, projectType } from '../domain/project-types/index.js';
+import { withCheckStatuses } from './checks.js';
+import { Reader } from './workspace.js';
+
+/**
+ * The lifecycle of `typeName`, nothing marked; without it, the project's own, its current state
+ * marked and each guard out of it judged now. Where there is no project (no repository, sow not
+ * initialised, no project on the branch), the default type's, nothing marked.
+ */
+export async function lifecycleOf(cwd: string, typeName?: string): Promise<LifecycleGraph> {
+  if (typeName !== undefined) return lifecycleGraph(projectType(typeName));
+  try {
+    return await Reader.read(cwd, async (reader) => {
+      const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
+      return lifecycleGraph(reader.type, { current: reader.project.statechart.current_state, options: listTransitions(reader.type, view) });
+    });
+  } catch (err) {
+    if (err instanceof NoProjectError || err instanceof NotInitializedError || err instanceof NotAGitRepositoryError) return lifecycleGraph(projectType(DEFAULT_TYPE));
+    throw err;
+  }
+}
+
+/** The project's tasks and their dependencies. */
+export async function tasksGraphOf(cwd: string): Promise<TaskGraph> {
+  return Reader.read(cwd, async (reader) => taskGraph(await reader.tasks()));
+}

@@ -1,0 +1,47 @@
+/**
+ * `sow hook stop`: the Stop hook `sow install claude` installs. A worker sow spawned (SOW_AGENT_ID
+ * in its environment) that is about to stop without having reported back is told to report
+ * first; anyone else, and a worker that already reported, stops as usual. It never blocks twice
+ * in a row (`stop_hook_active`), and a problem reading the state lets the agent stop.
+ */
+import { isFinished } from '../domain/tasks.js';
+import { Reader } from './workspace.js';
+
+export interface StopDecision {
+  decision?: 'block';
+  reason?: string;
+}
+
+export async function stopHook(cwd: string, input: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<StopDecision> {
+  const agentId = env['SOW_AGENT_ID'];
+  if (!agentId) return {};
+  let active = false;
+  try {
+    active = (JSON.parse(input || '{}') as { stop_hook_active?: unknown }).stop_hook_active === true;
+  } catch {
+    // Not the hook's JSON: decide as if it were the first stop.
+  }
+  if (active) return {};
+  const taskId = env['SOW_TASK_ID'];
+  const agent = env['SOW_AGENT'] ?? agentId.replace(/-\d+$/, '');
+  try {
+    return await Reader.read(cwd, async (r) => {
+      if (taskId) {
+        const task = await r.task(taskId);
+        if (task.status !== 'in_progress' || isFinished(task.status)) return {};
+        return {
+          decision: 'block',
+          reason: `You are ${agentId}, working on sow task ${taskId}, and you have not reported back: its status is still in_progress. Before you stop, report through sow: 'sow task set --id ${taskId} status needs_review' when the work is done, or log why ('sow log "<why>"') and set 'paused' (a question for the human) or 'failed'.`,
+        };
+      }
+      const session = r.project.sessions?.[agent];
+      if (!session || session.agent_id !== agentId || session.report !== undefined) return {};
+      return {
+        decision: 'block',
+        reason: `You are ${agentId}, a sow ${agent}, and you have not reported back. Before you stop, run 'sow agent report --status done "<one-line summary>"' (or --status blocked with your questions, --status failed with why).`,
+      };
+    }, { otherBranch: 'quiet' });
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Colour on a terminal, and only there: never in a pipe or a file, never with NO_COLOR (any
+ * non-empty value), TERM=dumb or --no-color. Colour is chosen by the word it paints (`blocked`,
+ * `met`, a status), and the word is always printed: output reads the same in monochrome.
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Whether output to `stream` may be coloured. */
+export function colourEnabled(stream: { isTTY?: boolean }, env: Env = process.env, argv: readonly string[] = process.argv): boolean {
+  return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !argv.includes('--no-color');
+}
+
+/** SGR codes: each colour with the code that ends it, so painted text nests in other text. */
+const SGR = {
+  green: ['32', '39'],
+  red: ['31', '39'],
+  yellow: ['33', '39'],
+  magenta: ['35', '39'],
+  cyan: ['36', '39'],
+  dim: ['2', '22'],
+  boldRed: ['1;31', '22;39'],
+  boldCyan: ['1;36', '22;39'],
+} as const;
+
+const BY_WORD: Readonly<Record<string, keyof typeof SGR>> = {
+  completed: 'green',
+  met: 'green',
+  ready: 'green',
+  done: 'green',
+  blocked: 'red',
+  failed: 'red',
+  in_progress: 'yellow',
+  paused: 'yellow',
+  needs_review: 'magenta',
+  abandoned: 'dim',
+  disabled: 'dim',
+  skipped: 'dim',
+  current: 'boldCyan',
+  error: 'boldRed',
+  hint: 'cyan',
+};
+
+/** Paints `text` (default: the word itself) in the colour of `word`; text of an unknown word is left as it is. */
+export type Paint = (word: string, text?: string) => string;
+
+export const plain: Paint = (word, text) => text ?? word;
+
+const coloured: Paint = (word, text = word) => {
+  const sgr = Object.hasOwn(BY_WORD, word) ? SGR[BY_WORD[word]!] : undefined;
+  return sgr ? `\x1b[${sgr[0]}m${text}\x1b[${sgr[1]}m` : text;
+};
+
+export const painter = (enabled: boolean): Paint => (enabled ? coloured : plain);
+
+/** The painter for stdout (default) or stderr, as this process's terminal, environment and flags allow. */
+export const paintFor = (stream: { isTTY?: boolean } = process.stdout): Paint => painter(colourEnabled(stream));

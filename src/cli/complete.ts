@@ -1,0 +1,291 @@
+/**
+ * Shell completion: the candidates for the word under the cursor, read from the command tree
+ * itself (the commands, their options and arguments as commander has them), so they can never
+ * go stale; live values (task ids, events, artifact types, …) come from the project. The bash,
+ * zsh and fish scripts `sow completion <shell>` prints are thin: they pass the words of the line
+ * to `sow __complete` and offer what it prints, one candidate per line.
+ */
+import { Command, type Argument, type Option } from 'commander';
+import type { Candidate } from '../app/completion.js';
+
+export type Groups = Readonly<Record<string, (program: Command) => void>>;
+
+/**
+ * The command tree as `sow --help` builds it; only the group `first` names, when it names one
+ * (completing `sow task get --id ` needs the task commands, not every command).
+ */
+async function commandTree(groups: Groups, first: string | undefined, root: Command): Promise<Command> {
+  const program = new Command('sow');
+  // The program's own options (--json, --version, …), as main declares them.
+  for (const option of root.options) program.addOption(option);
+  const own = first !== undefined && Object.hasOwn(groups, first) ? groups[first] : undefined;
+  if (own) {
+    own(program);
+    return program;
+  }
+  const types = (await import('./type-commands.js')).default;
+  if (first !== undefined && types(program, first)) return program;
+  for (const register of new Set(Object.values(groups))) register(program);
+  types(program);
+  return program;
+}
+
+/** Where the words before the cursor lead: the command, its arguments so far, the options given. */
+interface Position {
+  cmd: Command;
+  path: string[];
+  positionals: string[];
+  given: Map<string, string>;
+  /** The last word is an option that takes a value: the cursor is on that value. */
+  pending?: Option;
+  /** After `--`: only arguments follow. */
+  dashes: boolean;
+}
+
+const subcommandsOf = (cmd: Command): Command[] => cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help');
+const takesValue = (o: Option) => o.required || o.optional;
+
+function findOption(cmd: Command, flag: string): Option | undefined {
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    const found = c.options.find((o) => o.long === flag || o.short === flag);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function walk(program: Command, previous: readonly string[]): Position {
+  const at: Position = { cmd: program, path: [], positionals: [], given: new Map(), dashes: false };
+  for (const word of previous) {
+    // bash without bash-completion splits `--id=010` into `--id`, `=`, `010`.
+    if (word === '=' && !at.dashes) continue;
+    if (at.pending) {
+      at.given.set(at.pending.long ?? at.pending.short ?? '', word);
+      delete at.pending;
+      continue;
+    }
+    if (at.dashes) {
+      at.positionals.push(word);
+      continue;
+    }
+    if (word === '--') at.dashes = true;
+    else if (word.startsWith('-') && word.length > 1) {
+      const eq = word.indexOf('=');
+      const flag = eq > 0 ? word.slice(0, eq) : word;
+      const option = findOption(at.cmd, flag);
+      if (!option) continue;
+      const name = option.long ?? option.short ?? flag;
+      if (!takesValue(option)) at.given.set(name, 'true');
+      else if (eq > 0) at.given.set(name, word.slice(eq + 1));
+      else at.pending = option;
+    } else {
+      const sub = at.positionals.length === 0 ? subcommandsOf(at.cmd).find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
+      if (sub) {
+        at.cmd = sub;
+        at.path.push(sub.name());
+      } else at.positionals.push(word);
+    }
+  }
+  return at;
+}
+
+/** The first clause of a description: enough to tell candidates apart in zsh and fish. */
+function short(text: string): string {
+  const first = text.split(/[:;(]| — /)[0]!.trim();
+  return first.length > 72 ? `${first.slice(0, 71)}…` : first;
+}
+
+const fromList = (values: readonly string[]): Candidate[] => values.map((value) => ({ value }));
+
+/** Values from the project; none when there is no project, or anything goes wrong. */
+async function live(get: (app: typeof import('../app/completion.js')) => Promise<Candidate[]> | Candidate[]): Promise<Candidate[]> {
+  try {
+    return await get(await import('../app/completion.js'));
+  } catch {
+    return [];
+  }
+}
+
+const roles = async () => fromList((await import('../domain/agents.js')).ROLES);
+
+async function optionValues(at: Position, option: Option, cwd: string): Promise<Candidate[]> {
+  if (option.argChoices) return fromList(option.argChoices);
+  const path = at.path.join(' ');
+  switch (option.long) {
+    case '--id':
+    case '--task':
+    case '--depends-on':
+      return live((app) => app.taskIdCandidates(cwd));
+    case '--agent':
+      return roles();
+    case '--phase':
+      return live((app) => app.phaseCandidates(cwd));
+    case '--status':
+      return path === 'task list' ? fromList((await import('../domain/schemas.js')).TASK_STATUSES) : [];
+    case '--type': {
+      if (path === 'project new') {
+        const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
+        return Object.values(PROJECT_TYPES).map((t) => ({ value: t.name, description: short(t.description) }));
+      }
+      const word = at.path.at(-2);
+      if (at.path.at(-1) !== 'add' || (word !== 'input' && word !== 'output')) return [];
+      const owner = at.path[0] === 'task' ? 'task' : 'phase';
+      return live((app) => app.artifactTypeCandidates(cwd, owner, word === 'input' ? 'inputs' : 'outputs', at.given.get('--phase')));
+    }
+    default:
+      return [];
+  }
+}
+
+async function argumentValues(at: Position, arg: Argument, cwd: string): Promise<Candidate[]> {
+  if (arg.argChoices) return fromList(arg.argChoices);
+  switch (arg.name()) {
+    case 'agent':
+      return roles();
+    case 'task-id':
+      return live((app) => app.taskIdCandidates(cwd));
+    case 'event':
+      return live((app) => app.eventCandidates(cwd));
+    case 'link':
+      return live((app) => app.refCandidates(cwd));
+    case 'names':
+      return at.path.join(' ') === 'check run' ? live((app) => app.checkCandidates(cwd)) : [];
+    default:
+      return [];
+  }
+}
+
+function flagsOf(at: Position): Candidate[] {
+  const out: Candidate[] = [];
+  const help = at.cmd.createHelp();
+  const own = help.visibleOptions(at.cmd);
+  const inherited: Option[] = [];
+  for (let c = at.cmd.parent; c; c = c.parent) inherited.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
+  for (const o of [...own, ...inherited]) {
+    const flag = o.long ?? o.short;
+    if (!flag) continue;
+    // An option given already is not offered again, unless it may be given more than once.
+    if (at.given.has(flag) && !o.variadic && !o.parseArg) continue;
+    out.push({ value: flag, description: short(o.description) });
+  }
+  return out;
+}
+
+async function candidatesAt(at: Position, current: string, cwd: string): Promise<Candidate[]> {
+  if (at.pending) return optionValues(at, at.pending, cwd);
+  const inline = /^(--[^=]+)=(.*)$/s.exec(current);
+  if (inline && !at.dashes) {
+    const option = findOption(at.cmd, inline[1]!);
+    if (!option || !takesValue(option)) return [];
+    return (await optionValues(at, option, cwd)).map((c) => ({ ...c, value: `${inline[1]}=${c.value}` }));
+  }
+  if (current.startsWith('-') && !at.dashes) return flagsOf(at);
+  const subs = subcommandsOf(at.cmd);
+  if (subs.length > 0 && at.positionals.length === 0) {
+    const out = subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
+    return at.path.length === 0 ? [...out, { value: 'help', description: 'the help of a command' }] : out;
+  }
+  // `sow help <command>`.
+  if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help') return subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
+  const args = at.cmd.registeredArguments;
+  const last = args.at(-1);
+  const arg = args[at.positionals.length] ?? (last?.variadic ? last : undefined);
+  return arg ? argumentValues(at, arg, cwd) : [];
+}
+
+/**
+ * The candidates for the last of `words` (the word under the cursor, possibly empty); the words
+ * before it are the line so far, `sow` first. Only candidates that start with that word.
+ */
+export async function complete(groups: Groups, words: readonly string[], cwd: string, root: Command): Promise<Candidate[]> {
+  const previous = words.slice(1, -1);
+  const current = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
+  const first = previous.find((w) => !w.startsWith('-') && w !== '=');
+  const at = walk(await commandTree(groups, first, root), previous);
+  const seen = new Set<string>();
+  return (await candidatesAt(at, current, cwd)).filter((c) => {
+    if (!c.value.startsWith(current) || seen.has(c.value)) return false;
+    seen.add(c.value);
+    return true;
+  });
+}
+
+/** One line per candidate, as each shell's script reads them: bash the value; zsh `value:description`; fish `value<TAB>description`. */
+export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
+  const describe = (c: Candidate) => (c.description ?? '').replace(/\s+/g, ' ').trim();
+  if (shell === 'zsh') return candidates.map((c) => (describe(c) ? `${c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')}:${describe(c)}` : c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')));
+  if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));
+  return candidates.map((c) => c.value);
+}
+
+const BASH = `# bash completion for sow, printed by: sow completion bash
+# Install: add  source <(sow completion bash)  to ~/.bashrc
+_sow_complete() {
+  local cur words cword
+  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    _get_comp_words_by_ref -n =: cur words cword
+  else
+    cur="\${COMP_WORDS[COMP_CWORD]}"
+    words=("\${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  fi
+  local -a args=("\${words[@]:0:cword}")
+  # --flag=value: readline completes what follows the '=', so ask for the value alone.
+  if [[ $cur == --*=* ]]; then
+    args+=("\${cur%%=*}")
+    cur="\${cur#*=}"
+  elif [[ $cur == = ]]; then
+    cur=
+  fi
+  local out line
+  out="$(sow __complete --shell bash -- "\${args[@]}" "$cur" 2>/dev/null)"
+  COMPREPLY=()
+  while IFS= read -r line; do
+    [[ -n $line ]] && COMPREPLY+=("$line")
+  done <<<"$out"
+}
+complete -o default -F _sow_complete sow
+`;
+
+const ZSH = `#compdef sow
+# zsh completion for sow, printed by: sow completion zsh
+# Install: add  source <(sow completion zsh)  to ~/.zshrc after compinit,
+# or write it to a folder of $fpath as _sow.
+_sow() {
+  local out
+  local -a candidates
+  out="$(sow __complete --shell zsh -- "\${(@)words[1,CURRENT-1]}" "\${words[CURRENT]}" 2>/dev/null)"
+  candidates=("\${(@f)out}")
+  candidates=(\${candidates:#})
+  if (( \${#candidates} )); then
+    _describe -t sow-candidates sow candidates
+  else
+    _files
+  fi
+}
+if [[ "\${funcstack[1]}" == _sow ]]; then
+  _sow "$@"
+elif (( $+functions[compdef] )); then
+  compdef _sow sow
+else
+  print -u2 "sow completion needs compinit first: autoload -Uz compinit && compinit"
+fi
+`;
+
+const FISH = `# fish completion for sow, printed by: sow completion fish
+# Install: sow completion fish > ~/.config/fish/completions/sow.fish
+function __sow_complete
+    set -l tokens (commandline -opc)
+    set -l current (commandline -ct)
+    set -l out (sow __complete --shell fish -- $tokens "$current" 2>/dev/null)
+    if test (count $out) -gt 0
+        printf '%s\\n' $out
+    else
+        __fish_complete_path "$current"
+    end
+end
+complete -c sow -f -a '(__sow_complete)'
+`;
+
+export function completionScript(shell: 'bash' | 'zsh' | 'fish'): string {
+  return { bash: BASH, zsh: ZSH, fish: FISH }[shell];
+}

@@ -1,0 +1,417 @@
+/**
+ * `sow mcp`: the built server, spawned in a temp repository and driven by the official SDK's
+ * client over stdio, as an agent's host would. Each tool's result is compared with what the CLI
+ * prints under `data` with --json for the same operation on the same repository; refusals with
+ * the CLI's error envelope, and with the state left byte-identical. Raw stdio checks that stdout
+ * carries only the protocol and that the server ends when its input does.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectEnvelope, inPlanning, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+
+const fresh = useRepos();
+
+const TOOL_NAMES = ['advance', 'artifact', 'check_run', 'continue', 'log', 'status', 'task_next', 'task_update'];
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+});
+
+const testEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  // A worker's or an owner's identity from the test's own environment must not leak in.
+  for (const k of ['SOW_AGENT_ID', 'SOW_SESSION_ID', 'SOW_OWNER', 'SOW_TASK_ID']) delete env[k];
+  return { ...env, ...TEST_ENV, ...extra };
+};
+
+/** The SDK client, connected to `sow mcp` started in the repository (or in `cwd`, with `args`). */
+async function connect(repo: Repo, opts: { args?: string[]; cwd?: string; env?: Record<string, string> } = {}): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SOW, 'mcp', ...(opts.args ?? [])],
+    cwd: opts.cwd ?? repo.dir,
+    env: testEnv(opts.env),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'sow-test', version: '1.0.0' });
+  clients.push(client);
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+interface ToolOutcome { isError: boolean; json: any }
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
+  const r = await client.callTool({ name, arguments: args });
+  const content = r.content as { type: string; text: string }[];
+  expect(content, `${name}: one text content`).toHaveLength(1);
+  expect(content[0]!.type).toBe('text');
+  return { isError: r.isError === true, json: JSON.parse(content[0]!.text) };
+}
+
+/** A call that must succeed: its data. */
+async function data(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const r = await call(client, name, args);
+  expect(r.isError, `${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.json)}`).toBe(false);
+  return r.json;
+}
+
+/** What the CLI prints under `data` with --json. */
+function cliData(repo: Repo, args: string[], env?: Record<string, string>): any {
+  const doc = expectEnvelope(ok(repo, [...args, '--json'], env ? { env } : undefined));
+  expect(doc.ok).toBe(true);
+  return doc.data;
+}
+
+/** The CLI's whole --json document for a refusal. */
+function cliRefusal(repo: Repo, args: string[]): any {
+  const r = repo.sow([...args, '--json']);
+  expect(r.code, r.stdout + r.stderr).not.toBe(0);
+  return expectEnvelope(r);
+}
+
+/** What changes from run to run in a check run: times, durations, log names. */
+function steady(value: any): any {
+  return JSON.parse(JSON.stringify(value), (key, v) =>
+    ['started_at', 'created_at', 'updated_at', 'duration_ms', 'log', 'path'].includes(key) && typeof v === 'string' || key === 'duration_ms' ? '<varies>' : v);
+}
+
+describe('sow mcp: the tools', () => {
+  it('lists exactly the eight tools, each with a short description and every argument described', async () => {
+    const repo = fresh();
+    const { client } = await connect(repo);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toMatch(/\S/);
+      expect(tool.description!.length, `${tool.name}: descriptions cost every user context`).toBeLessThanOrEqual(200);
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [name, schema] of Object.entries(properties)) expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
+    }
+    expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
+  });
+
+  it('status and continue: the data of sow project status / continue --json', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const { client } = await connect(repo);
+    expect(await data(client, 'status')).toEqual(cliData(repo, ['project', 'status']));
+    expect(await data(client, 'continue')).toEqual(cliData(repo, ['project', 'continue']));
+    // The state changes under the server: it reads the files every call, like the CLI.
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    const status = await data(client, 'status');
+    expect(status.tasks.by_status).toEqual({ in_progress: 1, pending: 1 });
+    expect(status).toEqual(cliData(repo, ['project', 'status']));
+  });
+
+  it('continue without a project, and status outside a sow repository: as the CLI', async () => {
+    const repo = fresh();
+    const { client } = await connect(repo);
+    expect(await data(client, 'continue')).toEqual(cliData(repo, ['project', 'continue']));
+    const bare = fresh({ init: false });
+    const { client: other } = await connect(bare);
+    const refused = await call(other, 'status');
+    expect(refused.isError).toBe(true);
+    expect(refused.json).toEqual(cliRefusal(bare, ['project', 'status']));
+    expect(refused.json.error.code).toBe('NOT_INITIALIZED');
+  });
+
+  it('task_next and task_update: the data of sow task next / task set', async () => {
+    const repo = fresh();
+    toExecuting(repo, ['First task', 'Second task', 'Third task']);
+    const { client } = await connect(repo);
+    expect(await data(client, 'task_next')).toEqual(cliData(repo, ['task', 'next']));
+
+    const claimed = await data(client, 'task_next', { claim: true, owner: 'ada', agent: 'implementer', lease: '2h' });
+    expect(claimed).toMatchObject({ id: '010', task: { id: '010', status: 'in_progress' }, owner: { kind: 'claim', by: 'ada', lease_seconds: 7200 } });
+    // What the CLI says the task now is, and how it answers the next claim: the same shape.
+    expect(claimed.task).toEqual(cliData(repo, ['task', 'get', '--id', '010']));
+    const cliClaim = cliData(repo, ['task', 'next', '--claim', '--owner', 'bob', '--agent', 'implementer', '--lease', '2h']);
+    expect(Object.keys(cliClaim)).toEqual(Object.keys(claimed));
+    expect(cliClaim.id).toBe('020');
+
+    const renamed = await data(client, 'task_update', { id: '30', field: 'name', value: 'Third, renamed' });
+    expect(renamed).toEqual({ id: '030', field: 'name', value: 'Third, renamed' });
+    expect(renamed).toEqual(cliData(repo, ['task', 'set', '--id', '030', 'name', 'Third, renamed']));
+    expect(await data(client, 'task_update', { id: '030', field: 'iteration', value: 2 })).toEqual(cliData(repo, ['task', 'set', '--id', '030', 'iteration', '2']));
+    expect(await data(client, 'task_update', { id: '030', field: 'note', value: 'see the RFC' })).toEqual({ id: '030', field: 'metadata.note', value: 'see the RFC' });
+    expect(repo.yaml(taskFile('030'))).toMatchObject({ name: 'Third, renamed', iteration: 2, metadata: { note: 'see the RFC' } });
+
+    // Completing: the path with the task_complete checks, its data with what they did.
+    repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "true"\n    when: [task_complete]\n');
+    const completed = await data(client, 'task_update', { id: '010', field: 'status', value: 'completed', owner: 'ada' });
+    expect(completed).toMatchObject({ id: '010', field: 'status', value: 'completed', checks: [{ name: 'unit', passed: true, exit_code: 0 }] });
+    const cliCompleted = cliData(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--owner', 'bob']);
+    expect(steady(cliCompleted)).toEqual(steady({ ...completed, id: '020' }));
+    expect(repo.yaml(taskFile('010')).outputs).toEqual([expect.objectContaining({ type: 'evidence', metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }) })]);
+  });
+
+  it('artifact: add, set and list phase and task artifacts as sow input/output and task input/output do', async () => {
+    const repo = inPlanning(fresh);
+    const { client } = await connect(repo);
+    repo.write('.sow/project/planning/tasks.md', '# Tasks\n');
+    const added = await data(client, 'artifact', { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md' });
+    expect(added).toMatchObject({ index: 0, artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false } });
+    const listed = await data(client, 'artifact', { action: 'list', direction: 'output' });
+    expect(listed).toEqual(cliData(repo, ['output', 'list']));
+    expect(listed).toEqual([{ index: 0, ...added.artifact }]);
+
+    const approved = await data(client, 'artifact', { action: 'set', direction: 'output', index: 0, field: 'approved', value: true });
+    expect(approved.artifact.approved).toBe(true);
+    expect(approved).toEqual(cliData(repo, ['output', 'set', '--index', '0', 'approved', 'true']));
+
+    // Metadata as the command line's extra flags; an input with a phase named.
+    repo.write('.sow/project/discovery/notes.md', 'notes\n');
+    const input = await data(client, 'artifact', { action: 'add', direction: 'input', phase: 'planning', type: 'context', path: 'discovery/notes.md', approved: true, metadata: { source: 'human', pages: 3 } });
+    expect(input.artifact).toMatchObject({ type: 'context', approved: true, metadata: { source: 'human', pages: 3 } });
+    expect(await data(client, 'artifact', { action: 'list', direction: 'input', phase: 'planning' })).toEqual(cliData(repo, ['input', 'list', '--phase', 'planning']));
+
+    // A task's artifacts.
+    ok(repo, ['advance']);
+    ok(repo, ['task', 'add', 'Only task']);
+    repo.write('src/a.ts', 'export {}\n');
+    const out = await data(client, 'artifact', { action: 'add', direction: 'output', task: '10', type: 'modified', path: 'src/a.ts' });
+    expect(out).toMatchObject({ index: 0, artifact: { type: 'modified', path: 'src/a.ts' } });
+    expect(await data(client, 'artifact', { action: 'list', direction: 'output', task: '010' })).toEqual(cliData(repo, ['task', 'output', 'list', '--id', '010']));
+  });
+
+  it('artifact: arguments that do not fit the action are refused as usage errors, changing nothing', async () => {
+    const repo = inPlanning(fresh);
+    const { client } = await connect(repo);
+    const before = repo.snapshot();
+    for (const [args, says] of [
+      [{ action: 'add', direction: 'output', type: 'task_list' }, 'artifact add needs path'],
+      [{ action: 'list', direction: 'output', index: 0 }, 'artifact list does not take index'],
+      [{ action: 'list', direction: 'output', task: '010', phase: 'planning' }, 'task and phase exclude each other'],
+      [{ action: 'remove', direction: 'output' }, "invalid arguments for artifact: 'action'"],
+    ] as const) {
+      const r = await call(client, 'artifact', args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining(says), hint: expect.stringMatching(/\S/) } });
+    }
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('advance: dry_run and the real thing, as sow advance --dry-run / advance', async () => {
+    const repo = inPlanning(fresh);
+    repo.write('.sow/project/planning/tasks.md', '# Tasks\n');
+    ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
+    const { client } = await connect(repo);
+    const before = repo.read(PROJECT);
+    const dry = await data(client, 'advance', { dry_run: true });
+    expect(dry).toEqual({ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', dryRun: true, projectRemoved: false });
+    expect(dry).toEqual(cliData(repo, ['advance', '--dry-run']));
+    expect(repo.read(PROJECT)).toBe(before);
+    const moved = await data(client, 'advance');
+    expect(moved).toEqual({ ...dry, dryRun: false });
+    expect(cliData(repo, ['project', 'status']).state).toBe('ImplementationPlanning');
+  });
+
+  it('log: the data of sow log; files become the task outputs', async () => {
+    const repo = fresh();
+    toExecuting(repo, ['Only task']);
+    repo.write('src/a.ts', 'export {}\n');
+    const { client } = await connect(repo);
+    const logged = await data(client, 'log', { action: 'modified_file', result: 'success', task: '010', files: ['src/a.ts'], notes: 'Wrote a', agent: 'implementer-1' });
+    expect(logged).toMatchObject({ task: '010', agent: 'implementer-1', files: ['src/a.ts'], tracked: ['src/a.ts'] });
+    // The CLI's entry for the same file: the same data, but the output is already tracked.
+    const cli = cliData(repo, ['log', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts', '--agent', 'implementer-1', 'Wrote a']);
+    expect(cli).toEqual({ ...logged, tracked: [] });
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Wrote a');
+    expect(await data(client, 'log', { action: 'research', result: 'success', project: true, notes: 'project note' })).toEqual(
+      cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']));
+  });
+
+  it('check_run: runs the declared checks and records evidence, as sow check run; a failed check is CHECKS_FAILED', async () => {
+    const repo = fresh();
+    toExecuting(repo, ['Only task']);
+    repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "echo unit-ran"\n  - name: lint\n    run: "exit 3"\n');
+    const { client } = await connect(repo);
+    const mcp = await data(client, 'check_run', { names: ['unit'], task: '010' });
+    expect(mcp).toMatchObject({ runs: [{ name: 'unit', passed: true, exit_code: 0 }], recorded: { owner: 'task 010', task: '010' } });
+    const cli = cliData(repo, ['check', 'run', 'unit', '--task', '010']);
+    expect(steady(cli)).toEqual(steady({ ...mcp, recorded: { ...mcp.recorded, outputs: mcp.recorded.outputs.map((o: any) => ({ ...o, index: o.index + 1 })) } }));
+    expect(readFileSync(join(repo.dir, '.sow/project', mcp.runs[0].log), 'utf8')).toContain('unit-ran');
+
+    // A client that asks for progress hears of each check as it ends.
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    await client.callTool({ name: 'check_run', arguments: { names: ['unit', 'lint'] } }, undefined, { onprogress: (p) => progress.push(p) });
+    expect(progress).toEqual([{ progress: 1, total: 2, message: 'unit passed' }, { progress: 2, total: 2, message: 'lint failed' }]);
+
+    const failed = await call(client, 'check_run', { names: ['lint'] });
+    expect(failed.isError).toBe(true);
+    expect(failed.json).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', hint: expect.stringContaining("sow check run lint"), details: { runs: [{ name: 'lint', exit_code: 3 }] } } });
+    const cliFailed = cliRefusal(repo, ['check', 'run', 'lint']);
+    expect(steady(cliFailed.error.details.runs)).toEqual(steady(failed.json.error.details.runs));
+  });
+});
+
+describe('sow mcp: refusals', () => {
+  it('an unknown task id: TASK_NOT_FOUND with its hint, the envelope of the CLI, the state byte-identical', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const { client } = await connect(repo);
+    const before = repo.snapshot();
+    const stateBefore = readFileSync(join(repo.dir, PROJECT));
+    const r = await call(client, 'task_update', { id: '999', field: 'status', value: 'in_progress' });
+    expect(r.isError).toBe(true);
+    expect(r.json).toEqual({ ok: false, error: { code: 'TASK_NOT_FOUND', message: "no task with id '999'", hint: "run 'sow task list' to see task ids" } });
+    expect(r.json).toEqual(cliRefusal(repo, ['task', 'set', '--id', '999', 'status', 'in_progress']));
+    expect(readFileSync(join(repo.dir, PROJECT)).equals(stateBefore)).toBe(true);
+    expect(repo.snapshot()).toEqual(before);
+    // The server is still there for the next call.
+    expect((await data(client, 'status')).state).toBe('ImplementationExecuting');
+  });
+
+  it("a blocked advance: TRANSITION_BLOCKED with the guard's hint, as the CLI says it, nothing written", async () => {
+    const repo = inPlanning(fresh);
+    const { client } = await connect(repo);
+    const before = repo.snapshot();
+    const stateBefore = readFileSync(join(repo.dir, PROJECT));
+    for (const args of [{}, { dry_run: true }]) {
+      const r = await call(client, 'advance', args);
+      expect(r.isError).toBe(true);
+      expect(r.json.error.code).toBe('TRANSITION_BLOCKED');
+      expect(r.json.error.hint).toContain("sow output add --type task_list");
+      expect(r.json).toEqual(cliRefusal(repo, ['advance', ...('dry_run' in args ? ['--dry-run'] : [])]));
+    }
+    expect(readFileSync(join(repo.dir, PROJECT)).equals(stateBefore)).toBe(true);
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('arguments the schema refuses: a usage error in the same envelope (did you mean…), never a crash', async () => {
+    const repo = inPlanning(fresh);
+    const { client } = await connect(repo);
+    const before = repo.snapshot();
+    const typo = await call(client, 'advance', { dryrun: true });
+    expect(typo).toEqual({ isError: true, json: { ok: false, error: { code: 'USAGE', message: "invalid arguments for advance: unknown argument 'dryrun'; did you mean 'dry_run'?", hint: expect.stringContaining('event, dry_run') } } });
+    const wrongType = await call(client, 'task_next', { claim: 'yes' });
+    expect(wrongType.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining("'claim'") } });
+    const missing = await call(client, 'task_update', { id: '010' });
+    expect(missing.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringMatching(/'field'.*'value'/) } });
+    const unknown = await call(client, 'project_new');
+    expect(unknown.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: "unknown tool 'project_new'", hint: expect.stringContaining('task_update') } });
+    expect(repo.snapshot()).toEqual(before);
+  });
+});
+
+describe('sow mcp: one lock with the CLI', () => {
+  it('concurrent claims, from one server and from two, under the lock: each gets a different task', async () => {
+    const repo = fresh();
+    toExecuting(repo, ['A', 'B', 'C', 'D', 'E', 'F']);
+    const one = await connect(repo);
+    const two = await connect(repo);
+    const claims = await Promise.all([
+      ...['w1', 'w2', 'w3'].map((owner) => call(one.client, 'task_next', { claim: true, owner })),
+      ...['w4', 'w5', 'w6'].map((owner) => call(two.client, 'task_next', { claim: true, owner })),
+    ]);
+    for (const c of claims) expect(c.isError, JSON.stringify(c.json)).toBe(false);
+    const ids = claims.map((c) => c.json.id);
+    expect(new Set(ids).size).toBe(6);
+    expect([...ids].sort()).toEqual(['010', '020', '030', '040', '050', '060']);
+    // Each task's file names the owner that claimed it.
+    for (const c of claims) expect(repo.yaml(taskFile(c.json.id)).owner.by).toBe(c.json.owner.by);
+    const none = await call(one.client, 'task_next', { claim: true, owner: 'w7' });
+    expect(none.json).toEqual(cliRefusal(repo, ['task', 'next', '--claim', '--owner', 'w7']));
+    expect(none.json.error.code).toBe('NO_READY_TASK');
+  });
+});
+
+describe('sow mcp: the process', () => {
+  /** Starts `sow mcp` by hand, to see its raw stdout and how it ends. */
+  function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
+    const child = spawn(process.execPath, [SOW, 'mcp', ...args], { cwd, env: testEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    return { child, send, exited, out: () => stdout, err: () => stderr };
+  }
+
+  const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
+  it('stdout carries only the protocol (warnings go to stderr); it answers the calls in flight, then exits 0 when its input ends', async () => {
+    const repo = inPlanning(fresh);
+    const server = spawnServer(repo);
+    server.send(INIT);
+    server.send(INITIALIZED);
+    // A file that does not exist yet: the CLI warns about it on stderr.
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'artifact', arguments: { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md' } } });
+    server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } });
+    server.child.stdin.end();
+    const exit = await Promise.race([server.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+    expect(exit, `stderr: ${server.err()}`).toEqual({ code: 0, signal: null });
+    const lines = server.out().split('\n').filter(Boolean);
+    const messages = lines.map((line) => JSON.parse(line));
+    for (const m of messages) expect(m.jsonrpc).toBe('2.0');
+    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+    const status = JSON.parse(messages.find((m) => m.id === 3).result.content[0].text);
+    expect(status.phases.find((p: any) => p.name === 'planning').outputs).toBe(1);
+    expect(server.err()).toContain('warning: .sow/project/planning/tasks.md does not exist yet');
+    expect(repo.yaml(PROJECT).phases.planning.outputs).toHaveLength(1);
+  });
+
+  it('a long-running server survives its runtime folder being removed under it (git clean -X)', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const { client } = await connect(repo);
+    await data(client, 'task_update', { id: '010', field: 'status', value: 'in_progress' });
+    rmSync(join(repo.dir, '.sow/.runtime'), { recursive: true, force: true });
+    expect(await data(client, 'task_update', { id: '020', field: 'status', value: 'in_progress' })).toEqual({ id: '020', field: 'status', value: 'in_progress' });
+    expect(repo.read('.sow/.runtime/.gitignore')).toContain('*');
+  });
+
+  it('exits when the SDK client closes it', async () => {
+    const repo = fresh();
+    const { client } = await connect(repo);
+    const transport = (client as unknown as { transport: StdioClientTransport }).transport;
+    const pid = transport.pid!;
+    expect(pid).toBeGreaterThan(0);
+    await client.close();
+    const gone = async () => {
+      for (let i = 0; i < 100; i++) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return true;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    };
+    expect(await gone()).toBe(true);
+  });
+
+  it('--cwd names the repository to serve; a folder that does not exist is a usage error before the protocol starts', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const { client } = await connect(repo, { args: ['--cwd', repo.dir], cwd: tmpdir() });
+    expect(await data(client, 'status')).toEqual(cliData(repo, ['project', 'status']));
+    const bad = repo.sow(['mcp', '--cwd', join(repo.dir, 'no-such-folder')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain("--cwd '");
+    expect(bad.stderr).toContain('is not a folder');
+  });
+
+  it('the SDK is a file of its own, which only sow mcp loads: core.cjs holds none of it', () => {
+    const dist = dirname(SOW);
+    const core = readFileSync(join(dist, 'core.cjs'), 'utf8');
+    expect(existsSync(join(dist, 'mcp-sdk.cjs'))).toBe(true);
+    expect(readFileSync(join(dist, 'mcp-sdk.cjs'), 'utf8')).toContain('notifications/initialized');
+    expect(core).not.toContain('notifications/initialized');
+    expect(core).toContain('require("./mcp-sdk.cjs")');
+  });
+});
