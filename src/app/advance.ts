@@ -1,5 +1,6 @@
 /** `sow advance`: the only command that moves the state machine. */
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
+import { firstFreePath } from '../domain/artifacts.js';
 import { withCheckStatuses } from './checks.js';
 import type { ArchivePlan } from '../domain/project-types/types.js';
 import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
@@ -16,13 +17,6 @@ function projectDocuments(root: string): string[] {
   return listFiles(root, PROJECT_DIR).filter((rel) => !/^(state\.yaml|log\.md|phases\/|evidence\/)/.test(rel));
 }
 
-/** `to`, or `to` with -2, -3 … before its extension: the first place neither on disk nor in `taken`. */
-function freePlace(root: string, to: string, taken: ReadonlySet<string>): string {
-  let place = to;
-  for (let n = 2; taken.has(place) || fileExists(root, place); n++) place = to.replace(/(\.[^./]*)?$/, `-${n}$1`);
-  return place;
-}
-
 /**
  * Copies the plan's documents (never over a file already there) and adds its entry, with where
  * the documents went, to .sow/knowledge/index.yaml, in the same transaction.
@@ -33,7 +27,7 @@ async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | un
   for (const f of plan.files) {
     const text = readFileIfExists(root, `${PROJECT_DIR}/${f.from}`);
     if (text === undefined) continue;
-    const to = freePlace(root, f.to, placed);
+    const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
     placed.add(to);
     tx.write(to, text);
   }

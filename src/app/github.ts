@@ -272,9 +272,7 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
   const root = await openRoot(cwd);
   const { project, tasks } = await Reader.read(cwd, async (r) => {
     requireFinalize(r.project, opts.force);
-    const all: TaskState[] = [];
-    for (const t of await r.tasks()) all.push(await r.task(t.id));
-    return { project: r.project, tasks: all };
+    return { project: r.project, tasks: await r.taskStates() };
   }, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);
   const existing = openPrOf(root, repo, project.branch);

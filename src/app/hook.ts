@@ -4,7 +4,6 @@
  * first; anyone else, and a worker that already reported, stops as usual. It never blocks twice
  * in a row (`stop_hook_active`), and a problem reading the state lets the agent stop.
  */
-import { isFinished } from '../domain/tasks.js';
 import { Reader } from './workspace.js';
 
 export interface StopDecision {
@@ -28,7 +27,7 @@ export async function stopHook(cwd: string, input: string, env: Readonly<Record<
     return await Reader.read(cwd, async (r) => {
       if (taskId) {
         const task = await r.task(taskId);
-        if (task.status !== 'in_progress' || isFinished(task.status)) return {};
+        if (task.status !== 'in_progress') return {};
         return {
           decision: 'block',
           reason: `You are ${agentId}, working on sow task ${taskId}, and you have not reported back: its status is still in_progress. Before you stop, report through sow: 'sow task set --id ${taskId} status needs_review' when the work is done, or log why ('sow log "<why>"') and set 'paused' (a question for the human) or 'failed'.`,

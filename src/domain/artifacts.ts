@@ -190,3 +190,10 @@ export function parseIndex(raw: string): number {
   if (!/^\d+$/.test(raw)) throw new UsageError(`--index must be a number ≥ 0, got '${raw}'`, "the list command shows each artifact's index, e.g. 'sow output list'");
   return Number(raw);
 }
+
+/** `path`, or `path` with -2, -3 … before its extension: the first one `taken` says is free (archives never overwrite). */
+export function firstFreePath(path: string, taken: (candidate: string) => boolean): string {
+  let place = path;
+  for (let n = 2; taken(place); n++) place = path.replace(/(\.[^./]*)?$/, `-${n}$1`);
+  return place;
+}

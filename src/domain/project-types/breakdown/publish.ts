@@ -5,7 +5,7 @@
  * task (`metadata.published`) in a write of its own, right after it is published: a failure midway
  * keeps what was published, and running the command again publishes only the rest.
  */
-import { PROJECT_DIR } from '../../artifacts.js';
+import { firstFreePath, PROJECT_DIR } from '../../artifacts.js';
 import { SowError, UsageError } from '../../errors.js';
 import { routeTo } from '../../lifecycle.js';
 import type { TaskState } from '../../schemas.js';
@@ -67,9 +67,7 @@ function specText(s: TypeSession, task: TaskState): string {
 
 /** The first free file for a unit: its name, or with -2, -3 … when an earlier breakdown took it. */
 function freeFile(s: TypeSession, dir: string, name: string): string {
-  let place = `${dir}/${name}`;
-  for (let n = 2; s.readFile(place) !== undefined; n++) place = `${dir}/${name.replace(/\.md$/, `-${n}.md`)}`;
-  return place;
+  return firstFreePath(`${dir}/${name}`, (p) => s.readFile(p) !== undefined);
 }
 
 /** Publishes one unit and records it, in one write; what it was, if another run got there first. */

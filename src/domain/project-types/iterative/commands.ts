@@ -64,8 +64,7 @@ const domainOf = (project: ProjectState) => {
  * recorded (once) and an approval it had is withdrawn, since the plan the human approved changed.
  */
 function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): { reapprove: boolean } {
-  let next = withWorkPhases(project, list);
-  s.writeFile(`${DIR}/${PLAN}`, renderPlan(next, workPhasesOf(next), domainOf(next)));
+  const next = redrawPlan(s, project, list);
   let reapprove = false;
   if (next.statechart.current_state === 'PlanActive') {
     const plan = phaseOf(next, 'plan');
@@ -76,20 +75,20 @@ function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPha
       outputs[at] = { ...outputs[at]!, approved: false };
       reapprove = true;
     }
-    next = withPhase(next, 'plan', { ...plan, outputs });
+    s.setProject(withPhase(next, 'plan', { ...plan, outputs }));
   }
-  s.setProject(next);
   return { reapprove };
 }
 
 const planIndex = (project: ProjectState) => phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
 const reapproveNote = (project: ProjectState) => ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${planIndex(project)} approved true').`;
 
-/** Stores phases whose status changed, and redraws plan.md so its checkboxes follow. */
-function redrawPlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): void {
+/** Stores the work phases and redraws plan.md from them (its checkboxes follow the statuses). */
+function redrawPlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): ProjectState {
   const next = withWorkPhases(project, list);
   s.setProject(next);
   s.writeFile(`${DIR}/${PLAN}`, renderPlan(next, workPhasesOf(next), domainOf(next)));
+  return next;
 }
 
 function appendProgress(s: TypeSession, entry: string): void {
