@@ -1,9 +1,13 @@
 /**
  * Plain files of the repository that are not state (documents, logs), for the use cases: the one
  * place app/ reads them. State files go through state-files.ts; writes through transaction.ts.
+ * Every path is named from the repository root and confined to the repository (confine.ts): a
+ * path from a state file that leads out of it, by `..` or through a link, is refused when it is
+ * read, whenever it was recorded.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import { confine, readConfined, repoArea, type ReadLimits } from './confine.js';
 
 /**
  * An absolute path with its symlinks resolved, also for a file that does not exist yet (its
@@ -25,27 +29,30 @@ export function pathExists(abs: string): boolean {
   return existsSync(abs);
 }
 
+/** Whether the repository has a file (or folder) at `rel`; a path leading out of it is refused. */
 export function fileExists(root: string, rel: string): boolean {
-  return existsSync(join(root, rel));
+  return existsSync(confine(repoArea(root), rel));
 }
 
-/** The text of `rel`, or undefined when there is no such file. */
-export function readFileIfExists(root: string, rel: string): string | undefined {
-  try {
-    return readFileSync(join(root, rel), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+/**
+ * 8 MiB: the most sow reads of one document (a plan, a review, a log). Documents are written by
+ * people and agents for people and agents; one a thousand times a long plan is not a document.
+ */
+export const DOCUMENT_LIMITS: ReadLimits = { max: 8 * 1024 * 1024, what: 'documents', why: 'a document of a project is at most a few hundred KB' };
+
+/** The text of `rel`, or undefined when there is no such file; confined to the repository and size-limited. */
+export function readFileIfExists(root: string, rel: string, limits: ReadLimits = DOCUMENT_LIMITS): string | undefined {
+  return readConfined(repoArea(root), rel, limits);
 }
 
 /** Every file under `dir` (relative to `root`), as paths relative to `dir`, sorted; links are not followed. */
 export function listFiles(root: string, dir: string): string[] {
+  const base = confine(repoArea(root), dir);
   const out: string[] = [];
   const walk = (rel: string) => {
     let entries;
     try {
-      entries = readdirSync(join(root, dir, rel), { withFileTypes: true });
+      entries = readdirSync(rel ? join(base, rel) : base, { withFileTypes: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
       throw err;

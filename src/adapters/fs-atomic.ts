@@ -81,9 +81,13 @@ export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOpt
   if (durable) fsyncDir(dir);
 }
 
-/** Removes a tree atomically from the reader's point of view: rename it away, then delete. */
-export function removeTreeAtomic(path: string, trashDir: string): void {
-  mkdirSync(trashDir, { recursive: true });
+/**
+ * Removes a tree atomically from the reader's point of view: rename it away into `trashDir`, then
+ * delete it there. `path` must be confined by the caller; a link there is moved, never followed.
+ * `trashStillReal` is asked right before the delete (a link swapped in for the trash folder
+ * meanwhile is not followed: the tree stays in the trash).
+ */
+export function removeTreeAtomic(path: string, trashDir: string, trashStillReal: () => boolean): void {
   const trash = join(trashDir, uniqueName('trash'));
   try {
     renameSync(path, trash);
@@ -92,18 +96,24 @@ export function removeTreeAtomic(path: string, trashDir: string): void {
     throw err;
   }
   fsyncDir(dirname(path));
-  rmSync(trash, { recursive: true, force: true });
+  if (trashStillReal()) rmSync(trash, { recursive: true, force: true });
 }
 
-/** Empties a folder of leftovers (temp files of killed writers); call with the lock held. */
-export function clearDir(dir: string): void {
+/**
+ * Empties a folder of leftovers (temp files of killed writers); call with the lock held.
+ * `stillReal` is asked before each removal: a folder that became a link is left alone.
+ */
+export function clearDir(dir: string, stillReal: () => boolean): void {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return;
   }
-  for (const name of names) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const name of names) {
+    if (!stillReal()) return;
+    rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 export function unlinkIfExists(path: string): void {

@@ -5,6 +5,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ExternalToolError, NotAGitRepositoryError, NotInitializedError } from '../domain/errors.js';
+import { existingRealFolder } from './confine.js';
 
 const isDir = (p: string) => {
   try {
@@ -45,6 +46,8 @@ export function findRepoRoot(cwd: string): string {
  */
 export function findWorkspaceRoot(cwd: string): string {
   const root = findRepoRoot(cwd);
+  // `.sow` must be a real folder of this repository: a link (which a clone can carry) is refused.
+  existingRealFolder({ base: root, name: 'the repository' }, '.sow');
   if (!isDir(join(root, '.sow'))) throw new NotInitializedError(root);
   if (!exists(join(root, '.sow', '.version'))) throw new NotInitializedError(root, true);
   return root;

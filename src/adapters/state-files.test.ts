@@ -8,7 +8,7 @@ import { StateFileError } from '../domain/errors.js';
 
 const Schema = v.looseObject({ name: v.string(), count: v.number(), items: v.array(v.looseObject({ id: v.string() })) });
 let root: string;
-const REL = 'state.yaml';
+const REL = '.sow/state.yaml';
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'sow-state-'));
@@ -29,13 +29,13 @@ describe('readStateFile', () => {
     expect((await readStateFile(root, REL, Schema)).data.name).toBe('b');
     const stricter = v.looseObject({ name: v.literal('z') });
     await expect(readStateFile(root, REL, stricter)).rejects.toThrow(StateFileError);
-    expect(readdirSync(root).sort()).toEqual(['.sow', REL]);
-    expect(readdirSync(join(root, '.sow'))).toEqual([]);
+    expect(readdirSync(root)).toEqual(['.sow']);
+    expect(readdirSync(join(root, '.sow'))).toEqual(['state.yaml']);
   });
 
   it('names the file and the field path of an invalid value', async () => {
     write('name: a\ncount: many\nitems: []\n');
-    await expect(readStateFile(root, REL, Schema)).rejects.toMatchObject({ code: 'STATE_FILE_INVALID', kind: 'state', message: expect.stringMatching(/^state\.yaml: count: /) });
+    await expect(readStateFile(root, REL, Schema)).rejects.toMatchObject({ code: 'STATE_FILE_INVALID', kind: 'state', message: expect.stringMatching(/^\.sow\/state\.yaml: count: /) });
     write('name: a\ncount: 1\nitems:\n  - id: 5\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/items\.0\.id/);
   });
@@ -44,7 +44,7 @@ describe('readStateFile', () => {
     write('name: a\ncount: [1\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/not valid YAML at line \d+, column \d+/);
     write('name: a\n  bad: indent\ncount: 1\n');
-    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/^state\.yaml: not valid YAML at line 1, column 7: Nested mappings/);
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/^\.sow\/state\.yaml: not valid YAML at line 1, column 7: Nested mappings/);
     write('name: a\nname: b\ncount: 1\nitems: []\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(StateFileError);
   });

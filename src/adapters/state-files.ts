@@ -4,13 +4,13 @@
  * file a person wrote or edited is changed through yaml's Document API, so its comments, key
  * order, styles and tags survive. See docs/decisions/0003-state-file-cache.md.
  *
- * A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a link that leads out
- * of `.sow/` is refused (a write would replace it, or write where it points), and so is a file
- * too large to read and rewrite in a moment.
+ * A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a path that leads out
+ * of `.sow/` through a link, anywhere on the way, is refused (confine.ts), and so is a file too
+ * large to read and rewrite in a moment.
  */
-import { lstatSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { realPath } from './files.js';
+import { SowError } from '../domain/errors.js';
+import { existsSync } from 'node:fs';
+import { inSow, readConfined, sowArea, sowPath } from './confine.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
 import { check } from '../domain/schemas.js';
@@ -44,42 +44,22 @@ export async function parseStateText(rel: string, text: string): Promise<{ data:
   }
 }
 
-const insideOf = (base: string, path: string) => path === base || path.startsWith(`${base}${sep}`);
-
-/**
- * Where a write of the state file `rel` goes: `rel` itself, or, when it is a link to a file inside
- * `.sow/`, the file it links to (so the link stays a link). A link out of `.sow/` is refused.
- */
-export function stateWriteTarget(root: string, rel: string): string {
-  let stat;
-  try {
-    stat = lstatSync(join(root, rel));
-  } catch {
-    return rel;
-  }
-  if (!stat.isSymbolicLink()) return rel;
-  const real = realPath(join(root, rel));
-  if (!insideOf(realPath(join(root, '.sow')), real)) throw new StateFileError(rel, `is a link to '${real}', outside .sow/; sow keeps state only inside .sow/ and will not write through it`);
-  return relative(realPath(root), real).split(sep).join('/');
+/** Whether `.sow/` has a file at `rel` (repository-relative); a link out of `.sow/` on the way is refused. */
+export function stateFileExists(root: string, rel: string): boolean {
+  return existsSync(sowPath(root, rel));
 }
 
 export function readText(root: string, rel: string): string {
-  const abs = join(root, rel);
+  let text: string | undefined;
   try {
-    stateWriteTarget(root, rel); // refuses a link out of .sow/
-    const stat = statSync(abs);
-    if (stat.isDirectory()) throw new StateFileError(rel, 'is a folder, not a file');
-    if (!stat.isFile()) throw new StateFileError(rel, 'is not a regular file');
-    if (stat.size > MAX_STATE_BYTES) {
-      throw new StateFileError(rel, `is ${(stat.size / 1048576).toFixed(1)} MB; sow reads state files of up to ${MAX_STATE_BYTES / 1048576} MB (a project or a task takes a few KB): move what made it grow (long texts) into a document beside it`);
-    }
-    return readFileSync(abs, 'utf8');
+    text = readConfined(sowArea(root), inSow(rel), { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB: move what made it grow, long texts, into a document beside it' }, { display: rel });
   } catch (err) {
-    if (err instanceof StateFileError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new StateFileError(rel, 'file is missing');
-    throw err; // no permission and the like: the machine's (exit 1, naming the path)
+    // A folder, a device, a file too large: the state file is not what sow wrote (exit 4, naming it).
+    if (err instanceof SowError && err.kind === 'state' && err.code !== 'PATH_ESCAPES' && err.code !== 'NOT_A_REAL_FOLDER') throw new StateFileError(rel, err.message.startsWith(`${rel} `) ? err.message.slice(rel.length + 1) : err.message);
+    throw err;
   }
+  if (text === undefined) throw new StateFileError(rel, 'file is missing');
+  return text;
 }
 
 /** Validates parsed data against `schema`; the error names the file and the field path. */

@@ -17,12 +17,15 @@ import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node
 import { join, sep } from 'node:path';
 import { TASK_STATUSES, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
+import { sowPath } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const FORMAT = 4;
 const SETTLE_MS = 2_000;
+/** 64 MiB: an index of 10,000 tasks takes about 1 MB. */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
 /** id, ino, size, mtime µs, ctime µs of the file it was read from, then name, status, parallel (0/1), agent (or 0), dependencies… */
 type Entry = (string | number)[];
@@ -54,18 +57,33 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
   return summary;
 }
 
-/** The names in a folder, dotfiles left out; none when it does not exist. */
-export function listNames(abs: string): string[] {
+/**
+ * The names in a folder of `.sow/` (`rel`, repository-relative), dotfiles left out; none when it
+ * does not exist. The folder is confined to `.sow/`, and so is every entry that is a link (a link
+ * out of `.sow/` is refused, PathEscapeError): what is listed can then be read by name.
+ */
+export function listNames(root: string, rel: string): string[] {
+  const abs = sowPath(root, rel);
+  let entries;
   try {
-    return readdirSync(abs).filter((name) => !name.startsWith('.'));
+    entries = readdirSync(abs, { withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw err;
   }
+  const names: string[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith('.')) continue;
+    if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
+    names.push(e.name);
+  }
+  return names;
 }
 
-export function isFolder(abs: string): boolean {
-  return statSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
+/** Whether `rel` (repository-relative, inside `.sow/`) is a folder; confined like listNames. */
+export function isFolder(root: string, rel: string): boolean {
+  return statSync(sowPath(root, rel), { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 export class TaskIndex {
@@ -76,7 +94,11 @@ export class TaskIndex {
   static open(root: string): TaskIndex {
     let entries: Entry[] = [];
     try {
-      const data = JSON.parse(readFileSync(runtimePath(root, 'tasks.json'), 'utf8')) as { format?: unknown; entries?: unknown };
+      // Runtime data, but it may have come with a clone: a regular file of a sane size, or nothing.
+      const path = runtimePath(root, 'tasks.json');
+      const st = lstatSync(path);
+      if (!st.isFile() || st.size > MAX_INDEX_BYTES) throw new Error('not an index sow wrote');
+      const data = JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown; entries?: unknown };
       if (data.format === FORMAT && Array.isArray(data.entries)) entries = data.entries as Entry[];
     } catch {
       // No index, or one that cannot be read: every task file is read.

@@ -20,24 +20,25 @@ function writeJournal(b: Record<string, unknown>, sum?: string): void {
 
 describe('Transaction', () => {
   it('writes every file, creates folders whole and removes trees; leaves no journal and no temp files', () => {
-    mkdirSync(join(root, '.sow/gone/deep'), { recursive: true });
-    writeFileSync(join(root, '.sow/gone/deep/f'), 'x');
-    new Transaction(root).write('.sow/a/b.txt', 'B').write('.sow/c.txt', 'C').createFolder('.sow/t/010', { 'state.yaml': 'S', 'feedback/.gitkeep': '' }).removeTree('.sow/gone').commit();
-    expect(readFileSync(join(root, '.sow/a/b.txt'), 'utf8')).toBe('B');
-    expect(readFileSync(join(root, '.sow/c.txt'), 'utf8')).toBe('C');
-    expect(readFileSync(join(root, '.sow/t/010/state.yaml'), 'utf8')).toBe('S');
-    expect(existsSync(join(root, '.sow/t/010/feedback/.gitkeep'))).toBe(true);
-    expect(existsSync(join(root, '.sow/gone'))).toBe(false);
+    mkdirSync(join(root, '.sow/.runtime/agent-outputs/deep'), { recursive: true });
+    writeFileSync(join(root, '.sow/.runtime/agent-outputs/deep/f'), 'x');
+    new Transaction(root).write('.sow/knowledge/a/b.txt', 'B').write('.sow/.gitignore', 'C').createFolder('.sow/project/t/010', { 'state.yaml': 'S', 'feedback/.gitkeep': '' }).removeTree('.sow/.runtime/agent-outputs').commit();
+    expect(readFileSync(join(root, '.sow/knowledge/a/b.txt'), 'utf8')).toBe('B');
+    expect(readFileSync(join(root, '.sow/.gitignore'), 'utf8')).toBe('C');
+    expect(readFileSync(join(root, '.sow/project/t/010/state.yaml'), 'utf8')).toBe('S');
+    expect(existsSync(join(root, '.sow/project/t/010/feedback/.gitkeep'))).toBe(true);
+    expect(existsSync(join(root, '.sow/.runtime/agent-outputs'))).toBe(false);
     expect(existsSync(journalPath(root))).toBe(false);
     expect(readdirSync(join(root, '.sow/.runtime/tmp'))).toEqual([]);
   });
 
   it('a journal left by a crash is replayed: the renames that had not happened yet, then it is gone', async () => {
     writeFileSync(join(root, '.sow/.runtime/tmp/w1'), 'new');
-    writeFileSync(join(root, '.sow/one.txt'), 'old');
-    writeJournal(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/one.txt' }, { from: '.sow/.runtime/tmp/w0', to: '.sow/done.txt' }] }));
+    mkdirSync(join(root, '.sow/project'));
+    writeFileSync(join(root, '.sow/project/one.txt'), 'old');
+    writeJournal(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/project/one.txt' }, { from: '.sow/.runtime/tmp/w0', to: '.sow/project/done.txt' }] }));
     expect(await replayJournal(root, anything)).toBe(true);
-    expect(readFileSync(join(root, '.sow/one.txt'), 'utf8')).toBe('new');
+    expect(readFileSync(join(root, '.sow/project/one.txt'), 'utf8')).toBe('new');
     expect(existsSync(journalPath(root))).toBe(false);
     expect(await replayJournal(root, anything)).toBe(false);
   });
@@ -50,24 +51,64 @@ describe('Transaction', () => {
       expect(existsSync(journalPath(root)), 'the journal stays for a person to look at').toBe(true);
       expect(existsSync(join(root, '.sow/.runtime/tmp/w1'))).toBe(true);
     };
-    const ok = { from: '.sow/.runtime/tmp/w1', to: '.sow/x.txt' };
+    const ok = { from: '.sow/.runtime/tmp/w1', to: '.sow/project/x.txt' };
     await refused(body({ renames: [ok] }), 'not-the-checksum');
     await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '../outside.txt' }] }));
     await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/../../outside.txt' }] }));
-    await refused(body({ renames: [{ from: '/etc/passwd', to: '.sow/x.txt' }] }));
-    await refused(body({ renames: [{ from: '.sow/project/state.yaml', to: '.sow/x.txt' }] }));
+    await refused(body({ renames: [{ from: '/etc/passwd', to: '.sow/project/x.txt' }] }));
+    await refused(body({ renames: [{ from: '.sow/project/state.yaml', to: '.sow/project/x.txt' }] }));
     await refused(body({ removals: ['src'] }));
     await refused(body({ removals: ['.sow'] }));
+    // Inside .sow/, but never removed by sow: the knowledge, a worktree (uncommitted code), the backups.
+    await refused(body({ removals: ['.sow/knowledge'] }));
+    await refused(body({ removals: ['.sow/worktrees/feat/x'] }));
+    await refused(body({ removals: ['.sow/.backup'] }));
+    await refused(body({ removals: ['.sow/project/'] }));
+    // Nor written through a journal: a worktree's code, sow's config, the runtime folder.
+    await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/worktrees/b/src/main.c' }] }));
+    await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/config.yaml' }] }));
+    await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/.runtime/lock' }] }));
     // Through a symlink inside .sow/ that leads out of it.
     const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
     symlinkSync(outside, join(root, '.sow/link'));
     await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/link/pwned.txt' }] }));
+    rmSync(join(root, '.sow/link'));
+    mkdirSync(join(root, '.sow/project'));
+    symlinkSync(outside, join(root, '.sow/project/sub'));
+    await refused(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/project/sub/pwned.txt' }] }));
+    rmSync(join(root, '.sow/project'), { recursive: true });
     expect(readdirSync(outside)).toEqual([]);
     rmSync(outside, { recursive: true, force: true });
     await refused(body({ renames: [ok] }), undefined, async () => { throw new Error('not a valid state file'); });
     writeFileSync(journalPath(root), '{"version":2,"ren');
     await expect(replayJournal(root, anything)).rejects.toThrow(/not valid JSON/);
-    expect(existsSync(join(root, '.sow/x.txt'))).toBe(false);
+    expect(existsSync(join(root, '.sow/project/x.txt'))).toBe(false);
+  });
+
+  it('a replayed removal of the project keeps it in .sow/.backup/removed/ instead of deleting it', async () => {
+    mkdirSync(join(root, '.sow/project/phases'), { recursive: true });
+    writeFileSync(join(root, '.sow/project/phases/work.md'), 'uncommitted work');
+    writeJournal(body({ removals: ['.sow/project'] }));
+    expect(await replayJournal(root, anything)).toBe(true);
+    expect(existsSync(join(root, '.sow/project'))).toBe(false);
+    const kept = readdirSync(join(root, '.sow/.backup/removed'));
+    expect(kept).toHaveLength(1);
+    expect(readFileSync(join(root, '.sow/.backup/removed', kept[0]!, 'phases/work.md'), 'utf8')).toBe('uncommitted work');
+  });
+
+  it('a transaction refuses to write or remove through a link out of .sow/, and changes nothing', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+    writeFileSync(join(outside, 'keep'), 'k');
+    symlinkSync(outside, join(root, '.sow/knowledge'));
+    expect(() => new Transaction(root).write('.sow/knowledge/x.md', 'X').write('.sow/.gitignore', 'G').commit()).toThrow(/is a link to .*outside \.sow/);
+    expect(readdirSync(outside)).toEqual(['keep']);
+    expect(existsSync(join(root, '.sow/.gitignore'))).toBe(false);
+    rmSync(join(root, '.sow/knowledge'));
+    mkdirSync(join(root, '.sow/.runtime/x'), { recursive: true });
+    symlinkSync(outside, join(root, '.sow/.runtime/agent-outputs'));
+    expect(() => new Transaction(root).removeTree('.sow/.runtime/agent-outputs').commit()).toThrow(/'\.sow\/\.runtime\/agent-outputs' is a link to/);
+    expect(readdirSync(outside)).toEqual(['keep']);
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it('a journal that is a folder is refused, not a crash', async () => {

@@ -13,19 +13,28 @@
  *    need no space, so once committed a change is finished — by this command, or, after a kill, by
  *    the next one, which replays the journal under the lock.
  *
- * The journal is runtime data, never trusted input: it is replayed only when it is whole (its
- * checksum), every path it names lies inside `.sow/` (after resolving symlinks) and comes from
- * `.sow/.runtime/tmp/`, and every state file it would write validates (the caller's `check`).
- * Otherwise nothing of it is applied and the command stops (exit 4).
+ * The journal is runtime data, never trusted input — a clone can carry one (`git add -f`), with a
+ * valid checksum. It is replayed only when it is whole (its checksum), every file it writes comes
+ * from `.sow/.runtime/tmp/` and goes to a place sow writes through transactions (the project,
+ * the knowledge folder, the refs indexes, `.sow/.version` and `.sow/.gitignore`; links resolved,
+ * confine.ts), every state file it would write validates (the caller's `check`), and it removes
+ * only what sow removes through transactions: the project folder and the workers' outputs. A
+ * replayed removal of the project moves it to `.sow/.backup/removed/` instead of deleting it, so
+ * a crafted journal can never destroy work. Otherwise nothing of it is applied and the command
+ * stops (exit 4).
+ *
+ * Every path a transaction writes or removes is confined to `.sow/` when the change is prepared
+ * and checked again right before it is applied.
  */
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, posix, resolve, sep } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
-import { realPath } from './files.js';
+import { confine, confineReal, inSow, sowArea, PathEscapeError } from './confine.js';
 import { clearDir, fsyncDir, removeTreeAtomic, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
 import { asWriteError, environmentError } from './io-errors.js';
-import { ensureRuntimeDir, runtimePath } from './runtime.js';
+import { inform } from './notices.js';
+import { ensureRuntimeDir, runtimeFolder, runtimePath } from './runtime.js';
 
 const JOURNAL_FORMAT = 2;
 
@@ -41,6 +50,15 @@ interface JournalBody {
 
 export const journalPath = (root: string): string => runtimePath(root, 'journal.json');
 const TMP = '.sow/.runtime/tmp';
+/** 4 MiB: a journal names paths, never texts; the largest sow writes (a project's archive) is a few KB. */
+const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
+
+/** Where transactions write: the project, the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore`. */
+const WRITABLE = /^\.sow\/(?:(?:project|knowledge|refs)\/.+|\.version|\.gitignore)$/;
+/** What transactions remove: the project folder (project delete, a completed project) and the workers' outputs. */
+const REMOVABLE: ReadonlySet<string> = new Set(['.sow/project', '.sow/.runtime/agent-outputs']);
+/** A removal replayed from a journal keeps the project here instead of deleting it. */
+const REMOVED_BACKUP = '.sow/.backup/removed';
 
 /** A journal sow will not replay: the command stops, and nothing of the journal is applied. */
 export class JournalRefusedError extends SowError {
@@ -119,35 +137,63 @@ export class Transaction {
     fsyncDir(dirname(path));
   }
 
-  /** Step 1: everything that can fail for lack of space or permission. Leaves nothing on failure. */
+  /**
+   * Step 1: everything that can fail for lack of space or permission, and every path confined to
+   * `.sow/` (a link inside `.sow/` is written through, so it stays a link). Leaves nothing on failure.
+   */
   private prepare(): JournalBody {
-    const body: JournalBody = { version: JOURNAL_FORMAT, renames: [], folders: [], removals: [...this.removals] };
+    const body: JournalBody = { version: JOURNAL_FORMAT, renames: [], folders: [], removals: [] };
     try {
       const tmp = ensureRuntimeDir(this.root, 'tmp');
-      for (const [to, text] of this.writes) {
+      for (const [rel, text] of this.writes) {
+        const to = writeTarget(this.root, rel);
         const name = uniqueName('write');
         stage(join(tmp, name), text, join(this.root, to));
         body.renames.push({ from: `${TMP}/${name}`, to });
         ensureWritableDir(join(this.root, dirname(to)));
       }
       for (const folder of this.folders) {
+        const to = writeTarget(this.root, folder.path);
         const name = uniqueName('folder');
         mkdirSync(join(tmp, name));
-        body.folders.push({ from: `${TMP}/${name}`, to: folder.path });
+        body.folders.push({ from: `${TMP}/${name}`, to });
         for (const [file, text] of Object.entries(folder.files)) {
           mkdirSync(dirname(join(tmp, name, file)), { recursive: true });
-          stage(join(tmp, name, file), text, join(this.root, folder.path, file));
+          stage(join(tmp, name, file), text, join(this.root, to, file));
         }
-        ensureWritableDir(join(this.root, dirname(folder.path)));
+        ensureWritableDir(join(this.root, dirname(to)));
       }
-      for (const removal of this.removals) ensureWritableDir(join(this.root, dirname(removal)));
-      fsyncDir(runtimePath(this.root, 'tmp'));
+      for (const removal of this.removals) {
+        if (!REMOVABLE.has(removal)) throw new Error(`bug: a transaction removes only ${[...REMOVABLE].join(', ')}, not ${removal}`);
+        sowPathOf(this.root, removal);
+        body.removals.push(removal);
+        ensureWritableDir(join(this.root, dirname(removal)));
+      }
+      fsyncDir(tmp);
     } catch (err) {
       discard(this.root, body);
       throw environmentError(err) ?? err;
     }
     return body;
   }
+}
+
+/** The confined absolute path of `rel` (repository-relative, inside `.sow/`). */
+const sowPathOf = (root: string, rel: string, source?: string) => confine(sowArea(root), inSow(rel), source ? { source } : {});
+
+/**
+ * Where a write of `rel` lands, repository-relative: `rel` itself, or, when a link inside `.sow/`
+ * leads there, the file it leads to. A link out of `.sow/` is refused (PathEscapeError, exit 4).
+ */
+function writeTarget(root: string, rel: string): string {
+  if (!WRITABLE.test(rel)) throw new Error(`bug: transactions write only the project, knowledge, refs and .sow/ files, not ${rel}`);
+  const real = confineReal(sowArea(root), inSow(rel));
+  const to = relative(root, real).split(sep).join('/');
+  if (!WRITABLE.test(to)) {
+    throw new PathEscapeError(`'${rel}' leads to '${to}' through a link; sow writes only its own files of .sow/ there`,
+      `sow changed nothing; look at the links on the way ('ls -l' each folder of ${rel}), remove the one that does not belong and retry`, { path: rel, target: to });
+  }
+  return to;
 }
 
 /** Writes a temp file for `target`; a failure names the target, the file the user knows. */
@@ -175,12 +221,17 @@ function discard(root: string, body: JournalBody): void {
   for (const { from } of [...body.renames, ...body.folders]) rmSync(join(root, from), { recursive: true, force: true });
 }
 
-/** Steps 3: renames, folders, removals; each folder fsynced. Idempotent, for replays. */
-function apply(root: string, body: JournalBody): void {
+/**
+ * Step 3: renames, folders, removals; each folder fsynced. Idempotent, for replays. Every target
+ * is confined again right before it is used. A replayed removal of the project keeps it in
+ * `.sow/.backup/removed/` (a crash between commit and removal is rare; a crafted journal must not
+ * destroy anything).
+ */
+function apply(root: string, body: JournalBody, replaying = false): void {
   const touched = new Set<string>();
   for (const { from, to } of body.folders) {
     const source = join(root, from);
-    const target = join(root, to);
+    const target = sowPathOf(root, to);
     // Replayed after a crash: a folder that is there was renamed into place whole.
     if (!existsSync(source) || existsSync(target)) continue;
     renameSync(source, target);
@@ -189,25 +240,43 @@ function apply(root: string, body: JournalBody): void {
   for (const { from, to } of body.renames) {
     const source = join(root, from);
     if (!existsSync(source)) continue; // renamed before the crash
-    const target = join(root, to);
+    const target = sowPathOf(root, to);
     renameSync(source, target);
     touched.add(dirname(target));
   }
-  for (const path of body.removals) removeTreeAtomic(join(root, path), runtimePath(root, 'trash'));
+  for (const path of body.removals) {
+    const target = sowPathOf(root, path);
+    if (replaying && path === '.sow/project' && existsSync(target)) keepRemoved(root, target);
+    else removeTreeAtomic(target, ensureRuntimeDir(root, 'trash'), () => runtimeFolder(root, 'trash') !== undefined);
+  }
   for (const dir of touched) fsyncDir(dir);
+}
+
+/** Moves a tree a replayed journal removes into `.sow/.backup/removed/<time>-<name>/` and says so. */
+function keepRemoved(root: string, abs: string): void {
+  const backup = join(root, REMOVED_BACKUP);
+  mkdirSync(backup, { recursive: true });
+  sowPathOf(root, `${REMOVED_BACKUP}/x`); // the backup folder must not lead out of .sow/ either
+  const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${abs.split(sep).pop()}`;
+  renameSync(abs, join(backup, name));
+  fsyncDir(dirname(abs));
+  inform(`finished an interrupted change that removes ${relative(root, abs)}; it is kept in ${REMOVED_BACKUP}/${name} — remove that folder once you are sure`);
 }
 
 export function hasJournal(root: string): boolean {
   return existsSync(journalPath(root));
 }
 
-/** Inside `.sow/`: a clean relative path (no `..`, not absolute) that stays there once symlinks are resolved. */
-function insideSow(root: string, rel: unknown, under = '.sow'): rel is string {
-  if (typeof rel !== 'string' || rel === '' || rel.includes('\\') || rel.includes('\0')) return false;
-  if (posix.normalize(rel) !== rel || posix.isAbsolute(rel) || !rel.startsWith(`${under}/`)) return false;
-  const base = realPath(resolve(root, under));
-  const real = realPath(resolve(root, rel));
-  return real === base || real.startsWith(`${base}${sep}`);
+/** A path a journal names: a plain repository-relative path (no `..`, `.`, empty parts), confined to `.sow/`. */
+function journalPathOk(root: string, rel: unknown): rel is string {
+  if (typeof rel !== 'string' || rel === '' || rel.includes('\\') || rel.includes('\0') || posix.normalize(rel) !== rel || rel.endsWith('/')) return false;
+  try {
+    sowPathOf(root, rel);
+    return true;
+  } catch (err) {
+    if (err instanceof SowError) return false;
+    throw err;
+  }
 }
 
 async function readJournal(root: string, check: JournalCheck): Promise<JournalBody> {
@@ -215,6 +284,7 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   const path = journalPath(root);
   const info = lstatSync(path);
   if (!info.isFile()) throw new JournalRefusedError(rel, info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
+  if (info.size > MAX_JOURNAL_BYTES) throw new JournalRefusedError(rel, `is ${info.size} bytes; a journal sow writes names a few paths`);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
@@ -229,11 +299,11 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   if (j.checksum !== checksum(body)) throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
-    if (!insideSow(root, from, TMP) || !/^[\w.-]+$/.test(String(from).slice(TMP.length + 1))) throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
-    if (!insideSow(root, to) || String(to).startsWith('.sow/.runtime/')) throw new JournalRefusedError(rel, `names a target outside .sow/: ${JSON.stringify(to)}`);
+    if (typeof from !== 'string' || !from.startsWith(`${TMP}/`) || !/^[\w.-]+$/.test(from.slice(TMP.length + 1)) || from.slice(TMP.length + 1).startsWith('.') || !journalPathOk(root, from)) throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!journalPathOk(root, to) || !WRITABLE.test(to)) throw new JournalRefusedError(rel, `names a target sow does not write through a journal: ${JSON.stringify(to)}`);
   }
   for (const removal of body.removals) {
-    if (!insideSow(root, removal) || removal === '.sow') throw new JournalRefusedError(rel, `names a removal outside .sow/: ${JSON.stringify(removal)}`);
+    if (typeof removal !== 'string' || !REMOVABLE.has(removal) || !journalPathOk(root, removal)) throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`);
   }
   // The texts it would write must be what sow writes: state files validate.
   for (const { from, to } of body.renames) {
@@ -277,7 +347,7 @@ export async function inspectJournal(root: string, check: JournalCheck): Promise
 export async function replayJournal(root: string, check: JournalCheck): Promise<boolean> {
   if (!hasJournal(root)) return false;
   const body = await readJournal(root, check);
-  apply(root, body);
+  apply(root, body, true);
   unlinkIfExists(journalPath(root));
   fsyncDir(runtimePath(root));
   return true;
@@ -303,19 +373,25 @@ export async function legacyJournal(root: string, check: JournalCheck): Promise<
   const tx = new Transaction(root);
   for (const w of Array.isArray(data.writes) ? data.writes : []) {
     const { path: to, text } = (w ?? {}) as { path?: unknown; text?: unknown };
-    if (!insideSow(root, to) || typeof text !== 'string') throw new JournalRefusedError(rel, `names a write outside .sow/: ${JSON.stringify(to)}`);
+    if (!journalPathOk(root, to) || !WRITABLE.test(to) || typeof text !== 'string') throw new JournalRefusedError(rel, `names a write sow does not make: ${JSON.stringify(to)}`);
     await checked(check, to, text, rel);
     tx.write(to, text);
   }
   for (const removal of Array.isArray(data.removals) ? data.removals : []) {
-    if (!insideSow(root, removal) || removal === '.sow') throw new JournalRefusedError(rel, `names a removal outside .sow/: ${JSON.stringify(removal)}`);
+    if (typeof removal !== 'string' || !REMOVABLE.has(removal) || !journalPathOk(root, removal)) throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)}`);
     tx.removeTree(removal);
   }
   return tx;
 }
 
-/** Removes what killed writers left in `.sow/.runtime/` (temp files, half-deleted trees). Lock held, journal replayed. */
+/**
+ * Removes what killed writers left in `.sow/.runtime/` (temp files, half-deleted trees). Lock
+ * held, journal replayed. Each folder must be a real folder (runtime.ts), checked again before
+ * each removal: a link is refused, never emptied.
+ */
 export function clearLeftovers(root: string): void {
-  clearDir(runtimePath(root, 'tmp'));
-  clearDir(runtimePath(root, 'trash'));
+  for (const sub of ['tmp', 'trash']) {
+    const dir = runtimeFolder(root, sub);
+    if (dir !== undefined) clearDir(dir, () => runtimeFolder(root, sub) === dir);
+  }
 }

@@ -81,7 +81,7 @@ async function planV1(root: string): Promise<Plan> {
 
   if (readFileIfExists(root, PROJECT_FILE) !== undefined) {
     const phase = 'implementation';
-    const folders = listNames(`${root}/${tasksDir(phase)}`).filter((name) => isFolder(`${root}/${tasksDir(phase)}/${name}`));
+    const folders = listNames(root, tasksDir(phase)).filter((name) => isFolder(root, `${tasksDir(phase)}/${name}`));
     const text = readText(root, PROJECT_FILE);
     const parsed = await parseStateText(PROJECT_FILE, text);
     const input = asObject(PROJECT_FILE, parsed.data);

@@ -23,7 +23,7 @@ import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
-import { parseStateText, readStateFile, readText, renderStateFile, stateWriteTarget, validateState, type StateFile } from '../adapters/state-files.js';
+import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
 
@@ -105,7 +105,7 @@ export async function openRoot(cwd: string, opts: { anyLayout?: boolean } = {}):
   return root;
 }
 
-export const hasProject = (root: string): boolean => fileExists(root, PROJECT_FILE);
+export const hasProject = (root: string): boolean => stateFileExists(root, PROJECT_FILE);
 
 export interface LoadedProject {
   file: StateFile<ProjectState>;
@@ -134,7 +134,7 @@ function validateTask(rel: string, data: unknown, id: string, phase: string): Ta
 async function loadTaskFile(root: string, type: ProjectType, id: string, raw = id): Promise<StateFile<TaskState>> {
   const phase = taskPhase(type);
   const rel = taskFile(phase, id);
-  if (!fileExists(root, rel)) throw new TaskNotFoundError(raw);
+  if (!stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
   const file = await readStateFile(root, rel, TaskStateSchema);
   return { ...file, data: validateTask(rel, file.data, id, phase) };
 }
@@ -143,10 +143,10 @@ async function loadTaskFile(root: string, type: ProjectType, id: string, raw = i
 function taskIds(root: string, phase: string): string[] {
   const dir = tasksDir(phase);
   const ids: string[] = [];
-  for (const name of listNames(join(root, dir))) {
+  for (const name of listNames(root, dir)) {
     if (TASK_ID_PATTERN.test(name)) ids.push(name);
     // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
-    else if (isFolder(join(root, dir, name))) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
+    else if (isFolder(root, `${dir}/${name}`)) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
   }
   return ids.sort(compareIds);
 }
@@ -201,9 +201,9 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
   const dir = tasksDir(phase);
   const problems: SowError[] = [];
   const summaries: TaskSummary[] = [];
-  for (const name of listNames(join(root, dir)).sort(compareIds)) {
+  for (const name of listNames(root, dir).sort(compareIds)) {
     if (!TASK_ID_PATTERN.test(name)) {
-      if (isFolder(join(root, dir, name))) problems.push(new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)'));
+      if (isFolder(root, `${dir}/${name}`)) problems.push(new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)'));
       continue;
     }
     try {
@@ -216,7 +216,7 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
   }
   // Other phases hold no tasks: a tasks folder there is not read by sow.
   for (const other of type.phases.filter((p) => p.name !== phase)) {
-    const stray = listNames(join(root, tasksDir(other.name))).filter((n) => isFolder(join(root, tasksDir(other.name), n)));
+    const stray = listNames(root, tasksDir(other.name)).filter((n) => isFolder(root, `${tasksDir(other.name)}/${n}`));
     if (stray.length) problems.push(new StateFileError(tasksDir(other.name), `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`));
   }
   if (problems.length === 0) {
@@ -469,14 +469,14 @@ export class UnitOfWork {
   async commit(): Promise<void> {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
-      this.tx.write(stateWriteTarget(this.root, PROJECT_FILE), await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
+      this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
     }
     const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {
       const text = await renderStateFile(this.taskFiles.get(id), taskFile(phase, id), TaskStateSchema, task);
       const files = this.newTasks.get(id);
       if (files) this.tx.createFolder(taskDir(phase, id), { 'state.yaml': text, ...files });
-      else this.tx.write(stateWriteTarget(this.root, taskFile(phase, id)), text);
+      else this.tx.write(taskFile(phase, id), text);
     }
     this.tx.commit();
   }

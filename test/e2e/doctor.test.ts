@@ -183,7 +183,7 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     // Whole, but naming a file outside .sow/: refused, with or without --fix.
     writeJournal(d.repo, [{ to: PROJECT, text: project }], { edit: (body) => body.renames.push({ from: body.renames[0].from, to: 'README.md' }) });
     const refused = d.doctor(['--fix']);
-    expect(refused.check('journal')).toMatchObject({ status: 'fail', message: expect.stringContaining('names a target outside .sow/'), fix: expect.stringContaining('rm .sow/.runtime/journal.json') });
+    expect(refused.check('journal')).toMatchObject({ status: 'fail', message: expect.stringContaining('names a target sow does not write through a journal'), fix: expect.stringContaining('rm .sow/.runtime/journal.json') });
     expect(refused.check('journal').fixed).toBeUndefined();
     expect(d.repo.read(PROJECT)).toBe(finished);
     expect(d.repo.exists('README.md')).toBe(false);

@@ -1,0 +1,319 @@
+/**
+ * One rule for every path sow touches: its real location — every component resolved, links
+ * followed — lies inside the folder it belongs to (an "area"): `.sow/` for state and runtime data,
+ * the repository (without `.git/`) for documents, code files and the agent folders sow installs
+ * into, sow's cache for references. Anything else is refused (exit 4), naming the link that leads
+ * out and where it leads, before anything is read, written or removed.
+ *
+ * A repository is untrusted input: a clone may carry links (`git add -f` takes them anywhere in
+ * the tree) and state files may name any path. So the rule is applied where a path is used, not
+ * where it was first accepted, and destructive steps check again right before they act (a link
+ * swapped in between check and use meets a second check, and files are opened with O_NOFOLLOW on
+ * their resolved path).
+ *
+ * Folders sow owns outright (`.sow/`, its runtime folder and what is inside it) must be real
+ * directories: a link there is refused even when it leads somewhere harmless, and such a folder
+ * is never emptied through a link.
+ */
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, posix, resolve, sep } from 'node:path';
+import { SowError } from '../domain/errors.js';
+
+export interface Area {
+  /** The real (link-resolved) absolute folder everything must stay in. */
+  readonly base: string;
+  /** How messages name it: `.sow/`, `the repository`, `sow's cache`. */
+  readonly name: string;
+  /** First components (relative to `base`) that are off limits even though inside, e.g. `.git`. */
+  readonly excluded?: readonly string[];
+  /** What messages put before a path of the area so a person finds it from the repository root: `.sow/`. */
+  readonly shown?: string;
+}
+
+/** A path that leads out of its area: through a link, or by its own `..`. Exit 4: the repository is hostile or broken. */
+export class PathEscapeError extends SowError {
+  constructor(message: string, hint: string, details: Record<string, unknown>) {
+    super('PATH_ESCAPES', 'state', message, hint, details);
+  }
+}
+
+/** A folder sow owns that is not a real directory (a link, a file): refused, never used or emptied. */
+export class NotARealFolderError extends SowError {
+  constructor(rel: string, what: string, target?: string, code = 'NOT_A_REAL_FOLDER') {
+    super(code, 'state',
+      `${rel} ${what}${target ? ` (to '${target}')` : ''}; sow keeps its own files there and uses it only as a real folder`,
+      `sow changed nothing; look at it ('ls -ld ${rel}'), then remove it ('rm ${rel}') and retry${target ? ' — if it came with the repository, whoever committed it meant sow to write or delete where it leads' : ''}`,
+      { path: rel, ...(target ? { target } : {}) });
+  }
+}
+
+/** A file larger than sow reads: refused at once (exit 4) instead of spending seconds and memory on it. */
+export class FileTooLargeError extends SowError {
+  constructor(rel: string, size: number, limits: ReadLimits) {
+    const max = limits.max;
+    super('FILE_TOO_LARGE', 'state', `${rel} is ${formatBytes(size)}; sow reads ${limits.what} of up to ${formatBytes(max)} (${limits.why})`,
+      `look at what made it grow ('ls -l ${rel}'); if it came with the repository, restore it ('git checkout -- ${rel}') or remove it`,
+      { path: rel, size, max });
+  }
+}
+
+function formatBytes(n: number): string {
+  const fixed = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+  if (n >= 1024 * 1024) return `${fixed(n / 1048576)} MB`;
+  if (n >= 1024) return `${fixed(n / 1024)} KB`;
+  return `${n} bytes`;
+}
+
+const inside = (base: string, real: string) => real === base || real.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
+
+/** The first component of `real` below `base`, or '' for `base` itself. */
+function firstComponent(base: string, real: string): string {
+  if (real === base) return '';
+  const rest = real.slice(base.length + (base.endsWith(sep) ? 0 : 1));
+  const i = rest.indexOf(sep);
+  return i < 0 ? rest : rest.slice(0, i);
+}
+
+/** Whether the real absolute path `real` lies in the area (and not in an excluded part of it). */
+export function withinArea(area: Area, real: string): boolean {
+  if (!inside(area.base, real)) return false;
+  return !area.excluded?.includes(firstComponent(area.base, real));
+}
+
+/**
+ * Where a link leads, fully resolved; for a dangling link, where its text points (resolved as far
+ * as it exists): writing through it would create the file there.
+ */
+function linkTarget(abs: string): string {
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    let text: string;
+    try {
+      text = readlinkSync(abs);
+    } catch {
+      return abs;
+    }
+    return resolveExisting(isAbsolute(text) ? text : resolve(dirname(abs), text));
+  }
+}
+
+/** An absolute path with the part that exists resolved (links followed) and the rest appended. */
+function resolveExisting(abs: string): string {
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(resolveExisting(parent), basename(abs));
+  }
+}
+
+/**
+ * `rel` normalised (`a/./b/../c` → `a/c`), or undefined when it is not a relative path that stays
+ * inside: empty, absolute, a drive letter, a NUL byte, or `..` leading above its start.
+ */
+export function normalRelative(rel: string): string | undefined {
+  if (rel === '' || rel.includes('\0') || posix.isAbsolute(rel) || /^[A-Za-z]:[\\/]/.test(rel)) return undefined;
+  const norm = posix.normalize(rel).replace(/\/+$/, '');
+  if (norm === '.' || norm === '' || norm === '..' || norm.startsWith('../')) return undefined;
+  return norm;
+}
+
+export interface ConfineOptions {
+  /** Where the path came from, for the message: "task 010's outputs in .sow/project/…/state.yaml". */
+  source?: string;
+}
+
+/**
+ * The absolute path of `rel` (relative to `area.base`), after checking that it and every link on
+ * the way lead inside the area. Components that do not exist yet are fine: sow creates them as
+ * real folders. Throws PathEscapeError.
+ */
+export function confine(area: Area, rel: string, opts: ConfineOptions = {}): string {
+  const from = opts.source ? ` (named in ${opts.source})` : '';
+  const shownRel = `${area.shown ?? ''}${rel}`;
+  const clean = normalRelative(rel);
+  if (clean === undefined) {
+    throw new PathEscapeError(`'${shownRel}'${from} is not a plain path inside ${area.name}`,
+      `paths sow keeps are relative to ${area.name} without '..'; correct it${opts.source ? ` in ${opts.source}` : ''} (if it came with the repository, restore it with 'git checkout')`,
+      { path: shownRel, area: area.name, ...(opts.source ? { source: opts.source } : {}) });
+  }
+  const parts = clean.split('/');
+  if (area.excluded?.includes(parts[0]!)) {
+    throw new PathEscapeError(`'${shownRel}'${from} lies in ${parts[0]}/, which sow never reads or writes`,
+      `name a file of ${area.name} outside ${parts[0]}/`, { path: shownRel, area: area.name });
+  }
+  let abs = area.base;
+  for (let i = 0; i < parts.length; i++) {
+    abs = `${abs}${sep}${parts[i]}`;
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') break; // the rest does not exist yet
+      throw err;
+    }
+    if (!st.isSymbolicLink()) continue;
+    const target = linkTarget(abs);
+    if (!withinArea(area, target)) {
+      const link = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
+      throw new PathEscapeError(`'${link}' is a link to '${target}', outside ${area.name}${from}; sow will not read, write or remove through it`,
+        `sow changed nothing; if you did not make this link, it came with the repository: look at it ('ls -l ${link}'), remove it ('rm ${link}') and retry`,
+        { path: shownRel, link, target, area: area.name });
+    }
+  }
+  return join(area.base, ...parts);
+}
+
+/**
+ * `confine`, then the real location (links inside the area followed): the path to open or
+ * rename onto, so that a write through an allowed link keeps the link.
+ */
+export function confineReal(area: Area, rel: string, opts: ConfineOptions = {}): string {
+  return resolveExisting(confine(area, rel, opts));
+}
+
+/**
+ * Makes sure `rel` (relative to the area) is a real directory — created if missing, every
+ * component a real folder, none a link — and returns its absolute path. For folders sow owns
+ * outright: `.sow/`, `.sow/.runtime/` and its parts. Throws NotARealFolderError.
+ */
+export function realFolder(area: Area, rel: string, code?: string): string {
+  return walkFolders(area, rel, true, code)!;
+}
+
+/** Like realFolder, but creates nothing: undefined when some part of the way does not exist. */
+export function existingRealFolder(area: Area, rel: string, code?: string): string | undefined {
+  return walkFolders(area, rel, false, code);
+}
+
+function walkFolders(area: Area, rel: string, create: boolean, code?: string): string | undefined {
+  const parts = rel === '' ? [] : rel.split('/');
+  let abs = area.base;
+  for (let i = 0; i < parts.length; i++) {
+    const here = `${abs}${sep}${parts[i]}`;
+    const shown = parts.slice(0, i + 1).join('/');
+    let st;
+    try {
+      st = lstatSync(here);
+    } catch (err) {
+      const errno = (err as NodeJS.ErrnoException).code;
+      if (errno === 'ENOTDIR') throw new NotARealFolderError(shown, 'lies under a file, not a folder', undefined, code);
+      if (errno !== 'ENOENT') throw err;
+      if (!create) return undefined;
+      try {
+        mkdirSync(here);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        i--; // made meanwhile by another sow: look at what it is
+        continue;
+      }
+      abs = here;
+      continue;
+    }
+    if (st.isSymbolicLink()) throw new NotARealFolderError(shown, 'is a link', linkTarget(here), code);
+    if (!st.isDirectory()) throw new NotARealFolderError(shown, 'is a file, not a folder', undefined, code);
+    abs = here;
+  }
+  return abs;
+}
+
+/** Checks, without creating anything, that `abs` is a real directory right now (before emptying it). */
+export function isRealFolder(abs: string): boolean {
+  try {
+    const st = lstatSync(abs);
+    return st.isDirectory() && !st.isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+export interface ReadLimits {
+  /** The most bytes sow reads from this file. */
+  max: number;
+  /** What such files are, for the message: "state files". */
+  what: string;
+  /** Why that much, for the message: "a state file is a few KB". */
+  why: string;
+}
+
+/**
+ * Reads a file of the area: confined, opened on its real path with O_NOFOLLOW (a link swapped in
+ * after the check is not followed), a regular file, at most `limits.max` bytes. Undefined when it
+ * does not exist. `display` names it in messages (repository-relative).
+ */
+export function readConfined(area: Area, rel: string, limits: ReadLimits, opts: ConfineOptions & { display?: string } = {}): string | undefined {
+  return readRegular(confineReal(area, rel, opts), opts.display ?? `${area.shown ?? ''}${rel}`, limits);
+}
+
+/**
+ * Reads the file at the resolved path `real`: O_NOFOLLOW (a link put there after the check is
+ * not followed: refused), a regular file, at most `limits.max` bytes. Undefined when it does not exist.
+ */
+export function readRegular(real: string, shown: string, limits: ReadLimits): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, 'sow changed nothing; look at it (\'ls -l\'), then retry', { path: shown });
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new SowError('NOT_A_FILE', 'state', `${shown} is a folder, not a file`, `sow expects a file there; move the folder away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
+    if (!st.isFile()) throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file (a device, a pipe or a socket)`, `sow reads only regular files there; remove it ('rm ${shown}') and retry`, { path: shown });
+    if (st.size > limits.max) throw new FileTooLargeError(shown, st.size, limits);
+    // What the file held when it was opened: one that grows meanwhile is read up to that size.
+    const buf = Buffer.allocUnsafe(st.size);
+    let len = 0;
+    while (len < st.size) {
+      const n = readSync(fd, buf, len, st.size - len, null);
+      if (n === 0) break;
+      len += n;
+    }
+    return buf.toString('utf8', 0, len);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const realRoots = new Map<string, string>();
+/** The repository's folder with its links resolved (once per process: the user chose it, so it is trusted). */
+function realRoot(root: string): string {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    real = resolveExisting(root);
+    realRoots.set(root, real);
+  }
+  return real;
+}
+
+/** The repository whose root is `root`: everything in it but `.git/` (git's own files: config, hooks). */
+export function repoArea(root: string): Area {
+  return { base: realRoot(root), name: 'the repository', excluded: ['.git'] };
+}
+
+/** `.sow/` of the repository; `.sow` itself must be a real folder (never a link, even to a harmless place). */
+export function sowArea(root: string): Area {
+  const base = realRoot(root);
+  existingRealFolder({ base, name: 'the repository' }, '.sow');
+  return { base: join(base, '.sow'), name: '.sow/', shown: '.sow/' };
+}
+
+/** `rel` of the repository (e.g. `.sow/project/state.yaml`) as a path of the `.sow/` area: `project/state.yaml`. */
+export function inSow(rel: string): string {
+  const clean = normalRelative(rel);
+  if (clean === undefined || !clean.startsWith('.sow/')) {
+    throw new PathEscapeError(`'${rel}' is not inside .sow/`, 'sow keeps its state only inside .sow/', { path: rel, area: '.sow/' });
+  }
+  return clean.slice(5);
+}
+
+/** The absolute path of a file of `.sow/` named from the repository root, confined to `.sow/`. */
+export const sowPath = (root: string, rel: string, opts?: ConfineOptions): string => confine(sowArea(root), inSow(rel), opts);
+
+/** The absolute path of a file of the repository named from its root, confined to it (not `.git/`). */
+export const repoPath = (root: string, rel: string, opts?: ConfineOptions): string => confine(repoArea(root), rel, opts);
