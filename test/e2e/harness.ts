@@ -88,13 +88,17 @@ export interface RepoOptions {
   branch?: string;
   /** An existing empty folder to make the repository in (default: a new temp folder). */
   dir?: string;
+  /** `dir` is a git checkout already (a clone): no `git init`, no first commit. */
+  existing?: boolean;
 }
 
 export function makeRepo(opts: RepoOptions = {}): Repo {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'sow-e2e-'));
   const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, env: baseEnv(), encoding: 'utf8' }).trim();
-  run('git', ['init', '-q', '-b', opts.branch ?? 'main']);
-  run('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
+  if (!opts.existing) {
+    run('git', ['init', '-q', '-b', opts.branch ?? 'main']);
+    run('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
+  }
   const repo: Repo = {
     dir,
     sow(args, o = {}) {

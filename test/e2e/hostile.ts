@@ -1,0 +1,85 @@
+/**
+ * Hostile repositories, built as an attacker would and met as a user meets them: the attacker's
+ * repository gets its files committed (`git add -f` for what git would ignore, links included),
+ * then it is cloned into a fresh folder and sow runs in the clone. Beside the clone lies a
+ * sentinel folder with a file in it — what a link may point at — and a marker path that a hostile
+ * command would create. `untouched()` checks that neither changed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import { makeRepo, TEST_ENV, type Repo } from './harness.js';
+
+export interface Hostile {
+  /** The attacker's repository (a normal repo made with sow, with a project if asked). */
+  origin: Repo;
+  /** A folder outside both repositories: links point here; nothing may change in it. */
+  sentinel: string;
+  /** A path a hostile command creates when it runs; it must never exist. */
+  marker: string;
+  /** Commits everything in `origin`, forced (ignored files and links too), on its current branch. */
+  commit(message?: string): void;
+  /** Writes a file of `origin` (folders made). */
+  write(rel: string, text: string): void;
+  /** Makes `rel` in `origin` a link to `target` (replacing what is there). */
+  link(rel: string, target: string): void;
+  /** Clones `origin` (its current branch) into a fresh folder and returns the clone as a Repo. */
+  clone(): Repo;
+  /** The sentinel folder holds exactly its file, unchanged, and the marker does not exist. */
+  untouched(): void;
+}
+
+const SENTINEL_FILE = 'precious.txt';
+const SENTINEL_TEXT = 'keep me\n';
+
+/** Hostile repositories removed after each test of the calling file. */
+export function useHostile(): (opts?: { branch?: string }) => Hostile {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return (opts = {}) => {
+    const top = mkdtempSync(join(tmpdir(), 'sow-hostile-'));
+    made.push(top);
+    const sentinel = join(top, 'sentinel');
+    mkdirSync(sentinel);
+    writeFileSync(join(sentinel, SENTINEL_FILE), SENTINEL_TEXT);
+    const marker = join(top, 'pwned');
+    mkdirSync(join(top, 'origin'));
+    const origin = makeRepo({ dir: join(top, 'origin'), ...(opts.branch ? { branch: opts.branch } : {}) });
+    const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' }).trim();
+    let clones = 0;
+    return {
+      origin,
+      sentinel,
+      marker,
+      commit(message = 'hostile') {
+        git(origin.dir, ['add', '-A', '-f', '.']);
+        git(origin.dir, ['commit', '-q', '--allow-empty', '-m', message]);
+      },
+      write(rel, text) {
+        mkdirSync(dirname(join(origin.dir, rel)), { recursive: true });
+        writeFileSync(join(origin.dir, rel), text);
+      },
+      link(rel, target) {
+        const abs = join(origin.dir, rel);
+        rmSync(abs, { recursive: true, force: true });
+        mkdirSync(dirname(abs), { recursive: true });
+        symlinkSync(target, abs);
+      },
+      clone() {
+        const dir = join(top, `clone-${++clones}`);
+        git(top, ['clone', '-q', origin.dir, dir]);
+        return makeRepo({ dir, existing: true, init: false });
+      },
+      untouched() {
+        expect(readdirSync(sentinel), 'nothing was added to or removed from the folder outside the repository').toEqual([SENTINEL_FILE]);
+        expect(readFileSync(join(sentinel, SENTINEL_FILE), 'utf8'), 'the file outside the repository is unchanged').toBe(SENTINEL_TEXT);
+        expect(existsSync(marker), 'a hostile command ran (its marker exists)').toBe(false);
+      },
+    };
+  };
+}
+
