@@ -60,7 +60,7 @@ describe('writes never go through a linked folder', () => {
   const cases: [string, string[][]][] = [
     ['.sow/project/phases/implementation/tasks/010', [['task', 'set', '--id', '010', 'metadata.x', '1'], ['task', 'get', '--id', '010']]],
     ['.sow/project/phases/implementation/tasks', [['task', 'add', 'New task'], ['task', 'list']]],
-    ['.sow/project', [['status'], ['task', 'list'], ['log', '--action', 'research', '--project', 'hello']]],
+    ['.sow/project', [['status'], ['task', 'list'], ['log', '--action', 'research', '--result', 'success', '--project', 'hello']]],
     ['.sow/knowledge', [['init']]],
   ];
   for (const [rel, commands] of cases) {
