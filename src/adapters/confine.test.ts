@@ -95,6 +95,9 @@ describe('realFolder', () => {
     writeFileSync(join(root, '.sow/.runtime/trash'), '');
     expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/trash')).toThrow(/is a file/);
     expect(existingRealFolder({ base: root, name: 'r' }, '.sow/.runtime/none')).toBeUndefined();
+    // A name from a file or an environment variable (an agent id) never climbs out.
+    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/agent-outputs/../../../x')).toThrow(PathEscapeError);
+    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/./x')).toThrow(PathEscapeError);
   });
 });
 

@@ -16,8 +16,11 @@
  * is never emptied through a link.
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, posix, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
+import { normalRelative } from '../domain/paths.js';
+
+export { normalRelative };
 
 export interface Area {
   /** The real (link-resolved) absolute folder everything must stay in. */
@@ -108,17 +111,6 @@ function resolveExisting(abs: string): string {
   }
 }
 
-/**
- * `rel` normalised (`a/./b/../c` → `a/c`), or undefined when it is not a relative path that stays
- * inside: empty, absolute, a drive letter, a NUL byte, or `..` leading above its start.
- */
-export function normalRelative(rel: string): string | undefined {
-  if (rel === '' || rel.includes('\0') || posix.isAbsolute(rel) || /^[A-Za-z]:[\\/]/.test(rel)) return undefined;
-  const norm = posix.normalize(rel).replace(/\/+$/, '');
-  if (norm === '.' || norm === '' || norm === '..' || norm.startsWith('../')) return undefined;
-  return norm;
-}
-
 export interface ConfineOptions {
   /** Where the path came from, for the message: "task 010's outputs in .sow/project/…/state.yaml". */
   source?: string;
@@ -189,6 +181,9 @@ export function existingRealFolder(area: Area, rel: string, code?: string): stri
 }
 
 function walkFolders(area: Area, rel: string, create: boolean, code?: string): string | undefined {
+  if (rel !== '' && normalRelative(rel) !== rel) {
+    throw new PathEscapeError(`'${rel}' is not a plain folder name inside ${area.name}`, 'this is a bug in sow if you did not type the name yourself; use a name without \'..\', \'.\' or empty parts', { path: rel });
+  }
   const parts = rel === '' ? [] : rel.split('/');
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {

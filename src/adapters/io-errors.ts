@@ -12,6 +12,19 @@ const KINDS: Readonly<Record<string, { code: string; what: string; fix: string }
   EROFS: { code: 'READ_ONLY_FILE_SYSTEM', what: 'the file system is read-only', fix: 'work in a checkout on a writable file system' },
   EMFILE: { code: 'TOO_MANY_OPEN_FILES', what: 'too many open files', fix: 'raise the limit (`ulimit -n`) or close other programs' },
   ENFILE: { code: 'TOO_MANY_OPEN_FILES', what: 'too many open files on this system', fix: 'close other programs, then retry' },
+  EFBIG: { code: 'FILE_SIZE_LIMIT', what: 'the file would exceed the largest file this system or your limits allow', fix: 'raise the file size limit (`ulimit -f`) or free the file system of what made the file so large' },
+};
+
+/**
+ * Errors that say a file of the repository is not what sow expects there — a loop of links, a file
+ * where a folder should be, a name too long: a repository made that way (exit 4, like any state
+ * file sow cannot use), never "internal error".
+ */
+const SHAPES: Readonly<Record<string, { code: string; what: string }>> = {
+  ELOOP: { code: 'LINK_LOOP', what: 'it leads through a loop of symbolic links' },
+  ENAMETOOLONG: { code: 'NAME_TOO_LONG', what: 'a name on the way is too long for this system' },
+  ENOTDIR: { code: 'NOT_A_FOLDER', what: 'a part of the way is a file, not a folder' },
+  EISDIR: { code: 'NOT_A_FILE', what: 'it is a folder, not a file' },
 };
 
 const WRITES = /^(open|write|mkdir|rename|unlink|rmdir|rm|utime|futime|fsync|copyfile|symlink|chmod|link|ftruncate|close)/;
@@ -46,6 +59,12 @@ function verbOf(e: NodeJS.ErrnoException): string {
 export function environmentError(err: unknown, committed = false): SowError | undefined {
   const e = err as NodeJS.ErrnoException | undefined;
   if (!e || typeof e.code !== 'string') return undefined;
+  const shape = SHAPES[e.code];
+  if (shape) {
+    const where = e.path ? `'${e.path}'` : 'a path';
+    return new EnvironmentError(shape.code, 'state', `cannot use ${where}: ${shape.what}`,
+      `look at it ('ls -l${e.path ? ` ${e.path}` : ''}'); if it came with the repository, restore it from git or remove it; nothing was changed`, { ...(e.path ? { path: e.path } : {}), errno: e.code });
+  }
   const kind = KINDS[e.code];
   if (!kind) return undefined;
   const verb = verbOf(e);

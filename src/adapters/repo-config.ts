@@ -23,8 +23,11 @@ export interface LoadedRepoConfig {
   config: RepoConfig;
 }
 
+/** 1 MiB: a configuration of a hundred checks takes a few KB; a larger file is not one a person keeps. */
+const CONFIG_LIMITS = { max: 1024 * 1024, what: 'configuration files', why: 'a repository configuration takes a few KB' };
+
 export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
-  const text = readFileIfExists(root, REPO_CONFIG);
+  const text = readFileIfExists(root, REPO_CONFIG, CONFIG_LIMITS);
   if (text === undefined) return { exists: false, config: {} };
   let data: unknown;
   try {

@@ -10,7 +10,7 @@ import { branchCreatedFrom, branchExists, head } from '../adapters/repo.js';
 import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
 import { ProjectStateSchema } from '../domain/schemas.js';
-import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, PROJECT_DIR, PROJECT_FILE, Reader, update, withWorkspaceLock } from './workspace.js';
+import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];
 
@@ -72,6 +72,8 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
     // --type, else what the branch's prefix says (explore/…), else standard.
     const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE);
     if (hasProject(root)) throw await existingProjectError(root, here);
+    const leftovers = projectLeftovers(root);
+    if (leftovers.length) throw new ProjectFileMissingError(leftovers);
     if (here === undefined && opts.branch === undefined) {
       throw new UsageError('HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
     }
@@ -142,7 +144,8 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
 /** Removes .sow/project/. `confirm` asks on a terminal; `yes` answers for it; `force` overrides a refusal. */
 export async function deleteProject(cwd: string, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
   return withWorkspaceLock(cwd, async (root) => {
-    if (!hasProject(root)) throw new NoProjectError();
+    // Files without a project file (a deleted state.yaml, another branch's leftovers) can be removed too.
+    if (!hasProject(root) && projectLeftovers(root).length === 0) throw new NoProjectError();
     // An invalid project can still be deleted: read its name without trusting the file.
     let name = '(unreadable project)';
     try {
@@ -151,7 +154,11 @@ export async function deleteProject(cwd: string, confirm: (name: string) => Prom
       const problem = branchProblem(root, file.data);
       if (problem && !force) throw new WrongBranchError(problem.message, `${problem.hint}; or pass --force to delete it from here anyway`, problem.details);
     } catch (err) {
-      if (!(err instanceof StateFileError)) throw err;
+      // Files another branch left, or a project whose file was deleted: only with --force (they may be someone's uncommitted work).
+      if (err instanceof ProjectFileMissingError) {
+        if (!force) throw err;
+        name = '(files without a project file)';
+      } else if (!(err instanceof StateFileError)) throw err;
     }
     if (!yes) {
       if (!interactive) throw new ConfirmationRequiredError(`deleting project '${name}'`, '--yes');

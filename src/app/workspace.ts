@@ -18,7 +18,7 @@ import { NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
-import { fileExists, readFileIfExists } from '../adapters/files.js';
+import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
@@ -107,6 +107,27 @@ export async function openRoot(cwd: string, opts: { anyLayout?: boolean } = {}):
 
 export const hasProject = (root: string): boolean => stateFileExists(root, PROJECT_FILE);
 
+/** The files in `.sow/project/` when it has no `state.yaml`: a deleted project file, or files another branch left behind. */
+export function projectLeftovers(root: string): string[] {
+  return hasProject(root) ? [] : listFiles(root, PROJECT_DIR);
+}
+
+/** `.sow/project/` holds files but no project file: never read as "no project", never adopted by a new one. */
+export class ProjectFileMissingError extends SowError {
+  constructor(files: readonly string[]) {
+    const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? `, … (${files.length} files)` : '');
+    super('PROJECT_FILE_MISSING', 'state', `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
+      `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a project of another branch, commit them there or move them away; 'sow project delete --yes --force' removes them`,
+      { file: PROJECT_FILE, files: files.slice(0, 20) });
+  }
+}
+
+/** NoProjectError, or ProjectFileMissingError when `.sow/project/` holds files without a project file. */
+function noProject(root: string): SowError {
+  const left = projectLeftovers(root);
+  return left.length ? new ProjectFileMissingError(left) : new NoProjectError();
+}
+
 export interface LoadedProject {
   file: StateFile<ProjectState>;
   type: ProjectType;
@@ -114,7 +135,7 @@ export interface LoadedProject {
 
 /** Reads and validates the project file, against the schema and against its project type. */
 export async function loadProject(root: string): Promise<LoadedProject> {
-  if (!hasProject(root)) throw new NoProjectError();
+  if (!hasProject(root)) throw noProject(root);
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
   const type = Object.hasOwn(PROJECT_TYPES, file.data.type) ? PROJECT_TYPES[file.data.type] : undefined;
   if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${file.data.type}' (types: ${Object.keys(PROJECT_TYPES).join(', ')})`, 'type');

@@ -9,6 +9,7 @@ import { InvalidValueError, SowError, UsageError } from '../domain/errors.js';
 import { isFinished } from '../domain/tasks.js';
 import { gitSucceeds, isValidBranchName } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
+import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
 import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
 import { initWorkspace } from './init.js';
@@ -112,7 +113,7 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
     if (!base) throw new UsageError('there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
     if (!gitSucceeds(main, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
   }
-  const path = join(main, WORKTREES_DIR, ...branch.split('/'));
+  const path = worktreePlace(main, branch);
   if (fileExists(main, relative(main, path))) throw new UsageError(`${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`);
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
@@ -121,6 +122,18 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   const initialised = !fileExists(path, '.sow/.version');
   if (initialised) initWorkspace(path);
   return { branch, path, rel: relPath(main, path), ...(exists ? {} : { created_from: base! }), initialised };
+}
+
+/**
+ * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout. sow owns
+ * that folder, so every folder on the way must be a real one — a link (a clone can carry one) is
+ * refused, never followed to put a checkout, or remove one, somewhere else.
+ */
+function worktreePlace(main: string, branch: string): string {
+  const rel = `${WORKTREES_DIR}/${branch}`;
+  const path = sowPath(main, rel);
+  existingRealFolder({ base: main, name: 'the repository' }, rel);
+  return path;
 }
 
 const hasProjectIn = (tree: Worktree) => !tree.prunable && fileExists(tree.path, '.sow/.version') && fileExists(tree.path, '.sow/project/state.yaml');
@@ -193,6 +206,8 @@ export async function removeWorktreeFor(cwd: string, branch: string, force: bool
     const sessions = project?.sessions ?? [];
     if (uncommitted.length || sessions.length) throw new WorktreeBusyError(branch, rel, uncommitted, sessions);
   }
+  // A worktree of sow's folder is removed only where it really is (a link on the way is refused).
+  if (tree.path.startsWith(join(main, WORKTREES_DIR) + sep)) worktreePlace(main, relative(join(main, WORKTREES_DIR), tree.path).split(sep).join('/'));
   removeWorktree(main, tree.path, force);
   removeEmptyFolders(tree.path, join(main, WORKTREES_DIR));
   return { branch, path: tree.path, rel };

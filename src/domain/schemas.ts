@@ -4,6 +4,7 @@
  * Objects are loose: keys a newer sow (or a person) added are kept, never dropped.
  */
 import * as v from 'valibot';
+import { storedPathInside } from './paths.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
@@ -19,7 +20,10 @@ const taskId = v.pipe(v.string(), v.regex(TASK_ID_PATTERN, 'must be a task id of
 
 export const ArtifactSchema = v.looseObject({
   type: v.pipe(v.string(), v.minLength(1), d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)')),
-  path: v.pipe(v.string(), v.minLength(1), d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root')),
+  path: v.pipe(v.string(), v.minLength(1),
+    // Checked when read, not only when added: a committed file may name any path.
+    v.check(storedPathInside, 'must be a path inside the repository (relative, no \'..\' leading out of it)'),
+    d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root')),
   approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
   created_at: timestamp,
   metadata: v.optional(metadata),

@@ -3,7 +3,8 @@
  * or remove anything outside the repository's own folders. Each attack is built as an attacker
  * would (committed with `git add -f`), cloned, and met with the commands a user runs.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ok, toExecuting, type Repo } from './harness.js';
@@ -95,3 +96,146 @@ describe('writes never go through a linked folder', () => {
   });
 });
 
+
+describe('paths in committed state files are checked when read', () => {
+  const TASK = '.sow/project/phases/implementation/tasks/010/state.yaml';
+
+  it('a task output path leading out of the repository makes the task file invalid (exit 4), whatever reads it', () => {
+    const h = withProject();
+    ok(h.origin, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/a.ts']);
+    const depth = h.origin.dir.split('/').length;
+    h.write(TASK, h.origin.read(TASK).replace('path: src/a.ts', `path: ${'../'.repeat(depth)}${h.sentinel.slice(1)}/precious.txt`));
+    h.commit();
+    const clone = h.clone();
+    for (const args of [['task', 'get', '--id', '010'], ['task', 'list'], ['status'], ['advance', '--dry-run']]) {
+      expectRefused(clone, args, /outputs\.0\.path: must be a path inside the repository/);
+    }
+    h.untouched();
+  });
+
+  it('an absolute artifact path is refused when read, too', () => {
+    const h = withProject();
+    ok(h.origin, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'notes.md']);
+    h.write(TASK, h.origin.read(TASK).replace('path: notes.md', `path: ${h.sentinel}/precious.txt`));
+    h.commit();
+    expectRefused(h.clone(), ['task', 'get', '--id', '010'], /inputs\.0\.path: must be a path inside the repository/);
+    h.untouched();
+  });
+
+  it('a document linked out of the repository is never read into an approval, an archive or a prompt', () => {
+    const h = hostile();
+    ok(h.origin, ['project', 'new', 'demo', '--description', 'A demo project']);
+    ok(h.origin, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    h.link('.sow/project/planning/tasks.md', `${h.sentinel}/precious.txt`);
+    h.commit();
+    const clone = h.clone();
+    expectRefused(clone, ['output', 'set', '--index', '0', 'approved', 'true'], /'\.sow\/project\/planning\/tasks\.md' is a link to '.*precious\.txt', outside the repository/);
+    h.untouched();
+  });
+
+  it('a loop of links is exit 4, never an internal error', () => {
+    const h = withProject();
+    h.link('.sow/project/phases/implementation/tasks/030', '030');
+    h.commit();
+    const clone = h.clone();
+    for (const args of [['task', 'list'], ['status']]) {
+      const r = clone.sow(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(4);
+      expect(r.stderr).not.toMatch(/internal error/);
+    }
+    h.untouched();
+  });
+
+  it('sow iter phase add --output ../../../etc/x.md is refused; a committed one is exit 4', () => {
+    const h = hostile();
+    ok(h.origin, ['project', 'new', 'dig', '--type', 'iterative', '--description', 'x']);
+    ok(h.origin, ['output', 'set', '--index', '0', 'approved', 'true']);
+    ok(h.origin, ['advance']);
+    const r = h.origin.sow(['iter', 'phase', 'add', 'R1', '--title', 't', '--output', '../../../etc/x.md']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/invalid value '\.\.\/\.\.\/\.\.\/etc\/x\.md' for 'output'/);
+    expect(h.origin.sow(['iter', 'phase', 'add', 'R1', '--title', 't', '--output', '../outputs/x.md']).code, 'out of .sow/project/ into .sow/').toBe(1);
+    ok(h.origin, ['iter', 'phase', 'add', 'R1', '--title', 't', '--output', 'outputs/./r1.md']);
+    expect(h.origin.read('.sow/project/state.yaml')).toContain('output: outputs/r1.md');
+    h.write('.sow/project/state.yaml', h.origin.read('.sow/project/state.yaml').replace('output: outputs/r1.md', 'output: ../../../../etc/x.md'));
+    h.commit();
+    expectRefused(h.clone(), ['status'], /output: must be a path inside \.sow\/project\//);
+    h.untouched();
+  });
+});
+
+describe('a project folder without its project file', () => {
+  it('reads as exit 4 with the way back, never as "no project"; project new refuses to adopt the leftovers', () => {
+    const h = withProject();
+    h.commit();
+    const clone = h.clone();
+    rmSync(join(clone.dir, '.sow/project/state.yaml'));
+    for (const args of [['status'], ['task', 'list'], ['project', 'continue']]) {
+      expectRefused(clone, args, /\.sow\/project\/state\.yaml is missing, but \.sow\/project\/ still holds/);
+    }
+    const hint = expectRefused(clone, ['project', 'new', 'other', '--description', 'x', '--json'], /is missing/);
+    expect(hint).toContain("git checkout -- .sow/project/state.yaml");
+    // The way back works.
+    clone.git(['checkout', '--', '.sow/project/state.yaml']);
+    ok(clone, ['status']);
+    // Leftovers can be removed on purpose.
+    rmSync(join(clone.dir, '.sow/project/state.yaml'));
+    expectRefused(clone, ['project', 'delete', '--yes'], /is missing/);
+    ok(clone, ['project', 'delete', '--yes', '--force']);
+    expect(clone.exists('.sow/project')).toBe(false);
+    ok(clone, ['project', 'new', 'other', '--description', 'x']);
+    expect(clone.exists('.sow/project/phases/implementation/tasks/010')).toBe(false);
+  });
+});
+
+describe('a crafted journal', () => {
+  function journal(h: Hostile, body: Record<string, unknown>): void {
+    h.write('.sow/.runtime/journal.json', JSON.stringify({ ...body, checksum: createHash('sha256').update(JSON.stringify(body)).digest('hex') }));
+  }
+
+  it('removing the knowledge, a worktree or the backups is refused by every read, with a valid checksum', () => {
+    for (const removal of ['.sow/knowledge', '.sow/worktrees/feat/x', '.sow/.backup', '.sow/refs']) {
+      const h = withProject();
+      h.write('.sow/knowledge/adr.md', 'decided\n');
+      journal(h, { version: 2, renames: [], folders: [], removals: [removal] });
+      h.commit();
+      const clone = h.clone();
+      for (const args of READS) expectRefused(clone, args, /names a removal sow never journals/);
+      expect(clone.read('.sow/knowledge/adr.md')).toBe('decided\n');
+      h.untouched();
+    }
+  });
+
+  it('removing the project keeps it in .sow/.backup/removed/ and says so', () => {
+    const h = withProject();
+    journal(h, { version: 2, renames: [], folders: [], removals: ['.sow/project'] });
+    h.commit();
+    const clone = h.clone();
+    const r = clone.sow(['status']);
+    expect(r.stderr).toMatch(/kept in \.sow\/\.backup\/removed\//);
+    const kept = readdirSync(join(clone.dir, '.sow/.backup/removed'));
+    expect(kept).toHaveLength(1);
+    expect(clone.exists(`.sow/.backup/removed/${kept[0]}/state.yaml`)).toBe(true);
+    h.untouched();
+  });
+
+  it('a path with a trailing slash is refused (exit 4), never an internal error', () => {
+    const h = withProject();
+    h.write('.sow/.runtime/tmp/w', 'x');
+    journal(h, { version: 2, renames: [{ from: '.sow/.runtime/tmp/w', to: '.sow/project/' }], folders: [], removals: [] });
+    h.commit();
+    expectRefused(h.clone(), ['status'], /journal/);
+    h.untouched();
+  });
+});
+
+describe('worktrees', () => {
+  it('.sow/worktrees linked out: worktree add refuses it and puts no checkout there', () => {
+    const h = hostile();
+    h.link('.sow/worktrees', h.sentinel);
+    h.commit();
+    const clone = h.clone();
+    expectRefused(clone, ['worktree', 'add', 'feat/x'], /worktrees.* is a link|outside/);
+    h.untouched();
+  });
+});

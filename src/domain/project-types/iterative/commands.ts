@@ -3,9 +3,11 @@
  * lifecycle by commands only (plan.md and progress.md are written from them, never read back
  * into them).
  */
+import { PROJECT_DIR } from '../../artifacts.js';
 import { DependencyCycleError, InvalidValueError, UsageError } from '../../errors.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
+import { relativeInside } from '../../paths.js';
 import { findCycle } from '../../tasks.js';
 import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../commands.js';
 import { appendEntry, CONTEXT, DIR, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
@@ -102,6 +104,14 @@ function contextWarning(s: TypeSession): string[] {
 
 const EDITABLE = ['title', 'criteria', 'output', 'max', 'after'] as const;
 
+/** A phase's output as given: a path inside .sow/project/, relative to it, normalised (empty: not set yet). */
+function outputPath(raw: string): string {
+  if (raw === '') return raw;
+  const inside = relativeInside(PROJECT_DIR, raw);
+  if (inside === undefined) throw new InvalidValueError('output', raw, `a path inside ${PROJECT_DIR}/, relative to it (e.g. outputs/r1.md)`, "outputs live in the project's folder; name one there, e.g. --output outputs/r1.md");
+  return inside;
+}
+
 const phaseAdd: TypeCommandDef = {
   name: 'phase add',
   description: 'Define a work phase (plan.md is rendered from the phases)',
@@ -124,7 +134,7 @@ const phaseAdd: TypeCommandDef = {
         id: id!,
         title: str(opts, 'title')!.trim(),
         criteria: str(opts, 'criteria')?.trim() ?? '',
-        output: str(opts, 'output')?.trim() ?? '',
+        output: outputPath(str(opts, 'output')?.trim() ?? ''),
         max: str(opts, 'max') !== undefined ? parseMax(str(opts, 'max')!) : 0,
         after: str(opts, 'after') !== undefined ? parseAfter(str(opts, 'after')!, list, id!) : [],
         status: 'pending',
@@ -170,7 +180,7 @@ const phaseSet: TypeCommandDef = {
           break;
         default:
           if (!value!.trim()) throw new InvalidValueError(field!, value!, 'text that is not empty');
-          p = { ...p, [field!]: value!.trim() };
+          p = { ...p, [field!]: field === 'output' ? outputPath(value!.trim()) : value!.trim() };
       }
       const next = replace(list, p);
       checkAcyclic(next);

@@ -10,7 +10,9 @@
  * They live in the execute phase's metadata (`work_phases`), which only the `sow iter` commands
  * change; plan.md is rendered from them, never read back.
  */
+import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError, UsageError } from '../../errors.js';
+import { relativeInside } from '../../paths.js';
 import { findCycle } from '../../tasks.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
@@ -73,6 +75,7 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
     ids.add(p['id']);
     for (const key of ['title', 'criteria', 'output'] as const) if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
+    if (p['output'] !== '' && relativeInside(PROJECT_DIR, p['output'] as string) === undefined) return { path: `${at}.output`, message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out` };
     for (const key of ['max', 'iterations', 'confirmations'] as const) {
       if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0) return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
     }
