@@ -54,11 +54,19 @@ export interface Issue {
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 
+/** gh answered, but not with what its --json fields promise (another gh version, a proxy, a fake): exit 5. */
+export class GhReplyError extends SowError {
+  constructor(what: string, got: unknown) {
+    super('GH_UNEXPECTED_REPLY', 'external', `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
+      "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); nothing was changed", { expected: what });
+  }
+}
+
 function issueOf(raw: unknown): Issue {
-  if (!isObj(raw) || typeof raw['number'] !== 'number' || typeof raw['title'] !== 'string') throw new UsageError('gh answered with something that is not an issue', "run 'gh issue view <n>' to see what gh says");
+  if (!isObj(raw) || !Number.isSafeInteger(raw['number']) || (raw['number'] as number) < 1 || typeof raw['title'] !== 'string') throw new GhReplyError('an issue (a number and a title)', raw);
   const labels = Array.isArray(raw['labels']) ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l))) : [];
   return {
-    number: raw['number'],
+    number: raw['number'] as number,
     title: raw['title'],
     state: typeof raw['state'] === 'string' ? raw['state'] : 'UNKNOWN',
     labels,
@@ -77,7 +85,8 @@ export async function issueList(cwd: string, opts: { state: 'open' | 'closed' | 
   const root = await openRoot(cwd);
   const repo = await githubRepo(root);
   const raw = ghJson(root, GH_ARGS.issueList(repo, opts), repo);
-  return { repo, issues: Array.isArray(raw) ? raw.map(issueOf) : [] };
+  if (!Array.isArray(raw)) throw new GhReplyError('a list of issues', raw);
+  return { repo, issues: raw.map(issueOf) };
 }
 
 async function viewIssue(root: string, repo: string, n: number): Promise<Issue> {
@@ -245,7 +254,8 @@ interface GhPr {
 
 function openPrOf(root: string, repo: string, branch: string): GhPr | undefined {
   const raw = ghJson(root, GH_ARGS.prForBranch(repo, branch), repo);
-  const first = Array.isArray(raw) ? raw.find((p) => isObj(p) && typeof p['number'] === 'number') : undefined;
+  if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
+  const first = raw.find((p) => isObj(p) && Number.isSafeInteger(p['number']) && (p['number'] as number) > 0);
   return first ? { number: first['number'] as number, url: String(first['url'] ?? ''), isDraft: first['isDraft'] === true } : undefined;
 }
 

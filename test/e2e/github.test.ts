@@ -124,6 +124,27 @@ describe('sow issue list | show | check', () => {
     expect(failed.code).toBe(5);
     expect(failed.json?.error?.message).toBe("'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)");
   });
+
+  it('a gh reply of the wrong shape is exit 5 (gh failed us), never a usage error or a crash', () => {
+    const repo = onGithub();
+    const gh = fakeGh();
+    const replies: [string[], string][] = [
+      [['issue', 'list'], '{"not":"a list"}'],
+      [['issue', 'list'], '[{"number":"7","title":"x"}]'],
+      [['issue', 'show', '42'], '[]'],
+      [['issue', 'show', '42'], '{"number":1e308,"title":"x"}'],
+      [['issue', 'show', '42'], '{"number":-1,"title":"x"}'],
+      [['issue', 'show', '42'], 'null'],
+      [['project', 'new', '--issue', '42'], '{"title":"no number"}'],
+    ];
+    for (const [args, reply] of replies) {
+      const before = repo.snapshot();
+      const r = repo.sow([...args, '--json'], { env: { ...gh.env, FAKE_GH_REPLY: reply } });
+      expect(r.code, `${args.join(' ')} ← ${reply}: ${r.stdout}${r.stderr}`).toBe(5);
+      expect(r.json?.error?.code).toBe('GH_UNEXPECTED_REPLY');
+      expect(repo.snapshot()).toEqual(before);
+    }
+  });
 });
 
 describe('sow project new --issue', () => {

@@ -11,6 +11,7 @@
  *                  develop: only linking a branch to an issue fails (as without the permission);
  *                  create-after:N: `issue create` fails once N issues were created through it
  *                  (counted in the state file), as when the API gives out midway
+ *   FAKE_GH_REPLY  printed instead of the answer of a --json command (a reply of the wrong shape)
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -28,6 +29,11 @@ if (argv[0] === '--version') {
 }
 if (process.env.FAKE_GH_FAIL === 'auth') die(4, 'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.');
 if (process.env.FAKE_GH_FAIL === 'error') die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
+
+if (process.env.FAKE_GH_REPLY !== undefined && argv.includes('--json')) {
+  process.stdout.write(process.env.FAKE_GH_REPLY);
+  process.exit(0);
+}
 
 if (argv[0] === 'auth' && argv[1] === 'status') {
   process.stderr.write('github.com\n  ✓ Logged in to github.com as fake (GH_TOKEN)\n');
