@@ -556,6 +556,41 @@ describe('sow mcp: hostile or careless messages', () => {
     await stillServing(ctx);
   });
 
+  it('a cancellation names the call by its id as the client wrote it: the check stops, the call is not answered, the server ends', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    repo.write('.sow/config.yaml', 'checks:\n  - name: slow\n    run: "echo $$ > check.pid; exec sleep 300"\n');
+    const server = spawnServer(repo);
+    server.send(INIT);
+    await server.answer('1');
+    server.send('{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"check_run","arguments":{"names":["slow"]}}}');
+    const pidFile = join(repo.dir, 'check.pid');
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    /** Waits, in short steps up to a generous limit, for `condition`. */
+    const until = async (condition: () => boolean, what: string) => {
+      for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(condition(), `${what}; stderr: ${server.err()}`).toBe(true);
+    };
+    await until(() => existsSync(pidFile) && /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 'the check started');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(pid)).toBe(true);
+    // The same value, written differently.
+    server.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15e-1,"reason":"the user pressed stop"}}');
+    await until(() => !alive(pid), 'the check was stopped');
+    server.send('{"jsonrpc":"2.0","id":2,"method":"ping"}');
+    await server.answer('2');
+    server.child.stdin.end();
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.lines().map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+  });
+
   it("refuses __proto__ as the command line does: in metadata with the CLI's error, in a tool's arguments as unknown, elsewhere as invalid params", async () => {
     const repo = inPlanning(fresh);
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
