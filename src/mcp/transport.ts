@@ -215,15 +215,12 @@ export class LineTransport implements Transport {
   }
 
   private tooLong(scanner: MessageScanner): void {
-    const scanned = scanner.messages.get(0);
+    const scanned = scanner.top === 'object' ? scanner.messages.get(0) : undefined;
     const mib = this.max % 1048576 === 0 ? ` (${this.max / 1048576} MiB)` : '';
     const why = `message too large: a message may have at most ${this.max} bytes${mib} on one line; this one was not read`;
-    if (scanner.top === 'object' && scanned && !scanned.hasId && (scanned.hasMethod || scanned.hasReply)) {
-      this.onerror?.(new Error(`ignored a notification or response: ${why}`));
-      return;
-    }
-    if (scanner.top === 'object' && scanned?.hasReply && !scanned.hasMethod) {
-      this.onerror?.(new Error(`ignored a response: ${why}`));
+    const notification = scanned?.hasMethod === true && !scanned.hasId;
+    if (notification || (scanned?.hasReply === true && !scanned.hasMethod)) {
+      this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
       return;
     }
     this.reply(idText(scanned) ?? 'null', INVALID_REQUEST, why);
