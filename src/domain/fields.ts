@@ -30,8 +30,13 @@ export function splitPath(field: string): string[] {
   const parts = field.split('.');
   if (field === '' || parts.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`, "use names separated by dots, e.g. 'metadata.owner.name'");
   const reserved = parts.find((p) => RESERVED_NAMES.has(p));
-  if (reserved) throw new InvalidValueError('field', field, `a name other than '${reserved}' (it names a part of every JavaScript object, so sow cannot store it faithfully)`, "pick another name, e.g. 'metadata.owner'");
+  if (reserved) throw reservedNameError(field, reserved);
   return parts;
+}
+
+/** The refusal of a field path or metadata key that holds one of RESERVED_NAMES. */
+export function reservedNameError(field: string, reserved: string): InvalidValueError {
+  return new InvalidValueError('field', field, `a name other than '${reserved}' (it names a part of every JavaScript object, so sow cannot store it faithfully)`, "pick another name, e.g. 'metadata.owner'");
 }
 
 /** `record[key]` if the record itself has it (never something inherited from Object). */

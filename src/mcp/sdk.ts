@@ -5,6 +5,5 @@
  * Import the SDK and zod through this module only; types may come from the SDK directly.
  */
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
-export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-export { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+export { CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 export { z } from 'zod';

@@ -6,14 +6,20 @@
  * The SDK's low-level Server, not McpServer: McpServer answers arguments that fail the schema with
  * its own plain text, and we want every refusal to be the envelope the CLI prints with --json
  * (`{"ok":false,"error":{"code","message","hint"}}`), so an agent handles one kind of error.
+ *
+ * The SDK handles the protocol; the lines on stdin are read by sow's own transport (transport.ts),
+ * which answers every request, however malformed, and survives any line.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool as ToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, Server, StdioServerTransport, z } from './sdk.js';
+import { CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ListToolsRequestSchema, Server, z } from './sdk.js';
 import { errorEnvelope, SowError, UsageError } from '../domain/errors.js';
+import { reservedNameError } from '../domain/fields.js';
 import { nearMiss } from '../domain/suggest.js';
 import { environmentError } from '../adapters/io-errors.js';
+import { findKey, isObject } from './json.js';
+import { LineTransport, type MessageCheck } from './transport.js';
 import { TOOLS, type Tool, type ToolContext } from './tools.js';
 
 const INSTRUCTIONS = "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
@@ -65,6 +71,11 @@ function listing(tool: Tool): ToolInfo {
 export async function callTool(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${TOOLS.map((t) => t.name).join(', ')}`));
+  // zod drops a member called __proto__ from a map (metadata) without a word; the command line
+  // refuses `--__proto__ x`, and so does this, in the same words. (At the top the strict schema
+  // refuses it as an unknown argument.)
+  const reserved = findKey(args, '__proto__');
+  if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) return errorResult(argumentsError(tool, parsed.error));
   try {
@@ -83,6 +94,38 @@ function isFolder(path: string): boolean {
   }
 }
 
+/** Each method's schema by its name, from one of the SDK's unions (ClientRequestSchema, …). */
+function byMethod(options: readonly z.ZodType[]): ReadonlyMap<string, z.ZodType> {
+  return new Map(options.map((schema) => [((schema as z.ZodObject).shape['method'] as z.ZodLiteral<string>).value, schema]));
+}
+
+const REQUESTS = byMethod(ClientRequestSchema.options);
+const NOTIFICATIONS = byMethod(ClientNotificationSchema.options);
+
+const shownPath = (path: readonly (string | number | symbol)[]): string => {
+  const text = path.map(String).join('.');
+  return text.length > 80 ? `…${text.slice(-80)}` : text;
+};
+
+/**
+ * Params the SDK would refuse, refused before it sees them, as invalid params (-32602): the SDK
+ * 1.32 answers them with -32603, an internal error, and a dump of zod's issues. And a member
+ * called __proto__, which the SDK's schemas drop without a word (in a tool's arguments the tool
+ * refuses it, as the command line does).
+ */
+export const checkMessage: MessageCheck = (message) => {
+  const params = message.params;
+  const args = message.method === 'tools/call' && isObject(params) ? params['arguments'] : undefined;
+  const reserved = findKey(params, '__proto__', isObject(args) ? args : undefined);
+  if (reserved) return `invalid params: '${shownPath(['params', ...reserved])}': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it`;
+  const schema = ('id' in message ? REQUESTS : NOTIFICATIONS).get(message.method);
+  const checked = schema?.safeParse(message);
+  if (!checked || checked.success) return undefined;
+  const issues = checked.error.issues;
+  const said = issues.slice(0, 3).map((issue) => `${issue.path.length ? shownPath(issue.path) : 'the message'}: ${issue.message}`);
+  return `invalid params for ${message.method}: ${said.join('; ')}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`;
+};
+
 export interface ServeOptions {
   /** The workspace every tool works in (default: the current folder). */
   cwd?: string;
@@ -98,10 +141,13 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   const tools = TOOLS.map(listing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
-  const running = new Set<Promise<unknown>>();
+  const transport = new LineTransport(process.stdin, process.stdout, { check: checkMessage });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const token = request.params._meta?.progressToken;
-    const call = callTool(request.params.name, request.params.arguments, {
+    // The arguments as the client sent them: the SDK's copy has lost any member called __proto__.
+    const sent = transport.sentParams(extra.requestId);
+    const args = isObject(sent) && Object.hasOwn(sent, 'arguments') ? sent['arguments'] : request.params.arguments;
+    return callTool(request.params.name, args, {
       cwd,
       signal: extra.signal,
       progress(progress, total, message) {
@@ -109,24 +155,11 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
         extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
       },
     });
-    // Answered once the SDK has written the reply, which it does in the microtasks after `call`
-    // settles: closing the server before that would drop it.
-    const answered = call.then(() => new Promise<void>((written) => setImmediate(written)));
-    running.add(answered);
-    void answered.finally(() => running.delete(answered));
-    return call;
   });
 
-  const closed = new Promise<void>((ended) => {
-    server.onclose = ended;
-  });
-  // The SDK's transport does not end on end of input; we do, once the calls in flight are answered.
-  const inputEnded = new Promise<void>((ended) => {
-    process.stdin.once('end', ended);
-    process.stdin.once('close', ended);
-  });
-  await server.connect(new StdioServerTransport(process.stdin, process.stdout));
-  await Promise.race([closed, inputEnded]);
-  await Promise.allSettled([...running]);
+  await server.connect(transport);
+  // The end of input ends the server, once every request read has been answered.
+  await transport.inputEnded;
+  await transport.settled();
   await server.close();
 }

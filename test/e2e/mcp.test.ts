@@ -85,6 +85,45 @@ function steady(value: any): any {
     ['started_at', 'created_at', 'updated_at', 'duration_ms', 'log', 'path'].includes(key) && typeof v === 'string' || key === 'duration_ms' ? '<varies>' : v);
 }
 
+/** Starts `sow mcp` by hand, to speak raw JSON-RPC lines to it and see its raw stdout and how it ends. */
+function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
+  const child = spawn(process.execPath, [SOW, 'mcp', ...args], { cwd, env: testEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    for (const listener of [...listeners]) listener();
+  });
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  /** Writes a message: an object as JSON, a string exactly as given (it may be anything); a newline after it. */
+  const send = (message: object | string) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  const lines = () => stdout.split('\n').filter(Boolean);
+  /** The line answering the request whose id the client wrote as `id` (the text, exactly), once it comes. */
+  const answer = (id: string): Promise<string> => new Promise((resolve, reject) => {
+    const find = () => lines().find((l) => l.startsWith(`{"jsonrpc":"2.0","id":${id},`));
+    const check = () => {
+      const line = find();
+      if (line === undefined) return;
+      listeners.delete(check);
+      clearTimeout(limit);
+      resolve(line);
+    };
+    // Generous: only a server that never answers hits it.
+    const limit = setTimeout(() => {
+      listeners.delete(check);
+      reject(new Error(`no answer for id ${id}; stdout so far:\n${lines().map((l) => l.slice(0, 300)).join('\n')}\nstderr:\n${stderr}`));
+    }, 25_000);
+    listeners.add(check);
+    check();
+  });
+  return { child, send, exited, answer, lines, out: () => stdout, err: () => stderr };
+}
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
 describe('sow mcp: the tools', () => {
   it('lists exactly the eight tools, each with a short description and every argument described', async () => {
     const repo = fresh();
@@ -327,21 +366,6 @@ describe('sow mcp: one lock with the CLI', () => {
 });
 
 describe('sow mcp: the process', () => {
-  /** Starts `sow mcp` by hand, to see its raw stdout and how it ends. */
-  function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
-    const child = spawn(process.execPath, [SOW, 'mcp', ...args], { cwd, env: testEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    return { child, send, exited, out: () => stdout, err: () => stderr };
-  }
-
-  const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-  const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
-
   it('stdout carries only the protocol (warnings go to stderr); it answers the calls in flight, then exits 0 when its input ends', async () => {
     const repo = inPlanning(fresh);
     const server = spawnServer(repo);
@@ -413,5 +437,199 @@ describe('sow mcp: the process', () => {
     expect(readFileSync(join(dist, 'mcp-sdk.cjs'), 'utf8')).toContain('notifications/initialized');
     expect(core).not.toContain('notifications/initialized');
     expect(core).toContain('require("./mcp-sdk.cjs")');
+  });
+});
+
+describe('sow mcp: hostile or careless messages', () => {
+  /** The documented limit of one message: 10 MiB, newline not counted. */
+  const LIMIT = 10 * 1024 * 1024;
+
+  /** A request of exactly `bytes` bytes: `line`, padded with spaces before its last brace. */
+  const sized = (line: string, bytes: number): string => `${line.slice(0, -1)}${' '.repeat(bytes - Buffer.byteLength(line))}}`;
+
+  const status = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"status","arguments":{}}}`;
+
+  /** A started server in a repository with tasks, and the repository's state before anything hostile. */
+  async function started() {
+    const repo = fresh();
+    toExecuting(repo);
+    const server = spawnServer(repo);
+    server.send(INIT);
+    server.send(INITIALIZED);
+    await server.answer('1');
+    return { repo, server, before: repo.snapshot(), stateBefore: readFileSync(join(repo.dir, PROJECT)) };
+  }
+
+  /** The server is still there, answers a call as before, changed nothing, and ends as it should when its input does. */
+  async function stillServing(ctx: Awaited<ReturnType<typeof started>>) {
+    const { repo, server } = ctx;
+    expect(server.child.exitCode, server.err()).toBeNull();
+    server.send(status('"still-there"'));
+    const answer = JSON.parse(await server.answer('"still-there"'));
+    expect(JSON.parse(answer.result.content[0].text)).toEqual(cliData(repo, ['project', 'status']));
+    expect(readFileSync(join(repo.dir, PROJECT)).equals(ctx.stateBefore)).toBe(true);
+    expect(repo.snapshot()).toEqual(ctx.before);
+    server.child.stdin.end();
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  }
+
+  it('answers a request whatever number or string its id is, with the id exactly as the client wrote it', async () => {
+    const ctx = await started();
+    const ids = ['1.5', '1e308', '1E+308', '-0.25', '-1.5e-3', '1e400', '9007199254740993', '0', '-0', '"caf\\u00e9 ☕ 𝄞 日本"', '"with \\"quotes\\" and \\\\"', '""'];
+    for (const id of ids) ctx.server.send(status(id));
+    const expected = cliData(ctx.repo, ['project', 'status']);
+    for (const id of ids) {
+      const answer = JSON.parse(await ctx.server.answer(id));
+      expect(answer.error, id).toBeUndefined();
+      expect(JSON.parse(answer.result.content[0].text), id).toEqual(expected);
+    }
+    // The SDK's own requests (ping) too.
+    ctx.server.send('{"jsonrpc":"2.0","id":2.50,"method":"ping"}');
+    expect(await ctx.server.answer('2.50')).toBe('{"jsonrpc":"2.0","id":2.50,"result":{}}');
+    await stillServing(ctx);
+  });
+
+  it('answers what is not a valid request with the JSON-RPC error for it, and reads the next line; a notification gets nothing', async () => {
+    const ctx = await started();
+    const { server } = ctx;
+    const lines: [string, string | undefined][] = [
+      // What the line is, and what the error answering it starts with (undefined: no answer at all).
+      ['this is not JSON', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'],
+      ['{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"},"unknown":true}', '{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: unknown member \'unknown\''],
+      ['{"jsonrpc":"2.0","id":{"n":3},"method":"ping"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not an object"'],
+      ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not null"'],
+      ['{"jsonrpc":"1.0","id":4,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,'],
+      ['[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]', '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported'],
+      ['[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"'],
+      ['{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}', '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"invalid params for tools/call: params.name: '],
+      ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["status"]}', '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,'],
+      ['{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":5}}', '{"jsonrpc":"2.0","id":8,"error":{"code":-32602,'],
+      ['{"jsonrpc":"2.0","id":9,"method":"no/such/method"}', '{"jsonrpc":"2.0","id":9,"error":{"code":-32601,'],
+      ['{"jsonrpc":"2.0","method":"notifications/initialized","unknown":1}', undefined],
+      ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-sent"}}', undefined],
+      ['{"jsonrpc":"2.0","method":"no/such/notification"}', undefined],
+      ['{"jsonrpc":"2.0","id":10,"result":{}}', undefined],
+    ];
+    for (const [line] of lines) server.send(line);
+    server.send(status('"next"'));
+    await server.answer('"next"');
+    const answers = server.lines().slice(1);
+    const expected = lines.flatMap(([, answer]) => (answer === undefined ? [] : [answer]));
+    expect(answers, server.err()).toHaveLength(expected.length + 1);
+    expected.forEach((start, i) => expect(answers[i]!.startsWith(start), `${answers[i]} starts with ${start}`).toBe(true));
+    expect(answers[expected.length]!.startsWith('{"jsonrpc":"2.0","id":"next","result":')).toBe(true);
+    // Nothing in the batch ran: the project did not advance (stillServing compares the state).
+    await stillServing(ctx);
+  });
+
+  it('refuses a message over 10 MiB under the id it names, without exiting, and answers the next; a message of exactly 10 MiB is read', async () => {
+    const ctx = await started();
+    const { server } = ctx;
+    server.send(sized('{"jsonrpc":"2.0","id":"at-the-limit","method":"ping"}', LIMIT));
+    // A log entry that would change the state, were it read.
+    server.send(sized(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`, LIMIT + 1));
+    server.send(status('"after"'));
+    expect(await server.answer('"at-the-limit"')).toBe('{"jsonrpc":"2.0","id":"at-the-limit","result":{}}');
+    expect(JSON.parse(await server.answer('"over"'))).toEqual({
+      jsonrpc: '2.0', id: 'over',
+      error: { code: -32600, message: `message too large: a message may have at most ${LIMIT} bytes (10 MiB) on one line; this one was not read` },
+    });
+    expect(JSON.parse(await server.answer('"after"')).result).toBeDefined();
+    await stillServing(ctx);
+  });
+
+  it('reads past a line of 256 MiB without holding it: the server grows by less than half of it (about 40 MiB here)', async () => {
+    const ctx = await started();
+    const { server } = ctx;
+    const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) * 1024;
+    const before = peak();
+    const chunk = 'x'.repeat(1024 * 1024);
+    const write = (text: string) => new Promise<void>((resolve) => (server.child.stdin.write(text) ? resolve() : server.child.stdin.once('drain', resolve)));
+    // The id comes last, after the 256 MiB: it is still found, as the line goes by.
+    await write('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"log","arguments":{"notes":"');
+    for (let i = 0; i < 256; i++) await write(chunk);
+    await write('"}},"id":-7.5e-1}\n');
+    server.send(status('"after"'));
+    expect(JSON.parse(await server.answer('-7.5e-1')).error.code).toBe(-32600);
+    await server.answer('"after"');
+    expect(peak() - before, 'bytes the server grew by, reading 256 MiB').toBeLessThan(128 * 1024 * 1024);
+    await stillServing(ctx);
+  });
+
+  it('a cancellation names the call by its id as the client wrote it: the check stops, the call is not answered, the server ends', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    repo.write('.sow/config.yaml', 'checks:\n  - name: slow\n    run: "echo $$ > check.pid; exec sleep 300"\n');
+    const server = spawnServer(repo);
+    server.send(INIT);
+    await server.answer('1');
+    server.send('{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"check_run","arguments":{"names":["slow"]}}}');
+    const pidFile = join(repo.dir, 'check.pid');
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    /** Waits, in short steps up to a generous limit, for `condition`. */
+    const until = async (condition: () => boolean, what: string) => {
+      for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(condition(), `${what}; stderr: ${server.err()}`).toBe(true);
+    };
+    await until(() => existsSync(pidFile) && /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 'the check started');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(pid)).toBe(true);
+    // The same value, written differently.
+    server.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15e-1,"reason":"the user pressed stop"}}');
+    await until(() => !alive(pid), 'the check was stopped');
+    server.send('{"jsonrpc":"2.0","id":2,"method":"ping"}');
+    await server.answer('2');
+    server.child.stdin.end();
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.lines().map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+  });
+
+  it("refuses __proto__ as the command line does: in metadata with the CLI's error, in a tool's arguments as unknown, elsewhere as invalid params", async () => {
+    const repo = inPlanning(fresh);
+    ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    const server = spawnServer(repo);
+    server.send(INIT);
+    await server.answer('1');
+    const before = repo.snapshot();
+    const tool = (id: number, name: string, args: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+    const envelope = async (id: number) => {
+      const answer = JSON.parse(await server.answer(String(id)));
+      expect(answer.result.isError, JSON.stringify(answer)).toBe(true);
+      return JSON.parse(answer.result.content[0].text);
+    };
+    const add = (metadata: string) => `{"action":"add","direction":"input","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
+    const cliAdd = ['input', 'add', '--phase', 'planning', '--type', 'context', '--path', 'notes.md'];
+
+    server.send(tool(2, 'artifact', add('{"__proto__":"x"}')));
+    expect(await envelope(2)).toEqual(cliRefusal(repo, [...cliAdd, '--__proto__', 'x']));
+    expect((await envelope(2)).error.code).toBe('INVALID_VALUE');
+    server.send(tool(3, 'artifact', add('{"source":"human","__proto__":{"polluted":true}}')));
+    expect(await envelope(3)).toEqual(cliRefusal(repo, [...cliAdd, '--__proto__', 'x']));
+    server.send(tool(4, 'artifact', add('{"constructor":"x"}')));
+    expect(await envelope(4)).toEqual(cliRefusal(repo, [...cliAdd, '--constructor', 'x']));
+    server.send(tool(5, 'artifact', add('{"a.prototype":"x"}')));
+    expect(await envelope(5)).toEqual(cliRefusal(repo, [...cliAdd, '--a.prototype', 'x']));
+    server.send(tool(6, 'artifact', '{"action":"set","direction":"output","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}'));
+    const cliSet = cliRefusal(repo, ['output', 'set', '--phase', 'planning', '--index', '0', 'metadata.__proto__', 'x']);
+    expect(await envelope(6)).toEqual(cliSet);
+    expect(cliSet.error.code).toBe('INVALID_VALUE');
+    // At the top of a tool's arguments: an unknown argument, like any other.
+    server.send(tool(7, 'status', '{"__proto__":{}}'));
+    expect(await envelope(7)).toMatchObject({ ok: false, error: { code: 'USAGE', message: "invalid arguments for status: unknown argument '__proto__'" } });
+    // Anywhere else in the params: invalid params.
+    server.send('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","__proto__":{"name":"advance"}}}');
+    expect(JSON.parse(await server.answer('8')).error).toEqual({ code: -32602, message: "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it" });
+
+    expect(repo.snapshot()).toEqual(before);
+    expect(server.child.exitCode).toBeNull();
+    server.child.stdin.end();
+    expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 });

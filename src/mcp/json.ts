@@ -1,0 +1,256 @@
+/**
+ * What a JSON-RPC line says about itself, read from its bytes: the exact text of each message's
+ * `id`, and which of `method`, `result`, `error` it has. JSON.parse gives an id's value, not its
+ * text (`1e308` becomes 1e+308, `1.50` 1.5, `1e400` Infinity, which JSON.stringify writes as
+ * null, and a 64-bit id loses its last digits), and JSON-RPC wants the id back unchanged, so sow
+ * echoes the text the client wrote. A line too long to keep is read as it streams by with only
+ * its id kept, so the refusal still names the request it refuses.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/** What the scanner learnt of one message: the line's object, or one object of a batch. */
+export interface Scanned {
+  /** The text of its `id` as written (`1e308`, `"caf\u00e9"`), unless it is an object or an array, or longer than the scanner keeps. */
+  id?: string;
+  hasId: boolean;
+  hasMethod: boolean;
+  /** It has a `result` or an `error`: a response. */
+  hasReply: boolean;
+}
+
+/** A key longer than this cannot be "id", "method", "result" or "error", however it is escaped. */
+const KEY_BYTES = 64;
+
+type Key = 'id' | 'method' | 'reply' | 'other';
+
+function keyOf(text: string): Key {
+  let name: unknown = text.slice(1, -1);
+  if (text.includes('\\')) {
+    try {
+      name = JSON.parse(text);
+    } catch {
+      return 'other';
+    }
+  }
+  return name === 'id' ? 'id' : name === 'method' ? 'method' : name === 'result' || name === 'error' ? 'reply' : 'other';
+}
+
+/**
+ * Reads one line's bytes, in as many pieces as they come, without holding them: only the member
+ * names it is looking for and the text of ids are kept. It trusts nothing: on bytes that are not
+ * JSON it learns less, never more (an id it reports is a whole string or number token).
+ */
+export class MessageScanner {
+  /** By index: the line's object at 0, or the objects of a batch; other values have no entry. */
+  readonly messages = new Map<number, Scanned>();
+  /** What the line holds: an object, an array (a batch), something else, or nothing yet. */
+  top: 'object' | 'array' | 'other' | undefined;
+
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private primitive = false;
+  private done = false;
+  /** Where the next backslash in `backslashIn` is (Infinity: none), so strings are skipped in linear time. */
+  private backslashAt = -1;
+  private backslashIn: Buffer | undefined;
+  /** The depth of the objects whose members count: 1 for one message, 2 for a batch's. */
+  private level = 1;
+  private element = -1;
+  private current: number | undefined;
+  private expect: 'key' | 'colon' | 'value' | 'next' = 'key';
+  private key: Key = 'other';
+  private capture: { what: 'key' | 'id'; pieces: Buffer[]; bytes: number; from: number } | undefined;
+
+  /**
+   * @param maxIdBytes the longest id text it keeps
+   * @param batches whether to read the objects of a top-level array (a line too long to keep is
+   *   refused whole, so its batch is not worth reading)
+   */
+  constructor(private readonly maxIdBytes: number, private readonly batches = true) {}
+
+  feed(buf: Buffer, start = 0, end = buf.length): void {
+    if (this.capture) this.capture.from = start;
+    let i = start;
+    while (i < end && !this.done) {
+      if (this.inString) {
+        if (this.escaped) {
+          this.escaped = false;
+          i++;
+          continue;
+        }
+        if (this.backslashIn !== buf || this.backslashAt < i) {
+          const at = buf.indexOf(BACKSLASH, i);
+          this.backslashAt = at === -1 ? Infinity : at;
+          this.backslashIn = buf;
+        }
+        const quote = buf.indexOf(QUOTE, i);
+        const stop = quote === -1 ? Infinity : quote;
+        if (this.backslashAt < stop && this.backslashAt < end) {
+          this.escaped = true;
+          i = this.backslashAt + 1;
+        } else if (stop < end) {
+          this.inString = false;
+          i = stop + 1;
+          if (this.capture) this.endCapture(buf, i);
+        } else {
+          i = end;
+        }
+        continue;
+      }
+      const c = buf[i]!;
+      if (this.primitive) {
+        if (!(isSpace(c) || c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET)) {
+          i++;
+          continue;
+        }
+        this.primitive = false;
+        if (this.capture) this.endCapture(buf, i);
+      }
+      if (!isSpace(c)) this.step(c, i);
+      i++;
+    }
+    const capture = this.capture;
+    if (capture && end > capture.from) {
+      capture.pieces.push(buf.subarray(capture.from, end));
+      capture.bytes += end - capture.from;
+      if (capture.bytes > (capture.what === 'key' ? KEY_BYTES : this.maxIdBytes)) this.capture = undefined;
+    }
+  }
+
+  private step(c: number, i: number): void {
+    if (this.depth === 0) {
+      if (this.top !== undefined) {
+        this.done = true;
+      } else if (c === OPEN_BRACE) {
+        this.top = 'object';
+        this.depth = 1;
+        this.open(0);
+      } else if (c === OPEN_BRACKET && this.batches) {
+        this.top = 'array';
+        this.depth = 1;
+        this.level = 2;
+      } else {
+        this.top = c === OPEN_BRACKET ? 'array' : 'other';
+        this.done = true;
+      }
+      return;
+    }
+    const members = this.current !== undefined && this.depth === this.level;
+    switch (c) {
+      case OPEN_BRACE:
+      case OPEN_BRACKET:
+        this.value(i, false);
+        this.depth++;
+        if (this.depth === this.level && this.top === 'array' && c === OPEN_BRACE) this.open(this.element);
+        return;
+      case CLOSE_BRACE:
+      case CLOSE_BRACKET:
+        if (this.depth === this.level) this.current = undefined;
+        this.depth--;
+        if (this.depth === 0) this.done = true;
+        return;
+      case COLON:
+        if (members && this.expect === 'colon') this.expect = 'value';
+        return;
+      case COMMA:
+        if (members) this.expect = 'key';
+        return;
+      case QUOTE:
+        this.inString = true;
+        if (members && this.expect === 'key') {
+          this.key = 'other';
+          this.capture = { what: 'key', pieces: [], bytes: 0, from: i };
+          this.expect = 'colon';
+        } else {
+          this.value(i, true);
+        }
+        return;
+      default:
+        this.primitive = true;
+        this.value(i, true);
+    }
+  }
+
+  private open(index: number): void {
+    this.current = index;
+    this.expect = 'key';
+  }
+
+  private entry(): Scanned {
+    const index = this.current!;
+    let found = this.messages.get(index);
+    if (!found) this.messages.set(index, (found = { hasId: false, hasMethod: false, hasReply: false }));
+    return found;
+  }
+
+  /** A value starts at `i`: an element of the batch, or a member's value. */
+  private value(i: number, scalar: boolean): void {
+    if (this.depth === 1 && this.top === 'array') this.element++;
+    if (this.current === undefined || this.depth !== this.level || this.expect !== 'value') return;
+    this.expect = 'next';
+    if (this.key === 'other') return;
+    const entry = this.entry();
+    if (this.key === 'method') entry.hasMethod = true;
+    else if (this.key === 'reply') entry.hasReply = true;
+    else {
+      entry.hasId = true;
+      delete entry.id; // a later id wins, as in JSON.parse
+      if (scalar) this.capture = { what: 'id', pieces: [], bytes: 0, from: i };
+    }
+  }
+
+  private endCapture(buf: Buffer, end: number): void {
+    const capture = this.capture!;
+    this.capture = undefined;
+    const bytes = capture.bytes + end - capture.from;
+    if (bytes > (capture.what === 'key' ? KEY_BYTES : this.maxIdBytes)) return;
+    const text = Buffer.concat([...capture.pieces, buf.subarray(capture.from, end)]).toString('utf8');
+    if (capture.what === 'key') this.key = keyOf(text);
+    else if (this.current !== undefined) this.entry().id = text;
+  }
+}
+
+/** The text of `id` that the scanner found, if it is a string or a number, as an id must be. */
+export function idText(scanned: Scanned | undefined): string | undefined {
+  if (scanned?.id === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(scanned.id);
+    return typeof value === 'string' || typeof value === 'number' ? scanned.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * The path to the first own member called `name` anywhere in `value` (arrays by index), not
+ * looking inside `skip`. Without recursion: a message may nest a million levels deep.
+ */
+export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {
+  interface Node { value: unknown; key: string; parent: Node | undefined }
+  const stack: Node[] = [{ value, key: '', parent: undefined }];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const v = node.value;
+    if (typeof v !== 'object' || v === null || v === skip) continue;
+    if (!Array.isArray(v) && Object.hasOwn(v, name)) {
+      const path = [name];
+      for (let n: Node | undefined = node; n?.parent; n = n.parent) path.push(n.key);
+      return path.reverse();
+    }
+    const entries = Array.isArray(v) ? v.map((item, i) => [String(i), item] as const) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
+  }
+  return undefined;
+}

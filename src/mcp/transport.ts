@@ -1,0 +1,404 @@
+/**
+ * The stdio transport of `sow mcp`: JSON-RPC 2.0 messages, one per line, in front of the SDK's
+ * protocol handling. It replaces the SDK's StdioServerTransport, whose reading side (1.32)
+ * drops what its schema refuses without a word (an id of 1.5 or 1e308, an unknown member, a
+ * batch, a line that is not JSON: the client waits for ever) and, on a line of more than 10 MiB,
+ * closes the connection, so the server exits 0. Here every request that has an id gets an
+ * answer, every refusal is a JSON-RPC error with the code the specification gives, a notification
+ * is never answered, and the next line is read as if nothing had happened.
+ *
+ * Ids: the SDK takes only strings and safe integers, and writes back the value it parsed. So each
+ * request reaches the SDK under an id of our own (1, 2, 3, …), and its answer leaves with the id's
+ * text exactly as the client wrote it (`1e308`, `-0.5`, `9007199254740993`, `"caf\u00e9"`).
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { nearMiss } from '../domain/suggest.js';
+import { idText, isObject, MessageScanner, type Scanned } from './json.js';
+
+/**
+ * The longest message sow mcp reads, in bytes, without its newline: 10 MiB, the SDK's own limit.
+ * A tool's arguments are names, paths and notes; a longer line is refused, and only this much of
+ * it is ever held: the rest is read past, keeping nothing but its id.
+ */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** JSON-RPC 2.0's error codes (§5.1). */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+
+const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
+const NOTIFICATION_MEMBERS = ['jsonrpc', 'method', 'params'];
+const RESPONSE_MEMBERS = new Set(['jsonrpc', 'id', 'result', 'error']);
+
+/**
+ * Checks a request or notification before the SDK sees it: a message for an invalid-params
+ * error, or undefined when the server can take it.
+ */
+export type MessageCheck = (message: { method: string; id?: unknown; params?: unknown }) => string | undefined;
+
+interface InFlight {
+  /** The id as the client wrote it. */
+  text: string;
+  /** The id's value, as a cancellation names it. */
+  key: string;
+  params: unknown;
+}
+
+/** A name from the client, shown in a message: short, so a megabyte of key is not sent back. */
+const shown = (name: string): string => (name.length > 40 ? `${name.slice(0, 40)}…` : name);
+
+/** An id's value as a key: a cancellation may write the same id differently (1e2 for 100). */
+const keyOf = (id: string | number): string => (typeof id === 'string' ? `s${id}` : `n${id}`);
+
+/** The id to answer with: the client's text, or null when it has none that is a string or a number. */
+function answerId(message: Record<string, unknown>, scanned: Scanned | undefined): string {
+  const id = message['id'];
+  if (typeof id !== 'string' && typeof id !== 'number') return 'null';
+  return idText(scanned) ?? JSON.stringify(id);
+}
+
+function errorLine(id: string, code: number, message: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+export interface LineTransportOptions {
+  maxMessageBytes?: number;
+  check?: MessageCheck;
+}
+
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly max: number;
+  private readonly check: MessageCheck | undefined;
+  /** The line read so far (at most `max` bytes), or, once it is too long, what is read past. */
+  private pieces: Buffer[] = [];
+  private bytes = 0;
+  private overflow: MessageScanner | undefined;
+  private lastId = 0;
+  private readonly inFlight = new Map<number, InFlight>();
+  private readonly byKey = new Map<string, number>();
+  private drain: Promise<void> | undefined;
+  private idle: (() => void)[] = [];
+  private started = false;
+  private closed = false;
+  private endOfInput!: () => void;
+  /** Resolves when the input ends (its last line read) or closes. */
+  readonly inputEnded = new Promise<void>((ended) => (this.endOfInput = ended));
+
+  constructor(private readonly input: Readable, private readonly output: Writable, opts: LineTransportOptions = {}) {
+    this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.check = opts.check;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('the transport is already started');
+    this.started = true;
+    this.input.on('data', this.onData);
+    this.input.on('end', this.onEnd);
+    this.input.on('close', this.onEnd);
+    this.input.on('error', this.onInputError);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('close', this.onEnd);
+    this.input.off('error', this.onInputError);
+    this.input.pause();
+    this.pieces = [];
+    this.overflow = undefined;
+    this.inFlight.clear();
+    this.byKey.clear();
+    this.settle();
+    this.endOfInput();
+    this.onclose?.();
+  }
+
+  /** Resolves once every request passed to the SDK has been answered (or cancelled, or the transport closed). */
+  settled(): Promise<void> {
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * The params of a request in flight as the client sent them, by the id the SDK knows it by.
+   * The SDK's schemas drop a member called `__proto__` without a word; sow refuses it, so it
+   * must see it.
+   */
+  sentParams(requestId: unknown): unknown {
+    return typeof requestId === 'number' ? this.inFlight.get(requestId)?.params : undefined;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (('result' in message || 'error' in message) && typeof message.id === 'number') {
+      const request = this.inFlight.get(message.id);
+      // Never an id the client did not send: a request cancelled meanwhile is not answered.
+      if (!request) return Promise.resolve();
+      this.forget(message.id);
+      const { jsonrpc: _, id: __, ...rest } = message;
+      const members = JSON.stringify(rest).slice(1, -1);
+      return this.write(`{"jsonrpc":"2.0","id":${request.text}${members ? `,${members}` : ''}}\n`);
+    }
+    return this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let from = 0;
+    while (from < buf.length && !this.closed) {
+      const newline = buf.indexOf(0x0a, from);
+      const end = newline === -1 ? buf.length : newline;
+      this.take(buf, from, end);
+      if (newline === -1) return;
+      this.endOfLine();
+      from = newline + 1;
+    }
+  };
+
+  private readonly onEnd = (): void => {
+    // A last line without its newline is still a message.
+    if (!this.closed && (this.bytes > 0 || this.overflow)) this.endOfLine();
+    this.endOfInput();
+  };
+
+  private readonly onInputError = (err: Error): void => {
+    this.onerror?.(err);
+  };
+
+  private take(buf: Buffer, from: number, end: number): void {
+    if (end === from) return;
+    if (this.overflow) {
+      this.overflow.feed(buf, from, end);
+      return;
+    }
+    if (this.bytes + (end - from) <= this.max) {
+      this.pieces.push(buf.subarray(from, end));
+      this.bytes += end - from;
+      return;
+    }
+    // Too long: from here on, read past it, keeping only what names the request.
+    this.overflow = new MessageScanner(this.max, false);
+    for (const piece of this.pieces) this.overflow.feed(piece);
+    this.overflow.feed(buf, from, end);
+    this.pieces = [];
+    this.bytes = 0;
+  }
+
+  private endOfLine(): void {
+    const overflow = this.overflow;
+    const line = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
+    this.pieces = [];
+    this.bytes = 0;
+    this.overflow = undefined;
+    try {
+      if (overflow) this.tooLong(overflow);
+      else this.line(line);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private tooLong(scanner: MessageScanner): void {
+    const scanned = scanner.top === 'object' ? scanner.messages.get(0) : undefined;
+    const mib = this.max % 1048576 === 0 ? ` (${this.max / 1048576} MiB)` : '';
+    const why = `message too large: a message may have at most ${this.max} bytes${mib} on one line; this one was not read`;
+    const notification = scanned?.hasMethod === true && !scanned.hasId;
+    if (notification || (scanned?.hasReply === true && !scanned.hasMethod)) {
+      this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
+      return;
+    }
+    this.reply(idText(scanned) ?? 'null', INVALID_REQUEST, why);
+  }
+
+  private line(buf: Buffer): void {
+    const text = buf.toString('utf8');
+    if (/^[ \t\r]*$/.test(text)) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.reply('null', PARSE_ERROR, `parse error: the line is not JSON (${err instanceof Error ? err.message : String(err)}); send each message as one JSON object on a line of its own`);
+      return;
+    }
+    const scanner = new MessageScanner(this.max);
+    scanner.feed(buf);
+    if (Array.isArray(value)) this.batch(value, scanner);
+    else this.message(value, scanner.messages.get(0));
+  }
+
+  private message(value: unknown, scanned: Scanned | undefined): void {
+    if (!isObject(value)) {
+      this.reply('null', INVALID_REQUEST, `invalid request: a message is a JSON object, not ${describe(value)}`);
+      return;
+    }
+    const has = (member: string) => Object.hasOwn(value, member);
+    if (has('method')) {
+      if (has('id')) this.request(value, scanned);
+      else this.notification(value);
+    } else if (has('result') || has('error')) {
+      this.response(value);
+    } else {
+      this.reply(answerId(value, scanned), INVALID_REQUEST, "invalid request: it has no 'method'");
+    }
+  }
+
+  /** What is wrong with a request or notification's members, if anything: [code, message]. */
+  private problem(m: Record<string, unknown>, members: readonly string[]): [number, string] | undefined {
+    if (m['jsonrpc'] !== '2.0') return [INVALID_REQUEST, `invalid request: 'jsonrpc' must be "2.0"`];
+    if (typeof m['method'] !== 'string') return [INVALID_REQUEST, `invalid request: 'method' must be a string, not ${describe(m['method'])}`];
+    const unknown = Object.keys(m).find((k) => !members.includes(k));
+    if (unknown !== undefined) {
+      const suggestion = unknown.length <= 40 ? nearMiss(unknown, members) : undefined;
+      return [INVALID_REQUEST, `invalid request: unknown member '${shown(unknown)}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}; ${members.includes('id') ? 'a request has jsonrpc, id, method and params' : 'a notification has jsonrpc, method and params'}`];
+    }
+    if (Object.hasOwn(m, 'params')) {
+      const params = m['params'];
+      if (Array.isArray(params)) return [INVALID_PARAMS, "invalid params: MCP's params are an object of named members, not an array"];
+      if (!isObject(params)) return [INVALID_REQUEST, `invalid request: 'params' must be an object, not ${describe(params)}`];
+    }
+    return undefined;
+  }
+
+  private request(m: Record<string, unknown>, scanned: Scanned | undefined): void {
+    const id = answerId(m, scanned);
+    if (id === 'null') {
+      this.reply('null', INVALID_REQUEST, `invalid request: an id is a string or a number, not ${describe(m['id'])}`);
+      return;
+    }
+    const problem = this.problem(m, REQUEST_MEMBERS) ?? this.checked(m);
+    if (problem) {
+      this.reply(id, ...problem);
+      return;
+    }
+    const internal = ++this.lastId;
+    const key = keyOf(m['id'] as string | number);
+    this.inFlight.set(internal, { text: id, key, params: m['params'] });
+    this.byKey.set(key, internal);
+    if (!this.deliver({ ...m, id: internal })) {
+      this.forget(internal);
+      this.reply(id, INTERNAL_ERROR, 'internal error: the request could not be handled; this is a bug in sow, please report it');
+    }
+  }
+
+  /** Hands a message to the SDK; false if that threw (its error goes where the SDK's errors go). */
+  private deliver(message: Record<string, unknown>): boolean {
+    try {
+      this.onmessage?.(message as JSONRPCMessage);
+      return true;
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
+  }
+
+  private checked(m: Record<string, unknown>): [number, string] | undefined {
+    const problem = this.check?.(m as { method: string; params?: unknown });
+    return problem === undefined ? undefined : [INVALID_PARAMS, problem];
+  }
+
+  /** Never answered, whatever is wrong with it (JSON-RPC 2.0 §4.1): a person may read why on stderr. */
+  private notification(m: Record<string, unknown>): void {
+    let problem = this.problem(m, NOTIFICATION_MEMBERS);
+    let message = m;
+    if (!problem && m['method'] === 'notifications/cancelled' && isObject(m['params']) && Object.hasOwn(m['params'], 'requestId')) {
+      const requestId = m['params']['requestId'];
+      const internal = typeof requestId === 'string' || typeof requestId === 'number' ? this.byKey.get(keyOf(requestId)) : undefined;
+      // A request already answered, or never made: nothing to cancel (the SDK would look the
+      // client's id up among its own).
+      if (internal === undefined) return;
+      this.forget(internal);
+      message = { ...m, params: { ...m['params'], requestId: internal } };
+    }
+    problem ??= this.checked(message);
+    if (problem) {
+      this.onerror?.(new Error(`ignored a notification: ${problem[1]}`));
+      return;
+    }
+    this.deliver(message);
+  }
+
+  /** An answer to a request of the server's (it sends none today): passed on when it has the shape of one, never answered. */
+  private response(m: Record<string, unknown>): void {
+    if (m['jsonrpc'] !== '2.0' || !Number.isSafeInteger(m['id']) || Object.keys(m).some((k) => !RESPONSE_MEMBERS.has(k))) {
+      this.onerror?.(new Error('ignored a response that is not one of JSON-RPC 2.0'));
+      return;
+    }
+    this.deliver(m);
+  }
+
+  /**
+   * A batch (an array of messages): MCP dropped batches (2025-06-18) and the SDK reads none, so
+   * none of it is run. Each request in it that has an id gets an invalid-request error with that
+   * id, all the elements that are not messages one error with id null, notifications nothing.
+   */
+  private batch(items: unknown[], scanner: MessageScanner): void {
+    if (items.length === 0) {
+      this.reply('null', INVALID_REQUEST, 'invalid request: an empty batch');
+      return;
+    }
+    const why = 'invalid request: batches are not supported; send each message on a line of its own';
+    const replies: string[] = [];
+    let invalid = false;
+    items.forEach((item, i) => {
+      if (!isObject(item)) {
+        invalid = true;
+        return;
+      }
+      const has = (member: string) => Object.hasOwn(item, member);
+      if (!has('id') && (has('method') || has('result') || has('error'))) return;
+      if (has('id') && !has('method') && (has('result') || has('error'))) return;
+      const id = answerId(item, scanner.messages.get(i));
+      if (id === 'null') invalid = true;
+      else replies.push(errorLine(id, INVALID_REQUEST, why));
+    });
+    if (invalid) replies.push(errorLine('null', INVALID_REQUEST, why));
+    if (replies.length) void this.write(`[${replies.join(',')}]\n`);
+    this.onerror?.(new Error(`ignored a batch of ${items.length} messages: ${why.replace('invalid request: ', '')}`));
+  }
+
+  private reply(id: string, code: number, message: string): void {
+    void this.write(`${errorLine(id, code, message)}\n`);
+  }
+
+  private forget(internal: number): void {
+    const request = this.inFlight.get(internal);
+    if (!request) return;
+    this.inFlight.delete(internal);
+    if (this.byKey.get(request.key) === internal) this.byKey.delete(request.key);
+    if (this.inFlight.size === 0) this.settle();
+  }
+
+  private settle(): void {
+    for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** Writes a line; while the client does not read its answers, stops reading its requests. */
+  private write(line: string): Promise<void> {
+    if (this.output.write(line)) return this.drain ?? Promise.resolve();
+    this.drain ??= new Promise<void>((drained) => {
+      this.input.pause();
+      this.output.once('drain', () => {
+        this.drain = undefined;
+        if (!this.closed) this.input.resume();
+        drained();
+      });
+    });
+    return this.drain;
+  }
+}
