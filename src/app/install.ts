@@ -18,7 +18,7 @@ import {
 } from '../domain/integrations.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
 import { NotAGitRepositoryError, SowError, UsageError } from '../domain/errors.js';
-import { confine, confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
+import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
 import { checkWritable, inspect, removeFolderIfEmpty, removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
 import { findRepoRoot } from '../adapters/repo.js';
@@ -116,6 +116,9 @@ async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> 
   const root = await openRoot(cwd);
   return { area: repoArea(root), plugin: false, recordArea: sowArea(root), recordRel: 'integrations.yaml', recordShown: RECORD };
 }
+
+/** A path from the record as a warning may print it: one with control characters (a forged line, a terminal escape) quoted and escaped. */
+const printable = (path: string): string => (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(path) ? JSON.stringify(path) : path);
 
 const KINDS: readonly string[] = ['file', 'json', 'section'];
 const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
@@ -339,8 +342,7 @@ export async function install(cwd: string, rawTarget: string, opts: InstallOptio
   const src = sources(opts.version);
   const place = await placeOf(cwd, opts.plugin);
   const { text: recordBefore, entries } = await readRecord(place);
-  // First every path is checked and every file read; only then is anything written.
-  confine(place.recordArea, place.recordRel);
+  // First every path is checked and every file read (the record's too, above); only then is anything written.
   const files: FileResult[] = [];
   const steps: Step[] = [];
   for (const target of targets) {
@@ -374,15 +376,15 @@ export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?:
   const src = sources(opts.version ?? '0.0.0');
   const place = await placeOf(cwd, opts.plugin);
   const { text: recordBefore, entries } = await readRecord(place);
-  confine(place.recordArea, place.recordRel);
   const plans = new Map(targets.map((t) => [t, installable(src, t, place.plugin)]));
+  // As for install: every path checked and every file read before the first removal.
   const files: FileResult[] = [];
   const warnings: string[] = [];
   const steps: Step[] = [];
   const kept: RecordEntry[] = [];
   const ignore = (path: string, note: string, warning: string) => {
     files.push({ path, outcome: 'left', note });
-    warnings.push(`${place.recordShown} names ${path} ${warning}; sow left it as it is`);
+    warnings.push(`${place.recordShown} names ${printable(path)} ${warning}; sow left it as it is`);
   };
   for (const rec of entries) {
     const mine = targets.filter((t) => rec.targets.includes(t));
