@@ -6,8 +6,8 @@
  * Files are read size-limited with O_NOFOLLOW on their resolved path, written whole (a temp file
  * renamed into place), and removed with the folders they leave empty.
  */
-import { lstatSync, readdirSync, rmdirSync } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { lstatSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { confine, confineReal, readConfined, type Area, type ReadLimits } from './confine.js';
 import { unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
@@ -45,16 +45,34 @@ export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FI
   return { text: readConfined(area, rel, limits, { display: where(area, rel) }), link };
 }
 
-/** Checks that a file can be put at `rel` (renamed onto it): inside the area, and not a folder. */
+/**
+ * Checks that a file can be put at `rel` (renamed onto it): inside the area, every folder on the
+ * way a folder (or not there yet), and `rel` itself not a folder. Exit 4 otherwise: a clone can
+ * carry a file `.claude` where sow expects the folder.
+ */
 export function checkWritable(area: Area, rel: string): void {
   const abs = confine(area, rel);
+  const refuse = (at: string, what: string, hint: string) => {
+    throw new SowError(what === 'a folder' ? 'NOT_A_FILE' : 'NOT_A_FOLDER', 'state', `${at} is ${what}, not a ${what === 'a folder' ? 'file' : 'folder'}`, hint, { path: at });
+  };
+  const parts = rel.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const at = parts.slice(0, i).join('/');
+    let st;
+    try {
+      st = statSync(join(area.base, at)); // links on the way are confined above: follow them
+    } catch {
+      break;
+    }
+    if (!st.isDirectory()) refuse(where(area, at), 'a file', `sow writes ${where(area, rel)} under it; move it away ('mv ${where(area, at)} ${where(area, at)}.bak') and retry`);
+  }
   let st;
   try {
     st = lstatSync(abs);
   } catch {
     return;
   }
-  if (st.isDirectory()) throw new SowError('NOT_A_FILE', 'state', `${where(area, rel)} is a folder, not a file`, `sow writes a file there; move the folder away ('mv ${where(area, rel)} ${where(area, rel)}.bak') and retry`, { path: where(area, rel) });
+  if (st.isDirectory()) refuse(where(area, rel), 'a folder', `sow writes a file there; move the folder away ('mv ${where(area, rel)} ${where(area, rel)}.bak') and retry`);
 }
 
 /**

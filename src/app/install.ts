@@ -195,7 +195,10 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
       Object.assign(found, { path: p.path, kind: p.kind }, fields, { targets });
     } else entries.push({ path: p.path, kind: p.kind, ...fields, targets: [target] });
   };
-  const write = (text: string, follow: boolean) => steps.push({ op: 'write', rel: p.path, text, follow });
+  const write = (text: string, follow: boolean) => {
+    checkWritable(area, p.path);
+    steps.push({ op: 'write', rel: p.path, text, follow });
+  };
   /** The new version beside the person's file, recorded as sow's own file. */
   const beside = (why: string): FileResult => {
     const rel = besides(p.path);
@@ -278,7 +281,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
 }
 
 /** Plans taking out one recorded change whose path and kind sow's plan confirms (`planned`). */
-function planUninstall(area: Area, rec: RecordEntry & { sha256: string }, planned: Planned, steps: Step[]): FileResult {
+function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: Step[]): FileResult {
   const shown = `${area.shown ?? ''}${rec.path}`;
   const { text: current, link } = inspect(area, rec.path);
   if (current === undefined && !link) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
@@ -295,7 +298,7 @@ function planUninstall(area: Area, rec: RecordEntry & { sha256: string }, planne
   if (planned.kind === 'json') {
     if (jsonObject(shown, current) === undefined) return { path: rec.path, outcome: 'left', note: 'it is not a JSON object sow can read; remove its sow entries yourself' };
     // Created by sow and not changed since: the whole file is sow's.
-    if (rec.created === true && !link && sha256(current) === rec.sha256) {
+    if (rec.created === true && !link && isHash(rec.sha256) && sha256(current) === rec.sha256) {
       remove();
       return { path: rec.path, outcome: 'removed' };
     }
@@ -406,12 +409,14 @@ export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?:
       ignore(rec.path, `sow does not install it for ${mine.join(', ')}`, `as ${what} of sow's, but sow's install for ${mine.join(', ')} writes no ${what.replace(/^a /, '')} there`);
       continue;
     }
-    if (!isHash(rec.sha256)) {
+    // Files and sections are sow's only by their hash. Entries in a JSON file are sow's by their
+    // content (only groups and servers exactly as sow writes them come out), so an entry an older
+    // sow recorded without a hash still takes them out; its hash only decides whether the file goes.
+    if (!isHash(rec.sha256) && rec.kind !== 'json') {
       ignore(rec.path, 'the record has no content hash for it', 'without a content hash, so sow cannot tell that what is there is what it wrote (remove it yourself if you no longer want it)');
       continue;
     }
-    const rel = { ...rec, sha256: rec.sha256 };
-    files.push(planned.beside ? planUninstall(place.area, rel, { kind: 'file', path: rec.path, content: '' }, steps) : planUninstall(place.area, rel, planned.planned, steps));
+    files.push(planUninstall(place.area, rec, planned.beside ? { kind: 'file', path: rec.path, content: '' } : planned.planned, steps));
   }
   // `.sow-new` files the record does not name (an older sow left them): sow's when they hold what sow writes there.
   const named = new Set(entries.map((e) => e.path));

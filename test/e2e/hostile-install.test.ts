@@ -121,6 +121,18 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     h.untouched();
   });
 
+  it("JSON settings recorded without a hash (as an older sow did): only sow's own hook groups come out, the file stays", () => {
+    const h = hostile();
+    const theirs = { hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] }] } };
+    h.write('.claude/settings.json', `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`);
+    h.write('.sow/integrations.yaml', record([{ path: '.claude/settings.json', kind: 'json', add: { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'], PreToolUse: ['echo'] } }, made: ['hooks.SessionStart'], created: true, targets: ['claude'] }]));
+    h.commit();
+    const clone = h.clone();
+    ok(clone, ['uninstall', 'claude']);
+    expect(JSON.parse(clone.read('.claude/settings.json'))).toEqual(theirs);
+    h.untouched();
+  });
+
   it('an entry whose hash matches a file outside, reached through a linked folder: uninstall and install refuse (exit 4), the file outside is kept', () => {
     const h = hostile();
     const precious = 'the user\'s own skill, outside the repository\n';
@@ -172,6 +184,18 @@ describe('agent folders that lead out of the repository are refused, before anyt
       h.untouched();
     });
   }
+
+  it('.claude or .agents that is a file: refused (exit 4, never an internal error), nothing written', () => {
+    const h = hostile();
+    h.write('.claude', 'not a folder\n');
+    h.write('.agents', 'not a folder\n');
+    h.commit();
+    const clone = h.clone();
+    expectRefused(clone, ['install', 'claude'], /\.claude is a file, not a folder/, 'NOT_A_FOLDER');
+    expectRefused(clone, ['install', 'all'], /\.claude is a file, not a folder/, 'NOT_A_FOLDER');
+    expectRefused(clone, ['install', 'codex'], /\.agents is a file, not a folder/, 'NOT_A_FOLDER');
+    h.untouched();
+  });
 
   it('.claude/settings.json -> a file outside: refused, the file kept', () => {
     const h = hostile();
