@@ -7,7 +7,7 @@
  * settings and instruction files byte for byte, however they were laid out.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectEnvelope, ok, useRepos, type Repo } from './harness.js';
@@ -326,6 +326,12 @@ describe('install then uninstall gives back the person\'s bytes', () => {
     repo.write('.claude/settings.json', `${JSON.stringify({ permissions: { allow: ['Bash(make)'] }, ...settings }, null, 2)}\n`);
     ok(repo, ['uninstall', 'claude']);
     expect(JSON.parse(repo.read('.claude/settings.json'))).toEqual({ permissions: { allow: ['Bash(make)'] } });
+    // A change of layout alone is a change too: the file is the person's now, and stays (emptied of sow's entries).
+    rmSync(join(repo.dir, '.claude'), { recursive: true });
+    ok(repo, ['install', 'claude']);
+    repo.write('.claude/settings.json', `${JSON.stringify(JSON.parse(repo.read('.claude/settings.json')), null, 4)}\n`);
+    ok(repo, ['uninstall', 'claude']);
+    expect(repo.read('.claude/settings.json')).toBe('{\n}\n');
   });
 
   it('AGENTS.md without a newline at the end, GEMINI.md with blank lines at the end', () => {
