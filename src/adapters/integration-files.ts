@@ -1,47 +1,100 @@
 /**
  * Files `sow install` writes outside `.sow/` (into `.claude/`, `.agents/`, AGENTS.md, a plugin
- * folder): each written whole (a temp file renamed into place), and removed with the folders it
- * leaves empty. Paths are relative to `base` and must stay inside it.
+ * folder), all named relative to an area (confine.ts) — the repository without `.git/`, or the
+ * plugin folder — and checked against it every time: a path with a link on the way that leads
+ * out of the area is refused (exit 4, naming the link) before anything is read or written.
+ * Files are read size-limited with O_NOFOLLOW on their resolved path, written whole (a temp file
+ * renamed into place), and removed with the folders they leave empty.
  */
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
-import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
-import { UsageError } from '../domain/errors.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { lstatSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { SowError } from '../domain/errors.js';
+import { confine, confineReal, readConfined, type Area, type ReadLimits } from './confine.js';
+import { unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
 
-function inside(base: string, rel: string): string {
-  const abs = normalize(join(base, rel));
-  const back = relative(base, abs);
-  if (isAbsolute(rel) || back.startsWith('..') || back === '') throw new UsageError(`'${rel}' is not a file inside ${base}`);
-  return abs;
+/**
+ * 1 MiB: agent settings, MCP server lists, AGENTS.md and the files sow installs are a few KB (an
+ * AGENTS.md of a megabyte would not fit any model's context); a larger one did not come from a
+ * person or from sow, and reading it would cost seconds and memory.
+ */
+export const INSTALL_FILE_LIMITS: ReadLimits = { max: 1024 * 1024, what: "agent settings and instruction files", why: 'they are a few KB' };
+
+/** What is at a path of the area: its text (undefined: nothing there), and whether the path itself is a link. */
+export interface Found {
+  text: string | undefined;
+  link: boolean;
 }
 
-export function readIfExists(base: string, rel: string): string | undefined {
+const where = (area: Area, rel: string) => `${area.shown ?? ''}${rel}`;
+
+/** Whether the path itself (its last component) is a link; the rest of the way is checked by confine. */
+function isLink(abs: string): boolean {
   try {
-    return readFileSync(inside(base, rel), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw err;
+    return lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 
-export function writeWhole(base: string, rel: string, text: string): void {
-  const abs = inside(base, rel);
-  mkdirSync(dirname(abs), { recursive: true });
-  writeFileAtomic(abs, text);
+/**
+ * Checks `rel` against the area and reads it (a link inside the area is followed; one that leads
+ * out is refused); a folder or a device there is refused (exit 4).
+ */
+export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FILE_LIMITS): Found {
+  const link = isLink(confine(area, rel));
+  return { text: readConfined(area, rel, limits, { display: where(area, rel) }), link };
 }
 
-/** Removes the file, then each folder above it that is left empty (never `base` itself). */
-export function removeWithEmptyFolders(base: string, rel: string): void {
-  const abs = inside(base, rel);
-  try {
-    unlinkSync(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+/**
+ * Checks that a file can be put at `rel` (renamed onto it): inside the area, every folder on the
+ * way a folder (or not there yet), and `rel` itself not a folder. Exit 4 otherwise: a clone can
+ * carry a file `.claude` where sow expects the folder.
+ */
+export function checkWritable(area: Area, rel: string): void {
+  const abs = confine(area, rel);
+  const refuse = (at: string, what: string, hint: string) => {
+    throw new SowError(what === 'a folder' ? 'NOT_A_FILE' : 'NOT_A_FOLDER', 'state', `${at} is ${what}, not a ${what === 'a folder' ? 'file' : 'folder'}`, hint, { path: at });
+  };
+  const parts = rel.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const at = parts.slice(0, i).join('/');
+    let st;
+    try {
+      st = statSync(join(area.base, at)); // links on the way are confined above: follow them
+    } catch {
+      break;
+    }
+    if (!st.isDirectory()) refuse(where(area, at), 'a file', `sow writes ${where(area, rel)} under it; move it away ('mv ${where(area, at)} ${where(area, at)}.bak') and retry`);
   }
-  for (let dir = dirname(abs); dir !== base && dir.startsWith(`${base}${sep}`); dir = dirname(dir)) {
+  let st;
+  try {
+    st = lstatSync(abs);
+  } catch {
+    return;
+  }
+  if (st.isDirectory()) refuse(where(area, rel), 'a folder', `sow writes a file there; move the folder away ('mv ${where(area, rel)} ${where(area, rel)}.bak') and retry`);
+}
+
+/**
+ * Writes `text` at `rel` whole, the path checked again first. `follow`: onto the file a link
+ * there leads to (inside the area; the link stays a link); else onto `rel` itself (a link there
+ * is replaced, never written through).
+ */
+export function writeWhole(area: Area, rel: string, text: string, follow: boolean): void {
+  writeFileAtomic(follow ? confineReal(area, rel) : confine(area, rel), text);
+}
+
+/**
+ * Removes `rel` itself — a link there is removed, never what it leads to — then each folder
+ * above it that is left empty, up to the area's folder (which stays).
+ */
+export function removeWithEmptyFolders(area: Area, rel: string): void {
+  const abs = confine(area, rel);
+  unlinkIfExists(abs);
+  for (let dir = dirname(abs); dir !== area.base && dir.startsWith(`${area.base}${sep}`); dir = dirname(dir)) {
     try {
       if (readdirSync(dir).length > 0) break;
-      rmdirSync(dir);
+      rmdirSync(dir); // a link on the way is not a folder: ENOTDIR ends the walk
     } catch {
       break;
     }

@@ -3,15 +3,25 @@
  * sow's templates, and recorded (path, what kind of change, content hash, which targets use it)
  * so that installing again upgrades exactly what sow wrote and leaves what the person edited
  * alone (the new version goes beside it), and uninstalling removes exactly what sow wrote.
+ *
+ * A repository is untrusted input, its record (`.sow/integrations.yaml`) included: a record is a
+ * claim, never an order. Uninstall touches only paths sow's own plan for the target names (and
+ * the `.sow-new` files beside them), and a file only when its content hash is the one sow wrote;
+ * every path is confined to the repository (or to the plugin folder the person named), and every
+ * path of the operation is checked — and every file it reads, read — before the first change.
  * See docs/decisions/0025-integrations.md.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import {
-  COMMANDS, mergeJson, parseTarget, planPlugin, planRepository, sectionOf, sha256, unmergeJson, withoutSection, withSection,
+  besides, besideText, claimedAddition, COMMANDS, makeableKeys, parseTarget, planPlugin, planRepository, removeFromJson, sectionOf, sha256, TARGETS, addToJson, withoutSection, withSection,
   type CommandName, type IntegrationSources, type JsonAddition, type Planned, type Target,
 } from '../domain/integrations.js';
-import { SowError } from '../domain/errors.js';
-import { readIfExists, removeFolderIfEmpty, removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
+import { NotAGitRepositoryError, SowError, UsageError } from '../domain/errors.js';
+import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
+import { realPath } from '../adapters/files.js';
+import { checkWritable, inspect, removeFolderIfEmpty, removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
+import { findRepoRoot } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
 import { readTemplate } from '../adapters/templates.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
@@ -20,13 +30,21 @@ import { openRoot } from './workspace.js';
 export const RECORD = '.sow/integrations.yaml';
 export const PLUGIN_RECORD = '.sow-install.yaml';
 
+/**
+ * 1 MiB: the record lists the few dozen files sow installs, a few KB; anything much larger was
+ * not written by sow.
+ */
+const RECORD_LIMITS: ReadLimits = { max: 1024 * 1024, what: 'install records', why: 'a record lists a few dozen files in a few KB' };
+
 interface RecordEntry {
   path: string;
   kind: Planned['kind'];
-  /** file: of the whole file; section: of the section's content. */
+  /** file: of the whole file; section: of the section's content; json: of the whole file as sow last wrote it. */
   sha256?: string;
   /** json: what sow added. */
   add?: JsonAddition;
+  /** json: the keys sow made (`hooks`, `hooks.Stop`, `mcpServers`), taken out again once empty. */
+  made?: string[];
   /** Whether sow created the file (then removing its last part removes the file). */
   created?: boolean;
   targets: string[];
@@ -46,34 +64,105 @@ export class RecordUnreadableError extends SowError {
   }
 }
 
+/** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
+export class JsonTooDeepError extends SowError {
+  constructor(file: string) {
+    super('JSON_TOO_DEEP', 'state', `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow does not read it`,
+      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout -- ${file}') or remove it, then retry`, { path: file });
+  }
+}
+
 function sources(version: string): IntegrationSources {
   const commands = Object.fromEntries(COMMANDS.map((c) => [c, readTemplate(`integrations/commands/${c}.md`)])) as Record<CommandName, string>;
   return { skill: readTemplate('integrations/skill.md'), agentsSection: readTemplate('integrations/agents-section.md'), agent: readTemplate('integrations/agent.md'), commands, version };
 }
 
-async function readRecord(base: string, rel: string): Promise<RecordEntry[]> {
-  const text = readIfExists(base, rel);
-  if (text === undefined) return [];
-  const data = (await parseStateText(rel, text)).data as { files?: unknown } | null;
-  const files = data?.files ?? [];
-  if (!Array.isArray(files) || !files.every((f) => typeof f === 'object' && f !== null && typeof (f as RecordEntry).path === 'string' && Array.isArray((f as RecordEntry).targets))) {
-    throw new RecordUnreadableError(rel, "'files' must be a list of {path, kind, targets, …}");
-  }
-  return files as RecordEntry[];
+/** Where an install writes (the repository, or a plugin folder) and where its record lives. */
+interface Place {
+  area: Area;
+  plugin: boolean;
+  recordArea: Area;
+  recordRel: string;
+  /** The record's name in messages. */
+  recordShown: string;
 }
 
-function writeRecord(base: string, rel: string, entries: readonly RecordEntry[]): void {
+/**
+ * The plugin folder the person named. Inside the repository it is a folder of the repository:
+ * every link on the way must stay inside it. Outside, it is the person's own choice, taken as
+ * named. Either way everything sow does there stays inside that folder.
+ */
+function pluginArea(cwd: string, dir: string): Area {
+  const lexical = resolve(cwd, dir);
+  const shown = `${dir.replace(/[\\/]+$/, '') || dir}/`;
+  const name = `the plugin folder ${shown}`;
+  let root: string | undefined;
+  try {
+    root = findRepoRoot(cwd);
+  } catch (err) {
+    if (!(err instanceof NotAGitRepositoryError)) throw err;
+  }
+  const rel = root === undefined ? undefined : relative(root, lexical);
+  if (rel === undefined || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { base: realPath(lexical), name, shown };
+  if (rel === '') return { ...repoArea(root!), name, shown };
+  return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
+}
+
+async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> {
+  if (plugin !== undefined) {
+    const area = pluginArea(cwd, plugin);
+    return { area, plugin: true, recordArea: area, recordRel: PLUGIN_RECORD, recordShown: `${area.shown}${PLUGIN_RECORD}` };
+  }
+  const root = await openRoot(cwd);
+  return { area: repoArea(root), plugin: false, recordArea: sowArea(root), recordRel: 'integrations.yaml', recordShown: RECORD };
+}
+
+/** A path from the record as a warning may print it: one with control characters (a forged line, a terminal escape) quoted and escaped. */
+const printable = (path: string): string => (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(path) ? JSON.stringify(path) : path);
+
+const KINDS: readonly string[] = ['file', 'json', 'section'];
+const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
+
+async function readRecord(place: Place): Promise<{ text: string | undefined; entries: RecordEntry[] }> {
+  const text = readConfined(place.recordArea, place.recordRel, RECORD_LIMITS, { display: place.recordShown });
+  if (text === undefined) return { text, entries: [] };
+  const data = (await parseStateText(place.recordShown, text)).data as { files?: unknown } | null;
+  const files = data?.files ?? [];
+  const valid = (f: unknown): f is RecordEntry => {
+    const e = f as Partial<RecordEntry> | null;
+    return typeof e === 'object' && e !== null && typeof e.path === 'string' && KINDS.includes(e.kind as string) && Array.isArray(e.targets) && e.targets.every((t) => typeof t === 'string');
+  };
+  if (!Array.isArray(files) || !files.every(valid)) throw new RecordUnreadableError(place.recordShown, "'files' must be a list of {path, kind, targets, …}");
+  return { text, entries: files };
+}
+
+function recordText(entries: readonly RecordEntry[]): string {
+  const header = '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n# `sow uninstall` removes only that. Commit it with the files.\n';
+  return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
+}
+
+/** A change to make once every path has been checked. */
+type Step = { op: 'write'; rel: string; text: string; follow: boolean } | { op: 'remove'; rel: string };
+
+function apply(area: Area, steps: readonly Step[]): void {
+  for (const s of steps) {
+    if (s.op === 'write') writeWhole(area, s.rel, s.text, s.follow);
+    else removeWithEmptyFolders(area, s.rel);
+  }
+}
+
+function saveRecord(place: Place, before: string | undefined, entries: readonly RecordEntry[]): void {
   if (entries.length === 0) {
-    removeWithEmptyFolders(base, rel);
+    if (before !== undefined) removeWithEmptyFolders(place.recordArea, place.recordRel);
     return;
   }
-  const header = '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n# `sow uninstall` removes only that. Commit it with the files.\n';
-  writeWhole(base, rel, `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`);
+  const text = recordText(entries);
+  if (text !== before) writeWhole(place.recordArea, place.recordRel, text, false);
 }
 
-const besides = (path: string) => `${path}.sow-new`;
-
-function parseJson(path: string, text: string): Record<string, unknown> | undefined {
+/** JSON text sow may read: not nested deeper than settings ever are (exit 4 if it is), and an object (else undefined). */
+function jsonObject(shown: string, text: string): Record<string, unknown> | undefined {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
     const data: unknown = JSON.parse(text);
     return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
@@ -82,105 +171,149 @@ function parseJson(path: string, text: string): Record<string, unknown> | undefi
   }
 }
 
-/** Installs one planned change; updates `entries` in place. */
-function installOne(base: string, p: Planned, target: Target, entries: RecordEntry[]): FileResult {
-  const rec = entries.find((e) => e.path === p.path);
-  const current = readIfExists(base, p.path);
+function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
+  const hooks: Record<string, string[]> = {};
+  for (const add of [a, b]) for (const [event, commands] of Object.entries(add.hooks ?? {})) hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
+  const servers = { ...a.mcpServers, ...b.mcpServers };
+  return { ...(Object.keys(hooks).length ? { hooks } : {}), ...(Object.keys(servers).length ? { mcpServers: servers } : {}) };
+}
+
+/** The keys a record says sow made, as far as sow's plan can make them. */
+const claimedMade = (rec: RecordEntry | undefined, add: JsonAddition): string[] =>
+  Array.isArray(rec?.made) ? rec.made.filter((k): k is string => typeof k === 'string' && makeableKeys(add).includes(k)) : [];
+
+/** Plans one change: reads what is there (checking its path), adds the writes to `steps`, updates `entries`. */
+function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntry[], steps: Step[]): FileResult {
+  const found = entries.find((e) => e.path === p.path);
+  // A record of another kind for this path is no claim of sow's on it.
+  const rec = found?.kind === p.kind ? found : undefined;
+  const shown = `${area.shown ?? ''}${p.path}`;
   const remember = (fields: Partial<RecordEntry>) => {
-    if (rec) {
-      Object.assign(rec, fields);
-      if (!rec.targets.includes(target)) rec.targets.push(target);
+    if (found) {
+      const targets = found.targets.includes(target) ? found.targets : [...found.targets, target];
+      if (found !== rec) for (const key of Object.keys(found)) delete (found as unknown as Record<string, unknown>)[key];
+      Object.assign(found, { path: p.path, kind: p.kind }, fields, { targets });
     } else entries.push({ path: p.path, kind: p.kind, ...fields, targets: [target] });
+  };
+  const write = (text: string, follow: boolean) => {
+    checkWritable(area, p.path);
+    steps.push({ op: 'write', rel: p.path, text, follow });
+  };
+  /** The new version beside the person's file, recorded as sow's own file. */
+  const beside = (why: string): FileResult => {
+    const rel = besides(p.path);
+    checkWritable(area, rel);
+    const text = besideText(p)!;
+    steps.push({ op: 'write', rel, text, follow: false });
+    const prior = entries.find((e) => e.path === rel);
+    const targets = prior ? (prior.targets.includes(target) ? prior.targets : [...prior.targets, target]) : [target];
+    const entry: RecordEntry = { path: rel, kind: 'file', sha256: sha256(text), created: true, targets };
+    if (prior) Object.assign(prior, entry);
+    else entries.push(entry);
+    if (found && !found.targets.includes(target)) found.targets.push(target);
+    return { path: p.path, outcome: 'kept', note: `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}` };
   };
   switch (p.kind) {
     case 'file': {
+      const { text: current, link } = inspect(area, p.path);
       const hash = sha256(p.content);
+      // sow writes files, never links: a link there was made by someone else.
+      if (link) return beside('it is a link, which sow never makes, so it is left as it is');
       if (current === undefined) {
-        writeWhole(base, p.path, p.content);
+        write(p.content, false);
         remember({ sha256: hash, created: true });
         return { path: p.path, outcome: 'created' };
       }
       if (current === p.content) {
-        remember({ sha256: hash, ...(rec ? {} : { created: false }) });
+        remember({ sha256: hash, created: rec?.created ?? false });
         return { path: p.path, outcome: 'unchanged' };
       }
       if (rec?.sha256 !== undefined && sha256(current) === rec.sha256) {
-        writeWhole(base, p.path, p.content);
+        write(p.content, false);
         remember({ sha256: hash });
         return { path: p.path, outcome: 'updated' };
       }
-      writeWhole(base, besides(p.path), p.content);
-      if (rec && !rec.targets.includes(target)) rec.targets.push(target);
-      return { path: p.path, outcome: 'kept', note: `${rec ? 'you edited it' : 'sow did not write it'}; the new version is in ${besides(p.path)}` };
+      return beside(rec ? 'you edited it' : 'sow did not write it');
     }
     case 'json': {
-      const data = current === undefined ? {} : parseJson(p.path, current);
-      if (data === undefined) return { path: p.path, outcome: 'skipped', note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again' };
-      let merged: Record<string, unknown>;
+      const { text: current } = inspect(area, p.path);
+      if (current !== undefined && jsonObject(shown, current) === undefined) return { path: p.path, outcome: 'skipped', note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again' };
+      let edit;
       try {
-        merged = mergeJson(data, p.add, p.path);
+        edit = addToJson(current, p.add, p.path);
       } catch (err) {
-        if (!(err instanceof SowError)) throw err;
+        if (!(err instanceof UsageError)) throw err;
         return { path: p.path, outcome: 'skipped', note: err.message };
       }
-      const text = `${JSON.stringify(merged, null, 2)}\n`;
-      remember({ add: p.add, ...(rec ? {} : { created: current === undefined }) });
-      if (current !== undefined && JSON.stringify(merged) === JSON.stringify(data)) return { path: p.path, outcome: 'unchanged' };
-      writeWhole(base, p.path, text);
+      const fields = {
+        add: unionAddition(claimedAddition(rec?.add, p.add), edit.added),
+        made: [...new Set([...claimedMade(rec, p.add), ...edit.made])],
+        sha256: sha256(edit.text),
+        created: current === undefined || (rec?.created ?? false),
+      };
+      remember(fields);
+      if (edit.text === current) return { path: p.path, outcome: 'unchanged' };
+      write(edit.text, true);
       return { path: p.path, outcome: current === undefined ? 'created' : 'updated' };
     }
     case 'section': {
+      const { text: current } = inspect(area, p.path);
       const text = current ?? '';
       const existing = sectionOf(text);
       const hash = sha256(p.content);
       if (existing === undefined) {
-        writeWhole(base, p.path, withSection(text, p.content));
-        remember({ sha256: hash, ...(rec ? {} : { created: current === undefined }) });
+        write(withSection(text, p.content), true);
+        remember({ sha256: hash, created: current === undefined || (rec?.created ?? false) });
         return { path: p.path, outcome: current === undefined ? 'created' : 'updated' };
       }
       if (existing === p.content) {
-        remember({ sha256: hash, ...(rec ? {} : { created: false }) });
+        remember({ sha256: hash, created: rec?.created ?? false });
         return { path: p.path, outcome: 'unchanged' };
       }
       if (rec?.sha256 !== undefined && sha256(existing) === rec.sha256) {
-        writeWhole(base, p.path, withSection(text, p.content));
+        write(withSection(text, p.content), true);
         remember({ sha256: hash });
         return { path: p.path, outcome: 'updated' };
       }
-      writeWhole(base, besides(p.path), withSection('', p.content));
-      if (rec && !rec.targets.includes(target)) rec.targets.push(target);
-      return { path: p.path, outcome: 'kept', note: `you edited sow's section; the new section is in ${besides(p.path)}` };
+      return beside("you edited sow's section");
     }
   }
 }
 
-function uninstallOne(base: string, rec: RecordEntry): FileResult {
-  const current = readIfExists(base, rec.path);
-  if (current === undefined) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
-  switch (rec.kind) {
-    case 'file':
-      if (rec.sha256 !== undefined && sha256(current) !== rec.sha256) return { path: rec.path, outcome: 'left', note: 'you edited it; remove it yourself if you no longer want it' };
-      if (rec.created === false) return { path: rec.path, outcome: 'left', note: 'it was there before sow installed' };
-      removeWithEmptyFolders(base, rec.path);
-      return { path: rec.path, outcome: 'removed' };
-    case 'json': {
-      const data = parseJson(rec.path, current);
-      if (data === undefined || !rec.add) return { path: rec.path, outcome: 'left', note: 'it is not a JSON object sow can read; remove its sow entries yourself' };
-      const rest = unmergeJson(data, rec.add);
-      if (Object.keys(rest).length === 0 && rec.created) removeWithEmptyFolders(base, rec.path);
-      else writeWhole(base, rec.path, `${JSON.stringify(rest, null, 2)}\n`);
-      return { path: rec.path, outcome: 'removed', note: "sow's entries" };
-    }
-    case 'section': {
-      const existing = sectionOf(current);
-      if (existing === undefined) return { path: rec.path, outcome: 'removed', note: 'its section was already gone' };
-      if (rec.sha256 !== undefined && sha256(existing) !== rec.sha256) return { path: rec.path, outcome: 'left', note: "you edited sow's section; remove it yourself" };
-      const rest = withoutSection(current);
-      if (rest === '' && rec.created) removeWithEmptyFolders(base, rec.path);
-      else writeWhole(base, rec.path, rest);
-      return { path: rec.path, outcome: 'removed', note: "sow's section" };
-    }
+/** Plans taking out one recorded change whose path and kind sow's plan confirms (`planned`). */
+function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: Step[]): FileResult {
+  const shown = `${area.shown ?? ''}${rec.path}`;
+  const { text: current, link } = inspect(area, rec.path);
+  if (current === undefined && !link) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
+  const write = (text: string) => steps.push({ op: 'write', rel: rec.path, text, follow: true });
+  const remove = () => steps.push({ op: 'remove', rel: rec.path });
+  if (planned.kind === 'file') {
+    if (link) return { path: rec.path, outcome: 'left', note: 'it is a link, which sow never makes; remove it yourself if you no longer want it' };
+    if (sha256(current!) !== rec.sha256) return { path: rec.path, outcome: 'left', note: 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it' };
+    if (rec.created === false) return { path: rec.path, outcome: 'left', note: 'it was there before sow installed' };
+    remove();
+    return { path: rec.path, outcome: 'removed' };
   }
+  if (current === undefined) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
+  if (planned.kind === 'json') {
+    if (jsonObject(shown, current) === undefined) return { path: rec.path, outcome: 'left', note: 'it is not a JSON object sow can read; remove its sow entries yourself' };
+    // Created by sow and not changed since: the whole file is sow's.
+    if (rec.created === true && !link && isHash(rec.sha256) && sha256(current) === rec.sha256) {
+      remove();
+      return { path: rec.path, outcome: 'removed' };
+    }
+    const rest = removeFromJson(current, claimedAddition(rec.add, planned.add), claimedMade(rec, planned.add));
+    if (rest === current) return { path: rec.path, outcome: 'removed', note: "none of sow's entries were left in it" };
+    write(rest);
+    return { path: rec.path, outcome: 'removed', note: "sow's entries" };
+  }
+  const existing = sectionOf(current);
+  if (existing === undefined) return { path: rec.path, outcome: 'removed', note: 'its section was already gone' };
+  if (sha256(existing) !== rec.sha256) return { path: rec.path, outcome: 'left', note: "you edited sow's section; remove it yourself" };
+  const rest = withoutSection(current);
+  if (rest === '' && rec.created === true && !link) remove();
+  else write(rest);
+  return { path: rec.path, outcome: 'removed', note: "sow's section" };
 }
 
 export interface InstallResult {
@@ -189,6 +322,8 @@ export interface InstallResult {
   base: string;
   plugin: boolean;
   files: FileResult[];
+  /** Record entries sow did not act on, and why. */
+  warnings: string[];
 }
 
 export interface InstallOptions {
@@ -197,54 +332,107 @@ export interface InstallOptions {
   version: string;
 }
 
-export async function install(cwd: string, rawTarget: string, opts: InstallOptions): Promise<InstallResult> {
+function targetsFor(rawTarget: string, plugin: string | undefined, verb: 'install' | 'uninstall'): Target[] {
   const targets = parseTarget(rawTarget);
-  if (opts.plugin !== undefined && (targets.length !== 1 || targets[0] !== 'claude')) {
-    throw new SowError('USAGE', 'usage', '--plugin is for the claude target', `sow install claude --plugin ${opts.plugin}`);
+  if (plugin !== undefined && (targets.length !== 1 || targets[0] !== 'claude')) {
+    throw new UsageError('--plugin is for the claude target', `sow ${verb} claude --plugin ${plugin}`);
   }
+  return targets;
+}
+
+export async function install(cwd: string, rawTarget: string, opts: InstallOptions): Promise<InstallResult> {
+  const targets = targetsFor(rawTarget, opts.plugin, 'install');
   const src = sources(opts.version);
-  const base = opts.plugin !== undefined ? resolve(cwd, opts.plugin) : await openRoot(cwd);
-  const recordPath = opts.plugin !== undefined ? PLUGIN_RECORD : RECORD;
-  const entries = await readRecord(base, recordPath);
+  const place = await placeOf(cwd, opts.plugin);
+  const { text: recordBefore, entries } = await readRecord(place);
+  // First every path is checked and every file read (the record's too, above); only then is anything written.
   const files: FileResult[] = [];
+  const steps: Step[] = [];
   for (const target of targets) {
-    const plan = opts.plugin !== undefined ? planPlugin(src, { withMcp: opts.withMcp === true }) : planRepository(target, src, { withMcp: opts.withMcp === true });
+    const plan = place.plugin ? planPlugin(src, { withMcp: opts.withMcp === true }) : planRepository(target, src, { withMcp: opts.withMcp === true });
     for (const p of plan) {
       if (files.some((f) => f.path === p.path)) {
         // A file two targets share (.agents/skills/sow/SKILL.md, AGENTS.md): written once, used by both.
-        const rec = entries.find((e) => e.path === p.path);
-        if (rec && !rec.targets.includes(target)) rec.targets.push(target);
+        for (const e of entries) if ((e.path === p.path || e.path === besides(p.path)) && !e.targets.includes(target)) e.targets.push(target);
         continue;
       }
-      files.push(installOne(base, p, target, entries));
+      files.push(planInstall(place.area, p, target, entries, steps));
     }
   }
-  writeRecord(base, recordPath, entries);
-  return { targets, base, plugin: opts.plugin !== undefined, files };
+  apply(place.area, steps);
+  saveRecord(place, recordBefore, entries);
+  return { targets, base: place.area.base, plugin: place.plugin, files, warnings: [] };
 }
 
-export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?: string }): Promise<InstallResult> {
-  const targets = parseTarget(rawTarget);
-  const base = opts.plugin !== undefined ? resolve(cwd, opts.plugin) : await openRoot(cwd);
-  const recordPath = opts.plugin !== undefined ? PLUGIN_RECORD : RECORD;
-  const entries = await readRecord(base, recordPath);
+/** Every change sow's install makes for `target`, with every option, by path; and the `.sow-new` file beside each. */
+function installable(src: IntegrationSources, target: Target, plugin: boolean): Map<string, { planned: Planned; beside: boolean }> {
+  const out = new Map<string, { planned: Planned; beside: boolean }>();
+  for (const p of plugin ? planPlugin(src, { withMcp: true }) : planRepository(target, src, { withMcp: true })) {
+    out.set(p.path, { planned: p, beside: false });
+    if (besideText(p) !== undefined) out.set(besides(p.path), { planned: p, beside: true });
+  }
+  return out;
+}
+
+export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?: string; version?: string }): Promise<InstallResult> {
+  const targets = targetsFor(rawTarget, opts.plugin, 'uninstall');
+  const src = sources(opts.version ?? '0.0.0');
+  const place = await placeOf(cwd, opts.plugin);
+  const { text: recordBefore, entries } = await readRecord(place);
+  const plans = new Map(targets.map((t) => [t, installable(src, t, place.plugin)]));
+  // As for install: every path checked and every file read before the first removal.
   const files: FileResult[] = [];
+  const warnings: string[] = [];
+  const steps: Step[] = [];
   const kept: RecordEntry[] = [];
+  const ignore = (path: string, note: string, warning: string) => {
+    files.push({ path, outcome: 'left', note });
+    warnings.push(`${place.recordShown} names ${printable(path)} ${warning}; sow left it as it is`);
+  };
   for (const rec of entries) {
-    const remaining = rec.targets.filter((t) => !(targets as string[]).includes(t));
-    if (remaining.length === rec.targets.length) {
+    const mine = targets.filter((t) => rec.targets.includes(t));
+    if (mine.length === 0) {
       kept.push(rec);
       continue;
     }
+    const remaining = rec.targets.filter((t) => (TARGETS as readonly string[]).includes(t) && !(targets as string[]).includes(t));
     if (remaining.length > 0) {
       kept.push({ ...rec, targets: remaining });
       files.push({ path: rec.path, outcome: 'left', note: `still used by ${remaining.join(', ')}` });
       continue;
     }
-    files.push(uninstallOne(base, rec));
+    // The record is a claim: sow acts only on what its own install for these targets writes.
+    const planned = mine.map((t) => plans.get(t)!.get(rec.path)).find((x) => x !== undefined);
+    const kind = planned ? (planned.beside ? 'file' : planned.planned.kind) : undefined;
+    if (!planned || kind !== rec.kind) {
+      const what = rec.kind === 'file' ? 'a file' : rec.kind === 'json' ? 'JSON settings' : 'a section';
+      ignore(rec.path, `sow does not install it for ${mine.join(', ')}`, `as ${what} of sow's, but sow's install for ${mine.join(', ')} writes no ${what.replace(/^a /, '')} there`);
+      continue;
+    }
+    // Files and sections are sow's only by their hash. Entries in a JSON file are sow's by their
+    // content (only groups and servers exactly as sow writes them come out), so an entry an older
+    // sow recorded without a hash still takes them out; its hash only decides whether the file goes.
+    if (!isHash(rec.sha256) && rec.kind !== 'json') {
+      ignore(rec.path, 'the record has no content hash for it', 'without a content hash, so sow cannot tell that what is there is what it wrote (remove it yourself if you no longer want it)');
+      continue;
+    }
+    files.push(planUninstall(place.area, rec, planned.beside ? { kind: 'file', path: rec.path, content: '' } : planned.planned, steps));
   }
-  writeRecord(base, recordPath, kept);
+  // `.sow-new` files the record does not name (an older sow left them): sow's when they hold what sow writes there.
+  const named = new Set(entries.map((e) => e.path));
+  const stillUsed = new Set(kept.map((e) => e.path));
+  for (const plan of plans.values()) {
+    for (const [path, { planned, beside }] of plan) {
+      if (!beside || named.has(path) || stillUsed.has(planned.path) || files.some((f) => f.path === path)) continue;
+      const { text, link } = inspect(place.area, path);
+      if (text === undefined || link || text !== besideText(planned)) continue;
+      steps.push({ op: 'remove', rel: path });
+      files.push({ path, outcome: 'removed' });
+    }
+  }
+  apply(place.area, steps);
+  saveRecord(place, recordBefore, kept);
   // A plugin folder that held only what sow wrote goes with it.
-  if (opts.plugin !== undefined) removeFolderIfEmpty(base);
-  return { targets, base, plugin: opts.plugin !== undefined, files };
+  if (place.plugin) removeFolderIfEmpty(place.area.base);
+  return { targets, base: place.area.base, plugin: place.plugin, files, warnings };
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { cwd, respond } from './output.js';
 
 declare const SOW_VERSION: string;
+const version = () => (typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev');
 
 const TARGET_HELP = 'claude, codex, gemini, copilot, opencode, cursor, or all';
 
@@ -32,7 +33,7 @@ export function registerInstall(program: Command): void {
     ].join('\n'))
     .action(async (target: string, opts: { plugin?: string; withMcp?: boolean }) => {
       const { install } = await import('../app/install.js');
-      const r = await install(cwd(), target, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}), withMcp: opts.withMcp === true, version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev' });
+      const r = await install(cwd(), target, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}), withMcp: opts.withMcp === true, version: version() });
       const kept = r.files.filter((f) => f.outcome === 'kept' || f.outcome === 'skipped').length;
       const next = r.plugin
         ? `try it: claude --plugin-dir ${r.base}; share it: /plugin marketplace add <its git URL or path>`
@@ -49,8 +50,9 @@ export function registerUninstall(program: Command): void {
     .option('--plugin <dir>', 'claude: the plugin folder sow install wrote')
     .action(async (target: string, opts: { plugin?: string }) => {
       const { uninstall } = await import('../app/install.js');
-      const r = await uninstall(cwd(), target, opts.plugin !== undefined ? { plugin: opts.plugin } : {});
-      respond({ data: r, text: render(r), message: r.files.length ? `Uninstalled sow for ${r.targets.join(', ')}` : `Nothing of sow was installed for ${r.targets.join(', ')}` });
+      const r = await uninstall(cwd(), target, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}), version: version() });
+      const summary = r.files.length ? `Uninstalled sow for ${r.targets.join(', ')}` : `Nothing of sow was installed for ${r.targets.join(', ')}`;
+      respond({ data: r, text: render(r), message: [...r.warnings.map((w) => `warning: ${w}`), summary].join('\n') });
     });
 }
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { AGENTS, ORCHESTRATOR, type AgentDef } from './agents.js';
 import { UsageError } from './errors.js';
+import { appendEntry, memberOf, removeEntry, sameJson, scanJson, valueOf } from './json-text.js';
 
 export const TARGETS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'cursor'] as const;
 export type Target = (typeof TARGETS)[number];
@@ -138,61 +139,169 @@ export function planPlugin(s: IntegrationSources, opts: { withMcp?: boolean } = 
   ];
 }
 
+/** Where a new version goes when the person changed what sow wrote: beside it. */
+export const besides = (path: string): string => `${path}.sow-new`;
+
+/** What sow writes into the `.sow-new` file beside a planned path (nothing for merged JSON: it never goes beside). */
+export function besideText(p: Planned): string | undefined {
+  if (p.kind === 'file') return p.content;
+  if (p.kind === 'section') return withSection('', p.content);
+  return undefined;
+}
+
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-// ---- JSON merging: sow's keys in, sow's keys out, nothing else touched ----
+// ---- JSON merging: sow's entries in, exactly those out, every other byte as the person wrote it ----
 
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 interface HookGroup { matcher?: string; hooks?: { type?: string; command?: string }[] }
 
 const hasHook = (groups: unknown, command: string) => Array.isArray(groups) && groups.some((g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command));
+const hookGroup = (commands: readonly string[]) => ({ hooks: commands.map((command) => ({ type: 'command', command })) });
 
-/** `data` with sow's hooks and servers added (each once); throws when a key sow needs holds something else. */
-export function mergeJson(data: Json, add: JsonAddition, path: string): Json {
-  const out: Json = { ...data };
+/** A group sow wrote: only `hooks`, each a command hook running one of `commands`. */
+function isSowGroup(g: unknown, commands: readonly string[]): boolean {
+  if (!isObj(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0) return false;
+  return g['hooks'].every((h: unknown) => isObj(h) && typeof h['command'] === 'string' && commands.includes(h['command']) && sameJson(h, { type: 'command', command: h['command'] }));
+}
+
+/** What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`, `mcpServers`). */
+export interface JsonEdit {
+  text: string;
+  added: JsonAddition;
+  made: string[];
+}
+
+/**
+ * `text` — a JSON object, or undefined when there is no file — with sow's hooks and servers added
+ * where they are missing, as text (jsonDepth and JSON.parse must have accepted it). A server of
+ * sow's name that the person set up differently is theirs and stays. Throws when a key sow needs
+ * holds something else.
+ */
+export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
+  if (text === undefined) {
+    const data: Json = {};
+    if (add.hooks) data['hooks'] = Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]]));
+    if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
+    const made = [...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []), ...(add.mcpServers ? ['mcpServers'] : [])];
+    return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made };
+  }
+  let t = text;
+  const hooksAdded: Record<string, string[]> = {};
+  const serversAdded: Record<string, { command: string; args: readonly string[] }> = {};
+  const made: string[] = [];
+  const notA = (key: string, what: string, why: string) => new UsageError(`${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`, `fix ${path}, then run the install again`);
   if (add.hooks) {
-    if (out['hooks'] !== undefined && !isObj(out['hooks'])) throw new UsageError(`${path}: 'hooks' is not a map, so sow cannot add its hooks`, `fix ${path}, then run the install again`);
-    const hooks: Json = { ...((out['hooks'] as Json | undefined) ?? {}) };
-    for (const [event, commands] of Object.entries(add.hooks)) {
-      const groups = hooks[event] ?? [];
-      if (!Array.isArray(groups)) throw new UsageError(`${path}: 'hooks.${event}' is not a list, so sow cannot add its hook`, `fix ${path}, then run the install again`);
-      const missing = commands.filter((c) => !hasHook(groups, c));
-      hooks[event] = missing.length ? [...groups, { hooks: missing.map((command) => ({ type: 'command', command })) }] : groups;
+    const hooks = memberOf(scanJson(t), 'hooks');
+    if (!hooks) {
+      t = appendEntry(t, scanJson(t), Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]])), 'hooks');
+      made.push('hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`));
+      Object.assign(hooksAdded, add.hooks);
+    } else {
+      if (hooks.value.type !== 'object') throw notA('hooks', 'map', 'hooks');
+      for (const [event, commands] of Object.entries(add.hooks)) {
+        const map = memberOf(scanJson(t), 'hooks')!.value;
+        const groups = memberOf(map, event);
+        if (!groups) {
+          t = appendEntry(t, map, [hookGroup(commands)], event);
+          made.push(`hooks.${event}`);
+          hooksAdded[event] = [...commands];
+          continue;
+        }
+        if (groups.value.type !== 'array') throw notA(`hooks.${event}`, 'list', 'hook');
+        const missing = commands.filter((c) => !hasHook(valueOf(t, groups.value), c));
+        if (missing.length === 0) continue;
+        t = appendEntry(t, groups.value, hookGroup(missing));
+        hooksAdded[event] = missing;
+      }
     }
-    out['hooks'] = hooks;
   }
   if (add.mcpServers) {
-    if (out['mcpServers'] !== undefined && !isObj(out['mcpServers'])) throw new UsageError(`${path}: 'mcpServers' is not a map, so sow cannot add its server`, `fix ${path}, then run the install again`);
-    out['mcpServers'] = { ...((out['mcpServers'] as Json | undefined) ?? {}), ...add.mcpServers };
+    const servers = memberOf(scanJson(t), 'mcpServers');
+    if (!servers) {
+      t = appendEntry(t, scanJson(t), { ...add.mcpServers }, 'mcpServers');
+      made.push('mcpServers');
+      Object.assign(serversAdded, add.mcpServers);
+    } else {
+      if (servers.value.type !== 'object') throw notA('mcpServers', 'map', 'server');
+      for (const [name, server] of Object.entries(add.mcpServers)) {
+        const map = memberOf(scanJson(t), 'mcpServers')!.value;
+        if (memberOf(map, name)) continue;
+        t = appendEntry(t, map, server, name);
+        serversAdded[name] = server;
+      }
+    }
   }
-  return out;
+  return {
+    text: t,
+    added: { ...(Object.keys(hooksAdded).length ? { hooks: hooksAdded } : {}), ...(Object.keys(serversAdded).length ? { mcpServers: serversAdded } : {}) },
+    made,
+  };
 }
 
-/** `data` without what sow added (and without the maps and lists that only sow's entries filled). */
-export function unmergeJson(data: Json, add: JsonAddition): Json {
-  const out: Json = { ...data };
-  if (add.hooks && isObj(out['hooks'])) {
-    const hooks: Json = { ...out['hooks'] };
-    for (const [event, commands] of Object.entries(add.hooks)) {
-      if (!Array.isArray(hooks[event])) continue;
-      const groups = (hooks[event] as HookGroup[])
-        .map((g) => (Array.isArray(g?.hooks) ? { ...g, hooks: g.hooks.filter((h) => !commands.includes(h?.command ?? '')) } : g))
-        .filter((g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
-      if (groups.length) hooks[event] = groups;
-      else delete hooks[event];
+/**
+ * `text` without what sow added: its hook groups (only groups exactly as sow writes them), its
+ * servers (only as sow writes them), and the keys it made once they are empty — each taken out
+ * as text, so the rest keeps its bytes.
+ */
+export function removeFromJson(text: string, added: JsonAddition, made: readonly string[]): string {
+  let t = text;
+  const hooksMap = () => {
+    const m = memberOf(scanJson(t), 'hooks');
+    return m?.value.type === 'object' ? m.value : undefined;
+  };
+  for (const [event, commands] of Object.entries(added.hooks ?? {})) {
+    for (;;) {
+      const map = hooksMap();
+      const groups = map && memberOf(map, event)?.value;
+      if (groups?.type !== 'array') break;
+      const i = groups.items.findIndex((g) => isSowGroup(valueOf(t, g), commands));
+      if (i < 0) break;
+      t = removeEntry(t, groups, i);
     }
-    if (Object.keys(hooks).length) out['hooks'] = hooks;
-    else delete out['hooks'];
+    const map = hooksMap();
+    const member = map && memberOf(map, event);
+    if (map && member?.value.type === 'array' && member.value.items.length === 0 && made.includes(`hooks.${event}`)) t = removeEntry(t, map, map.members.indexOf(member));
   }
-  if (add.mcpServers && isObj(out['mcpServers'])) {
-    const servers: Json = { ...out['mcpServers'] };
-    for (const name of Object.keys(add.mcpServers)) delete servers[name];
-    if (Object.keys(servers).length) out['mcpServers'] = servers;
-    else delete out['mcpServers'];
+  const emptyMade = (key: string) => {
+    const root = scanJson(t);
+    const m = memberOf(root, key);
+    if (root.type === 'object' && m?.value.type === 'object' && m.value.members.length === 0 && made.includes(key)) t = removeEntry(t, root, root.members.indexOf(m));
+  };
+  if (added.hooks) emptyMade('hooks');
+  for (const [name, server] of Object.entries(added.mcpServers ?? {})) {
+    const map = memberOf(scanJson(t), 'mcpServers')?.value;
+    const m = map && memberOf(map, name);
+    if (map?.type === 'object' && m && sameJson(valueOf(t, m.value), server)) t = removeEntry(t, map, map.members.indexOf(m));
   }
-  return out;
+  if (added.mcpServers) emptyMade('mcpServers');
+  return t;
 }
+
+/**
+ * What a record claims sow added, cut down to what sow's plan adds: a record is a claim, so sow
+ * takes out only its own hook commands and servers, whatever the record names.
+ */
+export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAddition {
+  const c = isObj(claim) ? claim : {};
+  const hooks: Record<string, string[]> = {};
+  const claimedHooks = isObj(c['hooks']) ? c['hooks'] : {};
+  for (const [event, commands] of Object.entries(plan.hooks ?? {})) {
+    const claimed = Object.hasOwn(claimedHooks, event) ? claimedHooks[event] : undefined;
+    const ours = Array.isArray(claimed) ? commands.filter((cmd) => claimed.includes(cmd)) : [];
+    if (ours.length) hooks[event] = ours;
+  }
+  const claimedServers = isObj(c['mcpServers']) ? c['mcpServers'] : {};
+  const servers = Object.fromEntries(Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)));
+  return { ...(Object.keys(hooks).length ? { hooks } : {}), ...(Object.keys(servers).length ? { mcpServers: servers } : {}) };
+}
+
+/** The keys a record may say sow made in a file it merges `plan` into. */
+export const makeableKeys = (plan: JsonAddition): string[] => [
+  ...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []),
+  ...(plan.mcpServers ? ['mcpServers'] : []),
+];
 
 // ---- managed sections ----
 
@@ -209,20 +318,27 @@ export function sectionOf(text: string): string | undefined {
   return text.slice(b.index + b[0].length, e).trim();
 }
 
-/** `text` with the section set to `content` (appended at the end when it has none). */
+/**
+ * `text` with the section set to `content`: replaced where it is, or appended as a line break, the
+ * section and a line break — exactly what withoutSection takes out again, so the text before it
+ * comes back byte for byte (a missing trailing newline included).
+ */
 export function withSection(text: string, content: string): string {
   const block = `${SECTION_BEGIN}\n${content}\n${SECTION_END}`;
   const b = BEGIN_RE.exec(text);
   const e = b ? text.indexOf(SECTION_END, b.index) : -1;
   if (b && e >= 0) return `${text.slice(0, b.index)}${block}${text.slice(e + SECTION_END.length)}`;
-  return text.trim() === '' ? `${block}\n` : `${text.replace(/\n*$/, '\n\n')}${block}\n`;
+  return text === '' ? `${block}\n` : `${text}\n${block}\n`;
 }
 
-/** `text` without the section (and the blank line before it). */
+/** `text` without the section, the line break after it and the one before it (what withSection added). */
 export function withoutSection(text: string): string {
   const b = BEGIN_RE.exec(text);
   const e = b ? text.indexOf(SECTION_END, b.index) : -1;
   if (!b || e < 0) return text;
-  const rest = `${text.slice(0, b.index).replace(/\n+$/, '\n')}${text.slice(e + SECTION_END.length).replace(/^\n/, '')}`;
-  return rest.trim() === '' ? '' : rest;
+  let before = text.slice(0, b.index);
+  let after = text.slice(e + SECTION_END.length);
+  if (after.startsWith('\n')) after = after.slice(1);
+  if (before.endsWith('\n')) before = before.slice(0, -1);
+  return `${before}${after}`;
 }

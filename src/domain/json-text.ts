@@ -1,0 +1,195 @@
+/**
+ * JSON files a person owns (`.claude/settings.json`, `.mcp.json`), edited as text: sow inserts
+ * its entries after the last entry of a map or list, in the file's own layout, and takes out
+ * exactly what it inserted — so installing and then uninstalling gives back the person's bytes
+ * (key order, indentation, spacing, line ends, the trailing newline), and an uninstall after the
+ * person edited the file keeps their edits as they wrote them. Pure: text in, text out.
+ *
+ * Only text that JSON.parse accepted and that nests at most MAX_JSON_DEPTH levels is scanned
+ * (jsonDepth first): the scanner recurses once per level.
+ */
+
+/** Settings and MCP files nest 4–6 levels; 64 is far beyond any real one, and safe to recurse. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deeply `text` nests its maps and lists, counting at most to `limit + 1` (then it stops reading). */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+export type JsonNode =
+  | { type: 'object'; start: number; end: number; members: JsonMember[] }
+  | { type: 'array'; start: number; end: number; items: JsonNode[] }
+  | { type: 'scalar'; start: number; end: number };
+/** A member of a map: from its key's opening quote to the end of its value. */
+export interface JsonMember { key: string; start: number; end: number; value: JsonNode }
+
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+
+/** Where each value of `text` lies. `text` must be JSON that JSON.parse accepted, at most MAX_JSON_DEPTH deep. */
+export function scanJson(text: string): JsonNode {
+  let i = 0;
+  const skip = () => {
+    while (isSpace(text[i])) i++;
+  };
+  const string = (): number => {
+    const start = i++;
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return start;
+  };
+  const value = (): JsonNode => {
+    skip();
+    const start = i;
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const members: JsonMember[] = [];
+      skip();
+      while (text[i] !== '}') {
+        const keyStart = string();
+        const key = JSON.parse(text.slice(keyStart, i)) as string;
+        skip();
+        i++; // ':'
+        const v = value();
+        members.push({ key, start: keyStart, end: v.end, value: v });
+        skip();
+        if (text[i] === ',') i++;
+        skip();
+      }
+      i++;
+      return { type: 'object', start, end: i, members };
+    }
+    if (c === '[') {
+      i++;
+      const items: JsonNode[] = [];
+      skip();
+      while (text[i] !== ']') {
+        items.push(value());
+        skip();
+        if (text[i] === ',') i++;
+        skip();
+      }
+      i++;
+      return { type: 'array', start, end: i, items };
+    }
+    if (c === '"') {
+      string();
+      return { type: 'scalar', start, end: i };
+    }
+    while (i < text.length && !isSpace(text[i]) && text[i] !== ',' && text[i] !== ']' && text[i] !== '}') i++;
+    return { type: 'scalar', start, end: i };
+  };
+  return value();
+}
+
+/** The member `key` of a map — the last one, as JSON.parse reads duplicates. */
+export function memberOf(node: JsonNode, key: string): JsonMember | undefined {
+  if (node.type !== 'object') return undefined;
+  for (let k = node.members.length - 1; k >= 0; k--) if (node.members[k]!.key === key) return node.members[k];
+  return undefined;
+}
+
+/** The node's value, as JSON.parse gives it. */
+export const valueOf = (text: string, node: JsonNode): unknown => JSON.parse(text.slice(node.start, node.end));
+
+/** The line break the file uses. */
+const lineBreak = (text: string) => (text.includes('\r\n') ? '\r\n' : '\n');
+
+/** One level of indentation in the file: that of its first indented line; two spaces if none is. */
+function indentUnit(text: string): string {
+  const m = /\n([ \t]+)\S/.exec(text);
+  return m ? m[1]! : '  ';
+}
+
+/** A value on one line: `{"a":1}`, or with the spacing of `{"a": 1, "b": 2}`. */
+function inline(value: unknown, spaced: boolean): string {
+  const comma = spaced ? ', ' : ',';
+  if (Array.isArray(value)) return `[${value.map((v) => inline(v, spaced)).join(comma)}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${spaced ? ' ' : ''}${inline(v, spaced)}`).join(comma)}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A value over several lines, its first line placed at `indent` and the rest indented from there. */
+function block(value: unknown, indent: string, unit: string, nl: string): string {
+  return JSON.stringify(value, null, unit).split('\n').join(`${nl}${indent}`);
+}
+
+const entriesOf = (node: JsonNode): { start: number; end: number }[] => (node.type === 'object' ? node.members : node.type === 'array' ? node.items : []);
+
+/**
+ * `text` with an entry appended to the map or list `container`: for a map, `key` with `value`;
+ * for a list, `value`. It goes after the last entry, with the whitespace that stands before that
+ * entry (so a list laid out one per line gets one more line), or, into an empty container, on
+ * one line right after the opening bracket. removeEntry undoes either exactly.
+ */
+export function appendEntry(text: string, container: JsonNode, value: unknown, key?: string): string {
+  const entries = entriesOf(container);
+  const nl = lineBreak(text);
+  const render = (ws: string) => {
+    const multiline = ws.includes('\n');
+    const spaced = multiline || ws !== '' || /": /.test(text);
+    const body = multiline ? block(value, ws.slice(ws.lastIndexOf('\n') + 1), indentUnit(text), nl) : inline(value, spaced);
+    return key === undefined ? body : `${JSON.stringify(key)}:${spaced ? ' ' : ''}${body}`;
+  };
+  const last = entries[entries.length - 1];
+  if (last) {
+    let p = last.start - 1;
+    while (isSpace(text[p])) p--;
+    const ws = text.slice(p + 1, last.start);
+    return `${text.slice(0, last.end)},${ws}${render(ws)}${text.slice(last.end)}`;
+  }
+  const inner = text.slice(container.start + 1, container.end - 1);
+  if (inner.includes('\n')) {
+    // `{⏎}`: the entry on a line of its own, one level in from the closing bracket's line.
+    const indent = `${inner.slice(inner.lastIndexOf('\n') + 1)}${indentUnit(text)}`;
+    const ws = `${nl}${indent}`;
+    return `${text.slice(0, container.start + 1)}${ws}${render(ws)}${text.slice(container.start + 1)}`;
+  }
+  return `${text.slice(0, container.start + 1)}${render('')}${text.slice(container.start + 1)}`;
+}
+
+/**
+ * `text` without entry `index` of `container`: with the comma and whitespace before it when it
+ * has a predecessor (what appendEntry added), else with the comma and whitespace after it; an
+ * only entry goes with the whitespace before it, so `{⏎  "a": 1⏎}` becomes `{⏎}`.
+ */
+export function removeEntry(text: string, container: JsonNode, index: number): string {
+  const entries = entriesOf(container);
+  const entry = entries[index]!;
+  if (index > 0) return `${text.slice(0, entries[index - 1]!.end)}${text.slice(entry.end)}`;
+  const next = entries[1];
+  if (next) return `${text.slice(0, entry.start)}${text.slice(next.start)}`;
+  return `${text.slice(0, container.start + 1)}${text.slice(entry.end)}`;
+}
+
+/** Whether two parsed JSON values are the same (key order aside). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
