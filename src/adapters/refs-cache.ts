@@ -4,13 +4,13 @@
  * machine, and its index (which commit each checkout is at, when it was fetched, which
  * repositories use it). The links in a repository's `.sow/refs/` point in here.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
 export const refsCacheDir = (env: NodeJS.ProcessEnv = process.env) => join(cacheDir(env), 'refs');
 
@@ -54,30 +54,8 @@ export function cacheKey(source: string, branch: string | null): string {
 
 export const checkoutDir = (key: string) => join(refsCacheDir(), 'repos', key);
 
-interface GitRun {
-  ok: boolean;
-  out: string;
-  err: string;
-}
-
-function gitIn(cwd: string, args: readonly string[], opts: { progress?: boolean } = {}): GitRun {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', opts.progress ? 'inherit' : 'pipe'] });
-  if (r.error) throw new ExternalToolError('git', (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : r.error.message, 'install git and make sure it is on PATH');
-  return { ok: r.status === 0, out: (r.stdout ?? '').trim(), err: (r.stderr ?? '').trim() };
-}
-
-/** gitIn without blocking: a fetch can take seconds, and a spinner must keep turning meanwhile. */
-function gitAsync(cwd: string, args: readonly string[]): Promise<GitRun> {
-  return new Promise((resolveRun) => {
-    const child = spawn('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', (e) => resolveRun({ ok: false, out: '', err: e.message }));
-    child.on('close', (code) => resolveRun({ ok: code === 0, out: out.trim(), err: err.trim() }));
-  });
-}
+const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
+const gitIn = (cwd: string, args: readonly Arg[], opts: { progress?: boolean } = {}) => gitRun(cwd, args, { env: NO_PROMPT, ...(opts.progress ? { inheritStderr: true } : {}) });
 
 const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
 
@@ -97,7 +75,8 @@ export function ensureClone(key: string, source: string, branch: string | null, 
   mkdirSync(join(refsCacheDir(), 'repos'), { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  const r = gitIn(refsCacheDir(), ['clone', progress ? '--progress' : '--quiet', ...(branch ? ['--branch', branch] : []), '--', source, tmp], { progress });
+  // The source and branch may come from the committed index: after `--`, and joined to --branch.
+  const r = gitIn(refsCacheDir(), ['clone', progress ? '--progress' : '--quiet', ...(branch ? [opt('--branch', branch)] : []), '--', val(source, "the ref's source"), val(tmp, 'the folder')], { progress });
   if (!r.ok) {
     rmSync(tmp, { recursive: true, force: true });
     throw new ExternalToolError('git', `cannot clone ${source}${branch ? ` (branch ${branch})` : ''}: ${lastLine(r.err) || 'git clone failed'}`, 'check the URL and that you can reach it (git clone it by hand to see why)');
@@ -129,7 +108,8 @@ export type Freshness = { state: 'current' | 'behind' | 'ahead' | 'diverged'; be
 export async function fetchAndCompare(dir: string, branch: string | null): Promise<Freshness> {
   // Without a branch named, the one the clone checked out (the source's default then).
   const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');
-  const fetched = await gitAsync(dir, ['fetch', '--quiet', 'origin', name]);
+  // The name may be the source's own default branch (a remote's choice) or the index's: after `--`.
+  const fetched = await gitRunAsync(dir, ['fetch', '--quiet', '--', 'origin', val(name, "the ref's branch", 'remote')], { env: NO_PROMPT });
   if (!fetched.ok) return { state: 'offline', reason: (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(/^fatal:\s*/, '') || 'git fetch failed' };
   const counts = gitIn(dir, ['rev-list', '--left-right', '--count', 'HEAD...FETCH_HEAD']);
   const remote = gitIn(dir, ['rev-parse', 'FETCH_HEAD']).out;
