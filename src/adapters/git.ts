@@ -90,6 +90,11 @@ export function hasUncommitted(root: string, path: string): boolean {
   return git(root, ['status', '--porcelain', '--untracked-files=all', '--', val(path, 'the path')]) !== '';
 }
 
+/** Whether git tracks the file `rel` (it is in the index: committed, or added). */
+export function isTracked(root: string, rel: string): boolean {
+  return gitSucceeds(root, ['ls-files', '--error-unmatch', '--', val(rel, 'the file')]);
+}
+
 /**
  * The upstream (`refs/remotes/origin/x`) of the local branch `branch`, or undefined without one.
  * Asked of for-each-ref with the full ref name, which never reads as an option — unlike
