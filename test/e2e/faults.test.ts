@@ -39,6 +39,7 @@ const NO_MOUNT = 'needs root and mount(8) for a tmpfs or bind mount';
 
 /** Whether this machine lets the tests run a process in a pid namespace of its own (root, unshare(1)). */
 const canUnshare = process.platform === 'linux' && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const NO_UNSHARE = 'needs root (or user namespaces) and unshare(1) for a pid namespace';
 
 const temps: string[] = [];
 afterEach(() => {
@@ -521,7 +522,15 @@ describe('the lock never changes hands while its holder lives', () => {
     const slow = spawn(process.execPath, [SOW, 'task', 'set', '--id', '020', 'metadata.slow', 'done'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: 'ignore' });
     children.push(slow);
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && slow.exitCode === null && !existsSync(lockPath)) await new Promise((r) => setTimeout(r, 2));
+    // Until the lock holds the writer's record (it is created first, then written).
+    const holds = () => {
+      try {
+        return readFileSync(lockPath, 'utf8').includes(`"pid":${slow.pid}`);
+      } catch {
+        return false;
+      }
+    };
+    while (Date.now() < deadline && slow.exitCode === null && !holds()) await new Promise((r) => setTimeout(r, 2));
     slow.kill('SIGSTOP');
     const held = readFileSync(lockPath, 'utf8');
     expect(held, 'the slow writer holds the lock').toContain(`"pid":${slow.pid}`);
@@ -603,7 +612,7 @@ describe('the lock never changes hands while its holder lives', () => {
     }
   }, 60_000);
 
-  it.skipIf(!canUnshare)('a sow holding the lock in a pid namespace of its own (unshare --pid) keeps it: the waiter waits, then both succeed', async () => {
+  it.skipIf(!canUnshare)(`a sow holding the lock in a pid namespace of its own (unshare --pid) keeps it: the waiter waits, then both succeed${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`, async () => {
     const repo = fresh();
     toExecuting(repo);
     // A ref whose fetch waits for the test: `sow refs update` holds the lock meanwhile, its event loop (and heartbeat) running.
