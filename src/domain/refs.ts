@@ -32,7 +32,7 @@ export function unsharedReason(source: string): string | undefined {
     return undefined;
   }
   if (scheme === 'file') return 'a file:// URL is a folder on this machine, so it is never shared';
-  if (scheme === 'http' || scheme === 'git') return `a ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
+  if (scheme === 'http' || scheme === 'git') return `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
   if (scheme !== undefined) return `sow shares only https:// and ssh:// sources, not ${scheme}://`;
   const scp = SCP_LIKE.exec(source);
   if (scp) return scp[1]!.startsWith('-') || scp[2]!.startsWith('-') ? `the host or user of '${source}' begins with '-', which ssh would read as an option` : undefined;

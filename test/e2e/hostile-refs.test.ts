@@ -28,10 +28,13 @@ const receivePack = (marker: string) => `--receive-pack=touch\${IFS}${marker};gi
 /** What the committed index may name: https URLs, which git here reads from the temp folder (url.<base>.insteadOf). */
 const SHARED_PREFIX = 'https://refs.example.invalid/';
 const sharedUrl = (dir: string) => `${SHARED_PREFIX}${relative(tmpdir(), dir)}`;
+/** The same over http://, which git here reads from the temp folder too. */
+const UNENCRYPTED_PREFIX = 'http://refs.example.invalid/';
 
 /** A cache of the test's own, beside the attacker's files, and git told where the https sources are. */
 function refsEnv(h: Hostile): Record<string, string> {
-  return { XDG_CACHE_HOME: join(dirname(h.sentinel), 'cache'), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${tmpdir()}/.insteadOf`, GIT_CONFIG_VALUE_0: SHARED_PREFIX };
+  const file = `url.file://${tmpdir()}/.insteadOf`;
+  return { XDG_CACHE_HOME: join(dirname(h.sentinel), 'cache'), GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: file, GIT_CONFIG_VALUE_0: SHARED_PREFIX, GIT_CONFIG_KEY_1: file, GIT_CONFIG_VALUE_1: UNENCRYPTED_PREFIX };
 }
 const cacheOf = (h: Hostile) => join(dirname(h.sentinel), 'cache', 'sow', 'refs');
 
@@ -206,9 +209,10 @@ describe('the committed refs index names only shared sources, and plain link nam
     const src = sourceRepo(h, 'ref-source');
     expect(ok(clone, ['refs', 'add', `file://${src}`, '--link', 'a'], { env }).stderr).toContain('(a file:// URL is a folder on this machine, so it is never shared)');
     expect(ok(clone, ['refs', 'add', h.sentinel, '--link', 'b'], { env }).stderr).toContain('(a local folder is a path on this machine, so it is never shared)');
+    expect(ok(clone, ['refs', 'add', `${UNENCRYPTED_PREFIX}${relative(tmpdir(), src)}`, '--link', 'u'], { env }).stderr).toContain('(an http:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead)');
     expect(ok(clone, ['refs', 'add', sharedUrl(src), '--link', 'c'], { env }).stderr).toContain('Recorded in .sow/refs/index.json');
     expect(JSON.parse(clone.read('.sow/refs/index.json')).refs.map((r: { link: string }) => r.link)).toEqual(['c']);
-    expect(JSON.parse(clone.read('.sow/refs/index.local.json')).refs.map((r: { link: string }) => r.link)).toEqual(['a', 'b']);
+    expect(JSON.parse(clone.read('.sow/refs/index.local.json')).refs.map((r: { link: string }) => r.link)).toEqual(['a', 'b', 'u']);
     // The local index is ignored by git: it never leaves this machine.
     expect(git(clone.dir, ['check-ignore', '.sow/refs/index.local.json'])).toBe('.sow/refs/index.local.json');
     h.untouched();
