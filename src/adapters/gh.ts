@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ExternalToolError, SowError } from '../domain/errors.js';
+import { argvOf, opt, val, type Arg, type ArgValue } from './argv.js';
 
 export class GhNotFoundError extends SowError {
   constructor() {
@@ -39,30 +40,38 @@ export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as con
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
 
-/** The argv of every gh call sow makes. */
+/**
+ * The argv of every gh call sow makes. Every value is joined to its flag (`--head=<branch>`):
+ * gh reads it as that flag's value whatever it begins with. Issue and pull-request numbers are
+ * positional values: a negative one (a flag to gh) is refused.
+ */
 export const GH_ARGS = {
-  issueList: (repo: string, o: IssueListOptions) => ['issue', 'list', '--repo', repo, '--state', o.state, ...(o.label ? ['--label', o.label] : []), '--limit', String(o.limit), '--json', ISSUE_FIELDS.join(',')],
-  issueView: (repo: string, n: number) => ['issue', 'view', String(n), '--repo', repo, '--json', ISSUE_VIEW_FIELDS.join(',')],
-  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', String(n), '--repo', repo],
-  issueLinkBranch: (repo: string, n: number, branch: string, base: string) => ['issue', 'develop', String(n), '--repo', repo, '--name', branch, '--base', base],
-  prForBranch: (repo: string, branch: string) => ['pr', 'list', '--repo', repo, '--head', branch, '--state', 'open', '--json', PR_FIELDS.join(',')],
+  issueList: (repo: string, o: IssueListOptions) => ['issue', 'list', opt('--repo', repo), opt('--state', o.state), ...(o.label ? [opt('--label', o.label)] : []), opt('--limit', String(o.limit)), opt('--json', ISSUE_FIELDS.join(','))],
+  issueView: (repo: string, n: number) => ['issue', 'view', num(n, 'the issue number'), opt('--repo', repo), opt('--json', ISSUE_VIEW_FIELDS.join(','))],
+  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', num(n, 'the issue number'), opt('--repo', repo)],
+  issueLinkBranch: (repo: string, n: number, branch: string, base: string) => ['issue', 'develop', num(n, 'the issue number'), opt('--repo', repo), opt('--name', branch), opt('--base', base)],
+  prForBranch: (repo: string, branch: string) => ['pr', 'list', opt('--repo', repo), opt('--head', branch), '--state=open', opt('--json', PR_FIELDS.join(','))],
   prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) =>
-    ['pr', 'create', '--repo', repo, '--head', o.head, '--base', o.base, '--title', o.title, '--body-file', o.bodyFile, ...(o.draft ? ['--draft'] : [])],
-  prReady: (repo: string, n: number) => ['pr', 'ready', String(n), '--repo', repo],
+    ['pr', 'create', opt('--repo', repo), opt('--head', o.head), opt('--base', o.base), opt('--title', o.title), opt('--body-file', o.bodyFile), ...(o.draft ? ['--draft'] : [])],
+  prReady: (repo: string, n: number) => ['pr', 'ready', num(n, 'the pull request number'), opt('--repo', repo)],
   /** The body comes on stdin (`--body-file -`). */
-  issueCreate: (repo: string, o: { title: string }) => ['issue', 'create', '--repo', repo, '--title', o.title, '--body-file', '-'],
-} as const;
+  issueCreate: (repo: string, o: { title: string }) => ['issue', 'create', opt('--repo', repo), opt('--title', o.title), '--body-file=-'],
+} as const satisfies Record<string, (...a: never[]) => readonly Arg[]>;
+
+/** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
+const num = (n: number, what: string): ArgValue => val(String(n), what);
 
 /** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
-export function gh(cwd: string, args: readonly string[], repo: string, input?: string): string {
-  const r = spawnSync('gh', args, { cwd, encoding: 'utf8', env: { ...process.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024, ...(input !== undefined ? { input } : {}) });
+export function gh(cwd: string, args: readonly Arg[], repo: string, input?: string): string {
+  const argv = argvOf('gh', args);
+  const r = spawnSync('gh', argv, { cwd, encoding: 'utf8', env: { ...process.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024, ...(input !== undefined ? { input } : {}) });
   if (r.error) {
     if ((r.error as NodeJS.ErrnoException).code === 'ENOENT') throw new GhNotFoundError();
     throw new ExternalToolError('gh', r.error.message);
   }
   // gh exits 4 when it needs a login.
   if (r.status === 4 || /gh auth login/.test(r.stderr ?? '')) throw new GhAuthError(repo);
-  if (r.status !== 0) throw new GhFailedError(args, (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.status}`);
+  if (r.status !== 0) throw new GhFailedError(argv, (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.status}`);
   return r.stdout;
 }
 
@@ -84,12 +93,12 @@ export function ghInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /** Runs gh with --json and parses what it printed. */
-export function ghJson(cwd: string, args: readonly string[], repo: string): unknown {
+export function ghJson(cwd: string, args: readonly Arg[], repo: string): unknown {
   const out = gh(cwd, args, repo);
   try {
     return JSON.parse(out);
   } catch {
-    throw new GhFailedError(args, `it printed no JSON: ${out.slice(0, 200)}`);
+    throw new GhFailedError(argvOf('gh', args), `it printed no JSON: ${out.slice(0, 200)}`);
   }
 }
 

@@ -1,54 +1,110 @@
-/** The git CLI, for the few commands that change the repository or ask it about history. */
-import { spawnSync } from 'node:child_process';
+/**
+ * The git CLI, for the few commands that change the repository or ask it about history. Every
+ * git sow runs goes through `run` here (or `gitAsync`), with an argv of literal words and values
+ * (adapters/argv.ts): a value never lands where git would read it as an option.
+ */
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
+import { argvOf, val, type Arg } from './argv.js';
+
+export { opt, val, type Arg } from './argv.js';
 
 interface RunOptions {
   input?: string;
   env?: Readonly<Record<string, string>>;
+  /** Git's own progress and messages to the terminal (stderr inherited) instead of captured. */
+  inheritStderr?: boolean;
 }
 
-function run(root: string, args: readonly string[], opts: RunOptions = {}) {
-  const result = spawnSync('git', args, {
+const notFound = (err: Error) => new ExternalToolError('git', (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : err.message, 'install git and make sure it is on PATH');
+
+function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
+  const argv = argvOf('git', args);
+  const result = spawnSync('git', argv, {
     cwd: root,
     encoding: 'utf8',
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+    ...(opts.inheritStderr ? { stdio: ['ignore', 'pipe', 'inherit'] as const } : {}),
     maxBuffer: 256 * 1024 * 1024,
   });
-  if (result.error) {
-    const code = (result.error as NodeJS.ErrnoException).code;
-    throw new ExternalToolError('git', code === 'ENOENT' ? 'not found on PATH' : result.error.message, 'install git and make sure it is on PATH');
-  }
-  return result;
+  if (result.error) throw notFound(result.error);
+  return { argv, status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
-export function git(root: string, args: readonly string[], opts: RunOptions = {}): string {
+export function git(root: string, args: readonly Arg[], opts: RunOptions = {}): string {
   const result = run(root, args, opts);
   if (result.status !== 0) {
-    throw new ExternalToolError('git', `'git ${args.join(' ')}' failed: ${(result.stderr || result.stdout).trim().split('\n').at(-1) ?? ''}`);
+    throw new ExternalToolError('git', `'git ${result.argv.join(' ')}' failed: ${(result.stderr || result.stdout).trim().split('\n').at(-1) ?? ''}`);
   }
   return result.stdout.trim();
 }
 
 /** Whether git runs `args` successfully (exit 0); for questions git answers with its exit code. */
-export function gitSucceeds(root: string, args: readonly string[]): boolean {
+export function gitSucceeds(root: string, args: readonly Arg[]): boolean {
   return run(root, args).status === 0;
 }
 
+export interface GitRun {
+  ok: boolean;
+  out: string;
+  err: string;
+}
+
+/** Runs git and says how it went, without throwing for a failure (the caller words it). */
+export function gitRun(cwd: string, args: readonly Arg[], opts: RunOptions = {}): GitRun {
+  const r = run(cwd, args, opts);
+  return { ok: r.status === 0, out: r.stdout.trim(), err: r.stderr.trim() };
+}
+
+/** gitRun without blocking: a fetch can take seconds, and a spinner must keep turning meanwhile. */
+export function gitRunAsync(cwd: string, args: readonly Arg[], opts: Pick<RunOptions, 'env'> = {}): Promise<GitRun> {
+  const argv = argvOf('git', args);
+  return new Promise((resolveRun) => {
+    const child = spawn('git', argv, { cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', (e) => resolveRun({ ok: false, out: '', err: e.message }));
+    child.on('close', (code) => resolveRun({ ok: code === 0, out: out.trim(), err: err.trim() }));
+  });
+}
+
+/** Whether `refs/heads/<branch>` has the file `path` (`refs/heads/…`: never an option). */
 export function branchHasFile(root: string, branch: string, path: string): boolean {
-  return gitSucceeds(root, ['cat-file', '-e', `refs/heads/${branch}:${path}`]);
+  return gitSucceeds(root, ['cat-file', '-e', val(`refs/heads/${branch}:${path}`, 'the branch and file')]);
 }
 
 export function isValidBranchName(root: string, branch: string): boolean {
-  return gitSucceeds(root, ['check-ref-format', '--branch', branch]);
+  // Git refuses a branch name that begins with '-' too; saying so here keeps it out of the argv.
+  if (branch.startsWith('-')) return false;
+  return gitSucceeds(root, ['check-ref-format', '--branch', val(branch, 'the branch name', 'user')]);
 }
 
 /** Whether `path` (a folder or file) has changes git has not committed, untracked files included. */
 export function hasUncommitted(root: string, path: string): boolean {
-  return git(root, ['status', '--porcelain', '--untracked-files=all', '--', path]) !== '';
+  return git(root, ['status', '--porcelain', '--untracked-files=all', '--', val(path, 'the path')]) !== '';
+}
+
+/** Whether git tracks the file `rel` (it is in the index: committed, or added). */
+export function isTracked(root: string, rel: string): boolean {
+  return gitSucceeds(root, ['ls-files', '--error-unmatch', '--', val(rel, 'the file')]);
+}
+
+/**
+ * The upstream (`refs/remotes/origin/x`) of the local branch `branch`, or undefined without one.
+ * Asked of for-each-ref with the full ref name, which never reads as an option — unlike
+ * `rev-parse <branch>@{upstream}`, which takes a branch named `--…` for one of its options.
+ */
+export function upstreamOf(root: string, branch: string): string | undefined {
+  const full = `refs/heads/${branch}`;
+  const out = git(root, ['for-each-ref', '--format=%(refname)%00%(upstream)', val(full, 'the branch')]);
+  const line = out.split('\n').map((l) => l.split('\0')).find(([ref]) => ref === full);
+  return line?.[1] || undefined;
 }
 
 /** The commit HEAD points at, or null in a repository without commits. */
@@ -82,8 +138,8 @@ export function worktreeTree(root: string, exclude: string): string {
       // No index yet (a repository without commits): start from an empty one.
     }
     const build = () => {
-      git(root, ['rm', '-r', '--cached', '--quiet', '--force', '--ignore-unmatch', '--', exclude], { env });
-      git(root, ['add', '--all', '--', '.', `:(exclude)${exclude}`], { env });
+      git(root, ['rm', '-r', '--cached', '--quiet', '--force', '--ignore-unmatch', '--', val(exclude, 'the folder left out')], { env });
+      git(root, ['add', '--all', '--', '.', val(`:(exclude)${exclude}`, 'the folder left out')], { env });
       return git(root, ['write-tree'], { env });
     };
     try {

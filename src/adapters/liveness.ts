@@ -1,9 +1,14 @@
 /**
  * Whether a process is still there: the lock holder, the `sow agent spawn` that owns a task. A
- * process is named by its pid, host, boot id and start time (Linux: /proc), so a pid reused by
- * another process, a zombie and a process of an earlier boot all count as gone.
+ * process is named by its pid, host, boot id, start time and pid namespace (Linux: /proc), so a
+ * pid reused by another process, a zombie and a process of an earlier boot all count as gone.
+ *
+ * A pid means something only in the pid namespace it was read in: a sow in a sandbox (bubblewrap,
+ * `unshare --pid`, a container sharing the folder) may be pid 1 or 7 there, which out here is
+ * another process or none. So a process of another namespace is never looked up by its pid:
+ * processGone cannot tell (undefined), and the lock judges it by its heartbeat instead.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 export interface ProcessRef {
@@ -13,6 +18,8 @@ export interface ProcessRef {
   boot?: string;
   /** Linux: the process's start time, in clock ticks since boot. */
   pstart?: number;
+  /** Linux: the pid namespace its pid belongs to (`pid:[4026531836]`), `unknown` when /proc did not say. */
+  pidns?: string;
 }
 
 function readOr(path: string): string | undefined {
@@ -24,6 +31,18 @@ function readOr(path: string): string | undefined {
 }
 
 export const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/random/boot_id') : undefined;
+
+/**
+ * Linux: this process's pid namespace. `unknown` when /proc does not say (a sandbox without it):
+ * then nobody can tell which namespace our pid belongs to, so nobody looks it up.
+ */
+export const PIDNS = process.platform === 'linux' ? (() => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return 'unknown';
+  }
+})() : undefined;
 
 /** A process's start time (clock ticks since boot) and whether it is a zombie, from /proc (Linux). */
 function procStat(pid: number): { start: number; zombie: boolean } | undefined {
@@ -38,7 +57,7 @@ const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : 
 
 /** This process, as others will look for it. */
 export function thisProcess(): ProcessRef {
-  return { pid: process.pid, host: hostname(), ...(BOOT !== undefined ? { boot: BOOT } : {}), ...(OWN_START !== undefined ? { pstart: OWN_START } : {}) };
+  return { pid: process.pid, host: hostname(), ...(BOOT !== undefined ? { boot: BOOT } : {}), ...(OWN_START !== undefined ? { pstart: OWN_START } : {}), ...(PIDNS !== undefined ? { pidns: PIDNS } : {}) };
 }
 
 export function processAlive(pid: number): boolean {
@@ -57,14 +76,23 @@ export function processRunning(pid: number): boolean {
   return processAlive(pid);
 }
 
+/** Whether `ref`'s pid can be looked up here: the same pid namespace, both known (or neither recorded, off Linux or by an older sow). */
+export function samePidNamespace(ref: ProcessRef): boolean {
+  if (ref.pidns === undefined) return true;
+  return ref.pidns !== 'unknown' && ref.pidns === PIDNS;
+}
+
 /**
  * Whether the process is certainly gone, as far as this host can tell; undefined when it cannot
- * tell (another host; or our own pid, which from another pid namespace may be someone else's).
+ * tell (another host; another pid namespace; or our own pid, which from a namespace of an older
+ * sow that did not record it may be someone else's).
  */
 export function processGone(ref: ProcessRef): boolean | undefined {
   if (ref.host !== hostname()) return undefined;
   if (ref.boot !== undefined && BOOT !== undefined && ref.boot !== BOOT) return true;
-  if (ref.pid === process.pid) return undefined;
+  if (!samePidNamespace(ref)) return undefined;
+  // Our own pid, recorded without its namespace (an older sow): it may be another namespace's.
+  if (ref.pid === process.pid && ref.pidns === undefined) return undefined;
   if (process.platform === 'linux') {
     const stat = procStat(ref.pid);
     if (stat === undefined) return !processAlive(ref.pid);

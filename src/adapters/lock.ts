@@ -5,16 +5,17 @@
  *
  * The lock changes hands only when its holder is gone — never because it is old. On this host the
  * holder is gone when its pid is not running, is a zombie, or belongs to another process now (a
- * different start time, or another boot). A holder this host cannot look at (another host on a
- * shared file system, or a pid equal to ours from another pid namespace) keeps the lock fresh by
- * touching it every second; it is gone when that heartbeat has stopped for HEARTBEAT_STALE_MS. A
+ * different start time, or another boot). A holder this host cannot look at — another host on a
+ * shared file system, or another pid namespace (a sandboxed agent: its pid 1 is someone else out
+ * here), told by the namespace recorded with the pid — keeps the lock fresh by touching it every
+ * second; it is gone when that heartbeat has stopped for HEARTBEAT_STALE_MS. A
  * stale lock is removed under a short second lock (`<lock>.takeover`), and only if it is still
  * byte-for-byte the lock judged stale.
  *
  * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
 import { closeSync, lstatSync, openSync, readFileSync, utimesSync } from 'node:fs';
-import { processGone, thisProcess } from './liveness.js';
+import { processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { hostname } from 'node:os';
 import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists, writeAll } from './fs-atomic.js';
@@ -50,6 +51,8 @@ interface Holder {
   /** Linux: /proc/sys/kernel/random/boot_id, and the process's start time in clock ticks since boot. */
   boot?: string;
   pstart?: number;
+  /** Linux: the pid namespace of `pid` (`pid:[4026531836]`); another one than ours is judged by the heartbeat. */
+  pidns?: string;
 }
 
 /** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
@@ -75,7 +78,7 @@ function releaseAllOnExit(): void {
 function holderGone(holder: Holder, path: string): boolean | undefined {
   // This process holds it (another wait of ours): not gone. Our own pid otherwise may be a
   // process of another pid namespace: only its heartbeat can tell (processGone says undefined).
-  if (holder.pid === process.pid && holder.host === hostname() && held.has(path)) return false;
+  if (holder.pid === process.pid && holder.host === hostname() && samePidNamespace(holder) && held.has(path)) return false;
   return processGone(holder);
 }
 
@@ -129,6 +132,7 @@ function readLock(path: string): LockInfo | undefined {
         ...(typeof p.command === 'string' ? { command: p.command } : {}),
         ...(typeof p.boot === 'string' ? { boot: p.boot } : {}),
         ...(typeof p.pstart === 'number' ? { pstart: p.pstart } : {}),
+        ...(typeof p.pidns === 'string' ? { pidns: p.pidns } : {}),
       };
     }
   } catch {
@@ -149,16 +153,20 @@ function isStale(path: string, info: LockInfo, now: number): boolean {
 
 function describeHolder(holder: Holder | undefined): string {
   if (!holder) return 'an unknown process';
-  return `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}${holder.command ? ` (${holder.command})` : ''}`;
+  const where = holder.host !== hostname() ? ` on ${holder.host}` : samePidNamespace(holder) ? '' : ' in another pid namespace';
+  return `pid ${holder.pid}${where}${holder.command ? ` (${holder.command})` : ''}`;
 }
 
 function timeout(path: string, info: LockInfo | undefined, timeoutMs: number): LockTimeoutError {
   const holder = info?.holder;
   const since = holder ? `, since ${new Date(holder.started).toISOString()}` : '';
   const elsewhere = holder && holder.host !== hostname();
+  const sandboxed = holder && !elsewhere && !samePidNamespace(holder);
   return new LockTimeoutError(path, `${describeHolder(holder)}${since}`, Math.round(timeoutMs / 100) / 10, elsewhere
     ? `it runs on ${holder.host}, which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after that host stops)`
-    : undefined);
+    : sandboxed
+      ? `it runs in another pid namespace (a sandbox or container), which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after it stops)`
+      : undefined);
 }
 
 /** What this process is doing, for whoever waits for its lock: `sow task set`. */
@@ -177,7 +185,7 @@ function ownCommand(): string {
  */
 function takeOver(path: string, staleRaw: string): void {
   const takeoverPath = `${path}.takeover`;
-  if (!tryCreate(takeoverPath, JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now() }))) {
+  if (!tryCreate(takeoverPath, JSON.stringify({ ...thisProcess(), started: Date.now() }))) {
     const other = readLock(takeoverPath);
     if (other && (heartbeatStopped(other.mtimeMs, Date.now(), TAKEOVER_STALE_MS) || (other.holder && holderGone(other.holder, takeoverPath) === true))) {
       unlinkIfExists(takeoverPath);
@@ -197,7 +205,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   releaseAllOnExit();
   const me = thisProcess();
-  const content = JSON.stringify({ pid: me.pid, host: me.host, started: Date.now(), command: ownCommand(), ...(me.boot !== undefined ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}) });
+  const content = JSON.stringify({ pid: me.pid, host: me.host, started: Date.now(), command: ownCommand(), ...(me.boot !== undefined ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}), ...(me.pidns !== undefined ? { pidns: me.pidns } : {}) });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;

@@ -4,13 +4,14 @@
  * machine, and its index (which commit each checkout is at, when it was fetched, which
  * repositories use it). The links in a repository's `.sow/refs/` point in here.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { cpSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { basename, join, resolve, sep } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
+import { confine, readRegular, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
 export const refsCacheDir = (env: NodeJS.ProcessEnv = process.env) => join(cacheDir(env), 'refs');
 
@@ -31,18 +32,54 @@ interface CacheIndex {
 
 const indexFile = () => join(refsCacheDir(), 'index.json');
 
+/** 16 MiB: an entry is a few hundred bytes, and there is one per source and branch. */
+const CACHE_INDEX_LIMITS: ReadLimits = { max: 16 * 1024 * 1024, what: "sow's cache index", why: 'it holds a few hundred bytes per checkout' };
+const KEY = /^[A-Za-z0-9._-]{1,64}-[0-9a-f]{10}$/;
+const isStr = (x: unknown): x is string => typeof x === 'string';
+
+/** One entry as sow writes it, or undefined (dropped: the index is a cache, rebuilt as refs are used). */
+function entryOf(raw: unknown): CacheEntry | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const e = raw as Record<string, unknown>;
+  if (!isStr(e['source']) || !(e['branch'] === null || isStr(e['branch'])) || (e['kind'] !== 'git' && e['kind'] !== 'copy') || !(e['sha'] === null || isStr(e['sha'])) || !isStr(e['fetched_at'])) return undefined;
+  const users = Array.isArray(e['users']) ? e['users'].filter(isStr) : [];
+  return { source: e['source'], branch: e['branch'] as string | null, kind: e['kind'], sha: e['sha'] as string | null, fetched_at: e['fetched_at'], users };
+}
+
+/**
+ * The cache index, read as untrusted: a regular file (never through a link), at most 16 MiB,
+ * only entries of the shape sow writes under keys sow makes. Anything else — missing, too large,
+ * not JSON — reads as empty, and the next write replaces it: the checkouts themselves are the truth.
+ */
 export function readCacheIndex(): CacheIndex {
+  const entries: Record<string, CacheEntry> = {};
   try {
-    const data = JSON.parse(readFileSync(indexFile(), 'utf8')) as CacheIndex;
-    if (data.format === 1 && data.entries && typeof data.entries === 'object') return data;
+    const data = JSON.parse(readRegular(indexFile(), indexFile(), CACHE_INDEX_LIMITS) ?? '') as { format?: unknown; entries?: unknown };
+    if (data.format === 1 && typeof data.entries === 'object' && data.entries !== null) {
+      for (const [key, raw] of Object.entries(data.entries)) {
+        const entry = KEY.test(key) ? entryOf(raw) : undefined;
+        if (entry) entries[key] = entry;
+      }
+    }
   } catch {
     // none yet, or unreadable: it is rebuilt from what the checkouts say
   }
-  return { format: 1, entries: {} };
+  return { format: 1, entries };
 }
 
 export function writeCacheIndex(index: CacheIndex): void {
   writeFileAtomic(indexFile(), `${JSON.stringify(index, null, 2)}\n`, { durable: false });
+}
+
+/**
+ * sow's cache of refs as an area (confine.ts): every path sow makes, removes or links to in it
+ * must stay inside, whatever links lie on the way. The folder itself is the user's own choice
+ * (XDG_CACHE_HOME), so it is resolved once and trusted.
+ */
+export function cacheArea(): Area {
+  const dir = refsCacheDir();
+  mkdirSync(dir, { recursive: true });
+  return { base: realpathSync.native(dir), name: "sow's cache of refs", shown: `${dir}${sep}` };
 }
 
 /** The cache folder of a source and branch: readable, and unique (a hash of both). */
@@ -52,32 +89,25 @@ export function cacheKey(source: string, branch: string | null): string {
   return `${readable || 'ref'}-${hash}`;
 }
 
-export const checkoutDir = (key: string) => join(refsCacheDir(), 'repos', key);
+/** The checkout of `key` in the cache (`repos/<key>`), confined to the cache. Throws PathEscapeError. */
+export const checkoutDir = (key: string) => confine(cacheArea(), `repos/${key}`);
 
-interface GitRun {
-  ok: boolean;
-  out: string;
-  err: string;
+/**
+ * A checkout as an area of its own: a ref's `--path` must stay inside the checkout it names, so
+ * a link the source carries (`docs -> /home/me`) never makes `.sow/refs/<link>` lead elsewhere.
+ */
+export function checkoutArea(dir: string): Area {
+  let base = dir;
+  try {
+    base = realpathSync.native(dir);
+  } catch {
+    // not there yet (before the clone): nothing in it to follow
+  }
+  return { base, name: `its checkout in sow's cache (${dir})`, shown: `${dir}${sep}` };
 }
 
-function gitIn(cwd: string, args: readonly string[], opts: { progress?: boolean } = {}): GitRun {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', opts.progress ? 'inherit' : 'pipe'] });
-  if (r.error) throw new ExternalToolError('git', (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : r.error.message, 'install git and make sure it is on PATH');
-  return { ok: r.status === 0, out: (r.stdout ?? '').trim(), err: (r.stderr ?? '').trim() };
-}
-
-/** gitIn without blocking: a fetch can take seconds, and a spinner must keep turning meanwhile. */
-function gitAsync(cwd: string, args: readonly string[]): Promise<GitRun> {
-  return new Promise((resolveRun) => {
-    const child = spawn('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', (e) => resolveRun({ ok: false, out: '', err: e.message }));
-    child.on('close', (code) => resolveRun({ ok: code === 0, out: out.trim(), err: err.trim() }));
-  });
-}
+const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
+const gitIn = (cwd: string, args: readonly Arg[], opts: { progress?: boolean } = {}) => gitRun(cwd, args, { env: NO_PROMPT, ...(opts.progress ? { inheritStderr: true } : {}) });
 
 const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
 
@@ -94,10 +124,13 @@ export function ensureClone(key: string, source: string, branch: string | null, 
   const dir = checkoutDir(key);
   if (existsSync(join(dir, '.git'))) return { dir, sha: headOf(dir), cloned: false };
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(refsCacheDir(), 'repos'), { recursive: true });
+  mkdirSync(confine(cacheArea(), 'repos'), { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  const r = gitIn(refsCacheDir(), ['clone', progress ? '--progress' : '--quiet', ...(branch ? ['--branch', branch] : []), '--', source, tmp], { progress });
+  // The source and branch may come from the committed index: after `--`, and joined to --branch.
+  // core.symlinks=false: a link the source carries is checked out as a small file holding its
+  // text, never as a link agents would follow out of the cache (to ~/.ssh, say).
+  const r = gitIn(refsCacheDir(), ['clone', progress ? '--progress' : '--quiet', '--config=core.symlinks=false', ...(branch ? [opt('--branch', branch)] : []), '--', val(source, "the ref's source"), val(tmp, 'the folder')], { progress });
   if (!r.ok) {
     rmSync(tmp, { recursive: true, force: true });
     throw new ExternalToolError('git', `cannot clone ${source}${branch ? ` (branch ${branch})` : ''}: ${lastLine(r.err) || 'git clone failed'}`, 'check the URL and that you can reach it (git clone it by hand to see why)');
@@ -129,7 +162,8 @@ export type Freshness = { state: 'current' | 'behind' | 'ahead' | 'diverged'; be
 export async function fetchAndCompare(dir: string, branch: string | null): Promise<Freshness> {
   // Without a branch named, the one the clone checked out (the source's default then).
   const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');
-  const fetched = await gitAsync(dir, ['fetch', '--quiet', 'origin', name]);
+  // The name may be the source's own default branch (a remote's choice) or the index's: after `--`.
+  const fetched = await gitRunAsync(dir, ['fetch', '--quiet', '--', 'origin', val(name, "the ref's branch", 'remote')], { env: NO_PROMPT });
   if (!fetched.ok) return { state: 'offline', reason: (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(/^fatal:\s*/, '') || 'git fetch failed' };
   const counts = gitIn(dir, ['rev-list', '--left-right', '--count', 'HEAD...FETCH_HEAD']);
   const remote = gitIn(dir, ['rev-parse', 'FETCH_HEAD']).out;
@@ -146,12 +180,6 @@ export function localChanges(dir: string): string[] {
 /** Fast-forwards the checkout to what was fetched; false when it cannot (diverged). */
 export function fastForward(dir: string): boolean {
   return gitIn(dir, ['merge', '--ff-only', '--quiet', 'FETCH_HEAD']).ok;
-}
-
-/** Whether `target` is inside `base` (both resolved). */
-export function inside(base: string, target: string): boolean {
-  const rel = relative(resolve(base), resolve(target));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 export type LinkState = 'ok' | 'missing' | 'broken' | 'elsewhere';
@@ -199,6 +227,6 @@ export function removeLink(path: string): void {
 }
 
 export function removeCheckout(key: string): void {
-  const dir = checkoutDir(key);
-  if (inside(refsCacheDir(), dir) && dir !== refsCacheDir() && dir.includes(`${sep}repos${sep}`)) rmSync(dir, { recursive: true, force: true });
+  // checkoutDir confines it to the cache: no link on the way leads the removal out.
+  rmSync(checkoutDir(key), { recursive: true, force: true });
 }

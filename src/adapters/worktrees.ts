@@ -2,11 +2,9 @@
  * Git worktrees, through the git CLI (argv arrays): the checkouts of one repository, read from
  * `git worktree list --porcelain`, and adding, removing and pruning them.
  */
-import { spawnSync } from 'node:child_process';
 import { rmdirSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { ExternalToolError } from '../domain/errors.js';
-import { git } from './git.js';
+import { git, val } from './git.js';
 
 export interface Worktree {
   /** Absolute path, as git records it. */
@@ -48,15 +46,16 @@ export function listWorktrees(root: string): Worktree[] {
  * created from `base`. Git's progress and messages go to stderr only when `progress` is set.
  */
 export function addWorktree(root: string, path: string, branch: string, create: { base: string } | undefined): void {
-  const args = create ? ['worktree', 'add', '-b', branch, path, create.base] : ['worktree', 'add', path, branch];
-  const r = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
-  if (r.error) throw new ExternalToolError('git', (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : r.error.message, 'install git and make sure it is on PATH');
-  if (r.status !== 0) throw new ExternalToolError('git', `'git ${args.join(' ')}' failed: ${lastLine(r.stderr || r.stdout)}`);
+  // The path and the branch or base after `--`; the new branch's name follows -b, where git has
+  // no `--` for it: refused when it begins with '-' (the caller has checked it is a branch name).
+  git(root, create
+    ? ['worktree', 'add', '-b', val(branch, 'the branch', 'user'), '--', val(path, 'the folder'), val(create.base, 'the base', 'user')]
+    : ['worktree', 'add', '--', val(path, 'the folder'), val(branch, 'the branch', 'user')]);
 }
 
 /** `git worktree remove [--force --force] <path>` (twice forced: also a locked one). */
 export function removeWorktree(root: string, path: string, force: boolean): void {
-  git(root, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), path]);
+  git(root, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), '--', val(path, 'the folder')]);
 }
 
 /** `git worktree prune`: drops the records of worktrees whose folders are gone. */
@@ -80,5 +79,3 @@ export function removeEmptyFolders(path: string, stop: string): void {
     }
   }
 }
-
-const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';

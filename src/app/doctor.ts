@@ -15,7 +15,7 @@ import type { Executor } from '../adapters/executors/types.js';
 import { executorOf } from '../adapters/executors/table.js';
 import { fileExists } from '../adapters/files.js';
 import { GhNotFoundError, ghInstalled } from '../adapters/gh.js';
-import { git, gitSucceeds } from '../adapters/git.js';
+import { git, gitSucceeds, val } from '../adapters/git.js';
 import { inspectLock, removeStaleLock } from '../adapters/lock.js';
 import { firstLine, probe } from '../adapters/probe.js';
 import { findOnPath } from '../adapters/process-runner.js';
@@ -181,7 +181,7 @@ function gitignoreCheck(root: string): Finding {
       fix: 'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
     };
   }
-  const seen = RUNTIME_SAMPLES.filter((p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', p]));
+  const seen = RUNTIME_SAMPLES.filter((p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]));
   if (seen.length) {
     return {
       id: 'gitignore',

@@ -11,7 +11,7 @@ import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
 import { newestEvidence } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
-import { git, gitSucceeds } from '../adapters/git.js';
+import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
@@ -294,8 +294,9 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
   const base = project.base_branch;
   if (!base) throw new UsageError('the project has no base branch to open the pull request into', "set it: 'sow project set base_branch main'");
   let pushed = false;
-  if (!gitSucceeds(root, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', `${project.branch}@{upstream}`])) {
-    git(root, ['push', '--quiet', '--set-upstream', 'origin', project.branch]);
+  // The branch comes from the project's state file: after `--`, where git never reads an option.
+  if (upstreamOf(root, project.branch) === undefined) {
+    git(root, ['push', '--quiet', '--set-upstream', '--', 'origin', val(project.branch, "the project's branch")]);
     pushed = true;
   }
   const body = pullRequestBody(project, tasks);

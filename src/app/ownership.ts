@@ -10,13 +10,14 @@ import { isFinished } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
 
 /**
- * Whether the owner still works on the task. A worker on another host cannot be looked at from
- * here: it counts as alive (pass --force to take over).
+ * Whether the owner still works on the task. A worker on another host, or in another pid
+ * namespace (a sandbox: its pid means another process out here), cannot be looked at from here:
+ * it counts as alive (pass --force to take over). Its pid is never looked up.
  */
 export function ownerLive(owner: Owner, now = Date.now()): boolean {
   if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > now;
   if (owner.pid === undefined || owner.host === undefined) return false;
-  return processGone({ pid: owner.pid, host: owner.host, ...(owner.boot ? { boot: owner.boot } : {}), ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}) }) !== true;
+  return processGone({ pid: owner.pid, host: owner.host, ...(owner.boot ? { boot: owner.boot } : {}), ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}), ...(owner.pidns !== undefined ? { pidns: owner.pidns } : {}) }) !== true;
 }
 
 /** The task's owner when it still lives. */
@@ -37,7 +38,7 @@ export function takeOver(task: TaskState): TaskState {
 /** The owner record of a worker that this process (`sow agent spawn|resume`) waits for. */
 export function workerOwner(agentId: string, session: string | undefined, now: string): Owner {
   const me = thisProcess();
-  return { kind: 'worker', by: agentId, ...(session ? { session } : {}), pid: me.pid, host: me.host, ...(me.boot ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}), since: now };
+  return { kind: 'worker', by: agentId, ...(session ? { session } : {}), pid: me.pid, host: me.host, ...(me.boot ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}), ...(me.pidns !== undefined ? { pidns: me.pidns } : {}), since: now };
 }
 
 /**

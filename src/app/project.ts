@@ -5,7 +5,7 @@ import { advance } from '../domain/lifecycle.js';
 import { checkProjectName, initialProject, PROJECT_FIELDS } from '../domain/project.js';
 import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import type { HistoryEntry, ProjectState } from '../domain/schemas.js';
-import { branchHasFile, git, hasUncommitted, isValidBranchName } from '../adapters/git.js';
+import { branchHasFile, git, hasUncommitted, isValidBranchName, val } from '../adapters/git.js';
 import { branchCreatedFrom, branchExists, head } from '../adapters/repo.js';
 import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
@@ -89,10 +89,12 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
         throw new ProjectExistsError(`branch '${target}' already has a project, committed there`,
           `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`, { project_branch: target });
       }
+      // `target` passed isValidBranchName, so it does not begin with '-'; git has no `--` before
+      // a branch to check out (after it come paths), so a name that did would be refused.
       if (branchExists(root, target)) {
-        git(root, ['checkout', '--quiet', target]);
+        git(root, ['checkout', '--quiet', val(target, 'the branch', 'user'), '--']);
       } else {
-        git(root, ['checkout', '--quiet', '-b', target]);
+        git(root, ['checkout', '--quiet', '-b', val(target, 'the branch', 'user')]);
         createdBranch = true;
       }
       switchedBranch = true;

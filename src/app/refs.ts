@@ -2,17 +2,24 @@
  * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git
  * repositories or local folders, cloned once into the user's cache and linked into each
  * repository as `.sow/refs/<link>`. Two indexes: `.sow/refs/index.json`, committed, says what the
- * team uses (link, source, branch, path, description, semantic, tags — never a local path);
- * `.sow/refs/index.local.json`, ignored, holds this machine's own refs. The cache keeps which
- * commit each checkout is at and who uses it. The links themselves are ignored by git and rebuilt
- * by `sow refs init`.
+ * team uses (link, source, branch, path, description, semantic, tags); `.sow/refs/index.local.json`,
+ * ignored, holds this machine's own refs. The cache keeps which commit each checkout is at and who
+ * uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
+ *
+ * The committed index comes with the repository, so it is read as a claim: it may name only
+ * https:// and ssh:// sources (domain/refs.ts), never a folder of this machine; a local index that
+ * is committed is refused; link names are plain names; `.sow/refs/` is a real folder; and a ref's
+ * path stays inside its checkout, which stays inside the cache (checked on every use).
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidValueError, SowError, StateFileError, UsageError } from '../domain/errors.js';
+import { linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
+import { confine, existingRealFolder, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
 import { pathExists, readFileIfExists } from '../adapters/files.js';
+import { isTracked } from '../adapters/git.js';
 import {
-  cacheKey, checkoutDir, copyFolder, ensureClone, fastForward, fetchAndCompare, headOf, inside, isGitFolder, linkState, localChanges,
+  cacheKey, checkoutArea, checkoutDir, copyFolder, ensureClone, fastForward, fetchAndCompare, headOf, isGitFolder, linkState, localChanges,
   makeLink, readCacheIndex, removeCheckout, removeLink, writeCacheIndex, type CacheEntry, type Freshness, type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
@@ -54,13 +61,42 @@ export class RefNotFoundError extends SowError {
   }
 }
 
-const LINK = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-const RESERVED = new Set(['index.json', 'index.local.json', '.gitignore', '.gitkeep']);
+/** A committed entry whose source is not a shared remote (a folder of this machine): refused, never copied or linked. */
+export class RefSourceNotSharedError extends SowError {
+  constructor(index: number, link: string, source: string, why: string) {
+    super('REF_SOURCE_NOT_SHARED', 'state',
+      `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only https:// and ssh:// sources`,
+      `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow put it in front of your agents`,
+      { file: COMMITTED, field: `refs.${index}.source`, link, source });
+  }
+}
 
-/** Reads one index strictly: a file sow cannot read is refused, not overwritten. */
+/** The local index committed: it is this machine's own, so one that came with a repository is a claim, not the person's. */
+export class LocalIndexCommittedError extends SowError {
+  constructor() {
+    super('REF_LOCAL_INDEX_COMMITTED', 'state',
+      `${LOCAL} is committed to this repository, but it is this machine's own index and never shared`,
+      `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
+      { file: LOCAL });
+  }
+}
+
+/** A ref whose --path leads out of its checkout in the cache, through a link the source carries. */
+export class RefPathEscapeError extends SowError {
+  constructor(link: string, path: string, cause: PathEscapeError) {
+    const d = cause.details ?? {};
+    super('REF_PATH_ESCAPES', 'state',
+      `ref '${link}': its path '${path}' leads out of the source's checkout${typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : ''}; sow will not link .sow/refs/${link} there`,
+      `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add it again with another --path), or the whole source`,
+      { link, path, ...d });
+  }
+}
+
+/** Reads one index strictly: a file sow cannot read is refused, not overwritten. The committed one names only shared sources. */
 function readIndex(root: string, rel: string): RefEntry[] {
   const text = readFileIfExists(root, rel);
   if (text === undefined) return [];
+  if (rel === LOCAL && isTracked(root, LOCAL)) throw new LocalIndexCommittedError();
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -77,7 +113,8 @@ function readIndex(root: string, rel: string): RefEntry[] {
       return e[k] as string;
     };
     const link = str('link', true)!;
-    if (!LINK.test(link)) throw new StateFileError(rel, `'${link}' is not a link name`, `refs.${i}.link`);
+    const badLink = linkProblem(link);
+    if (badLink) throw new StateFileError(rel, `'${link}' is not a link name: expected ${badLink}`, `refs.${i}.link`);
     const semantic = e['semantic'] ?? 'knowledge';
     if (!SEMANTICS.includes(semantic as Semantic)) throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
     const tags = e['tags'] ?? [];
@@ -87,9 +124,20 @@ function readIndex(root: string, rel: string): RefEntry[] {
       const v = str(k);
       if (v !== undefined) entry[k] = v;
     }
+    if (rel === COMMITTED) {
+      const why = unsharedReason(entry.source);
+      if (why !== undefined) throw new RefSourceNotSharedError(i, link, entry.source, why);
+    }
+    if (entry.path !== undefined && normalRelative(entry.path) === undefined) throw new StateFileError(rel, `'${entry.path}' is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
     return entry;
   });
 }
+
+/** Whether the absolute path `target` is `base` or inside it. */
+const isInside = (base: string, target: string) => {
+  const rel = relative(resolve(base), resolve(target));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
 
 const renderIndex = (refs: readonly RefEntry[]) => `${JSON.stringify({ version: 1, refs }, null, 2)}\n`;
 
@@ -98,23 +146,49 @@ interface Indexes {
   local: RefEntry[];
 }
 
-const readIndexes = (root: string): Indexes => ({ committed: readIndex(root, COMMITTED), local: readIndex(root, LOCAL) });
+/** Both indexes; `.sow/refs/` must be a real folder (a clone may carry a link there, to make sow link and remove elsewhere). */
+function readIndexes(root: string): Indexes {
+  if (existingRefsFolder(root) === undefined) return { committed: [], local: [] };
+  return { committed: readIndex(root, COMMITTED), local: readIndex(root, LOCAL) };
+}
 const allRefs = (ix: Indexes) => [...ix.committed.map((r) => ({ ...r, local: false })), ...ix.local.map((r) => ({ ...r, local: true }))];
 
-/** A git URL (https, ssh, scp-like, file://), or a local folder. */
-export function sourceKind(source: string): 'git' | 'folder' {
-  return /^(https?|ssh|git|file):\/\//.test(source) || /^[^/\s]+@[^:\s]+:/.test(source) ? 'git' : 'folder';
+/** Where a ref's files are in the cache: the checkout, or the folder `path` inside it. */
+interface Place {
+  key: string;
+  dir: string;
+  target: string;
+  kind: 'git' | 'copy';
 }
 
-/** Where a ref's files are in the cache: the checkout, or the folder `path` inside it. */
-function placeOf(ref: RefEntry): { key: string; dir: string; target: string; kind: 'git' | 'copy' } {
+/**
+ * Where a ref's files are in the cache. Every path is confined: the checkout to the cache, the
+ * ref's `path` to its checkout (a link the source carries may not lead out of it) — checked each
+ * time, so a link that appeared in the cache since is refused too. Throws RefPathEscapeError.
+ */
+function placeOf(ref: RefEntry): Place {
   const folder = sourceKind(ref.source) === 'folder';
   const kind = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
   const key = cacheKey(ref.source, ref.branch ?? null);
   const dir = checkoutDir(key);
-  const target = ref.path ? resolve(dir, ref.path) : dir;
-  return { key, dir, target, kind };
+  return { key, dir, target: targetOf(ref, dir), kind };
 }
+
+function targetOf(ref: RefEntry, dir: string): string {
+  if (!ref.path) return dir;
+  try {
+    return confine(checkoutArea(dir), ref.path, { source: `ref '${ref.link}'` });
+  } catch (err) {
+    if (err instanceof PathEscapeError) throw new RefPathEscapeError(ref.link, ref.path, err);
+    throw err;
+  }
+}
+
+/** `.sow/refs/`, a real folder (made if missing; never a link): links are made and removed only there. */
+const refsFolder = (root: string) => realFolder(repoArea(root), REFS_DIR);
+const existingRefsFolder = (root: string) => existingRealFolder(repoArea(root), REFS_DIR);
+/** `.sow/refs/<link>` (a plain name, checked when the index was read). */
+const linkPath = (root: string, link: string) => join(refsFolder(root), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
 function materialize(root: string, ref: RefEntry, progress: boolean): { target: string; sha: string | null; cloned: boolean } {
@@ -129,14 +203,15 @@ function materialize(root: string, ref: RefEntry, progress: boolean): { target: 
     copyFolder(place.key, ref.source);
     cloned = true;
   }
-  if (!inside(place.dir, place.target)) throw new InvalidValueError('--path', ref.path ?? '', 'a folder or file inside the source');
-  if (!pathExists(place.target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
+  // Again now that the checkout is there: its links are what the path may go through.
+  const target = targetOf(ref, place.dir);
+  if (!pathExists(target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
   const index = readCacheIndex();
   const before = index.entries[place.key];
   const users = [...new Set([...(before?.users ?? []), root])];
   index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? new Date().toISOString() : before.fetched_at, users };
   writeCacheIndex(index);
-  return { target: place.target, sha, cloned };
+  return { target, sha, cloned };
 }
 
 function ensureGitignore(tx: Transaction, root: string): void {
@@ -154,11 +229,12 @@ export interface AddRefOptions {
   progress: boolean;
 }
 
-export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; sha: string | null }> {
-  if (!LINK.test(o.link) || RESERVED.has(o.link)) throw new InvalidValueError('--link', o.link, 'a name of lower-case letters, digits, dots, dashes and underscores (at most 64)');
+export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; why_local?: string; sha: string | null }> {
+  const badLink = linkProblem(o.link);
+  if (badLink) throw new InvalidValueError('--link', o.link, badLink);
   const semantic = o.semantic ?? 'knowledge';
   if (!SEMANTICS.includes(semantic as Semantic)) throw new InvalidValueError('--semantic', semantic, SEMANTICS.join(' or '));
-  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..'))) throw new InvalidValueError('--path', o.path, 'a path inside the source, relative to its top');
+  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined)) throw new InvalidValueError('--path', o.path, 'a path inside the source, relative to its top');
   return withWorkspaceLock(cwd, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === o.link);
@@ -166,22 +242,25 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
     if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
-    if (folder && inside(root, source)) throw new UsageError(`${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
-    // A folder is a path on this machine: it never goes into the committed index.
-    const local = o.local === true || folder;
+    if (folder && isInside(root, source)) throw new UsageError(`${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
+    // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine,
+    // a file:// or an unencrypted URL stays in the local one.
+    const whyLocal = unsharedReason(source);
+    const local = o.local === true || whyLocal !== undefined;
     const tags = (o.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean);
     const ref: RefEntry = {
       link: o.link, source, semantic: semantic as Semantic, tags,
       ...(o.branch ? { branch: o.branch } : {}), ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}), ...(o.description ? { description: o.description } : {}),
     };
     const m = materialize(root, ref, o.progress);
-    const via = makeLink(join(root, REFS_DIR, o.link), m.target);
+    const via = makeLink(linkPath(root, o.link), m.target);
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
     if (local) tx.write(LOCAL, renderIndex([...ix.local, ref]));
     else tx.write(COMMITTED, renderIndex([...ix.committed, ref]));
     tx.commit();
-    return { ref, local, link: `${REFS_DIR}/${o.link}`, target: m.target, via, forcedLocal: folder && o.local !== true, sha: m.sha };
+    const forcedLocal = whyLocal !== undefined && o.local !== true;
+    return { ref, local, link: `${REFS_DIR}/${o.link}`, target: m.target, via, forcedLocal, ...(forcedLocal ? { why_local: whyLocal } : {}), sha: m.sha };
   });
 }
 
@@ -197,11 +276,14 @@ export async function listRefs(cwd: string): Promise<RefInfo[]> {
 
 /** Each ref of the repository at `root`, whether its link works, and what the cache holds of it; reads only. */
 export function refInfos(root: string): RefInfo[] {
+  const refs = allRefs(readIndexes(root));
+  if (refs.length === 0) return [];
   const cache = readCacheIndex();
-  return allRefs(readIndexes(root)).map((r) => {
+  const folder = existingRefsFolder(root);
+  return refs.map((r) => {
     const place = placeOf(r);
     const c = cache.entries[place.key];
-    return { ...r, link_state: linkState(join(root, REFS_DIR, r.link), place.target), cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null };
+    return { ...r, link_state: folder === undefined ? 'missing' : linkState(join(folder, r.link), place.target), cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null };
   });
 }
 
@@ -273,13 +355,13 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
       const place = placeOf(r);
       if (place.kind === 'copy') {
         copyFolder(place.key, r.source);
-        makeLink(join(root, REFS_DIR, r.link), place.target);
+        makeLink(linkPath(root, r.link), targetOf(r, place.dir));
         out.push({ link: r.link, result: 'recopied' });
         continue;
       }
       if (!isGitFolder(place.dir)) {
         const m = materialize(root, r, progress);
-        makeLink(join(root, REFS_DIR, r.link), m.target);
+        makeLink(linkPath(root, r.link), m.target);
         out.push({ link: r.link, result: 'cloned', to: m.sha });
         continue;
       }
@@ -311,24 +393,25 @@ export async function removeRef(cwd: string, link: string, pruneCache: boolean):
   return withWorkspaceLock(cwd, async (root) => {
     const ix = readIndexes(root);
     const [ref] = select(allRefs(ix), link);
-    const place = placeOf(ref!);
-    removeLink(join(root, REFS_DIR, link));
+    // Its cache key only: a ref is removed even when its path no longer leads where it may.
+    const key = cacheKey(ref!.source, ref!.branch ?? null);
+    removeLink(linkPath(root, link));
     const tx = new Transaction(root);
     if (ref!.local) tx.write(LOCAL, renderIndex(ix.local.filter((r) => r.link !== link)));
     else tx.write(COMMITTED, renderIndex(ix.committed.filter((r) => r.link !== link)));
     tx.commit();
     // Other refs of this repository may share the checkout (another --path of the same source).
-    const stillHere = allRefs(readIndexes(root)).some((r) => placeOf(r).key === place.key);
+    const stillHere = allRefs(readIndexes(root)).some((r) => cacheKey(r.source, r.branch ?? null) === key);
     const index = readCacheIndex();
-    const c = index.entries[place.key];
+    const c = index.entries[key];
     let pruned = false;
     let users = 0;
     if (c) {
       c.users = stillHere ? c.users : c.users.filter((u) => u !== root);
       users = c.users.length;
       if (pruneCache && users === 0) {
-        removeCheckout(place.key);
-        delete index.entries[place.key];
+        removeCheckout(key);
+        delete index.entries[key];
         pruned = true;
       }
       writeCacheIndex(index);
@@ -341,12 +424,14 @@ export async function removeRef(cwd: string, link: string, pruneCache: boolean):
 export async function refsInit(cwd: string, progress: boolean): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
   return withWorkspaceLock(cwd, async (root) => {
     const out: { link: string; cloned: boolean; via: 'link' | 'copy' }[] = [];
+    // The indexes first: one sow refuses leaves everything as it was.
+    const refs = allRefs(readIndexes(root));
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
     tx.commit();
-    for (const r of allRefs(readIndexes(root))) {
+    for (const r of refs) {
       const m = materialize(root, r, progress);
-      out.push({ link: r.link, cloned: m.cloned, via: makeLink(join(root, REFS_DIR, r.link), m.target) });
+      out.push({ link: r.link, cloned: m.cloned, via: makeLink(linkPath(root, r.link), m.target) });
     }
     return out;
   });

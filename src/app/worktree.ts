@@ -7,7 +7,7 @@
 import { join, relative, sep } from 'node:path';
 import { InvalidValueError, SowError, UsageError } from '../domain/errors.js';
 import { isFinished } from '../domain/tasks.js';
-import { gitSucceeds, isValidBranchName } from '../adapters/git.js';
+import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
@@ -108,16 +108,20 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
   const exists = branchExists(main, branch);
   if (exists && from !== undefined) throw new UsageError(`branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`);
-  const base = from ?? currentBranch(here) ?? head(here).commit;
+  const current = currentBranch(here);
+  const base = from ?? current ?? head(here).commit;
+  // The branch checked out is named to git by its full ref: a clone may bring one named '-…',
+  // which as it is would be an option. What --from names may be any commit, so it is refused then.
+  const baseRef = from === undefined && current !== undefined ? `refs/heads/${current}` : base;
   if (!exists) {
-    if (!base) throw new UsageError('there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
-    if (!gitSucceeds(main, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
+    if (!base || !baseRef) throw new UsageError('there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
+    if (baseRef.startsWith('-') || !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
   }
   const path = worktreePlace(main, branch);
   if (fileExists(main, relative(main, path))) throw new UsageError(`${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`);
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
-  addWorktree(main, path, branch, exists ? undefined : { base: base! });
+  addWorktree(main, path, branch, exists ? undefined : { base: baseRef! });
   // A branch without sow committed gets a workspace of its own, as 'sow init' would make it.
   const initialised = !fileExists(path, '.sow/.version');
   if (initialised) initWorkspace(path);

@@ -22,7 +22,7 @@ export default function register(program: Command): void {
 
   refs
     .command('add')
-    .description('Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>')
+    .description('Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index')
     .argument('<source>')
     .requiredOption('--link <name>', 'its name under .sow/refs/')
     .option('--path <subdir>', 'link only this folder (or file) of the source')
@@ -38,7 +38,7 @@ export default function register(program: Command): void {
         data: r,
         text: r.link,
         message: `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} → ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
-          (r.local ? `Recorded in .sow/refs/index.local.json, this machine's own${r.forcedLocal ? ' (a local folder is a path on this machine, so it is never shared)' : ''}` : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
+          (r.local ? `Recorded in .sow/refs/index.local.json, this machine's own${r.why_local ? ` (${r.why_local})` : ''}` : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
       });
     });
 

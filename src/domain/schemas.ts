@@ -76,6 +76,7 @@ export const OwnerSchema = v.looseObject({
   host: v.optional(v.string()),
   boot: v.optional(v.string()),
   pstart: v.optional(v.number()),
+  pidns: v.optional(v.pipe(v.string(), d('worker: the pid namespace of pid (Linux); in another one than the reader\'s, the pid is never looked up'))),
   since: timestamp,
   lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
   lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),

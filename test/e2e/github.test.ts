@@ -68,9 +68,9 @@ describe('sow issue list | show | check', () => {
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'list'], { env: gh.env });
     expect(r.stdout).toBe('#42  Add JWT authentication!  [feature]\n#7  Crash on empty body  [bug]\n');
-    expect(gh.calls()[0]!.argv).toEqual(['issue', 'list', '--repo', 'acme/api', '--state', 'open', '--limit', '30', '--json', 'number,title,state,labels,url']);
+    expect(gh.calls()[0]!.argv).toEqual(['issue', 'list', '--repo=acme/api', '--state=open', '--limit=30', '--json=number,title,state,labels,url']);
     expect(ok(repo, ['issue', 'list', '--state', 'all', '--label', 'bug', '--limit', '5'], { env: gh.env }).stdout).toBe('#7  Crash on empty body  [bug]  (open)\n');
-    expect(gh.calls()[1]!.argv).toEqual(['issue', 'list', '--repo', 'acme/api', '--state', 'all', '--label', 'bug', '--limit', '5', '--json', 'number,title,state,labels,url']);
+    expect(gh.calls()[1]!.argv).toEqual(['issue', 'list', '--repo=acme/api', '--state=all', '--label=bug', '--limit=5', '--json=number,title,state,labels,url']);
     const j = expectEnvelope(ok(repo, ['issue', 'list', '--state', 'closed', '--json'], { env: gh.env }));
     expect(j.data).toEqual([{ number: 3, title: 'Old thing', state: 'CLOSED', labels: [], url: 'https://github.com/acme/api/issues/3' }]);
     expectFails(repo, ['issue', 'list', '--state', 'shut'], 2, 'USAGE');
@@ -82,7 +82,7 @@ describe('sow issue list | show | check', () => {
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'show', '#42'], { env: gh.env });
     expect(r.stdout).toBe('#42  Add JWT authentication!\nopen  [feature]  https://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n');
-    expect(gh.calls()[0]!.argv).toEqual(['issue', 'view', '42', '--repo', 'acme/api', '--json', 'number,title,state,labels,url,body']);
+    expect(gh.calls()[0]!.argv).toEqual(['issue', 'view', '42', '--repo=acme/api', '--json=number,title,state,labels,url,body']);
     const missing = repo.sow(['issue', 'show', '99', '--json'], { env: gh.env });
     expect(missing.code).toBe(5);
     expect(missing.json?.error).toMatchObject({ code: 'GH_FAILED', message: expect.stringContaining('Could not resolve to an issue or pull request with the number of 99') });
@@ -99,7 +99,7 @@ describe('sow issue list | show | check', () => {
     expect(expectFails(repo, ['issue', 'list'], 1, 'NO_GITHUB_REPO')).toContain('origin (/srv/not-github.git) is not a GitHub URL');
     repo.write('.sow/config.yaml', 'github:\n  repo: acme/other\n');
     ok(repo, ['issue', 'list'], { env: gh.env });
-    expect(gh.calls().at(-1)!.argv.slice(2, 4)).toEqual(['--repo', 'acme/other']);
+    expect(gh.calls().at(-1)!.argv[2]).toBe('--repo=acme/other');
     repo.write('.sow/config.yaml', 'github:\n  repo: not a repo\n');
     expectFails(repo, ['issue', 'list'], 4, 'CONFIG_INVALID');
   });
@@ -163,7 +163,7 @@ describe('sow project new --issue', () => {
     ]);
     expect(repo.read('.sow/project/context/issue-42.md')).toBe('# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n');
     expect(gh.calls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual(['issue view 42', 'issue develop --list', 'issue develop --list', 'issue develop 42']);
-    expect(gh.calls().at(-1)!.argv).toEqual(['issue', 'develop', '42', '--repo', 'acme/api', '--name', 'feat/42-add-jwt-authentication', '--base', 'main']);
+    expect(gh.calls().at(-1)!.argv).toEqual(['issue', 'develop', '42', '--repo=acme/api', '--name=feat/42-add-jwt-authentication', '--base=main']);
     expect(gh.state().linked).toEqual({ 42: ['feat/42-add-jwt-authentication'] });
     // The input is sow's record, not a hand-made one.
     expectFails(repo, ['input', 'add', '--type', 'github_issue', '--path', 'context/x.md'], 1, 'ARTIFACT_RECORDED_BY_SOW');
@@ -265,7 +265,7 @@ describe('sow pr create | ready', () => {
     expect(execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], { encoding: 'utf8' })).toContain('feat/42-add-jwt-authentication');
     const create = gh.calls().find((c) => c.argv[1] === 'create')!;
     const bodyFile = join(repo.dir, '.sow/project/finalize/pull-request.md');
-    expect(create.argv).toEqual(['pr', 'create', '--repo', 'acme/api', '--head', 'feat/42-add-jwt-authentication', '--base', 'main', '--title', 'Add JWT authentication!', '--body-file', expect.stringMatching(/\.sow\/project\/finalize\/pull-request\.md$/), '--draft']);
+    expect(create.argv).toEqual(['pr', 'create', '--repo=acme/api', '--head=feat/42-add-jwt-authentication', '--base=main', '--title=Add JWT authentication!', expect.stringMatching(/^--body-file=.*\.sow\/project\/finalize\/pull-request\.md$/), '--draft']);
     const body = gh.state().prs[0].body;
     expect(body).toBe(readFileSync(bodyFile, 'utf8'));
     expect(body).toContain('Closes #42\n');
@@ -283,7 +283,7 @@ describe('sow pr create | ready', () => {
 
     const ready = ok(repo, ['pr', 'ready'], { env: gh.env });
     expect(ready.stderr).toContain('Pull request #101 is ready for review');
-    expect(gh.calls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo', 'acme/api']);
+    expect(gh.calls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo=acme/api']);
     expect(gh.state().prs[0].isDraft).toBe(false);
     expect(output()[0].metadata.draft).toBe(false);
   });

@@ -243,6 +243,20 @@ describe('spawned workers own their task', () => {
     expect(task.status).toBe('needs_review');
     expect(task.retired_owners).toContain('implementer-7');
   });
+
+  it.skipIf(process.platform !== 'linux')('a worker in another pid namespace (pid 1 of its sandbox) is never judged by its pid: not ready, finishing needs --force', () => {
+    const repo = executing(['A']);
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const stat = readFileSync('/proc/1/stat', 'utf8');
+    // Out here pid 1 is another process (another start time): looked up, the owner would read as gone.
+    const pstart = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) + 1;
+    const text = repo.read(taskFile('010')).replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: 1\n  host: ${hostname()}\n  boot: ${boot}\n  pstart: ${pstart}\n  pidns: "pid:[4026530000]"\n  since: "2026-11-26T00:00:00.000Z"`);
+    repo.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
+    expect(ok(repo, ['task', 'next', '--json']).json!.data, 'owned, not ready').toEqual([]);
+    expect(expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'TASK_OWNED', { human: true })).toContain('implementer-7 (a worker run by pid 1');
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force']);
+    expect(repo.yaml(taskFile('010')).retired_owners).toEqual(['implementer-7']);
+  });
 });
 
 describe('agent spawn refuses what a worker cannot do well', () => {

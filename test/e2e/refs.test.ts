@@ -7,7 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, expectFails, makeRepo, ok, SOW, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
 import { makeWorld, runSow, show } from './agent-world.js';
@@ -26,7 +26,10 @@ const temp = (prefix: string) => {
 const GIT_ID = ['-c', 'user.email=t@example.com', '-c', 'user.name=T'];
 
 interface Source {
+  /** file:// of the bare repository: a source of this machine, so never in the committed index. */
   url: string;
+  /** The same repository as an https:// URL, which the committed index may name (git maps it to `url`: cacheEnv). */
+  shared: string;
   bare: string;
   /** Commits a change to a file of the source and pushes it. */
   push(file: string, text: string): string;
@@ -50,6 +53,7 @@ function source(): Source {
   git(['push', '-q', bare, 'main']);
   return {
     url: `file://${bare}`,
+    shared: `${SHARED_PREFIX}${relative(tmpdir(), bare)}`,
     bare,
     push(file, text) {
       writeFileSync(join(work, file), text);
@@ -67,9 +71,15 @@ function source(): Source {
   };
 }
 
-/** A cache of its own for each test (XDG_CACHE_HOME), shared by the repositories of that test. */
+/** What the committed index may name: an https URL, which git here reads from the temp folder instead (url.<base>.insteadOf). */
+const SHARED_PREFIX = 'https://refs.example.invalid/';
+
+/**
+ * A cache of its own for each test (XDG_CACHE_HOME), shared by the repositories of that test;
+ * and git told that `https://refs.example.invalid/<x>` is `file://<tmpdir>/<x>`.
+ */
 function cacheEnv(): Record<string, string> {
-  return { XDG_CACHE_HOME: temp('sow-ref-cache-') };
+  return { XDG_CACHE_HOME: temp('sow-ref-cache-'), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${tmpdir()}/.insteadOf`, GIT_CONFIG_VALUE_0: SHARED_PREFIX };
 }
 
 describe('sow refs add | list', () => {
@@ -77,33 +87,33 @@ describe('sow refs add | list', () => {
     const repo = fresh();
     const src = source();
     const env = cacheEnv();
-    const r = ok(repo, ['refs', 'add', src.url, '--link', 'style', '--description', 'House style', '--tags', 'style, docs', '--semantic', 'knowledge'], { env });
+    const r = ok(repo, ['refs', 'add', src.shared, '--link', 'style', '--description', 'House style', '--tags', 'style, docs', '--semantic', 'knowledge'], { env });
     expect(r.stdout).toBe('.sow/refs/style\n');
-    expect(r.stderr).toMatch(/Added ref 'style' \(knowledge\) from file:\/\/\S+ at [0-9a-f]{7}: \.sow\/refs\/style → /);
+    expect(r.stderr).toMatch(/Added ref 'style' \(knowledge\) from https:\/\/refs\.example\.invalid\/\S+ at [0-9a-f]{7}: \.sow\/refs\/style → /);
     const link = join(repo.dir, '.sow/refs/style');
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     const target = readlinkSync(link);
     expect(target.startsWith(join(env['XDG_CACHE_HOME']!, 'sow', 'refs', 'repos')), target).toBe(true);
     expect(readFileSync(join(link, 'README.md'), 'utf8')).toBe('# Style guide\n');
     const index = JSON.parse(repo.read('.sow/refs/index.json'));
-    expect(index).toEqual({ version: 1, refs: [{ link: 'style', source: src.url, semantic: 'knowledge', tags: ['style', 'docs'], description: 'House style' }] });
+    expect(index).toEqual({ version: 1, refs: [{ link: 'style', source: src.shared, semantic: 'knowledge', tags: ['style', 'docs'], description: 'House style' }] });
     expect(repo.read('.sow/refs/index.json')).not.toContain(env['XDG_CACHE_HOME']!);
     repo.git(['add', '-A']);
     expect(repo.git(['diff', '--cached', '--name-only']).split('\n').filter((f) => f.startsWith('.sow/refs/')).sort()).toEqual(['.sow/refs/.gitignore', '.sow/refs/.gitkeep', '.sow/refs/index.json']);
     // The cache index knows the commit and who uses it.
     const cache = JSON.parse(readFileSync(join(env['XDG_CACHE_HOME']!, 'sow/refs/index.json'), 'utf8'));
     const entry = Object.values(cache.entries)[0] as any;
-    expect(entry).toMatchObject({ source: src.url, kind: 'git', sha: expect.stringMatching(/^[0-9a-f]{40}$/), users: [expect.stringContaining('sow-e2e-')] });
+    expect(entry).toMatchObject({ source: src.shared, kind: 'git', sha: expect.stringMatching(/^[0-9a-f]{40}$/), users: [expect.stringContaining('sow-e2e-')] });
     const list = expectEnvelope(ok(repo, ['refs', 'list', '--json'], { env }));
     expect(list.data).toEqual([expect.objectContaining({ link: 'style', local: false, link_state: 'ok', cache: expect.objectContaining({ kind: 'git' }) })]);
-    expect(ok(repo, ['refs', 'list'], { env }).stdout).toBe(`style  knowledge  ${src.url}\n    House style\n`);
+    expect(ok(repo, ['refs', 'list'], { env }).stdout).toBe(`style  knowledge  ${src.shared}\n    House style\n`);
   });
 
   it('--path links a folder inside the source; --branch a branch; --local keeps it out of the committed index; a local folder is copied and local', () => {
     const repo = fresh();
     const src = source();
     const env = cacheEnv();
-    ok(repo, ['refs', 'add', src.url, '--link', 'guide', '--path', 'docs', '--semantic', 'code'], { env });
+    ok(repo, ['refs', 'add', src.shared, '--link', 'guide', '--path', 'docs', '--semantic', 'code'], { env });
     expect(readFileSync(join(repo.dir, '.sow/refs/guide/guide.md'), 'utf8')).toBe('Use tabs.\n');
     expectFails(repo, ['refs', 'add', src.url, '--link', 'nope', '--path', 'missing'], 1, 'INVALID_VALUE', { env });
     expectFails(repo, ['refs', 'add', src.url, '--link', 'up', '--path', '../x'], 1, 'INVALID_VALUE', { env });
@@ -225,7 +235,7 @@ describe('one cache for every repository; a fresh clone; remove', () => {
     const src = source();
     const env = cacheEnv();
     const a = fresh();
-    ok(a, ['refs', 'add', src.url, '--link', 'style', '--description', 'House style'], { env });
+    ok(a, ['refs', 'add', src.shared, '--link', 'style', '--description', 'House style'], { env });
     a.git(['add', '.sow']);
     a.git(['commit', '-q', '-m', 'refs']);
     const target = readlinkSync(join(a.dir, '.sow/refs/style'));
@@ -251,7 +261,7 @@ describe('one cache for every repository; a fresh clone; remove', () => {
     expect(existsSync(target)).toBe(false);
     // A fresh cache: init clones.
     const b2 = fresh();
-    b2.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.url, semantic: 'knowledge', tags: [] }] }));
+    b2.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.shared, semantic: 'knowledge', tags: [] }] }));
     expect(ok(b2, ['refs', 'init'], { env: cacheEnv() }).stdout).toBe('style  cloned and linked\n');
   });
 

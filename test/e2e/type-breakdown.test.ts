@@ -179,7 +179,7 @@ describe('breakdown, start to finish through the CLI', () => {
     const pub = ok(repo, ['breakdown', 'publish'], { env: gh.env });
     expect(pub.stdout).toBe('020 → #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n');
     expect(pub.stderr).toContain("published 3 units as issues of acme/api; every completed unit is published: run 'sow advance'");
-    expect(gh.creates()).toEqual(['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => ['issue', 'create', '--repo', 'acme/api', '--title', title, '--body-file', '-']));
+    expect(gh.creates()).toEqual(['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => ['issue', 'create', '--repo=acme/api', `--title=${title}`, '--body-file=-']));
     const issues = gh.state().issues.filter((i: any) => i.number > 7).map((i: any) => [i.number, i.title, i.body]);
     expect(issues).toEqual([
       [8, 'Token format', '# Token format\n\nHS256, 15 minutes.\n'],
@@ -238,7 +238,7 @@ describe('breakdown, start to finish through the CLI', () => {
     const rest = ok(repo, ['breakdown', 'publish'], { env: gh.env });
     expect(rest.stdout).toBe('020 already published: #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n');
     expect(rest.stderr).toContain('published 2 units as issues of acme/api (1 unit already published)');
-    expect(gh.creates().slice(2).map((argv) => argv[5])).toEqual(['Verify tokens', 'Refresh tokens']);
+    expect(gh.creates().slice(2).map((argv) => argv[3])).toEqual(['--title=Verify tokens', '--title=Refresh tokens']);
     expect(gh.state().issues.map((i: any) => i.number)).toEqual([7, 8, 9, 10]);
     expect(gh.state().issues.find((i: any) => i.number === 9).body).toContain('Depends on #8');
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');

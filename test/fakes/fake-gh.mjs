@@ -55,17 +55,28 @@ const spec = SPECS[command];
 if (!spec) die(1, `unknown command "${command}" for "gh" (fake)`);
 const flags = {};
 const args = [];
+// As gh's flag parser (pflag) reads them: `--flag value`, `--flag=value`, `--` ends the flags; any
+// other word beginning with '-' is a flag (so a value sow passed as its own word would show here).
 for (let i = 2; i < argv.length; i++) {
   const a = argv[i];
-  if (!a.startsWith('--')) {
+  if (a === '--') {
+    args.push(...argv.slice(i + 1));
+    break;
+  }
+  if (!a.startsWith('-') || a === '-') {
     args.push(a);
     continue;
   }
-  if (!(a in spec)) die(1, `unknown flag: ${a}\n\nUsage:  gh ${command} [flags]`);
-  if (spec[a]) {
-    if (i + 1 >= argv.length) die(1, `flag needs an argument: ${a}`);
-    flags[a] = argv[++i];
-  } else flags[a] = true;
+  const eq = a.indexOf('=');
+  const name = eq < 0 ? a : a.slice(0, eq);
+  if (!(name in spec)) die(1, `unknown flag: ${name}\n\nUsage:  gh ${command} [flags]`);
+  if (eq >= 0) {
+    if (!spec[name]) die(1, `flag ${name} takes no value`);
+    flags[name] = a.slice(eq + 1);
+  } else if (spec[name]) {
+    if (i + 1 >= argv.length) die(1, `flag needs an argument: ${name}`);
+    flags[name] = argv[++i];
+  } else flags[name] = true;
 }
 if (!flags['--repo']) die(1, 'fake gh: every call must name the repository with --repo');
 

@@ -1,0 +1,67 @@
+/**
+ * Values never become options. A value that comes from a file, a remote or the user — a branch
+ * name, a URL, a path, a title, an issue number — handed to git or gh as an argument of its own
+ * could be read as an option: a source repository whose default branch is named
+ * `--upload-pack=<command>` makes `git fetch origin <branch>` run the command.
+ *
+ * So every argv sow gives git or gh is sow's own literal words plus values marked as such, and
+ * `argvOf` — which both runners (adapters/git.ts, adapters/gh.ts) call — sees each value land
+ * where it cannot be an option:
+ *  - after a literal `--` (the end of options for git and gh alike);
+ *  - joined to its option as `--name=value` (`opt`), which both parsers read as the option's value
+ *    whatever it starts with;
+ *  - anywhere else (a positional git has no `--` for, such as `git checkout <branch> --`, or
+ *    `refs/heads/<b>`), only when it does not start with `-`: otherwise sow refuses it.
+ * src/adapters/argv.test.ts reads every call of git and gh in src/ and fails when one passes a
+ * string that is neither sow's literal nor built by `val` or `opt`.
+ */
+import { SowError, type ErrorKind } from '../domain/errors.js';
+
+/** Where a value came from: a state or index file (exit 4), the user (exit 1), a remote (exit 5). */
+export type ValueOrigin = 'file' | 'user' | 'remote';
+
+const KIND: Record<ValueOrigin, ErrorKind> = { file: 'state', user: 'failed', remote: 'external' };
+
+/** A value in an argv: never an option. Made by `val`. */
+export class ArgValue {
+  constructor(
+    readonly text: string,
+    /** How a refusal names it: "the project's branch". */
+    readonly what: string,
+    readonly origin: ValueOrigin,
+  ) {}
+}
+
+/** One element of an argv: sow's own literal word, or a value. */
+export type Arg = string | ArgValue;
+
+/** A value for an argv; `what` names it in a refusal. */
+export const val = (text: string, what: string, origin: ValueOrigin = 'file'): ArgValue => new ArgValue(text, what, origin);
+
+/** `--name=value`: the value joined to its option, so it is that option's value whatever it starts with. */
+export const opt = (name: `--${string}`, value: string): string => `${name}=${value}`;
+
+/** A value that would have been read as an option; nothing was run. */
+export class OptionLikeValueError extends SowError {
+  constructor(tool: string, v: ArgValue) {
+    super('VALUE_LOOKS_LIKE_OPTION', KIND[v.origin],
+      `${v.what} '${v.text}' begins with '-', so ${tool} would read it as an option; sow did not run ${tool}`,
+      v.origin === 'file'
+        ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it to run a command'
+        : 'use a name that does not begin with \'-\'',
+      { value: v.text, what: v.what });
+  }
+}
+
+/** The argv for `tool`: each value checked to stand after `--` or not to begin with `-`. */
+export function argvOf(tool: 'git' | 'gh', args: readonly Arg[]): string[] {
+  let optionsEnded = false;
+  return args.map((a) => {
+    if (typeof a === 'string') {
+      if (a === '--') optionsEnded = true;
+      return a;
+    }
+    if (!optionsEnded && a.text.startsWith('-')) throw new OptionLikeValueError(tool, a);
+    return a.text;
+  });
+}
