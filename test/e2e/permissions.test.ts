@@ -42,6 +42,9 @@ interface Fixture extends AgentFixture {
 
 function fixture(config?: string): Fixture {
   const f = base(config);
+  // The checks are allowed here (these tests are about what each CLI is granted; allowing is
+  // tested in checks-allowed.test.ts, with only the allowed checks granted).
+  f.world.env['SOW_ALLOW_CHECKS'] = '1';
   const dir = (id = '010') => join(f.root, OUTPUTS, id);
   return {
     ...f,
