@@ -8,7 +8,6 @@
  * A worker never widens its own rights: it cannot allow or forget checks, and SOW_ALLOW_CHECKS=1
  * counts inside a worker only when the worker was started with it (worker-trace.ts tells).
  */
-import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/printable.js';
@@ -108,7 +107,7 @@ const isInside = (path: string, dir: string) => {
 };
 
 /** The repository as records name it: its real path. */
-const repositoryOf = (root: string) => realpathSync.native(root);
+const repositoryOf = (root: string) => realPath(root);
 
 function recordFor(root: string, env: Env): { repository: string; file: string } {
   const repository = repositoryOf(root);

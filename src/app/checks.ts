@@ -19,7 +19,7 @@ import { nearMiss } from '../domain/suggest.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
-import { requireAllowed, standingsOf, type CheckStanding } from './check-allowance.js';
+import type { CheckStanding } from './check-allowance.js';
 import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
 import { actor, openRoot, Reader, update } from './workspace.js';
 
@@ -83,6 +83,7 @@ export interface DeclaredCheckInfo {
 export async function listChecks(cwd: string): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
   const root = await openRoot(cwd);
   const { exists, config } = await readRepoConfig(root);
+  const { standingsOf } = await import('./check-allowance.js');
   const standings = standingsOf(root, config.checks ?? []);
   return { file: REPO_CONFIG, exists, checks: standings.checks.map(info), allowed_by: standings.via };
 }
@@ -272,6 +273,8 @@ export async function checkRun(cwd: string, names: readonly string[], opts: Chec
   const declared = config.checks ?? [];
   if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
   const checks = selectChecks(declared, names);
+  // Loaded here: status and advance read this module too, and never run a check.
+  const { requireAllowed } = await import('./check-allowance.js');
   requireAllowed(root, checks, 'no check was run');
   const runs = await runChecks(root, checks, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const recorded = await recordEvidence(cwd, runs, target);
@@ -335,7 +338,7 @@ export async function setTaskFieldChecked(cwd: string, rawId: string, field: str
   if (declared.length === 0) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
   // Refused now, before minutes of checks, if it would be refused afterwards.
   const { id } = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
-  if (!setOpts.force) requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`);
+  if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`);
   const runs = setOpts.force ? skippedRuns(root, declared) : await runChecks(root, declared, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
   const now = new Date().toISOString();
   if (runs.every((r) => r.passed || r.skipped)) {

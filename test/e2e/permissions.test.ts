@@ -348,6 +348,7 @@ const declareTouch = [
   '  checks:',
   '    - name: allowed',
   '      run: "touch /x"',
+  "then allow it on this machine: 'sow check allow'.",
 ];
 const CODEX_REASON = 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
 
@@ -472,6 +473,7 @@ describe('refused tool calls are reported with how to allow them', () => {
       '      run: "touch /x"',
       '    - name: allowed-2',
       '      run: "curl https://example.com"',
+      "then allow them on this machine: 'sow check allow'.",
       ...yoloAdvice('claude', f.world.configPath),
     ]));
     expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
