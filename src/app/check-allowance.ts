@@ -65,7 +65,7 @@ export class ChecksNotAllowedError extends SowError {
         (ctx.envIgnored ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was started with it)` : ''),
       ctx.worker
         ? `a worker cannot allow checks (this sow runs under one: ${whereWorker(ctx.worker)}); ask the person to review ${REPO_CONFIG} and run 'sow check allow'`
-        : `read what ${checks.length === 1 ? 'it' : 'they'} would run, then 'sow check allow' if you trust ${checks.length === 1 ? 'it' : 'them'} (it shows ${checks.length === 1 ? 'it' : 'them'} and asks; CI can set ${ALLOW_VARIABLE}=1 instead)`,
+        : `read what ${checks.length === 1 ? 'it' : 'they'} would run; if you trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
       {
         checks: checks.map((c) => ({ ...c })),
         repository: ctx.repository,

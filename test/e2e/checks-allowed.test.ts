@@ -103,7 +103,7 @@ describe('a cloned repository whose committed check runs anything', () => {
     const completion = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
     expect(completion).toBe(
       `task 010 was not completed (its task_complete checks run first); this command has not been allowed to run on this machine:\n  pwn: ${run}\n` +
-      "read what it would run, then 'sow check allow' if you trust it (it shows it and asks; CI can set SOW_ALLOW_CHECKS=1 instead)");
+      "read what it would run; if you trust it, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set SOW_ALLOW_CHECKS=1 instead)");
     const checkRun = expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
     expect(checkRun).toContain(`no check was run; this command has not been allowed to run on this machine:\n  pwn: ${run}\n`);
 
