@@ -276,7 +276,7 @@ async function checksAllowedCheck(root: string): Promise<Finding | undefined> {
   return {
     id: 'checks',
     status: 'warn',
-    message: `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task refuse them, and workers may not run them`,
+    message: `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task refuse ${refused.length === 1 ? 'it' : 'them'}, and workers may not run ${refused.length === 1 ? 'it' : 'them'}`,
     fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
   };
 }

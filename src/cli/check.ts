@@ -6,7 +6,7 @@ export default function register(program: Command): void {
 
   check
     .command('list')
-    .description('List the checks .sow/config.yaml declares: name, command, when they are needed, timeout')
+    .description('List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here')
     .action(async () => {
       const { listChecks, NO_CHECKS_HELP } = await import('../app/checks.js');
       const { printable } = await import('../domain/printable.js');

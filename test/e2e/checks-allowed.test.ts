@@ -121,7 +121,7 @@ describe('a cloned repository whose committed check runs anything', () => {
     expect(expectEnvelope(ok(repo, ['check', 'list', '--json'], { env })).data).toEqual([{ name: 'pwn', run, when: ['task_complete'], timeout: 600, allowed: false }]);
     const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
     const finding = (doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks');
-    expect(finding).toEqual({ id: 'checks', status: 'warn', message: "1 of 1 declared check not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse them, and workers may not run them", fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them" });
+    expect(finding).toEqual({ id: 'checks', status: 'warn', message: "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse it, and workers may not run it", fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them" });
     o.untouched();
   });
 
@@ -173,6 +173,8 @@ describe('sow check allow', () => {
     });
     expect(repo.git(['status', '--porcelain']), 'nothing in the repository').toBe('');
     expect(ok(repo, ['check', 'list'], { env }).stdout).toBe(`unit  ${run}  (needed for task_complete; timeout 600 s; allowed)\nlint  true  (run by hand; timeout 600 s; allowed)\n`);
+    const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
+    expect((doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks')).toEqual({ id: 'checks', status: 'ok', message: 'all 2 declared checks are allowed to run here' });
 
     // Allowed: completing runs the check, check run runs them.
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env });
