@@ -16,10 +16,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectEnvelope, expectFails, ok, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import { expectEnvelope, expectFails, ok, SOW, taskFile, TEST_ENV, toExecuting, type Repo } from './harness.js';
 import { agentFixtures, show } from './agent-world.js';
+import { useHostile, type Hostile } from './hostile.js';
 
-const fresh = useRepos();
+const hostile = useHostile();
 const temps: string[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
@@ -32,51 +33,23 @@ function scratch(): string {
   return d;
 }
 
-/** Beside the repository: a sentinel folder with a file in it, and where a hostile command would leave its marker. */
-interface Outside {
-  marker: string;
-  sentinel: string;
-  /** Nothing ran: no marker, the sentinel folder as it was. */
-  untouched(): void;
-}
-function outside(): Outside {
-  const dir = scratch();
-  const sentinel = join(dir, 'sentinel');
-  mkdirSync(sentinel);
-  writeFileSync(join(sentinel, 'keep.txt'), 'mine\n');
-  return {
-    marker: join(dir, 'marker'),
-    sentinel,
-    untouched() {
-      expect(existsSync(join(dir, 'marker')), 'the hostile command ran').toBe(false);
-      expect(readdirSync(sentinel)).toEqual(['keep.txt']);
-      expect(readFileSync(join(sentinel, 'keep.txt'), 'utf8')).toBe('mine\n');
-    },
-  };
-}
-
-/** The command a hostile repository commits as a check: it leaves the marker and writes beside the repository. */
-const hostile = (o: Outside) => `touch ${o.marker}; echo pwned > ${o.sentinel}/keep.txt`;
+/** The command a hostile repository commits as a check: it leaves the marker and writes into the sentinel folder beside the clone. */
+const pwn = (h: Hostile) => `touch ${h.marker}; echo pwned > ${h.sentinel}/precious.txt`;
 
 const checksYaml = (checks: { name: string; run: string; when?: string[]; timeout?: number }[]) =>
   `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`;
 
 /**
- * Someone else's repository, in ImplementationExecuting (task 010 in progress), whose committed
- * .sow/config.yaml declares `checks`, cloned to a fresh folder as a user would get it.
+ * Someone else's repository (`h.origin`), in ImplementationExecuting (task 010 in progress), whose
+ * committed .sow/config.yaml declares `config`, cloned to a fresh folder as a user would get it.
  */
-function cloned(config: string): Repo {
-  const origin = fresh();
-  toExecuting(origin, ['Only task']);
-  ok(origin, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-  origin.write('.sow/config.yaml', config);
-  origin.git(['add', '-A']);
-  origin.git(['commit', '-q', '-m', 'a project, with checks']);
-  const repo = fresh({ init: false });
-  rmSync(repo.dir, { recursive: true, force: true });
-  const r = spawnSync('git', ['clone', '-q', origin.dir, repo.dir], { encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-  expect(repo.git(['status', '--porcelain'])).toBe('');
+function cloned(h: Hostile, config: string): Repo {
+  toExecuting(h.origin, ['Only task']);
+  ok(h.origin, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+  h.write('.sow/config.yaml', config);
+  h.commit('a project, with checks');
+  const repo = h.clone();
+  expect(repo.read('.sow/config.yaml')).toBe(config);
   return repo;
 }
 
@@ -94,11 +67,11 @@ const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
 
 describe('a cloned repository whose committed check runs anything', () => {
   it('completing a task and sow check run refuse (exit 1, CHECKS_NOT_ALLOWED) and show the command; nothing ran, nothing outside touched', () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
-    const run = hostile(o);
-    const repo = cloned(checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
+    const run = pwn(o);
+    const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
 
     const completion = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
     expect(completion).toBe(
@@ -126,13 +99,13 @@ describe('a cloned repository whose committed check runs anything', () => {
   });
 
   it('control characters in a command are shown escaped, never raw; --json keeps the command exact', () => {
-    const o = outside();
+    const o = hostile();
     const env = { XDG_STATE_HOME: scratch() };
-    const run = `echo fine\x1b[2K\r${hostile(o)}\u202e`;
-    const repo = cloned(checksYaml([{ name: 'pwn', run }]));
+    const run = `echo fine\x1b[2K\r${pwn(o)}\u202e`;
+    const repo = cloned(o, checksYaml([{ name: 'pwn', run }]));
     const r = repo.sow(['check', 'run'], { env });
     expect(r.code, show(r)).toBe(1);
-    expect(r.stderr).toContain(`  pwn: "echo fine\\e[2K\\r${hostile(o)}\\u{202e}"\n`);
+    expect(r.stderr).toContain(`  pwn: "echo fine\\e[2K\\r${pwn(o)}\\u{202e}"\n`);
     expect(r.stderr).not.toMatch(/[\x1b\r\u202e]/);
     const allow = repo.sow(['check', 'allow'], { env });
     expect(allow.stderr).not.toMatch(/[\x1b\r\u202e]/);
@@ -143,11 +116,11 @@ describe('a cloned repository whose committed check runs anything', () => {
 
 describe('sow check allow', () => {
   it('shows the commands; without a terminal it needs --yes (exit 2, nothing recorded); --yes records them; then they run', () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
     const run = `touch ${o.marker}`;
-    const repo = cloned(checksYaml([{ name: 'unit', run, when: ['task_complete'] }, { name: 'lint', run: 'true' }]));
+    const repo = cloned(o, checksYaml([{ name: 'unit', run, when: ['task_complete'] }, { name: 'lint', run: 'true' }]));
     const root = realpathSync(repo.dir);
 
     const asked = repo.sow(['check', 'allow'], { env });
@@ -192,9 +165,9 @@ describe('sow check allow', () => {
 
   const hasScript = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
   it.skipIf(!hasScript)('on a terminal it asks, and records only on yes', () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
-    const repo = cloned(checksYaml([{ name: 'unit', run: `touch ${o.marker}` }]));
+    const repo = cloned(o, checksYaml([{ name: 'unit', run: `touch ${o.marker}` }]));
     const onTty = (answer: string) => {
       const cmd = [process.execPath, SOW, 'check', 'allow'].map((a) => `'${a}'`).join(' ');
       return spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: repo.dir, input: answer, encoding: 'utf8', env: { ...process.env, ...TEST_ENV, XDG_STATE_HOME: state } });
@@ -212,15 +185,15 @@ describe('sow check allow', () => {
   });
 
   it('a changed command is refused again, showing what was allowed; when and timeout may change; a new name is a new check', () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
-    const repo = cloned(checksYaml([{ name: 'unit', run: 'true', when: ['task_complete'] }]));
+    const repo = cloned(o, checksYaml([{ name: 'unit', run: 'true', when: ['task_complete'] }]));
     ok(repo, ['check', 'allow', '--yes'], { env });
     ok(repo, ['check', 'run'], { env });
 
     // A pull (or a worker's edit) changes the command: refused, both shown.
-    const changed = `true; ${hostile(o)}`;
+    const changed = `true; ${pwn(o)}`;
     repo.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: changed, when: ['task_complete'] }]));
     const refused = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', { env });
     expect(refused).toContain(`  unit: ${changed}\n    (changed; you allowed: true)\n`);
@@ -238,26 +211,26 @@ describe('sow check allow', () => {
     ok(repo, ['check', 'allow', 'unit2', '--yes'], { env });
     expect(recordOf(state, repo).checks.map((c: any) => [c.name, c.run])).toEqual([['unit', 'true'], ['unit2', 'true']]);
     // sow check run <name> needs only the checks it runs.
-    repo.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: 'true' }, { name: 'pwn', run: hostile(o) }]));
+    repo.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: 'true' }, { name: 'pwn', run: pwn(o) }]));
     ok(repo, ['check', 'run', 'unit'], { env });
     expectFails(repo, ['check', 'run', 'pwn'], 1, 'CHECKS_NOT_ALLOWED', { env });
     o.untouched();
   });
 
   it('the record is per repository: another clone of the same repository is asked again; forget withdraws', () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
-    const config = checksYaml([{ name: 'unit', run: 'true' }, { name: 'pwn', run: hostile(o) }]);
-    const repo = cloned(config);
-    const other = cloned(config);
+    const config = checksYaml([{ name: 'unit', run: 'true' }, { name: 'pwn', run: pwn(o) }]);
+    const repo = cloned(o, config);
+    const other = o.clone();
     ok(repo, ['check', 'allow', '--yes'], { env });
     expectFails(other, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env });
 
     const forgot = ok(repo, ['check', 'forget', 'pwn'], { env });
     expect(forgot.stderr).toBe("Withdrawn: pwn; it runs again only after 'sow check allow'\n");
     ok(repo, ['check', 'run', 'unit'], { env });
-    expect(expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env })).toContain(`  pwn: ${hostile(o)}\n`);
+    expect(expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env })).toContain(`  pwn: ${pwn(o)}\n`);
     expect(expectFails(repo, ['check', 'forget', 'pwn'], 1, 'CHECK_NOT_ALLOWED_HERE', { env })).toContain("allowed here: unit ('sow check list' shows them)");
     expect(expectEnvelope(ok(repo, ['check', 'forget', '--json'], { env })).data.forgotten).toEqual([{ name: 'unit', run: 'true' }]);
     expect(recordOf(state, repo), 'an empty record is removed').toBeUndefined();
@@ -267,9 +240,9 @@ describe('sow check allow', () => {
   });
 
   it('SOW_ALLOW_CHECKS=1 runs them without a record (CI); 0 is off; any other value is a usage error', () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
-    const repo = cloned(checksYaml([{ name: 'pwn', run: hostile(o), when: ['task_complete'] }]));
+    const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o), when: ['task_complete'] }]));
     expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '0' } });
     expect(expectFails(repo, ['check', 'run'], 2, 'USAGE', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: 'yes' } })).toBe(
       "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without 'sow check allow' (for CI), or unset it");
@@ -298,10 +271,10 @@ describe('the record is the person\'s: read strictly, kept outside the repositor
     }, 'it is not a file'],
   ];
   it.each(cases)('%s: exit 4 (CHECKS_RECORD_INVALID), never read as allowed; nothing ran; allow will not overwrite it', (_label, damage, problem) => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
-    const repo = cloned(checksYaml([{ name: 'unit', run: hostile(o), when: ['task_complete'] }]));
+    const repo = cloned(o, checksYaml([{ name: 'unit', run: pwn(o), when: ['task_complete'] }]));
     ok(repo, ['check', 'allow', '--yes'], { env });
     const file = recordFile(state, repo);
     damage(file, repo);
@@ -315,8 +288,8 @@ describe('the record is the person\'s: read strictly, kept outside the repositor
   });
 
   it('a state folder inside the repository is refused (exit 1): a commit or a worker could write it', () => {
-    const o = outside();
-    const repo = cloned(checksYaml([{ name: 'pwn', run: hostile(o) }]));
+    const o = hostile();
+    const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o) }]));
     const state = join(realpathSync(repo.dir), 'state');
     const message = expectFails(repo, ['check', 'allow', '--yes'], 1, 'CHECKS_RECORD_IN_REPOSITORY', { env: { XDG_STATE_HOME: state } });
     expect(message).toContain(`sow keeps which checks you allowed in ${state}/sow/allowed-checks, which lies inside this repository`);
@@ -328,10 +301,10 @@ describe('the record is the person\'s: read strictly, kept outside the repositor
 
 describe('the MCP tools refuse the same way (there is no terminal to ask on)', () => {
   it('check_run and task_update to completed: CHECKS_NOT_ALLOWED with the commands, as the CLI; nothing ran', async () => {
-    const o = outside();
+    const o = hostile();
     const state = scratch();
-    const run = hostile(o);
-    const repo = cloned(checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
+    const run = pwn(o);
+    const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SOW_')) env[k] = v;
     const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: repo.dir, env: { ...env, ...TEST_ENV, XDG_STATE_HOME: state }, stderr: 'pipe' });
@@ -394,7 +367,7 @@ describe('a worker never widens its own rights', () => {
 
   it('a worker that adds a check cannot allow it, nor run it with SOW_ALLOW_CHECKS=1, nor forget — also with its markers unset', () => {
     const f = workers(CLAUDE);
-    const o = outside();
+    const o = hostile();
     const state = scratch();
     const out = scratch();
     f.ok(['check', 'allow', '--yes'], { XDG_STATE_HOME: state });
@@ -413,7 +386,7 @@ describe('a worker never widens its own rights', () => {
       ] : []),
     ];
     const script = [
-      { append: '.sow/config.yaml', text: `  - name: pwn\n    run: ${JSON.stringify(hostile(o))}\n    when: [task_complete]\n` },
+      { append: '.sow/config.yaml', text: `  - name: pwn\n    run: ${JSON.stringify(pwn(o))}\n    when: [task_complete]\n` },
       ...attempts.map((a) => ({ ...a.step, out: join(out, `${a.name}.json`) })),
       ['task', 'set', 'status', 'needs_review'],
     ];
