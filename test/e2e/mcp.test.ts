@@ -562,6 +562,7 @@ describe('sow mcp: hostile or careless messages', () => {
     const repo = fresh();
     toExecuting(repo);
     repo.write('.sow/config.yaml', 'checks:\n  - name: slow\n    run: "echo $$ > check.pid; exec sleep 300"\n');
+    ok(repo, ['check', 'allow', '--yes']);
     const server = spawnServer(repo);
     server.send(INIT);
     await server.answer('1');
