@@ -23,6 +23,7 @@ export default defineConfig({
       HOME: home,
       XDG_CONFIG_HOME: join(home, '.config'),
       XDG_CACHE_HOME: join(tmpdir(), 'sow-tests-cache-home'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
     },
   },
 });

@@ -79,6 +79,11 @@ function quote(arg) {
 const CHILD_ENV = { ...process.env, NO_COLOR: '1', GIT_CONFIG_NOSYSTEM: '1' };
 delete CHILD_ENV.FORCE_COLOR;
 delete CHILD_ENV.SOW_DEBUG;
+delete CHILD_ENV.SOW_ALLOW_CHECKS;
+// Where sow records the checks the person allowed: the demo's own, not the invoking user's.
+const STATE_HOME = realpathSync(mkdtempSync(join(tmpdir(), 'sow-demo-state-')));
+CHILD_ENV.XDG_STATE_HOME = STATE_HOME;
+process.on('exit', () => rmSync(STATE_HOME, { recursive: true, force: true }));
 
 const started = performance.now();
 let repo;
@@ -251,6 +256,8 @@ function demo() {
   note('the person declares the repository\'s checks: sow runs them itself before a task is completed and before finalizing');
   write('.sow/config.yaml', 'checks:\n  - name: no-todo\n    run: "! grep -rn TODO src"\n    when: [task_complete, finalize]\n', 'person');
   sow(['check', 'list']);
+  note('a check is a shell command: sow runs it only once the person has read it and allowed it on this machine');
+  sow(['check', 'allow', '--yes']);
   git(['add', '-A']);
   git(['commit', '-q', '-m', 'Add sow']);
   const created = sow(['project', 'new', 'add-auth', '--description', 'Add JWT authentication to API']);

@@ -71,6 +71,7 @@ describe('denialAdvice', () => {
       '  checks:',
       '    - name: allowed',
       '      run: "touch /x"',
+      "then allow it on this machine: 'sow check allow'.",
       'To let executor "claude-code" do anything unasked, set permissions: yolo in /home/u/.config/sow/config.yaml:',
       '  agents:', '    executors:', '      claude-code:', '        type: claude', '        settings:', '          permissions: yolo',
     ]);
@@ -79,6 +80,12 @@ describe('denialAdvice', () => {
   it('a declared check refused: why this CLI refuses it, and no advice to declare it', () => {
     const lines = denialAdvice([command('node check.mjs', 'bash')], { ...CTX, type: 'copilot', title: 'Copilot CLI', checks: ['node check.mjs'] });
     expect(lines[2]).toBe('`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).');
+    expect(lines.join('\n')).not.toContain('declare it as a check');
+  });
+
+  it('a declared check the person has not allowed here: allow it, not declare it', () => {
+    const lines = denialAdvice([command('npm test')], { ...CTX, checks: [], notAllowed: ['npm test'] });
+    expect(lines[2]).toBe("`npm test` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.");
     expect(lines.join('\n')).not.toContain('declare it as a check');
   });
 

@@ -199,6 +199,8 @@ export interface AdviceContext {
   /** The repository configuration that declares the checks. */
   repoConfig: string;
   checks: readonly string[];
+  /** Declared checks not granted: the person has not allowed them on this machine. */
+  notAllowed?: readonly string[];
   profile: PermissionProfile;
 }
 
@@ -235,8 +237,10 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
   }
   const checks = new Set(ctx.checks.map((c) => c.trim()));
   const commands = unique.filter((d) => d.kind === 'command' && d.input !== null);
+  const withheld = new Set((ctx.notAllowed ?? []).map((c) => c.trim()));
   const declared = commands.filter((d) => checks.has(d.input!.trim()));
-  const undeclared = commands.filter((d) => !checks.has(d.input!.trim()));
+  const notAllowed = commands.filter((d) => !checks.has(d.input!.trim()) && withheld.has(d.input!.trim()));
+  const undeclared = commands.filter((d) => !checks.has(d.input!.trim()) && !withheld.has(d.input!.trim()));
   if (ctx.profile === 'safe' && SANDBOXED[ctx.type]) {
     lines.push(`${SANDBOXED[ctx.type]}; declaring a check does not widen it.`);
   } else if (ctx.profile === 'safe') {
@@ -244,7 +248,9 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
       lines.push(`To let a worker run ${undeclared.length === 1 ? 'that command' : 'those commands'}, declare ${undeclared.length === 1 ? 'it as a check' : 'each as a check'} in ${ctx.repoConfig}:`);
       lines.push('  checks:');
       undeclared.forEach((d, i) => lines.push(`    - name: ${undeclared.length === 1 ? 'allowed' : `allowed-${i + 1}`}`, `      run: ${quoted(d.input!.trim())}`));
+      lines.push(`then allow ${undeclared.length === 1 ? 'it' : 'them'} on this machine: 'sow check allow'.`);
     }
+    for (const d of notAllowed) lines.push(`\`${d.input!.trim()}\` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.`);
     for (const d of declared) lines.push(`\`${d.input!.trim()}\` is declared as a check, but ${ctx.title} refused it: ${CHECK_REFUSED[ctx.type] ?? 'its own settings deny it'}.`);
     if (unique.some((d) => d.kind === 'edit')) lines.push('A safe worker edits files only inside the repository.');
   } else {

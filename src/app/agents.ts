@@ -20,7 +20,7 @@ import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
-import { readRepoConfig } from '../adapters/repo-config.js';
+import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, takeOver, workerOwner } from './ownership.js';
@@ -116,10 +116,20 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   return { loaded, effective, executor, spec, binaryPath };
 }
 
-/** What the worker may do unasked: the executor's profile, and the repository's declared checks. */
-async function workerRights(root: string, resolution: Resolution): Promise<{ permissions: PermissionProfile; checks: string[] }> {
+/**
+ * What the worker may do unasked: the executor's profile, and the repository's declared checks
+ * that the person allowed to run here — a check committed or edited since is not handed to it.
+ */
+async function workerRights(root: string, resolution: Resolution, say: (line: string) => void): Promise<{ permissions: PermissionProfile; checks: string[]; withheld: string[] }> {
   const { config } = await readRepoConfig(root);
-  return { permissions: permissionProfile(resolution.executor.config), checks: (config.checks ?? []).map((c) => c.run) };
+  const permissions = permissionProfile(resolution.executor.config);
+  const { standingsOf } = await import('./check-allowance.js');
+  const standings = standingsOf(root, config.checks ?? []);
+  const refused = standings.checks.filter((s) => !s.allowed).map((s) => s.check.name);
+  if (refused.length && permissions === 'safe') {
+    say(`warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the worker may not run ${refused.length === 1 ? 'it' : 'them'}; review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`);
+  }
+  return { permissions, checks: standings.checks.filter((s) => s.allowed).map((s) => s.check.run), withheld: standings.checks.filter((s) => !s.allowed).map((s) => s.check.run) };
 }
 
 const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') => new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
@@ -146,6 +156,8 @@ async function runWorker(
   files: RunFiles,
   target: Target,
   invocation: Invocation,
+  /** The declared checks not granted, because the person has not allowed them here. */
+  withheld: readonly string[],
   resolution: Resolution,
   env: Record<string, string>,
   cwd: string,
@@ -154,7 +166,6 @@ async function runWorker(
 ): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
   // (Imported here so that only this function's lines change.)
   const { denialAdvice, denialCollector } = await import('../adapters/denials.js');
-  const { REPO_CONFIG } = await import('../adapters/repo-config.js');
   const kind = files.kind;
   const eventsFile = files.eventsFile;
   // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
@@ -204,6 +215,7 @@ async function runWorker(
     configPath: resolution.loaded.path,
     repoConfig: REPO_CONFIG,
     checks: invocation.granted.checks,
+    notAllowed: withheld,
     profile: invocation.granted.permissions,
   });
   if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, { denials, advice });
@@ -319,7 +331,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   let target: Target = checked ?? { kind: 'task', id: '' };
   const resolution = await resolveFor(agent.name, undefined, opts);
   // Read (and validate) .sow/config.yaml before anything is started or written.
-  const rights = await workerRights(root, resolution);
+  const rights = await workerRights(root, resolution, opts.say);
   const sessionId = await createSessionId(resolution.spec, resolution, root);
   const branch = currentBranch(root);
   const now = new Date().toISOString();
@@ -370,7 +382,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt, refsForPrompt(root));
   const files = runFiles(root, target, 'spawn');
   const promptFile = files.writePrompt(prompt);
-  const invocation = resolution.spec.spawn({ ...rights, config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.spawn({ permissions: rights.permissions, checks: rights.checks, config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(root, async (uow) => {
@@ -388,7 +400,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   const startedAt = new Date().toISOString();
   let run: Awaited<ReturnType<typeof runWorker>>;
   try {
-    run = await runWorker(files, running, invocation, resolution, env, root, opts, persistReported);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, root, opts, persistReported);
   } finally {
     // Whatever happened to the worker, this process no longer waits for it. (If this fails, the
     // owner is stale as soon as this process exits.)
@@ -440,7 +452,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
-  const rights = await workerRights(root, resolution);
+  const rights = await workerRights(root, resolution, opts.say);
   const now = new Date().toISOString();
   await update(root, async (uow) => {
     if (target.kind === 'task') {
@@ -468,13 +480,13 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
-  const invocation = resolution.spec.resume({ ...rights, config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.resume({ permissions: rights.permissions, checks: rights.checks, config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
   const startedAt = new Date().toISOString();
   let run: Awaited<ReturnType<typeof runWorker>>;
   try {
-    run = await runWorker(files, running, invocation, resolution, env, sessionCwd, opts);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, sessionCwd, opts);
   } finally {
     if (running.kind === 'task') await releaseOwner(root, running.id, session.agent_id).catch(() => undefined);
   }

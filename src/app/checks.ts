@@ -19,6 +19,7 @@ import { nearMiss } from '../domain/suggest.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
+import type { CheckStanding } from './check-allowance.js';
 import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
 import { actor, openRoot, Reader, update } from './workspace.js';
 
@@ -67,21 +68,28 @@ export class ChecksInterruptedError extends SowError {
   }
 }
 
-/** A declared check as `check list` shows it: the defaults filled in. */
+/** A declared check as `check list` shows it: the defaults filled in, and whether it may run here. */
 export interface DeclaredCheckInfo {
   name: string;
   run: string;
   when: CheckMoment[];
   timeout: number;
+  /** Allowed to run on this machine ('sow check allow', or SOW_ALLOW_CHECKS=1). */
+  allowed: boolean;
+  /** Not allowed, but another command was allowed under its name: that command. */
+  previously?: string;
 }
 
-export async function listChecks(cwd: string): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[] }> {
+export async function listChecks(cwd: string): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
   const root = await openRoot(cwd);
   const { exists, config } = await readRepoConfig(root);
-  return { file: REPO_CONFIG, exists, checks: (config.checks ?? []).map(info) };
+  const { standingsOf } = await import('./check-allowance.js');
+  const standings = standingsOf(root, config.checks ?? []);
+  return { file: REPO_CONFIG, exists, checks: standings.checks.map(info), allowed_by: standings.via };
 }
 
-const info = (c: Check): DeclaredCheckInfo => ({ name: c.name, run: c.run, when: [...(c.when ?? [])], timeout: c.timeout ?? DEFAULT_TIMEOUT_S });
+const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo =>
+  ({ name: c.name, run: c.run, when: [...(c.when ?? [])], timeout: c.timeout ?? DEFAULT_TIMEOUT_S, allowed, ...(previously !== undefined ? { previously } : {}) });
 
 /** The declared checks named (each once, in the order given), or all of them when none is named. */
 export function selectChecks(declared: readonly Check[], names: readonly string[]): Check[] {
@@ -265,6 +273,9 @@ export async function checkRun(cwd: string, names: readonly string[], opts: Chec
   const declared = config.checks ?? [];
   if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
   const checks = selectChecks(declared, names);
+  // Loaded here: status and advance read this module too, and never run a check.
+  const { requireAllowed } = await import('./check-allowance.js');
+  requireAllowed(root, checks, 'no check was run');
   const runs = await runChecks(root, checks, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const recorded = await recordEvidence(cwd, runs, target);
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
@@ -327,6 +338,7 @@ export async function setTaskFieldChecked(cwd: string, rawId: string, field: str
   if (declared.length === 0) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
   // Refused now, before minutes of checks, if it would be refused afterwards.
   const { id } = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
+  if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`);
   const runs = setOpts.force ? skippedRuns(root, declared) : await runChecks(root, declared, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
   const now = new Date().toISOString();
   if (runs.every((r) => r.passed || r.skipped)) {

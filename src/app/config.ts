@@ -28,7 +28,7 @@ agents:
     #   settings:
     #     permissions: safe   # what a worker may do without asking:
     #                         #   safe (the default): read and edit files in the repository, run sow
-    #                         #     and the checks the repository declares (.sow/config.yaml)
+    #                         #     and the checks of .sow/config.yaml you allowed ('sow check allow')
     #                         #   yolo: anything (the CLI's skip-permissions flag)
     #     model: sonnet       # or opus, haiku
     #   custom_args: []       # extra flags, added last

@@ -22,6 +22,7 @@ import { findOnPath } from '../adapters/process-runner.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { hasJournal, inspectJournal, Transaction } from '../adapters/transaction.js';
 import { readUserConfig } from '../adapters/user-config.js';
+import { readRepoConfig } from '../adapters/repo-config.js';
 import { listWorktrees } from '../adapters/worktrees.js';
 import { validateRepoConfig, validateUserConfig } from './config.js';
 import { githubRepo } from './github.js';
@@ -251,6 +252,35 @@ async function repoConfigCheck(cwd: string): Promise<Finding | undefined> {
   return ok('repo-config', r.lines.map((l) => l.text).join('; '));
 }
 
+/**
+ * Whether the declared checks may run on this machine (a clone's checks are not, until the person
+ * allowed them). No checks, or a configuration repo-config already reports as invalid: no finding.
+ */
+async function checksAllowedCheck(root: string): Promise<Finding | undefined> {
+  let declared;
+  try {
+    declared = (await readRepoConfig(root)).config.checks ?? [];
+  } catch (err) {
+    if (err instanceof SowError && err.code === 'CONFIG_INVALID') return undefined;
+    throw err;
+  }
+  if (declared.length === 0) return undefined;
+  const { standingsOf } = await import('./check-allowance.js');
+  const standings = standingsOf(root, declared);
+  const refused = standings.checks.filter((c) => !c.allowed);
+  const n = declared.length;
+  if (refused.length === 0) {
+    return ok('checks', standings.via === 'environment' ? `SOW_ALLOW_CHECKS=1 lets the ${n === 1 ? 'declared check' : `${n} declared checks`} run` : `${n === 1 ? 'the declared check is' : `all ${n} declared checks are`} allowed to run here`);
+  }
+  const names = refused.map((c) => `${c.check.name}${c.previously !== undefined ? ' (changed)' : ''}`).join(', ');
+  return {
+    id: 'checks',
+    status: 'warn',
+    message: `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task refuse ${refused.length === 1 ? 'it' : 'them'}, and workers may not run ${refused.length === 1 ? 'it' : 'them'}`,
+    fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
+  };
+}
+
 /** Whether `flag` is listed in a CLI's help text (as a word of its own, e.g. `--model <m>`, `-C, --cd`). */
 export function helpListsFlag(help: string, flag: string): boolean {
   const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -414,7 +444,7 @@ async function runChecks(cwd: string): Promise<Finding[]> {
   }
   if (ctx.layoutOk) {
     repo.push(projectCheck(ctx), await guarded('branch', () => branchCheck(ctx)), await guarded('tasks', () => tasksCheck(ctx)));
-    repo.push(await guarded('repo-config', () => repoConfigCheck(cwd)), await guarded('refs', () => refsCheck(ctx)));
+    repo.push(await guarded('repo-config', () => repoConfigCheck(cwd)), await guarded('checks', () => checksAllowedCheck(root!)), await guarded('refs', () => refsCheck(ctx)));
   }
   if (root) repo.push(await guarded('worktrees', () => worktreesCheck(ctx)));
   return [nodeCheck(), gitFinding, workspace, ...repo.filter((f): f is Finding => f !== undefined), userConfig, ...agents, ghFinding];

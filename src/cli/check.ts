@@ -6,15 +6,66 @@ export default function register(program: Command): void {
 
   check
     .command('list')
-    .description('List the checks .sow/config.yaml declares: name, command, when they are needed, timeout')
+    .description('List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here')
     .action(async () => {
       const { listChecks, NO_CHECKS_HELP } = await import('../app/checks.js');
+      const { printable } = await import('../domain/printable.js');
       const r = await listChecks(cwd());
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
+      const standing = (c: (typeof r.checks)[number]) =>
+        c.allowed ? (r.allowed_by === 'environment' ? 'allowed by SOW_ALLOW_CHECKS=1' : 'allowed') : c.previously !== undefined ? 'changed since you allowed it' : 'not allowed yet';
+      const refused = r.checks.filter((c) => !c.allowed);
       respond({
         data: r.checks,
-        text: r.checks.map((c) => `${c.name.padEnd(width)}  ${c.run}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s)`).join('\n'),
-        ...(r.checks.length ? {} : { message: NO_CHECKS_HELP }),
+        text: r.checks.map((c) => `${c.name.padEnd(width)}  ${printable(c.run)}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s; ${standing(c)})`).join('\n'),
+        ...(r.checks.length === 0 ? { message: NO_CHECKS_HELP }
+          : refused.length ? { message: `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check allow' if you trust ${refused.length === 1 ? 'it' : 'them'}` } : {}),
+      });
+    });
+
+  check
+    .command('allow')
+    .description('Allow the declared checks (default: all) to run on this machine: shows each command and asks; recorded outside the repository')
+    .argument('[names...]', 'the checks to allow (see sow check list)')
+    .option('-y, --yes', 'allow without asking (the commands are still shown)')
+    .addHelpText('after', [
+      '',
+      'A repository\'s checks are shell commands from whoever committed them, so sow runs them (sow check run,',
+      'completing a task, a worker\'s permissions) only once you allowed exactly those commands here. A changed',
+      'command must be allowed again. The record is kept per repository in your state folder',
+      '($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.',
+      'A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a',
+      'record. sow check forget withdraws what you allowed.',
+    ].join('\n'))
+    .action(async (names: string[], opts: { yes?: boolean }) => {
+      const { allowChecks } = await import('../app/check-allowance.js');
+      const { askYesNo, interactive } = await import('./confirm.js');
+      const json = process.argv.includes('--json');
+      const r = await allowChecks(cwd(), names, {
+        yes: opts.yes === true,
+        interactive: interactive(),
+        confirm: askYesNo,
+        show: (text) => !json && process.stderr.write(`${text}\n`),
+      });
+      const { NO_CHECKS_HELP } = await import('../app/checks.js');
+      const message = r.allowed.length
+        ? `Allowed ${r.allowed.length === 1 ? `the check ${r.allowed[0]!.name}` : `${r.allowed.length} checks (${r.allowed.map((c) => c.name).join(', ')})`} to run in ${r.repository}; recorded in ${r.record} ('sow check forget' withdraws it)`
+        : r.already.length ? `${r.already.length === 1 ? `The check ${r.already[0]} is` : `All ${r.already.length} checks are`} allowed already` : NO_CHECKS_HELP;
+      respond({ data: r, message });
+    });
+
+  check
+    .command('forget')
+    .description('Withdraw what you allowed to run in this repository (default: every check)')
+    .argument('[names...]', 'the checks to withdraw')
+    .action(async (names: string[]) => {
+      const { forgetChecks } = await import('../app/check-allowance.js');
+      const r = await forgetChecks(cwd(), names);
+      respond({
+        data: r,
+        message: r.forgotten.length
+          ? `Withdrawn: ${[...new Set(r.forgotten.map((c) => c.name))].join(', ')}; ${r.forgotten.length === 1 ? 'it runs' : 'they run'} again only after 'sow check allow'`
+          : 'Nothing was allowed in this repository',
       });
     });
 

@@ -169,7 +169,7 @@ export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 export const ExecutorConfigSchema = v.looseObject({
   type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
   settings: v.optional(v.looseObject({
-    permissions: v.optional(v.pipe(v.picklist(PERMISSION_PROFILES), d('What a worker may do unasked. safe (the default): read and edit files in the repository, run sow and the checks the repository declares; yolo: anything (each CLI\'s skip-permissions flag)'))),
+    permissions: v.optional(v.pipe(v.picklist(PERMISSION_PROFILES), d('What a worker may do unasked. safe (the default): read and edit files in the repository, run sow and the checks the repository declares that you allowed (sow check allow); yolo: anything (each CLI\'s skip-permissions flag)'))),
     yolo_mode: v.optional(v.pipe(v.boolean(), d('true is permissions: yolo'))),
     model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
   })),

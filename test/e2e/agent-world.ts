@@ -16,6 +16,8 @@ export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot'
 
 export interface FakeCall {
   cli: string;
+  /** The fake CLI's process id. */
+  pid: number;
   argv: string[];
   stdin: string;
   /** What reached the model: stdin, or the prompt file / -p text the fake resolved. */

@@ -36,9 +36,14 @@ interface CheckDecl {
   timeout?: number;
 }
 
+/**
+ * Declares the checks in .sow/config.yaml and allows them, as the person would after reading them
+ * (allowing itself is tested in checks-allowed.test.ts).
+ */
 function declare(repo: Repo, checks: CheckDecl[]): void {
   repo.write('.sow/config.yaml', `checks:\n${checks.map((c) =>
     `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`);
+  ok(repo, ['check', 'allow', '--yes']);
 }
 
 /** The tree hash of the code outside .sow/, computed here independently of sow (a fresh temp index). */
@@ -97,11 +102,11 @@ describe('sow check list', () => {
     const repo = fresh();
     declare(repo, [{ name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'] }, { name: 'lint', run: 'npm run lint', timeout: 30 }]);
     expect(ok(repo, ['check', 'list']).stdout).toBe(
-      'unit  npm test  (needed for task_complete, finalize; timeout 600 s)\n' +
-      'lint  npm run lint  (run by hand; timeout 30 s)\n');
+      'unit  npm test  (needed for task_complete, finalize; timeout 600 s; allowed)\n' +
+      'lint  npm run lint  (run by hand; timeout 30 s; allowed)\n');
     expect(expectEnvelope(ok(repo, ['check', 'list', '--json'])).data).toEqual([
-      { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'], timeout: 600 },
-      { name: 'lint', run: 'npm run lint', when: [], timeout: 30 },
+      { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'], timeout: 600, allowed: true },
+      { name: 'lint', run: 'npm run lint', when: [], timeout: 30, allowed: true },
     ]);
   });
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 
 /** The built sow; SOW_TEST_BIN points the tests at another build (`node scripts/build.mjs --out <dir>`). */
 export const SOW = process.env['SOW_TEST_BIN'] || fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
@@ -53,14 +53,22 @@ export const TEST_CACHE_HOME = join(tmpdir(), 'sow-tests-cache-home');
 export const TEST_HOME = join(tmpdir(), 'sow-tests-home');
 
 /**
+ * The state folder (where sow records the checks a person allowed) of this test file alone: a
+ * fresh one per file, removed after its tests, so allowances never pile up between runs.
+ */
+export const TEST_STATE_HOME = mkdtempSync(join(tmpdir(), 'sow-tests-state-'));
+afterAll(() => rmSync(TEST_STATE_HOME, { recursive: true, force: true }));
+
+/**
  * What every sow run in the tests gets: no colour, a git identity for commits, a home, a
- * configuration folder and a cache folder of its own (never the invoking user's).
+ * configuration folder, a cache folder and a state folder of its own (never the invoking user's).
  */
 export const TEST_ENV: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
   HOME: TEST_HOME,
   XDG_CONFIG_HOME: join(TEST_HOME, '.config'),
   XDG_CACHE_HOME: TEST_CACHE_HOME,
+  XDG_STATE_HOME: TEST_STATE_HOME,
   GIT_AUTHOR_NAME: 'sow test',
   GIT_AUTHOR_EMAIL: 'test@example.invalid',
   GIT_COMMITTER_NAME: 'sow test',

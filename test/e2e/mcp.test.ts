@@ -187,6 +187,7 @@ describe('sow mcp: the tools', () => {
 
     // Completing: the path with the task_complete checks, its data with what they did.
     repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "true"\n    when: [task_complete]\n');
+    ok(repo, ['check', 'allow', '--yes']);
     const completed = await data(client, 'task_update', { id: '010', field: 'status', value: 'completed', owner: 'ada' });
     expect(completed).toMatchObject({ id: '010', field: 'status', value: 'completed', checks: [{ name: 'unit', passed: true, exit_code: 0 }] });
     const cliCompleted = cliData(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--owner', 'bob']);
@@ -274,6 +275,7 @@ describe('sow mcp: the tools', () => {
     const repo = fresh();
     toExecuting(repo, ['Only task']);
     repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "echo unit-ran"\n  - name: lint\n    run: "exit 3"\n');
+    ok(repo, ['check', 'allow', '--yes']);
     const { client } = await connect(repo);
     const mcp = await data(client, 'check_run', { names: ['unit'], task: '010' });
     expect(mcp).toMatchObject({ runs: [{ name: 'unit', passed: true, exit_code: 0 }], recorded: { owner: 'task 010', task: '010' } });
@@ -560,6 +562,7 @@ describe('sow mcp: hostile or careless messages', () => {
     const repo = fresh();
     toExecuting(repo);
     repo.write('.sow/config.yaml', 'checks:\n  - name: slow\n    run: "echo $$ > check.pid; exec sleep 300"\n');
+    ok(repo, ['check', 'allow', '--yes']);
     const server = spawnServer(repo);
     server.send(INIT);
     await server.answer('1');

@@ -42,6 +42,9 @@ interface Fixture extends AgentFixture {
 
 function fixture(config?: string): Fixture {
   const f = base(config);
+  // The checks are allowed here (these tests are about what each CLI is granted; allowing is
+  // tested in checks-allowed.test.ts, with only the allowed checks granted).
+  f.world.env['SOW_ALLOW_CHECKS'] = '1';
   const dir = (id = '010') => join(f.root, OUTPUTS, id);
   return {
     ...f,
@@ -345,6 +348,7 @@ const declareTouch = [
   '  checks:',
   '    - name: allowed',
   '      run: "touch /x"',
+  "then allow it on this machine: 'sow check allow'.",
 ];
 const CODEX_REASON = 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
 
@@ -469,6 +473,7 @@ describe('refused tool calls are reported with how to allow them', () => {
       '      run: "touch /x"',
       '    - name: allowed-2',
       '      run: "curl https://example.com"',
+      "then allow them on this machine: 'sow check allow'.",
       ...yoloAdvice('claude', f.world.configPath),
     ]));
     expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });

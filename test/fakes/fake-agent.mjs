@@ -215,6 +215,7 @@ switch (cli) {
 if (process.env.FAKE_AGENT_LOG) {
   appendFileSync(process.env.FAKE_AGENT_LOG, `${JSON.stringify({
     cli,
+    pid: process.pid,
     argv: args,
     stdin,
     prompt: promptText,
@@ -277,8 +278,10 @@ const script = process.env.FAKE_AGENT_SCRIPT
     : [['log', '--project', '--action', 'research', '--result', 'success', 'Looked around']];
 /**
  * Script steps: a sow argv list; {wait: path} (until the file exists, at most 30 s); {touch: path}
- * (create it, to signal the test); {try: argv, out: path} (run sow, write {code, stderr} to out,
- * and go on whatever it exits with — a late worker whose write is refused).
+ * (create it, to signal the test); {try: argv, out: path, env?, unset?} (run sow — with `env`
+ * added to the worker's environment and the names in `unset` removed — write {code, stdout,
+ * stderr} to out, and go on whatever it exits with: a late worker whose write is refused, a worker
+ * trying what it may not); {append: path, text} (add text to a file, as the worker's edit tool).
  */
 for (const step of script) {
   if (Array.isArray(step)) sow(step);
@@ -286,8 +289,11 @@ for (const step of script) {
     const until = Date.now() + 30_000;
     while (!existsSync(step.wait) && Date.now() < until) spawnSync('sleep', ['0.05']);
   } else if (step.touch) writeFileSync(step.touch, '');
+  else if (step.append) appendFileSync(step.append, step.text);
   else if (step.try) {
-    const r = spawnSync('sow', step.try, { encoding: 'utf8', env: process.env });
+    const env = { ...process.env, ...step.env };
+    for (const name of step.unset ?? []) delete env[name];
+    const r = spawnSync('sow', step.try, { encoding: 'utf8', env });
     writeFileSync(step.out, JSON.stringify({ code: r.status, stdout: r.stdout, stderr: r.stderr }));
   }
 }

@@ -109,6 +109,8 @@ export async function runScenario(opts) {
     writeFileSync(join(repo, '.sow/config.yaml'), `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: plan.check, when: ['task_complete'] }] })}\n`);
     await must('git', ['add', 'check.mjs', 'package.json', '.sow/config.yaml']);
     await must('git', ['commit', '-q', '-m', 'A check']);
+    // The person allows it on this machine; until then sow would neither run it nor grant it to the worker.
+    await must('sow', ['check', 'allow', '--yes']);
   }
 
   const task = async () => {

@@ -24,7 +24,7 @@ export interface InvocationContext {
   runningAsRoot: boolean;
   /** What the worker may do unasked (settings.permissions, or yolo_mode). */
   permissions: PermissionProfile;
-  /** The shell commands of the checks the repository declares (.sow/config.yaml): a safe worker may run them. */
+  /** The shell commands of the declared checks (.sow/config.yaml) the person allowed here: a safe worker may run them. */
   checks: readonly string[];
 }
 

@@ -1,0 +1,125 @@
+/**
+ * Which checks the person allowed to run, per repository, in their own state folder — outside
+ * every repository, where neither a commit nor a worker's edit reaches: one small JSON file per
+ * repository (named by a hash of its real path), so allowing in one repository never rewrites
+ * another's, and a damaged file concerns one repository only.
+ *
+ *   $XDG_STATE_HOME/sow/allowed-checks/<sha256 of the path>.json   (else ~/.local/state/sow/…;
+ *   %LOCALAPPDATA%\sow\allowed-checks\… on Windows)
+ *
+ * A file sow cannot read as one it wrote (too big, not JSON, another shape, another repository's
+ * path, an entry whose hash does not match its command) is refused, never read as "allowed".
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, win32 } from 'node:path';
+import { SowError } from '../domain/errors.js';
+import { writeFileAtomic, unlinkIfExists } from './fs-atomic.js';
+
+/** One allowed check: its name and exact command, their hash, and when the person allowed it. */
+export interface AllowedCheck {
+  name: string;
+  run: string;
+  sha256: string;
+  allowed_at: string;
+}
+
+export interface AllowRecord {
+  repository: string;
+  checks: AllowedCheck[];
+}
+
+const VERSION = 1;
+/** A file of a few dozen checks is a few KB. */
+export const RECORD_LIMIT = 256 * 1024;
+const MAX_ENTRIES = 1000;
+
+/** The hash of a check as allowed: its name and its exact command (nothing else changes what runs). */
+export const checkHash = (check: { name: string; run: string }): string =>
+  createHash('sha256').update(JSON.stringify([check.name, check.run])).digest('hex');
+
+/** The folder of the records: the user's state folder. */
+export function allowedChecksDir(env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
+  if (platform === 'win32') {
+    const local = env['LOCALAPPDATA'] || win32.join(env['USERPROFILE'] || homedir(), 'AppData', 'Local');
+    return win32.join(local, 'sow', 'allowed-checks');
+  }
+  const xdg = env['XDG_STATE_HOME'];
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env['HOME'] || homedir(), '.local', 'state');
+  return join(base, 'sow', 'allowed-checks');
+}
+
+/** The record of the repository whose real path is `repository`. */
+export function allowRecordPath(repository: string, env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
+  const name = createHash('sha256').update(repository).digest('hex');
+  return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
+}
+
+export class AllowRecordError extends SowError {
+  constructor(file: string, problem: string) {
+    super('CHECKS_RECORD_INVALID', 'state', `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
+      `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`, { file });
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));
+
+function readLimited(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new AllowRecordError(file, 'it is not a file');
+    if (stat.size > RECORD_LIMIT) throw new AllowRecordError(file, `it is ${stat.size} bytes, more than the ${RECORD_LIMIT} such a record can be`);
+    const buffer = Buffer.alloc(RECORD_LIMIT + 1);
+    let length = 0;
+    for (let n; length <= RECORD_LIMIT && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0;) length += n;
+    if (length > RECORD_LIMIT) throw new AllowRecordError(file, `it grew past ${RECORD_LIMIT} bytes while being read`);
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The record of `repository` (its real path); an empty one when there is none yet. */
+export function readAllowRecord(file: string, repository: string): AllowRecord {
+  const text = readLimited(file);
+  if (text === undefined) return { repository, checks: [] };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new AllowRecordError(file, `it is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (!isObject(data) || !onlyKeys(data, ['version', 'repository', 'checks'])) throw new AllowRecordError(file, 'it is not a record sow wrote (expected version, repository and checks)');
+  if (data['version'] !== VERSION) throw new AllowRecordError(file, `its version is ${JSON.stringify(data['version'])}, and this sow reads version ${VERSION}`);
+  if (data['repository'] !== repository) throw new AllowRecordError(file, `it names the repository ${JSON.stringify(data['repository'])}, not ${JSON.stringify(repository)}`);
+  const checks = data['checks'];
+  if (!Array.isArray(checks) || checks.length > MAX_ENTRIES) throw new AllowRecordError(file, `'checks' is not a list of at most ${MAX_ENTRIES} entries`);
+  return {
+    repository,
+    checks: checks.map((c: unknown, i): AllowedCheck => {
+      const fields = ['name', 'run', 'sha256', 'allowed_at'] as const;
+      if (!isObject(c) || !onlyKeys(c, fields) || !fields.every((k) => typeof c[k] === 'string')) throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
+      const entry = c as unknown as AllowedCheck;
+      if (entry.sha256 !== checkHash(entry)) throw new AllowRecordError(file, `checks[${i}] ('${entry.name}'): its sha256 is not the hash of its name and command`);
+      return { name: entry.name, run: entry.run, sha256: entry.sha256, allowed_at: entry.allowed_at };
+    }),
+  };
+}
+
+/** Writes the record atomically; a record with no checks left is removed. */
+export function writeAllowRecord(file: string, record: AllowRecord): void {
+  if (record.checks.length === 0) {
+    unlinkIfExists(file);
+    return;
+  }
+  writeFileAtomic(file, `${JSON.stringify({ version: VERSION, repository: record.repository, checks: record.checks }, null, 2)}\n`);
+}

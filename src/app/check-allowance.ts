@@ -1,0 +1,275 @@
+/**
+ * A repository's checks are shell commands written by whoever committed them, so they run only
+ * after the person allowed exactly those commands on this machine (like direnv's `allow`):
+ * `sow check allow` shows them, asks, and records each check's name, command and hash for the
+ * repository's real path in the person's own state folder. A command that changed since is not
+ * allowed. `SOW_ALLOW_CHECKS=1` allows every declared check without a record (CI).
+ *
+ * A worker never widens its own rights: it cannot allow or forget checks, and SOW_ALLOW_CHECKS=1
+ * counts inside a worker only when the worker was started with it (worker-trace.ts tells).
+ */
+import { isAbsolute, relative, sep } from 'node:path';
+import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
+import { printable } from '../domain/printable.js';
+import type { Check } from '../domain/schemas.js';
+import { allowedChecksDir, allowRecordPath, checkHash, readAllowRecord, writeAllowRecord, type AllowedCheck } from '../adapters/allowed-checks.js';
+import { realPath } from '../adapters/files.js';
+import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
+import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
+import { openRoot } from './workspace.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export const ALLOW_VARIABLE = 'SOW_ALLOW_CHECKS';
+
+/** What SOW_ALLOW_CHECKS says here: not set, allows, or set but not honoured (by a worker for itself). */
+export type EnvAllowance = { kind: 'unset' } | { kind: 'allowed' } | { kind: 'ignored'; worker: WorkerTrace };
+
+export function envAllowance(env: Env = process.env, trace: () => WorkerTrace | undefined = () => traceWorker(env)): EnvAllowance {
+  const raw = env[ALLOW_VARIABLE];
+  if (raw === undefined || raw === '' || raw === '0') return { kind: 'unset' };
+  if (raw !== '1') {
+    throw new UsageError(`${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`,
+      `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`);
+  }
+  const worker = trace();
+  if (!worker) return { kind: 'allowed' };
+  // Given to the worker by whoever started it (CI running 'sow agent spawn'), not set by the worker:
+  // the outermost worker process, as sow started it, carried it already.
+  const origin = worker.outermost;
+  if (origin && origin.pid !== process.pid && origin.allowChecks === '1') return { kind: 'allowed' };
+  return { kind: 'ignored', worker };
+}
+
+/** Where a worker was seen, for messages: `SOW_AGENT_ID in process 4242 (claude)`. */
+const whereWorker = (w: WorkerTrace) => `${w.nearest.variable} ${w.nearest.pid === process.pid ? 'in its own environment' : `in process ${w.nearest.pid} (${printable(w.nearest.command)})`}`;
+const workerDetails = (w: WorkerTrace) => ({ pid: w.nearest.pid, command: w.nearest.command, variable: w.nearest.variable });
+
+/** A check that may not run yet, as the refusal shows it. */
+export interface UnallowedCheck {
+  name: string;
+  run: string;
+  /** The command allowed under this name before, when it changed since. */
+  previously?: string;
+}
+
+function listing(checks: readonly UnallowedCheck[]): string {
+  return checks.map((c) => `  ${c.name}: ${printable(c.run)}${c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : ''}`).join('\n');
+}
+
+export class ChecksNotAllowedError extends SowError {
+  constructor(what: string, checks: readonly UnallowedCheck[], ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean }) {
+    const these = checks.length === 1 ? 'this command has' : `these ${checks.length} commands have`;
+    super('CHECKS_NOT_ALLOWED', 'failed',
+      `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
+        (ctx.envIgnored ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was started with it)` : ''),
+      ctx.worker
+        ? `a worker cannot allow checks (this sow runs under one: ${whereWorker(ctx.worker)}); ask the person to review ${REPO_CONFIG} and run 'sow check allow'`
+        : `read what ${checks.length === 1 ? 'it' : 'they'} would run; if you trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
+      {
+        checks: checks.map((c) => ({ ...c })),
+        repository: ctx.repository,
+        record: ctx.record,
+        ...(ctx.worker ? { worker: workerDetails(ctx.worker) } : {}),
+        ...(ctx.envIgnored ? { environment_ignored: true } : {}),
+      });
+  }
+}
+
+export class WorkerCannotAllowError extends SowError {
+  constructor(action: string, worker: WorkerTrace) {
+    super('WORKER_CANNOT_ALLOW', 'failed',
+      `${action} is for the person, and this sow runs under a worker sow spawned (${whereWorker(worker)}): a worker cannot widen its own rights`,
+      `ask the person to review ${REPO_CONFIG} and run 'sow check allow' in a terminal of their own`,
+      { worker: workerDetails(worker) });
+  }
+}
+
+export class NothingAllowedError extends SowError {
+  constructor(names: readonly string[], known: readonly string[]) {
+    super('CHECK_NOT_ALLOWED_HERE', 'failed', `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} in this repository`,
+      known.length ? `allowed here: ${known.join(', ')} ('sow check list' shows them)` : "nothing is allowed here; 'sow check list' shows the declared checks", { names: [...names], allowed: [...known] });
+  }
+}
+
+export class RecordInsideRepositoryError extends SowError {
+  constructor(dir: string, repository: string) {
+    super('CHECKS_RECORD_IN_REPOSITORY', 'failed',
+      `sow keeps which checks you allowed in ${dir}, which lies inside this repository (${repository}), where a commit or a worker's edit could change it`,
+      `set XDG_STATE_HOME to a folder outside every repository; or, where the repository is trusted, set ${ALLOW_VARIABLE}=1`,
+      { record: dir, repository });
+  }
+}
+
+const isInside = (path: string, dir: string) => {
+  const rel = relative(dir, path);
+  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
+};
+
+/** The repository as records name it: its real path. */
+const repositoryOf = (root: string) => realPath(root);
+
+function recordFor(root: string, env: Env): { repository: string; file: string } {
+  const repository = repositoryOf(root);
+  const dir = allowedChecksDir(env);
+  if (isInside(realPath(dir), repository)) throw new RecordInsideRepositoryError(dir, repository);
+  return { repository, file: allowRecordPath(repository, env) };
+}
+
+/** The latest command allowed under a name. */
+const lastNamed = (recorded: readonly AllowedCheck[], name: string) => [...recorded].reverse().find((r) => r.name === name);
+
+export interface CheckStanding {
+  check: Check;
+  allowed: boolean;
+  /** Not allowed, but another command was allowed under its name: that command. */
+  previously?: string;
+}
+
+export interface Standings {
+  checks: CheckStanding[];
+  /** What allowed them: the person's record, or SOW_ALLOW_CHECKS. */
+  via: 'record' | 'environment';
+  repository: string;
+  record: string;
+  env: EnvAllowance;
+}
+
+/** Whether each check may run here. Reads the record only when SOW_ALLOW_CHECKS does not allow. */
+export function standingsOf(root: string, checks: readonly Check[], env: Env = process.env): Standings {
+  if (checks.length === 0) {
+    const repository = repositoryOf(root);
+    return { checks: [], via: 'record', repository, record: allowRecordPath(repository, env), env: { kind: 'unset' } };
+  }
+  const fromEnv = envAllowance(env);
+  if (fromEnv.kind === 'allowed') {
+    const repository = repositoryOf(root);
+    return { checks: checks.map((check) => ({ check, allowed: true })), via: 'environment', repository, record: allowRecordPath(repository, env), env: fromEnv };
+  }
+  const { repository, file } = recordFor(root, env);
+  const recorded = readAllowRecord(file, repository).checks;
+  const hashes = new Set(recorded.map((c) => c.sha256));
+  return {
+    checks: checks.map((check) => {
+      if (hashes.has(checkHash(check))) return { check, allowed: true };
+      const before = lastNamed(recorded, check.name);
+      return { check, allowed: false, ...(before ? { previously: before.run } : {}) };
+    }),
+    via: 'record',
+    repository,
+    record: file,
+    env: fromEnv,
+  };
+}
+
+const unallowed = (s: Standings): UnallowedCheck[] =>
+  s.checks.filter((c) => !c.allowed).map((c) => ({ name: c.check.name, run: c.check.run, ...(c.previously !== undefined ? { previously: c.previously } : {}) }));
+
+/**
+ * Refuses (CHECKS_NOT_ALLOWED, exit 1) unless every one of `checks` may run here; `what` starts
+ * the message (`task 010 was not completed`).
+ */
+export function requireAllowed(root: string, checks: readonly Check[], what: string, env: Env = process.env): void {
+  if (checks.length === 0) return;
+  const standings = standingsOf(root, checks, env);
+  const missing = unallowed(standings);
+  if (missing.length === 0) return;
+  const worker = standings.env.kind === 'ignored' ? standings.env.worker : traceWorker(env);
+  throw new ChecksNotAllowedError(what, missing, {
+    repository: standings.repository,
+    record: standings.record,
+    ...(worker ? { worker } : {}),
+    ...(standings.env.kind === 'ignored' ? { envIgnored: true } : {}),
+  });
+}
+
+/** Refuses when a worker asks to change what the person allowed. */
+function refuseWorker(action: string, env: Env): void {
+  const worker = traceWorker(env);
+  if (worker) throw new WorkerCannotAllowError(action, worker);
+}
+
+export interface AllowOptions {
+  yes: boolean;
+  interactive: boolean;
+  confirm(question: string): Promise<boolean>;
+  /** Shows the commands about to be allowed, before the question (stderr). */
+  show(text: string): void;
+  env?: Env;
+  now?: () => string;
+}
+
+export interface AllowResult {
+  repository: string;
+  record: string;
+  /** The checks allowed now. */
+  allowed: { name: string; run: string }[];
+  /** The checks asked for that were allowed already. */
+  already: string[];
+}
+
+/** What `sow check allow` shows before it asks. */
+export function allowListing(root: string, checks: readonly UnallowedCheck[]): string {
+  return `sow would run ${checks.length === 1 ? 'this command' : `these ${checks.length} commands`} of ${REPO_CONFIG} in ${root}, as you, whenever ${checks.length === 1 ? 'it is' : 'they are'} needed:\n${listing(checks)}`;
+}
+
+/**
+ * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed,
+ * asks (or --yes), and records exactly what it showed. Refused inside a worker.
+ */
+export async function allowChecks(cwd: string, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
+  const env = opts.env ?? process.env;
+  const { selectChecks } = await import('./checks.js');
+  const root = await openRoot(cwd);
+  refuseWorker("'sow check allow'", env);
+  const { repository, file } = recordFor(root, env);
+  const { config } = await readRepoConfig(root);
+  const chosen = selectChecks(config.checks ?? [], names);
+  const record = readAllowRecord(file, repository);
+  const hashes = new Set(record.checks.map((c) => c.sha256));
+  const toAllow = chosen.filter((c) => !hashes.has(checkHash(c)));
+  const result: AllowResult = { repository, record: file, allowed: [], already: chosen.filter((c) => hashes.has(checkHash(c))).map((c) => c.name) };
+  if (toAllow.length === 0) return result;
+  opts.show(allowListing(root, toAllow.map((c) => {
+    const before = lastNamed(record.checks, c.name);
+    return { name: c.name, run: c.run, ...(before ? { previously: before.run } : {}) };
+  })));
+  if (!opts.yes) {
+    if (!opts.interactive) throw new ConfirmationRequiredError(`allowing ${toAllow.length === 1 ? 'this check' : 'these checks'} to run`, '--yes');
+    if (!(await opts.confirm(`Allow ${toAllow.length === 1 ? 'it' : 'them'} to run here?`))) throw new AbortedError('check allow');
+  }
+  // Exactly what was shown is recorded, read again so that a record written meanwhile is kept.
+  const at = opts.now?.() ?? new Date().toISOString();
+  const current = readAllowRecord(file, repository);
+  const have = new Set(current.checks.map((c) => c.sha256));
+  const added: AllowedCheck[] = toAllow.filter((c) => !have.has(checkHash(c))).map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
+  writeAllowRecord(file, { repository, checks: [...current.checks, ...added] });
+  result.allowed = toAllow.map((c) => ({ name: c.name, run: c.run }));
+  return result;
+}
+
+export interface ForgetResult {
+  repository: string;
+  record: string;
+  /** The entries withdrawn: name and command. */
+  forgotten: { name: string; run: string }[];
+}
+
+/**
+ * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the
+ * checks named), whatever .sow/config.yaml says now. Refused inside a worker.
+ */
+export async function forgetChecks(cwd: string, names: readonly string[], env: Env = process.env): Promise<ForgetResult> {
+  const root = await openRoot(cwd);
+  refuseWorker("'sow check forget'", env);
+  const { repository, file } = recordFor(root, env);
+  const record = readAllowRecord(file, repository);
+  const unknown = names.filter((n) => !record.checks.some((c) => c.name === n));
+  if (unknown.length) {
+    const known = [...new Set(record.checks.map((c) => c.name))];
+    throw new NothingAllowedError(unknown, known);
+  }
+  const drop = (c: AllowedCheck) => names.length === 0 || names.includes(c.name);
+  writeAllowRecord(file, { repository, checks: record.checks.filter((c) => !drop(c)) });
+  return { repository, record: file, forgotten: record.checks.filter(drop).map((c) => ({ name: c.name, run: c.run })) };
+}
