@@ -27,9 +27,7 @@ function expectRefused(repo: Repo, args: string[], pattern: RegExp, code = 4): s
 
 /** A hostile repository with a project in ImplementationExecuting (tasks 010, 020) on feat/demo. */
 function withProject(): Hostile {
-  const h = hostile();
-  toExecuting(h.origin);
-  return h;
+  return hostile({ start: { key: 'executing', setup: (repo) => toExecuting(repo) } });
 }
 
 describe('runtime folders that are links are refused, never emptied', () => {

@@ -6,10 +6,10 @@
  * command would create. `untouched()` checks that neither changed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { makeRepo, TEST_ENV, type Repo } from './harness.js';
 
 export interface Hostile {
@@ -34,12 +34,37 @@ export interface Hostile {
 const SENTINEL_FILE = 'precious.txt';
 const SENTINEL_TEXT = 'keep me\n';
 
+export interface HostileOptions {
+  branch?: string;
+  /**
+   * What the attacker's repository holds before the test's own changes (e.g. a project with
+   * tasks), made once per test file under `key` and copied for each test: building it again
+   * would run the same sow commands every time.
+   */
+  start?: { key: string; setup: (repo: Repo) => void };
+}
+
 /** Hostile repositories removed after each test of the calling file. */
-export function useHostile(): (opts?: { branch?: string }) => Hostile {
+export function useHostile(): (opts?: HostileOptions) => Hostile {
   const made: string[] = [];
+  const starts = new Map<string, string>();
   afterEach(() => {
     for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
+  afterAll(() => {
+    for (const dir of starts.values()) rmSync(dir, { recursive: true, force: true });
+  });
+  /** The folder of a start repository, made on first use. */
+  const startDir = (start: NonNullable<HostileOptions['start']>, branch?: string): string => {
+    let dir = starts.get(start.key);
+    if (dir === undefined) {
+      dir = join(mkdtempSync(join(tmpdir(), 'sow-hostile-start-')), 'origin');
+      mkdirSync(dir);
+      start.setup(makeRepo({ dir, ...(branch ? { branch } : {}) }));
+      starts.set(start.key, dirname(dir));
+    }
+    return join(starts.get(start.key)!, 'origin');
+  };
   return (opts = {}) => {
     const top = mkdtempSync(join(tmpdir(), 'sow-hostile-'));
     made.push(top);
@@ -47,8 +72,15 @@ export function useHostile(): (opts?: { branch?: string }) => Hostile {
     mkdirSync(sentinel);
     writeFileSync(join(sentinel, SENTINEL_FILE), SENTINEL_TEXT);
     const marker = join(top, 'pwned');
-    mkdirSync(join(top, 'origin'));
-    const origin = makeRepo({ dir: join(top, 'origin'), ...(opts.branch ? { branch: opts.branch } : {}) });
+    let origin: Repo;
+    if (opts.start) {
+      // A copy of the start repository, its links and runtime folder as they are.
+      cpSync(startDir(opts.start, opts.branch), join(top, 'origin'), { recursive: true, verbatimSymlinks: true });
+      origin = makeRepo({ dir: join(top, 'origin'), existing: true, init: false });
+    } else {
+      mkdirSync(join(top, 'origin'));
+      origin = makeRepo({ dir: join(top, 'origin'), ...(opts.branch ? { branch: opts.branch } : {}) });
+    }
     const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' }).trim();
     let clones = 0;
     return {
