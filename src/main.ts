@@ -28,6 +28,7 @@ import registerGraph from './cli/graph.js';
 import { registerHook, registerInstall, registerUninstall } from './cli/install.js';
 import registerDoctor from './cli/doctor.js';
 import { registerComplete, registerCompletion } from './cli/completion.js';
+import { toJson } from './domain/json.js';
 
 declare const SOW_VERSION: string;
 
@@ -40,14 +41,14 @@ function write(stream: NodeJS.WriteStream, text: string): void {
 }
 
 function render(result: CommandResult): void {
-  if (json) return write(process.stdout, JSON.stringify({ ok: true, data: result.data ?? null }));
+  if (json) return write(process.stdout, toJson({ ok: true, data: result.data ?? null }));
   if (result.text) write(process.stdout, result.text);
   if (result.message) write(process.stderr, result.message);
 }
 
 async function renderError(err: SowError): Promise<number> {
   if (json) {
-    write(process.stdout, JSON.stringify(errorEnvelope(err)));
+    write(process.stdout, toJson(errorEnvelope(err)));
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(process.stderr);

@@ -15,7 +15,7 @@ import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
 import { check } from '../domain/schemas.js';
 import { emitYaml } from './yaml/emit.js';
-import { editYaml, parseYaml, ReservedKeyError, YamlSyntaxError, YamlTooLargeError } from './yaml/document.js';
+import { editYaml, parseYaml, ReservedKeyError, YamlRefusedError, YamlSyntaxError } from './yaml/document.js';
 
 export interface StateFile<T> {
   /** Path relative to the repository root, for messages. */
@@ -37,7 +37,7 @@ export async function parseStateText(rel: string, text: string): Promise<{ data:
     return await parseYaml(text);
   } catch (err) {
     if (err instanceof ReservedKeyError) throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
-    if (err instanceof YamlTooLargeError) throw new StateFileError(rel, err.message);
+    if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message);
     if (!(err instanceof YamlSyntaxError)) throw err;
     const where = err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
     throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);
@@ -86,6 +86,8 @@ export async function renderStateFile<S extends GenericSchema>(
     // A bug, not a user mistake: a command produced data its own schema refuses.
     throw new Error(`refusing to write ${rel}: ${valid.issue.path}: ${valid.issue.message}`);
   }
+  // The canonical reader takes only text the emitter writes back byte for byte (canonical.test.ts
+  // checks it); any other text is changed only where the value changed.
   if (previous?.handWritten) return editYaml(previous.text, data);
   return emitYaml(data as Record<string, unknown>);
 }

@@ -5,12 +5,14 @@ import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
 import { renderLifecycleMap } from '../domain/graph.js';
 import { plain, type Paint } from './colour.js';
+import { toJson } from '../domain/json.js';
+import { renderValue } from '../domain/fields.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
 export function formatArtifact(index: number, a: Artifact): string {
   const notes: string[] = [];
   for (const [key, value] of Object.entries(a.metadata ?? {})) {
-    notes.push(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    notes.push(`${key}: ${typeof value === 'object' ? toJson(value) : renderValue(value)}`);
   }
   if (a.approved !== undefined) notes.push(a.approved ? 'approved' : 'not approved');
   return `[${index}] ${a.type}: ${a.path}${notes.length ? ` (${notes.join(', ')})` : ''}`;

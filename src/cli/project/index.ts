@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { cwd, respond } from '../output.js';
 import { askYesNo, interactive } from '../confirm.js';
+import { toJson } from '../../domain/json.js';
 
 async function showStatus(opts: { all?: boolean }): Promise<void> {
   if (opts.all) {
@@ -108,7 +109,7 @@ export default function register(program: Command): void {
     .action(async (field: string, value: string) => {
       const { setProjectField } = await import('../../app/project.js');
       const r = await setProjectField(cwd(), field, value);
-      respond({ data: r, message: `Set project ${r.field} = ${JSON.stringify(r.value)}` });
+      respond({ data: r, message: `Set project ${r.field} = ${toJson(r.value)}` });
     });
 
   project

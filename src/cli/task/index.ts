@@ -4,6 +4,7 @@ import { renderValue } from '../../domain/fields.js';
 import { UsageError } from '../../domain/errors.js';
 import registerArtifacts from '../artifacts.js';
 import { claimData, taskSetData } from '../../app/results.js';
+import { toJson } from '../../domain/json.js';
 
 export default function register(program: Command): void {
   const task = program.command('task').description("Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)");
@@ -37,7 +38,7 @@ export default function register(program: Command): void {
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
         const r = await setTaskField(cwd(), taskIdOf(opts), field, value, setOpts);
-        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
+        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}` });
         return;
       }
       // Completing runs the checks declared for task_complete first (sow check list).
@@ -46,7 +47,7 @@ export default function register(program: Command): void {
       const r = await setTaskFieldChecked(cwd(), taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
       const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
-      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}${checks}` });
+      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` });
     });
 
   task
