@@ -1,8 +1,9 @@
 /**
  * Reading and rendering YAML state files. Every read is parsed and validated; every write is
- * validated first. A file in the form sow writes is written by sow's own emitter (yaml/emit.ts); a
- * file a person wrote or edited is changed through yaml's Document API, so its comments, key
- * order, styles and tags survive. See docs/decisions/0003-state-file-cache.md.
+ * validated first. A file in the form sow writes is written by sow's own emitter (yaml/emit.ts); in
+ * a file a person wrote or edited, only the text of what changed is rewritten (yaml/splice.ts), so
+ * every other value keeps its spelling, and comments, key order, tags and aliases survive. See
+ * docs/decisions/0003-state-file-cache.md and 0028-values-as-written.md.
  *
  * A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a path that leads out
  * of `.sow/` through a link, anywhere on the way, is refused (confine.ts), and so is a file too
