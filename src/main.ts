@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
-import { takeResult, type CommandResult } from './cli/output.js';
+import { takeResult, writeText, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
 import registerInit from './cli/init.js';
 import registerProject, { registerStatus } from './cli/project/index.js';
@@ -29,6 +29,7 @@ import { registerHook, registerInstall, registerUninstall } from './cli/install.
 import registerDoctor from './cli/doctor.js';
 import { registerComplete, registerCompletion } from './cli/completion.js';
 import { toJson } from './domain/json.js';
+import { shown } from './domain/display.js';
 
 declare const SOW_VERSION: string;
 
@@ -42,8 +43,8 @@ function write(stream: NodeJS.WriteStream, text: string): void {
 
 function render(result: CommandResult): void {
   if (json) return write(process.stdout, toJson({ ok: true, data: result.data ?? null }));
-  if (result.text) write(process.stdout, result.text);
-  if (result.message) write(process.stderr, result.message);
+  if (result.text) writeText(process.stdout, result.text);
+  if (result.message) writeText(process.stderr, result.message);
 }
 
 async function renderError(err: SowError): Promise<number> {
@@ -52,7 +53,9 @@ async function renderError(err: SowError): Promise<number> {
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(process.stderr);
-    write(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
+    // The message is one line: a line break in it came from a value (a name in a file), and must
+    // not forge a `hint:` line. Hints may run over lines (an agent's last error output).
+    writeText(process.stderr, `${paint('error', 'error:')} ${shown(err.message)}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
   }
   return exitCodeFor(err.kind);
 }

@@ -22,4 +22,11 @@ describe('toJson', () => {
     const text = toJson(forged);
     expect(JSON.parse(text.replace(/:1(?=})/, ':"1"'))).toEqual({ s: forged.s, t: forged.t, n: '1' });
   });
+
+  it('escapes what JSON.stringify leaves raw but a terminal acts on; the value is the same', () => {
+    const value = { name: 'a\u202eb\u0085c\u2028d\u007f\u001b' };
+    const text = toJson(value);
+    expect(text).toBe('{"name":"a\\u202eb\\u0085c\\u2028d\\u007f\\u001b"}');
+    expect(JSON.parse(text)).toEqual(value);
+  });
 });

@@ -29,13 +29,21 @@ const NONCE = Math.random().toString(36).slice(2, 12);
 const MARK = `\u0000${NONCE}:`;
 const MARKED = new RegExp(`"\\\\u0000${NONCE}:(-?\\d+)"`, 'g');
 
+/**
+ * Characters JSON.stringify leaves raw that a terminal acts on or that reorder text (DEL, C1
+ * controls, bidi controls, line and paragraph separators, BOM): they only occur inside strings,
+ * where `\uXXXX` is the same value, so `--json` printed to a terminal is as safe as human output.
+ */
+const INVISIBLE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const escapeInvisible = (text: string) => text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** Like JSON.stringify(value, null, indent), with non-finite numbers and bigints written faithfully. */
 export function toJson(value: unknown, indent?: number): string {
-  if (!needsCare(value)) return JSON.stringify(value, null, indent);
+  if (!needsCare(value)) return escapeInvisible(JSON.stringify(value, null, indent));
   const text = JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === 'bigint') return `${MARK}${v}`;
     if (typeof v === 'number' && !Number.isFinite(v)) return nonFiniteText(v);
     return v;
   }, indent);
-  return text.replace(MARKED, '$1');
+  return escapeInvisible(text.replace(MARKED, '$1'));
 }
