@@ -64,7 +64,7 @@ async function build(): Promise<Command> {
   const program = new Command('sow')
     .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
     .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
-    .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…}')
+    .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…} (.inf and .nan as strings, big integers digit for digit)')
     .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
     .exitOverride()
