@@ -274,11 +274,12 @@ class Splicer {
       else this.edit(this.itemStart(items[0]!), this.itemStart(items[0]!), insert.map((v) => `${this.inline(v, undefined)}, `).join(''));
       return;
     }
+    // New items line up under the first `-` (which may stand after another one: `- - a`).
     const dash = this.itemStart(items[0]!);
-    if (!this.firstOnLine(dash)) throw new Unspliceable();
     const text = emitYaml(insert, ' '.repeat(this.column(dash)));
     if (after >= 0) this.insertLines(this.restOfLine(this.itemEnd(items[after]!)), text);
-    else this.edit(this.lineStart(dash), this.lineStart(dash), text.replaceAll('\n', this.nl));
+    else if (this.firstOnLine(dash)) this.edit(this.lineStart(dash), this.lineStart(dash), text.replaceAll('\n', this.nl));
+    else this.edit(dash, dash, text.slice(this.column(dash)).replaceAll('\n', this.nl) + ' '.repeat(this.column(dash))); // `- - a`: `- - new` then `  - a`
   }
 
   /** Whether an item keeps its text as it is (an alias: only if its anchor keeps its value too). */
