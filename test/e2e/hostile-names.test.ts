@@ -49,7 +49,7 @@ describe('values from a cloned repository print escaped, never raw', () => {
   it('task list, task next, status, project continue: no raw control character, no forged line', () => {
     const h = withHostileNames();
     const clone = h.clone();
-    for (const args of [['task', 'list'], ['task', 'list'], ['task', 'next'], ['status'], ['project', 'continue'], ['task', 'output', 'list', '--id', '010']]) {
+    for (const args of [['task', 'list'], ['task', 'list'], ['task', 'next'], ['status'], ['project', 'continue'], ['task', 'output', 'list', '--id', '010'], ['graph', 'tasks'], ['graph', 'tasks', '--format', 'mermaid']]) {
       const r = clone.sow(args);
       expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
       expectNoRawControl(r, `sow ${args.join(' ')}`);
