@@ -43,11 +43,14 @@ function quotedEnd(s: string, from: number): number {
 /** Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote them. */
 const ESCAPED_RAW = /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** A quick first look for ESCAPED_RAW (a lone surrogate is rare, a pair is an emoji): most tokens have none. */
+const SUSPECT = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff\ufeff\ufffe\uffff]/;
+
 function quotedString(token: string): Maybe<string> {
   let value: string;
   if (!token.includes('\\', 1)) {
     // Without escapes the value is what stands between the quotes (most quoted values: ids, times).
-    if (ESCAPED_RAW.test(token)) return NO;
+    if (SUSPECT.test(token) && ESCAPED_RAW.test(token)) return NO;
     value = token.slice(1, -1);
   } else {
     try {
@@ -69,8 +72,9 @@ function quotedString(token: string): Maybe<string> {
  */
 function number(s: string): Maybe<number> {
   const n = Number(s);
-  if (/^-?\d+$/.test(s) && !Number.isSafeInteger(n)) return NO;
-  return String(n) === s ? n : NO;
+  if (String(n) !== s) return NO;
+  // An integer (no exponent: `1e+21` is a float to YAML) that a number cannot hold exactly.
+  return Number.isSafeInteger(n) || !Number.isInteger(n) || s.includes('e') ? n : NO;
 }
 
 function scalar(s: string): Maybe<unknown> {
