@@ -55,9 +55,10 @@ const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
 export function spliceYaml(yaml: YamlModule, doc: Document, src: string, old: unknown, next: unknown): string | undefined {
   try {
     return new Splicer(yaml, doc, src).run(old, next);
-  } catch (err) {
-    if (err instanceof Unspliceable) return undefined;
-    throw err;
+  } catch {
+    // Unspliceable, or a shape this module gets wrong: either way the caller writes the file
+    // another way (and the tests, which compare whole texts, see it).
+    return undefined;
   }
 }
 
