@@ -29,7 +29,6 @@ import { registerHook, registerInstall, registerUninstall } from './cli/install.
 import registerDoctor from './cli/doctor.js';
 import { registerComplete, registerCompletion } from './cli/completion.js';
 import { toJson } from './domain/json.js';
-import { shown } from './domain/display.js';
 
 declare const SOW_VERSION: string;
 
@@ -53,9 +52,9 @@ async function renderError(err: SowError): Promise<number> {
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(process.stderr);
-    // The message is one line: a line break in it came from a value (a name in a file), and must
-    // not forge a `hint:` line. Hints may run over lines (an agent's last error output).
-    writeText(process.stderr, `${paint('error', 'error:')} ${shown(err.message)}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
+    // Values from files in the message are quoted on one line where they are put in (q()); the
+    // message may list things on lines of its own (the commands of checks not allowed).
+    writeText(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
   }
   return exitCodeFor(err.kind);
 }

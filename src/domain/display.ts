@@ -35,6 +35,9 @@ export function shown(value: string): string {
   return CONTROL.test(value) ? value.replace(CONTROL, escape) : value;
 }
 
+/** A value from a file quoted in a message: `'name'`, on one line (errors.ts q(), and messages built elsewhere). */
+export const quoted = (value: string): string => `'${shown(value)}'`;
+
 /**
  * Text on its way to a terminal: every control character but the line break escaped. Line
  * breaks are sow's own (values in one-line places went through shown()); `keep` spares escape

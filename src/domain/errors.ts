@@ -3,7 +3,7 @@
  * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
  */
 import type { TaskSummary } from './schemas.js';
-import { shown } from './display.js';
+import { quoted } from './display.js';
 
 export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'internal' | 'interrupted';
 
@@ -42,7 +42,7 @@ export class SowError extends Error {
 }
 
 /** A value in quotes, on one line: a value from a file may hold line breaks and escape sequences (display.ts). */
-const q = (s: string) => `'${shown(s)}'`;
+const q = quoted;
 
 export class NotAGitRepositoryError extends SowError {
   constructor(cwd: string) {
