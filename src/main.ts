@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
-import { takeResult, type CommandResult } from './cli/output.js';
+import { takeResult, writeText, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
 import registerInit from './cli/init.js';
 import registerProject, { registerStatus } from './cli/project/index.js';
@@ -28,6 +28,7 @@ import registerGraph from './cli/graph.js';
 import { registerHook, registerInstall, registerUninstall } from './cli/install.js';
 import registerDoctor from './cli/doctor.js';
 import { registerComplete, registerCompletion } from './cli/completion.js';
+import { toJson } from './domain/json.js';
 
 declare const SOW_VERSION: string;
 
@@ -40,18 +41,20 @@ function write(stream: NodeJS.WriteStream, text: string): void {
 }
 
 function render(result: CommandResult): void {
-  if (json) return write(process.stdout, JSON.stringify({ ok: true, data: result.data ?? null }));
-  if (result.text) write(process.stdout, result.text);
-  if (result.message) write(process.stderr, result.message);
+  if (json) return write(process.stdout, toJson({ ok: true, data: result.data ?? null }));
+  if (result.text) writeText(process.stdout, result.text);
+  if (result.message) writeText(process.stderr, result.message);
 }
 
 async function renderError(err: SowError): Promise<number> {
   if (json) {
-    write(process.stdout, JSON.stringify(errorEnvelope(err)));
+    write(process.stdout, toJson(errorEnvelope(err)));
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(process.stderr);
-    write(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
+    // Values from files in the message are quoted on one line where they are put in (q()); the
+    // message may list things on lines of its own (the commands of checks not allowed).
+    writeText(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
   }
   return exitCodeFor(err.kind);
 }
@@ -60,7 +63,7 @@ async function build(): Promise<Command> {
   const program = new Command('sow')
     .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
     .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
-    .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…}')
+    .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…} (.inf and .nan as strings, big integers digit for digit)')
     .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
     .exitOverride()

@@ -8,6 +8,7 @@ import { check, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
 import { describeUnknownKey, findUnknownKey } from '../domain/strict-keys.js';
 import { readFileIfExists } from './files.js';
 import { parseStateText } from './state-files.js';
+import { quoted } from '../domain/display.js';
 
 export const REPO_CONFIG = '.sow/config.yaml';
 
@@ -43,7 +44,7 @@ export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
   if (!valid.ok) throw new RepoConfigError(valid.issue.message, valid.issue.path);
   const seen = new Set<string>();
   for (const [i, c] of (valid.value.checks ?? []).entries()) {
-    if (seen.has(c.name)) throw new RepoConfigError(`the check name '${c.name}' is used twice`, `checks.${i}.name`);
+    if (seen.has(c.name)) throw new RepoConfigError(`the check name ${quoted(c.name)} is used twice`, `checks.${i}.name`);
     seen.add(c.name);
   }
   return { exists: true, config: valid.value };

@@ -55,8 +55,25 @@ describe('renderStateFile', () => {
     write('# my notes\ncount: 1 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n');
     const file = await readStateFile(root, REL, Schema);
     expect(file.handWritten).toBe(true);
-    const text = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'y' }] });
-    expect(text).toBe('# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: y\n');
+    const text = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'z' }] });
+    expect(text).toBe('# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: z\n');
+  });
+
+  it('keeps the spelling of every value a write did not change, in a file that looks like sow wrote it', async () => {
+    // No comment, two-space blocks: only `"a"`, `1e0` and the long integer are not the emitter's spellings.
+    write('name: "a"\ncount: 1e0\nbig: 12345678901234567890\nitems:\n  - id: x\n');
+    const file = await readStateFile(root, REL, Schema);
+    expect(file.handWritten).toBe(true);
+    const text = await renderStateFile(file, REL, Schema, { ...file.data, items: [{ id: 'w' }] });
+    expect(text).toBe('name: "a"\ncount: 1e0\nbig: 12345678901234567890\nitems:\n  - id: w\n');
+  });
+
+  it('keeps an integer beyond 2^53 as written where the schema wants a number', async () => {
+    write('name: a # x\ncount: 12345678901234567890\nitems: []\n');
+    const file = await readStateFile(root, REL, Schema);
+    expect(file.data.count).toBe(12345678901234567000);
+    const text = await renderStateFile(file, REL, Schema, { ...file.data, name: 'b' });
+    expect(text).toBe('name: b # x\ncount: 12345678901234567890\nitems: []\n');
   });
 
   it('writes comment-free files with the fast emitter, keeping key order', async () => {

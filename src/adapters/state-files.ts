@@ -1,8 +1,9 @@
 /**
  * Reading and rendering YAML state files. Every read is parsed and validated; every write is
- * validated first. A file in the form sow writes is written by sow's own emitter (yaml/emit.ts); a
- * file a person wrote or edited is changed through yaml's Document API, so its comments, key
- * order, styles and tags survive. See docs/decisions/0003-state-file-cache.md.
+ * validated first. A file in the form sow writes is written by sow's own emitter (yaml/emit.ts); in
+ * a file a person wrote or edited, only the text of what changed is rewritten (yaml/splice.ts), so
+ * every other value keeps its spelling, and comments, key order, tags and aliases survive. See
+ * docs/decisions/0003-state-file-cache.md and 0028-values-as-written.md.
  *
  * A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a path that leads out
  * of `.sow/` through a link, anywhere on the way, is refused (confine.ts), and so is a file too
@@ -15,7 +16,7 @@ import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
 import { check } from '../domain/schemas.js';
 import { emitYaml } from './yaml/emit.js';
-import { editYaml, parseYaml, ReservedKeyError, YamlSyntaxError, YamlTooLargeError } from './yaml/document.js';
+import { editYaml, parseYaml, ReservedKeyError, YamlRefusedError, YamlSyntaxError } from './yaml/document.js';
 
 export interface StateFile<T> {
   /** Path relative to the repository root, for messages. */
@@ -37,7 +38,7 @@ export async function parseStateText(rel: string, text: string): Promise<{ data:
     return await parseYaml(text);
   } catch (err) {
     if (err instanceof ReservedKeyError) throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
-    if (err instanceof YamlTooLargeError) throw new StateFileError(rel, err.message);
+    if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message);
     if (!(err instanceof YamlSyntaxError)) throw err;
     const where = err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
     throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);
@@ -86,6 +87,8 @@ export async function renderStateFile<S extends GenericSchema>(
     // A bug, not a user mistake: a command produced data its own schema refuses.
     throw new Error(`refusing to write ${rel}: ${valid.issue.path}: ${valid.issue.message}`);
   }
+  // The canonical reader takes only text the emitter writes back byte for byte (canonical.test.ts
+  // checks it); any other text is changed only where the value changed.
   if (previous?.handWritten) return editYaml(previous.text, data);
   return emitYaml(data as Record<string, unknown>);
 }

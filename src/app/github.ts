@@ -16,6 +16,7 @@ import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
+import { quoted } from '../domain/display.js';
 
 export class NoGithubRepoError extends SowError {
   constructor(origin: string | undefined) {
@@ -321,7 +322,7 @@ export async function prReady(cwd: string): Promise<{ repo: string; number: numb
   const pr = recorded
     ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') }
     : openPrOf(root, repo, project.branch);
-  if (!pr || !Number.isInteger(pr.number)) throw new UsageError(`branch '${project.branch}' has no pull request yet`, "open one with 'sow pr create --draft'");
+  if (!pr || !Number.isInteger(pr.number)) throw new UsageError(`branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
   gh(root, GH_ARGS.prReady(repo, pr.number), repo);
   await recordPullRequest(cwd, { number: pr.number, url: pr.url, draft: false });
   return { repo, number: pr.number, url: pr.url };

@@ -17,6 +17,7 @@ import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { GITIGNORE_LINES } from './init.js';
 import { AGENT_OUTPUTS, checkJournalText, layoutVersion, now, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
+import { quoted } from '../domain/display.js';
 
 export interface MigrationChange {
   file: string;
@@ -90,7 +91,7 @@ async function planV1(root: string): Promise<Plan> {
     const project = migrateProjectV1(input, { ...(base ? { baseBranch: base } : {}), taskFolders: folders, now: at });
     const valid = validateState(PROJECT_FILE, ProjectStateSchema, project.data) as ProjectState;
     const type = Object.hasOwn(PROJECT_TYPES, valid.type) ? PROJECT_TYPES[valid.type] : undefined;
-    if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${valid.type}'`, 'type');
+    if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(valid.type)}`, 'type');
     const problem = projectProblem(type, valid);
     if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
     tx.write(PROJECT_FILE, await renderStateFile({ text, handWritten: parsed.handWritten }, PROJECT_FILE, ProjectStateSchema, valid));
@@ -102,7 +103,7 @@ async function planV1(root: string): Promise<Plan> {
       const taskParsed = await parseStateText(rel, taskText);
       const task = migrateTaskV1(asObject(rel, taskParsed.data));
       const validTask = validateState(rel, TaskStateSchema, task.data);
-      if (validTask.id !== id) throw new StateFileError(rel, `says id '${validTask.id}', but it is the file of task ${id} (its folder)`, 'id');
+      if (validTask.id !== id) throw new StateFileError(rel, `says id ${quoted(validTask.id)}, but it is the file of task ${id} (its folder)`, 'id');
       if (task.changes.length) tx.write(rel, await renderStateFile({ text: taskText, handWritten: taskParsed.handWritten }, rel, TaskStateSchema, validTask));
       for (const change of task.changes) changes.push({ file: rel, change });
     }

@@ -11,6 +11,7 @@ import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
 import { ProjectStateSchema } from '../domain/schemas.js';
 import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
+import { quoted, shown } from '../domain/display.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];
 
@@ -39,21 +40,21 @@ async function existingProjectError(root: string, here: string | undefined): Pro
     return new ProjectExistsError(`.sow/project/ holds a project sow cannot read (${err.message})`,
       "fix the file, or remove the project with 'sow project delete --yes --force'");
   }
-  const name = `'${project.name}'`;
+  const name = quoted(project.name);
   const uncommitted = hasUncommitted(root, PROJECT_DIR);
   const details = { name: project.name, project_branch: project.branch, current_branch: here ?? null, state: project.statechart.current_state, uncommitted };
   if (here !== undefined && project.branch === here) {
-    return new ProjectExistsError(`branch '${here}' already has project ${name} (in ${project.statechart.current_state}); a branch holds one project`,
+    return new ProjectExistsError(`branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch holds one project`,
       `carry it on with 'sow project continue', or remove it with 'sow project delete'; to start another project, ${uncommitted ? "commit this one first ('git add .sow && git commit'), then " : ''}check out the branch to start from ('git checkout ${project.base_branch ?? 'main'}') and run 'sow project new' there`,
       details);
   }
   const where = here === undefined ? 'HEAD is detached' : `'${here}' is checked out`;
   if (uncommitted) {
-    return new ProjectExistsError(`.sow/project/ holds project ${name} of branch '${project.branch}', and ${where}: it came along uncommitted when the branch changed`,
+    return new ProjectExistsError(`.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, and ${where}: it came along uncommitted when the branch changed`,
       `run 'git checkout ${project.branch}' and commit it there ('git add .sow && git commit'); then check out the branch to start from and run 'sow project new' again`,
       details);
   }
-  return new ProjectExistsError(`.sow/project/ holds project ${name} of branch '${project.branch}', committed here too, and ${where}`,
+  return new ProjectExistsError(`.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, committed here too, and ${where}`,
     `if it does not belong here, remove it from this branch with 'sow project delete --yes --force' and commit that; then run 'sow project new' again`,
     details);
 }

@@ -24,6 +24,7 @@ import {
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
+import { quoted } from '../domain/display.js';
 
 export const REFS_DIR = '.sow/refs';
 const COMMITTED = `${REFS_DIR}/index.json`;
@@ -114,7 +115,7 @@ function readIndex(root: string, rel: string): RefEntry[] {
     };
     const link = str('link', true)!;
     const badLink = linkProblem(link);
-    if (badLink) throw new StateFileError(rel, `'${link}' is not a link name: expected ${badLink}`, `refs.${i}.link`);
+    if (badLink) throw new StateFileError(rel, `${quoted(link)} is not a link name: expected ${badLink}`, `refs.${i}.link`);
     const semantic = e['semantic'] ?? 'knowledge';
     if (!SEMANTICS.includes(semantic as Semantic)) throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
     const tags = e['tags'] ?? [];
@@ -128,7 +129,7 @@ function readIndex(root: string, rel: string): RefEntry[] {
       const why = unsharedReason(entry.source);
       if (why !== undefined) throw new RefSourceNotSharedError(i, link, entry.source, why);
     }
-    if (entry.path !== undefined && normalRelative(entry.path) === undefined) throw new StateFileError(rel, `'${entry.path}' is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
+    if (entry.path !== undefined && normalRelative(entry.path) === undefined) throw new StateFileError(rel, `${quoted(entry.path)} is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
     return entry;
   });
 }

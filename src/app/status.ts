@@ -1,4 +1,5 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
+import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
@@ -78,11 +79,11 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
   const body = readTemplate(`prompts/${type.name}/${r.state}.md`);
   const automatic = r.next.filter((t) => t.automatic);
   const header = [
-    `# sow: ${r.name} — ${r.state}`,
+    `# sow: ${shown(r.name)} — ${shown(r.state)}`,
     '',
-    `- Project: ${r.name} (${r.type}) on branch \`${r.branch}\`${r.base_branch ? `, started from \`${r.base_branch}\`` : ''}`,
-    `- Description: ${r.description || '(none)'}`,
-    `- State: ${r.state}`,
+    `- Project: ${shown(r.name)} (${shown(r.type)}) on branch \`${shown(r.branch)}\`${r.base_branch ? `, started from \`${shown(r.base_branch)}\`` : ''}`,
+    `- Description: ${shown(r.description) || '(none)'}`,
+    `- State: ${shown(r.state)}`,
     `- Phases: ${r.phases.map((p) => `${p.name} ${p.enabled ? p.status : 'disabled'}`).join(', ')}`,
     `- Tasks: ${taskCounts(r)}`,
     '',
@@ -105,12 +106,13 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
         ]),
     '',
   ];
+  // Values from the project file, one line each: a line break in them cannot forge a line of the prompt.
   const vars = {
-    name: r.name,
-    description: r.description,
-    branch: r.branch,
-    base_branch: r.base_branch ?? 'main',
-    state: r.state,
+    name: shown(r.name),
+    description: shown(r.description),
+    branch: shown(r.branch),
+    base_branch: shown(r.base_branch ?? 'main'),
+    state: shown(r.state),
     task_count: String(r.tasks.total),
     iteration: String(project.phases['implementation']?.iteration ?? 1),
     review_iteration: String(project.phases['review']?.iteration ?? 1),

@@ -26,6 +26,7 @@ import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
+import { quoted } from '../domain/display.js';
 
 export { PROJECT_DIR };
 export const PROJECT_FILE = `${PROJECT_DIR}/state.yaml`;
@@ -82,7 +83,7 @@ export async function checkJournalText(rel: string, text: string): Promise<void>
   if (rel === PROJECT_FILE) {
     const data = validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data);
     const type = Object.hasOwn(PROJECT_TYPES, data.type) ? PROJECT_TYPES[data.type] : undefined;
-    if (!type) throw new StateFileError(rel, `unknown project type '${data.type}'`, 'type');
+    if (!type) throw new StateFileError(rel, `unknown project type ${quoted(data.type)}`, 'type');
     const problem = projectProblem(type, data);
     if (problem) throw new StateFileError(rel, problem.message, problem.path);
     return;
@@ -138,7 +139,7 @@ export async function loadProject(root: string): Promise<LoadedProject> {
   if (!hasProject(root)) throw noProject(root);
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
   const type = Object.hasOwn(PROJECT_TYPES, file.data.type) ? PROJECT_TYPES[file.data.type] : undefined;
-  if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type '${file.data.type}' (types: ${Object.keys(PROJECT_TYPES).join(', ')})`, 'type');
+  if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(file.data.type)} (types: ${Object.keys(PROJECT_TYPES).join(', ')})`, 'type');
   const problem = projectProblem(type, file.data);
   if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
   return { file, type };
@@ -147,8 +148,8 @@ export async function loadProject(root: string): Promise<LoadedProject> {
 /** Validates a task file's data: the schema, and that it is the task its folder says it is. */
 function validateTask(rel: string, data: unknown, id: string, phase: string): TaskState {
   const task = validateState(rel, TaskStateSchema, data);
-  if (task.id !== id) throw new StateFileError(rel, `says id '${task.id}', but it is the file of task ${id} (its folder)`, 'id');
-  if (task.phase !== phase) throw new StateFileError(rel, `says phase '${task.phase}', but tasks live in the ${phase} phase`, 'phase');
+  if (task.id !== id) throw new StateFileError(rel, `says id ${quoted(task.id)}, but it is the file of task ${id} (its folder)`, 'id');
+  if (task.phase !== phase) throw new StateFileError(rel, `says phase ${quoted(task.phase)}, but tasks live in the ${phase} phase`, 'phase');
   return task;
 }
 

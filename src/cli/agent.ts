@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { cwd, respond } from './output.js';
+import { cwd, respond, writeText } from './output.js';
 import { UsageError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
@@ -13,7 +13,7 @@ Run 'sow config init' to create a configuration file; SOW_AGENTS_<ROLE>=<executo
 Run 'sow config validate' to check it.`;
 };
 
-const say = (line: string) => process.stderr.write(`${line}\n`);
+const say = (line: string) => writeText(process.stderr, line);
 
 export default function register(program: Command): void {
   const agent = program.command('agent').description('Spawn and resume agent workers, and list the agents');

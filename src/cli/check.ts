@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { cwd, respond } from './output.js';
+import { cwd, respond, writeText } from './output.js';
 
 export default function register(program: Command): void {
   const check = program.command('check').description("Run the repository's declared checks (.sow/config.yaml) and record what they showed as evidence");
@@ -45,7 +45,8 @@ export default function register(program: Command): void {
         yes: opts.yes === true,
         interactive: interactive(),
         confirm: askYesNo,
-        show: (text) => !json && process.stderr.write(`${text}\n`),
+        // The commands come from .sow/config.yaml: escape sequences in them are shown, not obeyed.
+        show: (text) => !json && writeText(process.stderr, text),
       });
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
       const message = r.allowed.length

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { colourEnabled, painter, plain } from './colour.js';
+import { colourEnabled, OWN_SEQUENCES, painter, plain } from './colour.js';
+import { forTerminal } from '../domain/display.js';
 
 const tty = { isTTY: true };
 const pipe = { isTTY: false };
@@ -43,5 +44,13 @@ describe('painting', () => {
     for (const word of ['completed', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned', 'pending', 'met', 'blocked', 'ready', 'current', 'hint']) {
       expect(paint(word).replace(/\x1b\[[\d;]*m/g, '')).toBe(word);
     }
+  });
+
+  it('writes only the escape sequences a terminal filter keeps as its own; any other passes escaped', () => {
+    const paint = painter(true);
+    for (const word of ['completed', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned', 'disabled', 'met', 'blocked', 'ready', 'current', 'error', 'hint']) {
+      expect(forTerminal(paint(word), OWN_SEQUENCES)).toBe(paint(word));
+    }
+    expect(forTerminal('\x1b[8mhidden\x1b]52;c;eA==\x07', OWN_SEQUENCES)).toBe('\\x1b[8mhidden\\x1b]52;c;eA==\\x07');
   });
 });

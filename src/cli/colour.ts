@@ -41,6 +41,12 @@ const BY_WORD: Readonly<Record<string, keyof typeof SGR>> = {
   hint: 'cyan',
 };
 
+/**
+ * The escape sequences sow writes itself (its colours), and only those: every other control
+ * character in text for a terminal is shown escaped (domain/display.ts forTerminal).
+ */
+export const OWN_SEQUENCES = new RegExp(`\\x1b\\[(?:${[...new Set(Object.values(SGR).flat())].join('|')})m`, 'g');
+
 /** Paints `text` (default: the word itself) in the colour of `word`; text of an unknown word is left as it is. */
 export type Paint = (word: string, text?: string) => string;
 

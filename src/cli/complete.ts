@@ -7,6 +7,7 @@
  */
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
+import { shown } from '../domain/display.js';
 
 export type Groups = Readonly<Record<string, (program: Command) => void>>;
 
@@ -211,6 +212,8 @@ export async function complete(groups: Groups, words: readonly string[], cwd: st
 
 /** One line per candidate, as each shell's script reads them: bash the value; zsh `value:description`; fish `value<TAB>description`. */
 export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
+  // Values and descriptions come from state files (task names): control characters escaped.
+  candidates = candidates.map((c) => ({ ...c, value: shown(c.value), ...(c.description !== undefined ? { description: shown(c.description) } : {}) }));
   const describe = (c: Candidate) => (c.description ?? '').replace(/\s+/g, ' ').trim();
   if (shell === 'zsh') return candidates.map((c) => (describe(c) ? `${c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')}:${describe(c)}` : c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')));
   if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));

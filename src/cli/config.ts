@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { cwd, respond } from './output.js';
+import { cwd, respond, writeText } from './output.js';
 import { askYesNo, interactive } from './confirm.js';
 
 export default function register(program: Command): void {
@@ -34,7 +34,7 @@ export default function register(program: Command): void {
       const r = await validateConfig(cwd());
       if (!r.valid) {
         // The whole report first (stdout, as when valid), then the refusal: exit 4.
-        if (!process.argv.includes('--json')) process.stdout.write(`${renderValidation(r)}\n`);
+        if (!process.argv.includes('--json')) writeText(process.stdout, renderValidation(r));
         throw new ConfigInvalidError(r, 'sow config validate');
       }
       respond({ data: r, text: renderValidation(r) });
@@ -57,7 +57,7 @@ export default function register(program: Command): void {
       const { renderValidation } = await import('./render.js');
       const r = await editConfig();
       if (!r.report.valid) {
-        if (!process.argv.includes('--json')) process.stderr.write(`${renderValidation(r.report)}\n`);
+        if (!process.argv.includes('--json')) writeText(process.stderr, renderValidation(r.report));
         throw new ConfigInvalidError(r.report, 'sow config edit');
       }
       respond({ data: r, message: renderValidation(r.report) });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { cwd, respond } from './output.js';
+import { cwd, respond, writeText } from './output.js';
 
 type Check = import('../app/doctor.js').DoctorCheck;
 
@@ -32,8 +32,8 @@ export default function register(program: Command): void {
       if (r.checks.some((c) => c.status === 'fail')) {
         // The whole report first (stdout, as when all is well), then the refusal: exit 1.
         if (!process.argv.includes('--json')) {
-          process.stdout.write(`${text}\n`);
-          if (didFix) process.stderr.write(`${didFix.trim()}\n`);
+          writeText(process.stdout, text);
+          if (didFix) writeText(process.stderr, didFix.trim());
         }
         throw new DoctorFoundProblemsError(r);
       }

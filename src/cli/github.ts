@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { cwd, respond } from './output.js';
+import { shown } from '../domain/display.js';
 
 /** `sow issue …`: GitHub issues through gh. */
 export function registerIssue(program: Command): void {
@@ -44,7 +45,7 @@ export function registerIssue(program: Command): void {
       const r = await gh.issueCheck(cwd(), gh.parseIssueNumber(n));
       const lines = [
         ...r.branches.map((b) => `branch ${b} (linked on GitHub)`),
-        ...r.projects.map((p) => `project ${p.name} on branch ${p.branch} (${p.rel})`),
+        ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`),
       ];
       respond({
         data: r,

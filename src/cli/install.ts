@@ -1,6 +1,7 @@
 /** `sow install|uninstall <target>` and `sow hook stop`: sow inside the agent CLIs. */
 import type { Command } from 'commander';
 import { cwd, respond } from './output.js';
+import { shown } from '../domain/display.js';
 
 declare const SOW_VERSION: string;
 const version = () => (typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev');
@@ -9,7 +10,7 @@ const TARGET_HELP = 'claude, codex, gemini, copilot, opencode, cursor, or all';
 
 function render(r: { base: string; files: { path: string; outcome: string; note?: string }[] }): string {
   const width = Math.max(...r.files.map((f) => f.outcome.length), 7);
-  return r.files.map((f) => `${f.outcome.padEnd(width)}  ${f.path}${f.note ? `  (${f.note})` : ''}`).join('\n');
+  return r.files.map((f) => `${f.outcome.padEnd(width)}  ${shown(f.path)}${f.note ? `  (${shown(f.note)})` : ''}`).join('\n');
 }
 
 export function registerInstall(program: Command): void {

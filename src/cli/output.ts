@@ -1,4 +1,6 @@
 import { UsageError } from '../domain/errors.js';
+import { forTerminal } from '../domain/display.js';
+import { colourEnabled, OWN_SEQUENCES } from './colour.js';
 
 /**
  * What a command hands back to main: data (the `--json` payload), text for stdout and an
@@ -25,6 +27,16 @@ export function takeResult(): CommandResult | undefined {
 }
 
 export const cwd = (): string => process.cwd();
+
+/**
+ * Writes human output (a line or lines) to stdout or stderr: the one way text reaches a person.
+ * Control characters from files are shown escaped; sow's line breaks, and its colours where the
+ * stream gets colour, pass. `--json` output is written as it is (JSON escapes them itself).
+ */
+export function writeText(stream: NodeJS.WriteStream, text: string): void {
+  const safe = forTerminal(text, colourEnabled(stream) ? OWN_SEQUENCES : undefined);
+  stream.write(safe.endsWith('\n') ? safe : `${safe}\n`);
+}
 
 /** Turns `--key value` / `--key=value` words commander did not know into a map (artifact metadata). */
 export function extraFlags(words: readonly string[]): Record<string, string> {

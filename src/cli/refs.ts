@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { cwd, respond } from './output.js';
+import { cwd, respond, writeText } from './output.js';
+import { shown } from '../domain/display.js';
 import { progressAllowed } from './spinner.js';
 
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
@@ -50,7 +51,7 @@ export default function register(program: Command): void {
       const list = await listRefs(cwd());
       respond({
         data: list,
-        text: list.map((r) => `${r.link}  ${r.semantic}  ${r.source}${r.branch ? ` (${r.branch})` : ''}${r.path ? ` /${r.path}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${r.description}` : ''}`).join('\n'),
+        text: list.map((r) => `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}${r.branch ? ` (${shown(r.branch)})` : ''}${r.path ? ` /${shown(r.path)}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${shown(r.description)}` : ''}`).join('\n'),
         ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source> --link <name>' adds one" }),
       });
     });
@@ -94,7 +95,7 @@ export default function register(program: Command): void {
       const refused = list.filter((u) => u.result === 'refused');
       if (refused.length) {
         const { SowError } = await import('../domain/errors.js');
-        process.stdout.write(`${list.map(line).join('\n')}\n`);
+        writeText(process.stdout, list.map(line).join('\n'));
         throw new SowError('REF_NOT_UPDATED', 'failed', `${refused.length} ref(s) not updated: ${refused.map((u) => u.link).join(', ')}`, 'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then update again');
       }
       respond({ data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) });

@@ -1,27 +1,34 @@
-/** Text for people: how results look on a terminal. `--json` prints the data these lines render. */
+/**
+ * Text for people: how results look on a terminal. `--json` prints the data these lines render.
+ * Every value from a file goes into a line through shown(), so a line break or an escape
+ * sequence in it is shown escaped and cannot forge a line (main.ts escapes the rest).
+ */
 import type { TransitionOption } from '../domain/lifecycle.js';
 import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
 import { renderLifecycleMap } from '../domain/graph.js';
 import { plain, type Paint } from './colour.js';
+import { shown } from '../domain/display.js';
+import { toJson } from '../domain/json.js';
+import { renderValue } from '../domain/fields.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
 export function formatArtifact(index: number, a: Artifact): string {
   const notes: string[] = [];
   for (const [key, value] of Object.entries(a.metadata ?? {})) {
-    notes.push(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    notes.push(`${shown(key)}: ${shown(typeof value === 'object' ? toJson(value) : renderValue(value))}`);
   }
   if (a.approved !== undefined) notes.push(a.approved ? 'approved' : 'not approved');
-  return `[${index}] ${a.type}: ${a.path}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
 export function formatTaskLine(t: TaskSummary, paint: Paint = plain): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
-  let extras = t.assigned_agent ? `agent: ${t.assigned_agent}` : '';
+  let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
-  return `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${t.name}${extras ? `  (${extras})` : ''}`;
+  return `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
 }
 
 const MARK: Record<string, string> = { completed: '✓', in_progress: '▶', failed: '✗', pending: '·' };
@@ -37,10 +44,10 @@ function nextLines(next: TransitionOption[], paint: Paint): string[] {
 
 export function renderStatus(r: StatusReport, paint: Paint = plain): string {
   const lines = [
-    `Project  ${r.name} (${r.type})`,
-    `Branch   ${r.branch}${r.base_branch ? ` (from ${r.base_branch})` : ''}`,
-    `State    ${r.state}${r.lead ? ` — ${r.lead === 'human' ? 'human-led' : 'AI-led'}` : ''}`,
-    ...(r.description ? [`About    ${r.description}`] : []),
+    `Project  ${shown(r.name)} (${shown(r.type)})`,
+    `Branch   ${shown(r.branch)}${r.base_branch ? ` (from ${shown(r.base_branch)})` : ''}`,
+    `State    ${shown(r.state)}${r.lead ? ` — ${r.lead === 'human' ? 'human-led' : 'AI-led'}` : ''}`,
+    ...(r.description ? [`About    ${shown(r.description)}`] : []),
     ...(r.map ? ['', 'Lifecycle', `  ${renderLifecycleMap(r.map, paint)}`] : []),
     '',
     'Phases',
@@ -61,11 +68,11 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
   const lines = transitions.map((t) =>
     `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (needs ${t.guardDescription})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
-  return [`From ${state}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
+  return [`From ${shown(state)}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
 }
 
 export function renderHistory(entries: readonly HistoryEntry[]): string {
-  return entries.map((e) => `${e.at}  ${e.event.padEnd(20)} ${e.from} → ${e.to}  by ${e.by}${e.session ? ` (session ${e.session})` : ''}`).join('\n');
+  return entries.map((e) => `${shown(e.at)}  ${shown(e.event).padEnd(20)} ${shown(e.from)} → ${shown(e.to)}  by ${shown(e.by)}${e.session ? ` (session ${shown(e.session)})` : ''}`).join('\n');
 }
 
 export function renderValidation(r: ValidationReport): string {
@@ -85,9 +92,9 @@ type WorktreeInfo = import('../app/worktree.js').WorktreeInfo;
 export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projectsOnly?: boolean } = {}): string {
   const rows = trees.filter((t) => !opts.projectsOnly || t.project).map((t) => {
     const p = t.project;
-    const what = t.missing ? 'missing (sow worktree prune)' : p ? `${p.name}  ${p.state}  tasks ${p.tasks.done}/${p.tasks.total}` : t.problem ? `unreadable: ${t.problem}` : 'no project';
-    const sessions = p?.sessions.length ? `  ${p.sessions.map((s) => `${s.by} on ${s.task}`).join(', ')}` : '';
-    return [`${t.main ? '*' : ' '} ${t.branch ?? '(detached)'}`, t.rel, `${what}${sessions}`];
+    const what = t.missing ? 'missing (sow worktree prune)' : p ? `${shown(p.name)}  ${shown(p.state)}  tasks ${p.tasks.done}/${p.tasks.total}` : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project';
+    const sessions = p?.sessions.length ? `  ${p.sessions.map((s) => `${shown(s.by)} on ${shown(s.task)}`).join(', ')}` : '';
+    return [`${t.main ? '*' : ' '} ${shown(t.branch ?? '(detached)')}`, shown(t.rel), `${what}${sessions}`];
   });
   if (rows.length === 0) return 'No projects in the main checkout or its worktrees';
   const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -5,6 +5,8 @@
  * logs and pipes never see it; NO_COLOR turns its colour off.
  */
 
+import { shown as escaped } from '../domain/display.js';
+
 /** What the spinner writes to: process.stderr, or a stand-in in tests. */
 export interface SpinnerStream {
   isTTY?: boolean;
@@ -54,7 +56,8 @@ export interface Spinner {
 
 const NONE: Spinner = { stop: () => undefined };
 
-export function startSpinner(label: string, opts: SpinnerOptions = {}): Spinner {
+export function startSpinner(raw: string, opts: SpinnerOptions = {}): Spinner {
+  const label = escaped(raw); // a ref's name comes from a committed index
   const stream = opts.stream ?? process.stderr;
   const env = opts.env ?? process.env;
   if (!progressAllowed(stream, env)) return NONE;

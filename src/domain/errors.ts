@@ -3,6 +3,7 @@
  * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
  */
 import type { TaskSummary } from './schemas.js';
+import { quoted } from './display.js';
 
 export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'internal' | 'interrupted';
 
@@ -40,7 +41,8 @@ export class SowError extends Error {
   }
 }
 
-const q = (s: string) => `'${s}'`;
+/** A value in quotes, on one line: a value from a file may hold line breaks and escape sequences (display.ts). */
+const q = quoted;
 
 export class NotAGitRepositoryError extends SowError {
   constructor(cwd: string) {

@@ -5,6 +5,7 @@
  */
 import { DidYouMeanError, InvalidValueError, ReadOnlyFieldError, UnknownFieldError, UsageError } from './errors.js';
 import { nearMiss } from './suggest.js';
+import { nonFiniteText, toJson } from './json.js';
 
 export type Scalar = string | number | boolean;
 
@@ -63,7 +64,7 @@ export function setAtPath<T extends Record<string, unknown>>(target: T, path: re
   if (rest.length === 0) return { ...target, [head]: value };
   const child = target[head];
   if (child !== undefined && !isPlainObject(child)) {
-    throw new InvalidValueError(path.join('.'), String(value), `a map at '${head}', but it holds ${JSON.stringify(child)}`);
+    throw new InvalidValueError(path.join('.'), String(value), `a map at '${head}', but it holds ${toJson(child)}`);
   }
   return { ...target, [head]: setAtPath((child ?? {}) as Record<string, unknown>, rest, value) };
 }
@@ -135,7 +136,8 @@ export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar 
 /** Renders a value for `get`: bare scalars so scripts can use them, JSON for maps and lists. */
 export function renderValue(value: unknown): string {
   if (value === undefined || value === null) return '';
-  if (typeof value === 'object') return JSON.stringify(value, null, 2);
+  if (typeof value === 'object') return toJson(value, 2);
+  if (typeof value === 'number' && !Number.isFinite(value)) return nonFiniteText(value); // as the file spells it
   return String(value);
 }
 

@@ -11,6 +11,7 @@ import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-types/types.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
+import { shown } from './display.js';
 
 export const GRAPH_FORMATS = ['text', 'mermaid', 'dot'] as const;
 export type GraphFormat = (typeof GRAPH_FORMATS)[number];
@@ -277,7 +278,7 @@ export function renderTasksText(g: TaskGraph, paint: Paint = PLAIN): string {
   return topologicalOrder(g).map(({ id, depth }) => {
     const n = byId.get(id)!;
     const after = deps.get(id);
-    return `${'  '.repeat(Math.min(depth, MAX_INDENT))}${id} ${paint(n.status, `[${n.status}]`)} ${n.name}${after ? ` ← ${after.join(', ')}` : ''}`;
+    return `${'  '.repeat(Math.min(depth, MAX_INDENT))}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${after ? ` ← ${after.join(', ')}` : ''}`;
   }).join('\n');
 }
 

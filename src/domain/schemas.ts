@@ -222,7 +222,8 @@ export type SchemaIssue = { path: string; message: string };
 
 /** Validates and returns either the value or the first issue with a dotted field path. */
 export function check<T extends v.GenericSchema>(schema: T, value: unknown): { ok: true; value: v.InferOutput<T> } | { ok: false; issue: SchemaIssue } {
-  const result = v.safeParse(schema, value);
+  let result = v.safeParse(schema, value);
+  if (!result.success && bigintsToNumbers(result.issues)) result = v.safeParse(schema, value);
   // Return the input, not valibot's output: the output rebuilds objects in schema key order, and
   // the key order a person wrote must survive a write.
   if (result.success) return { ok: true, value: value as v.InferOutput<T> };
@@ -230,6 +231,25 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
   const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
   return { ok: false, issue: { path: (issue && v.getDotPath(issue)) || '(root)', message: missing ? 'required, but missing' : issue?.message ?? 'invalid' } };
+}
+
+/**
+ * Files are read with integers beyond 2^53 as exact bigints (free-form metadata keeps them digit
+ * for digit). Where a schema wants a number (`iteration`), such an integer becomes the nearest
+ * number in place, as it always was read; the file keeps its text (a write compares the two as
+ * equal). Says whether it changed anything.
+ */
+function bigintsToNumbers(issues: readonly v.BaseIssue<unknown>[]): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    const at = issue.path?.at(-1) as { input?: unknown; key?: unknown } | undefined;
+    if (issue.kind !== 'schema' || issue.type !== 'number' || typeof issue.input !== 'bigint' || !at) continue;
+    const parent = at.input;
+    if (typeof parent !== 'object' || parent === null || (typeof at.key !== 'string' && typeof at.key !== 'number')) continue;
+    (parent as Record<string | number, unknown>)[at.key] = Number(issue.input);
+    changed = true;
+  }
+  return changed;
 }
 
 /**

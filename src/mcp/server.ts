@@ -21,13 +21,14 @@ import { environmentError } from '../adapters/io-errors.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { TOOLS, type Tool, type ToolContext } from './tools.js';
+import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS = "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
   "'continue' says what to do now; only 'advance' changes the state. A refusal carries a code and a hint: the next step.";
 
 /** The envelope the CLI prints for an error with --json (main.ts, renderError). */
 export function errorResult(err: SowError): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(errorEnvelope(err)) }], isError: true };
+  return { content: [{ type: 'text', text: toJson(errorEnvelope(err)) }], isError: true };
 }
 
 /** Any failure as the CLI reports it: sow's own, the machine's (no permission, a full disk), else a bug. */
@@ -80,7 +81,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext): P
   if (!parsed.success) return errorResult(argumentsError(tool, parsed.error));
   try {
     const data = await tool.run(parsed.data, ctx);
-    return { content: [{ type: 'text', text: JSON.stringify(data ?? null) }] };
+    return { content: [{ type: 'text', text: toJson(data ?? null) }] };
   } catch (err) {
     return errorResult(asSowError(err));
   }

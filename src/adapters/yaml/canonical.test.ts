@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { parse, parseDocument, stringify } from 'yaml';
 import { emitYaml } from './emit.js';
-import { parseCanonicalYaml } from './canonical.js';
+import { MAX_DEPTH, parseCanonicalYaml } from './canonical.js';
+import { plainData } from './data.js';
 
-/** What the `yaml` package makes of `text` the way state-files.ts asks it, or undefined when it refuses it. */
+/** What the `yaml` package makes of `text` the way document.ts asks it, or undefined when it refuses it. */
 function reference(text: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  return doc.errors.length ? undefined : doc.toJS({ maxAliasCount: 100 });
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, intAsBigInt: true });
+  return doc.errors.length ? undefined : plainData(doc.toJS({ maxAliasCount: 100 }));
 }
 
-/** The fast reader either gives exactly what yaml gives, or declines. */
+/** The fast reader either gives exactly what yaml gives, and the emitter writes it back byte for byte, or it declines. */
 function agrees(text: string): boolean {
   const fast = parseCanonicalYaml(text);
   if (fast === undefined) return true;
   expect(fast, `fast reader on:\n${text}`).toEqual(reference(text));
+  expect(emitYaml(fast as Record<string, unknown>), `written back:\n${text}`).toBe(text);
   return false;
 }
 
@@ -31,7 +33,7 @@ const STRINGS = ['add-auth', 'ImplementationExecuting', 'planning/tasks.md', '..
   "it's", 'multi\nline', 'tab\there', '@at', '`tick', '!tag', '&a', '*a', '|', '>', '---', '...', 'emoji 🚀', 'ctrl \u0001 \u007f \u0085 \u009f',
   '\ufeffbom', 'a\u2028b', 'back\\slash', '.inf', '-.5', '0x1F', '2026-11-26T00:00:00.000Z', '__proto__x', 'constructor', 'ü', '/'];
 const KEYS = STRINGS.filter((s) => s !== 'constructor');
-const NUMBERS = [0, 1, -1, 10, 1.5, -2.25, 1e21, 1e-7, 123456789012, Number.MAX_SAFE_INTEGER, NaN, Infinity, -Infinity];
+const NUMBERS = [0, 1, -1, 10, 1.5, -2.25, 1e21, 1e-7, 123456789012, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, NaN, Infinity, -Infinity];
 
 function value(r: () => number, depth: number): unknown {
   const k = r();
@@ -112,6 +114,7 @@ describe('parseCanonicalYaml', () => {
       const fast = parseCanonicalYaml(text);
       expect(fast, `declined what the emitter wrote:\n${text}`).not.toBeUndefined();
       expect(fast).toEqual(reference(text));
+      expect(emitYaml(fast as Record<string, unknown>)).toBe(text);
       // (An empty list at the top is written as {}, which no state file is.)
       if (!(Array.isArray(v) && v.length === 0)) expect(fast).toEqual(v);
     }
@@ -181,7 +184,43 @@ describe('parseCanonicalYaml', () => {
       '- - 1\n',
     ];
     for (const text of declined) expect(parseCanonicalYaml(text), JSON.stringify(text)).toBeUndefined();
-    expect(parseCanonicalYaml('a: 1')).toEqual({ a: 1 }); // no final newline is still YAML
+  });
+
+  it('declines every spelling the emitter would not write, so writing it back changes no byte', () => {
+    const declined = [
+      'a: 1', // no final newline
+      'a: 1e3\n',
+      'a: 1.0\n',
+      'a: 1.50\n',
+      'a: -0\n',
+      'a: 0.1e1\n',
+      'a: 1e+3\n',
+      'a: "word"\n', // quotes the emitter leaves off
+      'a: "\\u0041"\n', // an escape for a letter
+      'a: "\\/"\n',
+      'a: "x\u007fy"\n', // raw characters the emitter escapes
+      'a: "x\u0090y"\n',
+      'a: "\ufeffx"\n',
+      '"a": 1\n',
+      '- \n',
+      '-\n  a: 1\n', // a map under a bare dash: the emitter writes `- a: 1`
+    ];
+    for (const text of declined) expect(parseCanonicalYaml(text), JSON.stringify(text)).toBeUndefined();
+  });
+
+  it('leaves integers beyond 2^53 to yaml, which reads them exactly', () => {
+    expect(parseCanonicalYaml('a: 9007199254740991\n')).toEqual({ a: 9007199254740991 });
+    for (const n of ['9007199254740992', '12345678901234567890', '-99999999999999999999']) {
+      const text = `a: ${n}\n`;
+      expect(parseCanonicalYaml(text)).toBeUndefined();
+      expect(reference(text)).toEqual({ a: BigInt(n) });
+    }
+  });
+
+  it(`declines nesting deeper than ${MAX_DEPTH} levels (the yaml package path refuses it)`, () => {
+    const nest = (depth: number) => Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}a:${i === depth - 1 ? ' 1' : ''}`).join('\n') + '\n';
+    expect(parseCanonicalYaml(nest(MAX_DEPTH))).not.toBeUndefined();
+    expect(parseCanonicalYaml(nest(MAX_DEPTH + 1))).toBeUndefined();
   });
 
   it('reads a changed file right or declines it (mangled emitter output, against yaml)', () => {
@@ -201,11 +240,12 @@ describe('parseCanonicalYaml', () => {
     expect(declined).toBeGreaterThan(500);
   });
 
-  it('keeps raw characters in double quotes as yaml does (line and paragraph separators, C1 controls, BOM)', () => {
-    for (const c of ['\u2028', '\u2029', '\u0085', '\u007f', '\u0090', '\ufeff', 'é', '🚀']) {
+  it('keeps raw characters in double quotes as yaml does (line and paragraph separators, NEL), where the emitter leaves them raw', () => {
+    for (const c of ['\u2028', '\u2029', '\u0085', 'é', '🚀']) {
       const text = `a: "x${c}y"\n`;
       expect(parseCanonicalYaml(text)).toEqual({ a: `x${c}y` });
       expect(parseCanonicalYaml(text)).toEqual(reference(text));
+      expect(emitYaml(parseCanonicalYaml(text) as Record<string, unknown>)).toBe(text);
     }
   });
 

@@ -5,14 +5,20 @@
  *
  * It reads a strict subset: block maps and lists indented by two spaces, `- key: value` list items,
  * `{}` and `[]`, and the scalars the emitter writes (plain words, JSON-style double-quoted strings,
- * numbers, true/false/null, .inf/.nan). Anything else — comments, blank lines, tabs, other quoting or
- * indentation, anchors, flow collections, duplicate keys — makes it answer `undefined`, and the
- * caller reads the file with the `yaml` package instead. So it either returns exactly what `yaml`
- * would, or nothing; canonical.test.ts checks that against `yaml` on generated and mangled files.
+ * numbers, true/false/null, .inf/.nan), each spelt exactly as the emitter spells it. Anything
+ * else — comments, blank lines, tabs, other quoting, spelling or indentation (`1e3`, `"word"`),
+ * anchors, flow collections, duplicate keys, nesting deeper than MAX_DEPTH — makes it answer
+ * `undefined`, and the caller reads the file with the `yaml` package instead. So it either
+ * returns exactly what `yaml` would, or nothing; and what it reads, the emitter writes back byte
+ * for byte, so a write through the emitter never respells a value a person wrote.
+ * canonical.test.ts checks both against `yaml` on generated and mangled files.
  */
 
 import { RESERVED_NAMES } from '../../domain/fields.js';
-import { isPlainString } from './emit.js';
+import { isPlainString, quoteString } from './emit.js';
+
+/** Deeper than this is not a state file; both readers refuse it (document.ts says so). */
+export const MAX_DEPTH = 100;
 
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
 
@@ -34,17 +40,41 @@ function quotedEnd(s: string, from: number): number {
   return -1;
 }
 
-const CONTROL = /[\u0000-\u001f]/;
+/** Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote them. */
+const ESCAPED_RAW = /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A quick first look for ESCAPED_RAW (a lone surrogate is rare, a pair is an emoji): most tokens have none. */
+const SUSPECT = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff\ufeff\ufffe\uffff]/;
 
 function quotedString(token: string): Maybe<string> {
-  // Without escapes the value is what stands between the quotes (most quoted values: ids, times).
-  if (!token.includes('\\', 1)) return CONTROL.test(token) ? NO : token.slice(1, -1);
-  try {
-    const value: unknown = JSON.parse(token);
-    return typeof value === 'string' ? value : NO;
-  } catch {
-    return NO; // a YAML escape JSON lacks (\x41, \e, \N …), a raw tab or control character
+  let value: string;
+  if (!token.includes('\\', 1)) {
+    // Without escapes the value is what stands between the quotes (most quoted values: ids, times).
+    if (SUSPECT.test(token) && ESCAPED_RAW.test(token)) return NO;
+    value = token.slice(1, -1);
+  } else {
+    try {
+      const parsed: unknown = JSON.parse(token);
+      if (typeof parsed !== 'string') return NO;
+      value = parsed;
+    } catch {
+      return NO; // a YAML escape JSON lacks (\x41, \e, \N …), a raw tab or control character
+    }
+    if (quoteString(value) !== token) return NO; // another spelling of it (`\u0041` for `A`)
   }
+  return isPlainString(value) ? NO : value; // the emitter would write it bare
+}
+
+/**
+ * A number spelt as the emitter spells it (`1000`, not `1e3` or `01000`). An integer beyond 2^53
+ * goes to the yaml package: it reads it exactly (a bigint), and a write keeps its text even where
+ * a schema wants a number (schemas.ts check()).
+ */
+function number(s: string): Maybe<number> {
+  const n = Number(s);
+  if (String(n) !== s) return NO;
+  // An integer (no exponent: `1e+21` is a float to YAML) that a number cannot hold exactly.
+  return Number.isSafeInteger(n) || !Number.isInteger(n) || s.includes('e') ? n : NO;
 }
 
 function scalar(s: string): Maybe<unknown> {
@@ -67,7 +97,7 @@ function scalar(s: string): Maybe<unknown> {
       return -Infinity;
   }
   if (s[0] === '"') return quotedEnd(s, 0) === s.length ? quotedString(s) : NO;
-  if (NUMBER.test(s)) return Number(s);
+  if (NUMBER.test(s)) return number(s);
   return plainString(s);
 }
 
@@ -89,7 +119,8 @@ class Reader {
 
   /** The block whose first line is the current one, which must start at `indent`. */
   block(indent: number): Maybe<unknown> {
-    if (this.i >= this.lines.length || this.at[this.i] !== indent) return NO;
+    // Each level of nesting indents by two, so the indentation bounds the depth.
+    if (this.i >= this.lines.length || this.at[this.i] !== indent || indent >= 2 * MAX_DEPTH) return NO;
     const line = this.lines[this.i]!;
     return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32) ? this.list(indent) : this.map(indent);
   }
@@ -142,6 +173,8 @@ class Reader {
       let value: Maybe<unknown>;
       if (line.length === indent + 1) {
         this.i++;
+        // A bare `-` starts a list in a list; the emitter writes a map in a list as `- key: value`.
+        if (this.lines[this.i]?.charCodeAt(indent + 2) !== 45) return NO;
         value = this.block(indent + 2);
       } else if (line.charCodeAt(indent + 1) !== 32) {
         return NO;
@@ -164,6 +197,7 @@ class Reader {
 export function parseCanonicalYaml(text: string): unknown {
   if (text === '{}\n') return {};
   if (text === '[]\n') return [];
+  if (!text.endsWith('\n')) return undefined; // the emitter ends every file with one
   // Tabs, carriage returns and the like match nothing above, so such text is declined line by line.
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();

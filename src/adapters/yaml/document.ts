@@ -1,13 +1,23 @@
 /**
  * YAML a person may have written: parsing with the `yaml` package (what the canonical reader
- * declines), and editing a commented file through yaml's Document API so that its comments, key
- * order and styles survive a write.
+ * declines), and writing a new value into such a file so that everything the person wrote that
+ * did not change — comments, key order, number spellings, quoting, tags, anchors and aliases, flow
+ * style — stays byte for byte (splice.ts).
+ *
+ * A file from a repository is untrusted: an alias bomb, an alias inside its own anchor, nesting
+ * deep enough to overflow the stack, or more values than a state file holds are refused with a
+ * YamlRefusedError (the caller's exit 4), before they cost time or memory.
  */
 import { RESERVED_NAMES } from '../../domain/fields.js';
-import { parseCanonicalYaml } from './canonical.js';
+import { MAX_DEPTH, parseCanonicalYaml } from './canonical.js';
+import { plainData, sameData } from './data.js';
+import { emitYaml } from './emit.js';
+import { spliceYaml } from './splice.js';
 
 type YamlModule = typeof import('yaml');
 type YamlNode = import('yaml').Node | null;
+type YamlDocument = import('yaml').Document;
+type CstToken = import('yaml').CST.Token;
 
 let yamlModule: YamlModule | undefined;
 async function loadYaml(): Promise<YamlModule> {
@@ -26,11 +36,19 @@ export class YamlSyntaxError extends Error {
   }
 }
 
-/** Hand-written YAML with more values than a state file has; the yaml package would take seconds. */
-export class YamlTooLargeError extends Error {}
+/** YAML sow will not read: too many values, too deep, or aliases that expand without end. */
+export class YamlRefusedError extends Error {}
+
+const where = (pos: { line: number; col: number } | undefined) => (pos ? ` (line ${pos.line}, column ${pos.col})` : '');
 
 /** More values than this (counted roughly: lines and commas) is not a state file. */
 const MAX_VALUES = 100_000;
+
+/**
+ * How many values aliases may add (yaml's own measure: uses of an anchor times the aliases inside
+ * it). A state file needs a few; a "billion laughs" file needs billions.
+ */
+const MAX_ALIAS_COUNT = 100;
 
 /** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
 function roughValueCount(text: string): number {
@@ -66,44 +84,107 @@ export interface ParsedYaml {
   data: unknown;
   /**
    * Whether the text is not in the form sow writes (a person wrote or edited it: comments, other
-   * quoting, tags, flow lists). Writes then go through the Document API, which keeps that form.
+   * quoting, tags, flow lists). Writes then splice the change into the text, which keeps that form.
    */
   handWritten: boolean;
 }
 
 /**
  * Parses YAML text. What sow wrote itself is read by the canonical reader, without the yaml
- * package (≈20× faster); anything else goes to the package. Throws YamlSyntaxError.
+ * package (≈20× faster); anything else goes to the package. Throws YamlSyntaxError and
+ * YamlRefusedError (and ReservedKeyError).
  */
 export async function parseYaml(text: string): Promise<ParsedYaml> {
   const fast = parseCanonicalYaml(text);
   if (fast !== undefined) return { data: fast, handWritten: false };
-  if (roughValueCount(text) > MAX_VALUES) {
-    throw new YamlTooLargeError(`holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few hundred, so sow does not read it`);
-  }
   const yaml = await loadYaml();
-  // yaml's own duplicate-key check compares every key with every other (minutes for a large
-  // map); ours keeps a set per map.
-  const lines = new yaml.LineCounter();
-  const doc = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines });
-  const error = doc.errors[0];
-  if (error) {
-    const pos = error.linePos?.[0];
-    // prettyErrors adds the position (and a code frame) to the message; we say where ourselves.
-    const message = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
-    throw new YamlSyntaxError(message, pos?.line, pos?.col);
-  }
-  refuseDuplicateKeys(yaml, doc, lines);
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
-  refuseReservedKeys(data);
+  const doc = composeDocument(yaml, text);
+  const data = documentData(doc);
   parsed = { text, doc };
   return { data, handWritten: true };
 }
 
 /** The last hand-written document parsed, so that the write after a read does not parse it again. */
-let parsed: { text: string; doc: import('yaml').Document } | undefined;
+let parsed: { text: string; doc: YamlDocument } | undefined;
 
-function refuseDuplicateKeys(yaml: YamlModule, doc: import('yaml').Document, lines: import('yaml').LineCounter): void {
+/**
+ * Integers are read exactly (a bigint, which plainData keeps only beyond 2^53); yaml's own
+ * duplicate-key check compares every key with every other (minutes for a large map), ours keeps
+ * a set per map; warnings (an unknown `!tag`) are not printed; the concrete syntax tree is kept
+ * for splice.ts.
+ */
+const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, logLevel: 'error' } as const;
+
+/** Parses `text` into a document, refusing what is not a state file; throws YamlSyntaxError and YamlRefusedError. */
+function composeDocument(yaml: YamlModule, text: string): YamlDocument {
+  if (roughValueCount(text) > MAX_VALUES) {
+    throw new YamlRefusedError(`holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few hundred, so sow does not read it`);
+  }
+  const lines = new yaml.LineCounter();
+  const at = (offset: number | undefined) => (offset === undefined ? undefined : lines.linePos(offset));
+  // The parser keeps its own stack; composing recurses per level, so depth is checked in between.
+  function* checked(tokens: Iterable<CstToken>): Generator<CstToken> {
+    for (const token of tokens) {
+      const deep = tooDeep(token);
+      if (deep !== undefined) {
+        throw new YamlRefusedError(`nests collections more than ${MAX_DEPTH} levels deep${where(at(deep))}; sow's files nest a few levels, so sow does not read it`);
+      }
+      yield token;
+    }
+  }
+  const composer = new yaml.Composer(OPTIONS);
+  let doc: YamlDocument | undefined;
+  for (const d of composer.compose(checked(new yaml.Parser(lines.addNewLine).parse(text)), true, text.length)) {
+    if (doc) {
+      const pos = at(d.range[0]);
+      throw new YamlSyntaxError('holds more than one document (a second one starts after ---); a state file is one', pos?.line, pos?.col);
+    }
+    doc = d as YamlDocument;
+  }
+  if (!doc) throw new YamlSyntaxError('is empty');
+  const error = doc.errors[0];
+  if (error) {
+    const pos = at(error.pos[0]);
+    throw new YamlSyntaxError(error.message.split('\n')[0] ?? 'invalid YAML', pos?.line, pos?.col);
+  }
+  refuseDuplicateKeys(yaml, doc, lines);
+  refuseCircularAliases(yaml, doc, lines);
+  return doc;
+}
+
+/** Where a collection nests deeper than MAX_DEPTH in `token` (an offset), if it does; without recursion. */
+function tooDeep(token: CstToken): number | undefined {
+  const stack: [CstToken, number][] = [[token, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [t, depth] = next;
+    if (t.type === 'document') {
+      if (t.value) stack.push([t.value, depth]);
+    } else if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') {
+      if (depth + 1 > MAX_DEPTH) return t.offset;
+      for (const item of t.items) {
+        if (item.key) stack.push([item.key, depth + 1]);
+        if (item.value) stack.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The data of a composed document: exact integers, plain values, no names of object internals. */
+function documentData(doc: YamlDocument): unknown {
+  let data: unknown;
+  try {
+    data = plainData(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
+  } catch (err) {
+    // yaml's guard against alias bombs ("excessive alias count").
+    if (err instanceof ReferenceError) throw new YamlRefusedError(`uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's files need a few, so sow does not read it`);
+    throw err;
+  }
+  refuseReservedKeys(data);
+  return data;
+}
+
+function refuseDuplicateKeys(yaml: YamlModule, doc: YamlDocument, lines: import('yaml').LineCounter): void {
   yaml.visit(doc, {
     Map(_key, map) {
       const seen = new Set<string>();
@@ -120,11 +201,50 @@ function refuseDuplicateKeys(yaml: YamlModule, doc: import('yaml').Document, lin
   });
 }
 
-/** The text of `previous` changed to hold `value`, touching only what changed (comments, styles and tags stay). */
+/** `&a [*a]`: a value that contains itself, which no data (and no JSON) can hold. */
+function refuseCircularAliases(yaml: YamlModule, doc: YamlDocument, lines: import('yaml').LineCounter): void {
+  const anchors = new Map<string, unknown>();
+  yaml.visit(doc, {
+    Node(_key, node, path) {
+      if (yaml.isAlias(node)) {
+        const target = anchors.get(node.source);
+        if (target !== undefined && path.includes(target as never)) {
+          throw new YamlRefusedError(`has the alias *${node.source}${where(node.range ? lines.linePos(node.range[0]) : undefined)} inside the value its anchor names: a value that contains itself, which sow cannot hold`);
+        }
+      } else if (node.anchor) anchors.set(node.anchor, node);
+      return undefined;
+    },
+  });
+}
+
+/**
+ * The text of `previous` changed to hold `value`, touching only what changed (splice.ts). The
+ * result is parsed again and must hold exactly `value`; if a shape defeats the splice, yaml's
+ * Document API writes it (comments and key order kept, some spellings not), and failing that
+ * sow's own emitter.
+ */
 export async function editYaml(previous: string, value: unknown): Promise<string> {
   const yaml = await loadYaml();
-  const doc = parsed?.text === previous ? parsed.doc : yaml.parseDocument(previous);
-  parsed = undefined; // edited below: no longer the document of that text
+  const doc = parsed?.text === previous ? parsed.doc : composeDocument(yaml, previous);
+  parsed = undefined;
+  const spliced = spliceYaml(yaml, doc, previous, documentData(doc), value);
+  if (spliced !== undefined && holds(yaml, spliced, value)) return spliced;
+  const edited = editThroughDocument(yaml, previous, value);
+  if (holds(yaml, edited, value)) return edited;
+  return emitYaml(value as Record<string, unknown>);
+}
+
+/** Whether `text` reads back as exactly `value`. */
+function holds(yaml: YamlModule, text: string, value: unknown): boolean {
+  try {
+    return sameData(documentData(composeDocument(yaml, text)), value);
+  } catch {
+    return false;
+  }
+}
+
+function editThroughDocument(yaml: YamlModule, previous: string, value: unknown): string {
+  const doc = yaml.parseDocument(previous, { intAsBigInt: true, uniqueKeys: false, logLevel: 'error' });
   syncNode(yaml, doc, doc.contents, value, (node) => (doc.contents = node as never));
   return doc.toString();
 }
@@ -133,7 +253,7 @@ export async function editYaml(previous: string, value: unknown): Promise<string
  * Brings the document in line with `value`, touching only what changed, so comments, key order
  * and styles on unchanged nodes survive.
  */
-function syncNode(yaml: YamlModule, doc: import('yaml').Document, node: YamlNode | unknown, value: unknown, replace: (n: unknown) => void): void {
+function syncNode(yaml: YamlModule, doc: YamlDocument, node: YamlNode | unknown, value: unknown, replace: (n: unknown) => void): void {
   const isObj = typeof value === 'object' && value !== null && !Array.isArray(value);
   if (yaml.isMap(node) && isObj) {
     const record = value as Record<string, unknown>;
@@ -161,7 +281,7 @@ function syncNode(yaml: YamlModule, doc: import('yaml').Document, node: YamlNode
     return;
   }
   if (yaml.isScalar(node) && (value === null || typeof value !== 'object')) {
-    if (node.value !== value) node.value = value;
+    if (!sameData(plainData(node.value), value)) node.value = value;
     return;
   }
   const fresh = doc.createNode(value);

@@ -1,6 +1,6 @@
 /**
  * A small block-style YAML emitter for the plain data sow writes (maps, lists, strings, numbers,
- * booleans, null). It exists for speed: the `yaml` package needs ≈140 ms to stringify a
+ * bigints, booleans, null). It exists for speed: the `yaml` package needs ≈140 ms to stringify a
  * 1,000-task project on a cold start, this needs a few. It is only used for files without
  * comments; a file a person commented goes through yaml's Document API, which keeps them.
  * Every output is checked against the `yaml` parser in emit.test.ts.
@@ -36,11 +36,16 @@ export function isPlainString(s: string): boolean {
 }
 
 export function emitString(s: string): string {
-  if (isPlainString(s)) return s;
+  return isPlainString(s) ? s : quoteString(s);
+}
+
+/** `s` in double quotes, JSON's escapes plus those YAML needs: valid YAML on one line, anywhere. */
+export function quoteString(s: string): string {
   return JSON.stringify(s).replace(NON_PRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function scalar(value: unknown): string {
+/** A scalar as the emitter writes it; valid inside flow collections too. */
+export function emitScalar(value: unknown): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -48,14 +53,20 @@ function scalar(value: unknown): string {
     case 'number':
       if (!Number.isFinite(value)) return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
       return String(value);
+    case 'bigint':
+      return String(value); // an integer beyond 2^53, digit for digit
     case 'boolean':
       return value ? 'true' : 'false';
+    case 'object':
+      // A `!!timestamp` a person wrote, if sow ever has to write it again: the text sow writes for times.
+      if (value instanceof Date) return JSON.stringify(value.toISOString());
+      throw new TypeError('cannot write this object to YAML');
     default:
       throw new TypeError(`cannot write a ${typeof value} to YAML`);
   }
 }
 
-const isMap = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isMap = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
 
 function emitNode(value: unknown, indent: string, out: string[]): void {
   if (isMap(value)) {
@@ -87,7 +98,7 @@ function emitEntry(head: string, child: unknown, indent: string, out: string[], 
   } else if (Array.isArray(child)) {
     out.push(`${head} []`);
   } else {
-    out.push(`${head} ${scalar(child)}`);
+    out.push(`${head} ${emitScalar(child)}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { cwd, respond } from '../output.js';
 import { renderValue } from '../../domain/fields.js';
+import { toJson } from '../../domain/json.js';
 
 export default function register(program: Command): void {
   const phase = program.command('phase').description('Read and set fields of a phase (default: the phase in progress)');
@@ -14,7 +15,7 @@ export default function register(program: Command): void {
     .action(async (field: string, value: string, opts: { phase?: string }) => {
       const { setPhaseField } = await import('../../app/phase.js');
       const r = await setPhaseField(cwd(), field, value, opts.phase);
-      respond({ data: r, message: `Set ${r.phase} ${r.field} = ${JSON.stringify(r.value)}` });
+      respond({ data: r, message: `Set ${r.phase} ${r.field} = ${toJson(r.value)}` });
     });
 
   phase

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { cwd, respond } from '../output.js';
 import { askYesNo, interactive } from '../confirm.js';
+import { toJson } from '../../domain/json.js';
+import { shown } from '../../domain/display.js';
 
 async function showStatus(opts: { all?: boolean }): Promise<void> {
   if (opts.all) {
@@ -65,7 +67,7 @@ export default function register(program: Command): void {
       respond({
         data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, state: r.project.statechart.current_state, ...(fromIssue ?? {}) },
         text: r.project.statechart.current_state,
-        message: `Created project '${r.project.name}' (${moved}${base})${issueNote}\nNext: sow project continue`,
+        message: `Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow project continue`,
       });
     });
 
@@ -108,7 +110,7 @@ export default function register(program: Command): void {
     .action(async (field: string, value: string) => {
       const { setProjectField } = await import('../../app/project.js');
       const r = await setProjectField(cwd(), field, value);
-      respond({ data: r, message: `Set project ${r.field} = ${JSON.stringify(r.value)}` });
+      respond({ data: r, message: `Set project ${r.field} = ${toJson(r.value)}` });
     });
 
   project
@@ -118,7 +120,7 @@ export default function register(program: Command): void {
     .option('--force', 'delete it even though it belongs to another branch')
     .action(async (opts: { yes?: boolean; force?: boolean }) => {
       const { deleteProject } = await import('../../app/project.js');
-      const r = await deleteProject(cwd(), (name) => askYesNo(`Delete project '${name}' and everything in .sow/project/?`), interactive(), opts.yes === true, opts.force === true);
-      respond({ data: r, message: `Deleted project '${r.name}'` });
+      const r = await deleteProject(cwd(), (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`), interactive(), opts.yes === true, opts.force === true);
+      respond({ data: r, message: `Deleted project '${shown(r.name)}'` });
     });
 }

@@ -4,6 +4,8 @@ import { renderValue } from '../../domain/fields.js';
 import { UsageError } from '../../domain/errors.js';
 import registerArtifacts from '../artifacts.js';
 import { claimData, taskSetData } from '../../app/results.js';
+import { toJson } from '../../domain/json.js';
+import { shown } from '../../domain/display.js';
 
 export default function register(program: Command): void {
   const task = program.command('task').description("Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)");
@@ -20,7 +22,7 @@ export default function register(program: Command): void {
     .action(async (name: string, opts: { agent?: string; description?: string; id?: string; parallel?: boolean; dependsOn?: string }) => {
       const { addTask } = await import('../../app/task.js');
       const t = await addTask(cwd(), { name, ...opts });
-      respond({ data: t, text: t.id, message: `Added task ${t.id} '${t.name}'` });
+      respond({ data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` });
     });
 
   task
@@ -37,7 +39,7 @@ export default function register(program: Command): void {
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
         const r = await setTaskField(cwd(), taskIdOf(opts), field, value, setOpts);
-        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}` });
+        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}` });
         return;
       }
       // Completing runs the checks declared for task_complete first (sow check list).
@@ -46,7 +48,7 @@ export default function register(program: Command): void {
       const r = await setTaskFieldChecked(cwd(), taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
       const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
-      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${JSON.stringify(r.value)}${checks}` });
+      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` });
     });
 
   task
@@ -74,7 +76,7 @@ export default function register(program: Command): void {
     .action(async (opts: { id?: string; force?: boolean; owner?: string }) => {
       const { abandonTask } = await import('../../app/task.js');
       const t = await abandonTask(cwd(), taskIdOf(opts), { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
-      respond({ data: t, message: `Abandoned task ${t.id} '${t.name}'` });
+      respond({ data: t, message: `Abandoned task ${t.id} '${shown(t.name)}'` });
     });
 
   task
@@ -108,7 +110,7 @@ export default function register(program: Command): void {
       }
       const { parseLease } = await import('../../domain/ownership.js');
       const r = await app.claimNext(cwd(), { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
-      respond({ data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${r.task.name}' for ${r.owner.by} (lease until ${r.owner.lease_until})` });
+      respond({ data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` });
     });
 
   registerArtifacts(task, 'inputs', 'task');

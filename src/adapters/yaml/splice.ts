@@ -1,0 +1,540 @@
+/**
+ * Writes a new value into YAML a person wrote by changing only the text of what changed: every
+ * other byte of the file stays as it was — number spellings (`0x1F`, `1e3`, `007`), quoting, tags,
+ * anchors and aliases, flow style, block scalars, comments, blank lines. yaml's own
+ * `Document.toString()` reformats every node, so this works on the source text instead, guided by
+ * the parsed document (each node knows where it stands) and its concrete syntax tree (where each
+ * `:`, `-`, anchor, tag and comment stands).
+ *
+ * A node whose value did not change is not touched. A changed scalar is rewritten in place, in
+ * the quoting the person used where it can hold the new value; a map or list that gained or lost
+ * entries gets or loses just those lines (or items, in a flow collection); a value whose kind
+ * changed (a text that became a map) is written new in sow's own form, with its anchor and
+ * comments kept. An alias stays an alias while its anchor still holds the value the alias stands
+ * for; otherwise it is written out as its value.
+ *
+ * The caller (document.ts) parses the result again and compares it with the value it was asked
+ * to write; spliceYaml answers undefined for shapes it does not handle, and the caller falls back.
+ */
+import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
+import { plainData, sameData } from './data.js';
+import { emitScalar, emitString, emitYaml, quoteString } from './emit.js';
+
+type YamlModule = typeof import('yaml');
+
+/** A shape this module does not handle: the caller writes the file another way. */
+class Unspliceable extends Error {}
+
+interface Edit {
+  from: number;
+  to: number;
+  text: string;
+}
+
+/** Where a CST token stands: the collection item that holds it and the collection (or document). */
+interface Slot {
+  item: CST.CollectionItem;
+  parent: CST.Token;
+}
+
+/** How a value sits in its parent, which decides how it is written. */
+interface Place {
+  kind: 'map-value' | 'seq-item' | 'flow' | 'root';
+  /** The CST item holding the value (its `:` or `-`, its props, comments before it). */
+  item?: CST.CollectionItem;
+  /** The column of the key (map value) or of the `-` (list item): a block value goes two further in. */
+  column: number;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
+const hasEntries = (x: unknown): boolean => (Array.isArray(x) ? x.length > 0 : isRecord(x) && Object.values(x).some((v) => v !== undefined));
+const YAML_TAG = 'tag:yaml.org,2002:';
+const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
+
+/** `src` changed to hold `next`, or undefined when its shape is one this module does not handle. */
+export function spliceYaml(yaml: YamlModule, doc: Document, src: string, old: unknown, next: unknown): string | undefined {
+  try {
+    return new Splicer(yaml, doc, src).run(old, next);
+  } catch {
+    // Unspliceable, or a shape this module gets wrong: either way the caller writes the file
+    // another way (and the tests, which compare whole texts, see it).
+    return undefined;
+  }
+}
+
+class Splicer {
+  private readonly edits: Edit[] = [];
+  private readonly slots = new Map<CST.Token, Slot>();
+  private readonly nl: string;
+  /** Anchored nodes whose value changed (what they hold now) or that are gone (undefined). */
+  private readonly anchorFate = new Map<Node, { value: unknown } | undefined>();
+  /** Aliases the walk reached, with the value their place holds now. */
+  private readonly aliasesReached = new Map<Alias, unknown>();
+  /** Text removed or rewritten whole: aliases and anchors inside it are gone. */
+  private readonly cleared: [number, number][] = [];
+
+  constructor(private readonly yaml: YamlModule, private readonly doc: Document, private readonly src: string) {
+    this.nl = src.includes('\r\n') ? '\r\n' : '\n';
+    const root = doc.contents as Node | null;
+    const rootToken = root && (root as { srcToken?: CST.Token }).srcToken;
+    if (!rootToken) throw new Unspliceable();
+    this.index(rootToken, { item: { start: [] }, parent: { type: 'document', offset: 0, start: [] } });
+  }
+
+  run(old: unknown, next: unknown): string {
+    const root = this.doc.contents as Node;
+    if (!(isRecord(old) && isRecord(next) && this.yaml.isMap(root))) throw new Unspliceable();
+    this.sync(root, old, next, { kind: 'root', column: -2 });
+    this.settleAliases();
+    return this.apply();
+  }
+
+  // --- the concrete syntax tree -------------------------------------------------------------
+
+  private index(token: CST.Token, slot: Slot): void {
+    this.slots.set(token, slot);
+    if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') return;
+    for (const item of token.items) {
+      if (item.key) this.index(item.key, { item, parent: token });
+      if (item.value) this.index(item.value, { item, parent: token });
+    }
+  }
+
+  private slotOf(node: Node | Pair | null | undefined): Slot | undefined {
+    if (!node) return undefined;
+    if (this.yaml.isPair(node)) return this.slotOf(node.key as Node);
+    const token = (node as { srcToken?: CST.Token }).srcToken;
+    return token ? this.slots.get(token) : undefined;
+  }
+
+  /** Where the value `node` (of `pair`, when in a map) sits. */
+  private placeOf(node: Node | null, pair?: Pair): Place {
+    const slot = this.slotOf(pair ?? node);
+    if (!slot) throw new Unspliceable();
+    const { item, parent } = slot;
+    switch (parent.type) {
+      case 'block-map':
+        return { kind: 'map-value', item, column: this.column(this.keyStart(item, pair)) };
+      case 'block-seq': {
+        const dash = item.start.find((t) => t.type === 'seq-item-ind');
+        if (!dash) throw new Unspliceable();
+        return { kind: 'seq-item', item, column: this.column(dash.offset) };
+      }
+      case 'flow-collection':
+        return { kind: 'flow', item, column: 0 };
+      default:
+        return { kind: 'root', column: -2 };
+    }
+  }
+
+  private keyStart(item: CST.CollectionItem, pair?: Pair): number {
+    const key = pair?.key as Node | undefined;
+    if (key?.range) return key.range[0];
+    if (item.key) return item.key.offset;
+    throw new Unspliceable();
+  }
+
+  /** Where an item starts: its `-`, its props or its key (not the comments and commas before it). */
+  private itemStart(node: Node | Pair): number {
+    const slot = this.slotOf(node);
+    const first = slot?.item.start.find((t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment' && t.type !== 'comma');
+    if (first) return first.offset;
+    const at = this.yaml.isPair(node) ? (node.key as Node | null)?.range?.[0] : node.range?.[0];
+    if (at === undefined) throw new Unspliceable();
+    return at;
+  }
+
+  /** Where an item's value ends (before a comment after it). */
+  private itemEnd(node: Node | Pair): number {
+    if (this.yaml.isPair(node)) {
+      const value = node.value as Node | null;
+      const key = node.key as Node | null;
+      const end = value?.range?.[1] ?? key?.range?.[1];
+      if (end === undefined) throw new Unspliceable();
+      return Math.max(end, key?.range?.[1] ?? 0);
+    }
+    if (!node.range) throw new Unspliceable();
+    return node.range[1];
+  }
+
+  // --- text positions -----------------------------------------------------------------------
+
+  private lineStart(pos: number): number {
+    return this.src.lastIndexOf('\n', pos - 1) + 1;
+  }
+
+  private column(pos: number): number {
+    return pos - this.lineStart(pos);
+  }
+
+  private atLineStart(pos: number): boolean {
+    return pos === 0 || this.src[pos - 1] === '\n';
+  }
+
+  /** Only spaces between the start of `pos`'s line and `pos`. */
+  private firstOnLine(pos: number): boolean {
+    return /^[ \t]*$/.test(this.src.slice(this.lineStart(pos), pos));
+  }
+
+  /** Past the rest of `pos`'s line when only spaces and a comment follow, newline included; else pos. */
+  private restOfLine(pos: number): number {
+    if (this.atLineStart(pos)) return pos;
+    const m = /^[ \t]*(?:#[^\r\n]*)?(?:\r?\n|$)/.exec(this.src.slice(pos));
+    return m ? pos + m[0].length : pos;
+  }
+
+  /** The comment after `pos` on its line, and where it ends (before the newline), if only spaces come between. */
+  private commentAfter(pos: number): { text: string; end: number } | undefined {
+    if (this.atLineStart(pos)) return undefined;
+    const m = /^[ \t]+(#[^\r\n]*)/.exec(this.src.slice(pos));
+    return m ? { text: m[1]!, end: pos + m[0].length } : undefined;
+  }
+
+  // --- the walk -----------------------------------------------------------------------------
+
+  private sync(node: Node, old: unknown, next: unknown, place: Place): void {
+    const yaml = this.yaml;
+    if (yaml.isAlias(node)) {
+      this.aliasesReached.set(node, next);
+      return;
+    }
+    if (sameData(old, next)) return;
+    const tag = node.tag;
+    const plainTag = tag === undefined || tag === `${YAML_TAG}map` || tag === `${YAML_TAG}seq` || !tag.startsWith(YAML_TAG);
+    if (yaml.isMap(node) && plainTag && isRecord(old) && isRecord(next)) return this.syncMap(node, old, next, place);
+    if (yaml.isSeq(node) && plainTag && Array.isArray(old) && Array.isArray(next) && node.items.every((i) => yaml.isNode(i))) {
+      return this.syncSeq(node as Node & { items: Node[]; flow?: boolean }, old, next, place);
+    }
+    this.replace(node, next, place);
+  }
+
+  private keyOf(pair: Pair): string | undefined {
+    const key = pair.key;
+    if (!this.yaml.isScalar(key)) return undefined;
+    const value = plainData(key.value);
+    if (value === null || value === undefined) return '';
+    return typeof value === 'object' ? undefined : String(value);
+  }
+
+  private syncMap(node: Node & { items: Pair[]; flow?: boolean }, old: Record<string, unknown>, next: Record<string, unknown>, place: Place): void {
+    const keys = node.items.map((p) => this.keyOf(p));
+    if (keys.includes(undefined)) return this.replace(node, next, place);
+    const kept: boolean[] = keys.map((k) => Object.hasOwn(next, k!) && next[k!] !== undefined);
+    const added = Object.keys(next).filter((k) => next[k] !== undefined && !keys.includes(k));
+    if (!kept.includes(true)) return this.replace(node, next, place);
+    this.record(node, next);
+    const flow = this.isFlow(node);
+    node.items.forEach((pair, i) => {
+      if (!kept[i]) return;
+      const key = keys[i]!;
+      const value = pair.value as Node | null;
+      if (value === null) {
+        // `{x, y}`: a key without a value (null); a value now comes after it.
+        if (next[key] !== null) this.edit(this.itemEnd(pair), this.itemEnd(pair), `: ${this.inline(next[key], undefined)}`);
+        return;
+      }
+      this.sync(value, old[key], next[key], this.placeOf(value, pair));
+    });
+    this.removeRuns(node.items, kept, flow);
+    if (added.length) {
+      const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
+      const last = node.items.length - 1;
+      if (flow) {
+        this.edit(this.itemEnd(node.items[last]!), this.itemEnd(node.items[last]!), added.map((k) => `, ${emitString(k)}: ${this.inline(next[k], undefined)}`).join(''));
+      } else {
+        this.insertLines(this.restOfLine(this.itemEnd(node.items[last]!)), emitYaml(entries, ' '.repeat(this.column(this.keyStart(this.slotOf(node.items[0]!)!.item, node.items[0])))));
+      }
+    }
+  }
+
+  private syncSeq(node: Node & { items: Node[]; flow?: boolean }, old: unknown[], next: unknown[], place: Place): void {
+    const items = node.items;
+    const n = items.length;
+    const m = next.length;
+    if (n === 0 || m === 0) return this.replace(node, next, place);
+    // Items kept at the front and at the back: removing or adding one touches only that one.
+    let front = 0;
+    while (front < n && front < m && this.unchanged(items[front]!, old[front], next[front])) front++;
+    let back = 0;
+    while (back < n - front && back < m - front && this.unchanged(items[n - 1 - back]!, old[n - 1 - back], next[m - 1 - back])) back++;
+    const paired = Math.min(n - front - back, m - front - back);
+    const kept = items.map((_, i) => i < front + paired || i >= n - back);
+    if (!kept.includes(true)) return this.replace(node, next, place);
+    this.record(node, next);
+    const flow = this.isFlow(node);
+    for (let k = 0; k < paired; k++) {
+      const i = front + k;
+      this.sync(items[i]!, old[i], next[i], this.placeOf(items[i]!));
+    }
+    this.removeRuns(items, kept, flow);
+    const insert = next.slice(front + paired, m - back);
+    if (insert.length === 0) return;
+    const after = front + paired - 1; // the item the new ones follow (-1: they come first)
+    if (flow) {
+      if (after >= 0) this.edit(this.itemEnd(items[after]!), this.itemEnd(items[after]!), insert.map((v) => `, ${this.inline(v, undefined)}`).join(''));
+      else this.edit(this.itemStart(items[0]!), this.itemStart(items[0]!), insert.map((v) => `${this.inline(v, undefined)}, `).join(''));
+      return;
+    }
+    // New items line up under the first `-` (which may stand after another one: `- - a`).
+    const dash = this.itemStart(items[0]!);
+    const text = emitYaml(insert, ' '.repeat(this.column(dash)));
+    if (after >= 0) this.insertLines(this.restOfLine(this.itemEnd(items[after]!)), text);
+    else if (this.firstOnLine(dash)) this.edit(this.lineStart(dash), this.lineStart(dash), text.replaceAll('\n', this.nl));
+    else this.edit(dash, dash, text.slice(this.column(dash)).replaceAll('\n', this.nl) + ' '.repeat(this.column(dash))); // `- - a`: `- - new` then `  - a`
+  }
+
+  /** Whether an item keeps its text as it is (an alias: only if its anchor keeps its value too). */
+  private unchanged(node: Node, old: unknown, next: unknown): boolean {
+    return !this.yaml.isAlias(node) && sameData(old, next);
+  }
+
+  private isFlow(node: Node): boolean {
+    return (node as { srcToken?: CST.Token }).srcToken?.type === 'flow-collection';
+  }
+
+  /** Removes the items not kept, a run of neighbours at a time. */
+  private removeRuns(items: readonly (Node | Pair)[], kept: readonly boolean[], flow: boolean): void {
+    for (let a = 0; a < items.length; a++) {
+      if (kept[a]) continue;
+      let b = a;
+      while (b + 1 < items.length && !kept[b + 1]) b++;
+      let from: number;
+      let to: number;
+      if (flow) {
+        // `, item` after a neighbour, or `item, ` before the next one.
+        if (a > 0) [from, to] = [this.itemEnd(items[a - 1]!), this.itemEnd(items[b]!)];
+        else [from, to] = [this.itemStart(items[a]!), this.itemStart(items[b + 1]!)];
+      } else {
+        const start = this.itemStart(items[a]!);
+        if (this.firstOnLine(start)) [from, to] = [this.lineStart(start), this.restOfLine(this.itemEnd(items[b]!))];
+        else if (b + 1 < items.length) [from, to] = [start, this.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
+        else throw new Unspliceable();
+      }
+      for (let i = a; i <= b; i++) this.forget(items[i]!);
+      this.edit(from, to, '');
+      a = b;
+    }
+  }
+
+  private insertLines(at: number, text: string): void {
+    let lines = text.replaceAll('\n', this.nl);
+    if (at > 0 && !this.atLineStart(at)) {
+      if (at !== this.src.length) throw new Unspliceable();
+      lines = this.nl + lines.slice(0, -this.nl.length); // the file ends without a newline; so does the new text
+    }
+    this.edit(at, at, lines);
+  }
+
+  // --- rewriting one value ------------------------------------------------------------------
+
+  private replace(node: Node, next: unknown, place: Place, flowLike = false): void {
+    if (!node.range || place.kind === 'root') throw new Unspliceable();
+    const [r0, r1] = node.range;
+    this.forget(node);
+    // The anchor stays (aliases may still point at it); a custom tag stays (it does not change
+    // what the value is); a YAML tag (!!set, !!binary, !!str …) goes: the new value is plain data.
+    const props: string[] = [];
+    if (node.anchor) props.push(`&${node.anchor}`);
+    const tag = this.tagToken(place);
+    if (tag && node.tag && !node.tag.startsWith(YAML_TAG)) props.push(tag.source);
+    if (node.anchor) this.anchorFate.set(node, { value: next });
+    const lead = props.length ? `${props.join(' ')} ` : '';
+
+    // In a flow collection, and where a person wrote a flow collection with entries, a new
+    // collection is a flow one too; `{}` and `[]` that fill up become blocks, as sow writes them.
+    const wasFlow = flowLike || (this.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
+    if (place.kind === 'flow' || wasFlow) {
+      this.edit(this.propsStart(place, r0), r1, lead + this.inline(next, node));
+      return;
+    }
+    const indicator = this.indicatorEnd(place);
+    if (!hasEntries(next) && !this.src.slice(indicator, r0).includes('\n')) {
+      // One line for one line: only the value's text changes (spacing and comment after it stay).
+      const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
+      const lineEnd = r1 > r0 && this.atLineStart(r1) ? this.nl : ''; // a block scalar took its line break with it
+      this.edit(this.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
+      return;
+    }
+    // What stood between the indicator and the value (props, comments, line breaks) and the
+    // comment after a one-line value are written again; the rest of the zone is the value.
+    const comments = this.commentsBetween(place, indicator, r0);
+    let end = r1;
+    const after = this.commentAfter(r1);
+    if (after) {
+      comments.push(after.text);
+      end = after.end;
+    }
+    const endsLine = this.atLineStart(end) && end > indicator; // the old value took its lines whole
+    const note = comments.join(' ');
+    let text: string;
+    if (!hasEntries(next)) {
+      text = ` ${[lead + this.inline(next, node, place), note].filter(Boolean).join(' ')}`;
+      if (endsLine && !text.endsWith('\n')) text += this.nl;
+    } else {
+      const indent = ' '.repeat(place.column + 2);
+      const block = emitYaml(next as Record<string, unknown>, indent).replaceAll('\n', this.nl);
+      const head = [lead.trimEnd(), note].filter(Boolean).join(' ');
+      if (place.kind === 'seq-item' && isRecord(next) && !head) {
+        text = ` ${block.slice(indent.length)}`; // `- key: value`, the rest of the map beneath
+      } else {
+        text = (head ? ` ${head}` : '') + this.nl + block;
+      }
+      if (!endsLine) text = text.slice(0, -this.nl.length);
+    }
+    this.edit(indicator, end, text);
+  }
+
+  /** The end of the `:` of a map value or the `-` of a list item. */
+  private indicatorEnd(place: Place): number {
+    const tokens = place.kind === 'map-value' ? place.item?.sep : place.item?.start;
+    const type = place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind';
+    const ind = tokens?.find((t) => t.type === type);
+    if (!ind) throw new Unspliceable();
+    return ind.offset + ind.source.length;
+  }
+
+  /** The value's props and comments: in `sep` after a key, in `start` for a list item. */
+  private propTokens(place: Place): CST.SourceToken[] {
+    const item = place.item;
+    if (!item) return [];
+    return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
+  }
+
+  private tagToken(place: Place): CST.SourceToken | undefined {
+    return this.propTokens(place).find((t) => t.type === 'tag');
+  }
+
+  private propsStart(place: Place, r0: number): number {
+    const first = this.propTokens(place).find((t) => t.type === 'anchor' || t.type === 'tag');
+    return first && first.offset < r0 ? first.offset : r0;
+  }
+
+  private commentsBetween(place: Place, from: number, to: number): string[] {
+    return this.propTokens(place).filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to).map((t) => t.source);
+  }
+
+  /** `value` on one line: a scalar (in the quoting `was` used, where it can), `{}`/`[]`, or a flow collection. */
+  private inline(value: unknown, was: Node | undefined, place?: Place): string {
+    if (typeof value === 'string') {
+      const type = was && this.yaml.isScalar(was) ? (was as Scalar).type : undefined;
+      if (type === 'QUOTE_DOUBLE') return quoteString(value);
+      if (type === 'QUOTE_SINGLE' && SINGLE_QUOTABLE.test(value)) return `'${value.replaceAll("'", "''")}'`;
+      if ((type === 'BLOCK_LITERAL' || type === 'BLOCK_FOLDED') && value.includes('\n') && place) return this.blockScalar(was as Scalar, value, place);
+      return emitString(value);
+    }
+    if (Array.isArray(value)) return value.length ? `[${value.map((v) => this.inline(v, undefined)).join(', ')}]` : '[]';
+    if (isRecord(value)) {
+      const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+      return entries.length ? `{${entries.map(([k, v]) => `${emitString(k)}: ${this.inline(v, undefined)}`).join(', ')}}` : '{}';
+    }
+    return emitScalar(value);
+  }
+
+  /** A multi-line text where a `|` or `>` block stood: a literal block again, indented under its key. */
+  private blockScalar(was: Scalar, value: string, place: Place): string {
+    const token = (was as { srcToken?: CST.Token }).srcToken;
+    if (!token || token.type !== 'block-scalar') return quoteString(value);
+    const copy = structuredClone(token) as CST.BlockScalar;
+    this.yaml.CST.setScalarValue(copy, value, { afterKey: place.kind === 'map-value', type: 'BLOCK_LITERAL' });
+    return this.yaml.CST.stringify(copy).replace(/\r?\n$/, '');
+  }
+
+  // --- anchors and aliases ------------------------------------------------------------------
+
+  private record(node: Node, next: unknown): void {
+    if (node.anchor) this.anchorFate.set(node, { value: next });
+  }
+
+  /** `node` (a value, or a whole pair) is removed or rewritten: anchors in it are gone, aliases in it with it. */
+  private forget(node: Node | Pair): void {
+    const yaml = this.yaml;
+    const range = yaml.isPair(node) ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)] : [node.range?.[0], node.range?.[1]];
+    if (range[0] !== undefined && range[1] !== undefined) this.cleared.push([range[0], range[1]]);
+    const gone = (n: unknown) => {
+      if (!yaml.isNode(n)) return;
+      if (n.anchor) this.anchorFate.set(n, undefined);
+      yaml.visit(n, {
+        Node: (_k, inner) => {
+          if (inner.anchor) this.anchorFate.set(inner, undefined);
+        },
+      });
+    };
+    if (yaml.isPair(node)) {
+      gone(node.key);
+      gone(node.value);
+    } else gone(node);
+  }
+
+  private insideCleared(node: Node): boolean {
+    const at = node.range?.[0];
+    return at !== undefined && this.cleared.some(([a, b]) => at >= a && at < b);
+  }
+
+  /**
+   * Every alias that is still in the text must stand for the value its place now holds: where its
+   * anchor changed or went, or its own place changed, it is written out as that value.
+   */
+  private settleAliases(): void {
+    const yaml = this.yaml;
+    const order: Node[] = [];
+    yaml.visit(this.doc, {
+      Node: (_k, n) => {
+        if (yaml.isAlias(n) || n.anchor) order.push(n);
+      },
+    });
+    const defined = new Map<string, Node>();
+    for (const node of order) {
+      if (!yaml.isAlias(node)) {
+        defined.set(node.anchor!, node);
+        continue;
+      }
+      const alias = node;
+      if (this.insideCleared(alias)) continue;
+      const anchor = defined.get(alias.source);
+      if (!anchor) throw new Unspliceable();
+      const reached = this.aliasesReached.has(alias);
+      const fate = this.anchorFate.has(anchor) ? this.anchorFate.get(anchor) : { value: this.oldValue(anchor) };
+      if (!reached && !this.anchorFate.has(anchor)) continue; // nothing about it changed
+      const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
+      if (fate && sameData(fate.value, wanted)) continue;
+      // Written out in the style of the value it stood for.
+      this.replace(alias, wanted, this.placeOf(alias, this.pairHolding(alias)), this.isFlow(anchor));
+    }
+  }
+
+  /** The pair whose value `node` is, if any; a key is not a value this module rewrites. */
+  private pairHolding(node: Node): Pair | undefined {
+    let found: Pair | undefined;
+    this.yaml.visit(this.doc, {
+      Pair: (_k, p) => {
+        if (p.key === node) throw new Unspliceable();
+        if (p.value !== node) return undefined;
+        found = p;
+        return this.yaml.visit.BREAK;
+      },
+    });
+    return found;
+  }
+
+  private oldValue(node: Node): unknown {
+    return plainData(node.toJS(this.doc, { maxAliasCount: 100 }));
+  }
+
+  // --- applying the edits -------------------------------------------------------------------
+
+  private edit(from: number, to: number, text: string): void {
+    this.edits.push({ from, to, text });
+  }
+
+  private apply(): string {
+    const edits = this.edits.map((e, i) => ({ ...e, i })).sort((a, b) => a.from - b.from || a.to - b.to || a.i - b.i);
+    let out = '';
+    let at = 0;
+    for (const e of edits) {
+      if (e.from < at) throw new Unspliceable(); // two edits of one stretch of text: not a shape handled here
+      out += this.src.slice(at, e.from) + e.text;
+      at = e.to;
+    }
+    return out + this.src.slice(at);
+  }
+}
