@@ -10,7 +10,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
-import { printable } from '../domain/printable.js';
+import { printable } from '../domain/display.js';
 import type { Check } from '../domain/schemas.js';
 import { allowedChecksDir, allowRecordPath, checkHash, readAllowRecord, writeAllowRecord, type AllowedCheck } from '../adapters/allowed-checks.js';
 import { realPath } from '../adapters/files.js';

@@ -16,6 +16,7 @@ import {
   besides, besideText, claimedAddition, COMMANDS, makeableKeys, parseTarget, planPlugin, planRepository, removeFromJson, sectionOf, sha256, TARGETS, addToJson, withoutSection, withSection,
   type CommandName, type IntegrationSources, type JsonAddition, type Planned, type Target,
 } from '../domain/integrations.js';
+import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
 import { NotAGitRepositoryError, SowError, UsageError } from '../domain/errors.js';
 import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
@@ -116,9 +117,6 @@ async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> 
   const root = await openRoot(cwd);
   return { area: repoArea(root), plugin: false, recordArea: sowArea(root), recordRel: 'integrations.yaml', recordShown: RECORD };
 }
-
-/** A path from the record as a warning may print it: one with control characters (a forged line, a terminal escape) quoted and escaped. */
-const printable = (path: string): string => (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(path) ? JSON.stringify(path) : path);
 
 const KINDS: readonly string[] = ['file', 'json', 'section'];
 const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);

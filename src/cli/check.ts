@@ -9,7 +9,7 @@ export default function register(program: Command): void {
     .description('List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here')
     .action(async () => {
       const { listChecks, NO_CHECKS_HELP } = await import('../app/checks.js');
-      const { printable } = await import('../domain/printable.js');
+      const { printable } = await import('../domain/display.js');
       const r = await listChecks(cwd());
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
       const standing = (c: (typeof r.checks)[number]) =>

@@ -11,10 +11,14 @@
  * break text (bidi controls such as `\u202e`, line and paragraph separators, the BOM).
  */
 
-/** Characters shown escaped: C0 controls, DEL, C1 controls, bidi controls, line and paragraph separators, BOM. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+/**
+ * Characters shown escaped: C0 controls, DEL, C1 controls, the zero-width and bidi formatting
+ * characters (which hide text or show it in another order than a shell reads it), line and
+ * paragraph separators, the BOM.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 /** The same, except the line break (for text whose lines are sow's own). */
-const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -33,6 +37,22 @@ function escape(c: string): string {
 export function shown(value: string): string {
   CONTROL.lastIndex = 0;
   return CONTROL.test(value) ? value.replace(CONTROL, escape) : value;
+}
+
+/** Whether `text` would reach a terminal as something other than the characters it holds. */
+export function needsEscaping(text: string): boolean {
+  CONTROL.lastIndex = 0;
+  return CONTROL.test(text);
+}
+
+/**
+ * Text a person must judge exactly (a command sow is asked to run, a path a record names): as it
+ * is when it holds nothing unsafe; else in double quotes with `\` and `"` escaped too, so that
+ * what is shown reads back to exactly the text (`"make\ncurl x | sh"`).
+ */
+export function printable(text: string): string {
+  if (!needsEscaping(text)) return text;
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(CONTROL, escape)}"`;
 }
 
 /** A value from a file quoted in a message: `'name'`, on one line (errors.ts q(), and messages built elsewhere). */

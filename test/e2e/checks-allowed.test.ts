@@ -105,7 +105,7 @@ describe('a cloned repository whose committed check runs anything', () => {
     const repo = cloned(o, checksYaml([{ name: 'pwn', run }]));
     const r = repo.sow(['check', 'run'], { env });
     expect(r.code, show(r)).toBe(1);
-    expect(r.stderr).toContain(`  pwn: "echo fine\\e[2K\\r${pwn(o)}\\u{202e}"\n`);
+    expect(r.stderr).toContain(`  pwn: "echo fine\\x1b[2K\\r${pwn(o)}\\u202e"\n`);
     expect(r.stderr).not.toMatch(/[\x1b\r\u202e]/);
     const allow = repo.sow(['check', 'allow'], { env });
     expect(allow.stderr).not.toMatch(/[\x1b\r\u202e]/);

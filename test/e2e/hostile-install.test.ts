@@ -80,7 +80,7 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const r = ok(clone, ['uninstall', 'codex']);
     expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, but sow's install for codex writes no file there; sow left it as it is/);
     expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names \.git\/config /);
-    expect(r.stderr).toContain('names "x\\nwarning: all is well\\u001b[2J" as a file');
+    expect(r.stderr).toContain('names "x\\nwarning: all is well\\x1b[2J" as a file');
     expect(r.stderr).not.toMatch(/^warning: all is well/m);
     expect(r.stderr).not.toContain('\u001b');
     expect(clone.read('src/main.c')).toBe(source);
