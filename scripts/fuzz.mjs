@@ -10,12 +10,13 @@
  *   npm run fuzz -- --seed 42 --only 17 --keep   one run of it again, its tree kept for a look
  *
  * Options: --seed <n> (a 32-bit number; default from the clock), --runs <k> (default 50),
- * --only <i> (just run i of the seed), --jobs <j> (runs side by side, default 1), --keep (keep
- * the trees of runs with a finding and print where), --control (first run every base tree
- * unchanged: the harness must find nothing there), --no-minimize (do not look for the single
- * mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the same),
- * --mutation <name,…> (only these kinds of mutation, e.g. link,journal), --quiet (no progress
- * lines), --verbose (each run's mutations).
+ * --only <i> (just run i of the seed), --alone <m> (apply only its m-th mutation, as the summary
+ * says when one mutation causes a finding alone), --jobs <j> (runs side by side, default 1),
+ * --keep (keep the trees of runs with a finding and print where), --control (first run every
+ * base tree unchanged: the harness must find nothing there), --no-minimize (do not look for the
+ * single mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the
+ * same), --mutation <name,…> (only these kinds of mutation, e.g. link,journal), --quiet (no
+ * progress lines), --verbose (each run's mutations).
  *
  * How: a few real repositories are made with the built sow once per invocation (a standard project
  * in ImplementationExecuting and one in ReviewActive, an iterative and a breakdown project, and one
@@ -65,10 +66,10 @@ const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = 'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i>] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
+const USAGE = 'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
 
 export function parseArgs(argv) {
-  const o = { seed: undefined, runs: 50, only: undefined, jobs: 1, keep: false, control: false, minimize: true, bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN, quiet: false, verbose: false, mutations: MUTATIONS };
+  const o = { seed: undefined, runs: 50, only: undefined, alone: undefined, jobs: 1, keep: false, control: false, minimize: true, bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN, quiet: false, verbose: false, mutations: MUTATIONS };
   const num = (name, v) => {
     if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`${name} needs a whole number, not '${v ?? ''}'`);
     return Number(v);
@@ -80,6 +81,7 @@ export function parseArgs(argv) {
       case '--seed': o.seed = num('--seed', value()) >>> 0; break;
       case '--runs': o.runs = num('--runs', value()); break;
       case '--only': o.only = num('--only', value()); break;
+      case '--alone': o.alone = num('--alone', value()); break;
       case '--jobs': o.jobs = Math.max(1, num('--jobs', value())); break;
       case '--bin': o.bin = resolve(value() ?? ''); break;
       case '--keep': o.keep = true; break;
@@ -92,6 +94,7 @@ export function parseArgs(argv) {
         const unknown = names.filter((n) => !MUTATION_BY_NAME.has(n));
         if (unknown.length) throw new UsageError(`no mutation named ${unknown.join(', ')} (mutations: ${[...MUTATION_BY_NAME.keys()].join(', ')})`);
         o.mutations = MUTATIONS.filter((m) => names.includes(m.name));
+        o.mutationArg = names.join(',');
         break;
       }
       case '--help': case '-h': throw new UsageError('');
@@ -1070,7 +1073,7 @@ const label = (cmd) => `sow ${cmd.args.join(' ')}`;
 
 /**
  * `sow mcp` as a client uses it: initialize; once answered, the initialized notification and its
- * status and continue tools; once both are answered (or the server ends), stdin is closed.
+ * status tool; once answered, its continue tool; once answered, stdin is closed.
  */
 async function runMcp(bin, cwd, env) {
   const send = (child, m) => child.stdin.write(`${JSON.stringify(m)}\n`);
@@ -1094,12 +1097,13 @@ async function runMcp(bin, cwd, env) {
         }
         if (!m || m.id === undefined || replies.has(m.id)) continue;
         replies.set(m.id, m);
+        // One request at a time, as a client waiting for each answer would send them.
         if (m.id === 1) {
           send(child, { jsonrpc: '2.0', method: 'notifications/initialized' });
           send(child, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'status', arguments: {} } });
+        } else if (m.id === 2) {
           send(child, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'continue', arguments: {} } });
-        }
-        if (replies.has(2) && replies.has(3)) child.stdin.end();
+        } else if (m.id === 3) child.stdin.end();
       }
     },
   };
@@ -1263,10 +1267,10 @@ async function runCommand(bin, ctx, cmd) {
 /** The first lines of what the command said (for sow mcp: the error of a reply, else stderr). */
 function excerpt(cmd, r) {
   if (cmd.kind === 'mcp') {
-    for (const reply of r.replies.values()) {
-      const text = reply.result?.content?.[0]?.text ?? '';
-      if (reply.error || reply.result?.isError) return firstLines(reply.error ? JSON.stringify(reply.error) : text, 1);
-    }
+    const said = (reply) => (reply.error ? JSON.stringify(reply.error) : reply.result?.content?.[0]?.text ?? '');
+    const failed = [...r.replies.values()].filter((reply) => reply.error || reply.result?.isError);
+    const worst = failed.find((reply) => /INTERNAL|internal error/.test(said(reply))) ?? failed[0];
+    if (worst) return firstLines(said(worst), 1);
   }
   return firstLines(r.stderr || r.stdout);
 }
@@ -1277,7 +1281,7 @@ async function fuzzRun(opts, world, index, report) {
   const { baseName, picks, commands } = planRun(opts.seed, index, opts.mutations);
   const dir = join(world.root, `run-${index}`);
   const ctx = prepareRun(world, dir, baseName);
-  const applied = applyMutations(ctx, opts.seed, index, picks);
+  const applied = applyMutations(ctx, opts.seed, index, picks, opts.alone);
   settle(ctx);
   if (opts.verbose) opts.out(`run ${index} (${baseName}): ${applied.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation applied'}`);
   for (const name of picks) opts.stats.picked[name] = (opts.stats.picked[name] ?? 0) + 1;
@@ -1316,7 +1320,7 @@ async function causesOf(opts, world, f, kind) {
     settle(ctx);
     const again = await runCommand(opts.bin, ctx, f.cmd);
     rmSync(ctx.runDir, { recursive: true, force: true });
-    if (again.problems.some((p) => p.kind === kind)) causes.push({ name: m.name, what: applied[0]?.what ?? m.what, excerpt: again.excerpt });
+    if (again.problems.some((p) => p.kind === kind)) causes.push({ name: m.name, j: m.j, what: applied[0]?.what ?? m.what, excerpt: again.excerpt });
   }
   return causes;
 }
@@ -1402,7 +1406,8 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         const commands = [...new Set(c.items.map((i) => i.f.command.replace(/ --json$/, '')))];
         const eg = c.items.find((i) => i.cause) ?? c.items[0];
         out(`KIND ${c.kind} ← ${c.by}: ${c.items.length}× in ${commands.length} command(s) (${commands.join(', ')})`);
-        out(`  e.g. --seed ${eg.f.seed} --only ${eg.f.run} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`);
+        const again = `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
+        out(`  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`);
       }
     }
     if (!opts.quiet) out(`mutations applied/picked: ${Object.keys(opts.stats.picked).sort().map((k) => `${k} ${opts.stats.applied[k] ?? 0}/${opts.stats.picked[k]}`).join(', ')}`);
@@ -1430,7 +1435,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     (err.message ? process.stderr : process.stdout).write(`${USAGE}\n`);
     process.exit(err.message ? 2 : 0);
   }
-  process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`})\n`);
+  process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`);
   try {
     const { findings } = await fuzz(opts);
     process.exitCode = findings.length ? 1 : 0;
