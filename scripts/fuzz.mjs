@@ -53,7 +53,7 @@ import {
   cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync,
   rmSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -569,7 +569,7 @@ const ODD_NAMES = [
 // its way (a mutation must never write through a link it or another mutation made).
 
 function within(ctx, rel) {
-  const norm = normalize(rel);
+  const norm = normalize(rel).replace(/(.)\/+$/, '$1');
   if (isAbsolute(rel) || norm.startsWith('..')) throw new Error(`bug: mutation path ${rel} leaves the repository`);
   const parts = norm.split(sep);
   let p = ctx.repo;
@@ -969,12 +969,14 @@ const MUTATIONS = [
   },
   {
     name: 'lock', weight: 2, apply(rng, ctx) {
-      const kind = rng.pick(['garbage', 'pid-1-other-host', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'takeover-garbage', 'empty', 'json-array']);
+      const kind = rng.pick(['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'takeover-garbage', 'empty', 'json-array']);
       const rel = '.sow/.runtime/lock';
       const holder = (pid, host) => JSON.stringify({ pid, host, started: Date.now(), command: 'sow task set', boot: 'not-this-boot', pstart: 1 });
       const ok = {
         garbage: () => fx.write(ctx, rel, '\u0000\u00ff garbage {{{'),
         'pid-1-other-host': () => fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
+        // A holder in a sandbox (another pid namespace) on this host: pid 1 there is not init here.
+        'pid-1-other-namespace': () => fx.write(ctx, rel, JSON.stringify({ pid: 1, host: hostname(), started: Date.now(), command: 'sow task set', boot: bootId(), pstart: 999_999_999 })),
         'live-pid': () => fx.write(ctx, rel, holder(process.pid, '')),
         'huge-pid': () => fx.write(ctx, rel, holder(2 ** 53, 'x')),
         dir: () => fx.mkdir(ctx, `${rel}/inside`),
@@ -1045,6 +1047,14 @@ const MUTATIONS = [
   },
 ];
 
+function bootId() {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 const MUTATION_BY_NAME = new Map(MUTATIONS.map((m) => [m.name, m]));
 
 // ---------------------------------------------------------------------------------------------
@@ -1063,7 +1073,8 @@ function commandPlan(rng) {
   reads.splice(rng.int(reads.length + 1), 0, { kind: 'mcp', args: ['mcp'] });
   return [
     ...reads,
-    { kind: 'cli', args: ['hook', 'stop'], input: '{"session_id":"fuzz","stop_hook_active":false}' },
+    // Claude Code's Stop hook, as it runs in a worker sow spawned on task 010.
+    { kind: 'cli', args: ['hook', 'stop'], input: '{"session_id":"fuzz","stop_hook_active":false}', env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' } },
     { kind: 'cli', args: ['task', 'set', '--id', '010', 'status', 'completed'] },
     { kind: 'cli', args: ['uninstall', 'codex'] },
   ];
@@ -1247,7 +1258,7 @@ function applyMutations(ctx, seed, index, picks, only) {
       what = MUTATION_BY_NAME.get(name).apply(new Rng(seed, index, 'mutation', j), ctx);
     } catch (err) {
       // A path the tree does not allow (a file where a folder would be): the mutation is skipped.
-      if (!['ENOTDIR', 'EEXIST', 'ENOENT', 'ENAMETOOLONG', 'ELOOP'].includes(err.code)) throw err;
+      if (!['ENOTDIR', 'EEXIST', 'ENOENT', 'ENAMETOOLONG', 'ELOOP', 'EISDIR'].includes(err.code)) throw err;
       what = null;
     }
     if (what) applied.push({ j, name, what });
@@ -1256,7 +1267,7 @@ function applyMutations(ctx, seed, index, picks, only) {
 }
 
 async function runCommand(bin, ctx, cmd) {
-  const env = runEnv(ctx.home, ctx.marker);
+  const env = { ...runEnv(ctx.home, ctx.marker), ...cmd.env };
   const t0 = Date.now();
   const r = cmd.kind === 'mcp' ? await runMcp(bin, ctx.repo, env) : await run(process.execPath, [bin, ...cmd.args], { cwd: ctx.repo, env, input: cmd.input ?? '' });
   if (process.env.FUZZ_TRACE) process.stderr.write(`trace: ${Date.now() - t0} ms exit ${r.code} ${label(cmd)}\n`);
