@@ -10,8 +10,8 @@
  *   npm run fuzz -- --seed 42 --only 17 --keep   one run of it again, its tree kept for a look
  *
  * Options: --seed <n> (a 32-bit number; default from the clock), --runs <k> (default 50),
- * --only <i> (just run i of the seed), --alone <m> (apply only its m-th mutation, as the summary
- * says when one mutation causes a finding alone), --jobs <j> (runs side by side, default 1),
+ * --only <i> (just run i of the seed), --alone <m,…> (apply only these of its mutations, numbered
+ * from 0, as the summary says when it found what causes a finding), --jobs <j> (default 1),
  * --keep (keep the trees of runs with a finding and print where), --control (first run every
  * base tree unchanged: the harness must find nothing there), --no-minimize (do not look for the
  * single mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the
@@ -38,7 +38,8 @@
  * repository or home; the exit code is one of sow's (never 70), there is no "internal error", no
  * stack trace, no kill by a signal and no hang (60 s); with --json stdout is one JSON document;
  * human output carries no raw control characters and no line forged by a value. A finding is
- * printed on one line, then (unless --no-minimize) the mutation that causes it alone, if one does.
+ * printed on one line; at the end each kind of finding is listed with the mutation that causes it
+ * alone (or the few that cause it together), found by replaying them on fresh trees.
  *
  * Every sow runs with HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR inside the
  * run's temp folder (sow's own cache and state are the run's, never the user's), NO_COLOR=1,
@@ -66,7 +67,7 @@ const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = 'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
+const USAGE = 'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
 
 export function parseArgs(argv) {
   const o = { seed: undefined, runs: 50, only: undefined, alone: undefined, jobs: 1, keep: false, control: false, minimize: true, bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN, quiet: false, verbose: false, mutations: MUTATIONS };
@@ -81,7 +82,7 @@ export function parseArgs(argv) {
       case '--seed': o.seed = num('--seed', value()) >>> 0; break;
       case '--runs': o.runs = num('--runs', value()); break;
       case '--only': o.only = num('--only', value()); break;
-      case '--alone': o.alone = num('--alone', value()); break;
+      case '--alone': o.alone = (value() ?? '').split(',').map((v) => num('--alone', v)); break;
       case '--jobs': o.jobs = Math.max(1, num('--jobs', value())); break;
       case '--bin': o.bin = resolve(value() ?? ''); break;
       case '--keep': o.keep = true; break;
@@ -1249,10 +1250,11 @@ function planRun(seed, index, mutations = MUTATIONS) {
   return { baseName, picks, commands: commandPlan(new Rng(seed, index, 'commands')) };
 }
 
-function applyMutations(ctx, seed, index, picks, only) {
+/** Applies the run's mutations (or only those whose numbers are in `keep`). */
+function applyMutations(ctx, seed, index, picks, keep) {
   const applied = [];
   picks.forEach((name, j) => {
-    if (only !== undefined && j !== only) return;
+    if (keep !== undefined && !keep.includes(j)) return;
     let what;
     try {
       what = MUTATION_BY_NAME.get(name).apply(new Rng(seed, index, 'mutation', j), ctx);
@@ -1321,25 +1323,36 @@ async function runCommands(opts, ctx, about, commands, report) {
   return { commands: commands.length, findings, kept: keepIt ? ctx.runDir : undefined };
 }
 
-/** The mutations of a finding's run that cause `kind` alone: each replayed alone on a fresh tree, the command run again. */
+/** What causes `kind` of a finding: each mutation of its run alone on a fresh tree, the command run again; else the ones it needs, together. */
 async function causesOf(opts, world, f, kind) {
   const { picks } = planRun(opts.seed, f.run, opts.mutations);
-  const causes = [];
-  for (const m of f.mutations) {
-    const ctx = prepareRun(world, join(world.root, `min-${f.run}-${m.j}-${process.hrtime.bigint()}`), f.base);
-    const applied = applyMutations(ctx, opts.seed, f.run, picks, m.j);
+  const attempt = async (keep) => {
+    const ctx = prepareRun(world, join(world.root, `min-${f.run}-${keep.join('-')}-${process.hrtime.bigint()}`), f.base);
+    const applied = applyMutations(ctx, opts.seed, f.run, picks, keep);
     settle(ctx);
     const again = await runCommand(opts.bin, ctx, f.cmd);
     rmSync(ctx.runDir, { recursive: true, force: true });
-    if (again.problems.some((p) => p.kind === kind)) causes.push({ name: m.name, j: m.j, what: applied[0]?.what ?? m.what, excerpt: again.excerpt });
+    return again.problems.some((p) => p.kind === kind) ? { names: applied.map((m) => m.name), j: keep, what: applied.map((m) => m.what).join(' + '), excerpt: again.excerpt } : undefined;
+  };
+  const causes = [];
+  for (const m of f.mutations) {
+    const alone = await attempt([m.j]);
+    if (alone) causes.push(alone);
   }
-  return causes;
+  if (causes.length || f.mutations.length < 2) return causes;
+  // None alone: the ones it cannot do without, together.
+  const all = f.mutations.map((m) => m.j);
+  const needed = [];
+  for (const j of all) if (!(await attempt(all.filter((x) => x !== j)))) needed.push(j);
+  const together = needed.length > 1 ? await attempt(needed) : undefined;
+  return together ? [together] : [];
 }
 
 /**
- * Classes the findings by what broke and the mutation that causes it alone. A finding whose run
- * holds a mutation already known to cause this kind on this command is put with it; otherwise
- * (at most a few times per kind and command) each of its mutations is replayed alone.
+ * Classes the findings by what broke and the mutation that causes it alone (or the mutations that
+ * cause it together). A finding whose run holds mutations already known to cause this kind on
+ * this command is put with them; otherwise (at most three times per kind and command) its
+ * mutations are replayed: each alone, then, if none does it alone, all but one in turn.
  */
 async function classify(opts, world, findings) {
   const known = new Map();
@@ -1350,7 +1363,7 @@ async function classify(opts, world, findings) {
     for (const h of headlines(f.problems)) {
       const key = `${h.kind}\0${normal(f.command)}`;
       const names = new Set(f.mutations.map((m) => m.name));
-      let cause = [...(known.get(key) ?? [])].find((c) => names.has(c.name));
+      let cause = [...(known.get(key) ?? [])].find((c) => c.names.every((n) => names.has(n)));
       if (!cause && f.mutations.length && opts.minimize && (tries.get(key) ?? 0) < 3) {
         tries.set(key, (tries.get(key) ?? 0) + 1);
         const found = await causesOf(opts, world, f, h.kind);
@@ -1360,7 +1373,7 @@ async function classify(opts, world, findings) {
           cause = found[0];
         }
       }
-      const by = !f.mutations.length ? 'no mutation (the base tree)' : cause ? cause.name : opts.minimize ? `no single mutation (${[...names].join(', ')})` : [...names].join(', ');
+      const by = !f.mutations.length ? 'no mutation (the base tree)' : cause ? cause.names.join(' + ') : opts.minimize ? `not found (${[...names].join(', ')})` : [...names].join(', ');
       const ck = `${h.kind} ← ${by}`;
       if (!classes.has(ck)) classes.set(ck, { kind: h.kind, by, items: [] });
       classes.get(ck).items.push({ f, h, cause });
@@ -1417,7 +1430,7 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         const commands = [...new Set(c.items.map((i) => i.f.command.replace(/ --json$/, '')))];
         const eg = c.items.find((i) => i.cause) ?? c.items[0];
         out(`KIND ${c.kind} ← ${c.by}: ${c.items.length}× in ${commands.length} command(s) (${commands.join(', ')})`);
-        const again = `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
+        const again = `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
         out(`  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`);
       }
     }
@@ -1446,7 +1459,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     (err.message ? process.stderr : process.stdout).write(`${USAGE}\n`);
     process.exit(err.message ? 2 : 0);
   }
-  process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`);
+  process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`);
   try {
     const { findings } = await fuzz(opts);
     process.exitCode = findings.length ? 1 : 0;
