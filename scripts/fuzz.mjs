@@ -46,7 +46,8 @@
  * SOW_LOCK_TIMEOUT=0 (a lock that looks held fails at once instead of after 15 s), no other SOW_*
  * variable, and SOW_FUZZ_MARKER naming the marker (hostile shell commands touch it).
  *
- * Exit 0 when nothing was found, 1 on any finding, 2 on a usage error.
+ * Exit 0 when nothing was found, 1 on any finding, 2 on a usage error or when the fuzzer itself
+ * failed in a run (a bug of this script, said on its own line; the other runs go on).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -759,9 +760,11 @@ function stagedJournal(rng, ctx) {
   const n = rng.range(1, 4);
   for (let i = 0; i < n; i++) {
     const s = staged();
-    const name = rng.chance(0.85) ? `crafted-${i}.tmp` : rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', '']);
-    const from = `${tmp}/${name}`;
-    if (s.files) {
+    const odd = rng.chance(0.15);
+    const from = `${tmp}/${odd ? rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', '']) : `crafted-${i}.tmp`}`;
+    // A source with an odd name is only named: the journal points at something that is not staged.
+    if (odd) renames.push({ from, to: targets() });
+    else if (s.files) {
       for (const [f, t] of Object.entries(s.files)) fx.write(ctx, `${from}/${f}`, t);
       folders.push({ from, to: targets() });
     } else {
@@ -1259,9 +1262,10 @@ function applyMutations(ctx, seed, index, picks, keep) {
     try {
       what = MUTATION_BY_NAME.get(name).apply(new Rng(seed, index, 'mutation', j), ctx);
     } catch (err) {
-      // A path the tree does not allow (a file where a folder would be): the mutation is skipped.
+      // A path the tree does not allow (a file where a folder would be): the mutation stopped,
+      // perhaps part way, and says so (what it changed stays).
       if (!['ENOTDIR', 'EEXIST', 'ENOENT', 'ENAMETOOLONG', 'ELOOP', 'EISDIR'].includes(err.code)) throw err;
-      what = null;
+      what = `${name}: stopped part way (${err.code})`;
     }
     if (what) applied.push({ j, name, what });
   });
@@ -1394,6 +1398,7 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
   let commands = 0;
   let runsDone = 0;
   const kept = [];
+  const harnessErrors = [];
   try {
     if (!opts.quiet) out(`fuzz: making the base trees with ${opts.bin}`);
     const indexes = opts.only !== undefined ? [opts.only] : Array.from({ length: opts.runs }, (_, i) => i + 1);
@@ -1408,10 +1413,13 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
       while (next < jobs.length) {
         const job = jobs[next++];
         let result;
-        if (job.control) {
-          result = await controlRun(opts, world, job.control, print);
-        } else {
-          result = await fuzzRun(opts, world, job.index, print);
+        try {
+          result = job.control ? await controlRun(opts, world, job.control, print) : await fuzzRun(opts, world, job.index, print);
+        } catch (err) {
+          // A bug of this fuzzer, not a finding: said, counted, and the other runs go on.
+          harnessErrors.push(`run ${job.control ? `control-${job.control}` : job.index}: ${err.stack ?? err}`);
+          out(`fuzz: run ${job.control ? `control-${job.control}` : job.index} stopped: the fuzzer itself failed: ${oneLine(String(err.stack ?? err).split('\n').slice(0, 3).join(' | '))}`);
+          continue;
         }
         runsDone += 1;
         commands += result.commands;
@@ -1437,7 +1445,8 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
     if (!opts.quiet) out(`mutations applied/picked: ${Object.keys(opts.stats.picked).sort().map((k) => `${k} ${opts.stats.applied[k] ?? 0}/${opts.stats.picked[k]}`).join(', ')}`);
     for (const dir of kept) out(`kept: ${dir}`);
     out(`runs ${runsDone}, commands ${commands}, findings ${findings.length} (seed ${opts.seed}, ${Math.round((Date.now() - started) / 1000)} s)`);
-    return { runs: runsDone, commands, findings };
+    if (harnessErrors.length) out(`fuzz: the fuzzer itself failed in ${harnessErrors.length} run(s) (see above); those runs are not counted`);
+    return { runs: runsDone, commands, findings, harnessErrors };
   } finally {
     if (!kept.length) rmSync(root, { recursive: true, force: true });
     // A kept tree needs the refs sources it names; the rest goes.
@@ -1461,8 +1470,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`);
   try {
-    const { findings } = await fuzz(opts);
-    process.exitCode = findings.length ? 1 : 0;
+    const { findings, harnessErrors } = await fuzz(opts);
+    process.exitCode = findings.length ? 1 : harnessErrors.length ? 2 : 0;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`fuzz: ${err.message}\n`);
