@@ -33,18 +33,20 @@
  * with SOW_ALLOW_CHECKS unset, `uninstall codex`).
  *
  * After every command: the sentinel is the same (names, types, modes, mtimes, contents, link
- * targets), the marker does not exist, nothing was added beside the repository, .git/config,
- * .git/HEAD and src/ are unchanged, the sentinel's token is nowhere in the output nor in the
- * repository or home; the exit code is one of sow's (never 70), there is no "internal error", no
- * stack trace, no kill by a signal and no hang (60 s); with --json stdout is one JSON document;
- * human output carries no raw control characters and no line forged by a value. A finding is
+ * targets), the marker does not exist, nothing was added beside the repository, src/, README.md,
+ * .git/config, .git/HEAD and .git/hooks are unchanged, the sentinel's token is nowhere in the
+ * output nor in the repository or the run's home; the exit code is one of sow's (never 70),
+ * there is no "internal error", no stack trace, no kill by a signal and no hang (60 s); with
+ * --json stdout is one JSON document; human output carries no raw control characters and no line
+ * forged by a value (the process of `sow mcp`: exit 0 and a reply to each request). A finding is
  * printed on one line; at the end each kind of finding is listed with the mutation that causes it
  * alone (or the few that cause it together), found by replaying them on fresh trees.
  *
- * Every sow runs with HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR inside the
- * run's temp folder (sow's own cache and state are the run's, never the user's), NO_COLOR=1,
- * SOW_LOCK_TIMEOUT=0 (a lock that looks held fails at once instead of after 15 s), no other SOW_*
- * variable, and SOW_FUZZ_MARKER naming the marker (hostile shell commands touch it).
+ * Every sow runs with HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_DATA_HOME and
+ * TMPDIR inside the run's temp folder (sow's own cache and state are the run's, never the
+ * user's), NO_COLOR=1, SOW_LOCK_TIMEOUT=0 (a lock that looks held fails at once instead of after
+ * 15 s), no other SOW_* variable, and SOW_FUZZ_MARKER naming the marker (hostile shell commands
+ * touch it).
  *
  * Exit 0 when nothing was found, 1 on any finding, 2 on a usage error or when the fuzzer itself
  * failed in a run (a bug of this script, said on its own line; the other runs go on).
