@@ -1,0 +1,1486 @@
+#!/usr/bin/env node
+/**
+ * Fuzz run of hostile `.sow/` trees: a cloned repository is untrusted input, so sow's read commands
+ * (and the few writes that run on their own: the hooks, a worker completing a task, uninstall) must
+ * never touch anything outside the repository, never run anything the repository asked for, and
+ * never crash, whatever the tree holds.
+ *
+ *   npm run fuzz                                 a run with a seed from the clock (printed first)
+ *   npm run fuzz -- --seed 42 --runs 300         repeat a run: the same seed gives the same trees
+ *   npm run fuzz -- --seed 42 --only 17 --keep   one run of it again, its tree kept for a look
+ *
+ * Options: --seed <n> (a 32-bit number; default from the clock), --runs <k> (default 50),
+ * --only <i> (just run i of the seed), --alone <m,…> (apply only these of its mutations, numbered
+ * from 0, as the summary says when it found what causes a finding), --jobs <j> (default 1),
+ * --keep (keep the trees of runs with a finding and print where), --control (first run every
+ * base tree unchanged: the harness must find nothing there), --no-minimize (do not look for the
+ * single mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the
+ * same), --mutation <name,…> (only these kinds of mutation, e.g. link,journal), --quiet (no
+ * progress lines), --verbose (each run's mutations).
+ *
+ * How: a few real repositories are made with the built sow once per invocation (a standard project
+ * in ImplementationExecuting and one in ReviewActive, an iterative and a breakdown project, and one
+ * without a project; each with a check in .sow/config.yaml, codex and claude installed, a refs
+ * index; committed like a clone). Each run copies one into a fresh temp folder that holds, beside
+ * the repository, a sentinel folder (files with a token no command may ever print, read or change)
+ * and a marker path that hostile commands create; then applies a few mutations chosen by a seeded
+ * PRNG (mulberry32): links to the sentinel, to `../..`, to .git, to /dev/zero, loops; `..`,
+ * absolute paths, option-like strings, newlines and escape sequences in state values; odd file
+ * and folder names; big and deep files, YAML alias bombs; crafted journals with a valid checksum;
+ * install records, refs indexes, checks and lock files that name what they should not. Every read
+ * command then runs (half of them with --json), `sow mcp` answers its status and continue tools,
+ * and last the writes that run on their own (`hook stop`, `task set --id 010 status completed`
+ * with SOW_ALLOW_CHECKS unset, `uninstall codex`).
+ *
+ * After every command: the sentinel is the same (names, types, modes, mtimes, contents, link
+ * targets), the marker does not exist, nothing was added beside the repository, src/, README.md,
+ * .git/config, .git/HEAD and .git/hooks are unchanged, the sentinel's token is nowhere in the
+ * output nor in the repository or the run's home; the exit code is one of sow's (never 70),
+ * there is no "internal error", no stack trace, no kill by a signal and no hang (60 s); with
+ * --json stdout is one JSON document; human output carries no raw control characters and no line
+ * forged by a value (the process of `sow mcp`: exit 0 and a reply to each request). A finding is
+ * printed on one line; at the end each kind of finding is listed with the mutation that causes it
+ * alone (or the few that cause it together), found by replaying them on fresh trees.
+ *
+ * Every sow runs with HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_DATA_HOME and
+ * TMPDIR inside the run's temp folder (sow's own cache and state are the run's, never the
+ * user's), NO_COLOR=1, SOW_LOCK_TIMEOUT=0 (a lock that looks held fails at once instead of after
+ * 15 s), no other SOW_* variable, and SOW_FUZZ_MARKER naming the marker (hostile shell commands
+ * touch it).
+ *
+ * Exit 0 when nothing was found, 1 on any finding, 2 on a usage error or when the fuzzer itself
+ * failed in a run (a bug of this script, said on its own line; the other runs go on).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync,
+  rmSync, statSync, symlinkSync, writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DEFAULT_BIN = resolve(HERE, '..', 'dist', 'sow.cjs');
+const COMMAND_TIMEOUT_MS = 60_000;
+/** The exit codes sow has (`sow help exit-codes`); 70 is a bug. */
+const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const USAGE = 'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
+
+export function parseArgs(argv) {
+  const o = { seed: undefined, runs: 50, only: undefined, alone: undefined, jobs: 1, keep: false, control: false, minimize: true, bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN, quiet: false, verbose: false, mutations: MUTATIONS };
+  const num = (name, v) => {
+    if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`${name} needs a whole number, not '${v ?? ''}'`);
+    return Number(v);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--seed': o.seed = num('--seed', value()) >>> 0; break;
+      case '--runs': o.runs = num('--runs', value()); break;
+      case '--only': o.only = num('--only', value()); break;
+      case '--alone': o.alone = (value() ?? '').split(',').map((v) => num('--alone', v)); break;
+      case '--jobs': o.jobs = Math.max(1, num('--jobs', value())); break;
+      case '--bin': o.bin = resolve(value() ?? ''); break;
+      case '--keep': o.keep = true; break;
+      case '--control': o.control = true; break;
+      case '--no-minimize': o.minimize = false; break;
+      case '--quiet': o.quiet = true; break;
+      case '--verbose': o.verbose = true; break;
+      case '--mutation': {
+        const names = (value() ?? '').split(',');
+        const unknown = names.filter((n) => !MUTATION_BY_NAME.has(n));
+        if (unknown.length) throw new UsageError(`no mutation named ${unknown.join(', ')} (mutations: ${[...MUTATION_BY_NAME.keys()].join(', ')})`);
+        o.mutations = MUTATIONS.filter((m) => names.includes(m.name));
+        o.mutationArg = names.join(',');
+        break;
+      }
+      case '--help': case '-h': throw new UsageError('');
+      default: throw new UsageError(`unknown option '${argv[i]}'`);
+    }
+  }
+  if (o.seed === undefined) o.seed = (Date.now() ^ (process.pid << 16)) >>> 0;
+  return o;
+}
+
+class UsageError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// The seeded PRNG: mulberry32, one stream per purpose (run, its mutations, its commands), so that
+// one mutation can be replayed alone with the same choices.
+
+function mulberry32(a) {
+  return () => {
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+class Rng {
+  constructor(...parts) {
+    this.next = mulberry32(createHash('sha256').update(parts.join('\0')).digest().readUInt32LE(0));
+  }
+  int(n) { return Math.floor(this.next() * n); }
+  range(lo, hi) { return lo + this.int(hi - lo + 1); }
+  chance(p) { return this.next() < p; }
+  pick(list) { return list[this.int(list.length)]; }
+  weighted(list) {
+    const total = list.reduce((s, x) => s + x.weight, 0);
+    let r = this.next() * total;
+    for (const x of list) if ((r -= x.weight) < 0) return x;
+    return list[list.length - 1];
+  }
+  shuffle(list) {
+    const a = [...list];
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [a[i], a[j]] = [a[j], a[i]];
+    }
+    return a;
+  }
+  sample(list, k) { return this.shuffle(list).slice(0, k); }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+const OUTPUT_CAP = 16 * 1024 * 1024;
+
+/**
+ * Runs a command in its own process group; after it ends (or after the timeout) the whole group
+ * is killed, so nothing it started outlives it. `input` is written and stdin closed; or `talk`
+ * gets the child and each chunk of stdout, and closes stdin itself. Resolves with code, signal,
+ * output, timedOut.
+ */
+function run(file, args, { cwd, env, input = '', talk, timeoutMs = COMMAND_TIMEOUT_MS }) {
+  return new Promise((done) => {
+    const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const out = { stdout: [], stderr: [], size: { stdout: 0, stderr: 0 } };
+    for (const name of ['stdout', 'stderr']) {
+      child[name].on('data', (d) => {
+        if (out.size[name] < OUTPUT_CAP) out[name].push(d);
+        out.size[name] += d.length;
+        if (name === 'stdout' && talk) talk.onStdout(child, d);
+      });
+    }
+    let timedOut = false;
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      done({ code: -1, signal: null, stdout: '', stderr: `spawn failed: ${err.message}`, timedOut: false });
+    });
+    child.stdin.on('error', () => undefined);
+    if (talk) talk.start(child);
+    else child.stdin.end(input);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      killGroup();
+      done({
+        code, signal: timedOut ? null : signal, timedOut,
+        stdout: Buffer.concat(out.stdout).toString('utf8'), stderr: Buffer.concat(out.stderr).toString('utf8'),
+      });
+    });
+  });
+}
+
+function git(cwd, args, env) {
+  const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} (in ${cwd}) failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** The environment of every process of a run: its home, config, cache, state and temp folders. */
+function runEnv(home, marker) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SOW_') && !k.startsWith('GIT_') && !k.startsWith('XDG_')) env[k] = v;
+  delete env.FORCE_COLOR;
+  delete env.NODE_OPTIONS;
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    TMPDIR: join(home, 'tmp'),
+    NO_COLOR: '1',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'sow fuzz',
+    GIT_AUTHOR_EMAIL: 'fuzz@example.invalid',
+    GIT_COMMITTER_NAME: 'sow fuzz',
+    GIT_COMMITTER_EMAIL: 'fuzz@example.invalid',
+    SOW_LOCK_TIMEOUT: '0',
+    SOW_FUZZ_MARKER: marker,
+  };
+}
+
+function makeHome(home) {
+  for (const d of ['.config', '.cache', join('.local', 'state'), join('.local', 'share'), 'tmp']) mkdirSync(join(home, d), { recursive: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base trees: real repositories made with sow, once per invocation
+
+const TASKS_DIR = '.sow/project/phases/implementation/tasks';
+
+/**
+ * Makes the base repositories `needed` (names) under `root`; returns {bases: {name: repoDir}, homeTemplate}. The
+ * home template holds sow's cache with the refs sources cloned (copied into each run's home), so
+ * `refs status` fetches for real — from local repositories, never the network.
+ */
+async function makeBases(root, bin, needed) {
+  const home = join(root, 'base-home');
+  makeHome(home);
+  const env = { ...runEnv(home, join(root, 'base-marker')), SOW_ALLOW_CHECKS: '1' };
+  // The sources of refs: a plain repository, and one whose default branch is an option that runs
+  // a command when a git that does not put `--` first fetches it.
+  const srcRepo = join(root, 'src-repo');
+  mkdirSync(srcRepo);
+  git(srcRepo, ['init', '-q', '-b', 'main'], env);
+  writeFileSync(join(srcRepo, 'STYLE.md'), '# House style\n');
+  git(srcRepo, ['add', '.'], env);
+  git(srcRepo, ['commit', '-q', '-m', 'style'], env);
+  const evilRepo = join(root, 'evil-repo');
+  mkdirSync(evilRepo);
+  git(evilRepo, ['init', '-q', '-b', 'main'], env);
+  writeFileSync(join(evilRepo, 'README.md'), 'nothing to see\n');
+  git(evilRepo, ['add', '.'], env);
+  git(evilRepo, ['commit', '-q', '-m', 'x'], env);
+  const evilBranch = 'refs/heads/--upload-pack=touch${IFS}$SOW_FUZZ_MARKER;git-upload-pack';
+  git(evilRepo, ['update-ref', evilBranch, 'HEAD'], env);
+  git(evilRepo, ['symbolic-ref', 'HEAD', evilBranch], env);
+
+  const sow = async (dir, args, input) => {
+    const r = await run(process.execPath, [bin, ...args], { cwd: dir, env, input });
+    if (r.code !== 0) throw new Error(`making the base trees: sow ${args.join(' ')} exited ${r.code} (in ${dir})\n${r.stdout}${r.stderr}`);
+    return r.stdout;
+  };
+  const write = (dir, rel, text) => {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  };
+  const newRepo = (name) => {
+    const dir = join(root, `base-${name}`, 'repo');
+    mkdirSync(dir, { recursive: true });
+    git(dir, ['init', '-q', '-b', 'main'], env);
+    write(dir, 'src/main.c', 'int main(void) { return 0; }\n');
+    write(dir, 'README.md', '# A project\n');
+    git(dir, ['add', '.'], env);
+    git(dir, ['commit', '-q', '-m', 'initial'], env);
+    return dir;
+  };
+  /** What every base has besides its project: a check, codex and claude installed, a refs index, knowledge. */
+  const furnish = async (dir) => {
+    write(dir, '.sow/config.yaml', 'checks:\n  - name: unit\n    run: "true"\n    when: [task_complete]\n');
+    await sow(dir, ['install', 'codex']);
+    await sow(dir, ['install', 'claude']);
+    write(dir, '.sow/knowledge/notes.md', '# Notes\n\nWhat we learnt.\n');
+    write(dir, '.sow/refs/index.json', `${JSON.stringify({ version: 1, refs: [{ link: 'style', source: pathToFileURL(srcRepo).href, semantic: 'knowledge', tags: ['style'] }] }, null, 2)}\n`);
+  };
+  /** Commits everything as the attacker's clone would carry it, and leaves no runtime files. */
+  const seal = (dir) => {
+    rmSync(join(dir, '.sow', '.runtime'), { recursive: true, force: true });
+    for (const name of existsSync(join(dir, '.sow/refs')) ? readdirSync(join(dir, '.sow/refs')) : []) {
+      if (lstatSync(join(dir, '.sow/refs', name)).isSymbolicLink()) rmSync(join(dir, '.sow/refs', name));
+    }
+    rmSync(join(dir, '.sow/refs/index.local.json'), { force: true });
+    git(dir, ['add', '-A', '-f', '.'], env);
+    git(dir, ['commit', '-q', '--allow-empty', '-m', 'state'], env);
+  };
+
+  const bases = {};
+  // A standard project in ImplementationExecuting: tasks 010 and 020, inputs, outputs, logs; and
+  // the same project in ReviewActive, a review output written.
+  const standard = async () => {
+    const dir = newRepo('executing');
+    await sow(dir, ['init']);
+    await sow(dir, ['project', 'new', 'demo', '--description', 'A demo project']);
+    write(dir, '.sow/project/planning/tasks.md', '# Tasks\n\n1. First task\n2. Second task\n');
+    await sow(dir, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
+    await sow(dir, ['advance']);
+    await sow(dir, ['task', 'add', 'First task', '--agent', 'implementer']);
+    await sow(dir, ['task', 'add', 'Second task', '--agent', 'implementer', '--depends-on', '010']);
+    await sow(dir, ['phase', 'set', 'tasks_approved', 'true']);
+    await sow(dir, ['advance']);
+    write(dir, '.sow/project/notes/design.md', '# Design\n');
+    await sow(dir, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'notes/design.md']);
+    await sow(dir, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/main.c']);
+    await sow(dir, ['log', '--task', '010', '--action', 'research', '--result', 'success', 'read the code']);
+    await sow(dir, ['log', '--project', '--action', 'research', '--result', 'success', 'started']);
+    await furnish(dir);
+    bases.executing = dir;
+    if (needed.has('review')) {
+      const review = join(root, 'base-review', 'repo');
+      mkdirSync(dirname(review), { recursive: true });
+      cpSync(dir, review, { recursive: true, verbatimSymlinks: true });
+      await sow(review, ['task', 'set', '--id', '010', 'status', 'completed']);
+      await sow(review, ['task', 'set', '--id', '020', 'status', 'completed']);
+      await sow(review, ['advance']);
+      write(review, '.sow/project/review/round1.md', '# Review\n\nAll good.\n');
+      await sow(review, ['output', 'add', '--type', 'review', '--path', 'review/round1.md', '--assessment', 'pass']);
+      seal(review);
+      bases.review = review;
+    }
+    seal(dir);
+  };
+  // An iterative project executing its work phases, one iteration logged.
+  const iterative = async () => {
+    const dir = newRepo('iterative');
+    await sow(dir, ['init']);
+    await sow(dir, ['project', 'new', 'lit', '--type', 'iterative', '--description', 'Literature review']);
+    await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
+    await sow(dir, ['advance']);
+    await sow(dir, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources', '--criteria', '10 sources', '--output', 'outputs/sources.md', '--max', '3']);
+    await sow(dir, ['iter', 'phase', 'add', 'R2', '--title', 'Write the review', '--criteria', '2000 words', '--output', 'outputs/review.md', '--max', '4', '--after', 'R1']);
+    await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
+    await sow(dir, ['advance']);
+    await sow(dir, ['iter', 'log', 'R1', '--did', 'found 4 sources', '--remaining', '6 more']);
+    await furnish(dir);
+    seal(dir);
+    bases.iterative = dir;
+  };
+  // A breakdown project in Active: three work units, one specified.
+  const breakdown = async () => {
+    const dir = newRepo('breakdown');
+    await sow(dir, ['init']);
+    await sow(dir, ['project', 'new', 'auth', '--type', 'breakdown', '--description', 'JWT authentication']);
+    write(dir, '.sow/project/discovery.md', '# Discovery\n');
+    await sow(dir, ['output', 'add', '--type', 'discovery', '--path', 'discovery.md']);
+    await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
+    await sow(dir, ['advance']);
+    await sow(dir, ['task', 'add', 'Token format']);
+    await sow(dir, ['task', 'add', 'Refresh tokens', '--depends-on', '010']);
+    await sow(dir, ['task', 'add', 'Admin screen']);
+    write(dir, '.sow/project/units/010.md', '# Token format\n');
+    await sow(dir, ['task', 'output', 'add', '--id', '010', '--type', 'work_unit_spec', '--path', 'units/010.md']);
+    await furnish(dir);
+    seal(dir);
+    bases.breakdown = dir;
+  };
+  // No project: sow init only.
+  const empty = async () => {
+    const dir = newRepo('empty');
+    await sow(dir, ['init']);
+    await furnish(dir);
+    seal(dir);
+    bases.empty = dir;
+  };
+  // sow's cache with both refs sources cloned, for every run's home.
+  const refs = async () => {
+    const dir = newRepo('refs');
+    await sow(dir, ['init']);
+    await sow(dir, ['refs', 'add', pathToFileURL(srcRepo).href, '--link', 'style']);
+    await sow(dir, ['refs', 'add', pathToFileURL(evilRepo).href, '--link', 'evil']);
+    rmSync(join(root, 'base-refs'), { recursive: true, force: true });
+  };
+  await Promise.all([
+    refs(),
+    ...(needed.has('executing') || needed.has('review') ? [standard()] : []),
+    ...(needed.has('iterative') ? [iterative()] : []),
+    ...(needed.has('breakdown') ? [breakdown()] : []),
+    ...(needed.has('empty') ? [empty()] : []),
+  ]);
+  if (existsSync(join(root, 'base-marker'))) throw new Error('making the base trees ran a hostile command (the marker exists)');
+  return { bases, homeTemplate: home, srcRepo, evilRepo };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sentinel: what lies beside the repository and must never change
+
+const SENTINEL_STATE = (token) => `id: "010"\nname: ${token}\nphase: implementation\nstatus: pending\niteration: 1\nparallel: false\ndependencies: []\ncreated_at: "2026-01-01T00:00:00.000Z"\nupdated_at: "2026-01-01T00:00:00.000Z"\ninputs: []\noutputs: []\nmetadata: {}\n`;
+
+function makeSentinel(dir, token) {
+  mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
+  mkdirSync(join(dir, 'empty'));
+  writeFileSync(join(dir, 'precious.txt'), `${token}\nkeep me\n`);
+  writeFileSync(join(dir, 'sub', 'deeper', 'notes.md'), `# ${token}\n`);
+  writeFileSync(join(dir, 'state.yaml'), SENTINEL_STATE(token));
+  writeFileSync(join(dir, 'config'), `[core]\n\t# ${token}\n`);
+  symlinkSync('precious.txt', join(dir, 'link-inside'));
+}
+
+/** Every entry under `dir` (links not followed): type, mode, mtime, size and content hash or link target. */
+function manifest(dir) {
+  const out = new Map();
+  const walk = (abs, rel) => {
+    const st = lstatSync(abs);
+    const common = `mode=${st.mode.toString(8)} mtime=${st.mtimeMs}`;
+    if (st.isSymbolicLink()) out.set(rel, `link -> ${readlinkSync(abs)} ${common}`);
+    else if (st.isDirectory()) {
+      out.set(rel, `dir ${common}`);
+      for (const name of readdirSync(abs).sort()) walk(join(abs, name), rel ? `${rel}/${name}` : name);
+    } else if (st.isFile()) out.set(rel, `file size=${st.size} sha256=${sha256(readFileSync(abs))} ${common}`);
+    else out.set(rel, `other ${common}`);
+  };
+  if (existsSync(dir) || isLink(dir)) walk(dir, '');
+  return out;
+}
+
+function isLink(p) {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function diffManifest(before, after) {
+  const changes = [];
+  for (const [rel, was] of before) {
+    const now = after.get(rel);
+    if (now === undefined) changes.push(`removed ${rel || '.'}`);
+    else if (now !== was) changes.push(`changed ${rel || '.'} (${was} → ${now})`);
+  }
+  for (const rel of after.keys()) if (!before.has(rel)) changes.push(`added ${rel}`);
+  return changes;
+}
+
+/** Files under `dir` (links not followed, .git left out) whose bytes contain `needle`. */
+function filesHolding(dir, needle, skip = () => false) {
+  const found = [];
+  const bytes = Buffer.from(needle);
+  const walk = (abs) => {
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name of readdirSync(abs)) {
+        const p = join(abs, name);
+        if (name === '.git' || skip(p)) continue;
+        walk(p);
+      }
+    } else if (st.isFile() && st.size <= 8 * 1024 * 1024) {
+      if (readFileSync(abs).includes(bytes)) found.push(abs);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile values
+
+/** A hostile string value, for a path, a name, a branch, an id. */
+function hostileString(rng, ctx) {
+  const s = ctx.sentinel;
+  const m = ctx.marker;
+  const up = (k) => '../'.repeat(k);
+  const choices = [
+    () => `${up(rng.range(1, 8))}sentinel/precious.txt`,
+    () => `${up(rng.range(1, 8))}sentinel`,
+    () => `${s}/precious.txt`,
+    () => `${s}/sub`,
+    () => s,
+    () => `${s}/state.yaml`,
+    () => '/etc/passwd',
+    () => '/dev/zero',
+    () => '/proc/self/environ',
+    () => '.git/config',
+    () => '../.git/config',
+    () => `.sow/../${up(1)}sentinel/precious.txt`,
+    () => `src/../../sentinel/precious.txt`,
+    () => `planning/../../../../sentinel/precious.txt`,
+    () => '.sow/.runtime/journal.json',
+    () => '.sow/config.yaml',
+    () => '-rf',
+    () => '--help',
+    () => '--upload-pack=touch${IFS}$SOW_FUZZ_MARKER;git-upload-pack',
+    () => `--output=${m}`,
+    () => '-c core.pager=touch${IFS}$SOW_FUZZ_MARKER',
+    () => '-oProxyCommand=touch${IFS}$SOW_FUZZ_MARKER',
+    () => `$(touch ${m})`,
+    () => `\`touch ${m}\``,
+    () => `; touch ${m}`,
+    () => `x | touch ${m}`,
+    () => 'name\nFORGED line from a value',
+    () => 'a\rFORGED',
+    () => 'red \u001b[31mRED\u001b[0m',
+    () => '\u001b]0;title\u0007bell',
+    () => '\u001b[2J\u001b[Hcleared',
+    () => '\u009b31mC1 CSI',
+    () => '\u202etxt.exe',
+    () => 'zero\u200bwidth',
+    () => 'ﬁle ünïcödé 名前',
+    () => 'line\u2028sep',
+    () => 'lone \ud800 surrogate',
+    () => '',
+    () => ' ',
+    () => '.',
+    () => '..',
+    () => '~',
+    () => '~/.ssh/id_rsa',
+    () => '*',
+    () => 'null',
+    () => '010',
+    () => '0x1F',
+    () => '1e308',
+    () => '9999999999999999',
+    () => 'x'.repeat(rng.pick([256, 4096, 100_000])),
+    () => 'a/'.repeat(5000),
+    () => '__proto__',
+    () => 'constructor',
+    () => '%s%n%x',
+    () => '{{ project.name }}${HOME}',
+    () => 'C:\\Windows\\system32',
+    () => '\\\\server\\share\\x',
+    () => pathToFileURL(s).href,
+  ];
+  return rng.pick(choices)();
+}
+
+/** A hostile YAML value as it would be written in the file: a quoted string, or a value of another type. */
+function hostileYamlValue(rng, ctx) {
+  if (rng.chance(0.75)) return JSON.stringify(hostileString(rng, ctx));
+  return rng.pick([
+    '[1, 2]', '{a: 1}', 'null', '~', '9999999999999999', '12345678901234567890', '.inf', '-.nan', '0x1F', '007',
+    '!!binary aGVsbG8=', '!!set {a, b}', '!!js/function "function(){}"', '!!python/object/apply:os.system ["id"]',
+    '*nosuchalias', '&anchor value', '!!timestamp 2001-12-14', '"\\u0000"', '|\n  block\n  text', '>-\n  folded', '',
+  ]);
+}
+
+const ODD_NAMES = [
+  '..a', '...', '-rf', '--help', 'ﬁ', '010\n', 'a\nb', '\u001b[2J', ' 010', '010 ', '0100', '010.', '%s%n', 'x'.repeat(250),
+  '\u202eevil', '.hidden', 'CON', 'nul', 'a:b', 'a\\b', '*', '?', '\t', '$(touch x)', 'état', '0', '-1', '999999999999',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Mutations. Every file operation goes through these helpers, which refuse a path with a link on
+// its way (a mutation must never write through a link it or another mutation made).
+
+function within(ctx, rel) {
+  const norm = normalize(rel).replace(/(.)\/+$/, '$1');
+  if (isAbsolute(rel) || norm.startsWith('..')) throw new Error(`bug: mutation path ${rel} leaves the repository`);
+  const parts = norm.split(sep);
+  let p = ctx.repo;
+  for (const part of parts.slice(0, -1)) {
+    p = join(p, part);
+    if (isLink(p)) return undefined;
+  }
+  return join(ctx.repo, norm);
+}
+
+const fx = {
+  write(ctx, rel, data) {
+    const abs = within(ctx, rel);
+    if (!abs || isLink(abs)) return false;
+    mkdirSync(dirname(abs), { recursive: true });
+    if (existsSync(abs) && statSync(abs).isDirectory()) rmSync(abs, { recursive: true, force: true });
+    writeFileSync(abs, data);
+    return true;
+  },
+  read(ctx, rel) {
+    const abs = within(ctx, rel);
+    if (!abs || isLink(abs) || !existsSync(abs) || !statSync(abs).isFile()) return undefined;
+    return readFileSync(abs, 'utf8');
+  },
+  remove(ctx, rel) {
+    const abs = within(ctx, rel);
+    if (!abs) return false;
+    rmSync(abs, { recursive: true, force: true });
+    return true;
+  },
+  link(ctx, rel, target) {
+    const abs = within(ctx, rel);
+    if (!abs) return false;
+    rmSync(abs, { recursive: true, force: true });
+    mkdirSync(dirname(abs), { recursive: true });
+    symlinkSync(target, abs);
+    return true;
+  },
+  mkdir(ctx, rel) {
+    const abs = within(ctx, rel);
+    if (!abs) return false;
+    mkdirSync(abs, { recursive: true });
+    return true;
+  },
+};
+
+/** Repository-relative entries under these roots (links not followed), sorted. */
+function entries(ctx, roots = ['.sow', '.claude', '.agents'], { files = true, dirs = true } = {}) {
+  const out = [];
+  const walk = (rel) => {
+    const abs = join(ctx.repo, rel);
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      if (dirs) out.push(rel);
+      for (const name of readdirSync(abs).sort()) walk(`${rel}/${name}`);
+    } else if (files || st.isSymbolicLink()) out.push(rel);
+  };
+  for (const r of roots) walk(r);
+  return out;
+}
+
+const yamlFiles = (ctx) => entries(ctx, ['.sow'], { dirs: false }).filter((r) => /\.ya?ml$/.test(r) && !isLink(join(ctx.repo, r)));
+
+const WELL_KNOWN = [
+  '.sow', '.sow/.runtime', '.sow/.runtime/tmp', '.sow/.runtime/trash', '.sow/.runtime/lock', '.sow/.runtime/lock.takeover',
+  '.sow/.runtime/journal.json', '.sow/.runtime/tasks.json', '.sow/.runtime/agent-outputs', '.sow/project', '.sow/project/state.yaml',
+  `${TASKS_DIR}/010`, TASKS_DIR, `${TASKS_DIR}/010/state.yaml`, `${TASKS_DIR}/010/log.md`, `${TASKS_DIR}/010/description.md`,
+  `${TASKS_DIR}/010/feedback`, '.sow/project/planning/tasks.md', '.sow/project/log.md', '.sow/project/notes', '.sow/project/evidence',
+  '.sow/project/phases', '.sow/knowledge', '.sow/knowledge/notes.md', '.sow/refs', '.sow/refs/style', '.sow/refs/index.json',
+  '.sow/refs/index.local.json', '.sow/config.yaml', '.sow/integrations.yaml', '.sow/.version', '.sow/.gitignore', '.sow/worktrees',
+  '.sow/worktrees/feat-x', '.sow/.backup', '.sow/.journal.json', '.claude', '.claude/settings.json', '.claude/agents',
+  '.claude/skills/sow', '.agents', '.agents/skills/sow', '.agents/skills/sow/SKILL.md', 'AGENTS.md', '.sow/project/outputs',
+];
+
+/** Where a link at `rel` should point, by kind; `decoy` copies what was there into the sentinel first. */
+function linkTarget(rng, ctx, rel) {
+  const abs = join(ctx.repo, rel);
+  const from = dirname(abs);
+  const relTo = (p) => relative(from, p) || '.';
+  const kind = rng.pick(['decoy', 'decoy', 'sentinel-dir', 'sentinel-file', 'run-dir', 'up-two', 'git', 'git-config', 'dev-zero', 'dev-null', 'dangling', 'self-loop', 'pair-loop', 'repo-root', 'src']);
+  const absolute = rng.chance(0.5);
+  const to = (p) => (absolute ? p : relTo(p));
+  switch (kind) {
+    case 'decoy': {
+      const decoy = join(ctx.sentinel, `decoy-${ctx.decoys++}`);
+      if (existsSync(abs) && !isLink(abs)) {
+        cpSync(abs, decoy, { recursive: true, verbatimSymlinks: true });
+        // What a read through the link would find names the token: printing it is a leak.
+        for (const f of statSync(decoy).isDirectory() ? entriesAbs(decoy) : [decoy]) {
+          if (/\.ya?ml$/.test(f) && statSync(f).isFile()) writeFileSync(f, readFileSync(f, 'utf8').replace(/^name: .*$/m, `name: ${ctx.token}`));
+        }
+      } else {
+        mkdirSync(decoy);
+        writeFileSync(join(decoy, 'state.yaml'), SENTINEL_STATE(ctx.token));
+      }
+      return { kind, target: to(decoy) };
+    }
+    case 'sentinel-dir': return { kind, target: to(ctx.sentinel) };
+    case 'sentinel-file': return { kind, target: to(join(ctx.sentinel, rng.pick(['precious.txt', 'state.yaml', 'config']))) };
+    case 'run-dir': return { kind, target: to(ctx.runDir) };
+    case 'up-two': return { kind, target: '../..' };
+    case 'git': return { kind, target: to(join(ctx.repo, '.git')) };
+    case 'git-config': return { kind, target: to(join(ctx.repo, '.git', 'config')) };
+    case 'dev-zero': return { kind, target: '/dev/zero' };
+    case 'dev-null': return { kind, target: '/dev/null' };
+    case 'dangling': return { kind, target: to(join(ctx.sentinel, 'no-such-file')) };
+    case 'self-loop': return { kind, target: rel.split('/').pop() };
+    case 'pair-loop': return { kind, target: `${rel.split('/').pop()}.loop`, pair: `${rel}.loop` };
+    case 'repo-root': return { kind, target: to(ctx.repo) };
+    default: return { kind, target: to(join(ctx.repo, 'src')) };
+  }
+}
+
+function entriesAbs(dir) {
+  return readdirSync(dir, { recursive: true }).map((n) => join(dir, n)).filter((p) => !isLink(p));
+}
+
+/** Replaces the line of a `key: value` in a YAML text; returns the new text, or undefined. */
+function replaceYamlValue(rng, ctx, text, { keys } = {}) {
+  const lines = text.split('\n');
+  const candidates = [];
+  lines.forEach((line, i) => {
+    const m = /^(\s*(?:- )?)([A-Za-z_][\w.-]*): (.+)$/.exec(line);
+    if (m && (!keys || keys.includes(m[2]))) candidates.push({ i, prefix: m[1], key: m[2] });
+    const item = /^(\s*- )(?!\S+:)(.+)$/.exec(line);
+    if (item && !keys) candidates.push({ i, prefix: item[1], key: null });
+  });
+  if (!candidates.length) return undefined;
+  const c = rng.pick(candidates);
+  const value = hostileYamlValue(rng, ctx);
+  lines[c.i] = c.key ? `${c.prefix}${c.key}: ${value}` : `${c.prefix}${value}`;
+  return { text: lines.join('\n'), what: `${c.key ?? 'a list item'} = ${truncate(value)}` };
+}
+
+const truncate = (s, n = 60) => {
+  const t = JSON.stringify(s);
+  return t.length > n ? `${t.slice(0, n)}…"` : t;
+};
+
+const TARGET_KEYS = ['path', 'output', 'branch', 'base_branch', 'name', 'id', 'assigned_agent', 'current_state', 'type', 'status', 'phase', 'run', 'when', 'source', 'link', 'sha256', 'kind', 'description', 'iteration', 'by', 'dependencies', 'title', 'after'];
+
+function bigText(bytes, line = '# padding padding padding padding padding padding padding padding padding\n') {
+  return line.repeat(Math.ceil(bytes / line.length));
+}
+
+const aliasBomb = () => {
+  const names = 'abcdefghi'.split('');
+  let out = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+  for (let i = 1; i < names.length; i++) out += `${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(',')}]\n`;
+  return out;
+};
+
+const deep = (n, open, close, inner = '') => `${open.repeat(n)}${inner}${close.repeat(n)}`;
+
+function taskFolders(ctx) {
+  const abs = join(ctx.repo, TASKS_DIR);
+  if (!existsSync(abs) || isLink(abs)) return [];
+  return readdirSync(abs).sort().map((n) => `${TASKS_DIR}/${n}`);
+}
+
+function stagedJournal(rng, ctx) {
+  const tmp = '.sow/.runtime/tmp';
+  const renames = [];
+  const folders = [];
+  const targets = () => rng.pick([
+    '.sow/project/state.yaml', `${TASKS_DIR}/010/state.yaml`, `${TASKS_DIR}/010/log.md`, '.sow/knowledge/x.md', '.sow/project/new.md',
+    '.sow/refs/index.json', '.sow/.version', '.sow/.gitignore', '.sow/config.yaml', '.sow/integrations.yaml', '.git/config',
+    'src/main.c', '../sentinel/precious.txt', `${ctx.sentinel}/precious.txt`, '.sow/../../sentinel/x', '.sow/project/', '.sow/project/./x',
+    '.sow/.runtime/lock', '.claude/settings.json', '.sow/project/phases/implementation/tasks/030', '', '.', '.sow', `.sow/${'x/'.repeat(200)}y`,
+  ]);
+  const staged = () => {
+    const existing = entries(ctx, ['.sow/project'], { dirs: false }).filter((r) => /state\.yaml$/.test(r));
+    return rng.pick([
+      () => ({ text: fx.read(ctx, rng.pick(existing.length ? existing : ['.sow/.version'])) ?? 'x' }),
+      () => ({ text: `name: ${JSON.stringify(hostileString(rng, ctx))}\n` }),
+      () => ({ text: '\u0000\u0001binary' }),
+      () => ({ link: rng.pick([join(ctx.sentinel, 'precious.txt'), join(ctx.sentinel, 'state.yaml'), ctx.sentinel, '/dev/zero']) }),
+      () => ({ files: { 'state.yaml': SENTINEL_STATE('crafted'), 'log.md': '# log\n' } }),
+    ])();
+  };
+  const n = rng.range(1, 4);
+  for (let i = 0; i < n; i++) {
+    const s = staged();
+    const odd = rng.chance(0.15);
+    const from = `${tmp}/${odd ? rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', '']) : `crafted-${i}.tmp`}`;
+    // A source with an odd name is only named: the journal points at something that is not staged.
+    if (odd) renames.push({ from, to: targets() });
+    else if (s.files) {
+      for (const [f, t] of Object.entries(s.files)) fx.write(ctx, `${from}/${f}`, t);
+      folders.push({ from, to: targets() });
+    } else {
+      if (s.link) fx.link(ctx, from, s.link);
+      else fx.write(ctx, from, s.text);
+      renames.push({ from, to: targets() });
+    }
+  }
+  const removals = rng.sample(['.sow/project', '.sow/.runtime/agent-outputs', '.sow/knowledge', '.sow/worktrees/feat-x', 'src', '.git',
+    '../sentinel', ctx.sentinel, '.sow', '.', '', '.sow/project/', '.sow/refs', '.sow/.backup'], rng.range(0, 3));
+  return { renames, folders, removals };
+}
+
+/** Each mutation changes the tree and returns what it did (one line), or null when it found nothing to do. */
+const MUTATIONS = [
+  {
+    name: 'link', weight: 7, apply(rng, ctx) {
+      const existing = entries(ctx).filter((r) => r !== '.sow' || rng.chance(0.2));
+      const rel = rng.chance(0.5) ? rng.pick(WELL_KNOWN) : rng.pick(existing.length ? existing : WELL_KNOWN);
+      const t = linkTarget(rng, ctx, rel);
+      if (!fx.link(ctx, rel, t.target)) return null;
+      if (t.pair) fx.link(ctx, t.pair, rel.split('/').pop());
+      return `${rel} -> ${t.target} (${t.kind})`;
+    },
+  },
+  {
+    name: 'yaml-value', weight: 6, apply(rng, ctx) {
+      const files = yamlFiles(ctx);
+      if (!files.length) return null;
+      const rel = rng.pick(files);
+      const r = replaceYamlValue(rng, ctx, fx.read(ctx, rel) ?? '', rng.chance(0.7) ? { keys: TARGET_KEYS } : {});
+      if (!r || !fx.write(ctx, rel, r.text)) return null;
+      return `${rel}: ${r.what}`;
+    },
+  },
+  {
+    name: 'artifact', weight: 4, apply(rng, ctx) {
+      // An artifact whose path is hostile, added where a project keeps its inputs and outputs.
+      const files = yamlFiles(ctx).filter((r) => r.startsWith('.sow/project/') && r.endsWith('state.yaml'));
+      if (!files.length) return null;
+      const rel = rng.pick(files);
+      const text = fx.read(ctx, rel) ?? '';
+      const lists = [...text.matchAll(/^(\s*)(inputs|outputs): ?(\[\])?$/gm)];
+      if (!lists.length) return null;
+      const m = rng.pick(lists);
+      const ind = m[1];
+      const path = JSON.stringify(hostileString(rng, ctx));
+      const type = rng.pick(['reference', 'modified', 'task_list', 'review', 'work_unit_spec', 'discovery', 'evidence', 'source']);
+      const item = `${ind}  - type: ${type}\n${ind}    path: ${path}\n${ind}    created_at: "2026-01-01T00:00:00.000Z"\n${ind}    approved: ${rng.chance(0.5)}${type === 'review' ? `\n${ind}    metadata:\n${ind}      assessment: pass` : ''}`;
+      const next = `${text.slice(0, m.index)}${ind}${m[2]}:\n${item}${text.slice(m.index + m[0].length)}`;
+      if (!fx.write(ctx, rel, next)) return null;
+      return `${rel}: ${m[2]} += ${type} at ${truncate(JSON.parse(path))}`;
+    },
+  },
+  {
+    name: 'odd-task-folder', weight: 2, apply(rng, ctx) {
+      const tasks = taskFolders(ctx);
+      const src = tasks.find((t) => t.endsWith('/010'));
+      const name = rng.pick(ODD_NAMES);
+      const rel = `${TASKS_DIR}/${name}`;
+      const state = src ? fx.read(ctx, `${src}/state.yaml`) : SENTINEL_STATE('odd');
+      if (state === undefined) return null;
+      const text = rng.chance(0.5) ? state.replace(/^id: .*$/m, `id: ${JSON.stringify(name)}`) : state;
+      if (!fx.write(ctx, `${rel}/state.yaml`, text)) return null;
+      fx.write(ctx, `${rel}/log.md`, '# log\n');
+      return `task folder ${truncate(name)} (${text === state ? 'a copy of 010' : 'its id the folder name'})`;
+    },
+  },
+  {
+    name: 'odd-file-names', weight: 2, apply(rng, ctx) {
+      const dirs = entries(ctx, ['.sow'], { files: false }).filter((r) => !isLink(join(ctx.repo, r)));
+      if (!dirs.length) return null;
+      const dir = rng.pick(dirs);
+      const names = rng.sample(ODD_NAMES, rng.range(1, 3)).map((n) => rng.chance(0.5) ? `${n}.md` : n);
+      const made = names.filter((n) => fx.write(ctx, `${dir}/${n}`, rng.chance(0.5) ? '' : SENTINEL_STATE('odd')));
+      return made.length ? `${dir}/ files ${made.map((n) => truncate(n, 24)).join(', ')}` : null;
+    },
+  },
+  {
+    name: 'big-file', weight: 1, apply(rng, ctx) {
+      const kind = rng.pick(['state-2mb', 'state-900kb', 'config-60mb', 'integrations-60mb', 'settings-60mb', 'index-60mb', 'log-20mb', 'tasks-md-20mb', 'journal-5mb', 'lock-20mb', 'description-20mb']);
+      const task = taskFolders(ctx)[0] ?? `${TASKS_DIR}/010`;
+      const MB = 1024 * 1024;
+      const padState = (rel, bytes) => {
+        const text = fx.read(ctx, rel);
+        if (text === undefined) return false;
+        return fx.write(ctx, rel, `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  pad: "${'x'.repeat(bytes)}"\n`);
+      };
+      const done = {
+        'state-2mb': () => padState(rng.pick(['.sow/project/state.yaml', `${task}/state.yaml`]), 2 * MB),
+        'state-900kb': () => padState(`${task}/state.yaml`, 900 * 1024),
+        'config-60mb': () => fx.write(ctx, '.sow/config.yaml', `checks: []\n${bigText(60 * MB)}`),
+        'integrations-60mb': () => fx.write(ctx, '.sow/integrations.yaml', `files: []\n${bigText(60 * MB)}`),
+        'settings-60mb': () => fx.write(ctx, '.claude/settings.json', `{"pad": "${'x'.repeat(60 * MB)}"}`),
+        'index-60mb': () => fx.write(ctx, '.sow/refs/index.json', `{"version": 1, "refs": [], "pad": "${'x'.repeat(60 * MB)}"}`),
+        'log-20mb': () => fx.write(ctx, `${task}/log.md`, bigText(20 * MB, 'a log line a log line a log line\n')),
+        'tasks-md-20mb': () => fx.write(ctx, '.sow/project/planning/tasks.md', bigText(20 * MB, '- a task\n')),
+        'journal-5mb': () => fx.write(ctx, '.sow/.runtime/journal.json', `{"version":2,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`),
+        'lock-20mb': () => fx.write(ctx, '.sow/.runtime/lock', bigText(20 * MB)),
+        'description-20mb': () => fx.write(ctx, `${task}/description.md`, bigText(20 * MB, 'describe describe describe\n')),
+      }[kind]();
+      return done ? `big file: ${kind}` : null;
+    },
+  },
+  {
+    name: 'deep', weight: 1, apply(rng, ctx) {
+      const n = 100_000;
+      const where = rng.pick(['project-state', 'task-state', 'config', 'integrations', 'settings', 'refs-index', 'journal', 'task-index', 'lock']);
+      const task = taskFolders(ctx)[0] ?? `${TASKS_DIR}/010`;
+      const yamlDeep = rng.chance(0.5) ? `metadata: ${deep(n, '[', ']')}\n` : `metadata: ${deep(n, '{a: ', '}', '1')}\n`;
+      const json = deep(n, '[', ']');
+      const rel = {
+        'project-state': '.sow/project/state.yaml', 'task-state': `${task}/state.yaml`, config: '.sow/config.yaml', integrations: '.sow/integrations.yaml',
+        settings: '.claude/settings.json', 'refs-index': '.sow/refs/index.json', journal: '.sow/.runtime/journal.json', 'task-index': '.sow/.runtime/tasks.json', lock: '.sow/.runtime/lock',
+      }[where];
+      const text = rel.endsWith('.yaml') ? yamlDeep : rel.endsWith('lock') ? json : `{"version": ${where === 'journal' ? 2 : 1}, "refs": ${json}, "renames": ${json}}`;
+      return fx.write(ctx, rel, text) ? `deep: ${rel} nested ${n} levels` : null;
+    },
+  },
+  {
+    name: 'alias-bomb', weight: 1, apply(rng, ctx) {
+      const files = yamlFiles(ctx);
+      if (!files.length) return null;
+      const rel = rng.pick(files);
+      const text = rng.chance(0.5) ? aliasBomb() : `${(fx.read(ctx, rel) ?? '').replace(/^metadata: \{\}$/m, '')}\n${aliasBomb().replace(/^/gm, '').replace(/^a:/m, 'bomb_a:')}`;
+      return fx.write(ctx, rel, text) ? `alias bomb in ${rel}` : null;
+    },
+  },
+  {
+    name: 'journal', weight: 3, apply(rng, ctx) {
+      const body = { version: 2, ...stagedJournal(rng, ctx) };
+      const valid = rng.chance(0.9);
+      const checksum = valid ? sha256(JSON.stringify(body)) : sha256('not it');
+      if (!fx.write(ctx, '.sow/.runtime/journal.json', JSON.stringify({ ...body, checksum }))) return null;
+      const steps = [...body.renames.map((r) => `${r.from.split('/').pop()}→${r.to}`), ...body.folders.map((f) => `folder→${f.to}`), ...body.removals.map((r) => `rm ${r}`)];
+      return `journal (${valid ? 'valid checksum' : 'bad checksum'}): ${truncate(steps.join(', '), 200)}`;
+    },
+  },
+  {
+    name: 'legacy-journal', weight: 1, apply(rng, ctx) {
+      const writes = Array.from({ length: rng.range(1, 3) }, () => ({ path: rng.pick(['.sow/project/state.yaml', '../sentinel/precious.txt', `${ctx.sentinel}/x`, '.git/config', '.sow/knowledge/a.md', 'src/main.c']), text: rng.chance(0.5) ? SENTINEL_STATE('legacy') : 'x' }));
+      const removals = rng.sample(['.sow/project', '.sow/knowledge', 'src', '../sentinel', '.git'], rng.range(0, 2));
+      return fx.write(ctx, '.sow/.journal.json', JSON.stringify({ writes, removals })) ? `legacy .sow/.journal.json: writes ${writes.map((w) => w.path).join(', ')}; removals ${removals.join(', ') || 'none'}` : null;
+    },
+  },
+  {
+    name: 'records', weight: 3, apply(rng, ctx) {
+      // Install records naming what sow never wrote, with the file's hash (it "matches"), a wrong one or none.
+      const items = [];
+      const n = rng.range(1, 3);
+      for (let i = 0; i < n; i++) {
+        let path = rng.pick(['src/main.c', '.git/config', '.git/HEAD', '../sentinel/precious.txt', `${ctx.sentinel}/precious.txt`, '.agents/evil/precious.txt', 'AGENTS.md', '.sow/project/state.yaml', 'README.md', '.agents/skills/sow/../../../src/main.c', '.claude/../src/main.c']);
+        if (path.startsWith('.agents/evil/') && !fx.link(ctx, '.agents/evil', rng.chance(0.5) ? ctx.sentinel : '../../sentinel')) path = 'src/main.c';
+        const real = path.startsWith('/') ? path : resolve(ctx.repo, path);
+        const hashKind = rng.pick(['current', 'wrong', 'none']);
+        const hash = hashKind === 'current' && existsSync(real) && statSync(real).isFile() ? sha256(readFileSync(real)) : hashKind === 'wrong' ? 'ab'.repeat(32) : undefined;
+        const kind = rng.pick(['file', 'file', 'section', 'json']);
+        const target = rng.pick(['codex', 'codex', 'claude', 'gemini']);
+        items.push(`  - path: ${JSON.stringify(path)}\n    kind: ${kind}\n${hash ? `    sha256: "${hash}"\n` : ''}    created: true\n    targets:\n      - ${target}\n`);
+        if (path === 'src/main.c' && hash && hashKind === 'current') ctx.notes.push('a record names src/main.c with its current hash');
+      }
+      const text = fx.read(ctx, '.sow/integrations.yaml') ?? 'files:\n';
+      const next = text.includes('files:\n') ? text.replace('files:\n', `files:\n${items.join('')}`) : `files:\n${items.join('')}`;
+      return fx.write(ctx, '.sow/integrations.yaml', next) ? `integrations.yaml records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}` : null;
+    },
+  },
+  {
+    name: 'refs-index', weight: 2, apply(rng, ctx) {
+      const file = rng.chance(0.7) ? '.sow/refs/index.json' : '.sow/refs/index.local.json';
+      const refs = Array.from({ length: rng.range(1, 3) }, (_, i) => {
+        const r = {
+          link: rng.chance(0.7) ? `r${i}` : rng.pick(['../x', '.git', 'index.json', '..', 'a/b', '-rf', 'x'.repeat(70)]),
+          source: rng.pick([ctx.sentinel, '../sentinel', '../../..', `file://${ctx.sentinel}`, pathToFileURL(ctx.repo).href, `${ctx.repo}/.git`, '-oProxyCommand=touch${IFS}$SOW_FUZZ_MARKER:x', '--upload-pack=touch${IFS}$SOW_FUZZ_MARKER', 'ext::sh -c touch% $SOW_FUZZ_MARKER', '/dev/zero', '~/.ssh']),
+          semantic: 'knowledge',
+          tags: [],
+        };
+        if (rng.chance(0.4)) r.branch = rng.pick(['--upload-pack=touch${IFS}$SOW_FUZZ_MARKER;git-upload-pack', '-c', '../../x', 'main']);
+        if (rng.chance(0.4)) r.path = rng.pick(['../../sentinel', '..', '/etc', '../../../../../../../../etc/passwd', 'a/../..']);
+        return r;
+      });
+      return fx.write(ctx, file, JSON.stringify({ version: 1, refs }, null, 2)) ? `${file}: ${truncate(refs.map((r) => `${r.link} ← ${r.source}${r.branch ? ` @${r.branch}` : ''}${r.path ? ` :${r.path}` : ''}`).join('; '), 240)}` : null;
+    },
+  },
+  {
+    name: 'evil-ref', weight: 1, apply(rng, ctx) {
+      // A ref whose source's default branch is an option (its clone is in sow's cache already).
+      const text = fx.read(ctx, '.sow/refs/index.json');
+      let index;
+      try {
+        index = JSON.parse(text ?? '');
+      } catch {
+        index = { version: 1, refs: [] };
+      }
+      if (!Array.isArray(index.refs)) index.refs = [];
+      index.refs.push({ link: 'evil', source: pathToFileURL(ctx.evilRepo).href, semantic: 'knowledge', tags: [] });
+      return fx.write(ctx, '.sow/refs/index.json', JSON.stringify(index, null, 2)) ? 'refs index: a source whose default branch is --upload-pack=…' : null;
+    },
+  },
+  {
+    name: 'checks', weight: 2, apply(rng, ctx) {
+      const run = rng.pick([`touch ${ctx.marker}`, 'touch "$SOW_FUZZ_MARKER"', `echo pwned > ${ctx.marker}`, `sh -c 'touch "$SOW_FUZZ_MARKER"'`]);
+      const when = rng.pick(['[task_complete]', '[finalize]', '[task_complete, finalize]', '[]']);
+      const name = rng.chance(0.8) ? 'unit' : rng.pick(['-rf', '../x', 'a\nb']);
+      return fx.write(ctx, '.sow/config.yaml', `checks:\n  - name: ${JSON.stringify(name)}\n    run: ${JSON.stringify(run)}\n    when: ${when}\n`) ? `config.yaml check ${truncate(name)} runs ${truncate(run)} when ${when}` : null;
+    },
+  },
+  {
+    name: 'lock', weight: 2, apply(rng, ctx) {
+      const kind = rng.pick(['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'takeover-garbage', 'empty', 'json-array']);
+      const rel = '.sow/.runtime/lock';
+      const holder = (pid, host) => JSON.stringify({ pid, host, started: Date.now(), command: 'sow task set', boot: 'not-this-boot', pstart: 1 });
+      const ok = {
+        garbage: () => fx.write(ctx, rel, '\u0000\u00ff garbage {{{'),
+        'pid-1-other-host': () => fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
+        // A holder in a sandbox (another pid namespace) on this host: pid 1 there is not init here.
+        'pid-1-other-namespace': () => fx.write(ctx, rel, JSON.stringify({ pid: 1, host: hostname(), started: Date.now(), command: 'sow task set', boot: bootId(), pstart: 999_999_999 })),
+        'live-pid': () => fx.write(ctx, rel, holder(process.pid, '')),
+        'huge-pid': () => fx.write(ctx, rel, holder(2 ** 53, 'x')),
+        dir: () => fx.mkdir(ctx, `${rel}/inside`),
+        'link-to-sentinel': () => fx.link(ctx, rel, join(ctx.sentinel, 'precious.txt')),
+        'takeover-garbage': () => fx.write(ctx, `${rel}.takeover`, 'garbage') && fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
+        empty: () => fx.write(ctx, rel, ''),
+        'json-array': () => fx.write(ctx, rel, '[1,2,3]'),
+      }[kind]();
+      return ok ? `lock: ${kind}` : null;
+    },
+  },
+  {
+    name: 'garbage', weight: 2, apply(rng, ctx) {
+      const files = entries(ctx, ['.sow', '.claude', '.agents'], { dirs: false }).filter((r) => !isLink(join(ctx.repo, r)));
+      if (!files.length) return null;
+      const rel = rng.pick(files);
+      const text = fx.read(ctx, rel) ?? '';
+      const kind = rng.pick(['binary', 'invalid-utf8', 'empty', 'bom-crlf', 'half', 'tabs']);
+      const data = {
+        binary: Buffer.from(Array.from({ length: 512 }, () => rng.int(256))),
+        'invalid-utf8': Buffer.concat([Buffer.from(text.slice(0, 40)), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(text.slice(40))]),
+        empty: '',
+        'bom-crlf': `\ufeff${text.replace(/\n/g, '\r\n')}`,
+        half: text.slice(0, Math.floor(text.length / 2)),
+        tabs: text.replace(/^ +/gm, '\t'),
+      }[kind];
+      return fx.write(ctx, rel, data) ? `garbage (${kind}) in ${rel}` : null;
+    },
+  },
+  {
+    name: 'remove', weight: 1, apply(rng, ctx) {
+      const rel = rng.pick(['.sow/project/state.yaml', `${TASKS_DIR}/010/state.yaml`, '.sow/.version', '.sow/.gitignore', '.sow/project/log.md', `${TASKS_DIR}/010`, '.sow/knowledge', '.sow/config.yaml', '.sow/refs/.gitignore', '.sow/project/planning']);
+      return fx.remove(ctx, rel) ? `removed ${rel}` : null;
+    },
+  },
+  {
+    name: 'settings', weight: 1, apply(rng, ctx) {
+      const text = rng.pick([
+        '{"hooks": {"SessionStart": "not a list"}}',
+        '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch $SOW_FUZZ_MARKER"}]}]}}',
+        '{"__proto__": {"polluted": true}, "hooks": null}',
+        '[]', 'null', '{', '{"hooks": {"Stop": [1, 2, {"x": []}]}}',
+      ]);
+      return fx.write(ctx, '.claude/settings.json', text) ? `.claude/settings.json = ${truncate(text)}` : null;
+    },
+  },
+  {
+    name: 'worktrees', weight: 1, apply(rng, ctx) {
+      const name = rng.chance(0.6) ? 'feat-x' : rng.pick(ODD_NAMES);
+      const rel = `.sow/worktrees/${name}`;
+      const how = rng.pick(['gitfile-sentinel', 'link-sentinel', 'gitfile-dotdot']);
+      const ok = how === 'link-sentinel' ? fx.link(ctx, rel, ctx.sentinel)
+        : fx.write(ctx, `${rel}/.git`, `gitdir: ${how === 'gitfile-sentinel' ? ctx.sentinel : '../../../..'}\n`);
+      return ok ? `worktree ${truncate(name)}: ${how}` : null;
+    },
+  },
+  {
+    name: 'version', weight: 1, apply(rng, ctx) {
+      const v = rng.pick(['999\n', '-1\n', '0\n', '1e308\n', 'x'.repeat(10000), '2\n3\n', '../../sentinel\n']);
+      return fx.write(ctx, '.sow/.version', v) ? `.sow/.version = ${truncate(v)}` : null;
+    },
+  },
+  {
+    name: 'task-index', weight: 1, apply(rng, ctx) {
+      const v = rng.pick(['garbage', '{"format": 4, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0]]}', '{"format": 4, "tasks": "x"}', '[]', '{"format": 4, "tasks": [[null]]}']);
+      return fx.write(ctx, '.sow/.runtime/tasks.json', v) ? `task index .sow/.runtime/tasks.json = ${truncate(v)}` : null;
+    },
+  },
+];
+
+function bootId() {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+const MUTATION_BY_NAME = new Map(MUTATIONS.map((m) => [m.name, m]));
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+const READS = [
+  ['status'], ['project', 'status', '--json'], ['project', 'continue'], ['project', 'history'], ['task', 'list'], ['task', 'get', '--id', '010'],
+  ['task', 'next'], ['advance', '--list'], ['advance', '--dry-run'], ['phase', 'get', 'status'], ['phase', 'get', '--phase', 'implementation', 'tasks_approved'],
+  ['output', 'list'], ['task', 'output', 'list', '--id', '010'], ['refs', 'list'], ['refs', 'status'], ['check', 'list'], ['doctor'],
+  ['graph', 'lifecycle'], ['graph', 'tasks'], ['iter', 'status'], ['iter', 'next'], ['config', 'show'], ['config', 'validate'], ['worktree', 'list'],
+];
+
+/** The commands of a run: every read in a shuffled order (half with --json), MCP, then the writes that run on their own. */
+function commandPlan(rng) {
+  const reads = rng.shuffle(READS).map((args) => ({ kind: 'cli', args: args.includes('--json') || rng.chance(0.5) ? args : [...args, '--json'] }));
+  reads.splice(rng.int(reads.length + 1), 0, { kind: 'mcp', args: ['mcp'] });
+  return [
+    ...reads,
+    // Claude Code's Stop hook, as it runs in a worker sow spawned on task 010.
+    { kind: 'cli', args: ['hook', 'stop'], input: '{"session_id":"fuzz","stop_hook_active":false}', env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' } },
+    { kind: 'cli', args: ['task', 'set', '--id', '010', 'status', 'completed'] },
+    { kind: 'cli', args: ['uninstall', 'codex'] },
+  ];
+}
+
+const label = (cmd) => `sow ${cmd.args.join(' ')}`;
+
+/**
+ * `sow mcp` as a client uses it: initialize; once answered, the initialized notification and its
+ * status tool; once answered, its continue tool; once answered, stdin is closed.
+ */
+async function runMcp(bin, cwd, env) {
+  const send = (child, m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  const replies = new Map();
+  let buffer = '';
+  const talk = {
+    start(child) {
+      send(child, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
+    },
+    onStdout(child, chunk) {
+      buffer += chunk.toString('utf8');
+      let nl;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        let m;
+        try {
+          m = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (!m || m.id === undefined || replies.has(m.id)) continue;
+        replies.set(m.id, m);
+        // One request at a time, as a client waiting for each answer would send them.
+        if (m.id === 1) {
+          send(child, { jsonrpc: '2.0', method: 'notifications/initialized' });
+          send(child, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'status', arguments: {} } });
+        } else if (m.id === 2) {
+          send(child, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'continue', arguments: {} } });
+        } else if (m.id === 3) child.stdin.end();
+      }
+    },
+  };
+  const r = await run(process.execPath, [bin, 'mcp'], { cwd, env, talk });
+  return { ...r, replies };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants
+
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const STACK = /\n\s+at \S/;
+
+/**
+ * The kinds of finding, in three families, most serious first: what a finding is classed by
+ * (with the mutation that causes it), one headline per family and command.
+ */
+const WORLD = 'world';
+const CRASH = 'crash';
+const DISPLAY = 'display';
+const problem = (family, kind, text = kind) => ({ family, kind, text });
+
+/** What broke in one command's result (output and exit). */
+function outputProblems(cmd, r, ctx) {
+  const problems = [];
+  if (r.stdout.includes(ctx.token) || r.stderr.includes(ctx.token)) problems.push(problem(WORLD, 'printed a file from outside the repository', 'printed the content of a file outside the repository (the sentinel token)'));
+  if (r.timedOut) problems.push(problem(CRASH, 'hang', `hang: no exit within ${COMMAND_TIMEOUT_MS / 1000} s (killed)`));
+  else if (r.signal) problems.push(problem(CRASH, 'killed by a signal', `killed by ${r.signal}`));
+  else if (r.code === 70) problems.push(problem(CRASH, 'exit 70'));
+  else if (cmd.kind === 'mcp' ? r.code !== 0 : !SOW_EXIT_CODES.has(r.code)) problems.push(problem(CRASH, 'an exit code sow does not have', `exit ${r.code}`));
+  if (/internal error/i.test(r.stderr) || /internal error|"code":"INTERNAL"/i.test(r.stdout)) problems.push(problem(CRASH, 'internal error', 'says "internal error"'));
+  if (STACK.test(r.stderr) || STACK.test(r.stdout)) problems.push(problem(CRASH, 'stack trace'));
+  if (cmd.kind === 'mcp') {
+    if (!r.timedOut) for (const id of [1, 2, 3]) if (!r.replies.has(id)) problems.push(problem(CRASH, 'mcp: a request without a reply', `mcp: no reply to request ${id}`));
+  } else if (cmd.args.includes('--json')) {
+    if (!r.timedOut && !r.signal) {
+      let doc;
+      try {
+        doc = JSON.parse(r.stdout);
+      } catch {
+        doc = undefined;
+      }
+      if (!doc || typeof doc.ok !== 'boolean' || r.stdout.trim().includes('\n')) problems.push(problem(CRASH, '--json: stdout is not one JSON document'));
+    }
+  } else {
+    const raw = `${r.stdout}${r.stderr}`;
+    const c = raw.match(CONTROL);
+    if (c) problems.push(problem(DISPLAY, 'raw control character in human output', `raw control character ${JSON.stringify(c[0])} in human output`));
+    if (/^FORGED/m.test(raw)) problems.push(problem(DISPLAY, 'a value forged a line of human output'));
+  }
+  return problems;
+}
+
+/** What changed where nothing may change: the sentinel, beside the repository, .git, src/, the marker. */
+function worldProblems(ctx) {
+  const problems = [];
+  if (existsSync(ctx.marker)) {
+    problems.push(problem(WORLD, 'a hostile command ran', 'a hostile command ran (the marker exists)'));
+    rmSync(ctx.marker, { recursive: true, force: true });
+  }
+  const now = manifest(ctx.sentinel);
+  const diff = diffManifest(ctx.sentinelManifest, now);
+  if (diff.length) problems.push(problem(WORLD, 'changed a folder outside the repository', `outside the repository: ${diff.slice(0, 4).join('; ')}${diff.length > 4 ? ` (+${diff.length - 4})` : ''}`));
+  ctx.sentinelManifest = now;
+  const beside = readdirSync(ctx.runDir).sort().join(',');
+  if (beside !== ctx.beside) {
+    problems.push(problem(WORLD, 'wrote beside the repository', `beside the repository: [${ctx.beside}] became [${beside}]`));
+    ctx.beside = beside;
+  }
+  const guarded = guardedManifest(ctx);
+  const g = diffManifest(ctx.guardedManifest, guarded);
+  if (g.length) problems.push(problem(WORLD, 'changed the repository\'s own files (src/, README.md, .git/)', `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`));
+  ctx.guardedManifest = guarded;
+  const leaks = [...filesHolding(ctx.repo, ctx.token), ...filesHolding(ctx.home, ctx.token)];
+  const fresh = leaks.filter((f) => !ctx.leaks.has(f));
+  if (fresh.length) problems.push(problem(WORLD, 'copied a file from outside the repository in', `the sentinel's content was copied to ${fresh.map((f) => relative(ctx.runDir, f)).slice(0, 3).join(', ')}`));
+  for (const f of fresh) ctx.leaks.add(f);
+  return problems;
+}
+
+/** The first problem of each family: what a finding is classed by. */
+function headlines(problems) {
+  const seen = new Set();
+  return problems.filter((p) => !seen.has(p.family) && seen.add(p.family));
+}
+
+/** The repository's own files outside sow's folders, which no command here may change. */
+const GUARDED = ['src', 'README.md', '.git/config', '.git/HEAD', '.git/hooks'];
+
+function guardedManifest(ctx) {
+  const out = new Map();
+  for (const rel of GUARDED) for (const [k, v] of manifest(join(ctx.repo, rel))) out.set(`${rel}${k ? `/${k}` : ''}`, v);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A run
+
+const BASE_NAMES = ['executing', 'review', 'iterative', 'breakdown', 'empty'];
+
+/** Makes the temp folder of a run: the repository (a copy of a base), the sentinel, a home. */
+function prepareRun(world, dir, baseName) {
+  mkdirSync(dir, { recursive: true });
+  const repo = join(dir, 'repo');
+  cpSync(world.bases[baseName], repo, { recursive: true, verbatimSymlinks: true });
+  const home = join(dir, 'home');
+  cpSync(world.homeTemplate, home, { recursive: true, verbatimSymlinks: true });
+  makeHome(home);
+  const sentinel = join(dir, 'sentinel');
+  const token = `SENTINEL-${sha256(dir).slice(0, 16)}`;
+  makeSentinel(sentinel, token);
+  const ctx = {
+    runDir: dir, repo, home, sentinel, token, marker: join(dir, 'pwned'), evilRepo: world.evilRepo, decoys: 0, notes: [], leaks: new Set(),
+  };
+  return ctx;
+}
+
+/** Takes the baselines the invariants compare against (after the mutations). */
+function settle(ctx) {
+  ctx.sentinelManifest = manifest(ctx.sentinel);
+  ctx.beside = readdirSync(ctx.runDir).sort().join(',');
+  ctx.guardedManifest = guardedManifest(ctx);
+  for (const f of [...filesHolding(ctx.repo, ctx.token), ...filesHolding(ctx.home, ctx.token)]) ctx.leaks.add(f);
+}
+
+function planRun(seed, index, mutations = MUTATIONS) {
+  const rng = new Rng(seed, index, 'run');
+  const baseName = rng.pick(BASE_NAMES);
+  const count = rng.range(1, 5);
+  // Links last, so other mutations still find the files they change.
+  const picks = Array.from({ length: count }, () => rng.weighted(mutations).name).sort((a, b) => (a === 'link') - (b === 'link'));
+  return { baseName, picks, commands: commandPlan(new Rng(seed, index, 'commands')) };
+}
+
+/** Applies the run's mutations (or only those whose numbers are in `keep`). */
+function applyMutations(ctx, seed, index, picks, keep) {
+  const applied = [];
+  picks.forEach((name, j) => {
+    if (keep !== undefined && !keep.includes(j)) return;
+    let what;
+    try {
+      what = MUTATION_BY_NAME.get(name).apply(new Rng(seed, index, 'mutation', j), ctx);
+    } catch (err) {
+      // A path the tree does not allow (a file where a folder would be): the mutation stopped,
+      // perhaps part way, and says so (what it changed stays).
+      if (!['ENOTDIR', 'EEXIST', 'ENOENT', 'ENAMETOOLONG', 'ELOOP', 'EISDIR'].includes(err.code)) throw err;
+      what = `${name}: stopped part way (${err.code})`;
+    }
+    if (what) applied.push({ j, name, what });
+  });
+  return applied;
+}
+
+async function runCommand(bin, ctx, cmd) {
+  const env = { ...runEnv(ctx.home, ctx.marker), ...cmd.env };
+  const t0 = Date.now();
+  const r = cmd.kind === 'mcp' ? await runMcp(bin, ctx.repo, env) : await run(process.execPath, [bin, ...cmd.args], { cwd: ctx.repo, env, input: cmd.input ?? '' });
+  if (process.env.FUZZ_TRACE) process.stderr.write(`trace: ${Date.now() - t0} ms exit ${r.code} ${label(cmd)}\n`);
+  const problems = [...worldProblems(ctx), ...outputProblems(cmd, r, ctx)];
+  return { problems, excerpt: excerpt(cmd, r) };
+}
+
+/** The first lines of what the command said (for sow mcp: the error of a reply, else stderr). */
+function excerpt(cmd, r) {
+  if (cmd.kind === 'mcp') {
+    const said = (reply) => (reply.error ? JSON.stringify(reply.error) : reply.result?.content?.[0]?.text ?? '');
+    const failed = [...r.replies.values()].filter((reply) => reply.error || reply.result?.isError);
+    const worst = failed.find((reply) => /INTERNAL|internal error/.test(said(reply))) ?? failed[0];
+    if (worst) return firstLines(said(worst), 1);
+  }
+  return firstLines(r.stderr || r.stdout);
+}
+
+const firstLines = (text, n = 3) => text.split('\n').filter((l) => l.trim()).slice(0, n).map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l)).join(' | ');
+
+async function fuzzRun(opts, world, index, report) {
+  const { baseName, picks, commands } = planRun(opts.seed, index, opts.mutations);
+  const dir = join(world.root, `run-${index}`);
+  const ctx = prepareRun(world, dir, baseName);
+  const applied = applyMutations(ctx, opts.seed, index, picks, opts.alone);
+  settle(ctx);
+  if (opts.verbose) opts.out(`run ${index} (${baseName}): ${applied.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation applied'}`);
+  for (const name of picks) opts.stats.picked[name] = (opts.stats.picked[name] ?? 0) + 1;
+  for (const m of applied) opts.stats.applied[m.name] = (opts.stats.applied[m.name] ?? 0) + 1;
+  return runCommands(opts, ctx, { run: index, base: baseName, mutations: applied }, commands, report);
+}
+
+/** The control: a base exactly as made, every command; a finding here is a bug of sow or of this harness. */
+async function controlRun(opts, world, baseName, report) {
+  const ctx = prepareRun(world, join(world.root, `control-${baseName}`), baseName);
+  settle(ctx);
+  return runCommands(opts, ctx, { run: `control-${baseName}`, base: baseName, mutations: [] }, commandPlan(new Rng(opts.seed, baseName, 'control')), report);
+}
+
+async function runCommands(opts, ctx, about, commands, report) {
+  const findings = [];
+  for (const cmd of commands) {
+    const { problems, excerpt: said } = await runCommand(opts.bin, ctx, cmd);
+    if (!problems.length) continue;
+    const f = { seed: opts.seed, ...about, command: label(cmd), cmd, problems, excerpt: said };
+    findings.push(f);
+    report(f);
+  }
+  const keepIt = opts.keep && findings.length > 0;
+  if (!keepIt) rmSync(ctx.runDir, { recursive: true, force: true });
+  return { commands: commands.length, findings, kept: keepIt ? ctx.runDir : undefined };
+}
+
+/** What causes `kind` of a finding: each mutation of its run alone on a fresh tree, the command run again; else the ones it needs, together. */
+async function causesOf(opts, world, f, kind) {
+  const { picks } = planRun(opts.seed, f.run, opts.mutations);
+  const attempt = async (keep) => {
+    const ctx = prepareRun(world, join(world.root, `min-${f.run}-${keep.join('-')}-${process.hrtime.bigint()}`), f.base);
+    const applied = applyMutations(ctx, opts.seed, f.run, picks, keep);
+    settle(ctx);
+    const again = await runCommand(opts.bin, ctx, f.cmd);
+    rmSync(ctx.runDir, { recursive: true, force: true });
+    return again.problems.some((p) => p.kind === kind) ? { names: applied.map((m) => m.name), j: keep, what: applied.map((m) => m.what).join(' + '), excerpt: again.excerpt } : undefined;
+  };
+  const causes = [];
+  for (const m of f.mutations) {
+    const alone = await attempt([m.j]);
+    if (alone) causes.push(alone);
+  }
+  if (causes.length || f.mutations.length < 2) return causes;
+  // None alone: the ones it cannot do without, together.
+  const all = f.mutations.map((m) => m.j);
+  const needed = [];
+  for (const j of all) if (!(await attempt(all.filter((x) => x !== j)))) needed.push(j);
+  const together = needed.length > 1 ? await attempt(needed) : undefined;
+  return together ? [together] : [];
+}
+
+/**
+ * Classes the findings by what broke and the mutation that causes it alone (or the mutations that
+ * cause it together). A finding whose run holds mutations already known to cause this kind on
+ * this command is put with them; otherwise (at most three times per kind and command) its
+ * mutations are replayed: each alone, then, if none does it alone, all but one in turn.
+ */
+async function classify(opts, world, findings) {
+  const known = new Map();
+  const tries = new Map();
+  const classes = new Map();
+  const normal = (command) => command.replace(/ --json$/, '');
+  for (const f of findings) {
+    for (const h of headlines(f.problems)) {
+      const key = `${h.kind}\0${normal(f.command)}`;
+      const names = new Set(f.mutations.map((m) => m.name));
+      let cause = [...(known.get(key) ?? [])].find((c) => c.names.every((n) => names.has(n)));
+      if (!cause && f.mutations.length && opts.minimize && (tries.get(key) ?? 0) < 3) {
+        tries.set(key, (tries.get(key) ?? 0) + 1);
+        const found = await causesOf(opts, world, f, h.kind);
+        if (found.length) {
+          if (!known.has(key)) known.set(key, []);
+          known.get(key).push(...found);
+          cause = found[0];
+        }
+      }
+      const by = !f.mutations.length ? 'no mutation (the base tree)' : cause ? cause.names.join(' + ') : opts.minimize ? `not found (${[...names].join(', ')})` : [...names].join(', ');
+      const ck = `${h.kind} ← ${by}`;
+      if (!classes.has(ck)) classes.set(ck, { kind: h.kind, by, items: [] });
+      classes.get(ck).items.push({ f, h, cause });
+    }
+  }
+  return [...classes.values()].sort((a, b) => b.items.length - a.items.length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole run
+
+export async function fuzz(options, out = (line) => process.stdout.write(`${line}\n`)) {
+  const opts = { ...options, out, stats: { picked: {}, applied: {} } };
+  if (!existsSync(opts.bin)) throw new UsageError(`no sow build at ${opts.bin}; run 'npm run build' first`);
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'sow-fuzz-')));
+  const started = Date.now();
+  const findings = [];
+  let commands = 0;
+  let runsDone = 0;
+  const kept = [];
+  const harnessErrors = [];
+  try {
+    if (!opts.quiet) out(`fuzz: making the base trees with ${opts.bin}`);
+    const indexes = opts.only !== undefined ? [opts.only] : Array.from({ length: opts.runs }, (_, i) => i + 1);
+    const needed = new Set([...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName), ...(opts.control ? BASE_NAMES : [])]);
+    const world = { root, ...(await makeBases(root, opts.bin, needed)) };
+    const print = (f) => out(`FINDING seed=${f.seed} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`);
+    const jobs = [];
+    if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base });
+    for (const i of indexes) jobs.push({ index: i });
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++];
+        let result;
+        try {
+          result = job.control ? await controlRun(opts, world, job.control, print) : await fuzzRun(opts, world, job.index, print);
+        } catch (err) {
+          // A bug of this fuzzer, not a finding: said, counted, and the other runs go on.
+          harnessErrors.push(`run ${job.control ? `control-${job.control}` : job.index}: ${err.stack ?? err}`);
+          out(`fuzz: run ${job.control ? `control-${job.control}` : job.index} stopped: the fuzzer itself failed: ${oneLine(String(err.stack ?? err).split('\n').slice(0, 3).join(' | '))}`);
+          continue;
+        }
+        runsDone += 1;
+        commands += result.commands;
+        findings.push(...result.findings);
+        if (result.kept) kept.push(result.kept);
+        if (!opts.quiet && runsDone % 10 === 0) out(`fuzz: ${runsDone}/${jobs.length} runs, ${commands} commands, ${findings.length} findings, ${Math.round((Date.now() - started) / 1000)} s`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(opts.jobs, jobs.length) }, worker));
+
+    if (findings.length) {
+      const classes = await classify(opts, world, findings);
+      out('');
+      out(`fuzz: ${classes.length} kind(s) of finding`);
+      for (const c of classes) {
+        const commands = [...new Set(c.items.map((i) => i.f.command.replace(/ --json$/, '')))];
+        const eg = c.items.find((i) => i.cause) ?? c.items[0];
+        out(`KIND ${c.kind} ← ${c.by}: ${c.items.length}× in ${commands.length} command(s) (${commands.join(', ')})`);
+        const again = `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
+        out(`  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`);
+      }
+    }
+    if (!opts.quiet) out(`mutations applied/picked: ${Object.keys(opts.stats.picked).sort().map((k) => `${k} ${opts.stats.applied[k] ?? 0}/${opts.stats.picked[k]}`).join(', ')}`);
+    for (const dir of kept) out(`kept: ${dir}`);
+    out(`runs ${runsDone}, commands ${commands}, findings ${findings.length} (seed ${opts.seed}, ${Math.round((Date.now() - started) / 1000)} s)`);
+    if (harnessErrors.length) out(`fuzz: the fuzzer itself failed in ${harnessErrors.length} run(s) (see above); those runs are not counted`);
+    return { runs: runsDone, commands, findings, harnessErrors };
+  } finally {
+    if (!kept.length) rmSync(root, { recursive: true, force: true });
+    // A kept tree needs the refs sources it names; the rest goes.
+    else for (const name of readdirSync(root)) if (!kept.includes(join(root, name)) && !/-repo$/.test(name)) rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+const oneLine = (s) => String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+
+// ---------------------------------------------------------------------------------------------
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    if (err.message) process.stderr.write(`fuzz: ${err.message}\n`);
+    (err.message ? process.stderr : process.stdout).write(`${USAGE}\n`);
+    process.exit(err.message ? 2 : 0);
+  }
+  process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`);
+  try {
+    const { findings, harnessErrors } = await fuzz(opts);
+    process.exitCode = findings.length ? 1 : harnessErrors.length ? 2 : 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`fuzz: ${err.message}\n`);
+      process.exitCode = 2;
+    } else throw err;
+  }
+}
+
+/** For tests of the harness itself. */
+export const internals = { MUTATIONS, planRun, Rng, prepareRun, makeBases, applyMutations };
