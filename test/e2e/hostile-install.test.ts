@@ -11,44 +11,16 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectEnvelope, ok, useRepos, type Repo } from './harness.js';
-import { useHostile, type Hostile } from './hostile.js';
+import { expectRefused as refusedWith, tree, useHostile, type Hostile } from './hostile.js';
+
+/** Refused with exit 4 and this code, in both forms, nothing changed (hostile.ts). */
+const expectRefused = (repo: Repo, args: string[], pattern: RegExp, code?: string) => void refusedWith(repo, args, pattern, code ? { code } : {});
 
 const hostile = useHostile();
 const fresh = useRepos();
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Every entry of the repository but .git/ and sow's runtime folder: files by text, links by where they point. */
-function tree(repo: Repo): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (abs: string) => {
-    for (const name of readdirSync(abs)) {
-      const p = join(abs, name);
-      const rel = relative(repo.dir, p);
-      if (rel === '.git' || rel === '.sow/.runtime') continue;
-      const st = lstatSync(p);
-      if (st.isSymbolicLink()) out[rel] = `-> ${readlinkSync(p)}`;
-      else if (st.isDirectory()) walk(p);
-      else out[rel] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(repo.dir);
-  return out;
-}
-
-/** Refused with exit 4, the message (with --json: in the envelope) matching `pattern`, no stack trace, and nothing in the clone changed. */
-function expectRefused(repo: Repo, args: string[], pattern: RegExp, code?: string): void {
-  const before = tree(repo);
-  for (const form of [args, [...args, '--json']]) {
-    const r = repo.sow(form);
-    expect(r.code, `sow ${form.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(4);
-    const text = form.includes('--json') ? `${expectEnvelope(r).error.message}\n${r.json?.error?.hint}` : r.stderr;
-    expect(text, `sow ${form.join(' ')}`).toMatch(pattern);
-    if (code && form.includes('--json')) expect(r.json?.error?.code).toBe(code);
-    expect(r.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
-    expect(tree(repo), `sow ${form.join(' ')} changed nothing in the clone`).toEqual(before);
-  }
-}
 
 /** The record as an attacker writes it. */
 const record = (files: Record<string, unknown>[]) => `files:\n${files.map((f) => `  - ${JSON.stringify(f)}`).join('\n')}\n`;

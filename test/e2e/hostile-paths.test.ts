@@ -8,22 +8,12 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ok, toExecuting, type Repo } from './harness.js';
-import { useHostile, type Hostile } from './hostile.js';
+import { expectRefused, useHostile, type Hostile } from './hostile.js';
 
 const hostile = useHostile();
 
 /** The commands that run on their own when a person opens a repository, or that workers run all day. */
-const READS: string[][] = [['status'], ['project', 'continue'], ['task', 'list'], ['project', 'status', '--json']];
-
-/** Refused with this exit code, the message matching `pattern` (with --json: in the error envelope), no stack trace. */
-function expectRefused(repo: Repo, args: string[], pattern: RegExp, code = 4): string {
-  const r = repo.sow(args);
-  expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(code);
-  const text = args.includes('--json') ? `${r.json?.error?.message}\n${r.json?.error?.hint}` : r.stderr;
-  expect(text, `sow ${args.join(' ')}`).toMatch(pattern);
-  expect(r.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
-  return text;
-}
+const READS: string[][] = [['status'], ['project', 'continue'], ['task', 'list'], ['project', 'status']];
 
 /** A hostile repository with a project in ImplementationExecuting (tasks 010, 020) on feat/demo. */
 function withProject(): Hostile {
@@ -171,7 +161,7 @@ describe('a project folder without its project file', () => {
     for (const args of [['status'], ['task', 'list'], ['project', 'continue']]) {
       expectRefused(clone, args, /\.sow\/project\/state\.yaml is missing, but \.sow\/project\/ still holds/);
     }
-    const hint = expectRefused(clone, ['project', 'new', 'other', '--description', 'x', '--json'], /is missing/);
+    const hint = expectRefused(clone, ['project', 'new', 'other', '--description', 'x'], /is missing/);
     expect(hint).toContain("git checkout -- .sow/project/state.yaml");
     // The way back works.
     clone.git(['checkout', '--', '.sow/project/state.yaml']);

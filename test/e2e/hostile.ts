@@ -6,11 +6,11 @@
  * command would create. `untouched()` checks that neither changed.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, afterEach, expect } from 'vitest';
-import { makeRepo, TEST_ENV, type Repo } from './harness.js';
+import { expectEnvelope, makeRepo, TEST_ENV, type Repo } from './harness.js';
 
 export interface Hostile {
   /** The attacker's repository (a normal repo made with sow, with a project if asked). */
@@ -115,3 +115,56 @@ export function useHostile(): (opts?: HostileOptions) => Hostile {
   };
 }
 
+
+/** Every entry of the repository but .git/ and sow's runtime folder: files by text, links by where they point. */
+export function tree(repo: Repo): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (abs: string) => {
+    for (const name of readdirSync(abs)) {
+      const p = join(abs, name);
+      const rel = relative(repo.dir, p);
+      if (rel === '.git' || rel === '.sow/.runtime') continue;
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) out[rel] = `-> ${readlinkSync(p)}`;
+      else if (st.isDirectory()) walk(p);
+      else out[rel] = readFileSync(p, 'utf8');
+    }
+  };
+  walk(repo.dir);
+  return out;
+}
+
+export interface RefusalOptions {
+  /** The exit code (default 4: a hostile or unreadable file). */
+  exit?: number;
+  /** The error code `--json` must carry. */
+  code?: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * A refusal, in both forms: the human one (the message on stderr) and `--json` (one envelope,
+ * placed before a `--`), each with the exit code, the message or hint matching `pattern`, no stack
+ * trace, and nothing in the repository changed. Returns the envelope's "message\nhint".
+ */
+export function expectRefused(repo: Repo, args: string[], pattern: RegExp, opts: RefusalOptions = {}): string {
+  const exit = opts.exit ?? 4;
+  const before = tree(repo);
+  const end = args.indexOf('--');
+  const json = end < 0 ? [...args, '--json'] : [...args.slice(0, end), '--json', ...args.slice(end)];
+  let envelope = '';
+  for (const form of [args, json]) {
+    const r = repo.sow(form, opts.env ? { env: opts.env } : {});
+    const shown = `sow ${form.join(' ')}`;
+    expect(r.code, `${shown}\n${r.stdout}\n${r.stderr}`).toBe(exit);
+    const text = form === json ? `${expectEnvelope(r).error.message}\n${r.json?.error?.hint}` : r.stderr;
+    expect(text, shown).toMatch(pattern);
+    if (form === json) {
+      envelope = text;
+      if (opts.code) expect(r.json?.error?.code, shown).toBe(opts.code);
+    }
+    expect(r.stderr, `${shown}: no stack trace`).not.toMatch(/\n\s+at /);
+    expect(tree(repo), `${shown} changed nothing in the repository`).toEqual(before);
+  }
+  return envelope;
+}
