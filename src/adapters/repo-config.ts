@@ -4,13 +4,13 @@
  * you mean", and so is a check name used twice.
  */
 import { SowError } from '../domain/errors.js';
-import { check, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
+import { check, REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
 import { describeUnknownKey, findUnknownKey } from '../domain/strict-keys.js';
 import { readFileIfExists } from './files.js';
 import { parseStateText } from './state-files.js';
 import { quoted } from '../domain/display.js';
 
-export const REPO_CONFIG = '.sow/config.yaml';
+export { REPO_CONFIG };
 
 export class RepoConfigError extends SowError {
   constructor(problem: string, field?: string) {

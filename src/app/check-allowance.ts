@@ -17,6 +17,7 @@ import { realPath } from '../adapters/files.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
 import { openRoot } from './workspace.js';
+import { selectChecks } from '../domain/checks.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -219,7 +220,6 @@ export function allowListing(root: string, checks: readonly UnallowedCheck[]): s
  */
 export async function allowChecks(cwd: string, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
   const env = opts.env ?? process.env;
-  const { selectChecks } = await import('./checks.js');
   const root = await openRoot(cwd);
   refuseWorker("'sow check allow'", env);
   const { repository, file } = recordFor(root, env);

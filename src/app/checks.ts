@@ -15,13 +15,13 @@ import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import type { Artifact, Check, CheckMoment } from '../domain/schemas.js';
-import { nearMiss } from '../domain/suggest.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
 import type { CheckStanding } from './check-allowance.js';
 import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
 import { actor, openRoot, Reader, update } from './workspace.js';
+import { selectChecks } from '../domain/checks.js';
 
 /** The folder whose changes never make evidence stale: sow's own state. */
 const SOW_DIR = '.sow';
@@ -40,16 +40,6 @@ checks:
 
 'when' says when a check is needed: task_complete (before a task is completed) and finalize (its
 passing evidence is needed to leave FinalizeChecks); 'timeout' is in seconds (default ${DEFAULT_TIMEOUT_S}).`;
-
-export class UnknownCheckError extends SowError {
-  constructor(name: string, known: readonly string[]) {
-    const suggestion = nearMiss(name, known);
-    super('CHECK_NOT_FOUND', 'failed',
-      known.length === 0 ? `no check named '${name}': ${REPO_CONFIG} declares no checks` : `no check named '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
-      known.length === 0 ? `declare it in ${REPO_CONFIG} ('sow check list' shows an example)` : `the declared checks: ${known.join(', ')}`,
-      { check: name, known: [...known], ...(suggestion ? { suggestion } : {}) });
-  }
-}
 
 export class ChecksFailedError extends SowError {
   constructor(runs: readonly CheckRun[], recorded: EvidenceRecord | null) {
@@ -91,16 +81,6 @@ export async function listChecks(cwd: string): Promise<{ file: string; exists: b
 const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo =>
   ({ name: c.name, run: c.run, when: [...(c.when ?? [])], timeout: c.timeout ?? DEFAULT_TIMEOUT_S, allowed, ...(previously !== undefined ? { previously } : {}) });
 
-/** The declared checks named (each once, in the order given), or all of them when none is named. */
-export function selectChecks(declared: readonly Check[], names: readonly string[]): Check[] {
-  if (names.length === 0) return [...declared];
-  const known = declared.map((c) => c.name);
-  return [...new Set(names)].map((name) => {
-    const check = declared.find((c) => c.name === name);
-    if (!check) throw new UnknownCheckError(name, known);
-    return check;
-  });
-}
 
 /** One run of a check: what `check run --json` prints, and what its evidence records. */
 export interface CheckRun {

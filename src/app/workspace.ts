@@ -7,7 +7,6 @@
  * One truth per fact: a task's fields live only in its own file. What lists and guards need of
  * every task is read from those files (through the stat-checked task index), never from a copy.
  */
-import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { NoProjectError, MigrationNeededError, SowError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';

@@ -201,6 +201,8 @@ export const CheckSchema = v.looseObject({
   timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400), d('Seconds before the check is stopped and fails (default 600)'))),
 });
 export type Check = v.InferOutput<typeof CheckSchema>;
+/** Where the repository configuration lives, committed with the repository. */
+export const REPO_CONFIG = '.sow/config.yaml';
 /** Repository configuration (.sow/config.yaml), committed with the repository. */
 export const RepoConfigSchema = v.pipe(
   v.looseObject({
@@ -214,7 +216,7 @@ export const RepoConfigSchema = v.pipe(
         d('Where a completed project\'s documents go, by artifact type, as folders under .sow/knowledge/ (e.g. adr: adrs)'))),
     }), d('The repository\'s knowledge: what completed projects leave in .sow/knowledge/'))),
   }),
-  d('.sow/config.yaml'),
+  d(REPO_CONFIG),
 );
 export type RepoConfig = v.InferOutput<typeof RepoConfigSchema>;
 

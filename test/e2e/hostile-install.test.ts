@@ -7,11 +7,11 @@
  * settings and instruction files byte for byte, however they were laid out.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectEnvelope, ok, useRepos, type Repo } from './harness.js';
-import { expectRefused as refusedWith, tree, useHostile, type Hostile } from './hostile.js';
+import { expectRefused as refusedWith, useHostile, type Hostile } from './hostile.js';
 
 /** Refused with exit 4 and this code, in both forms, nothing changed (hostile.ts). */
 const expectRefused = (repo: Repo, args: string[], pattern: RegExp, code?: string) => void refusedWith(repo, args, pattern, code ? { code } : {});

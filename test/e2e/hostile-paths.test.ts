@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ok, toExecuting, type Repo } from './harness.js';
+import { ok, toExecuting } from './harness.js';
 import { expectRefused, useHostile, type Hostile } from './hostile.js';
 
 const hostile = useHostile();
