@@ -17,3 +17,13 @@ describe('check', () => {
     expect(check(Schema, { iteration: 1, name: 12345678901234567890n, metadata: {} })).toMatchObject({ ok: false, issue: { path: 'name' } });
   });
 });
+
+describe('check: messages about a value from a file stay on one line', () => {
+  it('escapes a line break or an escape sequence valibot quotes from the value', () => {
+    const bad = check(v.object({ when: v.array(v.picklist(['task_complete', 'finalize'])) }), { when: ['x\nFORGED line\u001b[2J'] });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.issue.message).not.toMatch(/[\n\u001b]/);
+    expect(bad.issue.message).toContain('x\\nFORGED line\\x1b[2J');
+  });
+});

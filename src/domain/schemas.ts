@@ -4,6 +4,7 @@
  * Objects are loose: keys a newer sow (or a person) added are kept, never dropped.
  */
 import * as v from 'valibot';
+import { shown } from './display.js';
 import { storedPathInside } from './paths.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
@@ -232,7 +233,8 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   const issue = result.issues[0];
   // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
   const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
-  return { ok: false, issue: { path: (issue && v.getDotPath(issue)) || '(root)', message: missing ? 'required, but missing' : issue?.message ?? 'invalid' } };
+  // valibot's messages quote the value they received, which comes from a file: on one line, escaped.
+  return { ok: false, issue: { path: shown((issue && v.getDotPath(issue)) || '(root)'), message: missing ? 'required, but missing' : shown(issue?.message ?? 'invalid') } };
 }
 
 /**
