@@ -435,6 +435,19 @@ function relativeTo(from: string, to: string): string {
 
 // ---------------------------------------------------------------------------------------------
 
+describe('a file larger than the limits allow', () => {
+  it('EFBIG (ulimit -f) is the machine\'s error, exit 1 with what to do; nothing changed', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const before = repo.snapshot();
+    // SIGXFSZ ignored (as a shell may leave it), so the write fails with EFBIG instead of killing sow.
+    const r = spawnSync('sh', ['-c', 'trap "" XFSZ; ulimit -f 1; exec "$0" "$@"', process.execPath, SOW, 'task', 'set', '--id', '010', 'description', 'x'.repeat(4000), '--json'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+    expect(r.status, r.stdout + r.stderr).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'FILE_SIZE_LIMIT', hint: expect.stringContaining('ulimit -f') });
+    expect(repo.snapshot()).toEqual(before);
+  });
+});
+
 describe('the lock never changes hands while its holder lives', () => {
   const BOOT = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   const children: ChildProcess[] = [];
