@@ -227,3 +227,31 @@ describe('worktrees', () => {
     h.untouched();
   });
 });
+
+describe('archives', () => {
+  /** An exploration in Finalizing: its summary approved, completing it archives the summary and findings. */
+  function finalizing(repo: import('./harness.js').Repo): void {
+    ok(repo, ['project', 'new', 'jwt-libs', '--type', 'exploration', '--description', 'Which JWT library?']);
+    ok(repo, ['task', 'add', 'jose']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    repo.write('.sow/project/findings/jose.md', '# jose\n');
+    ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'findings', '--path', 'findings/jose.md']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(repo, ['advance']);
+    repo.write('.sow/project/summary.md', '# Summary\n');
+    ok(repo, ['output', 'add', '--type', 'summary', '--path', 'summary.md']);
+    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+    ok(repo, ['advance']);
+  }
+
+  it('the summary linked to a file outside: completing the project refuses to copy it into the knowledge folder', () => {
+    const h = hostile({ start: { key: 'exploration-finalizing', setup: finalizing } });
+    h.link('.sow/project/summary.md', `${h.sentinel}/precious.txt`);
+    h.commit();
+    const clone = h.clone();
+    expectRefused(clone, ['advance'], /'\.sow\/project\/summary\.md' is a link to '.*precious\.txt', outside the repository/);
+    expect(clone.exists('.sow/knowledge/explorations')).toBe(false);
+    h.untouched();
+  });
+});
+
