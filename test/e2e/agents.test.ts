@@ -228,8 +228,8 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     } else if (c.ids === 'precreated') {
       // The fake accepts --resume only for ids `cursor-agent create-chat` printed, and reports
       // resuming:false only for a chat created but never used: so sid is create-chat's id.
-      const chats = JSON.parse(readFileSync(join(f.world.fakeHome, 'cursor-agent-sessions.json'), 'utf8'));
-      expect(Object.keys(chats)).toEqual([sid]);
+      const chats = readdirSync(join(f.world.fakeHome, 'cursor-agent-sessions')).map((n) => decodeURIComponent(n.replace(/\.json$/, '')));
+      expect(chats).toEqual([sid]);
     } else if (c.type === 'codex') {
       expect(firstEvent).toEqual({ type: 'thread.started', thread_id: sid });
     } else {

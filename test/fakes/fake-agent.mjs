@@ -13,7 +13,7 @@
  *                      reported in that CLI's own shape (the real ones are in test/fixtures/denials)
  *   FAKE_AGENT_HELP_WITHOUT  comma-separated flags `--help` leaves out (an older CLI, for sow doctor)
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -74,9 +74,27 @@ if (args[0] === '--version') {
   process.exit(0);
 }
 
-const sessionsFile = join(home, `${cli}-sessions.json`);
-const sessions = existsSync(sessionsFile) ? JSON.parse(readFileSync(sessionsFile, 'utf8')) : {};
-const saveSessions = () => writeFileSync(sessionsFile, JSON.stringify(sessions));
+// One file per session, as several fake agents run at once (parallel workers): a shared file
+// written whole by each would lose the sessions of the others.
+const sessionsDir = join(home, `${cli}-sessions`);
+mkdirSync(sessionsDir, { recursive: true });
+const sessionFile = (id) => join(sessionsDir, `${encodeURIComponent(id)}.json`);
+const loaded = {};
+for (const name of readdirSync(sessionsDir)) {
+  if (!name.endsWith('.json')) continue;
+  loaded[decodeURIComponent(name.slice(0, -5))] = readFileSync(join(sessionsDir, name), 'utf8');
+}
+const sessions = Object.fromEntries(Object.entries(loaded).map(([id, text]) => [id, JSON.parse(text)]));
+/** Writes the sessions this run changed (each to its own file, whole: temp file and rename). */
+const saveSessions = () => {
+  for (const [id, session] of Object.entries(sessions)) {
+    const text = JSON.stringify(session);
+    if (loaded[id] === text) continue;
+    const tmp = `${sessionFile(id)}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, sessionFile(id));
+  }
+};
 const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
 let sessionId;
