@@ -8,7 +8,7 @@ import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
 import { checkStatusChange, isFinished } from '../domain/tasks.js';
-import { ExternalToolError, NoReadyTaskError, NotExecutingError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
 import { routeTo } from '../domain/lifecycle.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
@@ -319,7 +319,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     if (opts.iteration) {
       // A fresh worker for the next iteration: never a resume, so an earlier session does not matter.
       if (!reader.type.iterationPrompt) {
-        throw new UsageError(`--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`, `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`);
+        throw new SowError('NOT_ITERATIVE', 'failed', `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`, `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`);
       }
       return { root: reader.root, target: { kind: 'project', agent: agent.name } };
     }

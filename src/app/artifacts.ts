@@ -41,7 +41,7 @@ function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): voi
   const file = fileOf(slot, artifact);
   if (uow.docExists(file)) return;
   if (artifact.approved === true) throw new ArtifactFileMissingError(artifact.path, file);
-  warn(`${file} does not exist yet; write it before the ${artifact.type} is approved`);
+  warn(`${file} does not exist yet; write it before you approve it`);
 }
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */

@@ -19,8 +19,12 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
     if (resolved.where === 'field') {
       value = coerceField(resolved.name, raw, resolved.spec);
       if (resolved.name === 'enabled') {
-        if (value === false && !def.canDisable) throw new ReadOnlyFieldError('enabled', `the ${name} phase cannot be disabled${name === 'review' ? ': every change is reviewed before it is finalized' : ''}`);
-        if (phase.status !== 'pending') throw new ReadOnlyFieldError('enabled', `the ${name} phase has already started`);
+        if (value === false && !def.canDisable) {
+          const can = type.phases.filter((p) => p.canDisable).map((p) => p.name);
+          throw new ReadOnlyFieldError('enabled', `the ${name} phase cannot be disabled${name === 'review' ? ': every change is reviewed before it is finalized' : ''}`,
+            can.length ? `a ${type.name} project can disable ${can.join(', ')}, before ${can.length === 1 ? 'it starts' : 'they start'}` : `a ${type.name} project runs all its phases`);
+        }
+        if (phase.status !== 'pending') throw new ReadOnlyFieldError('enabled', `the ${name} phase has already started`, 'a phase is enabled or disabled before it starts');
       }
       next = { ...phase, [resolved.name]: value };
       label = resolved.name;

@@ -273,7 +273,7 @@ export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolea
 
 export function extendPhase(list: readonly WorkPhase[], id: string, max: number): { list: WorkPhase[]; phase: WorkPhase } {
   let p = findPhase(list, id);
-  if (max <= p.iterations) throw new UsageError(`${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`);
+  if (max <= p.iterations) throw new SowError('MAX_TOO_LOW', 'failed', `${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`, { phase: id, iterations: p.iterations });
   p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
   return { list: replace(list, p), phase: p };
 }
@@ -288,7 +288,7 @@ export function blockPhase(list: readonly WorkPhase[], id: string, note: string,
 
 export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
   let p = findPhase(list, id);
-  if (p.status !== 'blocked') throw new WorkPhaseBlockedError(`${id} is not blocked (it is ${p.status})`, "'sow iter status' shows each phase", { phase: id, status: p.status });
+  if (p.status !== 'blocked') throw new WorkPhaseBlockedError(`${id} is not blocked (its status is ${p.status})`, "'sow iter status' shows each phase", { phase: id, status: p.status });
   const note = p.note;
   p = { ...p, status: p.blocked_from ?? 'pending' };
   delete p.blocked_from;
