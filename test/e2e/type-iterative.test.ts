@@ -309,7 +309,7 @@ describe('iterative, start to finish through the CLI', () => {
       }],
     });
     expect(repo.sow(['project', 'status']).code).not.toBe(0);
-  }, 180_000); // the whole walk: a hundred sow runs, slow on a loaded machine
+  });
 
   it('a cycle made by hand in state.yaml is named by the plan guard', () => {
     const repo = fresh();
