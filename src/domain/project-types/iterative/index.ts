@@ -49,8 +49,6 @@ function approveHint(project: ProjectState, phase: string, type: string, file: s
     : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
 }
 
-const reopened = reopenedBy;
-
 const guards: Record<string, GuardDef> = {
   briefApproved: {
     description: 'the brief (brief.md) is approved',
@@ -85,7 +83,7 @@ const guards: Record<string, GuardDef> = {
   },
   reviewFailed: {
     description: "the latest approved review of this round has assessment 'fail' and names the work phases to reopen (metadata.phases)",
-    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopened(project).length > 0,
+    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopenedBy(project).length > 0,
     hint: ({ project }) => {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
@@ -128,7 +126,7 @@ const states: Record<string, StateDef> = {
 
 /** verify_fail: the named phases go back to work; the execute phase starts a new round. */
 const reopenAction: ActionImpl = (project, _params, now) => {
-  const ids = reopened(project);
+  const ids = reopenedBy(project);
   let next = withPhase(project, 'verify', { ...phaseOf(project, 'verify'), status: 'failed', completed_at: now });
   const execute = phaseOf(next, EXECUTE);
   const { completed_at: _done, ...rest } = execute;
@@ -178,7 +176,7 @@ export const iterative: ProjectType = {
   advanceNotes: (event, project) => {
     if (event !== 'verify_fail') return [];
     const list = workPhasesOf(project);
-    return reopened(project).map((id) => list.find((p) => p.id === id)!).map((p) =>
+    return reopenedBy(project).map((id) => list.find((p) => p.id === id)!).map((p) =>
       p.status === 'timeout' ? `${outOfIterations(p)}.` : `${p.id} is in progress again: iteration ${p.iterations + 1} of ${p.max} is next ('sow iter next').`);
   },
   validate: (project) => workPhasesProblem(phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY]),
