@@ -3,6 +3,7 @@ import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
+import { taskPhase } from '../domain/phases.js';
 import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
@@ -68,13 +69,35 @@ export function taskCounts(report: Pick<StatusReport, 'tasks'>, paint: (status: 
   return `${report.tasks.total} (${parts.join(', ')})`;
 }
 
+/**
+ * The values the prompt templates' variables take in this project ({{name}}, {{iteration}}, …):
+ * only those it knows. Values from the project file, one line each: a line break in them cannot
+ * forge a line of the prompt.
+ */
+export function promptVariables(type: ProjectType, view: ProjectView): Record<string, string> {
+  const { project } = view;
+  const vars: Record<string, string> = {
+    name: shown(project.name),
+    description: shown(project.description),
+    branch: shown(project.branch),
+    base_branch: shown(project.base_branch ?? 'main'),
+    state: shown(project.statechart.current_state),
+    task_count: String(view.tasks.length),
+  };
+  // The round of the work: the iteration of the phase that holds the tasks (standard: implementation).
+  const work = project.phases[taskPhase(type)]?.iteration;
+  if (work !== undefined) vars['iteration'] = String(work);
+  const review = project.phases['review']?.iteration;
+  if (review !== undefined) vars['review_iteration'] = String(review);
+  return vars;
+}
+
 const LEAD_TEXT = {
   human: '**Human-led.** The human decides the scope and approves; you ask questions, take notes and draft. Do not approve anything on the human\'s behalf: a plan the human did not agree to is the most expensive mistake in a project.',
   ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
 } as const;
 
 export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (rel: string) => string | undefined = () => undefined): string {
-  const { project } = view;
   const r = statusOf(type, view);
   const body = readTemplate(`prompts/${type.name}/${r.state}.md`);
   const automatic = r.next.filter((t) => t.automatic);
@@ -106,26 +129,18 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
         ]),
     '',
   ];
-  // Values from the project file, one line each: a line break in them cannot forge a line of the prompt.
-  const vars = {
-    name: shown(r.name),
-    description: shown(r.description),
-    branch: shown(r.branch),
-    base_branch: shown(r.base_branch ?? 'main'),
-    state: shown(r.state),
-    task_count: String(r.tasks.total),
-    iteration: String(project.phases['implementation']?.iteration ?? 1),
-    review_iteration: String(project.phases['review']?.iteration ?? 1),
-  };
+  const vars = promptVariables(type, view);
   // What the type adds from the project's documents (where an interrupted iteration stopped).
   const notes = type.continueNotes?.(view, readDoc)?.trim();
   return [...header, renderTemplate(body, vars).trim(), ...(notes ? ['', notes] : []), ...advance].join('\n');
 }
 
+/** What the NoProject prompt's variables are on a branch without a project. */
+export const noProjectVariables = (root: string): Record<string, string> => ({ branch: head(root).branch ?? '(detached HEAD)' });
+
 /** The prompt of a branch without a project: how to start one, so an orchestrator always has a next step. */
 function noProjectPrompt(root: string): string {
-  const branch = head(root).branch;
-  return renderTemplate(readTemplate('prompts/NoProject.md'), { branch: branch ?? '(detached HEAD)' }).trim();
+  return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root)).trim();
 }
 
 export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {

@@ -491,6 +491,11 @@ export class UnitOfWork {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
       this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
+      // Documents drawn from the project follow it in the same transaction (written only when they change).
+      const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
+      for (const [rel, text] of Object.entries(rendered)) {
+        if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);
+      }
     }
     const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {

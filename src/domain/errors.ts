@@ -195,6 +195,14 @@ export class ArtifactFileMissingError extends SowError {
   }
 }
 
+/** An approval of a document that still holds its template's placeholders. */
+export class ArtifactUnfinishedError extends SowError {
+  constructor(path: string, file: string, placeholders: readonly string[]) {
+    super('ARTIFACT_UNFINISHED', 'failed', `cannot approve ${q(path)}: ${q(file)} still holds the template's placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
+      'replace each one with what was agreed (or delete the lines that do not apply), then approve it', { path, file, placeholders: [...placeholders] });
+  }
+}
+
 export class MissingMetadataError extends SowError {
   constructor(message: string, hint: string) {
     super('METADATA_REQUIRED', 'failed', message, hint);
