@@ -7,6 +7,12 @@ import { claimData, taskSetData } from '../../app/results.js';
 import { toJson } from '../../domain/json.js';
 import { shown } from '../../domain/display.js';
 
+/** A status write that found the task so already: what it is, since when, and that nothing changed. */
+function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
+  const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
+  return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
+}
+
 export default function register(program: Command): void {
   const task = program.command('task').description("Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)");
 
@@ -39,7 +45,7 @@ export default function register(program: Command): void {
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
         const r = await setTaskField(cwd(), taskIdOf(opts), field, value, setOpts);
-        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}` });
+        respond({ data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}` });
         return;
       }
       // Completing runs the checks declared for task_complete first (sow check list).
@@ -48,7 +54,7 @@ export default function register(program: Command): void {
       const r = await setTaskFieldChecked(cwd(), taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
       const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
-      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` });
+      respond({ data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` });
     });
 
   task
@@ -75,8 +81,8 @@ export default function register(program: Command): void {
     .option('--owner <name>', 'act as this owner; default: SOW_OWNER')
     .action(async (opts: { id?: string; force?: boolean; owner?: string }) => {
       const { abandonTask } = await import('../../app/task.js');
-      const t = await abandonTask(cwd(), taskIdOf(opts), { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
-      respond({ data: t, message: `Abandoned task ${t.id} '${shown(t.name)}'` });
+      const r = await abandonTask(cwd(), taskIdOf(opts), { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
+      respond({ data: r.task, message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'` });
     });
 
   task
@@ -87,8 +93,14 @@ export default function register(program: Command): void {
       const { listTasks } = await import('../../app/task.js');
       const { formatTaskLine } = await import('../render.js');
       const paint = (await import('../colour.js')).paintFor();
+      const { unattendedLines } = await import('../render.js');
       const tasks = await listTasks(cwd(), opts.status);
-      respond({ data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' }) });
+      const unattended = unattendedLines(tasks);
+      respond({
+        data: tasks,
+        text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
+        ...(tasks.length === 0 ? { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' } : unattended.length ? { message: unattended.join('\n') } : {}),
+      });
     });
 
   task
