@@ -35,7 +35,7 @@ export default function register(program: Command): void {
     .command('set')
     .description('Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata')
     .option(...TASK_ID_OPTION)
-    .option('--force', 'set the status even though an unfinished dependency, pending feedback or another owner blocks it; completing, skip the declared task_complete checks (recorded)')
+    .option('--force', 'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)')
     .option('--owner <name>', 'act as this owner (renews its claim); default: SOW_OWNER')
     .addHelpText('after', "\nSetting status completed first runs the checks .sow/config.yaml declares for task_complete ('sow check list');\nwhen one fails the task is not completed (exit 3). Either way their runs are recorded as evidence on the task.")
     .argument('<field>')
@@ -77,7 +77,7 @@ export default function register(program: Command): void {
     .command('abandon')
     .description('Abandon a task (it no longer blocks review)')
     .option(...TASK_ID_OPTION)
-    .option('--force', 'abandon it even though a worker or a claim still owns it')
+    .option('--force', 'abandon it even though a worker or a claim still owns it, or it is completed (noted in its log)')
     .option('--owner <name>', 'act as this owner; default: SOW_OWNER')
     .action(async (opts: { id?: string; force?: boolean; owner?: string }) => {
       const { abandonTask } = await import('../../app/task.js');
@@ -108,7 +108,7 @@ export default function register(program: Command): void {
     .description('List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first')
     .option('--claim', 'claim the first ready task: in_progress, owned by you, and print its id')
     .option('-a, --agent <agent>', 'with --claim: the agent role that works on it')
-    .option('--owner <name>', 'with --claim: who claims it (default: SOW_OWNER, or a worker\'s own session)')
+    .option('--owner <name>', 'with --claim: who claims it (default: SOW_OWNER, a worker\'s or session\'s own name, at a terminal your git user.name)')
     .option('--lease <duration>', 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', '30m')
     .action(async (opts: { claim?: boolean; agent?: string; owner?: string; lease: string }) => {
       const app = await import('../../app/task.js');
