@@ -28,6 +28,24 @@ export const liveOwner = (task: TaskState): Owner | undefined => (task.owner && 
 /** Who works on the task now: a live owner, one that is gone, or nobody known (undefined). */
 export const workerNow = (task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>): Worker | undefined => workerOf(task, (owner) => ownerLive(owner));
 
+/** A task as lists show it: its summary, and who works on it when sow knows of someone. */
+export interface TaskRow {
+  id: string;
+  name: string;
+  status: TaskStatus;
+  parallel: boolean;
+  dependencies: string[];
+  assigned_agent?: string;
+  /** A live owner, or one that is gone (nobody works on the task any more); absent when sow knows of nobody. */
+  worker?: Worker;
+}
+
+export function taskRow(t: TaskSummary): TaskRow {
+  const { owner: _owner, session_agent: _session, ...row } = t;
+  const worker = workerNow(t);
+  return worker ? { ...row, worker } : row;
+}
+
 /**
  * Work on tasks (a worker, a claim) starts only in a state that executes them. Throws
  * NotExecutingError (exit 3) with the `sow advance` route there; `task` names the task a worker

@@ -1,12 +1,12 @@
 /** `sow task add|set|get|abandon|list`. */
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
-import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity, type Worker } from '../domain/ownership.js';
+import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
+import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
 import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
-import { candidateIds, checkFinish, isReady, requireExecuting, takeOver, workerNow } from './ownership.js';
+import { candidateIds, checkFinish, isReady, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 export interface AddTaskOptions {
@@ -153,24 +153,6 @@ export async function abandonTask(cwd: string, rawId: string, opts: SetTaskOptio
     if (!r.unchanged) uow.setTask(r.task);
     return r;
   }, opts.owner !== undefined ? { owner: opts.owner } : {});
-}
-
-/** A task as lists show it: its summary, and who works on it when sow knows of someone. */
-export interface TaskRow {
-  id: string;
-  name: string;
-  status: TaskStatus;
-  parallel: boolean;
-  dependencies: string[];
-  assigned_agent?: string;
-  /** A live owner, or one that is gone (nobody works on the task any more); absent when sow knows of nobody. */
-  worker?: Worker;
-}
-
-export function taskRow(t: TaskSummary): TaskRow {
-  const { owner: _owner, session_agent: _session, ...row } = t;
-  const worker = workerNow(t);
-  return worker ? { ...row, worker } : row;
 }
 
 /** The tasks a worker could start now: pending, every dependency finished, nobody working on them. */

@@ -383,6 +383,8 @@ describe('a task in progress that nobody works on any more', () => {
     expect(rows[0].worker).toBeUndefined();
     expect(rows[1].worker).toEqual({ state: 'live', kind: 'worker', by: 'implementer-2' });
     expect(ok(repo, ['status', '--json']).json!.data.tasks.unattended).toBeUndefined();
+    // The phase's task list is the same rows: no owner record of the file.
+    expect(ok(repo, ['phase', 'get', 'tasks', '--json']).json!.data.value).toEqual(rows);
   });
 });
 
