@@ -4,6 +4,7 @@ import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } fr
 import { checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
 import { Reader, update } from './workspace.js';
+import { taskRow } from './ownership.js';
 
 export async function setPhaseField(cwd: string, field: string, raw: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
   return update(cwd, async (uow) => {
@@ -44,7 +45,7 @@ export async function getPhaseField(cwd: string, field: string, requested?: stri
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);
     const def = phaseDef(reader.type, name);
-    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: await reader.tasks() };
+    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: (await reader.tasks()).map(taskRow) };
     const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
     if (!Object.hasOwn(PHASE_FIELDS, key)) checkMetadataOwner(reader.type, name, key);
     const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());

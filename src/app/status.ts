@@ -8,6 +8,8 @@ import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-ty
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
 import { withCheckStatuses } from './checks.js';
+import { workerNow } from './ownership.js';
+import { unattendedText, type Worker } from '../domain/ownership.js';
 import { openRoot, Reader } from './workspace.js';
 import { refsForPrompt, withRefs } from './refs.js';
 
@@ -21,7 +23,8 @@ export interface StatusReport {
   purpose: string;
   lead: 'human' | 'ai' | null;
   phases: { name: string; status: string; enabled: boolean; iteration: number; inputs: number; outputs: number }[];
-  tasks: { total: number; by_status: Record<string, number> };
+  /** `unattended`: the tasks in progress that nobody works on any more (only when there are some). */
+  tasks: { total: number; by_status: Record<string, number>; unattended?: UnattendedTask[] };
   next: TransitionOption[];
   /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
   checks?: CheckStatus[];
@@ -29,12 +32,28 @@ export interface StatusReport {
   map?: LifecycleMap;
 }
 
+/** A task in progress whose worker or claimant is gone, and what to do about it. */
+export interface UnattendedTask {
+  id: string;
+  name: string;
+  worker: Extract<Worker, { state: 'gone' }>;
+  /** What to do, in a sentence. */
+  advice: string;
+}
+
 export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
   const { project, tasks } = view;
   const state = project.statechart.current_state;
   const def = type.states[state];
   const byStatus: Record<string, number> = {};
-  for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
+  const unattended: UnattendedTask[] = [];
+  for (const t of tasks) {
+    byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
+    // Only tasks in progress can have been left: their owners are judged, the rest are not looked at.
+    if (t.status !== 'in_progress') continue;
+    const worker = workerNow(t);
+    if (worker?.state === 'gone') unattended.push({ id: t.id, name: t.name, worker, advice: unattendedText(t, worker) });
+  }
   return {
     name: project.name,
     type: project.type,
@@ -48,7 +67,7 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
       const phase = project.phases[p.name]!;
       return { name: p.name, status: phase.status, enabled: phase.enabled, iteration: phase.iteration, inputs: phase.inputs.length, outputs: phase.outputs.length };
     }),
-    tasks: { total: tasks.length, by_status: byStatus },
+    tasks: { total: tasks.length, by_status: byStatus, ...(unattended.length ? { unattended } : {}) },
     next: listTransitions(type, view),
     ...(view.checks ? { checks: [...view.checks] } : {}),
   };
@@ -109,6 +128,7 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
     `- State: ${shown(r.state)}`,
     `- Phases: ${r.phases.map((p) => `${p.name} ${p.enabled ? p.status : 'disabled'}`).join(', ')}`,
     `- Tasks: ${taskCounts(r)}`,
+    ...(r.tasks.unattended ?? []).map((u) => `- ${u.advice}`),
     '',
     '## What this state is for',
     '',

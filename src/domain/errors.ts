@@ -237,14 +237,19 @@ export class StateFileError extends SowError {
   }
 }
 
-/** A worker spawned on a task in a state where tasks are not worked on. */
+/** A worker spawned on a task, or a task claimed, in a state where tasks are not worked on. */
 export class NotExecutingError extends SowError {
-  constructor(task: string, state: string, executing: readonly string[], route?: { steps: readonly string[]; next: string; blockedBy?: string }) {
+  /** `task`: the task a worker was to start on; undefined for a claim (which has no --force). */
+  constructor(task: string | undefined, state: string, executing: readonly string[], route?: { steps: readonly string[]; next: string; blockedBy?: string }) {
+    const force = task === undefined ? '' : ' to spawn anyway';
     const how = route
-      ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}; or pass --force to spawn anyway`
-      : `no transition leads from ${state} to ${executing.join(' or ')}; pass --force to spawn anyway`;
-    super('NOT_EXECUTING', 'blocked', `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`, how,
-      { task, state, executing: [...executing] });
+      ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
+      : `no transition leads from ${state} to ${executing.join(' or ')}; ${force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects"}`;
+    super('NOT_EXECUTING', 'blocked',
+      task === undefined
+        ? `no task can be claimed now: the project is in ${state}, and tasks are worked on in ${executing.join(' or ')}`
+        : `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`,
+      how, { ...(task !== undefined ? { task } : {}), state, executing: [...executing] });
   }
 }
 

@@ -39,6 +39,10 @@ export interface TaskSummary {
   parallel: boolean;
   dependencies: string[];
   assigned_agent?: string;
+  /** Who works on it, as its file records it (whether they still do is judged when shown). */
+  owner?: Owner;
+  /** The agent id of its worker's recorded session, if one is. */
+  session_agent?: string;
 }
 
 /** What a worker without a task (a planner, an orchestrator) reports with `sow agent report`. */

@@ -360,8 +360,8 @@ describe('sow task', () => {
     expect(t).toMatchObject({ status: 'completed', started_at: started, completed_at: ISO });
     expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[0]).toMatchObject({ id: '010', status: 'completed' });
 
-    // Reopened: no longer completed.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    // Reopened (a completed task stays completed unless forced): no longer completed.
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress', '--force']);
     t = repo.yaml(taskFile('010'));
     expect(t.completed_at).toBeUndefined();
     expect(t.started_at).toBe(started);
@@ -691,7 +691,7 @@ describe('sow advance', () => {
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     r = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
     expect(r).toContain('020');
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'abandoned']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'abandoned', '--force']);
     ok(repo, ['task', 'abandon', '--id', '020']);
     expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
     ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);

@@ -239,11 +239,19 @@ describe('task files that disagree with their folder or with each other', () => 
       }
     }
 
-    // A dependency on a task that does not exist.
+    // A dependency on a task that does not exist: the missing task's folder is named first, then
+    // the file that depends on it (either may be what is wrong).
     withEdited(repo, [taskFile('020')], () => {
       editYaml(repo, taskFile('020'), (doc) => doc.set('dependencies', ['999']));
-      const [m] = expectRefused(repo, [['task', 'list'], ['advance', '--list']], taskFile('020'), 'dependencies.0');
-      expect(m).toContain('999');
+      const before = repo.snapshot();
+      for (const args of [['task', 'list'], ['advance', '--list']]) {
+        const r = repo.sow([...args, '--json']);
+        expect(r.code, `sow ${args.join(' ')}`).toBe(4);
+        expect(r.json?.error).toMatchObject({ code: 'TASK_FOLDER_MISSING', details: { folder: `${TASKS_DIR}/999`, needed_by: '020', file: taskFile('020'), field: 'dependencies.0' } });
+        expect(r.json?.error?.message).toBe(`task 999 is missing: its folder ${TASKS_DIR}/999 does not exist, and task 020 depends on it`);
+        expect(r.json?.error?.hint).toContain(`remove 999 from the dependencies in ${taskFile('020')}`);
+        expect(repo.snapshot()).toEqual(before);
+      }
     });
 
     // A cycle.
