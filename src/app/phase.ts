@@ -1,7 +1,6 @@
 /** `sow phase set|get`: fields and metadata of a phase (default: the one in progress). */
-import { ReadOnlyFieldError } from '../domain/errors.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
-import { checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
+import { checkEnabledChange, checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
 import { Reader, update } from './workspace.js';
 
@@ -18,10 +17,7 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
     let value: unknown;
     if (resolved.where === 'field') {
       value = coerceField(resolved.name, raw, resolved.spec);
-      if (resolved.name === 'enabled') {
-        if (value === false && !def.canDisable) throw new ReadOnlyFieldError('enabled', `the ${name} phase cannot be disabled${name === 'review' ? ': every change is reviewed before it is finalized' : ''}`);
-        if (phase.status !== 'pending') throw new ReadOnlyFieldError('enabled', `the ${name} phase has already started`);
-      }
+      if (resolved.name === 'enabled') checkEnabledChange(type, project, name, value === true);
       next = { ...phase, [resolved.name]: value };
       label = resolved.name;
     } else {
