@@ -6,13 +6,14 @@
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domain/project-types/index.js';
-import { SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
 import { newestEvidence } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
+import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
@@ -156,7 +157,11 @@ export interface IssueProjectResult extends NewProjectResult {
  * links the issue to another branch, or a project here started from it on another branch.
  */
 export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
-  const root = await openRoot(cwd);
+  // Without .sow/ yet, newProject initialises it once GitHub has answered.
+  const root = await openRoot(cwd).catch((err: unknown) => {
+    if (err instanceof NotInitializedError) return findRepoRoot(cwd);
+    throw err;
+  });
   const repo = await githubRepo(root);
   const issue = await viewIssue(root, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;

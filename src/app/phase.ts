@@ -41,6 +41,8 @@ export async function getPhaseField(cwd: string, field: string, requested?: stri
     const phase = phaseOf(reader.project, name);
     const def = phaseDef(reader.type, name);
     if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: await reader.tasks() };
+    // A phase written before sow recorded its name still has one: its key.
+    if (field === 'name') return { phase: name, field: 'name', value: name };
     const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
     if (!Object.hasOwn(PHASE_FIELDS, key)) checkMetadataOwner(reader.type, name, key);
     const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());

@@ -5,6 +5,7 @@ import type { PhaseDef, ProjectType } from './project-types/types.js';
 import type { Phase, ProjectState } from './schemas.js';
 
 export const PHASE_FIELDS: Record<string, FieldSpec> = {
+  name: { kind: 'readonly', why: 'a phase keeps its name (its key under phases)' },
   status: { kind: 'readonly', why: "phase statuses follow the lifecycle; only 'sow advance' changes them", hint: "run 'sow advance'" },
   enabled: { kind: 'boolean' },
   iteration: { kind: 'integer', min: 1 },
