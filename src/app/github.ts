@@ -158,9 +158,11 @@ export interface IssueProjectResult extends NewProjectResult {
  */
 export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
   // Without .sow/ yet, newProject initialises it once GitHub has answered.
+  let initialised = true;
   const root = await openRoot(cwd).catch((err: unknown) => {
-    if (err instanceof NotInitializedError) return findRepoRoot(cwd);
-    throw err;
+    if (!(err instanceof NotInitializedError)) throw err;
+    initialised = false;
+    return findRepoRoot(cwd);
   });
   const repo = await githubRepo(root);
   const issue = await viewIssue(root, repo, n);
@@ -168,7 +170,9 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
   const branch = opts.branch ?? `feat/${n}-${slug}`;
   const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(branch) ?? projectType(DEFAULT_TYPE);
   if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue'))) throw new UsageError(`a ${type.name} project does not start from an issue`, `leave out --issue, or use a type that does (${Object.values(PROJECT_TYPES).filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue'))).map((t) => t.name).join(', ')})`);
-  const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...(await localProjectsOf(cwd, n)).map((p) => p.branch)])].filter((b) => b !== branch);
+  // Without .sow/ here, no project of this checkout can have started from the issue.
+  const local = initialised ? await localProjectsOf(cwd, n) : [];
+  const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
   const created = await newProject(cwd, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
   const input: Artifact = {
