@@ -9,7 +9,7 @@ import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domai
 import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
-import { newestEvidence } from '../domain/project-types/evidence.js';
+import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
@@ -277,7 +277,7 @@ async function recordPullRequest(cwd: string, pr: { number: number; url: string;
     if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
     const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
     const artifact: Artifact = { type: 'pull_request', path: PR_BODY, created_at: at >= 0 ? finalize.outputs[at]!.created_at : uow.now, metadata: { number: pr.number, url: pr.url, draft: pr.draft } };
-    const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : [...finalize.outputs, artifact];
+    const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : placeArtifact(finalize.outputs, artifact).list;
     uow.setProject(withPhase(project, 'finalize', { ...finalize, outputs }));
   });
 }

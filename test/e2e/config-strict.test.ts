@@ -239,7 +239,7 @@ describe('a setting the executor type does not take is a configuration error nam
     // doctor gives the same verdict.
     const doctor = sow(['doctor', '--json']);
     expect(doctor.code).toBe(1);
-    expect(doctor.json?.error?.details?.checks?.find((c: { id: string }) => c.id === 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining("the windsurf executor type does not take 'model'") });
+    expect((doctor.json?.error as any)?.details?.checks?.find((c: { id: string }) => c.id === 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining("the windsurf executor type does not take 'model'") });
   });
 
   it('agent spawn and resume refuse such an executor (exit 4, naming the field) and start nothing; other executors still run', () => {
@@ -248,7 +248,7 @@ describe('a setting the executor type does not take is a configuration error nam
     const refused = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
     expect(refused.code, show(refused)).toBe(4);
     expect(refused.json?.error).toMatchObject({ code: 'CONFIG_INVALID', details: { file: f.world.configPath, field: 'agents.executors.ws.settings.permissions' } });
-    expect(f.sow(['agent', 'spawn', 'reviewer', '020', '--json']).json?.error?.details?.field).toBe('agents.executors.mine.settings.yolo_mode');
+    expect((f.sow(['agent', 'spawn', 'reviewer', '020', '--json']).json?.error as any)?.details?.field).toBe('agents.executors.mine.settings.yolo_mode');
     expect(f.world.calls()).toEqual([]);
     expect(f.repo.snapshot()).toEqual(before);
 
