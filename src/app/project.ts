@@ -1,5 +1,5 @@
 /** `sow project new|set|delete|history`: the project container and the branch it belongs to. */
-import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NoProjectError, NotInitializedError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NotInitializedError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
 import { checkProjectName, initialProject, PROJECT_FIELDS } from '../domain/project.js';
@@ -12,7 +12,7 @@ import { branchCreatedFrom, branchExists, findRepoRoot, findWorkspaceRoot, head 
 import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
 import { ProjectStateSchema } from '../domain/schemas.js';
-import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
+import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, noProjectHere, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
 import { quoted, shown } from '../domain/display.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];
@@ -188,7 +188,7 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
 export async function deleteProject(cwd: string, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
   return withWorkspaceLock(cwd, async (root) => {
     // Files without a project file (a deleted state.yaml, another branch's leftovers) can be removed too.
-    if (!hasProject(root) && projectLeftovers(root).length === 0) throw new NoProjectError();
+    if (!hasProject(root) && projectLeftovers(root).length === 0) throw noProjectHere(root);
     // An invalid project can still be deleted: read its name without trusting the file.
     let name = '(unreadable project)';
     try {

@@ -123,9 +123,10 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
 }
 
 /** The prompt of a branch without a project: how to start one, so an orchestrator always has a next step. */
-function noProjectPrompt(root: string): string {
+function noProjectPrompt(root: string, elsewhere: readonly string[]): string {
   const branch = head(root).branch;
-  return renderTemplate(readTemplate('prompts/NoProject.md'), { branch: branch ?? '(detached HEAD)' }).trim();
+  const others = elsewhere.length ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}` : "'git branch' lists the branches";
+  return renderTemplate(readTemplate('prompts/NoProject.md'), { branch: branch ?? '(detached HEAD)', elsewhere: others }).trim();
 }
 
 export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {
@@ -136,6 +137,6 @@ export async function continueProject(cwd: string): Promise<{ state: string; pro
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
-    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd)) };
+    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd), err.elsewhere) };
   }
 }

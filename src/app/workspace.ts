@@ -21,6 +21,7 @@ import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
+import { branchesWithFile } from '../adapters/git.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
@@ -122,10 +123,16 @@ export class ProjectFileMissingError extends SowError {
   }
 }
 
+/** NoProjectError naming the other local branches that have a project (looked up only now, on the way out). */
+export function noProjectHere(root: string): NoProjectError {
+  const here = head(root).branch;
+  return new NoProjectError(branchesWithFile(root, PROJECT_FILE).filter((b) => b !== here));
+}
+
 /** NoProjectError, or ProjectFileMissingError when `.sow/project/` holds files without a project file. */
 function noProject(root: string): SowError {
   const left = projectLeftovers(root);
-  return left.length ? new ProjectFileMissingError(left) : new NoProjectError();
+  return left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
 }
 
 export interface LoadedProject {
