@@ -15,6 +15,7 @@ import type { Executor } from '../adapters/executors/types.js';
 import { fileExists } from '../adapters/files.js';
 import { GhNotFoundError, ghInstalled } from '../adapters/gh.js';
 import { git, gitSucceeds, val } from '../adapters/git.js';
+import { upgradeHint } from '../adapters/installation.js';
 import { inspectLock, removeStaleLock } from '../adapters/lock.js';
 import { firstLine, probe } from '../adapters/probe.js';
 import { findRepoRoot } from '../adapters/repo.js';
@@ -102,7 +103,7 @@ async function context(cwd: string): Promise<{ ctx: Context; workspace: Finding 
     return { ctx, workspace: { id: 'workspace', status: 'fail', message: err.message, ...(err.hint ? { fix: err.hint } : {}) } };
   }
   if (version < LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by an older sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'sow migrate' } };
-  if (version > LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'upgrade sow (npm install -g sow-cli@latest, or pull and rebuild it)' } };
+  if (version > LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: upgradeHint() } };
   ctx.layoutOk = true;
   if (hasProject(root)) {
     try {

@@ -8,7 +8,8 @@
  * every task is read from those files (through the stat-checked task index), never from a copy.
  */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { NoProjectError, MigrationNeededError, SowError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
@@ -69,7 +70,7 @@ export function layoutVersion(root: string): number {
 function checkLayout(root: string): void {
   const version = layoutVersion(root);
   if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
-  if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
+  if (version > LAYOUT_VERSION) throw sowTooOld(version, LAYOUT_VERSION);
 }
 
 const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yaml$/;

@@ -73,9 +73,10 @@ export class MigrationNeededError extends SowError {
 }
 
 export class SowTooOldError extends SowError {
-  constructor(found: number, current: number) {
+  /** `upgrade`: how to upgrade this sow, which depends on how it was installed (adapters/installation.ts). */
+  constructor(found: number, current: number, upgrade = 'upgrade sow') {
     super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
-      "upgrade sow ('npm install -g sow-cli@latest'); nothing was changed");
+      `${upgrade}; nothing was changed`);
   }
 }
 
