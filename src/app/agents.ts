@@ -96,13 +96,11 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   }
   const spec = executorOf(executor.config.type);
   if (!spec) throw new UnknownExecutorError(executor.config.type, { defined: [], types: Object.keys(EXECUTORS) }, { kind: 'session' });
-  // The executor's own mistakes refuse the run (exit 4); settings its type ignores, and overrides
-  // nothing reads, are said once and the run goes on.
-  const issues = executor.source === 'file' ? executorIssues(executor) : { errors: [], warnings: [] };
-  const error = issues.errors[0];
+  // The executor's own mistakes refuse the run (exit 4); overrides nothing reads are said once
+  // and the run goes on.
+  const error = executor.source === 'file' ? executorIssues(executor)[0] : undefined;
   if (error) throw new ConfigFileError(loaded.path, error.problem, error.field);
   const stray = checkConfig(effective).warnings.filter((w) => w.field.startsWith('SOW_'));
-  for (const w of issues.warnings) opts.say(`warning: ${loaded.path}: ${issueText(w)}`);
   for (const w of stray) opts.say(`warning: ${issueText(w)}`);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
   const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;

@@ -6,6 +6,7 @@
 import { artifactAt, createArtifact, placeholdersIn, repositoryPathOf, setArtifactField, type ArtifactSlot, type ArtifactTypeDef, type NewArtifact } from '../domain/artifacts.js';
 import { ArtifactFileMissingError, ArtifactUnfinishedError, PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
+import { placeArtifact } from '../domain/project-types/evidence.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
 import { realPath } from '../adapters/files.js';
@@ -86,7 +87,8 @@ export async function addArtifact(cwd: string, owner: Owner, direction: Directio
   return modify(cwd, owner, direction, (list, slot, uow) => {
     const { artifact } = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, artifact);
-    return { list: [...list, artifact], result: { index: list.length, artifact } };
+    const placed = placeArtifact(list, artifact);
+    return { list: placed.list, result: { index: placed.index, artifact } };
   });
 }
 

@@ -51,7 +51,7 @@ async function variablesHere(cwd: string, noProjectPrompt: boolean): Promise<{ v
     return { vars: await Reader.read(cwd, async (reader) => promptVariables(reader.type, await reader.view())), from: 'project' };
   } catch (err) {
     // Nothing to fill from is no error: the template is printed as it is, and the caller says what stayed.
-    if (err instanceof NoProjectError) return noProjectPrompt ? { vars: noProjectVariables(await openRoot(cwd)), from: 'branch' } : { vars: {}, from: null };
+    if (err instanceof NoProjectError) return noProjectPrompt ? { vars: noProjectVariables(await openRoot(cwd), err.elsewhere), from: 'branch' } : { vars: {}, from: null };
     if (err instanceof NotAGitRepositoryError || err instanceof NotInitializedError) return { vars: {}, from: null };
     throw err;
   }

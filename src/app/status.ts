@@ -155,12 +155,15 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
   return [...header, renderTemplate(body, vars).trim(), ...(notes ? ['', notes] : []), ...advance].join('\n');
 }
 
-/** What the NoProject prompt's variables are on a branch without a project. */
-export const noProjectVariables = (root: string): Record<string, string> => ({ branch: head(root).branch ?? '(detached HEAD)' });
+/** What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one). */
+export function noProjectVariables(root: string, elsewhere: readonly string[] = []): Record<string, string> {
+  const others = elsewhere.length ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}` : "'git branch' lists the branches";
+  return { branch: head(root).branch ?? '(detached HEAD)', elsewhere: others };
+}
 
 /** The prompt of a branch without a project: how to start one, so an orchestrator always has a next step. */
-function noProjectPrompt(root: string): string {
-  return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root)).trim();
+function noProjectPrompt(root: string, elsewhere: readonly string[]): string {
+  return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root, elsewhere)).trim();
 }
 
 export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {
@@ -171,6 +174,6 @@ export async function continueProject(cwd: string): Promise<{ state: string; pro
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
-    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd)) };
+    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd), err.elsewhere) };
   }
 }

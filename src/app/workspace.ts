@@ -8,7 +8,8 @@
  * every task is read from those files (through the stat-checked task index), never from a copy.
  */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { NoProjectError, MigrationNeededError, SowError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
@@ -21,6 +22,7 @@ import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
+import { branchesWithFile } from '../adapters/git.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
@@ -71,7 +73,7 @@ export function layoutVersion(root: string): number {
 function checkLayout(root: string): void {
   const version = layoutVersion(root);
   if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
-  if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
+  if (version > LAYOUT_VERSION) throw sowTooOld(version, LAYOUT_VERSION);
 }
 
 const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yaml$/;
@@ -125,10 +127,16 @@ export class ProjectFileMissingError extends SowError {
   }
 }
 
+/** NoProjectError naming the other local branches that have a project (looked up only now, on the way out). */
+export function noProjectHere(root: string): NoProjectError {
+  const here = head(root).branch;
+  return new NoProjectError(branchesWithFile(root, PROJECT_FILE).filter((b) => b !== here));
+}
+
 /** NoProjectError, or ProjectFileMissingError when `.sow/project/` holds files without a project file. */
 function noProject(root: string): SowError {
   const left = projectLeftovers(root);
-  return left.length ? new ProjectFileMissingError(left) : new NoProjectError();
+  return left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
 }
 
 export interface LoadedProject {

@@ -52,12 +52,16 @@ export class NotAGitRepositoryError extends SowError {
 }
 
 export class NotInitializedError extends SowError {
-  constructor(root: string, leftover = false) {
+  /** `elsewhere`: local branches that have a project committed (said when sow was used on another branch). */
+  constructor(root: string, leftover = false, elsewhere: readonly string[] = []) {
+    const shown = elsewhere.slice(0, 5).map((b) => q(b)).join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
     super('NOT_INITIALIZED', 'failed',
       leftover
         ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it runs, e.g. after a checkout of a branch without sow)`
         : `sow is not initialised in ${q(root)} (no .sow/ folder)`,
-      "run 'sow init'");
+      elsewhere.length
+        ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')`
+        : "run 'sow init'");
   }
 }
 
@@ -69,9 +73,10 @@ export class MigrationNeededError extends SowError {
 }
 
 export class SowTooOldError extends SowError {
-  constructor(found: number, current: number) {
+  /** `upgrade`: how to upgrade this sow, which depends on how it was installed (adapters/installation.ts). */
+  constructor(found: number, current: number, upgrade = 'upgrade sow') {
     super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
-      "upgrade sow ('npm install -g sow-cli@latest'); nothing was changed");
+      `${upgrade}; nothing was changed`);
   }
 }
 
@@ -82,9 +87,14 @@ export class WrongBranchError extends SowError {
 }
 
 export class NoProjectError extends SowError {
-  constructor() {
+  /** `elsewhere`: the local branches that have a project committed (to check one out). */
+  constructor(readonly elsewhere: readonly string[] = []) {
+    const start = "run 'sow project new <name> --description \"...\"' to start one";
+    const shown = elsewhere.slice(0, 5).map((b) => q(b)).join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
     super('NO_PROJECT', 'failed', 'there is no project on this branch',
-      "run 'sow project new <name> --description \"...\"' to start one");
+      elsewhere.length === 0 ? start
+        : `${elsewhere.length === 1 ? 'branch' : 'branches'} ${shown} ${elsewhere.length === 1 ? 'has a project' : 'have projects'}: check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
+      elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined);
   }
 }
 

@@ -89,6 +89,8 @@ export const OwnerSchema = v.looseObject({
 export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
+  // Optional: projects started before sow wrote it have none, and the key under phases says it.
+  name: v.optional(v.pipe(v.string(), d('The phase name, the same as its key under phases (planning, implementation, …)'))),
   status: v.picklist(PHASE_STATUSES),
   enabled: v.boolean(),
   iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),

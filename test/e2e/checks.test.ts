@@ -304,6 +304,33 @@ describe('sow check run', () => {
   });
 });
 
+describe('evidence never moves the documents people approve by index', () => {
+  it('a check run while planning, before the task list: the task list is still [0], and the evidence follows it', () => {
+    const repo = fresh();
+    ok(repo, ['project', 'new', 'demo', '--description', 'd']);
+    declare(repo, [{ name: 'unit', run: 'true' }]);
+    ok(repo, ['check', 'run']);
+    repo.write('.sow/project/planning/tasks.md', '# Tasks\n');
+    const added = ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    expect(added.stdout).toBe('[0] task_list: planning/tasks.md (not approved)\n');
+    // What the README and the planning prompt tell people to run.
+    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+    expect(repo.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual(['task_list', 'evidence']);
+    ok(repo, ['check', 'run']);
+    expect(repo.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual(['task_list', 'evidence', 'evidence']);
+    expect(ok(repo, ['advance']).stdout).toBe('ImplementationPlanning\n');
+  });
+
+  it('on a task too: an output added after a check run of the task comes first', () => {
+    const repo = withCode();
+    declare(repo, [{ name: 'unit', run: 'true' }]);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    ok(repo, ['check', 'run', '--task', '010']);
+    expect(ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/app.js']).stdout).toMatch(/^\[0\] modified: src\/app\.js/);
+    expect(repo.yaml(taskFile('010')).outputs.map((a: { type: string }) => a.type)).toEqual(['modified', 'evidence']);
+  });
+});
+
 describe('task set … status completed runs the task_complete checks', () => {
   it('passing: the task is completed and the evidence recorded on it in the same write; finalize-only checks do not run', () => {
     const repo = withCode();

@@ -203,6 +203,8 @@ const TEMPLATE_VARS: Record<string, string> = {
   guidance: 'guidance/implementer/base',
   // The role prompt of `sow install` (templates/integrations/agent.md).
   role: 'implementer',
+  // The no-project prompt: the other branches that have a project.
+  elsewhere: "'git branch' lists the branches",
 };
 
 function renderVars(template: string): string {

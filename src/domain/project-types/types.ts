@@ -92,6 +92,8 @@ export type ActionImpl = (project: ProjectState, params: Readonly<Record<string,
 export interface PhaseDef {
   readonly name: string;
   readonly canDisable: boolean;
+  /** Why a phase that cannot be disabled always runs, said when someone tries to. */
+  readonly whyRequired?: string;
   readonly inputs: readonly ArtifactTypeDef[];
   readonly outputs: readonly ArtifactTypeDef[];
   /** Typed metadata keys of the phase, e.g. implementation.tasks_approved: boolean. */
