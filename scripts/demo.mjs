@@ -503,8 +503,9 @@ function demoIterative() {
   setUpRepo('sow demo — iterative work (spec 002): brief, phases, zero-context iterations with confirm and verify gates');
   heading('Discover (DiscoverActive)');
   startProject(['jwt-survey', '--type', 'iterative', '--description', 'Survey JWT libraries']);
+  note('the brief is still the template: approving it is refused, naming each placeholder left');
+  sow(['output', 'set', '--index', '0', 'approved', 'true'], { expect: 1 });
   write('.sow/project/brief.md', '# Survey JWT libraries\n\n**Domain:** research\n\n## Outcome Needed\nA recommendation.\n\n## Done When\n- Three libraries compared\n- One recommended\n', 'person');
-  sow(['phase', 'set', 'domain', 'research']);
   sow(['advance'], { expect: 3 });
   sow(['output', 'set', '--index', '0', 'approved', 'true']);
   advance('PlanActive');

@@ -79,6 +79,22 @@ export function branchHasFile(root: string, branch: string, path: string): boole
   return gitSucceeds(root, ['cat-file', '-e', val(`refs/heads/${branch}:${path}`, 'the branch and file')]);
 }
 
+/**
+ * The local branches whose last commit holds `path`: two git runs whatever the number of branches
+ * (for-each-ref, then one `cat-file --batch-check` reading every `<branch>:<path>` from stdin).
+ */
+export function branchesWithFile(root: string, path: string): string[] {
+  const listed = gitRun(root, ['for-each-ref', '--format=%(refname)', 'refs/heads/']);
+  if (!listed.ok) return [];
+  const branches = listed.out.split('\n').filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length));
+  if (branches.length === 0) return [];
+  // stdin, not argv: nothing here can be read as an option.
+  const found = run(root, ['cat-file', '--batch-check'], { input: branches.map((b) => `refs/heads/${b}:${path}\n`).join('') });
+  if (found.status !== 0) return [];
+  const answers = found.stdout.split('\n');
+  return branches.filter((_, i) => / blob \d+$/.test(answers[i] ?? ''));
+}
+
 export function isValidBranchName(root: string, branch: string): boolean {
   // Git refuses a branch name that begins with '-' too; saying so here keeps it out of the argv.
   if (branch.startsWith('-')) return false;

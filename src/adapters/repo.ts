@@ -6,6 +6,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ExternalToolError, NotAGitRepositoryError, NotInitializedError } from '../domain/errors.js';
 import { existingRealFolder } from './confine.js';
+import { branchesWithFile } from './git.js';
 
 const isDir = (p: string) => {
   try {
@@ -49,7 +50,8 @@ export function findWorkspaceRoot(cwd: string): string {
   // `.sow` must be a real folder of this repository: a link (which a clone can carry) is refused.
   existingRealFolder({ base: root, name: 'the repository' }, '.sow');
   if (!isDir(join(root, '.sow'))) throw new NotInitializedError(root);
-  if (!exists(join(root, '.sow', '.version'))) throw new NotInitializedError(root, true);
+  // Left behind by sow on another branch: say which branches have a project (looked up only now).
+  if (!exists(join(root, '.sow', '.version'))) throw new NotInitializedError(root, true, branchesWithFile(root, '.sow/project/state.yaml'));
   return root;
 }
 

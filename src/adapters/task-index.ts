@@ -15,20 +15,24 @@
  */
 import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { TASK_STATUSES, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
+import * as v from 'valibot';
+import { OwnerSchema, TASK_ID_PATTERN, TASK_STATUSES, type Owner, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-const FORMAT = 4;
+const FORMAT = 5;
 const SETTLE_MS = 2_000;
 /** 64 MiB: an index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
-/** id, ino, size, mtime µs, ctime µs of the file it was read from, then name, status, parallel (0/1), agent (or 0), dependencies… */
-type Entry = (string | number)[];
+/**
+ * id, ino, size, mtime µs, ctime µs of the file it was read from, then name, status, parallel
+ * (0/1), agent (or 0), owner (the object, or 0), the agent id of its session (or 0), dependencies…
+ */
+type Entry = (string | number | Owner)[];
 
 const us = (ms: number) => Math.trunc(ms * 1000);
 const same = (e: Entry, st: Stats) => e[1] === st.ino && e[2] === st.size && e[3] === us(st.mtimeMs) && e[4] === us(st.ctimeMs);
@@ -36,7 +40,7 @@ const settled = (st: Stats, now: number) => now - Math.max(st.mtimeMs, st.ctimeM
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 
 function encode(st: Stats, s: TaskSummary): Entry {
-  return [s.id, st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), s.name, s.status, s.parallel ? 1 : 0, s.assigned_agent ?? 0, ...s.dependencies];
+  return [s.id, st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), s.name, s.status, s.parallel ? 1 : 0, s.assigned_agent ?? 0, s.owner ?? 0, s.session_agent ?? 0, ...s.dependencies];
 }
 
 /** The summary an entry holds, or undefined when the entry is not one this sow wrote. */
@@ -45,15 +49,20 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
   const status = e[6];
   const parallel = e[7];
   const agent = e[8];
+  const owner = e[9];
+  const sessionAgent = e[10];
   if (typeof name !== 'string' || !STATUSES.has(status) || (parallel !== 0 && parallel !== 1) || (agent !== 0 && typeof agent !== 'string')) return undefined;
+  if ((owner !== 0 && !v.is(OwnerSchema, owner)) || (sessionAgent !== 0 && typeof sessionAgent !== 'string')) return undefined;
   const dependencies: string[] = [];
-  for (let i = 9; i < e.length; i++) {
+  for (let i = 11; i < e.length; i++) {
     const d = e[i];
-    if (typeof d !== 'string') return undefined;
+    if (typeof d !== 'string' || !TASK_ID_PATTERN.test(d)) return undefined;
     dependencies.push(d);
   }
   const summary: TaskSummary = { id, name, status: status as TaskStatus, parallel: parallel === 1, dependencies };
   if (agent !== 0) summary.assigned_agent = agent;
+  if (owner !== 0) summary.owner = owner as Owner;
+  if (sessionAgent !== 0) summary.session_agent = sessionAgent as string;
   return summary;
 }
 

@@ -48,3 +48,15 @@ export function renderTemplate(template: string, vars: Readonly<Record<string, s
     return value;
   });
 }
+
+const VARIABLE = /\{\{\s*([a-z_]+)\s*\}\}/g;
+
+/** The names of the `{{name}}` placeholders a template uses, each once, in order. */
+export function templateVariables(template: string): string[] {
+  return [...new Set([...template.matchAll(VARIABLE)].map((m) => m[1]!))];
+}
+
+/** Fills the placeholders `vars` has a value for and leaves the others as they are (`sow prompt`). */
+export function fillTemplate(template: string, vars: Readonly<Record<string, string>>): string {
+  return template.replace(VARIABLE, (m, key: string) => (Object.hasOwn(vars, key) ? vars[key]! : m));
+}

@@ -4,7 +4,8 @@
  */
 import { rmdirSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { git, val } from './git.js';
+import { git, gitRun, gitSucceeds, val } from './git.js';
+import { branchExists } from './repo.js';
 
 export interface Worktree {
   /** Absolute path, as git records it. */
@@ -45,6 +46,23 @@ export function listWorktrees(root: string): Worktree[] {
  * `git worktree add`: a new checkout of `branch` at `path`. A branch that does not exist yet is
  * created from `base`. Git's progress and messages go to stderr only when `progress` is set.
  */
+/**
+ * The repository's default branch, where a new line of work starts: what `origin/HEAD` points at
+ * (the branch of that name here, else the remote one), else `main` or `master`. `ref` is the full
+ * ref to start from (a name from the repository never reaches git as a bare word).
+ */
+export function defaultBranch(root: string): { name: string; ref: string } | undefined {
+  const origin = gitRun(root, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']);
+  const prefix = 'refs/remotes/origin/';
+  if (origin.ok && origin.out.startsWith(prefix) && origin.out.length > prefix.length) {
+    const name = origin.out.slice(prefix.length);
+    if (branchExists(root, name)) return { name, ref: `refs/heads/${name}` };
+    if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', val(`${origin.out}^{commit}`, 'the default branch')])) return { name: `origin/${name}`, ref: origin.out };
+  }
+  const local = ['main', 'master'].find((b) => branchExists(root, b));
+  return local ? { name: local, ref: `refs/heads/${local}` } : undefined;
+}
+
 export function addWorktree(root: string, path: string, branch: string, create: { base: string } | undefined): void {
   // The path and the branch or base after `--`; the new branch's name follows -b, where git has
   // no `--` for it: refused when it begins with '-' (the caller has checked it is a branch name).

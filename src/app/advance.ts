@@ -43,6 +43,8 @@ export interface AdvanceOutcome {
   event: string;
   dryRun: boolean;
   projectRemoved: boolean;
+  /** What the type says about where the move left the work (only when it has something to say). */
+  notes?: string[];
 }
 
 export async function advanceProject(cwd: string, event: string | undefined, dryRun: boolean): Promise<AdvanceOutcome> {
@@ -66,7 +68,8 @@ export async function advanceProject(cwd: string, event: string | undefined, dry
     }
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS);
     else uow.setProject(result.project);
-    return { from: result.from, to: result.to, event: result.event, dryRun: false, projectRemoved: removed };
+    const notes = removed ? [] : [...(type.advanceNotes?.(result.event, result.project) ?? [])];
+    return { from: result.from, to: result.to, event: result.event, dryRun: false, projectRemoved: removed, ...(notes.length ? { notes } : {}) };
   });
 }
 

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
-import { checkStatusChange, isFinished } from '../domain/tasks.js';
-import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError } from '../domain/errors.js';
+import { checkStatusChange, isFinished, withStatus } from '../domain/tasks.js';
+import { logLeftCompleted } from './log.js';
+import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
-import { routeTo } from '../domain/lifecycle.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
@@ -23,7 +23,7 @@ import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
-import { candidateIds, isReady, liveOwner, takeOver, workerOwner } from './ownership.js';
+import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
@@ -96,13 +96,11 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   }
   const spec = executorOf(executor.config.type);
   if (!spec) throw new UnknownExecutorError(executor.config.type, { defined: [], types: Object.keys(EXECUTORS) }, { kind: 'session' });
-  // The executor's own mistakes refuse the run (exit 4); settings its type ignores, and overrides
-  // nothing reads, are said once and the run goes on.
-  const issues = executor.source === 'file' ? executorIssues(executor) : { errors: [], warnings: [] };
-  const error = issues.errors[0];
+  // The executor's own mistakes refuse the run (exit 4); overrides nothing reads are said once
+  // and the run goes on.
+  const error = executor.source === 'file' ? executorIssues(executor)[0] : undefined;
   if (error) throw new ConfigFileError(loaded.path, error.problem, error.field);
   const stray = checkConfig(effective).warnings.filter((w) => w.field.startsWith('SOW_'));
-  for (const w of issues.warnings) opts.say(`warning: ${loaded.path}: ${issueText(w)}`);
   for (const w of stray) opts.say(`warning: ${issueText(w)}`);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
   const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
@@ -264,20 +262,7 @@ async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView
   }
   const owner = liveOwner(task);
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
-  await checkExecuting(type, view, task.id);
-}
-
-async function checkExecuting(type: ProjectType, view: () => Promise<ProjectView>, taskId: string): Promise<void> {
-  const v = await view();
-  const state = v.project.statechart.current_state;
-  if (type.states[state]?.executesTasks) return;
-  const executing = Object.entries(type.states).filter(([, s]) => s.executesTasks).map(([name]) => name);
-  const route = routeTo(type, v, (s) => type.states[s]?.executesTasks === true);
-  throw new NotExecutingError(taskId, state, executing, route && {
-    steps: route.steps,
-    next: route.first.event,
-    ...(route.first.blocked && route.first.hint ? { blockedBy: route.first.hint } : {}),
-  });
+  await requireExecuting(type, view, task.id);
 }
 
 /** The first ready task nobody works on, for `agent spawn --next` (under the lock). */
@@ -309,11 +294,11 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
       const task = await reader.task(taskId);
       await checkSpawnable(reader.type, () => reader.view(), task, opts.force);
       if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-      if (!opts.force) checkStatusChange(task, 'in_progress', await reader.summariesOf(task.dependencies), `task ${task.id}`);
+      if (!opts.force) checkStatusChange(task, 'in_progress', await reader.dependenciesOf(task));
       return { root: reader.root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {
-      if (!opts.force) await checkExecuting(reader.type, () => reader.view(), '(the next ready one)');
+      if (!opts.force) await requireExecuting(reader.type, () => reader.view(), '(the next ready one)');
       return { root: reader.root };
     }
     if (opts.iteration) {
@@ -348,10 +333,15 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
       if (checked) {
         await checkSpawnable(await uow.type(), () => uow.view(), task, opts.force);
         if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-        if (!opts.force) checkStatusChange(task, 'in_progress', await uow.summariesOf(task.dependencies), `task ${task.id}`);
+        if (!opts.force) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task));
       }
       // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
       if (task.owner || task.session_id) task = takeOver(task);
+      // Forced onto a finished task, the worker reopens it; a completed one says so in its log.
+      if (isFinished(task.status)) {
+        if (task.status === 'completed') await logLeftCompleted(uow, task, 'in_progress', uow.actor.by, `a worker was spawned on it: sow agent spawn ${agent.name} ${task.id} --force`);
+        task = withStatus(task, 'in_progress', now);
+      }
       uow.setProject({ ...(await uow.project()), spawn_counts: counts });
       const started: TaskState = {
         ...task,
@@ -436,6 +426,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
       if (!task.session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
       const owner = liveOwner(task);
       if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
+      if (!opts.force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await reader.dependenciesOf(task), { override: 'pass --force to resume it anyway' });
       return { root: reader.root, target: { kind: 'task', id: task.id } as Target, session: task.session, sessionId: task.session_id, agentName };
     }
     findAgent(target.agent);
@@ -459,6 +450,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
       let task = await uow.task(target.id);
       const owner = liveOwner(task);
       if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
+      if (!opts.force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task), { override: 'pass --force to resume it anyway' });
       // With --force, a live owner of another session is retired (this session stays).
       if (task.owner && task.owner.by !== session.agent_id) task = retireOwner(task, { keepSession: true });
       // A resume after needs_review is a correction round: count it.

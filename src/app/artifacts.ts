@@ -3,9 +3,10 @@
  * A path may name a file that does not exist yet (a warning says so); approving an artifact
  * needs its file.
  */
-import { artifactAt, createArtifact, repositoryPathOf, setArtifactField, type ArtifactSlot, type ArtifactTypeDef, type NewArtifact } from '../domain/artifacts.js';
-import { ArtifactFileMissingError, PhaseNotActiveError } from '../domain/errors.js';
+import { artifactAt, createArtifact, placeholdersIn, repositoryPathOf, setArtifactField, type ArtifactSlot, type ArtifactTypeDef, type NewArtifact } from '../domain/artifacts.js';
+import { ArtifactFileMissingError, ArtifactUnfinishedError, PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
+import { placeArtifact } from '../domain/project-types/evidence.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
 import { realPath } from '../adapters/files.js';
@@ -36,12 +37,26 @@ const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undef
 /** Where the artifact's file is, relative to the repository root. */
 const fileOf = (slot: ArtifactSlot, artifact: Artifact) => repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
 
-/** Warns about a file that does not exist yet; refuses to approve one. */
+/**
+ * Warns about a file that does not exist yet; refuses to approve one, or one that still holds
+ * the placeholders of the template sow wrote it from: an approval vouches for what is in it.
+ */
 function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): void {
   const file = fileOf(slot, artifact);
-  if (uow.docExists(file)) return;
+  if (uow.docExists(file)) {
+    const def = typeOf(slot, artifact);
+    if (artifact.approved !== true || !def?.placeholders) return;
+    const left = placeholdersIn(def, uow.readDoc(file) ?? '');
+    if (left.length) throw new ArtifactUnfinishedError(artifact.path, file, left);
+    return;
+  }
   if (artifact.approved === true) throw new ArtifactFileMissingError(artifact.path, file);
   warn(`${file} does not exist yet; write it before you approve it`);
+}
+
+/** The type's own checks (ArtifactTypeDef.check) of the artifacts `change` added or changed. */
+function checkChanged(project: ProjectState, slot: ArtifactSlot, before: readonly Artifact[], after: readonly Artifact[]): void {
+  for (const artifact of after) if (!before.includes(artifact)) typeOf(slot, artifact)?.check?.(artifact, project);
 }
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
@@ -53,12 +68,16 @@ async function modify<R>(cwd: string, owner: Owner, direction: Direction, change
       const phase = selectPhase(type, project, owner.phase);
       checkPhaseEnabled(project, phase);
       const current = phaseOf(project, phase);
-      const { list, result } = change([...current[direction]], phaseSlot(type, phase, direction), uow);
+      const slot = phaseSlot(type, phase, direction);
+      const { list, result } = change([...current[direction]], slot, uow);
+      checkChanged(project, slot, current[direction], list);
       uow.setProject(withPhase(project, phase, { ...current, [direction]: list }));
       return result;
     }
     const task = await uow.task(owner.id);
-    const { list, result } = change([...task[direction]], taskSlot(type, task.id, direction), uow);
+    const slot = taskSlot(type, task.id, direction);
+    const { list, result } = change([...task[direction]], slot, uow);
+    checkChanged(project, slot, task[direction], list);
     uow.setTask({ ...task, [direction]: list });
     return result;
   });
@@ -68,7 +87,8 @@ export async function addArtifact(cwd: string, owner: Owner, direction: Directio
   return modify(cwd, owner, direction, (list, slot, uow) => {
     const { artifact } = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, artifact);
-    return { list: [...list, artifact], result: { index: list.length, artifact } };
+    const placed = placeArtifact(list, artifact);
+    return { list: placed.list, result: { index: placed.index, artifact } };
   });
 }
 

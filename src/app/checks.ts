@@ -14,7 +14,7 @@ import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
-import type { Artifact, Check, CheckMoment } from '../domain/schemas.js';
+import type { Artifact, Check, CheckMoment, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
@@ -299,6 +299,10 @@ export interface CompletionResult {
   value: unknown;
   /** The task_complete checks this completion ran (or skipped, with --force); empty when none are declared. */
   checks: CheckRun[];
+  /** The task as it is now. */
+  task: TaskState;
+  /** The task was completed already: nothing was written (and no check ran). */
+  unchanged?: true;
 }
 
 /**
@@ -316,14 +320,20 @@ export async function setTaskFieldChecked(cwd: string, rawId: string, field: str
   const { config } = await readRepoConfig(root);
   const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
   if (declared.length === 0) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
-  // Refused now, before minutes of checks, if it would be refused afterwards.
-  const { id } = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
+  // Refused now, before minutes of checks, if it would be refused afterwards; a task completed
+  // already stays as it is, and nothing runs.
+  const dry = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
+  if (dry.unchanged) return { ...dry, checks: [] };
+  const { id } = dry;
   if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`);
   const runs = setOpts.force ? skippedRuns(root, declared) : await runChecks(root, declared, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
   const now = new Date().toISOString();
   if (runs.every((r) => r.passed || r.skipped)) {
     try {
-      return { ...(await setTaskField(cwd, id, field, raw, { ...setOpts, outputs: evidenceOutputs(runs, now) })), checks: runs };
+      const done = await setTaskField(cwd, id, field, raw, { ...setOpts, outputs: evidenceOutputs(runs, now) });
+      // Completed by someone else meanwhile: the runs are evidence all the same.
+      if (done.unchanged) await recordEvidence(cwd, runs, { task: id }).catch(() => undefined);
+      return { ...done, checks: runs };
     } catch (err) {
       // Refused now (someone else finished it meanwhile): the runs are still evidence.
       await recordEvidence(cwd, runs, { task: id }).catch(() => undefined);

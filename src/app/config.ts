@@ -1,8 +1,9 @@
 /** `sow config …`: the user configuration file, its validation and its effective value. */
 import { ROLES } from '../domain/agents.js';
-import { checkConfig, DEFAULT_EXECUTOR, issueText, permissionProfile, resolveConfig, typeIgnores, type ConfigIssue, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
+import { checkConfig, DEFAULT_EXECUTOR, issueText, permissionProfile, resolveConfig, typeRefuses, type ConfigIssue, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
-import { EXECUTOR_TYPES } from '../domain/schemas.js';
+import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/schemas.js';
+import type { Executor } from '../adapters/executors/types.js';
 import { runEditor } from '../adapters/editor.js';
 import { executorOf } from '../adapters/executors/table.js';
 import { findOnPath } from '../adapters/process-runner.js';
@@ -133,17 +134,48 @@ export async function validateUserConfig(opts: { binaries?: boolean } = {}): Pro
   const report = checkConfig(effective);
   if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
-  const used = new Set(opts.binaries === false ? [] : Object.values(effective.bindings).map((b) => b.executor));
-  for (const name of used) {
-    const executor = effective.executors[name];
-    if (!executor) continue;
-    const spec = executorOf(executor.config.type);
-    if (!spec) continue;
-    const binary = spec.binary(executor.config);
-    if (!findOnPath(binary)) lines.push({ level: 'warning', text: `${binary || '(no binary)'} not found on PATH\n  The '${name}' executor requires it. Install: ${spec.install}` });
+  if (opts.binaries !== false) {
+    for (const cli of agentClis(effective)) {
+      if (!cli.found) lines.push({ level: MISSING_CLI_LEVEL, text: `${cli.binary || '(no binary)'} not found on PATH\n  The '${cli.executor}' executor requires it. Install: ${cli.install}` });
+    }
   }
   return done();
 }
+
+/** An agent CLI the bindings need: which executor, for which roles, and where it is on PATH. */
+export interface AgentCli {
+  executor: string;
+  roles: string[];
+  config: ExecutorConfig;
+  spec: Executor;
+  binary: string;
+  install: string;
+  /** Where it is on PATH; undefined when it is not there. */
+  found?: string;
+}
+
+/** The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them). */
+export function agentClis(effective: EffectiveConfig): AgentCli[] {
+  const roles = new Map<string, string[]>();
+  for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b.role]);
+  const out: AgentCli[] = [];
+  for (const [name, bound] of roles) {
+    const executor = effective.executors[name];
+    const spec = executor ? executorOf(executor.config.type) : undefined;
+    if (!executor || !spec) continue;
+    const binary = spec.binary(executor.config);
+    const found = binary ? findOnPath(binary) : undefined;
+    out.push({ executor: name, roles: bound, config: executor.config, spec, binary, install: spec.install, ...(found ? { found } : {}) });
+  }
+  return out;
+}
+
+/**
+ * What a bound agent CLI missing from PATH is, wherever it is reported (config validate, doctor):
+ * a warning. The configuration is still right, and sow needs the CLI only to spawn workers; the
+ * spawn itself refuses with how to install it.
+ */
+export const MISSING_CLI_LEVEL = 'warning' as const;
 
 /** The repository configuration, when cwd is inside a sow workspace; undefined outside one. */
 export async function validateRepoConfig(cwd: string): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
@@ -196,8 +228,8 @@ function settingsLines(e: ResolvedExecutor): string[] {
   const s = e.config.settings;
   const type = e.config.type;
   const out: string[] = [];
-  const ignored = `ignored by the ${type} executor type`;
-  if (typeIgnores(type, 'permissions')) {
+  const ignored = `the ${type} executor type does not take it: run 'sow config validate'`;
+  if (typeRefuses(type, 'permissions')) {
     if (s?.permissions !== undefined) out.push(`        permissions: ${s.permissions}  # ${src}, ${ignored}`);
     if (s?.yolo_mode !== undefined) out.push(`        yolo_mode: ${s.yolo_mode}  # ${src}, ${ignored}`);
     out.push(`        # permissions do not apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the agent may do`);
@@ -207,7 +239,7 @@ function settingsLines(e: ResolvedExecutor): string[] {
     const conflict = s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode;
     out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`);
   }
-  if (s?.model) out.push(`        model: ${emitString(s.model)}  # ${src}${typeIgnores(type, 'model') ? `, ${ignored}` : ''}`);
+  if (s?.model) out.push(`        model: ${emitString(s.model)}  # ${src}${typeRefuses(type, 'model') ? `, ${ignored}` : ''}`);
   return out;
 }
 
@@ -229,7 +261,7 @@ export async function showConfig(): Promise<{ path: string; exists: boolean; eff
     const src = note(e.source);
     out.push(`    ${emitString(e.name)}:  # ${src}`, `      type: ${e.config.type}`, '      settings:', ...settingsLines(e));
     if (e.config.custom_args?.length) out.push(`      custom_args: ${JSON.stringify(e.config.custom_args)}  # ${src}`);
-    const argvIgnored = e.config.type === 'command' ? '' : `, ignored by the ${e.config.type} executor type`;
+    const argvIgnored = e.config.type === 'command' ? '' : `, the ${e.config.type} executor type does not take it: run 'sow config validate'`;
     if (e.config.spawn) out.push(`      spawn: ${JSON.stringify(e.config.spawn)}  # ${src}${argvIgnored}`);
     if (e.config.resume) out.push(`      resume: ${JSON.stringify(e.config.resume)}  # ${src}${argvIgnored}`);
   }

@@ -12,19 +12,18 @@ import { NotAGitRepositoryError, SowError } from '../domain/errors.js';
 import { LAYOUT_VERSION } from '../domain/schemas.js';
 import type { ExecutorConfig } from '../domain/schemas.js';
 import type { Executor } from '../adapters/executors/types.js';
-import { executorOf } from '../adapters/executors/table.js';
 import { fileExists } from '../adapters/files.js';
 import { GhNotFoundError, ghInstalled } from '../adapters/gh.js';
 import { git, gitSucceeds, val } from '../adapters/git.js';
+import { upgradeHint } from '../adapters/installation.js';
 import { inspectLock, removeStaleLock } from '../adapters/lock.js';
 import { firstLine, probe } from '../adapters/probe.js';
-import { findOnPath } from '../adapters/process-runner.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { hasJournal, inspectJournal, Transaction } from '../adapters/transaction.js';
 import { readUserConfig } from '../adapters/user-config.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { listWorktrees } from '../adapters/worktrees.js';
-import { validateRepoConfig, validateUserConfig } from './config.js';
+import { agentClis, MISSING_CLI_LEVEL, validateRepoConfig, validateUserConfig, type ValidationLine } from './config.js';
 import { githubRepo } from './github.js';
 import { GITIGNORE_LINES, missingIgnoreLines, repairIgnoreFile } from './init.js';
 import { refInfos, refsInit } from './refs.js';
@@ -32,6 +31,9 @@ import { AGENT_OUTPUTS, branchProblem, checkJournalText, hasProject, layoutVersi
 import { pruneWorktreesFor } from './worktree.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+/** A line of 'sow config validate' as a doctor finding: the two commands give one verdict. */
+const STATUS_OF: Record<ValidationLine['level'], CheckStatus> = { ok: 'ok', warning: 'warn', error: 'fail' };
 
 export interface DoctorCheck {
   id: string;
@@ -101,7 +103,7 @@ async function context(cwd: string): Promise<{ ctx: Context; workspace: Finding 
     return { ctx, workspace: { id: 'workspace', status: 'fail', message: err.message, ...(err.hint ? { fix: err.hint } : {}) } };
   }
   if (version < LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by an older sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'sow migrate' } };
-  if (version > LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'upgrade sow (npm install -g sow-cli@latest, or pull and rebuild it)' } };
+  if (version > LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: upgradeHint() } };
   ctx.layoutOk = true;
   if (hasProject(root)) {
     try {
@@ -323,28 +325,29 @@ async function agentChecks(root: string | undefined): Promise<Finding[]> {
     return [{ id: 'agents', status: 'warn', message: 'the agent CLIs were not checked: the configuration is invalid (see the config check)', fix: 'sow config edit' }];
   }
   const effective = resolveConfig(config, process.env);
-  const roles = new Map<string, ResolvedBinding[]>();
-  for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b]);
-  return Promise.all([...roles].map(async ([name, bindings]) => {
+  const clis = new Map(agentClis(effective).map((c) => [c.executor, c]));
+  const used = new Map<string, ResolvedBinding[]>();
+  for (const b of Object.values(effective.bindings)) used.set(b.executor, [...(used.get(b.executor) ?? []), b]);
+  return Promise.all([...used].map(async ([name, bindings]) => {
     const id = `agent.${name}`;
-    const resolved = effective.executors[name];
-    const executor = resolved ? executorOf(resolved.config.type) : undefined;
-    if (!resolved || !executor) return { id, status: 'fail' as const, message: `the executor '${name}' is not defined`, fix: 'sow config validate' };
-    // A CLI the user chose (in the file or the environment) must be there; the built-in default is needed only to spawn workers.
+    const cli = clis.get(name);
+    if (!cli) return { id, status: 'fail' as const, message: `the executor '${name}' is not defined`, fix: 'sow config validate' };
+    const { spec: executor, binary } = cli;
+    // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn workers.
     const chosen = bindings.some((b) => b.source !== 'default');
     const severity: CheckStatus = chosen ? 'fail' : 'warn';
     const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
-    const binary = executor.binary(resolved.config);
-    if (!binary || !findOnPath(binary)) {
-      return { id, status: severity, message: `${binary || '(no command)'} is not on PATH; ${who} needs it${chosen ? '' : " to spawn workers ('sow agent spawn')"}`, fix: executor.install };
+    // Missing from PATH: the verdict 'sow config validate' gives too.
+    if (!cli.found) {
+      return { id, status: STATUS_OF[MISSING_CLI_LEVEL], message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`, fix: executor.install };
     }
     // A command of the user's own is not run: sow cannot know what --version would make it do.
-    if (resolved.config.type === 'command') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
+    if (cli.config.type === 'command') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
     const version = await probe(binary, ['--version'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
     const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
     const missing: string[] = [];
     const unread: string[] = [];
-    for (const shape of helpChecks(executor, resolved.config, root ?? process.cwd())) {
+    for (const shape of helpChecks(executor, cli.config, root ?? process.cwd())) {
       if (shape.flags.length === 0) continue;
       const help = await probe(binary, [...shape.path, '--help'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
       const text = `${help.stdout}\n${help.stderr}`;

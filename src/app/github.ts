@@ -6,13 +6,14 @@
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domain/project-types/index.js';
-import { SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
-import { newestEvidence } from '../domain/project-types/evidence.js';
+import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
+import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
@@ -156,14 +157,22 @@ export interface IssueProjectResult extends NewProjectResult {
  * links the issue to another branch, or a project here started from it on another branch.
  */
 export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
-  const root = await openRoot(cwd);
+  // Without .sow/ yet, newProject initialises it once GitHub has answered.
+  let initialised = true;
+  const root = await openRoot(cwd).catch((err: unknown) => {
+    if (!(err instanceof NotInitializedError)) throw err;
+    initialised = false;
+    return findRepoRoot(cwd);
+  });
   const repo = await githubRepo(root);
   const issue = await viewIssue(root, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
   const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(branch) ?? projectType(DEFAULT_TYPE);
   if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue'))) throw new UsageError(`a ${type.name} project does not start from an issue`, `leave out --issue, or use a type that does (${Object.values(PROJECT_TYPES).filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue'))).map((t) => t.name).join(', ')})`);
-  const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...(await localProjectsOf(cwd, n)).map((p) => p.branch)])].filter((b) => b !== branch);
+  // Without .sow/ here, no project of this checkout can have started from the issue.
+  const local = initialised ? await localProjectsOf(cwd, n) : [];
+  const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
   const created = await newProject(cwd, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
   const input: Artifact = {
@@ -268,7 +277,7 @@ async function recordPullRequest(cwd: string, pr: { number: number; url: string;
     if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
     const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
     const artifact: Artifact = { type: 'pull_request', path: PR_BODY, created_at: at >= 0 ? finalize.outputs[at]!.created_at : uow.now, metadata: { number: pr.number, url: pr.url, draft: pr.draft } };
-    const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : [...finalize.outputs, artifact];
+    const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : placeArtifact(finalize.outputs, artifact).list;
     uow.setProject(withPhase(project, 'finalize', { ...finalize, outputs }));
   });
 }

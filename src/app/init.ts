@@ -4,7 +4,8 @@ import { readFileIfExists } from '../adapters/files.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { Transaction } from '../adapters/transaction.js';
 import { layoutVersion, VERSION_FILE } from './workspace.js';
-import { MigrationNeededError, SowTooOldError } from '../domain/errors.js';
+import { MigrationNeededError } from '../domain/errors.js';
+import { sowTooOld } from '../adapters/installation.js';
 
 /** The lines `.sow/.gitignore` must hold; `sow init` adds any that are missing. */
 export const GITIGNORE_LINES = ['.runtime/', '.backup/', 'worktrees/'];
@@ -49,7 +50,7 @@ export function initWorkspace(cwd: string): InitResult {
   if (alreadyInitialised) {
     const version = layoutVersion(root);
     if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
-    if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
+    if (version > LAYOUT_VERSION) throw sowTooOld(version, LAYOUT_VERSION);
   }
   const tx = new Transaction(root);
   const created: string[] = [];

@@ -10,7 +10,7 @@ import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/erro
 import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
-import { PROJECT_DIR, taskDir, update } from './workspace.js';
+import { PROJECT_DIR, taskDir, update, type UnitOfWork } from './workspace.js';
 
 export interface LogRequest {
   agent?: string;
@@ -50,16 +50,11 @@ export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Reco
   const files = [...new Set(req.files.flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean).map((f) => repositoryPath(root, cwd, f)))];
 
   return update(root, async (uow) => {
-    const project = await uow.project();
-    const front: Record<string, unknown> = { timestamp: uow.now, agent, action: req.action, result: req.result, ...(files.length ? { files } : {}) };
-    const entry = `---\n${emitYaml(front)}---\n\n${req.notes.trim() ? `${req.notes.trim()}\n\n` : ''}`;
     const tracked: string[] = [];
-    let logRel = `${PROJECT_DIR}/log.md`;
     let id: string | undefined;
     if (taskId) {
       const task = await uow.task(taskId);
       id = task.id;
-      logRel = `${taskDir(await uow.taskPhase(), id)}/log.md`;
       const outputs = [...task.outputs];
       for (const path of files) {
         if (outputs.some((o) => o.type === 'modified' && o.path === path)) continue;
@@ -68,8 +63,29 @@ export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Reco
       }
       uow.setTask({ ...task, outputs });
     }
-    const before = uow.readDoc(logRel) ?? (id ? `# Task log: ${id}\n\n` : `# Project log: ${project.name}\n\n`);
-    uow.tx.write(logRel, `${before}${before.endsWith('\n\n') || before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n'}${entry}`);
+    const logRel = await writeLogEntry(uow, id, { agent, action: req.action, result: req.result, files }, req.notes);
     return { file: logRel, ...(id ? { task: id } : {}), agent, files, tracked };
   });
+}
+
+/**
+ * Appends an entry to the log of task `id` (or the project's), in the command's transaction; its
+ * front matter is stamped with the command's time. Returns the log's path.
+ */
+export async function writeLogEntry(uow: UnitOfWork, id: string | undefined, front: { agent: string; action: string; result: string; files?: readonly string[] }, notes: string): Promise<string> {
+  const logRel = id ? `${taskDir(await uow.taskPhase(), id)}/log.md` : `${PROJECT_DIR}/log.md`;
+  const matter: Record<string, unknown> = { timestamp: uow.now, agent: front.agent, action: front.action, result: front.result, ...(front.files?.length ? { files: [...front.files] } : {}) };
+  const entry = `---\n${emitYaml(matter)}---\n\n${notes.trim() ? `${notes.trim()}\n\n` : ''}`;
+  const before = uow.readDoc(logRel) ?? (id ? `# Task log: ${id}\n\n` : `# Project log: ${(await uow.project()).name}\n\n`);
+  uow.tx.write(logRel, `${before}${before.endsWith('\n\n') || before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n'}${entry}`);
+  return logRel;
+}
+
+/**
+ * A completed task that was set to another status with --force: said in its log, with when it had
+ * been completed (the task file no longer says so), by whom and how it was moved.
+ */
+export async function logLeftCompleted(uow: UnitOfWork, before: { id: string; completed_at?: string }, status: string, who: string, how = `set ${status}`): Promise<void> {
+  await writeLogEntry(uow, before.id, { agent: who, action: 'note', result: 'success' },
+    `Reopened with --force (${how}): the task had been completed since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`);
 }

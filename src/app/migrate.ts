@@ -4,7 +4,8 @@
  * state file, validates the result as this sow would read it, and writes it all — the new
  * `.sow/.version` last — in one transaction. `--dry-run` lists each change and writes nothing.
  */
-import { MigrationNeededError, SowTooOldError, StateFileError } from '../domain/errors.js';
+import { MigrationNeededError, StateFileError } from '../domain/errors.js';
+import { sowTooOld } from '../adapters/installation.js';
 import { migrateProjectV1, migrateTaskV1 } from '../domain/migrations.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import { projectProblem } from '../domain/project.js';
@@ -131,7 +132,7 @@ async function planV1(root: string): Promise<Plan> {
 export async function migrate(cwd: string, dryRun: boolean): Promise<MigrationReport> {
   const root = findWorkspaceRoot(cwd);
   const from = layoutVersion(root);
-  if (from > LAYOUT_VERSION) throw new SowTooOldError(from, LAYOUT_VERSION);
+  if (from > LAYOUT_VERSION) throw sowTooOld(from, LAYOUT_VERSION);
   if (from === LAYOUT_VERSION) return { from, to: LAYOUT_VERSION, dryRun, changes: [] };
   if (from !== 1) throw new MigrationNeededError(from, LAYOUT_VERSION);
   return withRootLock(root, async () => {

@@ -3,10 +3,12 @@
  * or a claim's lease), and the rules that need it — finishing an owned task, claiming the next
  * ready one. The pure rules are in domain/ownership.ts.
  */
-import { TaskOwnedError, isOwnedBy, retireOwner } from '../domain/ownership.js';
-import type { Actor } from '../domain/lifecycle.js';
+import { NotExecutingError } from '../domain/errors.js';
+import { TaskOwnedError, isOwnedBy, retireOwner, workerOf, type Worker } from '../domain/ownership.js';
+import { routeTo, type Actor } from '../domain/lifecycle.js';
+import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
-import { isFinished } from '../domain/tasks.js';
+import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
 
 /**
@@ -22,6 +24,45 @@ export function ownerLive(owner: Owner, now = Date.now()): boolean {
 
 /** The task's owner when it still lives. */
 export const liveOwner = (task: TaskState): Owner | undefined => (task.owner && ownerLive(task.owner) ? task.owner : undefined);
+
+/** Who works on the task now: a live owner, one that is gone, or nobody known (undefined). */
+export const workerNow = (task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>): Worker | undefined => workerOf(task, (owner) => ownerLive(owner));
+
+/** A task as lists show it: its summary, and who works on it when sow knows of someone. */
+export interface TaskRow {
+  id: string;
+  name: string;
+  status: TaskStatus;
+  parallel: boolean;
+  dependencies: string[];
+  assigned_agent?: string;
+  /** A live owner, or one that is gone (nobody works on the task any more); absent when sow knows of nobody. */
+  worker?: Worker;
+}
+
+export function taskRow(t: TaskSummary): TaskRow {
+  const { owner: _owner, session_agent: _session, ...row } = t;
+  const worker = workerNow(t);
+  return worker ? { ...row, worker } : row;
+}
+
+/**
+ * Work on tasks (a worker, a claim) starts only in a state that executes them. Throws
+ * NotExecutingError (exit 3) with the `sow advance` route there; `task` names the task a worker
+ * was to start on (undefined for a claim).
+ */
+export async function requireExecuting(type: ProjectType, view: () => Promise<ProjectView>, task: string | undefined): Promise<void> {
+  const v = await view();
+  const state = v.project.statechart.current_state;
+  if (type.states[state]?.executesTasks) return;
+  const executing = Object.entries(type.states).filter(([, s]) => s.executesTasks).map(([name]) => name);
+  const route = routeTo(type, v, (s) => type.states[s]?.executesTasks === true);
+  throw new NotExecutingError(task, state, executing, route && {
+    steps: route.steps,
+    next: route.first.event,
+    ...(route.first.blocked && route.first.hint ? { blockedBy: route.first.hint } : {}),
+  });
+}
 
 /** Finishing (completed, abandoned) a task someone else still works on needs --force. */
 export function checkFinish(task: TaskState, status: TaskStatus, actor: Actor, force: boolean | undefined): void {
@@ -51,10 +92,11 @@ export function candidateIds(tasks: readonly TaskSummary[]): string[] {
 }
 
 /**
- * Ready to start: a pending task nobody works on, or a task in progress whose owner is gone (its
- * worker's process ended, its claim's lease ran out) — the next claim takes it over.
+ * Ready to start: a pending task nobody works on, or a task in progress nobody works on any more
+ * (its worker's process ended, its claim's lease ran out, its worker's run ended without a
+ * report) — the next claim takes it over.
  */
 export function isReady(task: TaskState): boolean {
   if (task.status === 'pending') return !liveOwner(task);
-  return task.status === 'in_progress' && task.owner !== undefined && !ownerLive(task.owner);
+  return task.status === 'in_progress' && workerNow(summaryOf(task))?.state === 'gone';
 }

@@ -1,9 +1,9 @@
 /** `sow phase set|get`: fields and metadata of a phase (default: the one in progress). */
-import { ReadOnlyFieldError } from '../domain/errors.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
-import { checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
+import { checkEnabledChange, checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
 import { Reader, update } from './workspace.js';
+import { taskRow } from './ownership.js';
 
 export async function setPhaseField(cwd: string, field: string, raw: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
   return update(cwd, async (uow) => {
@@ -18,14 +18,7 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
     let value: unknown;
     if (resolved.where === 'field') {
       value = coerceField(resolved.name, raw, resolved.spec);
-      if (resolved.name === 'enabled') {
-        if (value === false && !def.canDisable) {
-          const can = type.phases.filter((p) => p.canDisable).map((p) => p.name);
-          throw new ReadOnlyFieldError('enabled', `the ${name} phase cannot be disabled${name === 'review' ? ': every change is reviewed before it is finalized' : ''}`,
-            can.length ? `a ${type.name} project can disable ${can.join(', ')}, before ${can.length === 1 ? 'it starts' : 'they start'}` : `a ${type.name} project runs all its phases`);
-        }
-        if (phase.status !== 'pending') throw new ReadOnlyFieldError('enabled', `the ${name} phase has already started`, 'a phase is enabled or disabled before it starts');
-      }
+      if (resolved.name === 'enabled') checkEnabledChange(type, project, name, value === true);
       next = { ...phase, [resolved.name]: value };
       label = resolved.name;
     } else {
@@ -48,7 +41,9 @@ export async function getPhaseField(cwd: string, field: string, requested?: stri
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);
     const def = phaseDef(reader.type, name);
-    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: await reader.tasks() };
+    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: (await reader.tasks()).map(taskRow) };
+    // A phase written before sow recorded its name still has one: its key.
+    if (field === 'name') return { phase: name, field: 'name', value: name };
     const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
     if (!Object.hasOwn(PHASE_FIELDS, key)) checkMetadataOwner(reader.type, name, key);
     const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());

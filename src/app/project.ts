@@ -1,16 +1,18 @@
 /** `sow project new|set|delete|history`: the project container and the branch it belongs to. */
-import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NoProjectError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NotInitializedError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
 import { checkPlanning, checkProjectName, initialProject, isProjectName, PROJECT_FIELDS, PROJECT_NAME_RULE } from '../domain/project.js';
 import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
+import type { ProjectType } from '../domain/project-types/types.js';
+import { initWorkspace } from './init.js';
 import type { HistoryEntry, ProjectState } from '../domain/schemas.js';
 import { branchHasFile, git, hasUncommitted, isValidBranchName, val } from '../adapters/git.js';
-import { branchCreatedFrom, branchExists, head } from '../adapters/repo.js';
+import { branchCreatedFrom, branchExists, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
 import { ProjectStateSchema } from '../domain/schemas.js';
-import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
+import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, noProjectHere, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
 import { quoted, shown } from '../domain/display.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];
@@ -28,6 +30,8 @@ export interface NewProjectResult {
   branch: string;
   createdBranch: boolean;
   switchedBranch: boolean;
+  /** The repository root whose .sow/ this command initialised (there was none). */
+  initialised?: string;
 }
 
 /** Says what `project new` found in .sow/project/, and the way out that works from here. */
@@ -66,33 +70,69 @@ function baseOf(root: string, branch: string): string | undefined {
   return DEFAULT_BRANCHES.find((b) => b !== branch && branchExists(root, b));
 }
 
+/** Where `project new` puts the project: the type, the branch checked out, the branch to switch to. */
+interface NewProjectPlan {
+  type: ProjectType;
+  here: string | undefined;
+  target: string | undefined;
+}
+
+/** --type, else what the branch's prefix says (explore/…), else standard. */
+const typeFor = (opts: NewProjectOptions, here: string | undefined): ProjectType =>
+  opts.type !== undefined ? projectType(opts.type) : typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE);
+
+/** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
+function planNewProject(root: string, opts: NewProjectOptions): NewProjectPlan {
+  const here = head(root).branch;
+  const type = typeFor(opts, here);
+  if (here === undefined && opts.branch === undefined) {
+    throw new SowError('DETACHED_HEAD', 'failed', 'HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
+  }
+  const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
+  if (target !== undefined && target !== here) {
+    if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
+    if (branchHasFile(root, target, PROJECT_FILE)) {
+      throw new ProjectExistsError(`branch '${target}' already has a project, committed there`,
+        `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`, { project_branch: target });
+    }
+  }
+  return { type, here, target };
+}
+
+/**
+ * In a repository without .sow/, `project new` initialises it first (as `sow init` would), once
+ * every refusal that needs no .sow/ has had its say: a refused `project new` leaves nothing
+ * behind. Returns the root it initialised, if it did.
+ */
+function initialiseFor(cwd: string, opts: NewProjectOptions): string | undefined {
+  try {
+    findWorkspaceRoot(cwd);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof NotInitializedError)) throw err;
+  }
+  planNewProject(findRepoRoot(cwd), opts);
+  return initWorkspace(cwd).root;
+}
+
 export async function newProject(cwd: string, opts: NewProjectOptions): Promise<NewProjectResult> {
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(projectType(opts.type), opts.planning);
   if (opts.branch !== undefined && !isValidBranchName(cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
+  const initialised = initialiseFor(cwd, opts);
   return withWorkspaceLock(cwd, async (root) => {
-    const here = head(root).branch;
-    // --type, else what the branch's prefix says (explore/…), else standard.
-    const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE);
-    if (hasProject(root)) throw await existingProjectError(root, here);
+    typeFor(opts, head(root).branch);
+    if (hasProject(root)) throw await existingProjectError(root, head(root).branch);
     const leftovers = projectLeftovers(root);
     if (leftovers.length) throw new ProjectFileMissingError(leftovers);
-    if (here === undefined && opts.branch === undefined) {
-      throw new SowError('DETACHED_HEAD', 'failed', 'HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
-    }
+    // Refuse before switching: a failed `project new` leaves the user where they were.
+    const { type, here, target } = planNewProject(root, opts);
     let branch = here!;
     let base: string | undefined;
     let createdBranch = false;
     let switchedBranch = false;
-    const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
     if (target !== undefined && target !== here) {
-      if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
-      // Refuse before switching: a failed `project new` leaves the user where they were.
-      if (branchHasFile(root, target, PROJECT_FILE)) {
-        throw new ProjectExistsError(`branch '${target}' already has a project, committed there`,
-          `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`, { project_branch: target });
-      }
       // `target` passed isValidBranchName, so it does not begin with '-'; git has no `--` before
       // a branch to check out (after it come paths), so a name that did would be refused.
       if (branchExists(root, target)) {
@@ -117,7 +157,7 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
     for (const [rel, text] of Object.entries(files)) tx.write(`${PROJECT_DIR}/${rel}`, text);
     tx.write(`${PROJECT_DIR}/log.md`, `# Project log: ${opts.name}\n\n`);
     tx.commit();
-    return { project, branch, createdBranch, switchedBranch };
+    return { project, branch, createdBranch, switchedBranch, ...(initialised !== undefined ? { initialised } : {}) };
   });
 }
 
@@ -151,7 +191,7 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
 export async function deleteProject(cwd: string, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
   return withWorkspaceLock(cwd, async (root) => {
     // Files without a project file (a deleted state.yaml, another branch's leftovers) can be removed too.
-    if (!hasProject(root) && projectLeftovers(root).length === 0) throw new NoProjectError();
+    if (!hasProject(root) && projectLeftovers(root).length === 0) throw noProjectHere(root);
     // An invalid project can still be deleted: read its name without trusting the file.
     let name = '(unreadable project)';
     try {

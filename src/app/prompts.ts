@@ -1,6 +1,6 @@
 /** `sow prompt`: the embedded guidance for agents, and the orchestrator prompts of each state. */
-import { didYouMean, SowError } from '../domain/errors.js';
-import { listTemplates, readTemplate } from '../adapters/templates.js';
+import { didYouMean, NoProjectError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
+import { fillTemplate, listTemplates, readTemplate, templateVariables } from '../adapters/templates.js';
 
 export class PromptNotFoundError extends SowError {
   constructor(path: string) {
@@ -21,8 +21,39 @@ export function listPrompts(): string[] {
   return [...catalogue().keys()];
 }
 
-export function readPrompt(path: string): string {
-  const file = catalogue().get(path.replace(/\.md$/, '').replace(/^\/+/, ''));
+export interface PromptText {
+  path: string;
+  text: string;
+  /** The template's variables nothing here has a value for ({{name}} outside a project), left as they are. */
+  unfilled: string[];
+  /** Where the values came from: the project, the checked-out branch (NoProject), or nowhere. */
+  filled_from: 'project' | 'branch' | null;
+}
+
+/**
+ * The prompt, its variables filled with what the project here knows (its name, branch, the
+ * round of its work, …); outside a project only the NoProject prompt's branch is known.
+ */
+export async function readPrompt(cwd: string, path: string): Promise<PromptText> {
+  const name = path.replace(/\.md$/, '').replace(/^\/+/, '');
+  const file = catalogue().get(name);
   if (!file) throw new PromptNotFoundError(path);
-  return readTemplate(file);
+  const template = readTemplate(file);
+  const used = templateVariables(template);
+  if (used.length === 0) return { path, text: template, unfilled: [], filled_from: null };
+  const { vars, from } = await variablesHere(cwd, name === 'orchestrator/NoProject');
+  return { path, text: fillTemplate(template, vars), unfilled: used.filter((k) => !Object.hasOwn(vars, k)), filled_from: from };
+}
+
+async function variablesHere(cwd: string, noProjectPrompt: boolean): Promise<{ vars: Record<string, string>; from: PromptText['filled_from'] }> {
+  const { openRoot, Reader } = await import('./workspace.js');
+  const { noProjectVariables, promptVariables } = await import('./status.js');
+  try {
+    return { vars: await Reader.read(cwd, async (reader) => promptVariables(reader.type, await reader.view())), from: 'project' };
+  } catch (err) {
+    // Nothing to fill from is no error: the template is printed as it is, and the caller says what stayed.
+    if (err instanceof NoProjectError) return noProjectPrompt ? { vars: noProjectVariables(await openRoot(cwd), err.elsewhere), from: 'branch' } : { vars: {}, from: null };
+    if (err instanceof NotAGitRepositoryError || err instanceof NotInitializedError) return { vars: {}, from: null };
+    throw err;
+  }
 }

@@ -13,7 +13,7 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
-import { linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
+import { defaultLink, linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
 import { confine, existingRealFolder, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
 import { pathExists, readFileIfExists } from '../adapters/files.js';
@@ -58,7 +58,7 @@ export class RefExistsError extends SowError {
 export class RefNotFoundError extends SowError {
   constructor(link: string, known: readonly string[]) {
     const s = nearMiss(link, known);
-    super('REF_NOT_FOUND', 'failed', `no ref named '${link}'${s ? `; did you mean '${s}'?` : ''}`, known.length ? `the refs: ${known.join(', ')}` : "there are none; 'sow refs add <source> --link <name>' adds one", { link });
+    super('REF_NOT_FOUND', 'failed', `no ref named '${link}'${s ? `; did you mean '${s}'?` : ''}`, known.length ? `the refs: ${known.join(', ')}` : "there are none; 'sow refs add <source>' adds one", { link });
   }
 }
 
@@ -220,7 +220,8 @@ function ensureGitignore(tx: Transaction, root: string): void {
 }
 
 export interface AddRefOptions {
-  link: string;
+  /** Default: the source's name (defaultLink). */
+  link?: string;
   path?: string;
   branch?: string;
   description?: string;
@@ -231,16 +232,19 @@ export interface AddRefOptions {
 }
 
 export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; why_local?: string; sha: string | null }> {
-  const badLink = linkProblem(o.link);
+  // A folder is named by where it is (`.` too), a URL by its last part.
+  const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
+  if (link === undefined) throw new UsageError(`sow cannot make a link name from ${quoted(rawSource)}`, "name it with --link <name> (lower-case letters, digits, '.', '-' and '_')");
+  const badLink = linkProblem(link);
   // The flags first (exit 2): their form is the command line's business.
-  if (badLink) throw new UsageError(`invalid --link '${o.link}': expected ${badLink}`, 'for example --link auth-service');
+  if (badLink) throw new UsageError(`invalid --link '${link}': expected ${badLink}`, 'for example --link auth-service');
   const semantic = o.semantic ?? 'knowledge';
   if (!SEMANTICS.includes(semantic as Semantic)) throw notOneOf('--semantic value', semantic, SEMANTICS, 'values');
   if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined)) throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
   return withWorkspaceLock(cwd, async (root) => {
     const ix = readIndexes(root);
-    const existing = allRefs(ix).find((r) => r.link === o.link);
-    if (existing) throw new RefExistsError(o.link, existing.local);
+    const existing = allRefs(ix).find((r) => r.link === link);
+    if (existing) throw new RefExistsError(link, existing.local);
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
     if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
@@ -251,18 +255,18 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
     const local = o.local === true || whyLocal !== undefined;
     const tags = (o.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean);
     const ref: RefEntry = {
-      link: o.link, source, semantic: semantic as Semantic, tags,
+      link, source, semantic: semantic as Semantic, tags,
       ...(o.branch ? { branch: o.branch } : {}), ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}), ...(o.description ? { description: o.description } : {}),
     };
     const m = materialize(root, ref, o.progress);
-    const via = makeLink(linkPath(root, o.link), m.target);
+    const via = makeLink(linkPath(root, link), m.target);
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
     if (local) tx.write(LOCAL, renderIndex([...ix.local, ref]));
     else tx.write(COMMITTED, renderIndex([...ix.committed, ref]));
     tx.commit();
     const forcedLocal = whyLocal !== undefined && o.local !== true;
-    return { ref, local, link: `${REFS_DIR}/${o.link}`, target: m.target, via, forcedLocal, ...(forcedLocal ? { why_local: whyLocal } : {}), sha: m.sha };
+    return { ref, local, link: `${REFS_DIR}/${link}`, target: m.target, via, forcedLocal, ...(forcedLocal ? { why_local: whyLocal } : {}), sha: m.sha };
   });
 }
 

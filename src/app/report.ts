@@ -61,7 +61,8 @@ export async function agentReport(cwd: string, status: string, message: string |
   const text = message?.trim() || undefined;
   if (w.task) {
     if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
-    await setTaskField(cwd, w.task, 'status', status);
+    // A worker cannot pass --force: blocked, it says it paused (which is never blocked) and why.
+    await setTaskField(cwd, w.task, 'status', status, { override: "report 'paused' with the reason until then" });
     if (text) await appendLog(cwd, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success', files: [], task: w.task, project: false, notes: `Status ${status}: ${text}` }, env);
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }

@@ -11,9 +11,12 @@ export function claimData(r: { task: TaskState; owner: Owner }): { id: string; t
   return { id: r.task.id, task: r.task, owner: r.owner };
 }
 
-/** `task set`: the field as set; a completion also says what its task_complete checks did. */
-export function taskSetData(r: { id: string; field: string; value: unknown; checks?: CheckRun[] }): { id: string; field: string; value: unknown; checks?: CheckRun[] } {
-  return { id: r.id, field: r.field, value: r.value, ...(r.checks ? { checks: r.checks } : {}) };
+/**
+ * `task set`: the field as set; a completion also says what its task_complete checks did; a
+ * status the task had already, `unchanged: true` (nothing was written).
+ */
+export function taskSetData(r: { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true }): { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true } {
+  return { id: r.id, field: r.field, value: r.value, ...(r.checks ? { checks: r.checks } : {}), ...(r.unchanged ? { unchanged: true as const } : {}) };
 }
 
 /** `input|output list`: each artifact with its index, which set and remove take. */

@@ -3,10 +3,13 @@ import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
+import { taskPhase } from '../domain/phases.js';
 import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
 import { withCheckStatuses } from './checks.js';
+import { workerNow } from './ownership.js';
+import { unattendedText, type Worker } from '../domain/ownership.js';
 import { openRoot, Reader } from './workspace.js';
 import { refsForPrompt, withRefs } from './refs.js';
 
@@ -20,7 +23,8 @@ export interface StatusReport {
   purpose: string;
   lead: 'human' | 'ai' | null;
   phases: { name: string; status: string; enabled: boolean; iteration: number; inputs: number; outputs: number }[];
-  tasks: { total: number; by_status: Record<string, number> };
+  /** `unattended`: the tasks in progress that nobody works on any more (only when there are some). */
+  tasks: { total: number; by_status: Record<string, number>; unattended?: UnattendedTask[] };
   next: TransitionOption[];
   /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
   checks?: CheckStatus[];
@@ -28,12 +32,28 @@ export interface StatusReport {
   map?: LifecycleMap;
 }
 
+/** A task in progress whose worker or claimant is gone, and what to do about it. */
+export interface UnattendedTask {
+  id: string;
+  name: string;
+  worker: Extract<Worker, { state: 'gone' }>;
+  /** What to do, in a sentence. */
+  advice: string;
+}
+
 export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
   const { project, tasks } = view;
   const state = project.statechart.current_state;
   const def = type.states[state];
   const byStatus: Record<string, number> = {};
-  for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
+  const unattended: UnattendedTask[] = [];
+  for (const t of tasks) {
+    byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
+    // Only tasks in progress can have been left: their owners are judged, the rest are not looked at.
+    if (t.status !== 'in_progress') continue;
+    const worker = workerNow(t);
+    if (worker?.state === 'gone') unattended.push({ id: t.id, name: t.name, worker, advice: unattendedText(t, worker) });
+  }
   return {
     name: project.name,
     type: project.type,
@@ -47,7 +67,7 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
       const phase = project.phases[p.name]!;
       return { name: p.name, status: phase.status, enabled: phase.enabled, iteration: phase.iteration, inputs: phase.inputs.length, outputs: phase.outputs.length };
     }),
-    tasks: { total: tasks.length, by_status: byStatus },
+    tasks: { total: tasks.length, by_status: byStatus, ...(unattended.length ? { unattended } : {}) },
     next: listTransitions(type, view),
     ...(view.checks ? { checks: [...view.checks] } : {}),
   };
@@ -68,13 +88,35 @@ export function taskCounts(report: Pick<StatusReport, 'tasks'>, paint: (status: 
   return `${report.tasks.total} (${parts.join(', ')})`;
 }
 
+/**
+ * The values the prompt templates' variables take in this project ({{name}}, {{iteration}}, …):
+ * only those it knows. Values from the project file, one line each: a line break in them cannot
+ * forge a line of the prompt.
+ */
+export function promptVariables(type: ProjectType, view: ProjectView): Record<string, string> {
+  const { project } = view;
+  const vars: Record<string, string> = {
+    name: shown(project.name),
+    description: shown(project.description),
+    branch: shown(project.branch),
+    base_branch: shown(project.base_branch ?? 'main'),
+    state: shown(project.statechart.current_state),
+    task_count: String(view.tasks.length),
+  };
+  // The round of the work: the iteration of the phase that holds the tasks (standard: implementation).
+  const work = project.phases[taskPhase(type)]?.iteration;
+  if (work !== undefined) vars['iteration'] = String(work);
+  const review = project.phases['review']?.iteration;
+  if (review !== undefined) vars['review_iteration'] = String(review);
+  return vars;
+}
+
 const LEAD_TEXT = {
   human: '**Human-led.** The human decides the scope and approves; you ask questions, take notes and draft. Do not approve anything on the human\'s behalf: a plan the human did not agree to is the most expensive mistake in a project.',
   ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
 } as const;
 
 export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (rel: string) => string | undefined = () => undefined): string {
-  const { project } = view;
   const r = statusOf(type, view);
   const body = readTemplate(`prompts/${type.name}/${r.state}.md`);
   const automatic = r.next.filter((t) => t.automatic);
@@ -86,6 +128,7 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
     `- State: ${shown(r.state)}`,
     `- Phases: ${r.phases.map((p) => `${p.name} ${p.enabled ? p.status : 'disabled'}`).join(', ')}`,
     `- Tasks: ${taskCounts(r)}`,
+    ...(r.tasks.unattended ?? []).map((u) => `- ${u.advice}`),
     '',
     '## What this state is for',
     '',
@@ -106,26 +149,21 @@ export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (r
         ]),
     '',
   ];
-  // Values from the project file, one line each: a line break in them cannot forge a line of the prompt.
-  const vars = {
-    name: shown(r.name),
-    description: shown(r.description),
-    branch: shown(r.branch),
-    base_branch: shown(r.base_branch ?? 'main'),
-    state: shown(r.state),
-    task_count: String(r.tasks.total),
-    iteration: String(project.phases['implementation']?.iteration ?? 1),
-    review_iteration: String(project.phases['review']?.iteration ?? 1),
-  };
+  const vars = promptVariables(type, view);
   // What the type adds from the project's documents (where an interrupted iteration stopped).
   const notes = type.continueNotes?.(view, readDoc)?.trim();
   return [...header, renderTemplate(body, vars).trim(), ...(notes ? ['', notes] : []), ...advance].join('\n');
 }
 
+/** What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one). */
+export function noProjectVariables(root: string, elsewhere: readonly string[] = []): Record<string, string> {
+  const others = elsewhere.length ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}` : "'git branch' lists the branches";
+  return { branch: head(root).branch ?? '(detached HEAD)', elsewhere: others };
+}
+
 /** The prompt of a branch without a project: how to start one, so an orchestrator always has a next step. */
-function noProjectPrompt(root: string): string {
-  const branch = head(root).branch;
-  return renderTemplate(readTemplate('prompts/NoProject.md'), { branch: branch ?? '(detached HEAD)' }).trim();
+function noProjectPrompt(root: string, elsewhere: readonly string[]): string {
+  return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root, elsewhere)).trim();
 }
 
 export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {
@@ -136,6 +174,6 @@ export async function continueProject(cwd: string): Promise<{ state: string; pro
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
-    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd)) };
+    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd), err.elsewhere) };
   }
 }

@@ -1,13 +1,13 @@
 /** `sow task add|set|get|abandon|list`. */
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
-import { DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
+import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
-import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus } from '../domain/tasks.js';
-import { candidateIds, checkFinish, isReady, takeOver } from './ownership.js';
-import { Reader, taskDir, update } from './workspace.js';
+import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
+import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
+import { candidateIds, checkFinish, isReady, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
+import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 export interface AddTaskOptions {
   name: string;
@@ -71,7 +71,35 @@ export function asksCompletion(field: string, raw: string): boolean {
   return (own(TASK_FIELD_ALIASES, field) ?? field) === 'status' && raw.trim() === 'completed';
 }
 
-export async function setTaskField(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}): Promise<{ id: string; field: string; value: unknown; task: TaskState }> {
+export interface SetTaskResult {
+  id: string;
+  field: string;
+  value: unknown;
+  task: TaskState;
+  /** The task had that status already: nothing was written. */
+  unchanged?: true;
+}
+
+/**
+ * The status change of a task, under the lock: refused as the guards say (unless --force); a
+ * task that has the status already is left as it is (`unchanged`), so a finished task keeps its
+ * history; a completed task left with --force says so in its log.
+ */
+async function changeStatus(uow: UnitOfWork, before: TaskState, status: TaskStatus, opts: SetTaskOptions & StatusChangeOptions): Promise<{ task: TaskState; unchanged?: true }> {
+  // Who no longer owns the task hears that first, even about a change that would change nothing.
+  uow.checkWriter(before);
+  if (before.status === status) return { task: before, unchanged: true };
+  checkFinish(before, status, uow.actor, opts.force);
+  if (!opts.force) checkStatusChange(before, status, await uow.dependenciesOf(before), opts);
+  const task = withStatus(before, status, uow.now);
+  if (before.status === 'completed' && !opts.dryRun) {
+    const { logLeftCompleted } = await import('./log.js');
+    await logLeftCompleted(uow, before, status, claimantOf(uow.actor) ?? uow.actor.by);
+  }
+  return { task };
+}
+
+export async function setTaskField(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions & StatusChangeOptions = {}): Promise<SetTaskResult> {
   return update(cwd, async (uow) => {
     let task = await uow.task(rawId);
     const id = task.id;
@@ -83,9 +111,9 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
       switch (resolved.name) {
         case 'status': {
           value = coerceField('status', raw, resolved.spec);
-          checkFinish(task, value as TaskStatus, uow.actor, opts.force);
-          if (!opts.force) checkStatusChange(task, value as TaskStatus, await uow.summariesOf(task.dependencies));
-          task = withStatus(task, value as TaskStatus, uow.now);
+          const changed = await changeStatus(uow, task, value as TaskStatus, opts);
+          if (changed.unchanged) return { id, field: label, value, task, unchanged: true };
+          task = changed.task;
           break;
         }
         case 'name':
@@ -119,24 +147,22 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
   }, opts.owner !== undefined ? { owner: opts.owner } : {});
 }
 
-export async function abandonTask(cwd: string, rawId: string, opts: SetTaskOptions = {}): Promise<TaskState> {
+export async function abandonTask(cwd: string, rawId: string, opts: SetTaskOptions = {}): Promise<{ task: TaskState; unchanged?: true }> {
   return update(cwd, async (uow) => {
-    const before = await uow.task(rawId);
-    checkFinish(before, 'abandoned', uow.actor, opts.force);
-    const task = withStatus(before, 'abandoned', uow.now);
-    uow.setTask(task);
-    return task;
+    const r = await changeStatus(uow, await uow.task(rawId), 'abandoned', opts);
+    if (!r.unchanged) uow.setTask(r.task);
+    return r;
   }, opts.owner !== undefined ? { owner: opts.owner } : {});
 }
 
 /** The tasks a worker could start now: pending, every dependency finished, nobody working on them. */
-export async function nextTasks(cwd: string): Promise<TaskSummary[]> {
+export async function nextTasks(cwd: string): Promise<TaskRow[]> {
   return Reader.read(cwd, async (reader) => {
     const tasks = await reader.tasks();
     const candidates = new Set(candidateIds(tasks));
-    const out: TaskSummary[] = [];
+    const out: TaskRow[] = [];
     for (const t of tasks) {
-      if (candidates.has(t.id) && isReady(await reader.task(t.id))) out.push(t);
+      if (candidates.has(t.id) && isReady(await reader.task(t.id))) out.push(taskRow(t));
     }
     return out;
   });
@@ -155,9 +181,11 @@ export interface ClaimOptions {
  */
 export async function claimNext(cwd: string, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
   return update(cwd, async (uow) => {
-    const who = uow.actor.owner ?? (uow.actor.by !== 'user' ? uow.actor.by : undefined);
-    if (!who) throw new UsageError('say who claims the task: --owner <name>', 'workers claim under their session (SOW_AGENT_ID, SOW_SESSION_ID); others pass --owner <name> or set SOW_OWNER');
+    if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
+    const who = claimantOf(uow.actor);
+    if (!who) throw new UsageError('say who claims the task: --owner <name>', 'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER');
     const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
+    await requireExecuting(await uow.type(), () => uow.view(), undefined);
     const tasks = await uow.tasks();
     for (const id of candidateIds(tasks)) {
       let task = await uow.task(id);
@@ -183,6 +211,8 @@ export async function claimNext(cwd: string, opts: ClaimOptions = {}): Promise<{
 export async function getTask(cwd: string, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {
   return Reader.read(cwd, async (reader) => {
     const task = await reader.task(rawId);
+    // A dependency whose folder is gone is said here too, not first when the task is changed.
+    await reader.dependenciesOf(task);
     if (field === undefined) return { task };
     const name = own(TASK_FIELD_ALIASES, field) ?? field;
     if (name === 'description') {
@@ -193,10 +223,10 @@ export async function getTask(cwd: string, rawId: string, field?: string): Promi
   });
 }
 
-export async function listTasks(cwd: string, status?: string): Promise<TaskSummary[]> {
+export async function listTasks(cwd: string, status?: string): Promise<TaskRow[]> {
   if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
   }
   const tasks = await Reader.read(cwd, (reader) => reader.tasks());
-  return status === undefined ? tasks : tasks.filter((t) => t.status === status);
+  return (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map(taskRow);
 }

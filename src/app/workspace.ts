@@ -8,7 +8,8 @@
  * every task is read from those files (through the stat-checked task index), never from a copy.
  */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { NoProjectError, MigrationNeededError, SowError, SowTooOldError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
@@ -21,9 +22,11 @@ import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
+import { branchesWithFile } from '../adapters/git.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
+import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
 import { quoted } from '../domain/display.js';
 
@@ -48,14 +51,16 @@ export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise
 export const now = (): string => new Date().toISOString();
 
 /**
- * Who is acting: a spawned worker (its agent id and session, from its environment), else the user;
- * with the name it claims tasks under (`--owner`, else SOW_OWNER), if any.
+ * Who is acting: a spawned worker (its agent id, from its environment), else the user; the
+ * session it runs in (SOW_SESSION_ID, an identity of its own, with or without an agent id); and
+ * the name it claims tasks under (`--owner`, else SOW_OWNER), if any. The person at a terminal is
+ * added by the unit of work when a claim needs the name (UnitOfWork.knowPerson).
  */
 export function actor(env: Readonly<Record<string, string | undefined>> = process.env, owner?: string): Actor {
   const agent = env['SOW_AGENT_ID'];
   const session = env['SOW_SESSION_ID'];
   const name = owner ?? (env['SOW_OWNER'] || undefined);
-  return { by: agent || 'user', ...(agent && session ? { session } : {}), ...(name ? { owner: name } : {}) };
+  return { by: agent || 'user', ...(session ? { session } : {}), ...(name ? { owner: name } : {}) };
 }
 
 /** The layout version `.sow/.version` records. */
@@ -68,7 +73,7 @@ export function layoutVersion(root: string): number {
 function checkLayout(root: string): void {
   const version = layoutVersion(root);
   if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
-  if (version > LAYOUT_VERSION) throw new SowTooOldError(version, LAYOUT_VERSION);
+  if (version > LAYOUT_VERSION) throw sowTooOld(version, LAYOUT_VERSION);
 }
 
 const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yaml$/;
@@ -122,10 +127,16 @@ export class ProjectFileMissingError extends SowError {
   }
 }
 
+/** NoProjectError naming the other local branches that have a project (looked up only now, on the way out). */
+export function noProjectHere(root: string): NoProjectError {
+  const here = head(root).branch;
+  return new NoProjectError(branchesWithFile(root, PROJECT_FILE).filter((b) => b !== here));
+}
+
 /** NoProjectError, or ProjectFileMissingError when `.sow/project/` holds files without a project file. */
 function noProject(root: string): SowError {
   const left = projectLeftovers(root);
-  return left.length ? new ProjectFileMissingError(left) : new NoProjectError();
+  return left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
 }
 
 export interface LoadedProject {
@@ -196,7 +207,22 @@ async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyM
   return all;
 }
 
-/** Dependencies must name existing tasks and form no cycle; throws StateFileError naming the task file. */
+/**
+ * A task that another one depends on has no folder. Its folder was deleted (git can restore it),
+ * or the dependency names a task there never was (the dependent's file is wrong): the error names
+ * the missing folder first, and both ways out.
+ */
+export class TaskFolderMissingError extends SowError {
+  constructor(phase: string, missing: string, dependent: string, index: number) {
+    const folder = taskDir(phase, missing);
+    const file = taskFile(phase, dependent);
+    super('TASK_FOLDER_MISSING', 'state', `task ${missing} is missing: its folder ${folder} does not exist, and task ${dependent} depends on it`,
+      `if the folder was deleted, restore it with 'git checkout -- ${folder}'; if there never was a task ${missing}, remove ${missing} from the dependencies in ${file}`,
+      { folder, task: missing, needed_by: dependent, file, field: `dependencies.${index}` });
+  }
+}
+
+/** Dependencies must name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError naming a task file). */
 function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
   const known = new Set(all.map((t) => t.id));
   const graph = new Map<string, readonly string[]>();
@@ -204,7 +230,7 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
     if (t.dependencies.length === 0) continue;
     graph.set(t.id, t.dependencies);
     t.dependencies.forEach((dep, i) => {
-      if (!known.has(dep)) throw new StateFileError(taskFile(phase, t.id), `task ${dep} does not exist`, `dependencies.${i}`);
+      if (!known.has(dep)) throw new TaskFolderMissingError(phase, dep, t.id, i);
     });
   }
   // Only tasks with dependencies can lie on a cycle.
@@ -251,14 +277,18 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
   return problems;
 }
 
-/** The summaries of some tasks, read from their own files; an id without a task is left out. */
-async function summariesOf(ids: readonly string[], load: (id: string) => Promise<TaskState>): Promise<TaskSummary[]> {
+/**
+ * The summaries of a task's dependencies, read from their own files. A dependency without a task
+ * is an error (TaskFolderMissingError): left out, it would stop blocking the task.
+ */
+async function dependenciesOf(task: TaskState, phase: string, load: (id: string) => Promise<TaskState>): Promise<TaskSummary[]> {
   const out: TaskSummary[] = [];
-  for (const id of ids) {
+  for (const [i, id] of task.dependencies.entries()) {
     try {
       out.push(summaryOf(await load(id)));
     } catch (err) {
-      if (!(err instanceof TaskNotFoundError)) throw err;
+      if (err instanceof TaskNotFoundError) throw new TaskFolderMissingError(phase, id, task.id, i);
+      throw err;
     }
   }
   return out;
@@ -375,8 +405,9 @@ export class Reader {
     return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
-  summariesOf(ids: readonly string[]): Promise<TaskSummary[]> {
-    return summariesOf(ids, (id) => this.task(id));
+  /** The summaries of the task's dependencies (TaskFolderMissingError for one that has no task). */
+  dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
+    return dependenciesOf(task, this.taskPhase, (id) => this.task(id));
   }
 
   /** A document of the repository (relative to its root), or undefined when it does not exist. */
@@ -433,7 +464,23 @@ export class UnitOfWork {
     if (pending) return pending;
     const file = await loadTaskFile(this.root, await this.type(), id, raw);
     this.taskFiles.set(id, file);
+    // A claim may be the person's at this terminal: their writes renew it, and they may finish it.
+    if (file.data.owner?.kind === 'claim') await this.knowPerson();
     return file.data;
+  }
+
+  private personAsked = false;
+
+  /**
+   * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
+   * there (git's user.name, else $USER). Looked up once, and only when a claim needs the name.
+   */
+  async knowPerson(): Promise<void> {
+    if (this.personAsked || this.actor.owner !== undefined) return;
+    this.personAsked = true;
+    if (!atTerminal()) return;
+    const name = await personName(this.root);
+    if (name) this.actor.person = name;
   }
 
   /** Every task's summary, this command's unsaved changes included. */
@@ -461,11 +508,14 @@ export class UnitOfWork {
    */
   setTask(task: TaskState): void {
     const before = this.original(task.id);
-    if (before) {
-      const retired = retiredIdentity(before, this.actor);
-      if (retired !== undefined) throw new NotOwnerError(before, retired);
-    }
+    if (before) this.checkWriter(before);
     this.tasksNext.set(task.id, renewLease({ ...task, updated_at: this.now }, this.actor, this.now));
+  }
+
+  /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
+  checkWriter(task: TaskState): void {
+    const retired = retiredIdentity(task, this.actor);
+    if (retired !== undefined) throw new NotOwnerError(task, retired);
   }
 
   /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */
@@ -474,9 +524,9 @@ export class UnitOfWork {
     this.newTasks.set(task.id, { ...files });
   }
 
-  /** The summaries of just these tasks (e.g. a task's dependencies), without reading every task. */
-  summariesOf(ids: readonly string[]): Promise<TaskSummary[]> {
-    return summariesOf(ids, (id) => this.task(id));
+  /** The summaries of the task's dependencies, without reading every task (TaskFolderMissingError for one that has no task). */
+  async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
+    return dependenciesOf(task, await this.taskPhase(), (id) => this.task(id));
   }
 
   readDoc(rel: string): string | undefined {
@@ -491,6 +541,11 @@ export class UnitOfWork {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
       this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
+      // Documents drawn from the project follow it in the same transaction (written only when they change).
+      const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
+      for (const [rel, text] of Object.entries(rendered)) {
+        if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);
+      }
     }
     const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {

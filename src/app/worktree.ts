@@ -11,7 +11,7 @@ import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
-import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
+import { addWorktree, defaultBranch, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
 import { initWorkspace } from './init.js';
 import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
@@ -96,6 +96,8 @@ export interface AddedWorktree {
   rel: string;
   /** The branch was created, from this base; absent when it existed. */
   created_from?: string;
+  /** Why that base: --from, the repository's default branch, else the branch (or commit) checked out. */
+  base_kind?: 'from' | 'default' | 'checked-out' | 'commit';
   /** sow was not committed on the branch, so .sow/ was initialised in the worktree. */
   initialised: boolean;
 }
@@ -108,11 +110,15 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
   const exists = branchExists(main, branch);
   if (exists && from !== undefined) throw new SowError('BRANCH_EXISTS', 'failed', `branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`, { branch });
+  // A new line of work starts from the repository's default branch, not from whatever is checked
+  // out (a second project's branch would otherwise start on the first one's work).
+  const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
   const current = currentBranch(here);
-  const base = from ?? current ?? head(here).commit;
-  // The branch checked out is named to git by its full ref: a clone may bring one named '-…',
-  // which as it is would be an option. What --from names may be any commit, so it is refused then.
-  const baseRef = from === undefined && current !== undefined ? `refs/heads/${current}` : base;
+  const base = from ?? fallback?.name ?? current ?? head(here).commit;
+  const baseKind: AddedWorktree['base_kind'] = from !== undefined ? 'from' : fallback ? 'default' : current !== undefined ? 'checked-out' : 'commit';
+  // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is
+  // would be an option. What --from names may be any commit, so it is refused then.
+  const baseRef = fallback?.ref ?? (from === undefined && current !== undefined ? `refs/heads/${current}` : base);
   if (!exists) {
     if (!base || !baseRef) throw new SowError('NO_COMMIT', 'failed', 'there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
     if (baseRef.startsWith('-') || !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
@@ -125,7 +131,7 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   // A branch without sow committed gets a workspace of its own, as 'sow init' would make it.
   const initialised = !fileExists(path, '.sow/.version');
   if (initialised) initWorkspace(path);
-  return { branch, path, rel: relPath(main, path), ...(exists ? {} : { created_from: base! }), initialised };
+  return { branch, path, rel: relPath(main, path), ...(exists ? {} : { created_from: base!, base_kind: baseKind }), initialised };
 }
 
 /**

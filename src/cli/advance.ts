@@ -26,7 +26,7 @@ export default function register(program: Command): void {
           ? `Would advance: ${arrow}; nothing written`
           : r.projectRemoved
             ? `Advanced: ${arrow}. The project is complete and .sow/project/ was removed; commit, then start the next with 'sow project new'`
-            : `Advanced: ${arrow}\nNext: sow project continue`,
+            : [`Advanced: ${arrow}`, ...(r.notes ?? []), 'Next: sow project continue'].join('\n'),
       });
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { respond } from './output.js';
+import { cwd, respond } from './output.js';
 import { UsageError } from '../domain/errors.js';
 
 export default function register(program: Command): void {
@@ -16,7 +16,14 @@ export default function register(program: Command): void {
         return;
       }
       if (path === undefined) throw new UsageError('which prompt?', "run 'sow prompt --list', then 'sow prompt <path>'");
-      const text = readPrompt(path);
-      respond({ data: { path, text }, text });
+      const r = await readPrompt(cwd(), path);
+      const left = r.unfilled.map((k) => `{{${k}}}`).join(', ');
+      respond({
+        data: r,
+        text: r.text,
+        ...(r.unfilled.length
+          ? { message: r.filled_from === null ? `Left unfilled: ${left} (there is no project here; inside one, sow fills them from it)` : `Left unfilled: ${left} (this project has no value for ${r.unfilled.length === 1 ? 'it' : 'them'})` }
+          : {}),
+      });
     });
 }

@@ -25,14 +25,14 @@ export default function register(program: Command): void {
     .command('add')
     .description('Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index')
     .argument('<source>')
-    .requiredOption('--link <name>', 'its name under .sow/refs/')
+    .option('--link <name>', "its name under .sow/refs/ (default: the source's name: the repository without .git, or the folder)")
     .option('--path <subdir>', 'link only this folder (or file) of the source')
     .option('--branch <b>', 'this branch of a git source (default: its default branch)')
     .option('--description <text>', 'what it is, for agents')
     .option('--semantic <kind>', 'knowledge (documents to follow) or code (examples to reuse)', 'knowledge')
     .option('--tags <a,b>', 'comma-separated tags')
     .option('--local', "this machine's own: kept out of the committed index (always so for a local folder)")
-    .action(async (source: string, opts: { link: string; path?: string; branch?: string; description?: string; semantic: string; tags?: string; local?: boolean }) => {
+    .action(async (source: string, opts: { link?: string; path?: string; branch?: string; description?: string; semantic: string; tags?: string; local?: boolean }) => {
       const { addRef } = await import('../app/refs.js');
       const r = await addRef(cwd(), source, { ...opts, progress: progress() });
       respond({
@@ -52,7 +52,7 @@ export default function register(program: Command): void {
       respond({
         data: list,
         text: list.map((r) => `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}${r.branch ? ` (${shown(r.branch)})` : ''}${r.path ? ` /${shown(r.path)}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${shown(r.description)}` : ''}`).join('\n'),
-        ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source> --link <name>' adds one" }),
+        ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source>' adds one" }),
       });
     });
 

@@ -10,6 +10,7 @@ import { taskCounts, type StatusReport } from '../app/status.js';
 import { renderLifecycleMap } from '../domain/graph.js';
 import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
+import { unattendedText, type Worker } from '../domain/ownership.js';
 import { toJson } from '../domain/json.js';
 import { renderValue } from '../domain/fields.js';
 
@@ -23,12 +24,18 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-export function formatTaskLine(t: TaskSummary, paint: Paint = plain): string {
+export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker }, paint: Paint = plain): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
-  return `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}  — ${paint('blocked', 'nobody works on it')}` : line;
+}
+
+/** What to do about each task in progress that nobody works on any more (for stderr, below a list). */
+export function unattendedLines(tasks: readonly { id: string; status: string; assigned_agent?: string; worker?: Worker }[]): string[] {
+  return tasks.flatMap((t) => (t.status === 'in_progress' && t.worker?.state === 'gone' ? [unattendedText(t, t.worker)] : []));
 }
 
 const MARK: Record<string, string> = { completed: '✓', in_progress: '▶', failed: '✗', pending: '·' };
@@ -58,6 +65,7 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     }),
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
+    ...(r.tasks.unattended ?? []).map((u) => `  ${paint('blocked', '!')} ${u.advice}`),
     '',
     'Next (sow advance)',
     ...nextLines(r.next, paint),

@@ -6,13 +6,14 @@ export default function register(program: Command): void {
 
   worktree
     .command('add')
-    .description('Check out <branch> in .sow/worktrees/<branch> (created from --from, default the branch checked out, when it does not exist)')
+    .description("Check out <branch> in .sow/worktrees/<branch> (created when it does not exist, from --from, else the repository's default branch: origin/HEAD, main or master)")
     .argument('<branch>')
     .option('--from <base>', 'the branch or commit a new branch starts from')
     .action(async (branch: string, opts: { from?: string }) => {
       const { addWorktreeFor } = await import('../app/worktree.js');
       const r = await addWorktreeFor(cwd(), branch, opts.from);
-      const how = r.created_from ? `a new branch from '${r.created_from}'` : 'the existing branch';
+      const why = { from: '', default: ", the repository's default branch; --from picks another", 'checked-out': ', the branch checked out (no default branch found); --from picks another', commit: ', the commit checked out; --from picks another' };
+      const how = r.created_from ? `a new branch from '${r.created_from}'${why[r.base_kind ?? 'from']}` : 'the existing branch';
       respond({
         data: r,
         text: r.path,

@@ -7,7 +7,7 @@ import * as posix from 'node:path/posix';
 import { IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, SowError, UnknownArtifactTypeError, UsageError } from './errors.js';
 import { coerceField, own, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
 import { nearMiss } from './suggest.js';
-import type { Artifact } from './schemas.js';
+import type { Artifact, ProjectState } from './schemas.js';
 
 export const PROJECT_DIR = '.sow/project';
 
@@ -34,7 +34,21 @@ export interface ArtifactTypeDef {
    * sow observed, so they are not added or changed by hand; removing one is allowed.
    */
   readonly recordedBy?: string;
+  /**
+   * The placeholders of the template sow writes a new document of this type from (brief.md's
+   * `{What the user wants to achieve}`), exactly as written there: while the file still holds any
+   * of them, it is unfinished and cannot be approved.
+   */
+  readonly placeholders?: readonly string[];
+  /**
+   * What the project allows in an artifact of this type beyond fixed metadata values (the work
+   * phases a review names must exist). Throws a SowError; run when the artifact is added or changed.
+   */
+  readonly check?: (artifact: Artifact, project: ProjectState) => void;
 }
+
+/** The template placeholders `text` still holds, in the order the type lists them. */
+export const placeholdersIn = (def: ArtifactTypeDef, text: string): string[] => (def.placeholders ?? []).filter((p) => text.includes(p));
 
 /** An artifact sow records itself (evidence of a check's run), added or changed by hand. */
 export class RecordedArtifactError extends SowError {

@@ -85,47 +85,50 @@ describe('executorChoices', () => {
   });
 });
 
-describe('executorIssues: settings an executor type ignores are warnings naming the type', () => {
-  const issues = (config: ExecutorConfig) => {
-    const r = executorIssues({ name: 'mine', config, source: 'file' } satisfies ResolvedExecutor);
-    return { errors: texts(r.errors), warnings: texts(r.warnings) };
-  };
+describe('executorIssues: a setting the executor type does not take is an error naming the type', () => {
+  const issues = (config: ExecutorConfig) => texts(executorIssues({ name: 'mine', config, source: 'file' } satisfies ResolvedExecutor));
 
   it('model on windsurf', () => {
-    expect(issues({ type: 'windsurf', settings: { model: 'x' } }).warnings).toEqual([
-      "agents.executors.mine.settings.model: the windsurf executor type ignores 'model' (sow passes windsurf no model flag)",
+    expect(issues({ type: 'windsurf', settings: { model: 'x' } })).toEqual([
+      "agents.executors.mine.settings.model: the windsurf executor type does not take 'model' (sow passes windsurf no model flag); remove it, or pick a type that does",
     ]);
-    expect(issues({ type: 'claude', settings: { model: 'x' } }).warnings).toEqual([]);
+    expect(issues({ type: 'claude', settings: { model: 'x' } })).toEqual([]);
     // A command executor can use it: the {model} placeholder.
-    expect(issues({ type: 'command', spawn: ['a', '{model}'], settings: { model: 'x' } }).warnings).toEqual([]);
+    expect(issues({ type: 'command', spawn: ['a', '{model}'], settings: { model: 'x' } })).toEqual([]);
   });
 
   it('permissions and yolo_mode on windsurf and command (the argv decides); not on the CLIs sow maps them for', () => {
     for (const type of ['windsurf', 'command'] as const) {
-      const w = issues({ type, ...(type === 'command' ? { spawn: ['a'] } : {}), settings: { permissions: 'yolo', yolo_mode: true } }).warnings;
-      expect(w, type).toEqual([
-        expect.stringMatching(new RegExp(`^agents\\.executors\\.mine\\.settings\\.permissions: the ${type} executor type ignores 'permissions' \\(`)),
-        expect.stringMatching(new RegExp(`^agents\\.executors\\.mine\\.settings\\.yolo_mode: the ${type} executor type ignores 'yolo_mode' \\(`)),
+      const e = issues({ type, ...(type === 'command' ? { spawn: ['a'] } : {}), settings: { permissions: 'yolo', yolo_mode: true } });
+      expect(e, type).toEqual([
+        expect.stringMatching(new RegExp(`^agents\\.executors\\.mine\\.settings\\.permissions: the ${type} executor type does not take 'permissions' \\(`)),
+        expect.stringMatching(new RegExp(`^agents\\.executors\\.mine\\.settings\\.yolo_mode: the ${type} executor type does not take 'yolo_mode' \\(`)),
       ]);
     }
     for (const type of ['claude', 'cursor', 'codex', 'gemini', 'copilot', 'opencode'] as const) {
-      expect(issues({ type, settings: { permissions: 'yolo', yolo_mode: true } }), type).toEqual({ errors: [], warnings: [] });
+      expect(issues({ type, settings: { permissions: 'yolo', yolo_mode: true } }), type).toEqual([]);
     }
   });
 
   it('spawn and resume on anything but command', () => {
-    expect(issues({ type: 'codex', spawn: ['x'], resume: ['y'] }).warnings).toEqual([
-      "agents.executors.mine.spawn: the codex executor type ignores 'spawn' (only type 'command' runs an argv of your own)",
-      "agents.executors.mine.resume: the codex executor type ignores 'resume' (only type 'command' runs an argv of your own)",
+    expect(issues({ type: 'codex', spawn: ['x'], resume: ['y'] })).toEqual([
+      "agents.executors.mine.spawn: the codex executor type does not take 'spawn' (only type 'command' runs an argv of your own); remove it, or pick a type that does",
+      "agents.executors.mine.resume: the codex executor type does not take 'resume' (only type 'command' runs an argv of your own); remove it, or pick a type that does",
     ]);
-    expect(issues({ type: 'command', spawn: ['x'], resume: ['y'] })).toEqual({ errors: [], warnings: [] });
+    expect(issues({ type: 'command', spawn: ['x'], resume: ['y'] })).toEqual([]);
+  });
+
+  it('checkConfig reports them among its errors, never as warnings', () => {
+    const e = resolveConfig({ agents: { executors: { ws: { type: 'windsurf', settings: { model: 'm' } } }, bindings: { implementer: 'ws' } } }, {});
+    expect(texts(checkConfig(e).errors)).toEqual([expect.stringContaining("agents.executors.ws.settings.model: the windsurf executor type does not take 'model'")]);
+    expect(checkConfig(e).warnings).toEqual([]);
   });
 
   it('permissions and yolo_mode that disagree are an error; yolo_mode: true is permissions: yolo', () => {
-    expect(issues({ type: 'claude', settings: { permissions: 'safe', yolo_mode: true } }).errors).toEqual([
+    expect(issues({ type: 'claude', settings: { permissions: 'safe', yolo_mode: true } })).toEqual([
       'agents.executors.mine.settings: permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)',
     ]);
-    expect(issues({ type: 'claude', settings: { permissions: 'yolo', yolo_mode: true } }).errors).toEqual([]);
+    expect(issues({ type: 'claude', settings: { permissions: 'yolo', yolo_mode: true } })).toEqual([]);
     expect(permissionProfile({ type: 'claude', settings: { yolo_mode: true } })).toBe('yolo');
     expect(permissionProfile({ type: 'claude', settings: { yolo_mode: false } })).toBe('safe');
   });

@@ -140,8 +140,8 @@ export function typosIn(data: unknown): ConfigIssue[] {
 
 type Setting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume';
 
-/** Why an executor type does not use a setting, or undefined when it does. */
-function ignoredBecause(type: ExecutorType, setting: Setting): string | undefined {
+/** Why an executor type does not take a setting, or undefined when it does. */
+function unfitBecause(type: ExecutorType, setting: Setting): string | undefined {
   switch (setting) {
     case 'permissions':
     case 'yolo_mode':
@@ -156,13 +156,15 @@ function ignoredBecause(type: ExecutorType, setting: Setting): string | undefine
   }
 }
 
-/** Whether the executor type uses a setting at all (`config show` says so beside it). */
-export const typeIgnores = (type: ExecutorType, setting: Setting): boolean => ignoredBecause(type, setting) !== undefined;
+/** Whether the executor type takes a setting at all (`config show` says so beside it). */
+export const typeRefuses = (type: ExecutorType, setting: Setting): boolean => unfitBecause(type, setting) !== undefined;
 
-/** Errors and warnings of one executor: settings that disagree, that its type ignores, a missing argv. */
-export function executorIssues(e: ResolvedExecutor): ConfigReport {
+/**
+ * The errors of one executor: settings that disagree, a missing argv, and settings its type does
+ * not take (a `model` on windsurf would be silently dropped, so the file would not say what runs).
+ */
+export function executorIssues(e: ResolvedExecutor): ConfigIssue[] {
   const errors: ConfigIssue[] = [];
-  const warnings: ConfigIssue[] = [];
   const base = `agents.executors.${e.name}`;
   const c = e.config;
   const s = c.settings;
@@ -178,10 +180,10 @@ export function executorIssues(e: ResolvedExecutor): ConfigReport {
     ['resume', `${base}.resume`, c.resume !== undefined],
   ];
   for (const [setting, field, set] of present) {
-    const why = set ? ignoredBecause(c.type, setting) : undefined;
-    if (why) warnings.push({ field, problem: `the ${c.type} executor type ignores '${setting}' (${why})`, executor: e.name });
+    const why = set ? unfitBecause(c.type, setting) : undefined;
+    if (why) errors.push({ field, problem: `the ${c.type} executor type does not take '${setting}' (${why}); remove it, or pick a type that does`, executor: e.name });
   }
-  return { errors, warnings };
+  return errors;
 }
 
 /** Checks beyond the schema: bindings name defined executors, roles exist, settings fit the type. */
@@ -206,10 +208,6 @@ export function checkConfig(effective: EffectiveConfig): ConfigReport {
       problem: `'${role}' is not an agent role, so nothing reads it${suggestion ? `; did you mean ${envVariableFor(suggestion)}?` : ` (roles: ${ROLES.join(', ')})`}`,
     });
   }
-  for (const e of Object.values(effective.executors)) {
-    const issues = executorIssues(e);
-    errors.push(...issues.errors);
-    warnings.push(...issues.warnings);
-  }
+  for (const e of Object.values(effective.executors)) errors.push(...executorIssues(e));
   return { errors, warnings };
 }

@@ -53,12 +53,16 @@ export class NotAGitRepositoryError extends SowError {
 }
 
 export class NotInitializedError extends SowError {
-  constructor(root: string, leftover = false) {
+  /** `elsewhere`: local branches that have a project committed (said when sow was used on another branch). */
+  constructor(root: string, leftover = false, elsewhere: readonly string[] = []) {
+    const shown = elsewhere.slice(0, 5).map((b) => q(b)).join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
     super('NOT_INITIALIZED', 'failed',
       leftover
         ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it runs, e.g. after a checkout of a branch without sow)`
         : `sow is not initialised in ${q(root)} (no .sow/ folder)`,
-      "run 'sow init'");
+      elsewhere.length
+        ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')`
+        : "run 'sow init'");
   }
 }
 
@@ -70,9 +74,10 @@ export class MigrationNeededError extends SowError {
 }
 
 export class SowTooOldError extends SowError {
-  constructor(found: number, current: number) {
+  /** `upgrade`: how to upgrade this sow, which depends on how it was installed (adapters/installation.ts). */
+  constructor(found: number, current: number, upgrade = 'upgrade sow') {
     super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
-      "upgrade sow ('npm install -g sow-cli@latest'); nothing was changed");
+      `${upgrade}; nothing was changed`);
   }
 }
 
@@ -83,9 +88,14 @@ export class WrongBranchError extends SowError {
 }
 
 export class NoProjectError extends SowError {
-  constructor() {
+  /** `elsewhere`: the local branches that have a project committed (to check one out). */
+  constructor(readonly elsewhere: readonly string[] = []) {
+    const start = "run 'sow project new <name> --description \"...\"' to start one";
+    const shown = elsewhere.slice(0, 5).map((b) => q(b)).join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
     super('NO_PROJECT', 'failed', 'there is no project on this branch',
-      "run 'sow project new <name> --description \"...\"' to start one");
+      elsewhere.length === 0 ? start
+        : `${elsewhere.length === 1 ? 'branch' : 'branches'} ${shown} ${elsewhere.length === 1 ? 'has a project' : 'have projects'}: check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
+      elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined);
   }
 }
 
@@ -228,6 +238,14 @@ export class ArtifactFileMissingError extends SowError {
   }
 }
 
+/** An approval of a document that still holds its template's placeholders. */
+export class ArtifactUnfinishedError extends SowError {
+  constructor(path: string, file: string, placeholders: readonly string[]) {
+    super('ARTIFACT_UNFINISHED', 'failed', `cannot approve ${q(path)}: ${q(file)} still holds the template's placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
+      'replace each one with what was agreed (or delete the lines that do not apply), then approve it', { path, file, placeholders: [...placeholders] });
+  }
+}
+
 export class MissingMetadataError extends SowError {
   constructor(message: string, hint: string) {
     super('METADATA_REQUIRED', 'failed', message, hint);
@@ -274,14 +292,19 @@ export class StateFileError extends SowError {
   }
 }
 
-/** A worker spawned on a task in a state where tasks are not worked on. */
+/** A worker spawned on a task, or a task claimed, in a state where tasks are not worked on. */
 export class NotExecutingError extends SowError {
-  constructor(task: string, state: string, executing: readonly string[], route?: { steps: readonly string[]; next: string; blockedBy?: string }) {
+  /** `task`: the task a worker was to start on; undefined for a claim (which has no --force). */
+  constructor(task: string | undefined, state: string, executing: readonly string[], route?: { steps: readonly string[]; next: string; blockedBy?: string }) {
+    const force = task === undefined ? '' : ' to spawn anyway';
     const how = route
-      ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}; or pass --force to spawn anyway`
-      : `no transition leads from ${state} to ${executing.join(' or ')}; pass --force to spawn anyway`;
-    super('NOT_EXECUTING', 'blocked', `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`, how,
-      { task, state, executing: [...executing] });
+      ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
+      : `no transition leads from ${state} to ${executing.join(' or ')}; ${force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects"}`;
+    super('NOT_EXECUTING', 'blocked',
+      task === undefined
+        ? `no task can be claimed now: the project is in ${state}, and tasks are worked on in ${executing.join(' or ')}`
+        : `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`,
+      how, { ...(task !== undefined ? { task } : {}), state, executing: [...executing] });
   }
 }
 

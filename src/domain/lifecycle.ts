@@ -32,9 +32,12 @@ export const guardSentence = {
 /** Who fires a transition: a worker (its agent id and session), else the user. */
 export interface Actor {
   by: string;
+  /** The session it runs in (SOW_SESSION_ID): an identity of its own. */
   session?: string;
   /** A name that claims tasks (`--owner`, SOW_OWNER). */
   owner?: string;
+  /** The person at the terminal, by name, when there is one (looked up only when a claim needs it). */
+  person?: string;
 }
 
 function describe(type: ProjectType, t: TransitionDef, view: ProjectView): TransitionOption {

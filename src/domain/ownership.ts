@@ -5,6 +5,7 @@
  * taken over, the identities that owned it are retired, and their late writes to it are refused.
  */
 import { SowError, UsageError } from './errors.js';
+import { shown } from './display.js';
 import type { Actor } from './lifecycle.js';
 import type { Owner, TaskState } from './schemas.js';
 
@@ -19,12 +20,30 @@ export function identities(actor: Actor): string[] {
 
 const ownerIdentities = (owner: Owner): string[] => [owner.session, owner.by].filter((x): x is string => Boolean(x));
 
+/**
+ * Whether the actor is the owner: by a name it goes by, or as the person at the terminal (whose
+ * name is looked up only when the others do not match).
+ */
 export function isOwnedBy(owner: Owner, actor: Actor): boolean {
   const mine = identities(actor);
-  return ownerIdentities(owner).some((id) => mine.includes(id));
+  const theirs = ownerIdentities(owner);
+  if (theirs.some((id) => mine.includes(id))) return true;
+  return owner.kind === 'claim' && actor.owner === undefined && actor.person !== undefined && theirs.includes(actor.person);
 }
 
-/** The identity of the actor that no longer owns the task, if it is one. */
+/**
+ * The name a claim is made under: `--owner` or SOW_OWNER, else a worker's agent id, else the
+ * session (SOW_SESSION_ID), else the person at the terminal.
+ */
+export function claimantOf(actor: Actor): string | undefined {
+  return actor.owner ?? (actor.by !== 'user' ? actor.by : undefined) ?? actor.session ?? actor.person;
+}
+
+/**
+ * The identity of the actor that no longer owns the task, if it is one. The person at a terminal
+ * is never locked out by default: a person may always annotate a task (a name given with
+ * `--owner` or SOW_OWNER is).
+ */
 export function retiredIdentity(task: TaskState, actor: Actor): string | undefined {
   const retired = task.retired_owners ?? [];
   return identities(actor).find((id) => retired.includes(id));
@@ -56,6 +75,55 @@ export function renewLease(task: TaskState, actor: Actor, now: string): TaskStat
 export function describeOwner(owner: Owner): string {
   if (owner.kind === 'claim') return `${owner.by} (claimed ${owner.since}${owner.lease_until ? `, lease until ${owner.lease_until}` : ''})`;
   return `${owner.by} (a worker run by pid ${owner.pid ?? '?'}${owner.host ? ` on ${owner.host}` : ''}, since ${owner.since})`;
+}
+
+/** Who works on a task, as lists show it: nobody known (undefined), a live owner, or one that is gone. */
+export type Worker =
+  | { state: 'live'; kind: Owner['kind']; by: string }
+  | { state: 'gone'; kind: Owner['kind']; by: string; why: WorkerGone };
+
+/**
+ * Why nobody works on a task in progress any more: the `sow agent` process that ran its worker is
+ * gone (killed, or the machine restarted), its claim's lease ran out, or its worker's run ended
+ * without saying how the work stands.
+ */
+export type WorkerGone = 'process_gone' | 'lease_expired' | 'run_ended';
+
+/**
+ * Who works on the task: its owner, live or gone; for a task in progress without an owner whose
+ * worker's session is recorded, that worker, gone (its run ended: the owner is removed when it
+ * does). `live` says whether an owner still lives (app/ownership.ts knows how to look).
+ */
+export function workerOf(task: { status: TaskState['status']; owner?: Owner; session_agent?: string }, live: (owner: Owner) => boolean): Worker | undefined {
+  const owner = task.owner;
+  if (owner) {
+    if (live(owner)) return { state: 'live', kind: owner.kind, by: owner.by };
+    // A stale owner of a task nobody works on any more (pending, finished) says nothing.
+    if (task.status !== 'in_progress') return undefined;
+    return { state: 'gone', kind: owner.kind, by: owner.by, why: owner.kind === 'claim' ? 'lease_expired' : 'process_gone' };
+  }
+  if (task.status === 'in_progress' && task.session_agent !== undefined) return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
+  return undefined;
+}
+
+/** Why nobody works on the task, in words: "its worker implementer-1 stopped (…)". */
+export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
+  switch (w.why) {
+    case 'process_gone': return `its worker ${shown(w.by)} is gone (the sow process that ran it ended)`;
+    case 'lease_expired': return `the claim of ${shown(w.by)} ran out`;
+    case 'run_ended': return `its worker ${shown(w.by)} ended without saying how the work stands`;
+  }
+}
+
+/**
+ * A task in progress that nobody works on any more, in a sentence: why, and what to do — resume
+ * its worker's session (a spawned worker has one), or let the next claim or worker take it.
+ */
+export function unattendedText(task: { id: string; assigned_agent?: string }, w: Extract<Worker, { state: 'gone' }>): string {
+  const next = w.kind === 'worker'
+    ? `resume its session ('sow agent resume ${task.id} "<prompt>"'), or let the next claim take it ('sow task next --claim')`
+    : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
+  return `Nobody works on task ${task.id} any more: ${goneText(w)}. To go on, ${next}.`;
 }
 
 /** `30m`, `2h`, `90s`, or a number of minutes. */

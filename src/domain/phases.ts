@@ -1,10 +1,11 @@
 /** Pure operations on a project's phases, shared by every project type, and the phase's fields. */
-import { PhaseNotActiveError, PhaseNotFoundError, WrongPhaseError } from './errors.js';
+import { PhaseNotActiveError, PhaseNotFoundError, ReadOnlyFieldError, WrongPhaseError } from './errors.js';
 import type { FieldSpec } from './fields.js';
 import type { PhaseDef, ProjectType } from './project-types/types.js';
 import type { Phase, ProjectState } from './schemas.js';
 
 export const PHASE_FIELDS: Record<string, FieldSpec> = {
+  name: { kind: 'readonly', why: 'a phase keeps its name (its key under phases)' },
   status: { kind: 'readonly', why: "phase statuses follow the lifecycle; only 'sow advance' changes them", hint: "run 'sow advance'" },
   enabled: { kind: 'boolean' },
   iteration: { kind: 'integer', min: 1 },
@@ -98,4 +99,25 @@ export function checkMetadataOwner(type: ProjectType, phase: string, key: string
   if (owner !== undefined && owner !== phase) {
     throw new WrongPhaseError(key, owner, phase);
   }
+}
+
+/**
+ * Which phases run is settled when the project starts (`project new --no-planning` skips
+ * planning): the lifecycle enters or passes a phase by itself, so a later `enabled` change would
+ * only make the file disagree with what runs. Setting the value it has changes nothing and is
+ * allowed.
+ */
+export function checkEnabledChange(type: ProjectType, project: ProjectState, name: string, value: boolean): void {
+  const def = phaseDef(type, name);
+  const phase = phaseOf(project, name);
+  if (phase.enabled === value) return;
+  // Planning is the one phase a project may skip (initialProject), and only from the start.
+  const skip = type.phases.some((p) => p.canDisable)
+    ? "only planning can be skipped, and only when the project starts: 'sow project new <name> --no-planning'"
+    : `every ${type.name} project runs all of its phases (${type.phases.map((p) => p.name).join(', ')})`;
+  if (!value && !def.canDisable) {
+    throw new ReadOnlyFieldError('enabled', `the ${name} phase always runs: ${def.whyRequired ?? `a ${type.name} project runs every one of its phases`}`, skip);
+  }
+  const where = value ? `the lifecycle has already passed the ${name} phase, which was skipped` : `the ${name} phase has already started`;
+  throw new ReadOnlyFieldError('enabled', `which phases run is settled when the project starts, and ${where}`, skip);
 }

@@ -1,4 +1,5 @@
 /** The project container: its name rule, its fields, and a new project's first state. */
+import { quoted } from './display.js';
 import { InvalidNameError, UsageError } from './errors.js';
 import type { FieldSpec } from './fields.js';
 import type { ProjectType } from './project-types/types.js';
@@ -51,6 +52,7 @@ export function initialProject(type: ProjectType, spec: NewProjectSpec, now: str
   const phases: ProjectState['phases'] = {};
   for (const phase of type.phases) {
     phases[phase.name] = {
+      name: phase.name,
       status: 'pending',
       enabled: !(phase.name === 'planning' && !spec.planning),
       iteration: 1,
@@ -86,8 +88,9 @@ export function projectProblem(type: ProjectType, project: ProjectState): { path
   for (const phase of type.phases) {
     if (!Object.hasOwn(project.phases, phase.name)) return { path: `phases.${phase.name}`, message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it` };
   }
-  for (const name of Object.keys(project.phases)) {
+  for (const [name, phase] of Object.entries(project.phases)) {
     if (!type.phases.some((p) => p.name === name)) return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };
+    if (phase.name !== undefined && phase.name !== name) return { path: `phases.${name}.name`, message: `the ${name} phase is named ${quoted(phase.name)}; a phase's name is its key under phases` };
   }
   return type.validate?.(project);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkProblem, sourceKind, unsharedReason } from './refs.js';
+import { defaultLink, linkProblem, sourceKind, unsharedReason } from './refs.js';
 
 describe('which sources the committed index may name', () => {
   it.each([
@@ -38,5 +38,29 @@ describe('link names', () => {
 
   it.each(['', '..', 'a..b', '.hidden', '-x', 'a/b', '../x', 'Style', 'index.json', 'index.local.json', 'x'.repeat(65), 'a b'])('%j is refused', (link) => {
     expect(linkProblem(link)).toBeDefined();
+  });
+});
+
+describe('defaultLink: the source\'s name', () => {
+  it.each([
+    ['https://github.com/acme/style-guide', 'style-guide'],
+    ['https://github.com/acme/style-guide.git', 'style-guide'],
+    ['https://github.com/acme/Style_Guide.git/', 'style_guide'],
+    ['git@github.com:acme/examples.git', 'examples'],
+    ['git@example.com:examples.git', 'examples'],
+    ['ssh://git@example.com:2222/srv/api.git', 'api'],
+    ['file:///tmp/refs/origin.git', 'origin'],
+    ['/home/me/notes', 'notes'],
+    ['/home/me/notes/', 'notes'],
+    ['~/My Notes', 'my-notes'],
+    ['../docs.v2', 'docs.v2'],
+    ['https://example.com/x.git?ref=1', 'x'],
+  ])('%s → %s', (source, link) => {
+    expect(defaultLink(source)).toBe(link);
+    expect(linkProblem(link)).toBeUndefined();
+  });
+
+  it.each(['/', '.', '..', '___', '/srv/index.json'])('%s: none (the caller asks for --link)', (source) => {
+    expect(defaultLink(source)).toBeUndefined();
   });
 });

@@ -53,3 +53,15 @@ export function linkProblem(link: string): string | undefined {
   if (RESERVED_LINKS.has(link)) return `a name other than sow's own files there (${[...RESERVED_LINKS].join(', ')})`;
   return undefined;
 }
+
+/**
+ * The link name a source gives when `--link` is left out: its last path part (the repository
+ * name without `.git`, or the folder's name), lower-cased, with what a link name may not hold
+ * turned into '-'. Undefined when nothing usable is left (a source `/`).
+ */
+export function defaultLink(source: string): string | undefined {
+  const path = source.replace(/[?#].*$/, '').replace(/[\\/]+$/, '');
+  const last = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'), SCP_LIKE.test(path) && !path.includes('/') ? path.indexOf(':') : -1) + 1);
+  const name = last.replace(/\.git$/i, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[^a-z0-9]+/, '').slice(0, 64).replace(/[-.]+$/, '');
+  return name && linkProblem(name) === undefined ? name : undefined;
+}

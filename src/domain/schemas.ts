@@ -40,6 +40,10 @@ export interface TaskSummary {
   parallel: boolean;
   dependencies: string[];
   assigned_agent?: string;
+  /** Who works on it, as its file records it (whether they still do is judged when shown). */
+  owner?: Owner;
+  /** The agent id of its worker's recorded session, if one is. */
+  session_agent?: string;
 }
 
 /** What a worker without a task (a planner, an orchestrator) reports with `sow agent report`. */
@@ -86,6 +90,8 @@ export const OwnerSchema = v.looseObject({
 export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
+  // Optional: projects started before sow wrote it have none, and the key under phases says it.
+  name: v.optional(v.pipe(v.string(), d('The phase name, the same as its key under phases (planning, implementation, …)'))),
   status: v.picklist(PHASE_STATUSES),
   enabled: v.boolean(),
   iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),

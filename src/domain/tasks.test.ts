@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkNewTaskId, checkStatusChange, findCycle, findTask, nextTaskId, normalizeTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
+import { checkNewTaskId, checkStatusChange, findCycle, findTask, needsDependenciesFinished, nextTaskId, normalizeTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
 import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
 import type { TaskState, TaskSummary } from './schemas.js';
 
@@ -54,7 +54,41 @@ describe('what blocks a status', () => {
     expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow(TaskBlockedError);
     expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow('task 030 cannot start: it depends on 020 (pending)');
     expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'abandoned')])).not.toThrow();
-    expect(() => checkStatusChange(t, 'needs_review', [s('010', 'pending'), s('020', 'pending')])).not.toThrow();
+  });
+  it('every status that says work started or is done needs the dependencies finished; stopping work does not', () => {
+    const t = { ...task, id: '030', dependencies: ['010', '020'] };
+    const open = [s('010', 'completed'), s('020', 'pending')];
+    for (const status of ['in_progress', 'needs_review', 'completed', 'paused', 'failed'] as const) {
+      expect(() => checkStatusChange(t, status, open), `pending → ${status}`).toThrow(TaskBlockedError);
+      expect(() => checkStatusChange(t, status, [s('010', 'completed'), s('020', 'abandoned')]), `pending → ${status}, dependencies finished`).not.toThrow();
+    }
+    expect(() => checkStatusChange(t, 'completed', open)).toThrow('task 030 cannot be completed: it depends on 020 (pending)');
+    expect(() => checkStatusChange(t, 'needs_review', open)).toThrow('task 030 cannot go to review: it depends on 020 (pending)');
+    const started = { ...t, status: 'in_progress' as const };
+    expect(() => checkStatusChange(started, 'paused', open), 'a worker may always say it stopped').not.toThrow();
+    expect(() => checkStatusChange(started, 'failed', open)).not.toThrow();
+    expect(() => checkStatusChange(started, 'needs_review', open), 'but not that it is done').toThrow(TaskBlockedError);
+    expect(() => checkStatusChange(t, 'abandoned', open), 'abandoning is not work').not.toThrow();
+    expect(() => checkStatusChange(t, 'pending', open)).not.toThrow();
+    expect(needsDependenciesFinished('in_progress', 'in_progress'), 'no change, nothing to check').toBe(false);
+    expect(needsDependenciesFinished('paused', 'in_progress')).toBe(true);
+    expect(needsDependenciesFinished('abandoned', 'paused')).toBe(true);
+    expect(needsDependenciesFinished('needs_review', 'failed')).toBe(false);
+  });
+  it('says how the caller goes on past a dependency: --force, or what it passes instead', () => {
+    const t = { ...task, id: '030', dependencies: ['010'] };
+    expect(() => checkStatusChange(t, 'in_progress', [s('010')])).toThrow(expect.objectContaining({ hint: 'finish or abandon 010 first, or pass --force to start it anyway' }));
+    expect(() => checkStatusChange(t, 'needs_review', [s('010')], { override: "report 'paused'" })).toThrow(expect.objectContaining({ hint: "finish or abandon 010 first, or report 'paused'" }));
+  });
+  it('a completed task stays completed: leaving it is refused (exit 3), for every other status', () => {
+    const done = { ...task, status: 'completed' as const, completed_at: T1 };
+    for (const status of ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned'] as const) {
+      expect(() => checkStatusChange(done, status, []), status).toThrow(TaskBlockedError);
+    }
+    expect(() => checkStatusChange(done, 'pending', [])).toThrow(`task 010 is completed (since ${T1}), and a completed task stays completed`);
+    expect(() => checkStatusChange(done, 'completed', []), 'completing it again is no change').not.toThrow();
+    // An abandoned task did no work to keep: it may be taken up again.
+    expect(() => checkStatusChange({ ...task, status: 'abandoned' }, 'pending', [])).not.toThrow();
   });
   it('a task is completed only without pending feedback', () => {
     const fb = (status: string) => ({ type: 'feedback', path: 'f.md', created_at: T0, metadata: { status } });
@@ -75,6 +109,10 @@ describe('task status', () => {
   });
   it('summarises a task with the fields lists need', () => {
     expect(summaryOf(task)).toEqual({ id: '010', name: 'x', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' });
+    // Who works on it, so a list can say when nobody does any more.
+    const owner = { kind: 'claim' as const, by: 'ci-7', since: T0, lease_until: T1 };
+    const session = { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T0 };
+    expect(summaryOf({ ...task, owner, session })).toMatchObject({ owner, session_agent: 'implementer-1' });
   });
   it('clears the session when the task is completed or abandoned, keeps it otherwise', () => {
     const withSession: TaskState = { ...task, session_id: 'abc', session: { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T0 } };

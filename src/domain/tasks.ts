@@ -99,23 +99,66 @@ export function pendingFeedback(task: TaskState): { index: number; artifact: Art
   return task.inputs.flatMap((artifact, index) => (artifact.type === 'feedback' && artifact.metadata?.['status'] === 'pending' ? [{ index, artifact }] : []));
 }
 
+/** Statuses that say the task's work is going on or done. */
+const WORKING: readonly TaskStatus[] = ['in_progress', 'needs_review', 'completed'];
+/** Statuses that say work stopped: only a task whose work started can have stopped. */
+const STOPPED: readonly TaskStatus[] = ['paused', 'failed'];
+
 /**
- * Why `task` may not take `status` now: a task starts only when everything it depends on is
- * finished, and is completed only with no pending feedback. Throws TaskBlockedError (exit 3);
- * `--force` skips the call.
+ * Whether `from` → `to` says that the task's work started or is done, which needs everything it
+ * depends on finished. Stopping work already started (in_progress → paused or failed) does not:
+ * a worker may always say that it stopped.
  */
-export function checkStatusChange(task: TaskState, status: TaskStatus, tasks: readonly TaskSummary[], action = `task ${task.id}`): void {
-  if (status === 'in_progress' && task.status !== 'in_progress') {
-    const open = task.dependencies.map((id) => tasks.find((t) => t.id === id)).filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
+export function needsDependenciesFinished(from: TaskStatus, to: TaskStatus): boolean {
+  if (from === to) return false;
+  if (WORKING.includes(to)) return true;
+  return STOPPED.includes(to) && (from === 'pending' || from === 'abandoned');
+}
+
+const BLOCKED_VERB: Record<TaskStatus, string> = {
+  pending: 'cannot be set pending',
+  in_progress: 'cannot start',
+  needs_review: 'cannot go to review',
+  paused: 'cannot be paused',
+  failed: 'cannot be marked failed',
+  completed: 'cannot be completed',
+  abandoned: 'cannot be abandoned',
+};
+
+export interface StatusChangeOptions {
+  /** What the refusal calls the one acting (default: `task <id>`). */
+  action?: string;
+  /** How the one asking can go on while a dependency blocks it (default: pass --force). */
+  override?: string;
+}
+
+/**
+ * Why `task` may not take `status` now: a completed task stays completed; work starts or ends
+ * only when everything the task depends on is finished; a task is completed only with no pending
+ * feedback. Throws TaskBlockedError (exit 3); `--force` skips the call. `dependencies` are the
+ * summaries of the task's dependencies.
+ */
+export function checkStatusChange(task: TaskState, status: TaskStatus, dependencies: readonly TaskSummary[], opts: StatusChangeOptions = {}): void {
+  const action = opts.action ?? `task ${task.id}`;
+  if (task.status === 'completed' && status !== 'completed') {
+    throw new TaskBlockedError(
+      `${action} is completed${task.completed_at ? ` (since ${task.completed_at})` : ''}, and a completed task stays completed`,
+      `add a task for the further work ('sow task add'), or pass --force to set it ${status} anyway (recorded in the task's log)`,
+      { task: task.id, status: task.status, to: status, ...(task.completed_at ? { completed_at: task.completed_at } : {}) },
+    );
+  }
+  if (needsDependenciesFinished(task.status, status)) {
+    const open = task.dependencies.map((id) => dependencies.find((t) => t.id === id)).filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
     if (open.length > 0) {
+      const ids = open.map((t) => t.id).join(', ');
       throw new TaskBlockedError(
-        `${action} cannot start: it depends on ${open.map((t) => `${t.id} (${t.status})`).join(', ')}`,
-        `finish or abandon ${open.map((t) => t.id).join(', ')} first, or pass --force to start it anyway`,
-        { task: task.id, blocked_by: open.map((t) => ({ id: t.id, status: t.status })) },
+        `${action} ${BLOCKED_VERB[status]}: it depends on ${open.map((t) => `${t.id} (${t.status})`).join(', ')}`,
+        `finish or abandon ${ids} first, or ${opts.override ?? (status === 'in_progress' ? 'pass --force to start it anyway' : `pass --force to set it ${status} anyway`)}`,
+        { task: task.id, status, blocked_by: open.map((t) => ({ id: t.id, status: t.status })) },
       );
     }
   }
-  if (status === 'completed') {
+  if (status === 'completed' && task.status !== 'completed') {
     const pending = pendingFeedback(task);
     if (pending.length > 0) {
       const first = pending[0]!;
@@ -156,6 +199,8 @@ export function summaryOf(task: TaskState): TaskSummary {
     dependencies: task.dependencies,
   };
   if (task.assigned_agent !== undefined) summary.assigned_agent = task.assigned_agent;
+  if (task.owner !== undefined) summary.owner = task.owner;
+  if (task.session?.agent_id !== undefined) summary.session_agent = task.session.agent_id;
   return summary;
 }
 

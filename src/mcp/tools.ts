@@ -70,7 +70,7 @@ const taskNext = tool({
   description: 'The tasks ready to start (pending, dependencies finished, nobody on them); with claim, takes the first one atomically.',
   input: z.strictObject({
     claim: z.boolean().optional().describe('claim the first ready task: in_progress, owned by you with a lease'),
-    owner: z.string().optional().describe('with claim: who claims it; default: SOW_OWNER, or a spawned worker\'s session'),
+    owner: z.string().optional().describe('with claim: who claims it; default: SOW_OWNER, or a spawned worker\'s or session\'s own name'),
     agent: z.string().optional().describe('with claim: the agent role that works on it, e.g. implementer'),
     lease: z.string().optional().describe('with claim: how long the claim holds without a write from you: 30m (default), 2h, 90s'),
   }),
@@ -97,7 +97,7 @@ const taskUpdate = tool({
     id: TASK_ID,
     field: z.string().describe('a field, or metadata: any other name, or metadata.a.b'),
     value: scalar.describe('the new value, e.g. in_progress, completed; dependencies: ids separated by commas'),
-    force: z.boolean().optional().describe('set the status although a dependency, pending feedback or another owner blocks it; completing, skip the checks (recorded)'),
+    force: z.boolean().optional().describe('set the status although a dependency, pending feedback, another owner or its being completed blocks it; completing, skip the checks (recorded)'),
     owner: OWNER.optional(),
   }),
   async run(args, ctx) {

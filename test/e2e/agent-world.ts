@@ -173,7 +173,7 @@ export function agentFixtures(opts: { tasks: string[]; prefix?: string; setup?: 
 }
 
 /** Waits (polling every 20 ms) until `check` holds; fails naming `what` after `ms`. */
-export async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+export async function until(check: () => boolean, what: string, ms = 180_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

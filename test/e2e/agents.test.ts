@@ -613,11 +613,12 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(f.repo.snapshot(), 'state untouched').toEqual(before);
     expect(f.task('020').status).toBe('pending');
 
-    const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q']);
-    expect(forced.stdout).toBe('needs_review\n');
+    // Started anyway, the worker still cannot say it is done while 010 is pending: it says it paused.
+    const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'waiting for 010']]) });
+    expect(forced.stdout).toBe('paused\n');
     const call = only(f.world.calls(), 'one run');
     expect(call.env['SOW_TASK_ID']).toBe('020');
-    expect(f.task('020')).toMatchObject({ status: 'needs_review', session_id: call.session });
+    expect(f.task('020')).toMatchObject({ status: 'paused', session_id: call.session });
     expect(f.task('010').status, 'the dependency is left alone').toBe('pending');
   });
 

@@ -34,7 +34,7 @@ describe('the build', () => {
     }
     // No time stamp of any kind in the bundle.
     expect(readFileSync(join(out, 'a', 'core.cjs'), 'utf8')).not.toMatch(/SOW_BUILD|Date\.now\(\)\.toString\(36\)/);
-  }, 60_000);
+  });
 });
 
 describe('the installed package', () => {

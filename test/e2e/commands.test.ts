@@ -95,11 +95,40 @@ describe('sow init', () => {
 
   it('other commands say to run sow init first', () => {
     const repo = fresh({ init: false });
-    const r = repo.sow(['project', 'new', 'early']);
+    const r = repo.sow(['task', 'list']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("run 'sow init'");
     expect(repo.exists('.sow')).toBe(false);
-    expect(repo.git(['branch', '--show-current'])).toBe('main');
+  });
+
+  it('project new initialises .sow/ itself, and says so, where there is none', () => {
+    const repo = fresh({ init: false });
+    const r = ok(repo, ['project', 'new', 'early', '--description', 'First thing']);
+    expect(r.stdout).toBe('PlanningActive\n');
+    expect(r.stderr.split('\n')[0]).toBe(`Initialised .sow/ in ${realpathSync(repo.dir)} (there was none)`);
+    expect(r.stderr).toContain("Created project 'early'");
+    // What 'sow init' makes, and the project.
+    expect(repo.read('.sow/.version').trim()).toMatch(/^\d+$/);
+    for (const rel of ['.sow/.gitignore', '.sow/knowledge/.gitkeep', '.sow/refs/.gitkeep', PROJECT]) expect(repo.exists(rel), rel).toBe(true);
+    expect(repo.git(['branch', '--show-current'])).toBe('feat/early');
+    expect(ok(repo, ['init']).stderr).toContain('already initialised');
+
+    // --json says so in the data (false where .sow/ was there: see the next describe).
+    const other = fresh({ init: false });
+    expect(expectEnvelope(ok(other, ['project', 'new', 'second', '--json'])).data).toMatchObject({ initialised: true, state: 'PlanningActive' });
+  });
+
+  it('a project new refused before it starts leaves no .sow/ behind', () => {
+    const repo = fresh({ init: false });
+    for (const args of [['project', 'new', 'Bad Name'], ['project', 'new', 'ok-name', '--type', 'nosuch'], ['project', 'new', 'ok-name', '--branch', 'bad..branch']]) {
+      const r = repo.sow(args);
+      expect(r.code, `sow ${args.join(' ')}: ${r.stderr}`).not.toBe(0);
+      expect(r.stderr).not.toContain('Initialised');
+      expect(repo.exists('.sow'), `sow ${args.join(' ')}`).toBe(false);
+    }
+    repo.git(['checkout', '-q', '--detach']);
+    expect(repo.sow(['project', 'new', 'detached']).code).toBe(2);
+    expect(repo.exists('.sow')).toBe(false);
   });
 });
 
@@ -107,7 +136,7 @@ describe('sow project new', () => {
   it('on main creates and checks out feat/<name> and records the branch', () => {
     const repo = fresh();
     const r = ok(repo, ['project', 'new', 'add-auth', '--description', 'Add JWT', '--json']);
-    expect(expectEnvelope(r)).toEqual({ ok: true, data: { name: 'add-auth', branch: 'feat/add-auth', base_branch: 'main', created_branch: true, state: 'PlanningActive' } });
+    expect(expectEnvelope(r)).toEqual({ ok: true, data: { name: 'add-auth', branch: 'feat/add-auth', base_branch: 'main', created_branch: true, initialised: false, state: 'PlanningActive' } });
     expect(repo.git(['branch', '--show-current'])).toBe('feat/add-auth');
     expect(repo.yaml(PROJECT)).toMatchObject({ name: 'add-auth', description: 'Add JWT', branch: 'feat/add-auth', base_branch: 'main' });
   });
@@ -257,6 +286,28 @@ describe('sow project set / status / continue / delete', () => {
 });
 
 describe('sow phase get / set', () => {
+  it('each phase records its name (the key it sits under); a file without one still reads, one that disagrees is refused', () => {
+    const repo = planning();
+    const phases = repo.yaml(PROJECT).phases;
+    for (const name of ['planning', 'implementation', 'review', 'finalize']) expect(phases[name].name, name).toBe(name);
+    expect(Object.keys(phases.planning)[0], 'first, as a person reads it').toBe('name');
+    expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
+    expect(expectFails(repo, ['phase', 'set', 'name', 'other'], 1, 'READ_ONLY_FIELD')).toContain('a phase keeps its name');
+
+    // Projects started before sow wrote the name: the key says it.
+    const text = repo.read(PROJECT);
+    repo.write(PROJECT, text.replace(/^    name: (planning|implementation|review|finalize)\n/gm, ''));
+    expect(repo.yaml(PROJECT).phases.review.name).toBeUndefined();
+    expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
+    ok(repo, ['phase', 'set', 'note', 'x']);
+    expect(repo.yaml(PROJECT).phases.planning.name, 'a write adds nothing it did not have').toBeUndefined();
+
+    repo.write(PROJECT, text.replace('    name: review\n', '    name: finalize\n'));
+    const r = repo.sow(['status', '--json']);
+    expect(r.code).toBe(4);
+    expect(r.json?.error?.message).toContain("phases.review.name: the review phase is named 'finalize'");
+  });
+
   it('defaults to the phase in progress, --phase picks another, get prints the bare value', () => {
     const repo = planning();
     expect(out(repo, ['phase', 'get', 'status'])).toBe('in_progress');
@@ -360,8 +411,8 @@ describe('sow task', () => {
     expect(t).toMatchObject({ status: 'completed', started_at: started, completed_at: ISO });
     expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[0]).toMatchObject({ id: '010', status: 'completed' });
 
-    // Reopened: no longer completed.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    // Reopened (a completed task stays completed unless forced): no longer completed.
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress', '--force']);
     t = repo.yaml(taskFile('010'));
     expect(t.completed_at).toBeUndefined();
     expect(t.started_at).toBe(started);
@@ -691,7 +742,7 @@ describe('sow advance', () => {
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     r = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
     expect(r).toContain('020');
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'abandoned']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'abandoned', '--force']);
     ok(repo, ['task', 'abandon', '--id', '020']);
     expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
     ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);

@@ -3,7 +3,7 @@
  * role in the user configuration is refused by every command that reads it (exit 4,
  * CONFIG_INVALID, naming the file and the field, with did-you-mean); `config validate` reports it
  * among its lines, and inside a sow workspace checks `.sow/config.yaml` too; settings an executor
- * type ignores are warnings naming the type (validate, and spawn/resume once on stderr); an
+ * type does not take are errors naming the type (validate; spawn refuses such an executor); an
  * unknown executor says where its name came from (the environment variable, or the file's field)
  * and exits 4 like every configuration error; `agent spawn|resume --help` shows the file in use
  * without reading it; the template and `config show` present `permissions: safe | yolo`.
@@ -75,14 +75,14 @@ describe('an unknown key in the user configuration', () => {
     }
   });
 
-  it('config validate reports every problem at once: a typo, then the other checks (an undefined executor, an ignored setting)', () => {
+  it('config validate reports every problem at once: a typo, then the other checks (an undefined executor, a setting the type does not take)', () => {
     const { sow } = outside('agents:\n  executors:\n    ws:\n      type: windsurf\n      settings:\n        model: m\n  bindngs: {}\n  bindings:\n    implementer: nosuch\n');
     const r = sow(['config', 'validate']);
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toContain("✗ agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?");
     expect(r.stdout).toMatch(/^✗ agents\.bindings\.implementer: executor 'nosuch' is not defined/m);
-    expect(r.stdout).toMatch(/^⚠ Warning: agents\.executors\.ws\.settings\.model: the windsurf executor type ignores 'model'/m);
-    expect(r.stdout).toMatch(/^Configuration is invalid: 2 error\(s\)/m);
+    expect(r.stdout).toMatch(/^✗ agents\.executors\.ws\.settings\.model: the windsurf executor type does not take 'model'/m);
+    expect(r.stdout).toMatch(/^Configuration is invalid: 3 error\(s\)/m);
   });
 
   it('a typo is reported before the schema problem it causes (typ: → did you mean type)', () => {
@@ -196,10 +196,10 @@ describe('config validate inside a sow workspace also checks .sow/config.yaml', 
 });
 
 // ---------------------------------------------------------------------------------------------
-// Settings an executor type ignores
+// Settings an executor type does not take
 // ---------------------------------------------------------------------------------------------
 
-const IGNORED = `agents:
+const UNFIT = `agents:
   executors:
     ws:
       type: windsurf
@@ -221,44 +221,41 @@ const IGNORED = `agents:
     planner: cx
 `;
 
-describe('a setting the executor type ignores is a warning naming the type, never fatal', () => {
-  it('config validate: ⚠ lines for model and permissions on windsurf, yolo_mode on command, spawn on codex; exit 0', () => {
-    const { sow } = outside(IGNORED);
+describe('a setting the executor type does not take is a configuration error naming the type', () => {
+  it('config validate: ✗ lines for model and permissions on windsurf, yolo_mode on command, spawn on codex; exit 4', () => {
+    const { world, sow } = outside(UNFIT);
     const r = sow(['config', 'validate']);
-    expect(r.code, show(r)).toBe(0);
-    const warnings = lines(r).filter((l) => l.startsWith('⚠ Warning: agents.'));
-    expect(warnings).toEqual([
-      "⚠ Warning: agents.executors.ws.settings.permissions: the windsurf executor type ignores 'permissions' (sow passes windsurf no permission flags; its custom_args decide)",
-      "⚠ Warning: agents.executors.ws.settings.model: the windsurf executor type ignores 'model' (sow passes windsurf no model flag)",
-      "⚠ Warning: agents.executors.mine.settings.yolo_mode: the command executor type ignores 'yolo_mode' (your own spawn/resume argv decides what the agent may do)",
-      "⚠ Warning: agents.executors.cx.spawn: the codex executor type ignores 'spawn' (only type 'command' runs an argv of your own)",
+    expect(r.code, show(r)).toBe(4);
+    const errors = lines(r).filter((l) => l.startsWith('✗ agents.'));
+    const remove = '; remove it, or pick a type that does';
+    expect(errors).toEqual([
+      `✗ agents.executors.ws.settings.permissions: the windsurf executor type does not take 'permissions' (sow passes windsurf no permission flags; its custom_args decide)${remove}`,
+      `✗ agents.executors.ws.settings.model: the windsurf executor type does not take 'model' (sow passes windsurf no model flag)${remove}`,
+      `✗ agents.executors.mine.settings.yolo_mode: the command executor type does not take 'yolo_mode' (your own spawn/resume argv decides what the agent may do)${remove}`,
+      `✗ agents.executors.cx.spawn: the codex executor type does not take 'spawn' (only type 'command' runs an argv of your own)${remove}`,
     ]);
-    expect(r.stdout).toMatch(/^Configuration is valid with \d+ warning\(s\)\.$/m);
+    expect(r.stdout).toMatch(/^Configuration is invalid: 4 error\(s\)/m);
+    expect(r.stderr.split('\n')[0]).toContain(`error: ${world.configPath}: agents.executors.ws.settings.permissions: the windsurf executor type does not take 'permissions'`);
+    // doctor gives the same verdict.
+    const doctor = sow(['doctor', '--json']);
+    expect(doctor.code).toBe(1);
+    expect((doctor.json?.error as any)?.details?.checks?.find((c: { id: string }) => c.id === 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining("the windsurf executor type does not take 'model'") });
   });
 
-  it('agent spawn and resume say it once on stderr, run the worker anyway, and pass nothing the type ignores', () => {
-    const f = fixture(IGNORED);
-    const spawned = f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
-    const model = `warning: ${f.world.configPath}: agents.executors.ws.settings.model: the windsurf executor type ignores 'model' (sow passes windsurf no model flag)`;
-    const permissions = `warning: ${f.world.configPath}: agents.executors.ws.settings.permissions: the windsurf executor type ignores 'permissions' (sow passes windsurf no permission flags; its custom_args decide)`;
-    expect(stderrLines(spawned, 'ignores')).toEqual([permissions, model]);
-    expect(spawned.stderr, 'only the warnings of the executor in use').not.toContain('agents.executors.mine');
-    expect(f.world.calls()[0]).toMatchObject({ cli: 'windsurf', argv: [] });
+  it('agent spawn and resume refuse such an executor (exit 4, naming the field) and start nothing; other executors still run', () => {
+    const f = fixture(UNFIT);
+    const before = f.repo.snapshot();
+    const refused = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(refused.code, show(refused)).toBe(4);
+    expect(refused.json?.error).toMatchObject({ code: 'CONFIG_INVALID', details: { file: f.world.configPath, field: 'agents.executors.ws.settings.permissions' } });
+    expect((f.sow(['agent', 'spawn', 'reviewer', '020', '--json']).json?.error as any)?.details?.field).toBe('agents.executors.mine.settings.yolo_mode');
+    expect(f.world.calls()).toEqual([]);
+    expect(f.repo.snapshot()).toEqual(before);
 
-    // The command executor: spawn and resume each warn once about yolo_mode.
-    const yolo = `warning: ${f.world.configPath}: agents.executors.mine.settings.yolo_mode: the command executor type ignores 'yolo_mode' (your own spawn/resume argv decides what the agent may do)`;
-    const reviewer = f.ok(['agent', 'spawn', 'reviewer', '020', '-q']);
-    expect(stderrLines(reviewer, 'ignores')).toEqual([yolo]);
-    const resumed = f.ok(['agent', 'resume', '020', 'Once more', '-q']);
-    expect(stderrLines(resumed, 'ignores')).toEqual([yolo]);
-    expect(f.world.calls().map((c) => c.cli)).toEqual(['windsurf', 'my-agent', 'my-agent']);
-  });
-
-  it('--json: the warning goes to stderr, stdout stays one JSON document', () => {
-    const f = fixture(IGNORED);
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json']);
-    expect(r.json?.ok).toBe(true);
-    expect(stderrLines(r, 'ignores')).toHaveLength(2);
+    // Without the settings windsurf does not take, the same executor runs.
+    const fixed = fixture('agents:\n  executors:\n    ws:\n      type: windsurf\n  bindings:\n    implementer: ws\n');
+    fixed.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    expect(fixed.world.calls()[0]).toMatchObject({ cli: 'windsurf', argv: [] });
   });
 });
 
@@ -453,7 +450,7 @@ describe('permissions: safe | yolo is the knob the template and config show pres
     expect(block('a')).toContain('        permissions: yolo  # (from config file)');
     expect(block('b')).toContain('        permissions: yolo  # (from config file: yolo_mode: true)');
     expect(block('c')).toContain('        permissions: safe  # (default)');
-    expect(block('d')).toContain('        permissions: yolo  # (from config file), ignored by the command executor type');
+    expect(block('d')).toContain("        permissions: yolo  # (from config file), the command executor type does not take it: run 'sow config validate'");
     expect(block('d')).toContain('        # permissions do not apply: your own spawn/resume argv decides what the agent may do');
     expect(r.stdout).toMatch(/^# permissions: safe \(the default\) reads and edits files in the repository/m);
     expect(r.stdout, 'yolo_mode is no longer printed as the knob').not.toMatch(/^ {8}yolo_mode:/m);

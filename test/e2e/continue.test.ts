@@ -153,7 +153,7 @@ describe('sow project continue', () => {
     expect(after.code).toBe(0);
     expect(after.json?.data?.state).toBe('NoProject');
     expect(after.json?.data?.prompt).toContain('sow project new <name> --description');
-  }, 120_000); // about 60 sow runs
+  });
 
   it('starts at ImplementationPlanning when the project skips planning', () => {
     const r = repo();
@@ -203,6 +203,8 @@ const TEMPLATE_VARS: Record<string, string> = {
   guidance: 'guidance/implementer/base',
   // The role prompt of `sow install` (templates/integrations/agent.md).
   role: 'implementer',
+  // The no-project prompt: the other branches that have a project.
+  elsewhere: "'git branch' lists the branches",
 };
 
 function renderVars(template: string): string {

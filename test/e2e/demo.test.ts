@@ -24,7 +24,7 @@ describe('npm run demo', () => {
     expect(r.stdout).toContain('.sow/knowledge/adrs/0001-jwt.md');
     expect(r.stdout).toContain('.sow/knowledge/iterative/jwt-survey/progress.md');
     expect(r.stdout).toMatch(/Advanced: FinalizeDelete → NoProject/);
-  }, 180_000);
+  });
 
   it('refuses an unknown type with exit 2', () => {
     const r = demo(['--type', 'waterfall']);

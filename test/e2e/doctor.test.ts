@@ -204,17 +204,34 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     expectUnchanged(d, before);
   });
 
-  it('an agent CLI the configuration binds is missing from PATH: FAIL with how to install it; the built-in default missing is a warning', () => {
+  it("an agent CLI missing from PATH is a warning with how to install it, bound by the file or not: the verdict 'config validate' gives", () => {
     const bound = setup('agents:\n  bindings:\n    implementer: codex\n', { omit: ['codex'] });
     const r = bound.doctor();
-    expect(failing(r.checks)).toEqual(['agent.codex']);
-    expect(r.check('agent.codex')).toMatchObject({ message: "codex is not on PATH; the 'codex' executor (implementer) needs it", fix: 'npm install -g @openai/codex' });
+    expect(r.json!.ok, 'a warning alone is exit 0').toBe(true);
+    expect(r.check('agent.codex')).toMatchObject({ status: 'warn', message: "codex is not on PATH; the 'codex' executor (implementer) needs it to spawn workers ('sow agent spawn')", fix: 'npm install -g @openai/codex' });
     expect(r.check('agent.claude-code').status).toBe('ok');
+    const validate = bound.sow(['config', 'validate', '--json'], { PATH: bound.world.bin });
+    expect(validate.code, show(validate)).toBe(0);
+    expect(validate.json!.data.lines).toContainEqual({ level: 'warning', text: expect.stringMatching(/^codex not found on PATH/) });
 
     const unbound = setup(undefined, { omit: ['claude'] });
     const w = unbound.doctor();
-    expect(w.json!.ok, 'a warning alone is exit 0').toBe(true);
+    expect(w.json!.ok).toBe(true);
     expect(w.check('agent.claude-code')).toMatchObject({ status: 'warn', message: expect.stringContaining("needs it to spawn workers ('sow agent spawn')"), fix: 'npm install -g @anthropic-ai/claude-code' });
+  });
+
+  it("after 'sow config init', on a machine without the default agent CLI, doctor and config validate agree: valid, with a warning", () => {
+    const d = setup(undefined, { omit: ['claude'] });
+    const env = { PATH: d.world.bin };
+    expect(d.sow(['config', 'init'], env).code).toBe(0);
+    const validate = d.sow(['config', 'validate'], env);
+    expect(validate.code, show(validate)).toBe(0);
+    expect(validate.stdout).toMatch(/^Configuration is valid with 1 warning\(s\)\.$/m);
+    expect(validate.stdout).toContain('⚠ Warning: claude not found on PATH');
+    const r = d.doctor();
+    expect(failing(r.checks)).toEqual([]);
+    expect(r.check('config').status).toBe('ok');
+    expect(r.check('agent.claude-code').status).toBe('warn');
   });
 
   it("an agent CLI whose --help lacks a flag sow passes: FAIL for a CLI the configuration binds, naming the flag", () => {

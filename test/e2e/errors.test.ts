@@ -240,7 +240,6 @@ describe('commands before sow init', () => {
   const NOT_INITIALIZED: Expected = { exit: 1, code: 'NOT_INITIALIZED', message: ['not initialised'], hint: ['sow init'] };
   it.each<Case>([
     ['task list', ['task', 'list'], NOT_INITIALIZED],
-    ['project new', ['project', 'new', 'demo', '--description', 'x'], NOT_INITIALIZED],
     ['advance', ['advance'], NOT_INITIALIZED],
     ['output add', ['output', 'add', '--type', 'task_list', '--path', 'x.md'], NOT_INITIALIZED],
   ])('%s', (_title, args, exp) => {

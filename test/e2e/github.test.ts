@@ -174,6 +174,18 @@ describe('sow project new --issue', () => {
     expect(ok(repo, ['issue', 'check', '7'], { env: gh.env }).stderr).toContain("Issue #7 is free: 'sow project new --issue 7' starts a project from it");
   });
 
+  it('in a repository without .sow/, initialises it once GitHub has answered; an issue gh cannot show leaves nothing behind', () => {
+    const repo = fresh({ init: false });
+    repo.git(['remote', 'add', 'origin', 'https://github.com/acme/api.git']);
+    const gh = fakeGh();
+    expect(repo.sow(['project', 'new', '--issue', '99'], { env: gh.env }).code).not.toBe(0);
+    expect(repo.exists('.sow'), 'a refused project new initialises nothing').toBe(false);
+    const r = ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
+    expect(r.stderr).toContain('Initialised .sow/ in ');
+    expect(repo.exists('.sow/.version')).toBe(true);
+    expect(repo.yaml(PROJECT).phases.planning.inputs.map((i: any) => i.type)).toEqual(['github_issue']);
+  });
+
   it('refused when GitHub links the issue to another branch: nothing is created; --branch that branch works', () => {
     const repo = onGithub();
     const gh = fakeGh({ repo: 'acme/api', issues: ISSUES, linked: { 7: ['fix/empty-body'] } });

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ export interface RunResult {
 
 export interface Repo {
   dir: string;
+  /** Nothing was done in it since makeRepo made it (a template may stand in for setting it up). */
+  readonly pristine: boolean;
   /** Runs sow with these arguments in the repo (or in `cwd`, relative to it). */
   /** `via`: the command that runs sow instead of `node dist/sow.cjs` (e.g. `setpriv … node <copy of sow>`). */
   sow(args: string[], opts?: { cwd?: string; env?: Record<string, string>; input?: string; via?: string[] }): RunResult;
@@ -100,16 +102,63 @@ export interface RepoOptions {
   existing?: boolean;
 }
 
+/**
+ * Starting points made once per test process and copied for each repository: a fresh repository
+ * (git init, a first commit, `sow init`) costs three processes, and most tests start from one.
+ * A copy is the same repository (its commit, its .sow/), in another folder.
+ */
+const templates = new Map<string, string>();
+let templatesDir: string | undefined;
+// Each test file runs in a process of its own: its templates go when it is done.
+afterAll(() => {
+  if (templatesDir) rmSync(templatesDir, { recursive: true, force: true });
+  templatesDir = undefined;
+  templates.clear();
+});
+
+/** The folder of the template `key`, made by `build` (in an empty folder) on first use. */
+function template(key: string, build: (dir: string) => void): string {
+  let dir = templates.get(key);
+  if (dir === undefined) {
+    templatesDir ??= mkdtempSync(join(tmpdir(), 'sow-e2e-templates-'));
+    dir = join(templatesDir, String(templates.size));
+    mkdirSync(dir);
+    build(dir);
+    templates.set(key, dir);
+  }
+  return dir;
+}
+
+/** Copies a template into `dir` (which exists and is empty), links as links. */
+const copyTemplate = (from: string, dir: string) => cpSync(from, dir, { recursive: true, verbatimSymlinks: true });
+
 export function makeRepo(opts: RepoOptions = {}): Repo {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'sow-e2e-'));
   const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, env: baseEnv(), encoding: 'utf8' }).trim();
   if (!opts.existing) {
-    run('git', ['init', '-q', '-b', opts.branch ?? 'main']);
-    run('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
+    const init = opts.init !== false;
+    const branch = opts.branch ?? 'main';
+    copyTemplate(template(`repo:${branch}:${init}`, (t) => {
+      const at = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
+      at('git', ['init', '-q', '-b', branch]);
+      at('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
+      if (init) {
+        const r = spawnSync(process.execPath, [SOW, 'init'], { cwd: t, env: baseEnv(), encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`sow init failed: ${r.stderr}`);
+      }
+    }), dir);
   }
+  let pristine = !opts.existing && opts.init !== false;
+  const touched = () => {
+    pristine = false;
+  };
   const repo: Repo = {
     dir,
+    get pristine() {
+      return pristine;
+    },
     sow(args, o = {}) {
+      touched();
       const [cmd, ...pre] = o.via ?? [process.execPath, SOW];
       const r = spawnSync(cmd!, [...pre, ...args], {
         cwd: o.cwd ? join(dir, o.cwd) : dir,
@@ -120,6 +169,7 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
       return toResult(r.status, r.stdout, r.stderr);
     },
     sowAsync(args, o = {}) {
+      touched();
       return new Promise((resolve) => {
         const child = spawn(process.execPath, [SOW, ...args], { cwd: dir, env: baseEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
@@ -129,9 +179,13 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
         child.on('close', (code) => resolve(toResult(code, stdout, stderr)));
       });
     },
-    git: (args) => run('git', args),
+    git: (args) => {
+      touched();
+      return run('git', args);
+    },
     read: (rel) => readFileSync(join(dir, rel), 'utf8'),
     write: (rel, text) => {
+      touched();
       mkdirSync(dirname(join(dir, rel)), { recursive: true });
       writeFileSync(join(dir, rel), text);
     },
@@ -154,10 +208,6 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
-  if (opts.init !== false) {
-    const r = repo.sow(['init']);
-    if (r.code !== 0) throw new Error(`sow init failed: ${r.stderr}`);
-  }
   return repo;
 }
 
@@ -174,6 +224,22 @@ export function ok(repo: Repo, args: string[], opts?: { cwd?: string; env?: Reco
 
 /** Brings a fresh repo to ImplementationExecuting with the given task names (ids 010, 020, …). */
 export function toExecuting(repo: Repo, tasks: string[] = ['First task', 'Second task']): void {
+  // A repository nothing was done in yet gets a copy of one brought there once (same commands).
+  if (repo.pristine && !process.env['SOW_TEST_NO_TEMPLATES']) {
+    const from = template(`executing:${JSON.stringify(tasks)}`, (t) => {
+      const built = makeRepo({ dir: t });
+      walkToExecuting(built, tasks);
+    });
+    // Emptied, not removed: the folder may be a mount point (the full-disk tests).
+    for (const name of readdirSync(repo.dir)) rmSync(join(repo.dir, name), { recursive: true, force: true });
+    copyTemplate(from, repo.dir);
+    repo.git(['status', '--porcelain']); // marks it used, and refreshes git's index for the new folder
+    return;
+  }
+  walkToExecuting(repo, tasks);
+}
+
+function walkToExecuting(repo: Repo, tasks: readonly string[]): void {
   ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
   repo.write(TASK_LIST, '# Tasks\n');
   ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);

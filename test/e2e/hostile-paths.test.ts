@@ -137,6 +137,7 @@ describe('paths in committed state files are checked when read', () => {
   it('sow iter phase add --output ../../../etc/x.md is refused; a committed one is exit 4', () => {
     const h = hostile();
     ok(h.origin, ['project', 'new', 'dig', '--type', 'iterative', '--description', 'x']);
+    h.origin.write('.sow/project/brief.md', '# x\n\n## Outcome Needed\nA dig.\n');
     ok(h.origin, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(h.origin, ['advance']);
     const r = h.origin.sow(['iter', 'phase', 'add', 'R1', '--title', 't', '--output', '../../../etc/x.md']);

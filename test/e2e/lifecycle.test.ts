@@ -3,7 +3,7 @@
  * command, the review-fail loop and a project started with --no-planning.
  */
 import { describe, expect, it } from 'vitest';
-import { useRepos, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import { expectFails, useRepos, ok, PROJECT, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
@@ -391,5 +391,30 @@ describe('--no-planning', () => {
 
     const status = ok(repo, ['project', 'status', '--json']).json!.data;
     expect(status.phases.find((p: { name: string }) => p.name === 'planning')).toMatchObject({ enabled: false, status: 'pending' });
+  });
+});
+
+describe('which phases run is settled when the project starts', () => {
+  it("'phase set enabled' cannot skip or revive a phase afterwards; each refusal says why, and the value a phase has is accepted", () => {
+    const repo = fresh();
+    ok(repo, ['project', 'new', 'quick-fix', '--no-planning', '--description', 'Small fix']);
+    // Planning was skipped: enabling it now would show a phase the lifecycle never enters.
+    const revived = expectFails(repo, ['phase', 'set', 'enabled', 'true', '--phase', 'planning'], 1, 'READ_ONLY_FIELD', { human: true });
+    expect(revived).toContain('which phases run is settled when the project starts, and the lifecycle has already passed the planning phase');
+    expect(revived).toContain("'sow project new <name> --no-planning'");
+    for (const [phase, why] of [
+      ['implementation', 'the implementation phase always runs: its tasks are the change the project makes'],
+      ['review', 'the review phase always runs: every change is reviewed before it is finalized'],
+      ['finalize', 'the finalize phase always runs: the project ends there (its checks must pass on the finished code'],
+    ]) {
+      expect(expectFails(repo, ['phase', 'set', 'enabled', 'false', '--phase', phase!], 1, 'READ_ONLY_FIELD')).toContain(why);
+    }
+    expect(ok(repo, ['phase', 'set', 'enabled', 'false', '--phase', 'planning']).stderr).toContain('enabled = false');
+    expect(repo.yaml(PROJECT).phases.planning).toMatchObject({ enabled: false, status: 'pending' });
+
+    // A project that plans cannot drop planning once it has started.
+    const other = fresh();
+    ok(other, ['project', 'new', 'planned', '--description', 'Planned']);
+    expect(expectFails(other, ['phase', 'set', 'enabled', 'false', '--phase', 'planning'], 1, 'READ_ONLY_FIELD')).toContain('the planning phase has already started');
   });
 });

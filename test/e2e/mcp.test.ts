@@ -114,7 +114,7 @@ function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
     const limit = setTimeout(() => {
       listeners.delete(check);
       reject(new Error(`no answer for id ${id}; stdout so far:\n${lines().map((l) => l.slice(0, 300)).join('\n')}\nstderr:\n${stderr}`));
-    }, 25_000);
+    }, 180_000);
     listeners.add(check);
     check();
   });

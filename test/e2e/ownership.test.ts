@@ -93,7 +93,7 @@ describe('sow task next --claim', () => {
     const more = await Promise.all(Array.from({ length: 8 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `v${i}`, '--json'])));
     expect(more.filter((r) => r.code === 0).map((r) => r.json!.data.id).sort()).toEqual(['170', '180', '190', '200']);
     expect(more.filter((r) => r.code !== 0).map((r) => r.json?.error?.code)).toEqual(['NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK']);
-  }, 60_000);
+  });
 
   it("a lease runs out: the next claim takes the task over, the old owner's writes are refused; an owner's write renews its lease", async () => {
     const repo = executing(['A', 'B']);
@@ -202,7 +202,7 @@ describe('spawned workers own their task', () => {
     expect(task.owner, 'released when the worker is done').toBeUndefined();
     // Now the orchestrator may complete it.
     expect(s.sow(['task', 'set', '--id', '010', 'status', 'completed']).code).toBe(0);
-  }, 60_000);
+  });
 
   it('a late worker after a forced completion cannot reopen the task: its write is refused, the task stays completed', async () => {
     const repo = executing(['A']);
@@ -227,7 +227,7 @@ describe('spawned workers own their task', () => {
     expect(repo.yaml(taskFile('010')).status, 'the task stays completed').toBe('completed');
     expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).not.toContain('still here');
     expect(result.stdout + result.stderr).toContain('Task 010 is now completed');
-  }, 60_000);
+  });
 
   it('a worker whose spawn process died leaves a stale owner: the next spawn takes over without --force', () => {
     const repo = executing(['A']);

@@ -134,6 +134,30 @@ describe('sow refs add | list', () => {
     expect(readlinkSync(join(repo.dir, '.sow/refs/style-v2'))).not.toBe(readlinkSync(join(repo.dir, '.sow/refs/mine')));
   });
 
+  it("without --link, the link is the source's name: the repository without .git, or the folder; a file:// source goes to the local index only", () => {
+    const repo = fresh();
+    const src = source();
+    const env = cacheEnv();
+    // src.url is file://…/origin.git: a folder of this machine, never shared, --local or not.
+    const fromFile = ok(repo, ['refs', 'add', src.url], { env });
+    expect(fromFile.stdout).toBe('.sow/refs/origin\n');
+    expect(fromFile.stderr).toContain("Recorded in .sow/refs/index.local.json, this machine's own (a file:// URL is a folder on this machine, so it is never shared)");
+    expect(JSON.parse(repo.read('.sow/refs/index.local.json')).refs.map((x: any) => [x.link, x.source])).toEqual([['origin', src.url]]);
+    expect(repo.exists('.sow/refs/index.json'), 'nothing in the committed index').toBe(false);
+    expect(readFileSync(join(repo.dir, '.sow/refs/origin/README.md'), 'utf8')).toBe('# Style guide\n');
+
+    ok(repo, ['refs', 'add', src.shared, '--link', 'style'], { env });
+    const folder = join(temp('sow-ref-folder-'), 'Team Notes');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'notes.md'), 'notes\n');
+    expect(ok(repo, ['refs', 'add', folder], { env }).stdout).toBe('.sow/refs/team-notes\n');
+    // A name taken: the same refusal as with --link, which says how to pick another.
+    expect(expectFails(repo, ['refs', 'add', src.url], 1, 'REF_EXISTS', { env })).toContain("a ref named 'origin' exists already (a local one)\npick another --link");
+    expect(JSON.parse(repo.read('.sow/refs/index.json')).refs.map((x: any) => x.link)).toEqual(['style']);
+    // A source without a usable name: say to give one.
+    expect(expectFails(repo, ['refs', 'add', '/'], 2, 'USAGE', { env })).toContain('name it with --link <name>');
+  });
+
   it('refusals: a taken link name, a bad name, a bad --semantic, a source that is neither a URL nor a folder, a clone that fails', () => {
     const repo = fresh();
     const src = source();

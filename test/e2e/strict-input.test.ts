@@ -255,7 +255,8 @@ describe('dependencies and status gates', () => {
 
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force']);
     expect(repo.yaml(taskFile('010')).status).toBe('completed');
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    // Reopened, which a completed task needs --force for too.
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress', '--force']);
 
     ok(repo, ['task', 'input', 'set', '--id', '010', '--index', '1', 'status', 'addressed']);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);

@@ -151,8 +151,8 @@ describe('breakdown, start to finish through the CLI', () => {
       "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'",
     );
     ok(repo, ['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true']);
-    // A completed unit that depends on an abandoned one: both named.
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'pending']);
+    // A completed unit that depends on an abandoned one: both named. (Reopening a completed unit needs --force.)
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'pending', '--force']);
     ok(repo, ['task', 'set', '--id', '020', 'dependencies', '040']);
     ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('unit 020 is completed but depends on 040, which was abandoned');

@@ -40,12 +40,12 @@ function executingIn(repo: Repo, cwd: string, name: string, tasks: string[]): vo
 }
 
 describe('sow worktree add', () => {
-  it('checks out a new branch (from the branch checked out) under .sow/worktrees/, which the main checkout ignores', () => {
+  it('checks out a new branch (from the default branch) under .sow/worktrees/, which the main checkout ignores', () => {
     const repo = withSow();
     const r = ok(repo, ['worktree', 'add', 'feat/a']);
     const path = realpathSync(join(repo.dir, WT('feat/a')));
     expect(r.stdout).toBe(`${path}\n`);
-    expect(r.stderr).toContain("Created the worktree of 'feat/a' (a new branch from 'main') at .sow/worktrees/feat/a");
+    expect(r.stderr).toContain("Created the worktree of 'feat/a' (a new branch from 'main', the repository's default branch; --from picks another) at .sow/worktrees/feat/a");
     expect(r.stderr).toContain('Next: cd .sow/worktrees/feat/a && sow project new <name>');
     expect(repo.git(['-C', path, 'branch', '--show-current'])).toBe('feat/a');
     expect(repo.git(['rev-parse', 'feat/a'])).toBe(repo.git(['rev-parse', 'main']));
@@ -54,6 +54,51 @@ describe('sow worktree add', () => {
     // sow was committed on main, so the worktree has it as it is.
     expect(existsSync(join(path, '.sow/.version'))).toBe(true);
     expect(repo.git(['-C', path, 'status', '--porcelain'])).toBe('');
+  });
+
+  it("a new branch starts from the repository's default branch, not from the project branch checked out; it says which base it used", () => {
+    const repo = withSow();
+    ok(repo, ['project', 'new', 'first', '--description', 'The first project']);
+    repo.write('src/first.ts', 'first\n');
+    repo.git(['add', '-A']);
+    repo.git(['commit', '-q', '-m', 'first project']);
+    expect(repo.git(['branch', '--show-current'])).toBe('feat/first');
+    const r = ok(repo, ['worktree', 'add', 'feat/second', '--json']);
+    expect(expectEnvelope(r).data).toMatchObject({ branch: 'feat/second', created_from: 'main', base_kind: 'default' });
+    expect(repo.git(['rev-parse', 'feat/second'])).toBe(repo.git(['rev-parse', 'main']));
+    expect(existsSync(join(repo.dir, WT('feat/second'), 'src/first.ts')), "none of the first project's work").toBe(false);
+    // The second project records main as its base, as it would have been started from main.
+    ok(repo, ['project', 'new', 'second', '--description', 'The second project'], { cwd: WT('feat/second') });
+    expect(repo.yaml(`${WT('feat/second')}/.sow/project/state.yaml`).base_branch).toBe('main');
+    // --from still picks the base.
+    expect(ok(repo, ['worktree', 'add', 'feat/third', '--from', 'feat/first', '--json']).json!.data).toMatchObject({ created_from: 'feat/first', base_kind: 'from' });
+    expect(repo.git(['rev-parse', 'feat/third'])).toBe(repo.git(['rev-parse', 'feat/first']));
+  });
+
+  it("the default branch is what origin/HEAD names (a local branch of that name, else the remote one); without any, the branch checked out", () => {
+    const repo = withSow();
+    repo.git(['checkout', '-q', '-b', 'trunk']);
+    repo.write('src/trunk.ts', 'trunk\n');
+    repo.git(['add', 'src']);
+    repo.git(['commit', '-q', '-m', 'trunk']);
+    repo.git(['update-ref', 'refs/remotes/origin/trunk', 'trunk']);
+    repo.git(['symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/trunk']);
+    repo.git(['checkout', '-q', 'main']);
+    const r = ok(repo, ['worktree', 'add', 'feat/x']);
+    expect(r.stderr).toContain("(a new branch from 'trunk', the repository's default branch; --from picks another)");
+    expect(repo.git(['rev-parse', 'feat/x'])).toBe(repo.git(['rev-parse', 'trunk']));
+    // Only the remote branch: it is the base.
+    repo.git(['branch', '-q', '-D', 'trunk']);
+    expect(ok(repo, ['worktree', 'add', 'feat/y', '--json']).json!.data).toMatchObject({ created_from: 'origin/trunk', base_kind: 'default' });
+    expect(repo.git(['rev-parse', 'feat/y'])).toBe(repo.git(['rev-parse', 'refs/remotes/origin/trunk']));
+
+    // No origin/HEAD, no main or master: the branch checked out, and it says so.
+    const other = fresh({ branch: 'dev' });
+    other.git(['add', '.sow']);
+    other.git(['commit', '-q', '-m', 'sow']);
+    const o = ok(other, ['worktree', 'add', 'feat/z', '--json']);
+    expect(o.json!.data).toMatchObject({ created_from: 'dev', base_kind: 'checked-out' });
+    expect(ok(other, ['worktree', 'add', 'feat/w']).stderr).toContain("(a new branch from 'dev', the branch checked out (no default branch found); --from picks another)");
   });
 
   it('--from another base; an existing branch as it is; a branch without sow committed gets .sow/ initialised', () => {

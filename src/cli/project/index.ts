@@ -64,10 +64,11 @@ export default function register(program: Command): void {
       }
       const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
       const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
+      const initialised = r.initialised !== undefined ? `Initialised .sow/ in ${r.initialised} (there was none)\n` : '';
       respond({
-        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, state: r.project.statechart.current_state, ...(fromIssue ?? {}) },
+        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, initialised: r.initialised !== undefined, state: r.project.statechart.current_state, ...(fromIssue ?? {}) },
         text: r.project.statechart.current_state,
-        message: `Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow project continue`,
+        message: `${initialised}Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow project continue`,
       });
     });
 

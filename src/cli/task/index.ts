@@ -8,6 +8,12 @@ import { claimData, taskSetData } from '../../app/results.js';
 import { toJson } from '../../domain/json.js';
 import { shown } from '../../domain/display.js';
 
+/** A status write that found the task so already: what it is, since when, and that nothing changed. */
+function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
+  const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
+  return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
+}
+
 export default function register(program: Command): void {
   const task = program.command('task').description("Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)");
 
@@ -36,7 +42,7 @@ export default function register(program: Command): void {
     .command('set')
     .description('Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata')
     .option(...TASK_ID_OPTION)
-    .option('--force', 'set the status even though an unfinished dependency, pending feedback or another owner blocks it; completing, skip the declared task_complete checks (recorded)')
+    .option('--force', 'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)')
     .option('--owner <name>', 'act as this owner (renews its claim); default: SOW_OWNER')
     .addHelpText('after', "\nSetting status completed first runs the checks .sow/config.yaml declares for task_complete ('sow check list');\nwhen one fails the task is not completed (exit 3). Either way their runs are recorded as evidence on the task.")
     .argument('<field>')
@@ -46,7 +52,7 @@ export default function register(program: Command): void {
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
         const r = await setTaskField(cwd(), taskIdOf(opts), field, value, setOpts);
-        respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}` });
+        respond({ data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}` });
         return;
       }
       // Completing runs the checks declared for task_complete first (sow check list).
@@ -55,7 +61,7 @@ export default function register(program: Command): void {
       const r = await setTaskFieldChecked(cwd(), taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
       const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
-      respond({ data: taskSetData(r), message: `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` });
+      respond({ data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` });
     });
 
   task
@@ -78,12 +84,12 @@ export default function register(program: Command): void {
     .command('abandon')
     .description('Abandon a task (it no longer blocks review)')
     .option(...TASK_ID_OPTION)
-    .option('--force', 'abandon it even though a worker or a claim still owns it')
+    .option('--force', 'abandon it even though a worker or a claim still owns it, or it is completed (noted in its log)')
     .option('--owner <name>', 'act as this owner; default: SOW_OWNER')
     .action(async (opts: { id?: string; force?: boolean; owner?: string }) => {
       const { abandonTask } = await import('../../app/task.js');
-      const t = await abandonTask(cwd(), taskIdOf(opts), { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
-      respond({ data: t, message: `Abandoned task ${t.id} '${shown(t.name)}'` });
+      const r = await abandonTask(cwd(), taskIdOf(opts), { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
+      respond({ data: r.task, message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'` });
     });
 
   task
@@ -95,8 +101,14 @@ export default function register(program: Command): void {
       const { listTasks } = await import('../../app/task.js');
       const { formatTaskLine } = await import('../render.js');
       const paint = (await import('../colour.js')).paintFor();
+      const { unattendedLines } = await import('../render.js');
       const tasks = await listTasks(cwd(), opts.status);
-      respond({ data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' }) });
+      const unattended = unattendedLines(tasks);
+      respond({
+        data: tasks,
+        text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
+        ...(tasks.length === 0 ? { message: opts.status ? `No ${opts.status} tasks` : 'No tasks yet' } : unattended.length ? { message: unattended.join('\n') } : {}),
+      });
     });
 
   task
@@ -104,7 +116,7 @@ export default function register(program: Command): void {
     .description('List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first')
     .option('--claim', 'claim the first ready task: in_progress, owned by you, and print its id')
     .option('-a, --agent <agent>', 'with --claim: the agent role that works on it')
-    .option('--owner <name>', 'with --claim: who claims it (default: SOW_OWNER, or a worker\'s own session)')
+    .option('--owner <name>', 'with --claim: who claims it (default: SOW_OWNER, a worker\'s or session\'s own name, at a terminal your git user.name)')
     .option('--lease <duration>', 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', '30m')
     .action(async (opts: { claim?: boolean; agent?: string; owner?: string; lease: string }) => {
       const app = await import('../../app/task.js');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advance } from '../lifecycle.js';
 import { TransitionBlockedError } from '../errors.js';
 import type { Artifact, ProjectState } from '../schemas.js';
-import { checkStatuses, evidenceNeeded, newestEvidence } from './evidence.js';
+import { checkStatuses, evidenceNeeded, newestEvidence, placeArtifact } from './evidence.js';
 import { standard } from './standard/index.js';
 import type { CheckStatus, ProjectView } from './types.js';
 
@@ -112,5 +112,33 @@ describe('evidenceNeeded: only where a guard reads evidence', () => {
     expect(standard.phases.find((p) => p.name === 'finalize')!.outputs.map((t) => t.name)).toContain('evidence');
     for (const p of standard.phases) expect(p.outputs.map((t) => t.name), p.name).toContain('evidence');
     expect(standard.taskOutputs.map((t) => t.name)).toContain('evidence');
+  });
+});
+
+describe('placeArtifact: documents first, evidence last', () => {
+  const doc = (type: string, path: string): Artifact => ({ type, path, created_at: T0 });
+  const types = (list: Artifact[]) => list.map((a) => `${a.type}:${a.path}`);
+
+  it('a document goes before the evidence a check run recorded, so it keeps the index people approve it by', () => {
+    const runs = [evidence('unit', 0), evidence('lint', 1)];
+    const placed = placeArtifact(runs, doc('task_list', 'planning/tasks.md'));
+    expect(placed.index).toBe(0);
+    expect(types(placed.list)).toEqual(['task_list:planning/tasks.md', `evidence:${runs[0]!.path}`, `evidence:${runs[1]!.path}`]);
+    const second = placeArtifact(placed.list, doc('task_list', 'planning/more.md'));
+    expect(second.index).toBe(1);
+  });
+
+  it('evidence goes last, so the newest run of a check is still the last one', () => {
+    const list = [doc('review', 'review/report.md'), evidence('unit', 1)];
+    const placed = placeArtifact(list, evidence('unit', 0));
+    expect(placed.index).toBe(2);
+    expect(newestEvidence(placed.list).get('unit')?.metadata?.['exit_code']).toBe(0);
+  });
+
+  it('an order written before (evidence between documents) is kept: the document goes after the last document', () => {
+    const list = [doc('review', 'a.md'), evidence('unit', 0), doc('review', 'b.md'), evidence('lint', 0)];
+    const placed = placeArtifact(list, doc('review', 'c.md'));
+    expect(placed.index).toBe(3);
+    expect(placeArtifact([], doc('review', 'x.md')).index).toBe(0);
   });
 });

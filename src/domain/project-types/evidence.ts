@@ -21,6 +21,18 @@ export const evidenceType: ArtifactTypeDef = {
   recordedBy: 'sow check run',
 };
 
+/**
+ * Adds `artifact` to an artifact list, keeping the documents first and evidence last: evidence goes
+ * at the end (newest last, as newestEvidence reads it), anything else after the last artifact that
+ * is not evidence. So a check run never moves a document people approve by its index (the task
+ * list is [0] whether or not the checks ran first). Returns the new list and where the artifact is.
+ */
+export function placeArtifact(list: readonly Artifact[], artifact: Artifact): { list: Artifact[]; index: number } {
+  let index = list.length;
+  if (artifact.type !== EVIDENCE) while (index > 0 && list[index - 1]!.type === EVIDENCE) index -= 1;
+  return { list: [...list.slice(0, index), artifact, ...list.slice(index)], index };
+}
+
 /** What a guard knows of a declared check. */
 export interface DeclaredCheck {
   readonly name: string;

@@ -92,6 +92,8 @@ export type ActionImpl = (project: ProjectState, params: Readonly<Record<string,
 export interface PhaseDef {
   readonly name: string;
   readonly canDisable: boolean;
+  /** Why a phase that cannot be disabled always runs, said when someone tries to. */
+  readonly whyRequired?: string;
   readonly inputs: readonly ArtifactTypeDef[];
   readonly outputs: readonly ArtifactTypeDef[];
   /** Typed metadata keys of the phase, e.g. implementation.tasks_approved: boolean. */
@@ -140,6 +142,15 @@ export interface ProjectType {
    * .sow/project/) and the project recording them.
    */
   readonly scaffold?: (project: ProjectState, now: string) => { project: ProjectState; files: Readonly<Record<string, string>> };
+  /**
+   * Documents sow renders from the project (relative to .sow/project/), rewritten in the same
+   * transaction whenever a command changes the project, so they never fall behind it (iterative's
+   * plan.md follows its work phases and its domain). `readDoc` reads a file (relative to the
+   * repository root).
+   */
+  readonly renders?: (project: ProjectState, readDoc: (rel: string) => string | undefined) => Readonly<Record<string, string>>;
+  /** What `sow advance` adds after moving by `event` (a reopened phase that needs more iterations first). */
+  readonly advanceNotes?: (event: string, project: ProjectState) => readonly string[];
   /** Checks of the project file the schema cannot make (the type's own metadata); a problem is exit 4. */
   readonly validate?: (project: ProjectState) => { path: string; message: string } | undefined;
   /** The type's own command group (`sow <name> …`), run through the generic app layer. */

@@ -10,10 +10,10 @@ import type { ProjectState } from '../../schemas.js';
 import { relativeInside } from '../../paths.js';
 import { findCycle } from '../../tasks.js';
 import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../commands.js';
-import { appendEntry, CONTEXT, DIR, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
+import { appendEntry, CONTEXT, DIR, domainOf, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
 import { iterationPrompt } from './prompt.js';
 import {
-  blockPhase, CONTEXT_WORDS, saysNothingLeft, currentPhase, extendPhase, findPhase, lastIteration, logIteration, parseProgress, renderPlan, replace,
+  blockPhase, CONTEXT_WORDS, saysNothingLeft, currentPhase, extendPhase, findPhase, logIteration, replace,
   unblockPhase, verifyPhase, withWorkPhases, WORK_PHASE_ID, WorkPhaseBlockedError, wordCount, workPhasesOf, type WorkPhase,
 } from './work-phases.js';
 
@@ -65,17 +65,13 @@ async function requireState(s: TypeSession, allowed: readonly string[], doing: s
   return project;
 }
 
-const domainOf = (project: ProjectState) => {
-  const d = phaseOf(project, 'discover').metadata['domain'];
-  return typeof d === 'string' ? d : undefined;
-};
-
 /**
- * Stores changed work phases and renders plan.md from them; in PlanActive the plan output is
- * recorded (once) and an approval it had is withdrawn, since the plan the human approved changed.
+ * Stores changed work phases (plan.md is drawn from them as the project is written); in PlanActive
+ * the plan output is recorded (once) and an approval it had is withdrawn, since the plan the
+ * human approved changed.
  */
 function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): { reapprove: boolean } {
-  const next = redrawPlan(s, project, list);
+  const next = storePhases(s, project, list);
   let reapprove = false;
   if (next.statechart.current_state === 'PlanActive') {
     const plan = phaseOf(next, 'plan');
@@ -94,11 +90,10 @@ function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPha
 const planIndex = (project: ProjectState) => phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
 const reapproveNote = (project: ProjectState) => ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${planIndex(project)} approved true').`;
 
-/** Stores the work phases and redraws plan.md from them (its checkboxes follow the statuses). */
-function redrawPlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): ProjectState {
+/** Stores the work phases; plan.md follows them as the project is written (its checkboxes follow the statuses). */
+function storePhases(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): ProjectState {
   const next = withWorkPhases(project, list);
   s.setProject(next);
-  s.writeFile(`${DIR}/${PLAN}`, renderPlan(next, workPhasesOf(next), domainOf(next)));
   return next;
 }
 
@@ -236,9 +231,9 @@ const log: TypeCommandDef = {
       const project = await requireState(s, ['ExecuteActive'], 'log an iteration');
       const blockers = str(opts, 'blockers');
       const r = logIteration(workPhasesOf(project), id!, { did: str(opts, 'did')!, remaining: str(opts, 'remaining')!, ...(blockers !== undefined ? { blockers } : {}), signal: opts['signal'] === true }, s.now);
-      redrawPlan(s, project, r.list);
+      storePhases(s, project, r.list);
       appendProgress(s, r.entry);
-      return { data: { phase: r.phase, iteration: r.iteration }, text: r.outcome };
+      return { data: { phase: r.phase, iteration: r.iteration, ...(r.confirmation !== undefined ? { confirmation: r.confirmation } : {}) }, text: r.outcome };
     });
   },
 };
@@ -258,8 +253,8 @@ const verify: TypeCommandDef = {
     if (!pass && !str(opts, 'note')?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'verify a work phase');
-      const r = verifyPhase(workPhasesOf(project), id!, pass, str(opts, 'note'), s.now);
-      redrawPlan(s, project, r.list);
+      const r = verifyPhase(workPhasesOf(project), id!, pass, str(opts, 'note'), s.now, (output) => s.readFile(`${DIR}/${output}`) !== undefined);
+      storePhases(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: r.phase, text: r.outcome };
     });
@@ -293,7 +288,7 @@ const block: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'block a work phase');
       const r = blockPhase(workPhasesOf(project), id!, str(opts, 'note')!, s.now);
-      redrawPlan(s, project, r.list);
+      storePhases(s, project, r.list);
       appendProgress(s, r.entry);
       const next = currentPhase(r.list);
       return { data: r.phase, text: `${r.phase.id} is blocked.${next ? ` Next unblocked phase: ${next.id}.` : ''}` };
@@ -309,7 +304,7 @@ const unblock: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'unblock a work phase');
       const r = unblockPhase(workPhasesOf(project), id!, s.now);
-      redrawPlan(s, project, r.list);
+      storePhases(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: r.phase, text: `${r.phase.id} is ${r.phase.status} again.` };
     });
@@ -359,9 +354,8 @@ const guardrailAdd: TypeCommandDef = {
       const list = workPhasesOf(project);
       const named = str(opts, 'phase');
       const p = named !== undefined ? findPhase(list, named) : currentPhase(list);
-      const entries = parseProgress(s.readFile(`${DIR}/${PROGRESS}`) ?? '');
-      const last = p && lastIteration(entries, p.id);
-      const learned = p ? `${p.id} iteration ${last ? last.label.replace('Iteration ', '') : Math.max(1, p.iterations + p.confirmations)}` : project.statechart.current_state;
+      // The phase's latest work iteration (its first, before any): the spec's "R{N} iteration {I}".
+      const learned = p ? `${p.id} iteration ${Math.max(1, p.iterations)}` : project.statechart.current_state;
       const entry = guardrailEntry({ pattern: str(opts, 'pattern')!, context: str(opts, 'context')!, problem: str(opts, 'problem')!, solution: str(opts, 'solution')! }, learned);
       s.writeFile(`${DIR}/${GUARDRAILS}`, appendEntry(s.readFile(`${DIR}/${GUARDRAILS}`), GUARDRAILS_HEADER, entry));
       return { data: { pattern: str(opts, 'pattern'), learned }, message: `Added to ${DIR}/${GUARDRAILS} (learned: ${learned})` };
@@ -385,15 +379,17 @@ const exportState: TypeCommandDef = {
         slug: project.name,
         created: project.created_at,
         updated: project.updated_at,
-        domain: domainOf(project) ?? null,
+        domain: domainOf(project, (rel) => s.readFile(rel)) ?? null,
         phase: SPEC_PHASE[project.statechart.current_state] ?? 'complete',
         current_phase: cur?.id ?? null,
-        current_iteration: cur ? cur.iterations + cur.confirmations : null,
+        // The current phase's work iterations: the one count (confirmations are counted apart).
+        current_iteration: cur ? cur.iterations : null,
         phases: Object.fromEntries(list.map((p) => [p.id, {
           status: p.status,
           ...(p.status !== 'pending' ? { iterations_used: p.iterations, confirmations_used: p.confirmations } : {}),
           ...(p.verification ? { verification_passed: p.verification === 'passed' } : {}),
-          max_iterations: p.max,
+          // Not set yet (while planning): null, not a maximum of 0.
+          max_iterations: p.max > 0 ? p.max : null,
           ...(p.completed_at ? { completed_at: p.completed_at } : {}),
         }])),
       };

@@ -1,4 +1,5 @@
 /** The documents of an iterative project (spec 002), under .sow/project/, and their templates. */
+import { phaseOf } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 
 export const DIR = '.sow/project';
@@ -7,48 +8,96 @@ export const PLAN = 'plan.md';
 export const CONTEXT = 'context.md';
 export const PROGRESS = 'progress.md';
 export const GUARDRAILS = 'guardrails.md';
+/** Research inputs, and the deliverables. */
+export const SOURCES = 'sources';
+export const OUTPUTS = 'outputs';
 
 export const PROGRESS_HEADER = '# Progress Log\n';
 export const GUARDRAILS_HEADER = '# Guardrails\n\nRead before starting any iteration. Append when issues discovered.\n';
 
 const title = (p: ProjectState) => p.description || p.name;
 
+/**
+ * The placeholders of the templates, in spec 002's `{…}` form. The templates are written from
+ * these very strings and a document is unfinished while it still holds one of them verbatim, so
+ * the check needs no guessing: braces a person writes (`{"a": 1}`, `${x}`) never count, and a
+ * placeholder left in place or only added to (`{Criterion 1} and more`) always does.
+ */
+export const BRIEF_PLACEHOLDERS = {
+  domain: '{research|writing|analysis|planning|software}',
+  outcome: '{What the user wants to achieve}',
+  criterion1: '{Criterion 1}',
+  criterion2: '{Criterion 2}',
+  constraints: '{Time, format, scope constraints}',
+  notes: '{Additional context}',
+} as const;
+
+export const CONTEXT_PLACEHOLDERS = {
+  goal: '{One sentence}',
+  output: '{what it is}',
+  patterns: '{Any conventions or style notes}',
+  signals: '{R1: what shows it is complete}',
+} as const;
+
 export function briefTemplate(project: ProjectState, now: string): string {
+  const b = BRIEF_PLACEHOLDERS;
   return `# ${title(project)}
 
 **Created:** ${now}
-**Domain:** {research|writing|analysis|planning|software}
+**Domain:** ${b.domain}
 
 ## Outcome Needed
-{What the user wants to achieve}
+${b.outcome}
 
 ## Done When
-- {Criterion 1}
-- {Criterion 2}
+- ${b.criterion1}
+- ${b.criterion2}
 
 ## Constraints
-- {Time, format, scope constraints}
+- ${b.constraints}
 
 ## Notes
-{Additional context}
+${b.notes}
 `;
 }
 
 export function contextTemplate(project: ProjectState): string {
+  const c = CONTEXT_PLACEHOLDERS;
   return `# ${title(project)} Context
 
 <!-- Keep it under 200 words: every iteration reads it. -->
 
-**Goal:** {One sentence}
+**Goal:** ${c.goal}
 
-**Approach:** {One sentence}
+**Approach:** ${c.goal}
 
 **Key outputs:**
-- \`outputs/…\` — {what it is}
+- \`outputs/…\` — ${c.output}
 
 **Patterns to follow:**
-- {Any conventions or style notes}
+- ${c.patterns}
+
+**Phase signals:**
+- ${c.signals}
 `;
+}
+
+export const DOMAINS = ['research', 'writing', 'analysis', 'planning', 'software'] as const;
+
+/**
+ * The project's domain: the discover phase's `domain` when a command set it, else what the
+ * brief's Domain line names (where the human writes it), else undefined.
+ */
+export function domainOf(project: ProjectState, readDoc: (rel: string) => string | undefined): string | undefined {
+  const set = phaseOf(project, 'discover').metadata['domain'];
+  return typeof set === 'string' ? set : briefDomain(readDoc(`${DIR}/${BRIEF}`));
+}
+
+/** The domain the brief's `**Domain:**` line names, when it names one of the domains. */
+export function briefDomain(text: string | undefined): string | undefined {
+  const m = /^\*\*Domain:\*\*[ \t]*([A-Za-z]+)[ \t]*$/m.exec(text ?? '');
+  const d = m?.[1]?.toLowerCase();
+  return (DOMAINS as readonly string[]).includes(d ?? '') ? d : undefined;
 }
 
 export interface Guardrail {

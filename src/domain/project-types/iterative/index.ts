@@ -13,12 +13,20 @@ import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
 import { iterCommands } from './commands.js';
-import { BRIEF, briefTemplate, CONTEXT, contextTemplate, DIR, GUARDRAILS, GUARDRAILS_HEADER, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
+import { BRIEF, BRIEF_PLACEHOLDERS, briefTemplate, CONTEXT, contextTemplate, DIR, DOMAINS, domainOf, GUARDRAILS, GUARDRAILS_HEADER, OUTPUTS, PLAN, PROGRESS, PROGRESS_HEADER, SOURCES } from './documents.js';
 import { iterationPrompt, recovery } from './prompt.js';
-import { currentPhase, EXECUTE, phasesNamed, planGaps, reopenPhases, withWorkPhases, workPhasesOf, workPhasesProblem, WORK_PHASES_KEY, type WorkPhase } from './work-phases.js';
+import {
+  checkPhasesNamed, currentPhase, EXECUTE, outOfIterations, planGaps, renderPlan, reopenedBy, reopenPhases, withWorkPhases, workPhasesOf, workPhasesProblem, WORK_PHASES_KEY, type WorkPhase,
+} from './work-phases.js';
 
 
-const brief: ArtifactTypeDef = { name: 'brief', root: 'project', description: 'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery', approvable: true };
+const brief: ArtifactTypeDef = {
+  name: 'brief',
+  root: 'project',
+  description: 'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery',
+  approvable: true,
+  placeholders: Object.values(BRIEF_PLACEHOLDERS),
+};
 const plan: ArtifactTypeDef = { name: 'plan', root: 'project', description: 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work', approvable: true };
 const source: ArtifactTypeDef = { name: 'source', root: 'project', description: 'A research input (under sources/)' };
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context' };
@@ -26,6 +34,8 @@ const deliverable: ArtifactTypeDef = { name: 'deliverable', root: 'project', des
 const review: ArtifactTypeDef = {
   ...reviewType,
   description: 'The overall review; metadata.assessment pass or fail, and for a fail metadata.phases (R2,R3): the work phases it reopens',
+  // Named phases are checked when the review is recorded, not only when the advance needs them.
+  check: (artifact, project) => checkPhasesNamed(workPhasesOf(project), artifact.metadata?.['phases']),
 };
 const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the task should follow' };
 const modified: ArtifactTypeDef = { name: 'modified', root: 'repository', description: 'A file of the code base the task changed' };
@@ -38,12 +48,6 @@ function approveHint(project: ProjectState, phase: string, type: string, file: s
     ? `record it with 'sow output add --phase ${phase} --type ${type} --path ${file}', then approve it`
     : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
 }
-
-/** The work phases a failed review names that exist. */
-const reopened = (project: ProjectState) => {
-  const ids = new Set(workPhasesOf(project).map((p) => p.id));
-  return phasesNamed(latestApprovedReview(project, 'verify')?.metadata?.['phases']).filter((id) => ids.has(id));
-};
 
 const guards: Record<string, GuardDef> = {
   briefApproved: {
@@ -79,7 +83,7 @@ const guards: Record<string, GuardDef> = {
   },
   reviewFailed: {
     description: "the latest approved review of this round has assessment 'fail' and names the work phases to reopen (metadata.phases)",
-    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopened(project).length > 0,
+    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopenedBy(project).length > 0,
     hint: ({ project }) => {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
@@ -122,7 +126,7 @@ const states: Record<string, StateDef> = {
 
 /** verify_fail: the named phases go back to work; the execute phase starts a new round. */
 const reopenAction: ActionImpl = (project, _params, now) => {
-  const ids = reopened(project);
+  const ids = reopenedBy(project);
   let next = withPhase(project, 'verify', { ...phaseOf(project, 'verify'), status: 'failed', completed_at: now });
   const execute = phaseOf(next, EXECUTE);
   const { completed_at: _done, ...rest } = execute;
@@ -140,7 +144,7 @@ export const iterative: ProjectType = {
   description: 'Iterative work: a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
   branchPrefix: 'iter/',
   phases: [
-    { name: 'discover', canDisable: false, inputs: [context, source], outputs: [brief, evidence], metadata: { domain: { kind: 'enum', values: ['research', 'writing', 'analysis', 'planning', 'software'] } } },
+    { name: 'discover', canDisable: false, inputs: [context, source], outputs: [brief, evidence], metadata: { domain: { kind: 'enum', values: [...DOMAINS] } } },
     { name: 'plan', canDisable: false, inputs: [context], outputs: [plan, evidence] },
     {
       name: EXECUTE,
@@ -163,6 +167,18 @@ export const iterative: ProjectType = {
   commands: iterCommands,
   continueNotes: recovery,
   iterationPrompt,
+  renders: (project, readDoc): Record<string, string> => {
+    const list = workPhasesOf(project);
+    // plan.md appears with the first work phase; from then on it follows the phases, the domain and the title.
+    if (list.length === 0 && readDoc(`${DIR}/${PLAN}`) === undefined) return {};
+    return { [PLAN]: renderPlan(project, list, domainOf(project, readDoc)) };
+  },
+  advanceNotes: (event, project) => {
+    if (event !== 'verify_fail') return [];
+    const list = workPhasesOf(project);
+    return reopenedBy(project).map((id) => list.find((p) => p.id === id)!).map((p) =>
+      p.status === 'timeout' ? `${outOfIterations(p)}.` : `${p.id} is in progress again: iteration ${p.iterations + 1} of ${p.max} is next ('sow iter next').`);
+  },
   validate: (project) => workPhasesProblem(phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY]),
   scaffold(project, now) {
     const discover = phaseOf(project, 'discover');
@@ -174,13 +190,16 @@ export const iterative: ProjectType = {
         [CONTEXT]: contextTemplate(project),
         [PROGRESS]: PROGRESS_HEADER,
         [GUARDRAILS]: GUARDRAILS_HEADER,
+        // The research inputs and the deliverables have their folders from the start (kept in git).
+        [`${SOURCES}/.gitkeep`]: '',
+        [`${OUTPUTS}/.gitkeep`]: '',
       },
     };
   },
   archive({ project, documents }, now) {
     const dir = `.sow/knowledge/iterative/${project.name}`;
     const list: WorkPhase[] = workPhasesOf(project);
-    const keep = (rel: string) => [BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel);
+    const keep = (rel: string) => !/(^|\/)\.gitkeep$/.test(rel) && ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel));
     return {
       files: (documents ?? []).filter(keep).map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
       entry: {

@@ -6,7 +6,7 @@
  */
 import type { ProjectView } from '../types.js';
 import { CONTEXT, DIR, GUARDRAILS, PROGRESS } from './documents.js';
-import { CONTEXT_WORDS, currentPhase, lastIteration, nextIteration, parseProgress, waitingFor, WorkPhaseBlockedError, wordCount, workPhasesOf } from './work-phases.js';
+import { CONTEXT_WORDS, currentPhase, lastIteration, nextStep, outOfIterations, parseProgress, reopenedBy, waitingFor, WorkPhaseBlockedError, wordCount, workPhasesOf } from './work-phases.js';
 
 /** Where the project stands in its work phases, and what was left: for a worker or a person resuming. */
 export function recovery(view: ProjectView, readDoc: (rel: string) => string | undefined): string | undefined {
@@ -21,12 +21,18 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
   if (cur) {
     const last = lastIteration(entries, cur.id);
     lines.unshift(
-      `- Current work phase: **${cur.id}** (${cur.status}) — ${cur.title}; next iteration ${nextIteration(cur)}, ${cur.iterations} of ${cur.max} work iterations used.`,
-      last ? `- Its last entry (iteration ${last.label.replace('Iteration ', '')}, ${last.at}) left Remaining: ${last.fields['Remaining'] ?? '(not said)'}` : `- It has no entry in progress.md yet: its first iteration starts it.`,
+      `- Current work phase: **${cur.id}** (${cur.status}) — ${cur.title}; ${cur.iterations} of ${cur.max} iterations used, next: ${nextStep(cur)}.`,
+      last ? `- Its last entry (${last.label.toLowerCase()}, ${last.at}) left Remaining: ${last.fields['Remaining'] ?? '(not said)'}` : `- It has no entry in progress.md yet: its first iteration starts it.`,
       `- Next: 'sow iter next' prints the iteration's prompt; 'sow agent spawn <agent> --iteration' gives it to a fresh worker.`,
     );
   }
+  const reopened = reopenedBy(view.project);
   for (const p of list.filter((x) => x.status === 'timeout')) {
+    // Reopened by the failed review with nothing left to spend: say so, not that it ran out working.
+    if (reopened.includes(p.id) && p.verification === 'failed') {
+      lines.push(`- ${outOfIterations(p)}. Ask the human to raise it, or to simplify its criteria ('sow iter phase set ${p.id} criteria "…"').`);
+      continue;
+    }
     lines.push(`- ${p.id} timed out after ${p.iterations} of ${p.max} iterations. Ask the human: raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria "…"'), or intervene by hand.`);
   }
   for (const p of list.filter((x) => x.status === 'blocked')) {
@@ -54,13 +60,12 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
   }
   const entries = parseProgress(readDoc(`${DIR}/${PROGRESS}`) ?? '');
   const last = lastIteration(entries, cur.id);
-  const iteration = nextIteration(cur);
   const guardrails = (readDoc(`${DIR}/${GUARDRAILS}`) ?? '').trim();
   const ctx = (readDoc(`${DIR}/${CONTEXT}`) ?? '').trim();
   const confirming = cur.status === 'confirming';
   const verifying = cur.status === 'verifying';
   return [
-    `# ${view.project.description || view.project.name}: ${cur.id}, iteration ${iteration}`,
+    `# ${view.project.description || view.project.name}: ${cur.id}, ${nextStep(cur)}`,
     '',
     'You are a fresh worker with no memory of earlier iterations. Everything you need is below and in the files it names; do one iteration, log it, and stop.',
     '',
@@ -76,7 +81,7 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     '',
     `- Criteria: ${cur.criteria}`,
     `- Output: \`.sow/project/${cur.output}\``,
-    `- Status: ${cur.status}; ${cur.iterations} of ${cur.max} work iterations used${cur.confirmations ? `, ${cur.confirmations} confirmation${cur.confirmations === 1 ? '' : 's'}` : ''}`,
+    `- Status: ${cur.status}; ${cur.iterations} of ${cur.max} iterations used${cur.confirmations ? `, ${cur.confirmations} confirmation${cur.confirmations === 1 ? '' : 's'} (confirmations do not count against the maximum)` : ''}`,
     ...(cur.note ? [`- Note: ${cur.note}`] : []),
     '',
     '## Where the last iteration stopped',

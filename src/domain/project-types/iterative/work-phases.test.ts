@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SowError } from '../../errors.js';
 import {
-  blockPhase, currentPhase, dependencyProblem, extendPhase, lastIteration, logIteration, parseProgress, planGaps, renderPlan,
-  reopenPhases, saysNothingLeft, unblockPhase, verifyPhase, workPhasesProblem, type WorkPhase,
+  blockPhase, checkPhasesNamed, currentPhase, dependencyProblem, extendPhase, lastIteration, logIteration, nextStep, parseProgress, planGaps, renderPlan,
+  reopenPhases, saysNothingLeft, unblockPhase, verifyPhase, WorkPhaseNotFoundError, workPhasesProblem, type WorkPhase,
 } from './work-phases.js';
 import type { ProjectState } from '../../schemas.js';
 
@@ -19,6 +19,7 @@ const codeOf = (fn: () => unknown) => {
   return 'no error';
 };
 const log = (list: WorkPhase[], id: string, remaining: string, signal = false) => logIteration(list, id, { did: 'work', remaining, signal }, T);
+const written = () => true;
 
 describe('the work-phase lifecycle (spec 002)', () => {
   it('pending → in_progress → confirming → verifying → done', () => {
@@ -30,12 +31,17 @@ describe('the work-phase lifecycle (spec 002)', () => {
     r = log(list, 'R1', 'None', true);
     expect([r.phase.status, r.phase.iterations, r.iteration]).toEqual(['confirming', 2, 2]);
     expect(r.entry).toBe(`## R1 - Iteration 2 - ${T}\n**Did:** work\n**Remaining:** None\n**Blockers:** None\n**Signal:** R1_DONE`);
+    expect(r.outcome).toContain('R1 says it is done after iteration 2 of 3: it is confirming. Run its confirmation');
+    expect(nextStep(r.phase)).toBe('its confirmation after iteration 2');
     list = r.list;
     r = log(list, 'R1', 'none');
-    expect([r.phase.status, r.phase.iterations, r.phase.confirmations, r.iteration]).toEqual(['verifying', 2, 1, 3]);
+    // The confirmation is numbered apart: it takes no work iteration's number.
+    expect([r.phase.status, r.phase.iterations, r.phase.confirmations, r.iteration, r.confirmation]).toEqual(['verifying', 2, 1, 2, 1]);
+    expect(r.entry).toMatch(/^## R1 - Confirmation 1 - /);
+    expect(nextStep(r.phase)).toBe('its verification after iteration 2');
     list = r.list;
     expect(codeOf(() => log(list, 'R1', 'None'))).toBe('WORK_PHASE_BLOCKED/blocked');
-    const v = verifyPhase(list, 'R1', true, undefined, T);
+    const v = verifyPhase(list, 'R1', true, undefined, T, written);
     expect([v.phase.status, v.phase.verification, v.phase.completed_at]).toEqual(['done', 'passed', T]);
     expect(codeOf(() => log(v.list, 'R1', 'x'))).toBe('WORK_PHASE_BLOCKED/blocked');
   });
@@ -50,11 +56,30 @@ describe('the work-phase lifecycle (spec 002)', () => {
     const back = log(confirming, 'R1', 'a typo');
     expect([back.phase.status, back.phase.confirmations]).toEqual(['in_progress', 1]);
     expect(back.entry).toContain('**Confirmation:** found more work');
+    expect(back.outcome).toBe("R1's confirmation found more to do: it is in progress again. Next: iteration 2 of 3.");
+    expect(nextStep(back.phase)).toBe('iteration 2');
+    expect(log(back.list, 'R1', 'b').entry).toMatch(/^## R1 - Iteration 2 - /);
     const verifying = [phase('R1', { status: 'verifying', iterations: 1, confirmations: 1 })];
-    expect(codeOf(() => verifyPhase(verifying, 'R1', false, ' ', T))).toBe('USAGE/usage');
-    const failed = verifyPhase(verifying, 'R1', false, 'the table lacks a row', T);
+    expect(codeOf(() => verifyPhase(verifying, 'R1', false, ' ', T, written))).toBe('USAGE/usage');
+    const failed = verifyPhase(verifying, 'R1', false, 'the table lacks a row', T, () => false);
     expect([failed.phase.status, failed.phase.verification, failed.phase.note]).toEqual(['in_progress', 'failed', 'the table lacks a row']);
     expect(failed.entry).toBe(`## R1 - Verification - ${T}\n**Result:** fail\n**Note:** the table lacks a row`);
+  });
+
+  it('a pass vouches for the output: refused while its file does not exist, naming it', () => {
+    const verifying = [phase('R1', { status: 'verifying', iterations: 1, confirmations: 1 })];
+    const asked: string[] = [];
+    const missing = (output: string) => {
+      asked.push(output);
+      return false;
+    };
+    expect(codeOf(() => verifyPhase(verifying, 'R1', true, undefined, T, missing))).toBe('WORK_PHASE_OUTPUT_MISSING/blocked');
+    expect(asked).toEqual(['outputs/R1.md']);
+    expect(() => verifyPhase(verifying, 'R1', true, undefined, T, missing)).toThrow('cannot pass R1: its output .sow/project/outputs/R1.md does not exist');
+    expect(() => verifyPhase([phase('R1', { status: 'verifying', output: '' })], 'R1', true, undefined, T, written)).toThrow('cannot pass R1: it names no output');
+    // The status is checked first: a phase that is not verifying says so, whatever its output.
+    expect(codeOf(() => verifyPhase([phase('R1', { status: 'in_progress' })], 'R1', true, undefined, T, missing))).toBe('WORK_PHASE_BLOCKED/blocked');
+    expect(verifyPhase(verifying, 'R1', true, undefined, T, written).phase.status).toBe('done');
   });
 
   it('the max-th iteration without finishing is timeout; more are refused until extend raises the max', () => {
@@ -99,6 +124,25 @@ describe('the work-phase lifecycle (spec 002)', () => {
     expect(list.map((p) => p.status)).toEqual(['done', 'in_progress']);
     expect(list[1]).toMatchObject({ confirmations: 0, verification: 'failed' });
     expect(list[1]!.completed_at).toBeUndefined();
+    // A reopened phase whose iterations are used up is timeout at once (it needs extend).
+    expect(reopenPhases([phase('R1', { status: 'done', iterations: 3, max: 3 })], ['R1'])[0]!.status).toBe('timeout');
+  });
+
+  it("a review's phases must be work phases: the first unknown one named, with the nearest and the list", () => {
+    const list = [phase('R1'), phase('R2')];
+    for (const ok of [undefined, 'R1', 'R1, R2', ['R2'], '']) expect(() => checkPhasesNamed(list, ok)).not.toThrow();
+    expect(codeOf(() => checkPhasesNamed(list, 'R1,R9'))).toBe('WORK_PHASE_NOT_FOUND/failed');
+    const err = (() => {
+      try {
+        checkPhasesNamed(list, 'R1,r2');
+      } catch (e) {
+        return e as WorkPhaseNotFoundError;
+      }
+      return undefined;
+    })();
+    expect(err?.message).toBe("the review names 'r2', which is not a work phase; did you mean 'R2'?");
+    expect(err?.hint).toBe("the work phases are R1, R2 ('sow iter status')");
+    expect(() => checkPhasesNamed(list, 2)).toThrow("the review names '2', which is not a work phase");
   });
 });
 
@@ -130,6 +174,9 @@ describe('progress.md and the stored phases', () => {
     const entries = parseProgress(text);
     expect(entries.map((e) => e.label)).toEqual(['Iteration 1', 'Verification']);
     expect(lastIteration(entries, 'R1')?.fields['Remaining']).toBe('b and c');
+    // A confirmation that found more work is what its worker left last.
+    const confirmed = parseProgress(`${text}\n## R1 - Confirmation 1 - ${T}\n**Did:** checked\n**Remaining:** one row\n`);
+    expect(lastIteration(confirmed, 'R1')).toMatchObject({ label: 'Confirmation 1', fields: { Remaining: 'one row' } });
     expect(lastIteration(entries, 'R2')).toBeUndefined();
     expect(['None', 'none.', 'nothing', ' N/A '].every(saysNothingLeft)).toBe(true);
     expect(saysNothingLeft('None of the tables')).toBe(false);

@@ -13,8 +13,10 @@
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError, UsageError } from '../../errors.js';
 import { relativeInside } from '../../paths.js';
+import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
 import { phaseOf, withPhase } from '../../phases.js';
+import { latestApprovedReview } from '../reviews.js';
 import type { ProjectState } from '../../schemas.js';
 
 export const WORK_STATUSES = ['pending', 'in_progress', 'confirming', 'verifying', 'done', 'blocked', 'timeout'] as const;
@@ -47,8 +49,13 @@ export const EXECUTE = 'execute';
 export const WORK_PHASE_ID = /^[A-Z][A-Za-z0-9_-]{0,15}$/;
 
 export class WorkPhaseNotFoundError extends SowError {
-  constructor(id: string, known: readonly string[]) {
-    super('WORK_PHASE_NOT_FOUND', 'failed', `no work phase '${id}'`, known.length ? `the work phases are ${known.join(', ')} ('sow iter status')` : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'", { id });
+  /** `named`: who names it, when not the command line ("the review names"). */
+  constructor(id: string, known: readonly string[], named?: string) {
+    const near = nearMiss(id, known);
+    super('WORK_PHASE_NOT_FOUND', 'failed',
+      `${named ? `${named} '${id}', which is not a work phase` : `no work phase '${id}'`}${near ? `; did you mean '${near}'?` : ''}`,
+      known.length ? `the work phases are ${known.join(', ')} ('sow iter status')` : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'",
+      { id, known: [...known], ...(near ? { suggestion: near } : {}) });
   }
 }
 
@@ -56,6 +63,19 @@ export class WorkPhaseNotFoundError extends SowError {
 export class WorkPhaseBlockedError extends SowError {
   constructor(message: string, hint: string, details: Record<string, unknown> = {}) {
     super('WORK_PHASE_BLOCKED', 'blocked', message, hint, details);
+  }
+}
+
+/** A verification that would pass a phase whose output file was never written (exit 3). */
+export class WorkPhaseOutputMissingError extends SowError {
+  constructor(p: WorkPhase) {
+    const file = `${PROJECT_DIR}/${p.output}`;
+    super('WORK_PHASE_OUTPUT_MISSING', 'blocked',
+      p.output ? `cannot pass ${p.id}: its output ${file} does not exist` : `cannot pass ${p.id}: it names no output`,
+      p.output
+        ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the output is another file, 'sow iter phase set ${p.id} output <path>'`
+        : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter verify ${p.id} --pass'`,
+      { phase: p.id, output: p.output ? file : null });
   }
 }
 
@@ -152,8 +172,18 @@ export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined 
   return list.find((p) => ACTIVE.has(p.status)) ?? list.find((p) => p.status === 'pending' && waitingFor(list, p).length === 0);
 }
 
-/** The number the next entry of the phase gets (work and confirmation iterations count alike). */
-export const nextIteration = (p: WorkPhase) => p.iterations + p.confirmations + 1;
+/**
+ * Where the phase stands in its one count, the work iterations (those that count against max):
+ * "iteration 3" for the next work iteration, "its confirmation after iteration 2" while it
+ * confirms. A confirmation is logged as its own entry ("Confirmation 1") and never takes a
+ * work iteration's number, so progress.md, `iter status`, `iter export`, `iter next` and
+ * `project continue` all give the same number.
+ */
+export function nextStep(p: WorkPhase): string {
+  if (p.status === 'confirming') return `its confirmation after iteration ${p.iterations}`;
+  if (p.status === 'verifying') return `its verification after iteration ${p.iterations}`;
+  return `iteration ${p.iterations + 1}`;
+}
 
 const NONE = /^(none|nothing|n\/a|-)\.?$/i;
 export const saysNothingLeft = (remaining: string) => NONE.test(remaining.trim());
@@ -168,7 +198,10 @@ export interface LogInput {
 export interface LogResult {
   list: WorkPhase[];
   phase: WorkPhase;
+  /** The work iteration the entry belongs to (for a confirmation, the one it confirms). */
   iteration: number;
+  /** The confirmation's number, when the entry was one. */
+  confirmation?: number;
   entry: string;
   /** What happened to the phase, in a sentence. */
   outcome: string;
@@ -203,14 +236,16 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     p = { ...p, status: 'in_progress', started_at: p.started_at ?? now };
   }
   if (p.status !== 'in_progress' && p.status !== 'confirming') refuseFor(p, `log an iteration of ${id}`);
-  const iteration = nextIteration(p);
   let outcome: string;
+  let heading: string;
+  let confirmation: number | undefined;
   const lines: string[] = [];
   if (p.status === 'in_progress') {
     p = { ...p, iterations: p.iterations + 1 };
+    heading = `Iteration ${p.iterations}`;
     if (saysNothingLeft(input.remaining) && input.signal) {
       p = { ...p, status: 'confirming' };
-      outcome = `${id} says it is done: it is confirming. Run one more iteration (${iteration + 1}) that checks the criteria afresh and finds nothing left.`;
+      outcome = `${id} says it is done after iteration ${p.iterations} of ${p.max}: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).`;
     } else if (p.iterations >= p.max) {
       outcome = `${id} used its ${p.max} iterations without finishing: it is timeout. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
       lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
@@ -222,6 +257,8 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
   } else {
     // The N+1 confirmation: it finds nothing left, or sends the phase back to work.
     p = { ...p, confirmations: p.confirmations + 1 };
+    confirmation = p.confirmations;
+    heading = `Confirmation ${p.confirmations}`;
     if (saysNothingLeft(input.remaining)) {
       p = { ...p, status: 'verifying' };
       lines.push('**Confirmation:** nothing left');
@@ -233,11 +270,13 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
       if (p.iterations >= p.max) {
         lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
         outcome += ` It has used its ${p.max} iterations: it is timeout ('sow iter extend ${id} --max ${p.max + 3}').`;
+      } else {
+        outcome += ` Next: iteration ${p.iterations + 1} of ${p.max}.`;
       }
     }
   }
   const entry = [
-    `## ${id} - Iteration ${iteration} - ${now}`,
+    `## ${id} - ${heading} - ${now}`,
     `**Did:** ${oneLine(input.did)}`,
     `**Remaining:** ${oneLine(input.remaining)}`,
     `**Blockers:** ${oneLine(input.blockers ?? 'None')}`,
@@ -245,16 +284,21 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     ...lines,
   ].join('\n');
   p = settle(p);
-  return { list: replace(list, p), phase: p, iteration, entry, outcome };
+  return { list: replace(list, p), phase: p, iteration: p.iterations, ...(confirmation !== undefined ? { confirmation } : {}), entry, outcome };
 }
 
 /** Entries keep to one paragraph each, so the log stays parseable line by line. */
 const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
 
-export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolean, note: string | undefined, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
+/**
+ * Records a verifying phase's verification. A pass vouches for the phase's output, so the file
+ * must exist (`written` says whether a file under .sow/project/ does).
+ */
+export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolean, note: string | undefined, now: string, written: (output: string) => boolean): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
   if (!pass && !note?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
+  if (pass && !(p.output && written(p.output))) throw new WorkPhaseOutputMissingError(p);
   if (pass) {
     p = { ...p, status: 'done', verification: 'passed', completed_at: now };
     delete p.note;
@@ -306,6 +350,24 @@ export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[])
     delete q.completed_at;
     return settle(q);
   });
+}
+
+/** The work phases the latest approved review of the verify phase's round reopens (or would): those it names that exist. */
+export function reopenedBy(project: ProjectState): string[] {
+  const ids = new Set(workPhasesOf(project).map((p) => p.id));
+  return phasesNamed(latestApprovedReview(project, 'verify')?.metadata?.['phases']).filter((id) => ids.has(id));
+}
+
+/** A reopened phase that has no iteration left (timeout at once), in a sentence with the way out. */
+export const outOfIterations = (p: WorkPhase) =>
+  `${p.id} was reopened by the failed review, but it has used its ${p.iterations} of ${p.max} iterations: raise its maximum before work on it can go on ('sow iter extend ${p.id} --max ${p.iterations + 3}')`;
+
+/** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
+export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {
+  const known = list.map((p) => p.id);
+  const named = Array.isArray(raw) || typeof raw === 'string' ? phasesNamed(raw) : raw === undefined || raw === null ? [] : [String(raw)];
+  const unknown = named.find((id) => !known.includes(id));
+  if (unknown !== undefined) throw new WorkPhaseNotFoundError(unknown, known, 'the review names');
 }
 
 /** The ids a review's `phases` metadata names (R2,R3 or a list). */
@@ -376,8 +438,8 @@ export function parseProgress(text: string): ProgressEntry[] {
   return out;
 }
 
-/** The latest iteration entry of the phase. */
-export const lastIteration = (entries: readonly ProgressEntry[], id: string) => [...entries].reverse().find((e) => e.phase === id && /^Iteration \d+$/.test(e.label));
+/** The latest entry a worker of the phase left: an iteration or a confirmation. */
+export const lastIteration = (entries: readonly ProgressEntry[], id: string) => [...entries].reverse().find((e) => e.phase === id && /^(Iteration|Confirmation) \d+$/.test(e.label));
 
 export const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;
 export const CONTEXT_WORDS = 200;

@@ -1,0 +1,420 @@
+/**
+ * The task guards without holes: every status that says work started or is done needs the
+ * dependencies finished, through every path a status changes by (task set, agent report, the MCP
+ * task_update tool, agent resume); claims only where tasks are worked on, in every project type;
+ * who a claim is made by (a session alone, the person at a terminal); a finished task's history
+ * (no-op writes, leaving completed only with --force, logged); tasks in progress that nobody
+ * works on any more, said in task list, status and continue; and a deleted task folder named as
+ * the thing that is missing.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { realpathSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectEnvelope, expectFails, ok, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import { makeWorld, parseLog, runSow, show, type World } from './agent-world.js';
+
+const fresh = useRepos();
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const TASKS_DIR = '.sow/project/phases/implementation/tasks';
+const taskLog = (id: string) => `${TASKS_DIR}/${id}/log.md`;
+
+/** ImplementationExecuting with 010 and 020, where 020 depends on 010. */
+function chained(): Repo {
+  const repo = fresh();
+  toExecuting(repo, ['Sign tokens', 'Verify tokens']);
+  // Dependencies are set while the tasks are being planned in real use; a hand edit of the plan here.
+  ok(repo, ['task', 'set', '--id', '020', 'dependencies', '010']);
+  return repo;
+}
+
+/** A world of fake agent CLIs for `repo`, removed after the test. */
+function agents(repo: Repo): { world: World; sow: (args: string[], env?: Record<string, string>) => ReturnType<typeof runSow> } {
+  const world = makeWorld();
+  cleanups.push(() => world.cleanup());
+  const root = realpathSync(repo.dir);
+  return { world, sow: (args, env) => runSow(root, world, args, env) };
+}
+
+/** The pid of a process that has exited: an owner recorded with it is gone. */
+const exitedPid = () => Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
+
+/** Writes an owner (and optionally a worker's session) into a task file, as a killed `sow agent spawn` or a lapsed claim leaves it. */
+function forgeOwner(repo: Repo, id: string, owner: string, opts: { status?: string; session?: string } = {}): void {
+  let text = repo.read(taskFile(id)).replace('metadata: {}', `metadata: {}\nowner:\n${owner.replace(/^/gm, '  ')}`);
+  if (opts.session) text += `session:\n  executor: claude-code\n  type: claude\n  agent: implementer\n  agent_id: ${opts.session}\n  cwd: /tmp\n  started_at: "2026-11-26T00:00:00.000Z"\n`;
+  repo.write(taskFile(id), text.replace(/^status: \w+$/m, `status: ${opts.status ?? 'in_progress'}`));
+}
+
+const hasScript = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
+
+/** Runs sow at a terminal (a pseudo-terminal from `script`): stdout and stderr arrive together. */
+function atTerminal(repo: Repo, args: string[], env: Record<string, string> = {}): { code: number; out: string } {
+  const cmd = [process.execPath, SOW, ...args].map((a) => `'${a}'`).join(' ');
+  const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, ...TEST_ENV, ...env } });
+  return { code: r.status ?? -1, out: r.stdout };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('work on a task starts and ends only after its dependencies', () => {
+  it('task set: completed, needs_review, in_progress, paused and failed are refused while 010 is pending (exit 3, naming it); --force overrides', () => {
+    const repo = chained();
+    for (const [status, verb] of [['completed', 'cannot be completed'], ['needs_review', 'cannot go to review'], ['in_progress', 'cannot start'], ['paused', 'cannot be paused'], ['failed', 'cannot be marked failed']]) {
+      const text = expectFails(repo, ['task', 'set', '--id', '020', 'status', status!], 3, 'TASK_BLOCKED', { human: status === 'completed' });
+      expect(text).toContain(`task 020 ${verb}: it depends on 010 (pending)`);
+      expect(text).toContain('finish or abandon 010 first');
+      expect(text).toContain('--force');
+    }
+    const refused = repo.sow(['task', 'set', '--id', '020', 'status', 'completed', '--json']);
+    expect(refused.json?.error).toMatchObject({ details: { task: '020', status: 'completed', blocked_by: [{ id: '010', status: 'pending' }] } });
+    // Abandoning is not work; and once 010 is finished, 020 may be done.
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--force']);
+    expect(repo.yaml(taskFile('020')).status).toBe('completed');
+  });
+
+  it('a worker that started may always say it stopped, but not that it is done', () => {
+    const repo = chained();
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress', '--force']);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'paused']);
+    expectFails(repo, ['task', 'set', '--id', '020', 'status', 'needs_review'], 3, 'TASK_BLOCKED');
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'needs_review']);
+  });
+
+  it('agent report: a worker cannot report needs_review past a pending dependency; the hint says what it can do', () => {
+    const repo = chained();
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress', '--force']);
+    const worker = { SOW_AGENT_ID: 'implementer-1', SOW_AGENT: 'implementer', SOW_TASK_ID: '020' };
+    const text = expectFails(repo, ['agent', 'report', '--status', 'needs_review', 'done'], 3, 'TASK_BLOCKED', { env: worker, human: true });
+    expect(text).toContain('task 020 cannot go to review: it depends on 010 (pending)');
+    expect(text).toContain("report 'paused' with the reason until then");
+    expect(text).not.toContain('--force');
+    ok(repo, ['agent', 'report', '--status', 'paused', 'waiting for 010'], { env: worker });
+    expect(repo.yaml(taskFile('020')).status).toBe('paused');
+  });
+
+  it('agent resume: resuming a paused task whose dependency is pending is refused (exit 3); --force resumes', () => {
+    const repo = chained();
+    const s = agents(repo);
+    // A forced worker that ends without a report, then is paused by the orchestrator.
+    const spawned = s.sow(['agent', 'spawn', 'implementer', '020', '--force'], { FAKE_AGENT_SCRIPT: JSON.stringify([]) });
+    expect(spawned.code, show(spawned)).toBe(0);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'paused']);
+    const before = repo.snapshot();
+    const r = s.sow(['agent', 'resume', '020', 'go on', '--json']);
+    expect(r.code, show(r)).toBe(3);
+    expect(r.json?.error).toMatchObject({ code: 'TASK_BLOCKED', message: 'task 020 cannot start: it depends on 010 (pending)' });
+    expect(r.json?.error?.hint).toBe('finish or abandon 010 first, or pass --force to resume it anyway');
+    expect(repo.snapshot()).toEqual(before);
+    expect(s.world.calls().filter((c) => c.resuming), 'no worker was resumed').toEqual([]);
+    const forced = s.sow(['agent', 'resume', '020', 'go on', '--force'], { FAKE_AGENT_SCRIPT: JSON.stringify([]) });
+    expect(forced.code, show(forced)).toBe(0);
+    expect(repo.yaml(taskFile('020')).status).toBe('in_progress');
+  });
+
+  it('the MCP task_update tool: refused as the CLI refuses (TASK_BLOCKED); force sets it', async () => {
+    const repo = chained();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: repo.dir, env: mcpEnv(), stderr: 'pipe' });
+    const client = new Client({ name: 'guards-test', version: '1.0.0' });
+    cleanups.push(() => client.close().catch(() => undefined));
+    await client.connect(transport);
+    const before = repo.snapshot();
+    const refused = await client.callTool({ name: 'task_update', arguments: { id: '020', field: 'status', value: 'needs_review' } });
+    expect(refused.isError).toBe(true);
+    const body = JSON.parse((refused.content as { text: string }[])[0]!.text);
+    expect(body).toEqual(expectEnvelope(repo.sow(['task', 'set', '--id', '020', 'status', 'needs_review', '--json'])));
+    expect(body.error.code).toBe('TASK_BLOCKED');
+    expect(repo.snapshot()).toEqual(before);
+    const forced = await client.callTool({ name: 'task_update', arguments: { id: '020', field: 'status', value: 'needs_review', force: true } });
+    expect(forced.isError, JSON.stringify(forced.content)).toBeFalsy();
+    expect(repo.yaml(taskFile('020')).status).toBe('needs_review');
+  });
+});
+
+function mcpEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SOW_')) env[k] = v;
+  return { ...env, ...TEST_ENV };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('claims only where tasks are worked on', () => {
+  it('standard: before the tasks are approved (ImplementationPlanning), a claim is refused with the sow advance that gets there', () => {
+    const repo = fresh();
+    ok(repo, ['project', 'new', 'demo', '--description', 'd']);
+    const planning = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w1'], 3, 'NOT_EXECUTING', { human: true });
+    expect(planning).toContain('the project is in PlanningActive, and tasks are worked on in ImplementationExecuting');
+    repo.write('.sow/project/planning/tasks.md', '# Tasks\n');
+    ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
+    ok(repo, ['advance']);
+    ok(repo, ['task', 'add', 'A']);
+    const text = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w1'], 3, 'NOT_EXECUTING', { human: true });
+    expect(text).toContain('no task can be claimed now: the project is in ImplementationPlanning, and tasks are worked on in ImplementationExecuting');
+    expect(text).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
+    expect(text).toContain('tasks_approved true');
+    expect(text, 'a claim has no --force').not.toContain('--force');
+    expect(repo.yaml(taskFile('010')).status).toBe('pending');
+    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+    ok(repo, ['advance']);
+    expect(ok(repo, ['task', 'next', '--claim', '--owner', 'w1']).stdout.trim()).toBe('010');
+  });
+
+  it('every project type with tasks: refused in a state that does not execute them', () => {
+    const repo = fresh();
+    // iterative and breakdown: their first state gathers requirements.
+    for (const [type, state, executing] of [['iterative', 'DiscoverActive', 'ExecuteActive'], ['breakdown', 'Discovery', 'Active']] as const) {
+      ok(repo, ['project', 'new', `p-${type}`, '--type', type, '--description', 'd']);
+      const text = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w1'], 3, 'NOT_EXECUTING');
+      expect(text).toContain(`the project is in ${state}, and tasks are worked on in ${executing}`);
+      expect(text).toContain("run 'sow advance' (");
+      ok(repo, ['project', 'delete', '--yes']);
+      repo.git(['checkout', '-q', 'main']);
+    }
+    // exploration: in Summarizing a topic can still be added, but nobody works on topics any more.
+    ok(repo, ['project', 'new', 'libs', '--type', 'exploration', '--description', 'd']);
+    ok(repo, ['task', 'add', 'jose']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(ok(repo, ['advance']).stdout).toBe('Summarizing\n');
+    ok(repo, ['task', 'add', 'Another topic']);
+    const text = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w1'], 3, 'NOT_EXECUTING');
+    expect(text).toContain('the project is in Summarizing, and tasks are worked on in Active');
+    expect(text).toContain("run 'sow project continue'");
+    expect(repo.yaml('.sow/project/phases/exploration/tasks/020/state.yaml').status).toBe('pending');
+    ok(repo, ['project', 'delete', '--yes']);
+    repo.git(['checkout', '-q', 'main']);
+    // design: Finalizing.
+    ok(repo, ['project', 'new', 'store', '--type', 'design', '--description', 'd']);
+    ok(repo, ['task', 'add', 'Decide']);
+    repo.write('.sow/project/adr.md', '# ADR\n');
+    ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adr.md', '--approved', 'true']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(ok(repo, ['advance']).stdout).toBe('Finalizing\n');
+    expect(expectFails(repo, ['task', 'next', '--claim', '--owner', 'w1'], 3, 'NOT_EXECUTING')).toContain('the project is in Finalizing, and tasks are worked on in Active');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('who claims', () => {
+  it('a session alone (SOW_SESSION_ID, no SOW_AGENT_ID) claims under its own name, and owns what it claimed', () => {
+    const repo = fresh();
+    toExecuting(repo, ['A', 'B']);
+    const session = { SOW_SESSION_ID: 'sess-42' };
+    const r = ok(repo, ['task', 'next', '--claim', '--json'], { env: session });
+    expect(r.json!.data.owner).toMatchObject({ kind: 'claim', by: 'sess-42', session: 'sess-42' });
+    // Someone else may not finish it; the session may.
+    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'TASK_OWNED');
+    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'TASK_OWNED', { env: { SOW_SESSION_ID: 'sess-7' } });
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env: session });
+  });
+
+  it('without a terminal, nobody named is refused (exit 2): a script says who it is', () => {
+    const repo = fresh();
+    toExecuting(repo, ['A']);
+    repo.git(['config', 'user.name', 'Ada Lovelace']);
+    const text = expectFails(repo, ['task', 'next', '--claim'], 2, 'USAGE', { human: true });
+    expect(text).toContain('say who claims the task: --owner <name>');
+    expect(text).toContain('a person at a terminal');
+    expect(text).toContain('SOW_OWNER');
+  });
+
+  it.skipIf(!hasScript)("at a terminal the person claims under git's user.name (else $USER), and may finish their own claim", () => {
+    const repo = fresh();
+    toExecuting(repo, ['A', 'B', 'C']);
+    repo.git(['config', 'user.name', 'Ada Lovelace']);
+    const r = atTerminal(repo, ['task', 'next', '--claim']);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain("Claimed task 010 'A' for Ada Lovelace");
+    expect(repo.yaml(taskFile('010')).owner).toMatchObject({ kind: 'claim', by: 'Ada Lovelace' });
+    // Without a terminal the same person is nobody in particular: finishing needs --force.
+    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'TASK_OWNED');
+    const done = atTerminal(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(done.code, done.out).toBe(0);
+    expect(repo.yaml(taskFile('010')).status).toBe('completed');
+    repo.git(['config', '--unset', 'user.name']);
+    const byLogin = atTerminal(repo, ['task', 'next', '--claim'], { USER: 'ada', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+    expect(byLogin.code, byLogin.out).toBe(0);
+    expect(repo.yaml(taskFile('020')).owner.by).toBe('ada');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("a finished task's history is a fact", () => {
+  it('completing a completed task changes nothing and says so (exit 0); its task_complete checks do not run again', () => {
+    const repo = fresh();
+    toExecuting(repo, ['A']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    const completedAt = repo.yaml(taskFile('010')).completed_at;
+    // A check that would fail: were it run, the completion would be refused.
+    repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "false"\n    when: [task_complete]\n');
+    ok(repo, ['check', 'allow', '--yes']);
+    const before = repo.snapshot();
+    const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(r.stderr).toBe(`Task 010 is already completed (since ${completedAt}); nothing changed\n`);
+    const json = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--json']);
+    expect(expectEnvelope(json).data).toEqual({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true });
+    expect(repo.snapshot(), 'byte-identical: completed_at kept').toEqual(before);
+    expect(repo.yaml(taskFile('010')).completed_at).toBe(completedAt);
+  });
+
+  it('abandoning an abandoned task, or any status a task has already, changes nothing', () => {
+    const repo = fresh();
+    toExecuting(repo, ['A', 'B']);
+    ok(repo, ['task', 'abandon', '--id', '010']);
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
+    const before = repo.snapshot();
+    expect(ok(repo, ['task', 'abandon', '--id', '010']).stderr).toMatch(/^Task 010 is already abandoned \(since \d{4}-.*\); nothing changed\n$/);
+    expect(ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']).stderr).toBe('Task 020 is already in_progress; nothing changed\n');
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('leaving completed (abandoned, pending, in_progress, …) is refused (exit 3) without --force; with it, the task log says so', () => {
+    const repo = fresh();
+    toExecuting(repo, ['A']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    const completedAt = repo.yaml(taskFile('010')).completed_at;
+    const abandon = expectFails(repo, ['task', 'abandon', '--id', '010'], 3, 'TASK_BLOCKED', { human: true });
+    expect(abandon).toContain(`task 010 is completed (since ${completedAt}), and a completed task stays completed`);
+    expect(abandon).toContain("pass --force to set it abandoned anyway (recorded in the task's log)");
+    for (const status of ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned']) {
+      expectFails(repo, ['task', 'set', '--id', '010', 'status', status], 3, 'TASK_BLOCKED');
+    }
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'pending', '--force']);
+    const task = repo.yaml(taskFile('010'));
+    expect(task.status).toBe('pending');
+    expect(task.completed_at).toBeUndefined();
+    const last = parseLog(repo.read(taskLog('010'))).at(-1)!;
+    expect(last.front).toMatchObject({ agent: 'user', action: 'note', result: 'success' });
+    expect(last.body).toBe(`Reopened with --force (set pending): the task had been completed since ${completedAt}; its status is now pending.`);
+  });
+
+  it('spawning on a completed task with --force reopens it, and its log says so', () => {
+    const repo = fresh();
+    toExecuting(repo, ['A']);
+    const s = agents(repo);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+    const r = s.sow(['agent', 'spawn', 'implementer', '010', '--force']);
+    expect(r.code, show(r)).toBe(0);
+    expect(repo.yaml(taskFile('010')).status, 'the worker reported needs_review on the reopened task').toBe('needs_review');
+    expect(parseLog(repo.read(taskLog('010'))).map((e) => e.body)).toContainEqual(expect.stringContaining('Reopened with --force (a worker was spawned on it: sow agent spawn implementer 010 --force)'));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('a task in progress that nobody works on any more', () => {
+  it("its worker's sow process is gone: task list, status and continue say so and what to do; --json has worker", () => {
+    const repo = fresh();
+    toExecuting(repo, ['A', 'B']);
+    forgeOwner(repo, '010', `kind: worker\nby: implementer-7\npid: ${exitedPid()}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`, { session: 'implementer-7' });
+    const advice = `Nobody works on task 010 any more: its worker implementer-7 is gone (the sow process that ran it ended). To go on, resume its session ('sow agent resume 010 "<prompt>"'), or let the next claim take it ('sow task next --claim').`;
+
+    const list = ok(repo, ['task', 'list']);
+    expect(list.stdout.split('\n')[0]).toBe('[010] in_progress  A  (agent: implementer)  — nobody works on it');
+    expect(list.stdout.split('\n')[1]).toBe('[020] pending      B  (agent: implementer)');
+    expect(list.stderr).toBe(`${advice}\n`);
+    const rows = ok(repo, ['task', 'list', '--json']).json!.data;
+    expect(rows[0].worker).toEqual({ state: 'gone', kind: 'worker', by: 'implementer-7', why: 'process_gone' });
+    expect(rows[1].worker, 'nobody known: no field').toBeUndefined();
+
+    expect(ok(repo, ['status']).stdout).toContain(`Tasks    2 (1 in_progress, 1 pending)\n  ! ${advice}\n`);
+    expect(ok(repo, ['status', '--json']).json!.data.tasks.unattended).toEqual([{ id: '010', name: 'A', worker: rows[0].worker, advice }]);
+    expect(ok(repo, ['project', 'continue']).stdout).toContain(`- Tasks: 2 (1 in_progress, 1 pending)\n- ${advice}\n`);
+  });
+
+  it("a claim whose lease ran out: said so, with a claim or a worker as the way on (there is no session to resume)", () => {
+    const repo = fresh();
+    toExecuting(repo, ['A']);
+    forgeOwner(repo, '010', 'kind: claim\nby: ci-7\nsince: "2026-11-26T00:00:00.000Z"\nlease_until: "2026-11-26T00:30:00.000Z"\nlease_seconds: 1800');
+    const list = ok(repo, ['task', 'list']);
+    expect(list.stdout).toContain('— nobody works on it');
+    expect(list.stderr).toBe("Nobody works on task 010 any more: the claim of ci-7 ran out. To go on, let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn implementer 010').\n");
+    expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'gone', kind: 'claim', by: 'ci-7', why: 'lease_expired' });
+    // The advice holds: the next claim takes it.
+    expect(ok(repo, ['task', 'next', '--claim', '--owner', 'w2']).stdout.trim()).toBe('010');
+    const after = ok(repo, ['task', 'list']);
+    expect(after.stdout).not.toContain('nobody works on it');
+    expect(after.stderr).toBe('');
+    expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'live', kind: 'claim', by: 'w2' });
+  });
+
+  it("a worker that ended without reporting: nobody works on it; it can be resumed or claimed", () => {
+    const repo = fresh();
+    toExecuting(repo, ['A']);
+    const s = agents(repo);
+    const r = s.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'log', 'looked around']]) });
+    expect(r.code, show(r)).toBe(0);
+    expect(repo.yaml(taskFile('010')).status).toBe('in_progress');
+    const list = ok(repo, ['task', 'list']);
+    expect(list.stdout).toBe('[010] in_progress  A  (agent: implementer)  — nobody works on it\n');
+    expect(list.stderr).toContain('its worker implementer-1 ended without saying how the work stands');
+    expect(list.stderr).toContain(`'sow agent resume 010 "<prompt>"'`);
+    expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'gone', kind: 'worker', by: 'implementer-1', why: 'run_ended' });
+    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'ready for the next claim').toEqual(['010']);
+    const resumed = s.sow(['agent', 'resume', '010', 'go on']);
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(repo.yaml(taskFile('010')).status).toBe('needs_review');
+    expect(ok(repo, ['task', 'list']).stderr).toBe('');
+  });
+
+  it('a task set in progress by hand, or one whose worker is alive, is shown as it is', async () => {
+    const repo = fresh();
+    toExecuting(repo, ['A', 'B']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    // A live worker: this test's own child process, as the owner's pid.
+    const child = spawn('sleep', ['60']);
+    cleanups.push(() => void child.kill());
+    forgeOwner(repo, '020', `kind: worker\nby: implementer-2\npid: ${child.pid}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`);
+    const list = ok(repo, ['task', 'list']);
+    expect(list.stdout).not.toContain('nobody works on it');
+    expect(list.stderr).toBe('');
+    const rows = ok(repo, ['task', 'list', '--json']).json!.data;
+    expect(rows[0].worker).toBeUndefined();
+    expect(rows[1].worker).toEqual({ state: 'live', kind: 'worker', by: 'implementer-2' });
+    expect(ok(repo, ['status', '--json']).json!.data.tasks.unattended).toBeUndefined();
+    // The phase's task list is the same rows: no owner record of the file.
+    expect(ok(repo, ['phase', 'get', 'tasks', '--json']).json!.data.value).toEqual(rows);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('a deleted task folder', () => {
+  it('is named, with the git checkout that restores it, by task list, status and task get of a task that depends on it', () => {
+    const repo = chained();
+    repo.git(['add', '-A']);
+    repo.git(['commit', '-q', '-m', 'the plan']);
+    const folder = `${TASKS_DIR}/010`;
+    rmSync(join(repo.dir, folder), { recursive: true });
+    const before = repo.snapshot();
+    for (const args of [['task', 'list'], ['status'], ['task', 'get', '--id', '020'], ['task', 'set', '--id', '020', 'status', 'in_progress']]) {
+      const r = repo.sow([...args, '--json']);
+      expect(r.code, `sow ${args.join(' ')}: ${r.stdout}`).toBe(4);
+      expect(r.json?.error).toMatchObject({
+        code: 'TASK_FOLDER_MISSING',
+        message: `task 010 is missing: its folder ${folder} does not exist, and task 020 depends on it`,
+        details: { folder, task: '010', needed_by: '020' },
+      });
+      expect(r.json?.error?.hint).toContain(`restore it with 'git checkout -- ${folder}'`);
+      const human = repo.sow(args);
+      expect(human.code).toBe(4);
+      expect(human.stderr).toContain(`git checkout -- ${folder}'`);
+      expect(human.stderr, 'does not blame the file of 020').not.toContain(`git checkout -- ${taskFile('020')}`);
+      expect(repo.snapshot()).toEqual(before);
+    }
+    // The hint works.
+    repo.git(['checkout', '--', folder]);
+    expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(['010', '020']);
+  });
+});
