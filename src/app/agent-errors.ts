@@ -50,7 +50,7 @@ export class ResumeNotSupportedError extends SowError {
 export class NoSessionError extends SowError {
   constructor(target: string, spawnCommand: string) {
     super('NO_SESSION', 'failed', `no session found for ${target}`,
-      `no worker was spawned for it, or its session has ended: '${spawnCommand}' starts a new one`);
+      `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse \`${spawnCommand}\` to start a new session.`);
   }
 }
 

@@ -28,7 +28,7 @@ Which of 1, 2 and 3:
      repository, project or state (a task id, an index, a phase, an event, an artifact type of the
      phase, a check, a worktree), conflicts with what exists (a project on the branch, a task id in
      use), or gives a field a value it does not take. The <field> <value> of a set command is data
-     for a state file, so 'sow task set --id 010 status done' is 1, like any field check.
+     for a state file, so status done given to task set is 1, like any field check.
   3  The request is right, but the lifecycle is not there yet: a guard of 'sow advance', a task's
      dependencies, feedback or checks, or the state or phase a command works in (adding a task
      while planning, spawning a worker before the tasks are approved).`;

@@ -127,7 +127,7 @@ describe('sow init', () => {
       expect(repo.exists('.sow'), `sow ${args.join(' ')}`).toBe(false);
     }
     repo.git(['checkout', '-q', '--detach']);
-    expect(repo.sow(['project', 'new', 'detached']).code).toBe(2);
+    expect(repo.sow(['project', 'new', 'detached']).code).toBe(1);
     expect(repo.exists('.sow')).toBe(false);
   });
 });

@@ -154,7 +154,7 @@ export const MISTAKES = [
   { mistake: 'a phase iteration that is a word', at: 'executing', args: ['phase', 'set', 'iteration', 'two'], exit: 1, code: 'INVALID_VALUE', message: "'two'", hint: 'an integer' },
   { mistake: 'a typo in a phase flag', at: 'executing', args: ['phase', 'set', 'tasks_aproved', 'true'], exit: 1, code: 'DID_YOU_MEAN', message: "did you mean 'tasks_approved'", hint: 'metadata.tasks_aproved' },
   { mistake: "approving the tasks in the planning phase", at: 'planning', args: ['phase', 'set', 'tasks_approved', 'true'], exit: 1, code: 'WRONG_PHASE', message: 'implementation', hint: '--phase implementation' },
-  { mistake: 'disabling review', at: 'planning', args: ['phase', 'set', 'enabled', 'false', '--phase', 'review'], exit: 1, code: 'READ_ONLY_FIELD', message: 'review', hint: 'can disable planning' },
+  { mistake: 'disabling review', at: 'planning', args: ['phase', 'set', 'enabled', 'false', '--phase', 'review'], exit: 1, code: 'READ_ONLY_FIELD', message: 'review', hint: 'only planning can be skipped' },
   { mistake: 'a typo in a phase name', at: 'executing', args: ['output', 'list', '--phase', 'reveiw'], exit: 1, code: 'PHASE_NOT_FOUND', message: "did you mean 'review'", hint: 'planning, implementation' },
   { mistake: 'a phase of another project type', at: 'exploration', args: ['phase', 'get', 'enabled', '--phase', 'implementation'], exit: 1, code: 'PHASE_NOT_FOUND', message: "'implementation'", hint: 'exploration' },
   { mistake: 'a typo in an artifact type', at: 'planning', args: ['output', 'add', '--type', 'task_lis', '--path', 'planning/tasks.md'], exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: "did you mean 'task_list'", hint: 'task_list' },

@@ -378,7 +378,7 @@ describe('the work-phase lifecycle', () => {
 
     // The N+1 confirmation (numbered apart) finds something: back to in_progress — and R1 has used its 3.
     const back = log(repo, 'R1', 're-read the summaries', 'one summary is missing its DOI');
-    expect(back.stdout).toBe("R1's confirmation found more to do: it is in progress again. It has used its 3 iterations: it is timeout ('sow iter extend R1 --max 6').\n");
+    expect(back.stdout).toBe("R1's confirmation found more to do: it is in progress again. It has used its 3 iterations: it has timed out ('sow iter extend R1 --max 6').\n");
     expect(wp(repo, 'R1')).toMatchObject({ status: 'timeout', iterations: 3, confirmations: 1 });
     const fourth = repo.read(PROGRESS);
     expect(fourth.startsWith(third)).toBe(true);
@@ -435,7 +435,7 @@ describe('the work-phase lifecycle', () => {
     const repo = fresh();
     executing(repo, THREE);
     log(repo, 'R3', 'drafted', 'the conclusion');
-    expect(log(repo, 'R3', 'wrote more', 'polish').stdout).toBe("R3 used its 2 iterations without finishing: it is timeout. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n");
+    expect(log(repo, 'R3', 'wrote more', 'polish').stdout).toBe("R3 used its 2 iterations without finishing: it timed out. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n");
     expect(wp(repo, 'R3')).toMatchObject({ status: 'timeout', iterations: 2, max: 2 });
     expect(repo.read(PROGRESS)).toMatch(new RegExp(`## R3 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* wrote more\\n\\*\\*Remaining:\\*\\* polish\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Status:\\*\\* timeout \\(2 of 2 iterations used\\)\\n$`));
     refused(repo, ['iter', 'log', 'R3', '--did', 'x', '--remaining', 'None', '--signal'], 3, 'WORK_PHASE_BLOCKED');

@@ -247,7 +247,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
       p = { ...p, status: 'confirming' };
       outcome = `${id} says it is done after iteration ${p.iterations} of ${p.max}: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).`;
     } else if (p.iterations >= p.max) {
-      outcome = `${id} used its ${p.max} iterations without finishing: it is timeout. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
+      outcome = `${id} used its ${p.max} iterations without finishing: it timed out. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
       lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
     } else if (saysNothingLeft(input.remaining)) {
       outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the phase stays in progress (log the signal when the criteria are met).`;
@@ -269,7 +269,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
       outcome = `${id}'s confirmation found more to do: it is in progress again.`;
       if (p.iterations >= p.max) {
         lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-        outcome += ` It has used its ${p.max} iterations: it is timeout ('sow iter extend ${id} --max ${p.max + 3}').`;
+        outcome += ` It has used its ${p.max} iterations: it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`;
       } else {
         outcome += ` Next: iteration ${p.iterations + 1} of ${p.max}.`;
       }
