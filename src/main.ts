@@ -2,8 +2,9 @@
  * The process boundary: parse argv, run one command, render its result or error, set the exit
  * code. Commands load their modules lazily, so start-up costs only commander and this file.
  */
-import { Command, CommanderError } from 'commander';
-import { errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
+import { Command, CommanderError, type Option } from 'commander';
+import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
+import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
 import registerInit from './cli/init.js';
@@ -130,32 +131,75 @@ async function build(): Promise<Command> {
   return program;
 }
 
-/** The deepest command the words of argv name, e.g. `task input` for `sow task input`. */
-function commandNamed(program: Command, argv: readonly string[]): Command {
+/** The deepest command the words of argv name, e.g. `task input` for `sow task input`, and the word after it. */
+function commandNamed(program: Command, argv: readonly string[]): { cmd: Command; next?: string } {
   let cmd = program;
   for (const word of argv.slice(2)) {
     if (word.startsWith('-')) continue;
     const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!sub) break;
+    if (!sub) return { cmd, next: word };
     cmd = sub;
   }
-  return cmd;
+  return { cmd };
 }
 
+const pathOf = (cmd: Command): string => {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+};
+
+/** The flags `cmd` takes, its own and those of the commands above it (--json). */
+function optionsOf(cmd: Command): Option[] {
+  const out: Option[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) out.push(...c.options.filter((o) => !o.hidden));
+  return out;
+}
+
+const visible = (cmd: Command) => cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
+
+/**
+ * Commander's refusals, said as sow says its own: the word it stumbled on (with its near miss),
+ * and a hint that names what the command does take.
+ */
 function fromCommander(err: CommanderError, program: Command, argv: readonly string[]): SowError | undefined {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
   // `sow help <command>` asked for the help it got.
   if (err.code === 'commander.help' && argv[2] === 'help') return undefined;
+  const { cmd, next } = commandNamed(program, argv);
+  const path = pathOf(cmd);
+  const usage = `usage: ${path} ${cmd.usage()}`;
   if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') {
     // A command group named without one of its commands, e.g. `sow task`.
-    const group = commandNamed(program, argv);
-    const names: string[] = [];
-    for (let c: Command | null = group; c; c = c.parent) names.unshift(c.name());
-    const path = names.join(' ');
-    return new UsageError(`'${path}' needs a command: ${group.commands.map((c) => c.name()).join(', ')}`, `run '${path} --help' to see what each does`);
+    return new UsageError(`'${path}' needs a command: ${visible(cmd).map((c) => c.name()).join(', ')}`, `run '${path} --help' to see what each does`);
+  }
+  if (err.code === 'commander.unknownCommand' && next !== undefined) {
+    const names = visible(cmd).map((c) => c.name());
+    return new UsageError(`unknown command ${quoted(next)}${didYouMean(next, names)}`, `${path === 'sow' ? 'commands' : `'${path}' has`}: ${names.join(', ')}`);
+  }
+  const options = optionsOf(cmd);
+  const known = (flag: string) => options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
+  if (err.code === 'commander.unknownOption') {
+    const flag = argv.slice(2).map((w) => w.split('=')[0]!).find((w) => w.startsWith('-') && w !== '--' && !known(w));
+    if (flag !== undefined) {
+      const own = cmd.options.filter((o) => !o.hidden).map((o) => o.long ?? o.short ?? o.flags);
+      return new UsageError(`unknown option ${quoted(flag)}${didYouMean(flag, options.map((o) => o.long ?? '').filter(Boolean))}`,
+        own.length ? `'${path}' takes ${own.join(', ')} (and --json)` : `'${path}' takes no options besides --json`);
+    }
   }
   const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
-  return new UsageError(message, "run 'sow help' or add --help to the command");
+  if (err.code === 'commander.missingMandatoryOptionValue' || err.code === 'commander.optionMissingArgument') {
+    // The option: the required one without a value, or the one last on the line without its value.
+    const missing = err.code === 'commander.missingMandatoryOptionValue'
+      ? cmd.options.find((o) => o.mandatory && cmd.getOptionValue(o.attributeName()) === undefined)
+      : options.find((o) => { const i = argv.lastIndexOf(o.long ?? ''); return i >= 0 && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-')); });
+    if (missing) return new UsageError(message, `${missing.flags}: ${missing.description}`);
+  }
+  if (err.code === 'commander.excessArguments') {
+    const extra = cmd.args.slice(cmd.registeredArguments.length);
+    if (extra.length) return new UsageError(`unexpected argument ${quoted(extra[0]!)}: '${path}' takes ${cmd.registeredArguments.length === 0 ? 'no arguments' : cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`, usage);
+  }
+  return new UsageError(message, usage);
 }
 
 async function main(): Promise<number> {
@@ -168,7 +212,8 @@ async function main(): Promise<number> {
   const argv = process.argv[2] === 'help' && process.argv[3] === 'exit-codes' ? [...process.argv.slice(0, 2), 'exit-codes', ...process.argv.slice(4)] : process.argv;
   const topic = process.argv[2] === 'help' ? process.argv[3] : undefined;
   if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
-    return renderError(new UsageError(`unknown help topic '${topic}'`, "run 'sow --help' to see the commands, or 'sow help exit-codes'"));
+    const topics = [...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), 'exit-codes'];
+    return renderError(new UsageError(`unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`, "the topics are the commands ('sow --help' lists them) and exit-codes"));
   }
   try {
     await program.parseAsync(argv);

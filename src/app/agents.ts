@@ -9,7 +9,7 @@ import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedEx
 import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
 import { checkStatusChange, isFinished, withStatus } from '../domain/tasks.js';
 import { logLeftCompleted } from './log.js';
-import { ExternalToolError, NoReadyTaskError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
@@ -304,7 +304,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     if (opts.iteration) {
       // A fresh worker for the next iteration: never a resume, so an earlier session does not matter.
       if (!reader.type.iterationPrompt) {
-        throw new UsageError(`--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`, `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`);
+        throw new SowError('NOT_ITERATIVE', 'failed', `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`, `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`);
       }
       return { root: reader.root, target: { kind: 'project', agent: agent.name } };
     }

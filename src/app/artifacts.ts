@@ -51,7 +51,7 @@ function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): voi
     return;
   }
   if (artifact.approved === true) throw new ArtifactFileMissingError(artifact.path, file);
-  warn(`${file} does not exist yet; write it before the ${artifact.type} is approved`);
+  warn(`${file} does not exist yet; write it before you approve it`);
 }
 
 /** The type's own checks (ArtifactTypeDef.check) of the artifacts `change` added or changed. */

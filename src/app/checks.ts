@@ -286,7 +286,7 @@ export class CompletionChecksFailedError extends SowError {
       const tail = tails.get(r.name) ?? [];
       return [`${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`, ...tail.map((l) => `  | ${l}`)].join('\n');
     });
-    super('CHECKS_FAILED', 'blocked',
+    super('TASK_CHECKS_FAILED', 'blocked',
       `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed: ${shown.join('\n')}`,
       `fix the cause and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
       { task, runs: [...runs], failed: failed.map((r) => r.name) });

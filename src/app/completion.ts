@@ -4,7 +4,7 @@
  * declared checks and the refs. Each reads only what it needs, and quietly: a completion never
  * warns about the branch.
  */
-import { listTransitions } from '../domain/lifecycle.js';
+import { guardSentence, listTransitions } from '../domain/lifecycle.js';
 import { selectPhase } from '../domain/phases.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import type { ProjectState } from '../domain/schemas.js';
@@ -32,7 +32,7 @@ export function eventCandidates(cwd: string): Promise<Candidate[]> {
     for (const t of listTransitions(r.type, await r.view())) {
       if (seen.has(t.event)) continue;
       seen.add(t.event);
-      out.push({ value: t.event, description: `→ ${t.to}${t.blocked && t.guardDescription ? ` (blocked until ${t.guardDescription})` : ''}` });
+      out.push({ value: t.event, description: `→ ${t.to}${t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : ''}` });
     }
     return out;
   });

@@ -207,7 +207,7 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
 /** The project's state must be a finalize state (where the pull request belongs), unless forced. */
 function requireFinalize(project: ProjectState, force: boolean): void {
   if (project.phases['finalize'] === undefined || project.phases['review'] === undefined) {
-    throw new UsageError(`this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`, "open one with gh yourself if you need it ('gh pr create')");
+    throw new SowError('NO_PULL_REQUEST', 'failed', `this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`, "open one with gh yourself if you need it ('gh pr create')");
   }
   const state = project.statechart.current_state;
   if (!force && !state.startsWith('Finalize')) {
@@ -302,7 +302,7 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
     return { repo, ...found, created: false, pushed: false };
   }
   const base = project.base_branch;
-  if (!base) throw new UsageError('the project has no base branch to open the pull request into', "set it: 'sow project set base_branch main'");
+  if (!base) throw new SowError('NO_BASE_BRANCH', 'failed', 'the project has no base branch to open the pull request into', "set it: 'sow project set base_branch main'");
   let pushed = false;
   // The branch comes from the project's state file: after `--`, where git never reads an option.
   if (upstreamOf(root, project.branch) === undefined) {
@@ -316,7 +316,7 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
   const out = gh(root, GH_ARGS.prCreate(repo, { head: project.branch, base, title: typeof title === 'string' ? title : project.description || project.name, bodyFile: join(root, PROJECT_DIR, PR_BODY), draft: opts.draft }), repo);
   const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
   const number = Number(/\/pull\/(\d+)/.exec(url)?.[1]);
-  if (!Number.isInteger(number) || number < 1) throw new UsageError(`gh opened the pull request but sow could not read its number from '${url}'`, "run 'gh pr list --head <branch>' to see it; 'sow pr create' again records it");
+  if (!Number.isInteger(number) || number < 1) throw new SowError('GH_UNEXPECTED_REPLY', 'external', `gh opened the pull request but sow could not read its number from '${url}'`, "run 'gh pr list --head <branch>' to see it; 'sow pr create' again records it");
   const created = { number, url, draft: opts.draft };
   await recordPullRequest(cwd, created);
   return { repo, ...created, created: true, pushed };
@@ -331,7 +331,7 @@ export async function prReady(cwd: string): Promise<{ repo: string; number: numb
   const pr = recorded
     ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') }
     : openPrOf(root, repo, project.branch);
-  if (!pr || !Number.isInteger(pr.number)) throw new UsageError(`branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
+  if (!pr || !Number.isInteger(pr.number)) throw new SowError('NO_PULL_REQUEST', 'failed', `branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
   gh(root, GH_ARGS.prReady(repo, pr.number), repo);
   await recordPullRequest(cwd, { number: pr.number, url: pr.url, draft: false });
   return { repo, number: pr.number, url: pr.url };

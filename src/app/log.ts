@@ -6,7 +6,7 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
-import { InvalidValueError, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
+import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
 import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
@@ -39,11 +39,11 @@ export function repositoryPath(root: string, cwd: string, file: string): string 
 }
 
 export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LogResult> {
-  if (!(LOG_ACTIONS as readonly string[]).includes(req.action)) throw new InvalidValueError('action', req.action, `one of ${LOG_ACTIONS.join(', ')}`);
-  if (!(LOG_RESULTS as readonly string[]).includes(req.result)) throw new InvalidValueError('result', req.result, `one of ${LOG_RESULTS.join(', ')}`);
+  if (!(LOG_ACTIONS as readonly string[]).includes(req.action)) throw notOneOf('log action', req.action, LOG_ACTIONS, 'actions');
+  if (!(LOG_RESULTS as readonly string[]).includes(req.result)) throw notOneOf('log result', req.result, LOG_RESULTS, 'results');
   // A spawned worker logs as itself; anyone else as `user` unless they say who.
   const agent = req.agent ?? (env['SOW_AGENT_ID'] || 'user');
-  if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place');
+  if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place: the task (--task) or the whole project (--project)');
   const taskId = req.project ? undefined : req.task ?? env['SOW_TASK_ID'];
   if (!req.project && !taskId) throw new UsageError('say where to log: --task <id> or --project', 'spawned workers have their task in SOW_TASK_ID');
   const root = findWorkspaceRoot(cwd);

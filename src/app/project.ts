@@ -2,7 +2,7 @@
 import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NotInitializedError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
-import { checkProjectName, initialProject, PROJECT_FIELDS } from '../domain/project.js';
+import { checkPlanning, checkProjectName, initialProject, isProjectName, PROJECT_FIELDS, PROJECT_NAME_RULE } from '../domain/project.js';
 import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-types/types.js';
 import { initWorkspace } from './init.js';
@@ -86,11 +86,11 @@ function planNewProject(root: string, opts: NewProjectOptions): NewProjectPlan {
   const here = head(root).branch;
   const type = typeFor(opts, here);
   if (here === undefined && opts.branch === undefined) {
-    throw new UsageError('HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
+    throw new SowError('DETACHED_HEAD', 'failed', 'HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
   }
   const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
   if (target !== undefined && target !== here) {
-    if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name');
+    if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
     if (branchHasFile(root, target, PROJECT_FILE)) {
       throw new ProjectExistsError(`branch '${target}' already has a project, committed there`,
         `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`, { project_branch: target });
@@ -116,7 +116,10 @@ function initialiseFor(cwd: string, opts: NewProjectOptions): string | undefined
 }
 
 export async function newProject(cwd: string, opts: NewProjectOptions): Promise<NewProjectResult> {
+  // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
+  if (opts.type !== undefined) checkPlanning(projectType(opts.type), opts.planning);
+  if (opts.branch !== undefined && !isValidBranchName(cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
   const initialised = initialiseFor(cwd, opts);
   return withWorkspaceLock(cwd, async (root) => {
     typeFor(opts, head(root).branch);
@@ -166,7 +169,7 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
     const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
     if (resolved.where === 'field') {
       const value = coerceField(resolved.name, raw, resolved.spec);
-      if (resolved.name === 'name') checkProjectName(String(value));
+      if (resolved.name === 'name' && !isProjectName(String(value))) throw new InvalidValueError('name', String(value), PROJECT_NAME_RULE, "for example 'sow project set name add-auth'");
       if (resolved.name === 'branch') {
         const here = head(uow.root).branch;
         if (value !== here) {
@@ -174,7 +177,7 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
             "a project moves only to the branch it is on: run 'git checkout <branch>' first");
         }
       }
-      if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value))) throw new InvalidNameError('branch name', String(value), 'git does not accept it as a branch name');
+      if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value))) throw new InvalidValueError('base_branch', String(value), 'a branch name git accepts', "name the branch the project started from, e.g. 'main'");
       uow.setProject({ ...project, [resolved.name]: value });
       return { field: resolved.name, value };
     }

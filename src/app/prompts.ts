@@ -1,10 +1,11 @@
 /** `sow prompt`: the embedded guidance for agents, and the orchestrator prompts of each state. */
-import { NoProjectError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
+import { didYouMean, NoProjectError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
 import { fillTemplate, listTemplates, readTemplate, templateVariables } from '../adapters/templates.js';
 
 export class PromptNotFoundError extends SowError {
   constructor(path: string) {
-    super('PROMPT_NOT_FOUND', 'failed', `no prompt '${path}'`, "run 'sow prompt --list' to see them");
+    // The prompts are sow's own, the same everywhere: a name outside them is a command line mistake.
+    super('PROMPT_NOT_FOUND', 'usage', `no prompt '${path}'${didYouMean(path, listPrompts())}`, "run 'sow prompt --list' to see them");
   }
 }
 

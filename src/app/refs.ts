@@ -12,7 +12,7 @@
  * path stays inside its checkout, which stays inside the cache (checked on every use).
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { InvalidValueError, SowError, StateFileError, UsageError } from '../domain/errors.js';
+import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
 import { confine, existingRealFolder, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
@@ -236,10 +236,11 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
   const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
   if (link === undefined) throw new UsageError(`sow cannot make a link name from ${quoted(rawSource)}`, "name it with --link <name> (lower-case letters, digits, '.', '-' and '_')");
   const badLink = linkProblem(link);
-  if (badLink) throw new InvalidValueError('--link', link, badLink);
+  // The flags first (exit 2): their form is the command line's business.
+  if (badLink) throw new UsageError(`invalid --link '${link}': expected ${badLink}`, 'for example --link auth-service');
   const semantic = o.semantic ?? 'knowledge';
-  if (!SEMANTICS.includes(semantic as Semantic)) throw new InvalidValueError('--semantic', semantic, SEMANTICS.join(' or '));
-  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined)) throw new InvalidValueError('--path', o.path, 'a path inside the source, relative to its top');
+  if (!SEMANTICS.includes(semantic as Semantic)) throw notOneOf('--semantic value', semantic, SEMANTICS, 'values');
+  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined)) throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
   return withWorkspaceLock(cwd, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === link);
@@ -247,7 +248,7 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
     if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
-    if (folder && isInside(root, source)) throw new UsageError(`${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
+    if (folder && isInside(root, source)) throw new SowError('REF_INSIDE_REPOSITORY', 'failed', `${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
     // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine,
     // a file:// or an unencrypted URL stays in the local one.
     const whyLocal = unsharedReason(source);

@@ -4,7 +4,7 @@
  * task (a planner, an orchestrator) a report recorded on its session and in the project log.
  * Both read who the worker is from the environment sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
  */
-import { UsageError, InvalidValueError } from '../domain/errors.js';
+import { notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { PROJECT_REPORT_STATUSES, type ProjectReportStatus, type TaskStatus } from '../domain/schemas.js';
 import { appendLog, type LogResult } from './log.js';
 import { setTaskField } from './task.js';
@@ -60,18 +60,18 @@ export async function agentReport(cwd: string, status: string, message: string |
   const w = worker(env, 'report');
   const text = message?.trim() || undefined;
   if (w.task) {
-    if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw new InvalidValueError('status', status, `one of ${TASK_REPORT_STATUSES.join(', ')} (a worker on a task reports how its work stands)`);
+    if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
     // A worker cannot pass --force: blocked, it says it paused (which is never blocked) and why.
     await setTaskField(cwd, w.task, 'status', status, { override: "report 'paused' with the reason until then" });
     if (text) await appendLog(cwd, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success', files: [], task: w.task, project: false, notes: `Status ${status}: ${text}` }, env);
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }
-  if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status)) throw new InvalidValueError('status', status, `one of ${PROJECT_REPORT_STATUSES.join(', ')} (a worker without a task reports how its work stands)`);
+  if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, PROJECT_REPORT_STATUSES, 'a worker without a task reports one of');
   await update(cwd, async (uow) => {
     const project = await uow.project();
     const session = project.sessions?.[w.agent];
     if (!session || session.agent_id !== w.agentId) {
-      throw new UsageError(`${w.agentId} has no session of its own in this project (the ${w.agent} session is ${session?.agent_id ?? 'not recorded'})`, 'a worker reports on the session sow spawned it with');
+      throw new SowError('NO_SESSION', 'failed', `${w.agentId} has no session of its own in this project (the ${w.agent} session is ${session?.agent_id ?? 'not recorded'})`, 'a worker reports on the session sow spawned it with');
     }
     uow.setProject({ ...project, sessions: { ...project.sessions, [w.agent]: { ...session, report: { status: status as ProjectReportStatus, ...(text ? { message: text } : {}), at: uow.now } } } });
   });

@@ -14,7 +14,7 @@ import { openRoot, Reader, update, type UnitOfWork } from './workspace.js';
 
 export class WrongProjectTypeError extends SowError {
   constructor(command: string, owner: string, actual: string) {
-    super('WRONG_PROJECT_TYPE', 'usage', `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
+    super('WRONG_PROJECT_TYPE', 'failed', `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
       `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`, { owner, type: actual });
   }
 }

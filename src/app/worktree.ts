@@ -5,7 +5,7 @@
  * its own `.sow/project/`, its own lock and its own workers.
  */
 import { join, relative, sep } from 'node:path';
-import { InvalidValueError, SowError, UsageError } from '../domain/errors.js';
+import { InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
 import { isFinished } from '../domain/tasks.js';
 import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
@@ -105,11 +105,11 @@ export interface AddedWorktree {
 /** `sow worktree add <branch> [--from <base>]`. */
 export async function addWorktreeFor(cwd: string, branch: string, from?: string): Promise<AddedWorktree> {
   const { main, here, trees } = mainCheckout(cwd);
-  if (!isValidBranchName(main, branch)) throw new InvalidValueError('branch', branch, 'a valid git branch name', "see 'git check-ref-format --help'");
+  if (!isValidBranchName(main, branch)) throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
   const taken = trees.find((t) => t.branch === branch);
   if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
   const exists = branchExists(main, branch);
-  if (exists && from !== undefined) throw new UsageError(`branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`);
+  if (exists && from !== undefined) throw new SowError('BRANCH_EXISTS', 'failed', `branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`, { branch });
   // A new line of work starts from the repository's default branch, not from whatever is checked
   // out (a second project's branch would otherwise start on the first one's work).
   const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
@@ -120,11 +120,11 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   // would be an option. What --from names may be any commit, so it is refused then.
   const baseRef = fallback?.ref ?? (from === undefined && current !== undefined ? `refs/heads/${current}` : base);
   if (!exists) {
-    if (!base || !baseRef) throw new UsageError('there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
+    if (!base || !baseRef) throw new SowError('NO_COMMIT', 'failed', 'there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
     if (baseRef.startsWith('-') || !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
   }
   const path = worktreePlace(main, branch);
-  if (fileExists(main, relative(main, path))) throw new UsageError(`${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`);
+  if (fileExists(main, relative(main, path))) throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`, { path: relPath(main, path) });
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
   addWorktree(main, path, branch, exists ? undefined : { base: baseRef! });
@@ -206,7 +206,7 @@ export async function removeWorktreeFor(cwd: string, branch: string, force: bool
   const others = trees.filter((t) => !t.main);
   const tree = others.find((t) => t.branch === branch);
   if (!tree) {
-    if (trees[0]?.branch === branch) throw new UsageError(`'${branch}' is checked out in the main checkout, which is not a worktree`, "'sow worktree list' shows the worktrees");
+    if (trees[0]?.branch === branch) throw new SowError('WORKTREE_NOT_FOUND', 'failed', `'${branch}' is checked out in the main checkout, which is not a worktree`, "'sow worktree list' shows the worktrees", { branch, known: others.map((t) => t.branch ?? relPath(main, t.path)) });
     throw new WorktreeNotFoundError(branch, others.map((t) => t.branch ?? relPath(main, t.path)));
   }
   const rel = relPath(main, tree.path);

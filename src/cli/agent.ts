@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { cwd, respond, writeText } from './output.js';
 import { UsageError } from '../domain/errors.js';
+import { agentArg, taskIdArg } from './args.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
 
@@ -45,6 +46,8 @@ export default function register(program: Command): void {
     .action(async (agentName: string, taskId: string | undefined, opts: { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean }) => {
       if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       if (opts.iteration && (taskId !== undefined || opts.next)) throw new UsageError('--iteration spawns a worker for the project\'s next iteration, not for a task', `sow agent spawn ${agentName} --iteration`);
+      await agentArg(agentName);
+      if (taskId !== undefined) taskIdArg(taskId, 'task id');
       const { spawnAgent } = await import('../app/agents.js');
       const r = await spawnAgent(cwd(), agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, iteration: opts.iteration === true, say });
       respond({ data: r, ...(r.status ? { text: r.status } : {}) });
@@ -67,11 +70,12 @@ export default function register(program: Command): void {
       let prompt: string | undefined;
       if (opts.agent !== undefined) {
         if (second !== undefined) throw new UsageError('give either a task id or --agent, not both', "sow agent resume --agent planner \"<prompt>\"");
+        await agentArg(opts.agent);
         target = { kind: 'project', agent: opts.agent };
         prompt = first;
       } else {
         if (first === undefined || second === undefined) throw new UsageError('missing task id or prompt', 'sow agent resume <task-id> "<prompt>", or sow agent resume --agent <agent> "<prompt>"');
-        target = { kind: 'task', id: first };
+        target = { kind: 'task', id: taskIdArg(first, 'task id') };
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');

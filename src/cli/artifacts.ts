@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { cwd, extraFlags, respond, taskIdOf, TASK_ID_OPTION } from './output.js';
+import { booleanArg, textArg } from './args.js';
 import type { Direction, Owner } from '../app/artifacts.js';
 
 type OwnerKind = 'phase' | 'task';
@@ -28,13 +29,17 @@ export default function register(parent: Command, direction: Direction, kind: Ow
     .allowExcessArguments()
     .addHelpText('after', `\nAny other --name value goes to the artifact's metadata, e.g.\n  --assessment pass|fail   (review)\n  --status pending|addressed   (feedback)\n  --source human           (any type; metadata.a.b reaches nested keys)`)
     .action(async (opts: OwnerOpts & { type: string; path: string; approved?: string }, cmd: Command) => {
+      if (opts.approved !== undefined) booleanArg(opts.approved, '--approved');
+      textArg(opts.path, '--path', `name the file: --path <path relative to ${kind === 'task' ? 'the repository root (modified) or .sow/project/' : '.sow/project/'}>`);
+      const extra = extraFlags(cmd.args);
+      const owner = ownerOf(opts);
       const { addArtifact } = await import('../app/artifacts.js');
       const { formatArtifact } = await import('./render.js');
-      const r = await addArtifact(cwd(), ownerOf(opts), direction, {
+      const r = await addArtifact(cwd(), owner, direction, {
         type: opts.type,
         path: opts.path,
         ...(opts.approved !== undefined ? { approved: opts.approved } : {}),
-        extra: extraFlags(cmd.args),
+        extra,
       });
       respond({ data: r, text: formatArtifact(r.index, r.artifact) });
     });

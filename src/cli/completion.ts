@@ -1,6 +1,7 @@
 /** `sow completion bash|zsh|fish` and the hidden `sow __complete`, which the scripts call. */
 import { Argument, type Command } from 'commander';
 import { cwd, respond } from './output.js';
+import { choiceOf } from './args.js';
 
 type Groups = Readonly<Record<string, (program: Command) => void>>;
 
@@ -18,7 +19,7 @@ export function registerCompletion(program: Command): void {
   program
     .command('completion')
     .description('Print the shell completion script for bash, zsh or fish')
-    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS).argParser(choiceOf('shell', SHELLS)))
     .addHelpText('after', INSTALL)
     .action(async (shell: (typeof SHELLS)[number]) => {
       const { completionScript } = await import('./complete.js');

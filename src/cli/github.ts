@@ -13,10 +13,10 @@ export function registerIssue(program: Command): void {
     .option('--label <label>', 'only issues with this label')
     .option('--limit <n>', 'at most this many', '30')
     .action(async (opts: { state: string; label?: string; limit: string }) => {
-      const { UsageError } = await import('../domain/errors.js');
-      if (!['open', 'closed', 'all'].includes(opts.state)) throw new UsageError(`--state must be open, closed or all, not '${opts.state}'`);
+      const { notOneOf, UsageError } = await import('../domain/errors.js');
+      if (!['open', 'closed', 'all'].includes(opts.state)) throw notOneOf('issue state', opts.state, ['open', 'closed', 'all'], 'states');
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive whole number, not '${opts.limit}'`);
+      if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
       const gh = await import('../app/github.js');
       const r = await gh.issueList(cwd(), { state: opts.state as 'open' | 'closed' | 'all', limit, ...(opts.label ? { label: opts.label } : {}) });
       respond({

@@ -1,10 +1,12 @@
 import { Option, type Command } from 'commander';
 import { cwd, respond } from './output.js';
+import { choiceOf } from './args.js';
 
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
 
-const formatOption = () => new Option('-f, --format <format>', FORMAT_HELP).choices(['text', 'mermaid', 'dot']);
+const FORMATS = ['text', 'mermaid', 'dot'] as const;
+const formatOption = () => new Option('-f, --format <format>', FORMAT_HELP).choices(FORMATS).argParser(choiceOf('graph format', FORMATS));
 
 type Format = 'text' | 'mermaid' | 'dot';
 const formatOf = (opts: { format?: Format }): Format => opts.format ?? (process.stdout.isTTY ? 'text' : 'mermaid');

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { cwd, respond } from './output.js';
+import { taskIdArg } from './args.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -16,6 +17,7 @@ export default function register(program: Command): void {
     .option('--task <id>', 'log to this task (default: $SOW_TASK_ID)')
     .option('--project', "log to the project's log")
     .action(async (notes: string[], opts: { agent?: string; action: string; result: string; file: string[]; files?: string; task?: string; project?: boolean }) => {
+      if (opts.task !== undefined) taskIdArg(opts.task, '--task');
       const { appendLog } = await import('../app/log.js');
       const r = await appendLog(cwd(), {
         ...(opts.agent !== undefined ? { agent: opts.agent } : {}),

@@ -3,7 +3,7 @@
  * Every value from a file goes into a line through shown(), so a line break or an escape
  * sequence in it is shown escaped and cannot forge a line (main.ts escapes the rest).
  */
-import type { TransitionOption } from '../domain/lifecycle.js';
+import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
 import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
@@ -43,7 +43,7 @@ const MARK: Record<string, string> = { completed: '✓', in_progress: '▶', fai
 function nextLines(next: TransitionOption[], paint: Paint): string[] {
   if (next.length === 0) return ['  nothing: the project is complete'];
   return next.map((t) => {
-    const guard = t.guardDescription ? ` — needs ${t.guardDescription}` : '';
+    const guard = t.guardDescription ? ` — ${guardSentence.when(t.guardDescription)}` : '';
     const word = t.blocked ? 'blocked' : 'ready';
     return `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
   });
@@ -75,7 +75,7 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
 
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
   const lines = transitions.map((t) =>
-    `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (needs ${t.guardDescription})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
+    `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
   return [`From ${shown(state)}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
 }
 
@@ -100,11 +100,21 @@ type WorktreeInfo = import('../app/worktree.js').WorktreeInfo;
 export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projectsOnly?: boolean } = {}): string {
   const rows = trees.filter((t) => !opts.projectsOnly || t.project).map((t) => {
     const p = t.project;
-    const what = t.missing ? 'missing (sow worktree prune)' : p ? `${shown(p.name)}  ${shown(p.state)}  tasks ${p.tasks.done}/${p.tasks.total}` : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project';
-    const sessions = p?.sessions.length ? `  ${p.sessions.map((s) => `${shown(s.by)} on ${shown(s.task)}`).join(', ')}` : '';
-    return [`${t.main ? '*' : ' '} ${shown(t.branch ?? '(detached)')}`, shown(t.rel), `${what}${sessions}`];
+    const where = [`${t.main ? '*' : ' '} ${shown(t.branch ?? '(detached)')}`, shown(t.rel)];
+    if (!p) return [...where, t.missing ? 'missing (sow worktree prune)' : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project'];
+    const sessions = p.sessions.map((s) => `${shown(s.by)} on ${shown(s.task)}`).join(', ');
+    return [...where, shown(p.name), shown(p.state), `tasks ${p.tasks.done}/${p.tasks.total}`, ...(sessions ? [sessions] : [])];
   });
   if (rows.length === 0) return 'No projects in the main checkout or its worktrees';
-  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`).join('\n');
+  return columns(rows);
+}
+
+/**
+ * Rows of cells as aligned columns, two spaces apart: each cell is as wide as the widest of its
+ * column among the rows that go on past it, so a long name moves the next column for every row.
+ */
+export function columns(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ')).join('\n');
 }

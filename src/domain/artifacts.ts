@@ -131,7 +131,7 @@ function metadataKeys(slot: ArtifactSlot): string[] {
 function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): void {
   const allowed = own(def.metadataValues, key);
   if (allowed && !allowed.includes(String(value))) {
-    throw new InvalidValueError(key, String(value), `one of ${allowed.join(', ')} for a ${def.name} artifact`);
+    throw new InvalidValueError(key, String(value), `one of ${allowed.join(', ')} for a ${def.name} artifact`, undefined, nearMiss(String(value), allowed));
   }
 }
 

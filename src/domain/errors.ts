@@ -4,6 +4,7 @@
  */
 import type { TaskSummary } from './schemas.js';
 import { quoted } from './display.js';
+import { nearMiss } from './suggest.js';
 
 export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'internal' | 'interrupted';
 
@@ -104,21 +105,52 @@ export class ProjectExistsError extends SowError {
   }
 }
 
+/** A name given on the command line (a project, a branch) that breaks the rule for such names. */
 export class InvalidNameError extends SowError {
-  constructor(what: string, value: string, rule: string) {
-    super('INVALID_NAME', 'usage', `invalid ${what} ${q(value)}: ${rule}`, `for example 'add-auth'`);
+  constructor(what: string, value: string, rule: string, example = 'add-auth') {
+    super('INVALID_NAME', 'usage', `invalid ${what} ${q(value)}: ${rule}`, `for example ${q(example)}`);
   }
 }
 
+/** The command line cannot be parsed (exit 2): see EXIT_RULE. */
 export class UsageError extends SowError {
   constructor(message: string, hint = "run 'sow help', or add --help to the command") {
     super('USAGE', 'usage', message, hint);
   }
 }
 
+/** "; did you mean 'x'?" when `word` is a near miss of one of `candidates`, else nothing. */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const suggestion = nearMiss(word, candidates);
+  return suggestion === undefined ? '' : `; did you mean ${q(suggestion)}?`;
+}
+
+/**
+ * A word on the command line outside the fixed list sow has for it (a project type, a format, an
+ * install target): exit 2, naming the near miss and the valid values.
+ */
+export function notOneOf(what: string, word: string, values: readonly string[], listed = `${what}s`): UsageError {
+  return new UsageError(`unknown ${what} ${q(word)}${didYouMean(word, values)}`, `${listed}: ${values.join(', ')}`);
+}
+
+/**
+ * A value a field does not take (exit 1). The message names the value (and its near miss); the
+ * hint says what the field takes, unless the caller has a better next step — then the message
+ * says what was expected.
+ */
 export class InvalidValueError extends SowError {
-  constructor(field: string, value: string, expected: string, hint = `give ${q(field)} ${expected}; 'sow schema project' and 'sow schema task' list every field and its values`) {
-    super('INVALID_VALUE', 'failed', `invalid value ${q(value)} for ${q(field)}: expected ${expected}`, hint);
+  constructor(field: string, value: string, expected: string, hint?: string, suggestion?: string) {
+    const near = suggestion === undefined ? '' : `; did you mean ${q(suggestion)}?`;
+    super('INVALID_VALUE', 'failed',
+      hint === undefined ? `invalid value ${q(value)} for ${q(field)}${near}` : `invalid value ${q(value)} for ${q(field)}: expected ${expected}${near}`,
+      hint ?? `${q(field)} takes ${expected}`);
+  }
+}
+
+/** A field path that cannot name a value: empty parts, a map set whole, a path into a single value. */
+export class InvalidFieldError extends SowError {
+  constructor(message: string, hint: string) {
+    super('INVALID_FIELD', 'failed', message, hint);
   }
 }
 
@@ -167,7 +199,7 @@ export class TaskIdTakenError extends SowError {
 
 export class PhaseNotFoundError extends SowError {
   constructor(phase: string, valid: readonly string[]) {
-    super('PHASE_NOT_FOUND', 'failed', `no phase ${q(phase)}`, `valid phases: ${valid.join(', ')}`);
+    super('PHASE_NOT_FOUND', 'failed', `no phase ${q(phase)} in this project${didYouMean(phase, valid)}`, `its phases: ${valid.join(', ')}`);
   }
 }
 
@@ -177,16 +209,17 @@ export class WrongPhaseError extends SowError {
   }
 }
 
+/** The lifecycle is not in the phase a command works in (exit 3, like a guard). */
 export class PhaseNotActiveError extends SowError {
   constructor(message: string, hint = "run 'sow project status' to see which phase is in progress") {
-    super('PHASE_NOT_ACTIVE', 'failed', message, hint);
+    super('PHASE_NOT_ACTIVE', 'blocked', message, hint);
   }
 }
 
 export class UnknownArtifactTypeError extends SowError {
   constructor(type: string, where: string, valid: readonly string[], suggestion?: string) {
     super('UNKNOWN_ARTIFACT_TYPE', 'failed', `${q(type)} is not an artifact type of ${where}${suggestion ? `; did you mean ${q(suggestion)}?` : ''}`,
-      valid.length ? `valid types: ${valid.join(', ')}` : `${where} takes no artifacts`);
+      valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`);
   }
 }
 
@@ -232,9 +265,21 @@ export class TransitionBlockedError extends SowError {
 }
 
 export class InvalidEventError extends SowError {
-  constructor(event: string, state: string, valid: readonly string[]) {
-    super('INVALID_EVENT', 'failed', `event ${q(event)} does not apply in state ${q(state)}`,
-      valid.length ? `events from ${state}: ${valid.join(', ')} (run 'sow advance --list')` : `${state} has no outgoing events`);
+  /** `valid`: the events out of `state`; `elsewhere`: the state another event of that name leaves, if any; `all`: every event of the type. */
+  constructor(event: string, state: string, valid: readonly string[], elsewhere?: string, all: readonly string[] = valid) {
+    const why = elsewhere !== undefined ? `: it leaves ${elsewhere}` : didYouMean(event, all);
+    super('INVALID_EVENT', 'failed', `no event ${q(event)} in ${state}${why}`,
+      valid.length ? `events here: ${valid.join(', ')} ('sow advance --list' shows their guards)` : `${state} has no way out: the project is complete`,
+      { event, state, events: [...valid] });
+  }
+}
+
+/** `sow advance` without an event in a state where none fires by itself. */
+export class NoAutomaticEventError extends SowError {
+  constructor(state: string, valid: readonly string[]) {
+    super('INVALID_EVENT', 'failed', `no event fires by itself in ${state}`,
+      valid.length ? `name one: ${valid.map((e) => `'sow advance ${e}'`).join(', ')}` : `${state} has no way out: the project is complete`,
+      { state, events: [...valid] });
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { coerceField, getAtPath, parseValue, resolveField, setAtPath, splitPath } from './fields.js';
-import { InvalidValueError, ReadOnlyFieldError, UsageError } from './errors.js';
+import { InvalidFieldError, InvalidValueError, ReadOnlyFieldError } from './errors.js';
 
 describe('parseValue', () => {
   it('types booleans and integers, keeps the rest as text', () => {
@@ -18,8 +18,9 @@ describe('parseValue', () => {
 describe('field paths', () => {
   it('splits dotted paths and refuses empty segments', () => {
     expect(splitPath('metadata.a.b')).toEqual(['metadata', 'a', 'b']);
-    expect(() => splitPath('a..b')).toThrow(UsageError);
-    expect(() => splitPath('')).toThrow(UsageError);
+    // A <field> is data for a state file: a path that names nothing is refused like a field (exit 1).
+    expect(() => splitPath('a..b')).toThrow(InvalidFieldError);
+    expect(() => splitPath('')).toThrow(InvalidFieldError);
   });
   it('resolves known fields, metadata paths and unknown names', () => {
     const known = { status: { kind: 'boolean' as const } };
@@ -27,7 +28,7 @@ describe('field paths', () => {
     expect(resolveField('tasks_approved', known)).toEqual({ where: 'metadata', path: ['tasks_approved'] });
     expect(resolveField('metadata.a.b', known)).toEqual({ where: 'metadata', path: ['a', 'b'] });
     expect(resolveField('metadata.status', known)).toEqual({ where: 'metadata', path: ['status'] });
-    expect(() => resolveField('metadata', known)).toThrow(UsageError);
+    expect(() => resolveField('metadata', known)).toThrow(InvalidFieldError);
   });
   it('sets nested values without mutating and refuses to descend into a scalar', () => {
     const original = { a: { b: 1 } };
@@ -45,10 +46,10 @@ describe('coerceField', () => {
     expect(coerceField('approved', 'true', { kind: 'boolean' })).toBe(true);
     expect(() => coerceField('approved', 'yes', { kind: 'boolean' })).toThrow(InvalidValueError);
     expect(coerceField('iteration', '2', { kind: 'integer', min: 1 })).toBe(2);
-    expect(() => coerceField('iteration', '0', { kind: 'integer', min: 1 })).toThrow(/≥ 1/);
+    expect(() => coerceField('iteration', '0', { kind: 'integer', min: 1 })).toThrow(expect.objectContaining({ message: "invalid value '0' for 'iteration'", hint: "'iteration' takes an integer ≥ 1" }));
     expect(() => coerceField('iteration', 'two', { kind: 'integer' })).toThrow(InvalidValueError);
     expect(coerceField('status', 'done', { kind: 'enum', values: ['done'] })).toBe('done');
-    expect(() => coerceField('status', 'bogus', { kind: 'enum', values: ['done', 'open'] })).toThrow(/one of done, open/);
+    expect(() => coerceField('status', 'bogus', { kind: 'enum', values: ['done', 'open'] })).toThrow(expect.objectContaining({ hint: "'status' takes one of done, open" }));
     expect(() => coerceField('name', ' ', { kind: 'string', nonEmpty: true })).toThrow(InvalidValueError);
     expect(() => coerceField('id', '1', { kind: 'readonly', why: 'fixed' })).toThrow(ReadOnlyFieldError);
   });

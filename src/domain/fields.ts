@@ -3,7 +3,7 @@
  * the container (checked against its spec) or, like every unknown name and every `metadata.…`
  * path, a key in the container's metadata map.
  */
-import { DidYouMeanError, InvalidValueError, ReadOnlyFieldError, UnknownFieldError, UsageError } from './errors.js';
+import { DidYouMeanError, InvalidFieldError, InvalidValueError, ReadOnlyFieldError, UnknownFieldError } from './errors.js';
 import { nearMiss } from './suggest.js';
 import { nonFiniteText, toJson } from './json.js';
 
@@ -29,7 +29,7 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constr
 
 export function splitPath(field: string): string[] {
   const parts = field.split('.');
-  if (field === '' || parts.some((p) => p === '')) throw new UsageError(`invalid field path '${field}'`, "use names separated by dots, e.g. 'metadata.owner.name'");
+  if (field === '' || parts.some((p) => p === '')) throw new InvalidFieldError(`invalid field path '${field}': it has an empty name`, "use names separated by single dots, e.g. 'metadata.owner.name'");
   const reserved = parts.find((p) => RESERVED_NAMES.has(p));
   if (reserved) throw reservedNameError(field, reserved);
   return parts;
@@ -60,7 +60,7 @@ export function getAtPath(target: unknown, path: readonly string[]): unknown {
 /** Returns a copy of `target` with `value` at `path`, creating maps on the way. */
 export function setAtPath<T extends Record<string, unknown>>(target: T, path: readonly string[], value: unknown): T {
   const [head, ...rest] = path;
-  if (head === undefined) throw new UsageError('empty field path');
+  if (head === undefined) throw new InvalidFieldError('empty field path', "name a field, e.g. 'metadata.owner'");
   if (rest.length === 0) return { ...target, [head]: value };
   const child = target[head];
   if (child !== undefined && !isPlainObject(child)) {
@@ -89,7 +89,7 @@ export type ResolvedField =
 export function resolveField(field: string, known: Readonly<Record<string, FieldSpec>>, where = 'this container', metadataKeys: Iterable<string> = []): ResolvedField {
   const path = splitPath(field);
   if (path[0] === 'metadata') {
-    if (path.length === 1) throw new UsageError("'metadata' is a map; set one key of it, e.g. 'metadata.owner'");
+    if (path.length === 1) throw new InvalidFieldError("'metadata' is a map, and cannot be set whole", "set one key of it, e.g. 'metadata.owner'");
     return { where: 'metadata', path: path.slice(1) };
   }
   const spec = path.length === 1 ? own(known, field) : undefined;
@@ -98,7 +98,7 @@ export function resolveField(field: string, known: Readonly<Record<string, Field
   if (head) {
     // `statechart.current_state`: a path into a known field is that field's business, never metadata.
     if (head.kind === 'readonly') throw new ReadOnlyFieldError(field, head.why, head.hint);
-    throw new UsageError(`'${path[0]}' holds a single value; set it whole`, `e.g. '${path[0]} <value>'`);
+    throw new InvalidFieldError(`'${path[0]}' holds a single value, so '${field}' names nothing inside it`, `set it whole: '${path[0]} <value>'`);
   }
   if (path.length === 1) {
     const suggestion = nearMiss(field, [...Object.keys(known), ...metadataKeys]);
@@ -128,7 +128,7 @@ export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar 
       return value;
     }
     case 'enum':
-      if (!spec.values.includes(raw)) throw new InvalidValueError(name, raw, `one of ${spec.values.join(', ')}`);
+      if (!spec.values.includes(raw)) throw new InvalidValueError(name, raw, `one of ${spec.values.join(', ')}`, undefined, nearMiss(raw, spec.values));
       return raw;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AGENTS, ORCHESTRATOR, type AgentDef } from './agents.js';
-import { UsageError } from './errors.js';
+import { notOneOf, SowError } from './errors.js';
 import { appendEntry, memberOf, removeEntry, sameJson, scanJson, valueOf } from './json-text.js';
 
 export const TARGETS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'cursor'] as const;
@@ -14,7 +14,7 @@ export type Target = (typeof TARGETS)[number];
 export function parseTarget(raw: string, allowAll = true): Target[] {
   if (allowAll && raw === 'all') return [...TARGETS];
   if ((TARGETS as readonly string[]).includes(raw)) return [raw as Target];
-  throw new UsageError(`unknown target '${raw}'`, `targets: ${TARGETS.join(', ')}${allowAll ? ', or all' : ''}`);
+  throw notOneOf('target', raw, allowAll ? [...TARGETS, 'all'] : TARGETS);
 }
 
 /** The texts every target is generated from (templates/integrations/). */
@@ -191,7 +191,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   const hooksAdded: Record<string, string[]> = {};
   const serversAdded: Record<string, { command: string; args: readonly string[] }> = {};
   const made: string[] = [];
-  const notA = (key: string, what: string, why: string) => new UsageError(`${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`, `fix ${path}, then run the install again`);
+  // A settings file of the agent CLI that sow must read and cannot use: like a state file, exit 4.
+  const notA = (key: string, what: string, why: string) => new SowError('INTEGRATION_FILE_INVALID', 'state', `${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`, `fix ${path}, then run the install again`);
   if (add.hooks) {
     const hooks = memberOf(scanJson(t), 'hooks');
     if (!hooks) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advance, listTransitions, type Actor } from './lifecycle.js';
+import { advance, guardSentence, listTransitions, type Actor } from './lifecycle.js';
 import { standard, latestApprovedReview } from './project-types/standard/index.js';
 import { PROJECT_TYPES } from './project-types/index.js';
 import type { ProjectView } from './project-types/types.js';
@@ -178,5 +178,52 @@ describe('advance', () => {
       expect.objectContaining({ event: 'review_pass', to: 'FinalizeDocumentation', blocked: false, guardDescription: expect.stringContaining('pass') }),
       expect.objectContaining({ event: 'review_fail', to: 'ImplementationPlanning', blocked: true }),
     ]);
+  });
+});
+
+describe('guard descriptions, in the sentences they are put in', () => {
+  // Each guard's description is a clause, so "blocked until …" and "when …" read as English:
+  // "needs a task_list output of planning is approved" and "blocked until at least one summary
+  // output, and every summary approved" were what descriptions and sentences that disagreed made.
+  const FINITE = /\b(is|are|has|have|exists|exist|holds|hold|names|name|forms|form)\b/;
+  const guards = Object.values(PROJECT_TYPES).flatMap((type) => Object.entries(type.guards).map(([name, g]) => ({ where: `${type.name}.${name}`, description: g.description })));
+
+  it('covers the guards of every project type', () => {
+    expect(guards.length).toBeGreaterThanOrEqual(Object.keys(PROJECT_TYPES).length);
+  });
+
+  it.each(guards)('$where is a clause: lower case, no full stop, a verb in it and in its last part', ({ description }) => {
+    expect(description).toMatch(/^[a-z'(]/);
+    expect(description).not.toMatch(/[.;:]$/);
+    expect(description).toMatch(FINITE);
+    // The last of a list of conditions ("…, and every summary is approved") has its own verb.
+    const last = description.split(/, and /).at(-1)!;
+    expect(last, `the last part of '${description}'`).toMatch(FINITE);
+  });
+
+  it.each(guards)('$where reads in every sentence it is put in', ({ description }) => {
+    const sentences = [
+      `cannot advance from X: ${guardSentence.blockedUntil([description])}`,
+      `cannot advance from X: ${guardSentence.blockedUntil([description, description])}`,
+      `event → Y — ${guardSentence.when(description)}`,
+    ];
+    for (const s of sentences) {
+      expect(s).toMatch(/(until|when) [a-z'(]/);
+      // A clause after a verb that wants a noun ("needs a … is approved") is what broke them.
+      expect(s).not.toMatch(/\b(needs|requires) /);
+    }
+  });
+
+  it('a blocked advance says the guard in the sentence guardSentence makes', () => {
+    const p = project('PlanningActive', (x) => (x.phases['planning']!.status = 'in_progress'));
+    const err = (() => {
+      try {
+        advance(standard, view(p), T1, USER);
+      } catch (e) {
+        return e as TransitionBlockedError;
+      }
+      throw new Error('advance was not blocked');
+    })();
+    expect(err.message).toBe(`cannot advance from PlanningActive: ${guardSentence.blockedUntil([standard.guards['planningComplete']!.description])}`);
   });
 });

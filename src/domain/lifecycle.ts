@@ -3,7 +3,7 @@
  * `advance --dry-run`, `advance --list`, the status view and the reachability tests all read the
  * same table; nothing else knows the transitions.
  */
-import { InvalidEventError, TransitionBlockedError } from './errors.js';
+import { InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
 import type { ProjectType, ProjectView, TransitionDef } from './project-types/types.js';
 import type { HistoryEntry, ProjectState } from './schemas.js';
 
@@ -16,6 +16,18 @@ export interface TransitionOption {
   hint?: string;
   automatic: boolean;
 }
+
+/**
+ * A guard's description is a clause that holds or not ("a task_list output of planning is
+ * approved"). Every sentence a description is put in is made here, so each reads for every guard
+ * of every type (lifecycle.test.ts composes them all).
+ */
+export const guardSentence = {
+  /** "blocked until <clause>, or until <clause>". */
+  blockedUntil: (clauses: readonly string[]): string => `blocked until ${clauses.join(', or until ')}`,
+  /** "when <clause>": the condition a transition goes on. */
+  when: (clause: string): string => `when ${clause}`,
+};
 
 /** Who fires a transition: a worker (its agent id and session), else the user. */
 export interface Actor {
@@ -95,10 +107,13 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
   let candidates: readonly TransitionDef[];
   if (event !== undefined) {
     candidates = options.filter((t) => t.event === event);
-    if (candidates.length === 0) throw new InvalidEventError(event, from, [...new Set(options.map((o) => o.event))]);
+    if (candidates.length === 0) {
+      const elsewhere = type.transitions.find((t) => t.event === event);
+      throw new InvalidEventError(event, from, [...new Set(options.map((o) => o.event))], elsewhere?.from, type.transitions.map((t) => t.event));
+    }
   } else {
     candidates = options.filter((t) => t.automatic);
-    if (candidates.length === 0) throw new InvalidEventError('(automatic)', from, []);
+    if (candidates.length === 0) throw new NoAutomaticEventError(from, [...new Set(options.map((o) => o.event))]);
   }
   const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(view));
   if (!chosen) throw blockedError(from, candidates.map((t) => describe(type, t, view)));
@@ -121,7 +136,7 @@ function blockedError(from: string, options: TransitionOption[]): TransitionBloc
   const needs = options.map((o) => o.guardDescription ?? o.event);
   const hints = [...new Set(options.map((o) => o.hint).filter((h): h is string => Boolean(h)))];
   return new TransitionBlockedError(
-    `cannot advance from ${from}: blocked until ${needs.join(', or until ')}`,
+    `cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}`,
     hints.join('; or '),
     { state: from, blocked: options.map((o) => ({ event: o.event, to: o.to, guard: o.guard, description: o.guardDescription })) },
   );

@@ -4,7 +4,7 @@
  * While the owner lives, nobody else finishes the task without --force; once a task is finished or
  * taken over, the identities that owned it are retired, and their late writes to it are refused.
  */
-import { SowError } from './errors.js';
+import { SowError, UsageError } from './errors.js';
 import { shown } from './display.js';
 import type { Actor } from './lifecycle.js';
 import type { Owner, TaskState } from './schemas.js';
@@ -132,7 +132,7 @@ export function parseLease(raw: string): number {
   const unit = m?.[2] ?? 'm';
   const seconds = m ? Math.round(Number(m[1]) * (unit === 'h' ? 3600 : unit === 'm' ? 60 : 1)) : NaN;
   if (!Number.isFinite(seconds) || seconds < 1 || seconds > 7 * 86_400) {
-    throw new SowError('INVALID_VALUE', 'usage', `invalid lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`, 'for example --lease 45m');
+    throw new UsageError(`invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`, 'for example --lease 45m');
   }
   return seconds;
 }
@@ -147,7 +147,7 @@ export class TaskOwnedError extends SowError {
 
 export class NotOwnerError extends SowError {
   constructor(task: TaskState, identity: string) {
-    super('NOT_OWNER', 'failed', `session ${identity} no longer owns task ${task.id} (it is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
+    super('NOT_OWNER', 'failed', `session ${identity} no longer owns task ${task.id} (its status is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
       `nothing was changed; the task was finished or taken over. Stop working on it and report to whoever runs you`,
       { task: task.id, identity, status: task.status });
   }

@@ -7,10 +7,13 @@ import type { ProjectState } from './schemas.js';
 
 export const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
+export const PROJECT_NAME_RULE = 'lower-case letters, digits and single dashes (at most 64 characters)';
+
+export const isProjectName = (name: string): boolean => NAME_PATTERN.test(name) && name.length <= 64;
+
+/** A project name given on the command line (`sow project new <name>`). */
 export function checkProjectName(name: string): string {
-  if (!NAME_PATTERN.test(name) || name.length > 64) {
-    throw new InvalidNameError('project name', name, 'use lower-case letters, digits and single dashes (at most 64 characters)');
-  }
+  if (!isProjectName(name)) throw new InvalidNameError('project name', name, `use ${PROJECT_NAME_RULE}`);
   return name;
 }
 
@@ -36,11 +39,16 @@ export interface NewProjectSpec {
   planning: boolean;
 }
 
-/** A project in the type's initial state, before `project_init` fires. */
-export function initialProject(type: ProjectType, spec: NewProjectSpec, now: string): ProjectState {
-  if (!spec.planning && !type.phases.some((p) => p.name === 'planning' && p.canDisable)) {
+/** `--no-planning` for a type whose planning cannot be skipped: a flag that does not go with the type (exit 2). */
+export function checkPlanning(type: ProjectType, planning: boolean): void {
+  if (!planning && !type.phases.some((p) => p.name === 'planning' && p.canDisable)) {
     throw new UsageError(`the ${type.name} project type cannot skip planning`, 'leave out --no-planning');
   }
+}
+
+/** A project in the type's initial state, before `project_init` fires. */
+export function initialProject(type: ProjectType, spec: NewProjectSpec, now: string): ProjectState {
+  checkPlanning(type, spec.planning);
   const phases: ProjectState['phases'] = {};
   for (const phase of type.phases) {
     phases[phase.name] = {

@@ -4,7 +4,8 @@
  * Objects are loose: keys a newer sow (or a person) added are kept, never dropped.
  */
 import * as v from 'valibot';
-import { shown } from './display.js';
+import { quoted, shown } from './display.js';
+import { nearMiss } from './suggest.js';
 import { storedPathInside } from './paths.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
@@ -240,7 +241,19 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
   const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
   // valibot's messages quote the value they received, which comes from a file: on one line, escaped.
-  return { ok: false, issue: { path: shown((issue && v.getDotPath(issue)) || '(root)'), message: missing ? 'required, but missing' : shown(issue?.message ?? 'invalid') } };
+  return { ok: false, issue: { path: shown((issue && v.getDotPath(issue)) || '(root)'), message: missing ? 'required, but missing' : shown(issue ? picklistMessage(issue) ?? issue.message : 'invalid') } };
+}
+
+/**
+ * A value outside a fixed list (an executor type, a status), said with its near miss: valibot
+ * states the list as its expectation, `("claude" | "cursor")`.
+ */
+function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
+  if (issue.type !== 'picklist' || typeof issue.input !== 'string') return undefined;
+  const values = [...issue.expected?.matchAll(/"((?:[^"\\]|\\.)*)"/g) ?? []].map((m) => m[1]!);
+  if (values.length === 0) return undefined;
+  const near = nearMiss(issue.input, values);
+  return `${quoted(issue.input)} is not one of ${values.join(', ')}${near === undefined ? '' : `; did you mean ${quoted(near)}?`}`;
 }
 
 /**

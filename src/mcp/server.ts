@@ -136,7 +136,7 @@ export interface ServeOptions {
 /** Serves until the client closes stdin (or the connection), then resolves once every call has been answered. */
 export async function serveMcp(opts: ServeOptions): Promise<void> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  if (!isFolder(cwd)) throw new UsageError(`--cwd '${opts.cwd ?? cwd}' is not a folder`, 'pass the folder of the repository to serve, or start sow mcp in it');
+  if (!isFolder(cwd)) throw new SowError('NOT_A_FOLDER', 'failed', `--cwd '${opts.cwd ?? cwd}' is not a folder`, 'pass the folder of the repository to serve, or start sow mcp in it');
   const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
   const tools = TOOLS.map(listing);

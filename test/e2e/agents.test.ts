@@ -661,7 +661,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     const f = fixture();
     const before = f.repo.snapshot();
     const a = f.sow(['agent', 'spawn', 'nobody', '010']);
-    expect(a.code, show(a)).toBe(1);
+    expect(a.code, show(a)).toBe(2);
     expect(a.stderr.split('\n')[0]).toBe("error: unknown agent 'nobody'");
     const t = f.sow(['agent', 'spawn', 'implementer', '999']);
     expect(t.code, show(t)).toBe(1);

@@ -243,10 +243,10 @@ describe('a detached HEAD', () => {
     expect(warned.stderr).toMatch(/^warning: HEAD is detached/m);
   });
 
-  it('project new with no branch to hold the project is a usage error', () => {
+  it('project new with no branch to hold the project is refused by the repository (exit 1)', () => {
     const repo = fresh();
     repo.git(['checkout', '-q', '--detach']);
-    const r = expectFails(repo, ['project', 'new', 'x', '--description', 'd'], 2, 'USAGE', { human: true });
+    const r = expectFails(repo, ['project', 'new', 'x', '--description', 'd'], 1, 'DETACHED_HEAD', { human: true });
     expect(r.message).toContain('detached');
     expect(r.hint).toContain('git checkout');
     expect(r.hint).toContain('--branch');

@@ -375,7 +375,7 @@ describe('task set … status completed runs the task_complete checks', () => {
     const j = repo.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
     expect(j.code).toBe(3);
     const doc = expectEnvelope(j);
-    expect(doc.error).toMatchObject({ code: 'CHECKS_FAILED', details: { task: '010', failed: ['unit'] } });
+    expect(doc.error).toMatchObject({ code: 'TASK_CHECKS_FAILED', details: { task: '010', failed: ['unit'] } });
     expect(repo.yaml(taskFile('010')).outputs).toHaveLength(4);
   });
 

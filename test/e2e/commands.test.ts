@@ -127,7 +127,7 @@ describe('sow init', () => {
       expect(repo.exists('.sow'), `sow ${args.join(' ')}`).toBe(false);
     }
     repo.git(['checkout', '-q', '--detach']);
-    expect(repo.sow(['project', 'new', 'detached']).code).toBe(2);
+    expect(repo.sow(['project', 'new', 'detached']).code).toBe(1);
     expect(repo.exists('.sow')).toBe(false);
   });
 });
@@ -381,8 +381,8 @@ describe('sow task', () => {
 
     const taken = expectFails(repo, ['task', 'add', 'Clash', '--id', '010'], 1, 'TASK_ID_TAKEN', { human: true });
     expect(taken).toContain("'010'");
-    expectFails(repo, ['task', 'add', 'Bad id', '--id', 'x5'], 1, 'INVALID_VALUE');
-    expectFails(repo, ['task', 'add', 'Bad id', '--id', '0'], 1, 'INVALID_VALUE');
+    expectFails(repo, ['task', 'add', 'Bad id', '--id', 'x5'], 2, 'USAGE');
+    expectFails(repo, ['task', 'add', 'Bad id', '--id', '0'], 2, 'USAGE');
     // --id 10 means 010: taken.
     expectFails(repo, ['task', 'add', 'Clash', '--id', '10'], 1, 'TASK_ID_TAKEN');
     expectFails(repo, ['task', 'add', 'Bad dep', '--depends-on', '010,999'], 1, 'TASK_NOT_FOUND');
@@ -390,7 +390,7 @@ describe('sow task', () => {
 
   it('add needs the implementation phase in progress', () => {
     const repo = planning();
-    const r = expectFails(repo, ['task', 'add', 'Too early'], 1, 'PHASE_NOT_ACTIVE');
+    const r = expectFails(repo, ['task', 'add', 'Too early'], 3, 'PHASE_NOT_ACTIVE');
     expect(r).toContain('PlanningActive');
   });
 
@@ -473,7 +473,7 @@ describe('sow task', () => {
     expect(none.stdout).toBe('');
     const listed = expectEnvelope(ok(repo, ['task', 'list', '--status', 'pending', '--json'])).data;
     expect(listed).toEqual([{ id: '010', name: 'Keep', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' }]);
-    expectFails(repo, ['task', 'list', '--status', 'finished'], 1, 'INVALID_VALUE');
+    expectFails(repo, ['task', 'list', '--status', 'finished'], 2, 'USAGE');
     expectFails(repo, ['task', 'abandon', '--id', '030'], 1, 'TASK_NOT_FOUND');
   });
 });
@@ -600,7 +600,7 @@ describe('--json', () => {
       { args: ['advance', 'tasks_approved'], code: 1, error: 'INVALID_EVENT' },
       { args: ['task', 'list'], code: 0 },
       { args: ['task', 'get', '--id', '010', 'status'], code: 1, error: 'TASK_NOT_FOUND' },
-      { args: ['task', 'add', 'Too early'], code: 1, error: 'PHASE_NOT_ACTIVE' },
+      { args: ['task', 'add', 'Too early'], code: 3, error: 'PHASE_NOT_ACTIVE' },
       { args: ['output', 'add', '--type', 'nope', '--path', 'a.md'], code: 1, error: 'UNKNOWN_ARTIFACT_TYPE' },
       { args: ['project', 'delete'], code: 2, error: 'CONFIRMATION_REQUIRED' },
       { args: ['frobnicate'], code: 2, error: 'USAGE' },

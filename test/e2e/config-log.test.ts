@@ -451,17 +451,17 @@ describe('sow log', () => {
   });
 
   describe('refusals leave the state byte-identical', () => {
-    it('an invalid action or result: exit 1 listing the valid ones', () => {
+    it('an invalid action or result (flags outside their lists): exit 2 listing the valid ones', () => {
       const t = logRepo();
       const before = t.repo.snapshot();
       const a = t.sow(['--agent', 'x', '--action', 'coded', '--result', 'success', '--task', '010']);
-      expect(a.code, show(a)).toBe(1);
+      expect(a.code, show(a)).toBe(2);
       expect(a.stderr.split('\n')[0]).toContain("'coded'");
       for (const valid of ['started_task', 'created_file', 'modified_file', 'deleted_file', 'implementation_attempt', 'test_run', 'refactor', 'debugging', 'research', 'completed_task', 'paused_task', 'started_phase', 'completed_phase']) {
         expect(a.stderr, valid).toContain(valid);
       }
       const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'great', '--task', '010']);
-      expect(r.code, show(r)).toBe(1);
+      expect(r.code, show(r)).toBe(2);
       expect(r.stderr.split('\n')[0]).toContain("'great'");
       for (const valid of ['success', 'error', 'partial']) expect(r.stderr).toContain(valid);
       expect(t.repo.snapshot()).toEqual(before);

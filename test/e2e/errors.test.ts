@@ -120,7 +120,7 @@ const executingCases: Case[] = [
   ['task set iteration to text', ['task', 'set', '--id', '010', 'iteration', 'x'], { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] }],
   ['task set iteration to 0', ['task', 'set', '--id', '010', 'iteration', '0'], { exit: 1, code: 'INVALID_VALUE', message: ["'0'", 'iteration'] }],
   ['task set parallel to a non-boolean', ['task', 'set', '--id', '020', 'parallel', 'maybe'], { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'parallel'] }],
-  ['task list --status with no such status', ['task', 'list', '--status', 'bogus'], { exit: 1, code: 'INVALID_VALUE', message: ["'bogus'"] }],
+  ['task list --status with no such status (a flag outside its list: exit 2)', ['task', 'list', '--status', 'bogus'], { exit: 2, code: 'USAGE', message: ["'bogus'"], hint: ['completed'] }],
   ['phase set iteration to text', ['phase', 'set', 'iteration', 'x'], { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] }],
   ['phase set tasks_approved to a non-boolean', ['phase', 'set', 'tasks_approved', 'maybe'], { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'tasks_approved'] }],
   ['a review with an assessment that is neither pass nor fail', ['input', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'meh'], { exit: 1, code: 'INVALID_VALUE', message: ["'meh'", 'assessment'] }],
@@ -144,13 +144,13 @@ const executingCases: Case[] = [
   ['an artifact type of another phase', ['output', 'add', '--phase', 'planning', '--type', 'review', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'review'"], hint: ['task_list'] }],
   // task ids
   ['a two-digit task id that names a taken one (10 is 010)', ['task', 'add', 'Third', '--id', '10'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
-  ['a task id that is no number', ['task', 'add', 'Third', '--id', '1a'], { exit: 1, code: 'INVALID_VALUE', message: ["'1a'", 'id'] }],
-  ['a task id that is not digits', ['task', 'add', 'Third', '--id', 'abc'], { exit: 1, code: 'INVALID_VALUE', message: ["'abc'"] }],
+  ['a task id that is no number', ['task', 'add', 'Third', '--id', '1a'], { exit: 2, code: 'USAGE', message: ["'1a'", '--id'] }],
+  ['a task id that is not digits', ['task', 'add', 'Third', '--id', 'abc'], { exit: 2, code: 'USAGE', message: ["'abc'"] }],
   ['a task id already used', ['task', 'add', 'Third', '--id', '010'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
   // names
-  ['an empty task name', ['task', 'add', '   '], { exit: 1, code: 'INVALID_VALUE', message: ['name'] }],
+  ['an empty task name', ['task', 'add', '   '], { exit: 2, code: 'USAGE', message: ['name'] }],
   ['renaming a task to nothing', ['task', 'set', '--id', '010', 'name', ''], { exit: 1, code: 'INVALID_VALUE', message: ['name'] }],
-  ['renaming the project to a bad name', ['project', 'set', 'name', 'Bad_Name'], { exit: 2, code: 'INVALID_NAME', message: ["'Bad_Name'"] }],
+  ['renaming the project to a bad name (a field value: exit 1)', ['project', 'set', 'name', 'Bad_Name'], { exit: 1, code: 'INVALID_VALUE', message: ["'Bad_Name'"] }],
   // read-only fields
   ['setting the phase status', ['phase', 'set', 'status', 'completed'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'status'"], hint: ['sow advance'] }],
   ['setting a task id', ['task', 'set', '--id', '010', 'id', '020'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'id'"] }],
@@ -199,7 +199,7 @@ const planningCases: Case[] = [
   ['approving with a non-boolean', ['output', 'set', '--index', '0', 'approved', 'yes please'], { exit: 1, code: 'INVALID_VALUE', message: ["'yes please'", 'approved'] }],
   ['changing an artifact type', ['output', 'set', '--index', '0', 'type', 'review'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'type'"] }],
   ['a blocked advance out of planning', ['advance'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['PlanningActive', 'task_list'], hint: ['sow output set --index 0 approved true'] }],
-  ['adding a task while planning', ['task', 'add', 'Too early'], { exit: 1, code: 'PHASE_NOT_ACTIVE', message: ['PlanningActive'] }],
+  ['adding a task while planning', ['task', 'add', 'Too early'], { exit: 3, code: 'PHASE_NOT_ACTIVE', message: ['PlanningActive'] }],
   ['an unknown artifact type in planning', ['output', 'add', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['task_list'] }],
 ];
 

@@ -304,7 +304,7 @@ describe('sow pr create | ready', () => {
     const repo = onGithub();
     const gh = fakeGh();
     ok(repo, ['project', 'new', 'x', '--description', 'x']);
-    const message = expectFails(repo, ['pr', 'ready'], 2, 'USAGE', { env: gh.env });
+    const message = expectFails(repo, ['pr', 'ready'], 1, 'NO_PULL_REQUEST', { env: gh.env });
     expect(message).toContain("branch 'feat/x' has no pull request yet");
     expect(gh.calls().map((c) => c.argv.slice(0, 2).join(' '))).toEqual(['pr list']);
   });

@@ -109,7 +109,7 @@ describe('sow graph lifecycle', () => {
     const before = repo.snapshot();
     const bad = repo.sow(['graph', 'lifecycle', '--format', 'png']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("'png' is invalid");
+    expect(bad.stderr).toContain("unknown graph format 'png'");
     expect(bad.stderr).toContain('text, mermaid, dot');
     expect(bad.stdout).toBe('');
     const badJson = repo.sow(['graph', 'tasks', '--format', 'svg', '--json']);

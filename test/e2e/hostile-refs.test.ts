@@ -169,7 +169,7 @@ describe('a branch name never runs a command', () => {
     expect(added).toMatchObject({ branch: 'feat/y', created_from: branch });
     expect(git(join(clone.dir, '.sow/worktrees/feat/y'), ['rev-parse', 'HEAD'])).toBe(git(clone.dir, ['rev-parse', 'HEAD']));
     refused(clone, ['worktree', 'add', 'feat/z', `--from=${branch}`], 1, 'INVALID_VALUE', {});
-    refused(clone, ['worktree', 'add', '--', branch], 1, 'INVALID_VALUE', {});
+    refused(clone, ['worktree', 'add', '--', branch], 2, 'INVALID_NAME', {});
     refused(clone, ['project', 'new', 'x', '--description', 'd', `--branch=${uploadPack(h.marker)}-2`], 2, 'INVALID_NAME', {});
     h.untouched();
   });

@@ -149,7 +149,7 @@ describe('the other targets', () => {
     repo.write('AGENTS.md', repo.read('AGENTS.md').replace('## sow', '## sow (our way)'));
     expect(ok(repo, ['uninstall', 'codex']).stdout).toMatch(/left +AGENTS\.md +\(you edited sow's section/);
     expect(repo.read('AGENTS.md')).toContain('## sow (our way)');
-    expect(expectFails(repo, ['install', 'vscode'], 2, 'USAGE')).toContain('targets: claude, codex, gemini, copilot, opencode, cursor, or all');
+    expect(expectFails(repo, ['install', 'vscode'], 2, 'USAGE')).toContain('targets: claude, codex, gemini, copilot, opencode, cursor, all');
   });
 });
 

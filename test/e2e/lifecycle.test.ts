@@ -371,7 +371,7 @@ describe('--no-planning', () => {
     // The disabled phase takes no artifacts.
     const before = repo.snapshot();
     const refused = repo.sow(['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--phase', 'planning', '--json']);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(3);
     expect(refused.json?.ok).toBe(false);
     expect(refused.json?.error?.message).toContain('planning');
     expect(repo.snapshot()).toEqual(before);

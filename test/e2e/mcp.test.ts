@@ -420,13 +420,13 @@ describe('sow mcp: the process', () => {
     expect(await gone()).toBe(true);
   });
 
-  it('--cwd names the repository to serve; a folder that does not exist is a usage error before the protocol starts', async () => {
+  it('--cwd names the repository to serve; a folder that does not exist is refused (exit 1) before the protocol starts', async () => {
     const repo = fresh();
     toExecuting(repo);
     const { client } = await connect(repo, { args: ['--cwd', repo.dir], cwd: tmpdir() });
     expect(await data(client, 'status')).toEqual(cliData(repo, ['project', 'status']));
     const bad = repo.sow(['mcp', '--cwd', join(repo.dir, 'no-such-folder')]);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain("--cwd '");
     expect(bad.stderr).toContain('is not a folder');

@@ -76,7 +76,7 @@ describe('sow task next --claim', () => {
     expect(text).toContain('--owner <name>');
     expect(ok(repo, ['task', 'next', '--claim'], { env: { SOW_OWNER: 'ci-bot' } }).stdout.trim()).toBe('010');
     expect(repo.yaml(taskFile('010')).owner.by).toBe('ci-bot');
-    expectFails(repo, ['task', 'next', '--claim', '--owner', 'x', '--lease', 'soon'], 2, 'INVALID_VALUE');
+    expectFails(repo, ['task', 'next', '--claim', '--owner', 'x', '--lease', 'soon'], 2, 'USAGE');
   });
 
   it('16 processes claiming at once: no task claimed twice, none skipped', async () => {
@@ -222,7 +222,7 @@ describe('spawned workers own their task', () => {
     const result = await run;
     const refused = JSON.parse(readFileSync(late, 'utf8'));
     expect(refused.code, refused.stderr).toBe(1);
-    expect(refused.stderr).toMatch(/^error: session .+ no longer owns task 010 \(it is completed\)/);
+    expect(refused.stderr).toMatch(/^error: session .+ no longer owns task 010 \(its status is completed\)/);
     expect(JSON.parse(readFileSync(`${late}.log`, 'utf8')).code).toBe(1);
     expect(repo.yaml(taskFile('010')).status, 'the task stays completed').toBe('completed');
     expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).not.toContain('still here');
@@ -347,8 +347,10 @@ describe('workers report back', () => {
     expect(bad.stderr).toMatch(/^planner-\d finished$/m);
     expect(bad.stderr).not.toContain('reported done');
     const refused = JSON.parse(readFileSync(join(s.world.root, 'bad.json'), 'utf8'));
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("invalid value 'needs_review' for 'status': expected one of working, done, blocked, failed");
+    // --status outside the list a worker without a task reports from: the command line (exit 2).
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("unknown status 'needs_review'");
+    expect(refused.stderr).toContain('a worker without a task reports one of: working, done, blocked, failed');
     expectFails(repo, ['agent', 'report', '--status', 'done'], 2, 'USAGE');
   });
 });

@@ -22,6 +22,9 @@ describe('the registry through the CLI', () => {
     expect(r.stdout).toMatch(/^breakdown +breakdown\/ +/m);
     expect(r.stdout).toMatch(/^iterative +iter\/ +Iterative work/m);
     expect(j.data.map((t: any) => [t.name, t.branch_prefix])).toEqual([['standard', 'feat/'], ['exploration', 'explore/'], ['design', 'design/'], ['breakdown', 'breakdown/'], ['iterative', 'iter/']]);
+    // The columns line up: every description starts at one place (breakdown/ is the longest prefix).
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(new Set(lines.map((l, i) => l.indexOf(j.data[i].description))).size, r.stdout).toBe(1);
   });
 
   it('--type picks the type and its branch prefix; a branch with a type\'s prefix implies it; an unknown type is refused', () => {
@@ -37,7 +40,7 @@ describe('the registry through the CLI', () => {
     ok(repo, ['project', 'delete', '--yes']);
     expect(ok(repo, ['project', 'new', 'caching', '--type', 'standard']).stdout).toBe('PlanningActive\n');
     ok(repo, ['project', 'delete', '--yes']);
-    expect(expectFails(repo, ['project', 'new', 'x', '--type', 'explorer'], 2, 'USAGE')).toContain('known types: standard, exploration, design, breakdown, iterative');
+    expect(expectFails(repo, ['project', 'new', 'x', '--type', 'explorer'], 2, 'USAGE')).toContain('project types: standard, exploration, design, breakdown, iterative');
   });
 });
 
@@ -71,7 +74,7 @@ describe('exploration, start to finish through the CLI', () => {
     expect(status).toContain('State    Finalizing — human-led');
     expect(status).toMatch(/exploration +completed/);
     expect(ok(repo, ['project', 'continue']).stdout).toContain('.sow/knowledge/explorations/jwt-libs/');
-    expect(expectFails(repo, ['pr', 'create'], 2, 'USAGE')).toContain('this exploration project has no pull request');
+    expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this exploration project has no pull request');
     const history = ok(repo, ['project', 'history']).stdout;
     expect(history.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1])).toEqual(['project_init', 'topics_done', 'summaries_approved']);
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');

@@ -30,7 +30,7 @@ describe('sow prompt', () => {
 
   it('names the list command for an unknown prompt', () => {
     const r = sow('prompt', 'guidance/nobody/base');
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: no prompt 'guidance\/nobody\/base'\nhint: run 'sow prompt --list'/);
     expect(sow('prompt').status).toBe(2);
   });

@@ -116,7 +116,7 @@ describe('sow refs add | list', () => {
     ok(repo, ['refs', 'add', src.shared, '--link', 'guide', '--path', 'docs', '--semantic', 'code'], { env });
     expect(readFileSync(join(repo.dir, '.sow/refs/guide/guide.md'), 'utf8')).toBe('Use tabs.\n');
     expectFails(repo, ['refs', 'add', src.url, '--link', 'nope', '--path', 'missing'], 1, 'INVALID_VALUE', { env });
-    expectFails(repo, ['refs', 'add', src.url, '--link', 'up', '--path', '../x'], 1, 'INVALID_VALUE', { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'up', '--path', '../x'], 2, 'USAGE', { env });
     ok(repo, ['refs', 'add', src.url, '--link', 'mine', '--local'], { env });
     const folder = temp('sow-ref-folder-');
     writeFileSync(join(folder, 'notes.md'), 'local notes\n');
@@ -164,8 +164,8 @@ describe('sow refs add | list', () => {
     const env = cacheEnv();
     ok(repo, ['refs', 'add', src.url, '--link', 'style'], { env });
     expectFails(repo, ['refs', 'add', src.url, '--link', 'style'], 1, 'REF_EXISTS', { env });
-    expectFails(repo, ['refs', 'add', src.url, '--link', 'Bad Name'], 1, 'INVALID_VALUE', { env });
-    expectFails(repo, ['refs', 'add', src.url, '--link', 'x', '--semantic', 'docs'], 1, 'INVALID_VALUE', { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'Bad Name'], 2, 'USAGE', { env });
+    expectFails(repo, ['refs', 'add', src.url, '--link', 'x', '--semantic', 'docs'], 2, 'USAGE', { env });
     expectFails(repo, ['refs', 'add', '/no/such/folder', '--link', 'x'], 1, 'INVALID_VALUE', { env });
     const bad = expectFails(repo, ['refs', 'add', 'file:///no/such/repo.git', '--link', 'x'], 5, 'EXTERNAL_TOOL_FAILED', { env });
     expect(bad).toContain('cannot clone file:///no/such/repo.git');

@@ -124,11 +124,11 @@ describe('phase-owned metadata', () => {
 });
 
 describe('agents', () => {
-  it('task add --agent and task set agent|assigned_agent take only known agents', () => {
+  it('task add --agent (a flag: exit 2) and task set agent|assigned_agent (a field: exit 1) take only known agents', () => {
     const repo = implementationPlanning();
-    const typo = expectFails(repo, ['task', 'add', 'X', '--agent', 'implementr'], 1, 'UNKNOWN_AGENT', { human: true });
+    const typo = expectFails(repo, ['task', 'add', 'X', '--agent', 'implementr'], 2, 'USAGE', { human: true });
     expect(typo).toContain("unknown agent 'implementr'; did you mean 'implementer'?");
-    const bob = expectFails(repo, ['task', 'add', 'X', '--agent', 'bob'], 1, 'UNKNOWN_AGENT');
+    const bob = expectFails(repo, ['task', 'add', 'X', '--agent', 'bob'], 2, 'USAGE');
     expect(bob).not.toContain('did you mean');
     for (const agent of ['implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer', 'orchestrator']) expect(bob).toContain(agent);
     expect(repo.exists('.sow/project/phases/implementation/tasks')).toBe(false);

@@ -277,11 +277,11 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(ok(bare, ['breakdown', 'publish'], { env: { PATH } }).stderr).toContain('nothing to publish');
   });
 
-  it('a project of another type: exit 2 WRONG_PROJECT_TYPE, before anything else', () => {
+  it('a project of another type: exit 1 WRONG_PROJECT_TYPE, before anything else', () => {
     const gh = fakeGh();
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
-    expect(expectFails(repo, ['breakdown', 'publish'], 2, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env })).toContain("'sow breakdown publish' belongs to breakdown projects, and this project is standard");
+    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env })).toContain("'sow breakdown publish' belongs to breakdown projects, and this project is standard");
     expect(gh.calls()).toEqual([]);
   });
 

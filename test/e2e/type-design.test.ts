@@ -119,7 +119,7 @@ describe('design, start to finish through the CLI', () => {
     const finalizing = ok(repo, ['project', 'continue']).stdout;
     expect(finalizing).toContain('# sow: storage — Finalizing');
     expect(finalizing).toContain('.sow/knowledge/adrs/');
-    expect(expectFails(repo, ['pr', 'create'], 2, 'USAGE')).toContain('this design project has no pull request');
+    expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this design project has no pull request');
 
     const done = expectEnvelope(ok(repo, ['advance', '--json']));
     expect(done.data).toMatchObject({ from: 'Finalizing', to: 'Completed', event: 'design_complete', projectRemoved: true });

@@ -168,7 +168,7 @@ describe('iterative, start to finish through the CLI', () => {
     ok(repo, ['iter', 'phase', 'set', 'R1', 'max', '3']);
     ok(repo, ['iter', 'phase', 'add', 'R2', '--title', 'Write the review', '--criteria', '2000 words citing every source', '--output', 'outputs/review.md', '--max', '4', '--after', 'R1']);
     ok(repo, ['iter', 'phase', 'add', 'R3', '--title', 'Executive summary', '--criteria', 'one page', '--output', 'outputs/summary.md', '--max', '2', '--after', 'R2']);
-    expect(refused(repo, ['iter', 'phase', 'add', 'R2', '--title', 'again'], 2, 'USAGE')).toContain('work phase R2 exists already');
+    expect(refused(repo, ['iter', 'phase', 'add', 'R2', '--title', 'again'], 1, 'WORK_PHASE_EXISTS')).toContain('work phase R2 exists already');
     expect(refused(repo, ['iter', 'phase', 'add', 'R4', '--title', 'x', '--after', 'R9'], 1, 'INVALID_VALUE')).toContain('ids of existing work phases (R1, R2, R3)');
     // A cycle is refused where it would be made.
     expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'after', 'R3'], 1, 'DEPENDENCY_CYCLE')).toContain('the dependencies would form a cycle: R1 → R3 → R2 → R1');
@@ -378,7 +378,7 @@ describe('the work-phase lifecycle', () => {
 
     // The N+1 confirmation (numbered apart) finds something: back to in_progress — and R1 has used its 3.
     const back = log(repo, 'R1', 're-read the summaries', 'one summary is missing its DOI');
-    expect(back.stdout).toBe("R1's confirmation found more to do: it is in progress again. It has used its 3 iterations: it is timeout ('sow iter extend R1 --max 6').\n");
+    expect(back.stdout).toBe("R1's confirmation found more to do: it is in progress again. It has used its 3 iterations: it has timed out ('sow iter extend R1 --max 6').\n");
     expect(wp(repo, 'R1')).toMatchObject({ status: 'timeout', iterations: 3, confirmations: 1 });
     const fourth = repo.read(PROGRESS);
     expect(fourth.startsWith(third)).toBe(true);
@@ -387,10 +387,10 @@ describe('the work-phase lifecycle', () => {
     // Timeout: no more iterations until the maximum is raised above what was used.
     const timedOut = refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED');
     expect(timedOut).toBe("cannot log an iteration of R1: R1 used its 3 iterations without finishing (timeout)\nraise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria …'), or step in yourself");
-    expect(refused(repo, ['iter', 'extend', 'R1', '--max', '3'], 2, 'USAGE')).toBe('R1 has used 3 iterations; --max must be more than that\nsow iter extend R1 --max 6');
-    expect(refused(repo, ['iter', 'extend', 'R1', '--max', '2'], 2, 'USAGE')).toContain('--max must be more than that');
-    expect(refused(repo, ['iter', 'extend', 'R1', '--max', 'many'], 1, 'INVALID_VALUE')).toContain('a whole number ≥ 1');
-    expect(ok(repo, ['iter', 'extend', 'R1', '--max', '5']).stdout).toBe('R1: max 5; it is in_progress again\n');
+    expect(refused(repo, ['iter', 'extend', 'R1', '--max', '3'], 1, 'MAX_TOO_LOW')).toBe('R1 has used 3 iterations; --max must be more than that\nsow iter extend R1 --max 6');
+    expect(refused(repo, ['iter', 'extend', 'R1', '--max', '2'], 1, 'MAX_TOO_LOW')).toContain('--max must be more than that');
+    expect(refused(repo, ['iter', 'extend', 'R1', '--max', 'many'], 2, 'USAGE')).toContain('a whole number ≥ 1');
+    expect(ok(repo, ['iter', 'extend', 'R1', '--max', '5']).stdout).toBe('R1: max 5; its status is in_progress again\n');
     expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', max: 5, iterations: 3 });
     expect(repo.read(PROGRESS)).toBe(fourth);
 
@@ -435,12 +435,12 @@ describe('the work-phase lifecycle', () => {
     const repo = fresh();
     executing(repo, THREE);
     log(repo, 'R3', 'drafted', 'the conclusion');
-    expect(log(repo, 'R3', 'wrote more', 'polish').stdout).toBe("R3 used its 2 iterations without finishing: it is timeout. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n");
+    expect(log(repo, 'R3', 'wrote more', 'polish').stdout).toBe("R3 used its 2 iterations without finishing: it timed out. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n");
     expect(wp(repo, 'R3')).toMatchObject({ status: 'timeout', iterations: 2, max: 2 });
     expect(repo.read(PROGRESS)).toMatch(new RegExp(`## R3 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* wrote more\\n\\*\\*Remaining:\\*\\* polish\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Status:\\*\\* timeout \\(2 of 2 iterations used\\)\\n$`));
     refused(repo, ['iter', 'log', 'R3', '--did', 'x', '--remaining', 'None', '--signal'], 3, 'WORK_PHASE_BLOCKED');
     // Raising it with phase set works like extend, and must also exceed the iterations used.
-    expect(refused(repo, ['iter', 'phase', 'set', 'R3', 'max', '2'], 2, 'USAGE')).toContain('R3 has used 2 iterations; max must be more than that');
+    expect(refused(repo, ['iter', 'phase', 'set', 'R3', 'max', '2'], 1, 'INVALID_VALUE')).toContain('more than the 2 iterations R3 has used');
     ok(repo, ['iter', 'phase', 'set', 'R3', 'max', '3']);
     expect(wp(repo, 'R3')).toMatchObject({ status: 'in_progress', max: 3 });
     expect(repo.read(PLAN)).toContain('- [ ] **R3**: Executive summary\n  - Criteria: one page\n  - Output: `outputs/summary.md`\n  - Max iterations: 3\n');
@@ -461,7 +461,7 @@ describe('the work-phase lifecycle', () => {
     log(repo, 'R1', 'started', 'most of it');
     expect(refused(repo, ['iter', 'block', 'R1'], 2, 'USAGE')).toContain("required option '--note <text>'");
     expect(refused(repo, ['iter', 'block', 'R1', '--note', ' '], 2, 'USAGE')).toBe('say what blocks the phase\nsow iter block R1 --note "<what is in the way>"');
-    expect(refused(repo, ['iter', 'unblock', 'R1'], 3, 'WORK_PHASE_BLOCKED')).toBe("R1 is not blocked (it is in_progress)\n'sow iter status' shows each phase");
+    expect(refused(repo, ['iter', 'unblock', 'R1'], 3, 'WORK_PHASE_BLOCKED')).toBe("R1 is not blocked (its status is in_progress)\n'sow iter status' shows each phase");
     const before = repo.read(PROGRESS);
     expect(ok(repo, ['iter', 'block', 'R1', '--note', 'the library is closed']).stdout).toBe('R1 is blocked. Next unblocked phase: R3.\n');
     expect(wp(repo, 'R1')).toMatchObject({ status: 'blocked', blocked_from: 'in_progress', note: 'the library is closed', iterations: 1 });
@@ -778,8 +778,8 @@ describe('agent spawn <agent> --iteration', () => {
     ok(std, ['project', 'new', 'demo', '--description', 'A standard project']);
     const stdBefore = std.snapshot();
     const r = runSow(std.dir, w, ['agent', 'spawn', 'implementer', '--iteration', '--json']);
-    expect(r.code, show(r)).toBe(2);
-    expect(r.json?.error).toMatchObject({ code: 'USAGE', message: '--iteration is for projects whose work runs in iterations, and this project is standard' });
+    expect(r.code, show(r)).toBe(1);
+    expect(r.json?.error).toMatchObject({ code: 'NOT_ITERATIVE', message: '--iteration is for projects whose work runs in iterations, and this project is standard' });
     expect(std.snapshot()).toEqual(stdBefore);
     expect(w.calls()).toEqual([]);
   });
@@ -812,11 +812,11 @@ describe("the type's guards", () => {
     }
   });
 
-  it('sow iter in a standard project: exit 2 WRONG_PROJECT_TYPE', () => {
+  it('sow iter in a standard project: exit 1 WRONG_PROJECT_TYPE', () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo', '--description', 'A standard project']);
     for (const args of [['iter', 'status'], ['iter', 'next'], ['iter', 'export'], ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y']]) {
-      expect(refused(repo, args, 2, 'WRONG_PROJECT_TYPE', true), args.join(' ')).toContain(`'sow ${args.slice(0, 2).join(' ')}' belongs to iterative projects, and this project is standard`);
+      expect(refused(repo, args, 1, 'WRONG_PROJECT_TYPE', true), args.join(' ')).toContain(`'sow ${args.slice(0, 2).join(' ')}' belongs to iterative projects, and this project is standard`);
     }
   });
 

@@ -127,9 +127,9 @@ describe('sow worktree add', () => {
     ok(repo, ['worktree', 'add', 'feat/a']);
     expect(expectFails(repo, ['worktree', 'add', 'feat/a'], 1, 'WORKTREE_EXISTS')).toContain("branch 'feat/a' is already checked out at .sow/worktrees/feat/a");
     expect(expectFails(repo, ['worktree', 'add', 'main'], 1, 'WORKTREE_EXISTS')).toContain("branch 'main' is already checked out at .");
-    expectFails(repo, ['worktree', 'add', 'bad..name'], 1, 'INVALID_VALUE');
+    expectFails(repo, ['worktree', 'add', 'bad..name'], 2, 'INVALID_NAME');
     repo.git(['branch', 'other']);
-    expectFails(repo, ['worktree', 'add', 'other', '--from', 'main'], 2, 'USAGE');
+    expectFails(repo, ['worktree', 'add', 'other', '--from', 'main'], 1, 'BRANCH_EXISTS');
     expectFails(repo, ['worktree', 'add', 'feat/c', '--from', 'nope'], 1, 'INVALID_VALUE');
     expect(repo.git(['branch', '--list', 'feat/c'])).toBe('');
     const bare = fresh({ init: false });
@@ -238,7 +238,7 @@ describe('sow worktree remove and prune', () => {
     const repo = withSow();
     ok(repo, ['worktree', 'add', 'feat/a']);
     expect(expectFails(repo, ['worktree', 'remove', 'feat/x'], 1, 'WORKTREE_NOT_FOUND')).toContain('the worktrees: feat/a');
-    expectFails(repo, ['worktree', 'remove', 'main'], 2, 'USAGE');
+    expectFails(repo, ['worktree', 'remove', 'main'], 1, 'WORKTREE_NOT_FOUND');
   });
 
   it('a worktree deleted by hand shows as missing until prune forgets it', () => {

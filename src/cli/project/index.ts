@@ -87,8 +87,8 @@ export default function register(program: Command): void {
     .action(async () => {
       const { PROJECT_TYPES } = await import('../../domain/project-types/index.js');
       const types = Object.values(PROJECT_TYPES).map((t) => ({ name: t.name, branch_prefix: t.branchPrefix, description: t.description }));
-      const width = Math.max(...types.map((t) => t.name.length));
-      respond({ data: types, text: types.map((t) => `${t.name.padEnd(width)}  ${t.branch_prefix.padEnd(9)} ${t.description}`).join('\n') });
+      const { columns } = await import('../render.js');
+      respond({ data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) });
     });
 
   project.command('status').description(STATUS_DESCRIPTION).option(...ALL_OPTION).action(showStatus);

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { cwd, respond, taskIdOf, TASK_ID_OPTION } from '../output.js';
 import { renderValue } from '../../domain/fields.js';
 import { UsageError } from '../../domain/errors.js';
+import { agentArg, oneOf, taskIdArg, taskIdsArg, textArg } from '../args.js';
 import registerArtifacts from '../artifacts.js';
 import { claimData, taskSetData } from '../../app/results.js';
 import { toJson } from '../../domain/json.js';
@@ -26,6 +27,12 @@ export default function register(program: Command): void {
     .option('--parallel', 'the task may run in parallel with others')
     .option('--depends-on <ids>', 'ids of tasks that must finish first, e.g. 010,020')
     .action(async (name: string, opts: { agent?: string; description?: string; id?: string; parallel?: boolean; dependsOn?: string }) => {
+      textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
+      const { TASK_NAME_MAX } = await import('../../domain/tasks.js');
+      if (name.trim().length > TASK_NAME_MAX) throw new UsageError(`the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`, 'put the details in --description');
+      if (opts.id !== undefined) taskIdArg(opts.id);
+      if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
+      if (opts.agent !== undefined) await agentArg(opts.agent.trim());
       const { addTask } = await import('../../app/task.js');
       const t = await addTask(cwd(), { name, ...opts });
       respond({ data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` });
@@ -90,6 +97,7 @@ export default function register(program: Command): void {
     .description('List the tasks')
     .option('-s, --status <status>', 'only tasks with this status')
     .action(async (opts: { status?: string }) => {
+      if (opts.status !== undefined) oneOf('task status', opts.status, (await import('../../domain/schemas.js')).TASK_STATUSES, 'statuses');
       const { listTasks } = await import('../../app/task.js');
       const { formatTaskLine } = await import('../render.js');
       const paint = (await import('../colour.js')).paintFor();
@@ -113,7 +121,7 @@ export default function register(program: Command): void {
     .action(async (opts: { claim?: boolean; agent?: string; owner?: string; lease: string }) => {
       const app = await import('../../app/task.js');
       if (!opts.claim) {
-        if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError('--agent and --owner go with --claim', "run 'sow task next --claim --owner <name>'");
+        if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError(`${opts.agent !== undefined ? '--agent' : '--owner'} goes with --claim: without it, 'sow task next' only lists the ready tasks`, "run 'sow task next --claim --owner <name>' to claim one");
         const { formatTaskLine } = await import('../render.js');
         const paint = (await import('../colour.js')).paintFor();
         const tasks = await app.nextTasks(cwd());
@@ -121,6 +129,7 @@ export default function register(program: Command): void {
         return;
       }
       const { parseLease } = await import('../../domain/ownership.js');
+      if (opts.agent !== undefined) await agentArg(opts.agent.trim());
       const r = await app.claimNext(cwd(), { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
       respond({ data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` });
     });

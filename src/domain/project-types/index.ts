@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { notOneOf } from '../errors.js';
 import type { ProjectType } from './types.js';
 import { standard } from './standard/index.js';
 import { exploration } from './exploration/index.js';
@@ -14,7 +14,7 @@ export const DEFAULT_TYPE = 'standard';
 
 export function projectType(name: string): ProjectType {
   const type = Object.hasOwn(PROJECT_TYPES, name) ? PROJECT_TYPES[name] : undefined;
-  if (!type) throw new UsageError(`unknown project type '${name}'`, `known types: ${Object.keys(PROJECT_TYPES).join(', ')}`);
+  if (!type) throw notOneOf('project type', name, Object.keys(PROJECT_TYPES));
   return type;
 }
 

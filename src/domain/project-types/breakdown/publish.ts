@@ -6,7 +6,7 @@
  * keeps what was published, and running the command again publishes only the rest.
  */
 import { firstFreePath, PROJECT_DIR } from '../../artifacts.js';
-import { SowError, UsageError } from '../../errors.js';
+import { notOneOf, SowError } from '../../errors.js';
 import { routeTo } from '../../lifecycle.js';
 import type { TaskState } from '../../schemas.js';
 import { compareIds, summaryOf } from '../../tasks.js';
@@ -113,7 +113,7 @@ const count = (n: number) => `${n} unit${n === 1 ? '' : 's'}`;
 
 async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<TypeCommandResult> {
   const to = opts['to'];
-  if (to !== undefined && to !== 'github' && to !== 'files') throw new UsageError(`--to takes github or files, not '${String(to)}'`, "run 'sow breakdown publish --to github' or '--to files'");
+  if (to !== undefined && to !== 'github' && to !== 'files') throw notOneOf('destination', String(to), ['github', 'files'], "destinations (--to)");
   const dryRun = opts['dryRun'] === true;
   const notes: string[] = [];
   let target: Target;

@@ -64,7 +64,7 @@ const openTasks = (view: ProjectView) => view.tasks.filter((t) => !resolved(t.st
 
 const guards: Record<string, GuardDef> = {
   documentsApproved: {
-    description: 'every document task is completed or abandoned, at least one completed, each completed task has a document, and every document is approved',
+    description: 'every document task is completed or abandoned, at least one is completed, each completed task has a document, and every document is approved',
     readsTasks: true,
     check: (view) => {
       const m = missingDocuments(view);

@@ -29,7 +29,7 @@ const guards: Record<string, GuardDef> = {
     },
   },
   summariesApproved: {
-    description: 'at least one summary output, and every summary approved',
+    description: 'there is at least one summary output, and every summary is approved',
     check: ({ project }) => {
       const s = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary');
       return s.length > 0 && s.every((a) => a.approved === true);

@@ -4,7 +4,7 @@
  * into them).
  */
 import { PROJECT_DIR } from '../../artifacts.js';
-import { DependencyCycleError, InvalidValueError, UsageError } from '../../errors.js';
+import { DependencyCycleError, InvalidValueError, SowError, UsageError } from '../../errors.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { relativeInside } from '../../paths.js';
@@ -13,16 +13,25 @@ import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from 
 import { appendEntry, CONTEXT, DIR, domainOf, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
 import { iterationPrompt } from './prompt.js';
 import {
-  blockPhase, CONTEXT_WORDS, currentPhase, extendPhase, findPhase, logIteration, replace,
+  blockPhase, CONTEXT_WORDS, saysNothingLeft, currentPhase, extendPhase, findPhase, logIteration, replace,
   unblockPhase, verifyPhase, withWorkPhases, WORK_PHASE_ID, WorkPhaseBlockedError, wordCount, workPhasesOf, type WorkPhase,
 } from './work-phases.js';
 
 const str = (opts: TypeOptions, key: string): string | undefined => (typeof opts[key] === 'string' ? (opts[key] as string) : undefined);
 
-function parseMax(raw: string): number {
+/** `--max <n>` (a flag: not a number is exit 2), or the value of the field `max` (exit 1). */
+function parseMax(raw: string, as: 'flag' | 'field' = 'flag'): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidValueError('max', raw, 'a whole number ≥ 1', 'e.g. --max 5');
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    if (as === 'field') throw new InvalidValueError('max', raw, 'a whole number ≥ 1', 'e.g. 5');
+    throw new UsageError(`invalid --max '${raw}': expected a whole number ≥ 1`, 'for example --max 5');
+  }
   return n;
+}
+
+/** A work phase id as typed (R1): its form is the command line's business, checked first. */
+function checkPhaseId(id: string): void {
+  if (!WORK_PHASE_ID.test(id)) throw new UsageError(`invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`, 'for example: sow iter phase add R1 --title "…"');
 }
 
 function parseAfter(raw: string, list: readonly WorkPhase[], self: string): string[] {
@@ -120,11 +129,12 @@ const phaseAdd: TypeCommandDef = {
   ],
   help: 'Example:\n  sow iter phase add R1 --title "Find the sources" --criteria "10 sources, each summarised" --output outputs/sources.md --max 5',
   async run(ctx, [id], opts) {
+    checkPhaseId(id!);
+    if (str(opts, 'max') !== undefined) parseMax(str(opts, 'max')!);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
-      if (!WORK_PHASE_ID.test(id!)) throw new InvalidValueError('id', id!, 'an id such as R1 (a capital letter, then letters, digits, - or _)');
       const list = workPhasesOf(project);
-      if (list.some((p) => p.id === id)) throw new UsageError(`work phase ${id} exists already`, `change it with 'sow iter phase set ${id} <field> <value>'`);
+      if (list.some((p) => p.id === id)) throw new SowError('WORK_PHASE_EXISTS', 'failed', `work phase ${id} exists already`, `change it with 'sow iter phase set ${id} <field> <value>'`, { phase: id });
       const phase: WorkPhase = {
         id: id!,
         title: str(opts, 'title')!.trim(),
@@ -164,8 +174,8 @@ const phaseSet: TypeCommandDef = {
       if (p.status === 'done') throw new WorkPhaseBlockedError(`${p.id} is done; its definition is kept as it was`, 'add a phase for more work (\'sow iter phase add\')', { phase: p.id });
       switch (field) {
         case 'max': {
-          const max = parseMax(value!);
-          if (p.status !== 'pending' && max <= p.iterations) throw new UsageError(`${p.id} has used ${p.iterations} iterations; max must be more than that`, `sow iter extend ${p.id} --max ${p.iterations + 3}`);
+          const max = parseMax(value!, 'field');
+          if (p.status !== 'pending' && max <= p.iterations) throw new InvalidValueError('max', value!, `more than the ${p.iterations} iterations ${p.id} has used`, `sow iter extend ${p.id} --max ${p.iterations + 3}`);
           p = extendPhase(list, p.id, max).phase;
           break;
         }
@@ -195,7 +205,7 @@ const phaseRemove: TypeCommandDef = {
       const list = workPhasesOf(project);
       const p = findPhase(list, id!);
       const dependents = list.filter((x) => x.after.includes(p.id)).map((x) => x.id);
-      if (dependents.length) throw new UsageError(`${dependents.join(', ')} ${dependents.length === 1 ? 'comes' : 'come'} after ${p.id}`, `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`);
+      if (dependents.length) throw new SowError('WORK_PHASE_NEEDED', 'failed', `${dependents.join(', ')} ${dependents.length === 1 ? 'comes' : 'come'} after ${p.id}`, `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`, { phase: p.id, dependents });
       const { reapprove } = storePlan(s, project, list.filter((x) => x.id !== p.id));
       return { data: p, message: `Removed ${p.id} from plan.md.${reapprove ? reapproveNote(project) : ''}` };
     });
@@ -214,6 +224,9 @@ const log: TypeCommandDef = {
   ],
   help: 'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding nothing) verifying → (sow iter verify --pass) done.',
   async run(ctx, [id], opts) {
+    if (opts['signal'] === true && !saysNothingLeft(str(opts, 'remaining') ?? '')) {
+      throw new UsageError(`--signal says ${id} is done, but --remaining says '${str(opts, 'remaining')}'`, `log what is left without --signal, or '--remaining None --signal' when nothing is`);
+    }
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'log an iteration');
       const blockers = str(opts, 'blockers');
@@ -237,6 +250,7 @@ const verify: TypeCommandDef = {
   async run(ctx, [id], opts) {
     const pass = opts['pass'] === true;
     if (pass === (opts['fail'] === true)) throw new UsageError('say --pass or --fail', `'sow iter verify ${id} --pass', or 'sow iter verify ${id} --fail --note "<what is wrong>"'`);
+    if (!pass && !str(opts, 'note')?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'verify a work phase');
       const r = verifyPhase(workPhasesOf(project), id!, pass, str(opts, 'note'), s.now, (output) => s.readFile(`${DIR}/${output}`) !== undefined);
@@ -253,12 +267,13 @@ const extend: TypeCommandDef = {
   args: [{ name: 'id', description: 'the work phase' }],
   options: [{ flags: '--max <n>', description: 'the new maximum (more than the iterations used)', required: true }],
   async run(ctx, [id], opts) {
+    const max = parseMax(str(opts, 'max')!);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'extend a work phase');
       const before = findPhase(workPhasesOf(project), id!);
-      const r = extendPhase(workPhasesOf(project), id!, parseMax(str(opts, 'max')!));
+      const r = extendPhase(workPhasesOf(project), id!, max);
       const { reapprove } = storePlan(s, project, r.list);
-      return { data: r.phase, text: `${r.phase.id}: max ${r.phase.max}${before.status === 'timeout' ? `; it is ${r.phase.status} again` : ''}`, ...(reapprove ? { message: reapproveNote(project).trim() } : {}) };
+      return { data: r.phase, text: `${r.phase.id}: max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`, ...(reapprove ? { message: reapproveNote(project).trim() } : {}) };
     });
   },
 };
@@ -269,6 +284,7 @@ const block: TypeCommandDef = {
   args: [{ name: 'id', description: 'the work phase' }],
   options: [{ flags: '--note <text>', description: 'what is in the way', required: true }],
   async run(ctx, [id], opts) {
+    if (!str(opts, 'note')?.trim()) throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'block a work phase');
       const r = blockPhase(workPhasesOf(project), id!, str(opts, 'note')!, s.now);

@@ -247,7 +247,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
       p = { ...p, status: 'confirming' };
       outcome = `${id} says it is done after iteration ${p.iterations} of ${p.max}: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).`;
     } else if (p.iterations >= p.max) {
-      outcome = `${id} used its ${p.max} iterations without finishing: it is timeout. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
+      outcome = `${id} used its ${p.max} iterations without finishing: it timed out. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
       lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
     } else if (saysNothingLeft(input.remaining)) {
       outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the phase stays in progress (log the signal when the criteria are met).`;
@@ -269,7 +269,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
       outcome = `${id}'s confirmation found more to do: it is in progress again.`;
       if (p.iterations >= p.max) {
         lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-        outcome += ` It has used its ${p.max} iterations: it is timeout ('sow iter extend ${id} --max ${p.max + 3}').`;
+        outcome += ` It has used its ${p.max} iterations: it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`;
       } else {
         outcome += ` Next: iteration ${p.iterations + 1} of ${p.max}.`;
       }
@@ -317,7 +317,7 @@ export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolea
 
 export function extendPhase(list: readonly WorkPhase[], id: string, max: number): { list: WorkPhase[]; phase: WorkPhase } {
   let p = findPhase(list, id);
-  if (max <= p.iterations) throw new UsageError(`${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`);
+  if (max <= p.iterations) throw new SowError('MAX_TOO_LOW', 'failed', `${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`, { phase: id, iterations: p.iterations });
   p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
   return { list: replace(list, p), phase: p };
 }
@@ -332,7 +332,7 @@ export function blockPhase(list: readonly WorkPhase[], id: string, note: string,
 
 export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
   let p = findPhase(list, id);
-  if (p.status !== 'blocked') throw new WorkPhaseBlockedError(`${id} is not blocked (it is ${p.status})`, "'sow iter status' shows each phase", { phase: id, status: p.status });
+  if (p.status !== 'blocked') throw new WorkPhaseBlockedError(`${id} is not blocked (its status is ${p.status})`, "'sow iter status' shows each phase", { phase: id, status: p.status });
   const note = p.note;
   p = { ...p, status: p.blocked_from ?? 'pending' };
   delete p.blocked_from;

@@ -1,0 +1,51 @@
+/**
+ * The values of flags and arguments, checked against their form or their fixed list before a
+ * command reads anything: a mistake there is a command line that cannot be parsed (exit 2), and
+ * says so before any other refusal (see EXIT_RULE in help-topics.ts).
+ */
+import { notOneOf, UsageError } from '../domain/errors.js';
+import { quoted } from '../domain/display.js';
+
+/** `word` if it is one of `values`, else a refusal naming the near miss and the values. */
+export function oneOf<T extends string>(what: string, word: string, values: readonly T[], listed?: string): T {
+  if ((values as readonly string[]).includes(word)) return word as T;
+  throw notOneOf(what, word, values, listed);
+}
+
+/** A parser for commander's argParser: keeps `.choices()` (completion offers them) but refuses as sow does. */
+export const choiceOf = <T extends string>(what: string, values: readonly T[], listed?: string) => (word: string): T => oneOf(what, word, values, listed);
+
+/** A task id as typed (`10`, `010`): digits. Whether the task exists is the repository's business. */
+export function taskIdArg(raw: string, flag = '--id'): string {
+  if (!isTaskId(raw)) throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected a task id, digits such as 010`, "'sow task list' shows the ids");
+  return raw;
+}
+
+/** Digits, and not all zeros (ids start at 001). */
+export const isTaskId = (raw: string): boolean => /^\s*\d{1,9}\s*$/.test(raw) && Number(raw) > 0;
+
+/** Task ids separated by commas (`010,020`). */
+export function taskIdsArg(raw: string, flag: string): string {
+  for (const word of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (!isTaskId(word)) throw new UsageError(`invalid ${flag} ${quoted(raw)}: ${quoted(word)} is not a task id`, `give task ids separated by commas, e.g. ${flag} 010,020`);
+  }
+  return raw;
+}
+
+/** `true` or `false`, as typed. */
+export function booleanArg(raw: string, flag: string): string {
+  if (raw !== 'true' && raw !== 'false') throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected true or false`, `for example ${flag} true`);
+  return raw;
+}
+
+/** A text that says something: not empty, not only spaces. */
+export function textArg(raw: string, what: string, example: string): string {
+  if (raw.trim() === '') throw new UsageError(`${what} is empty`, example);
+  return raw;
+}
+
+/** An agent role, as `--agent` or `agent spawn <agent>` names it. */
+export async function agentArg(raw: string, what = 'agent'): Promise<string> {
+  const { ROLES } = await import('../domain/agents.js');
+  return oneOf(what, raw, ROLES, "agents ('sow agent list' says what each does)");
+}
