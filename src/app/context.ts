@@ -1,0 +1,28 @@
+/**
+ * What a use case needs from the world it runs in — the folder, the environment, the clock —
+ * given to it instead of read from globals, so that `app/` runs in-process under a test with a
+ * fixed clock and the environment of a worker, and the CLI, `sow mcp` and a long-lived server each
+ * say where a call runs. The CLI makes one per command (`processContext`); tests make their own.
+ *
+ * Use cases take `Where` while they move over: a folder (the CLI's call sites as they are, with
+ * the process's environment and clock) or a whole context.
+ */
+export interface AppContext {
+  /** The folder the command runs in (the repository is found from it). */
+  readonly cwd: string;
+  /** The environment: SOW_AGENT_ID, SOW_SESSION_ID, SOW_TASK_ID, SOW_OWNER, SOW_LOCK_TIMEOUT … */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The time now, as an ISO-8601 UTC timestamp (what state files record). */
+  now(): string;
+}
+
+/** A folder, or a whole context. */
+export type Where = string | AppContext;
+
+/** The context of this process: its environment and the real clock. */
+export function processContext(cwd: string = process.cwd()): AppContext {
+  return { cwd, env: process.env, now: () => new Date().toISOString() };
+}
+
+/** The context a use case runs in, whichever form it was given. */
+export const contextOf = (where: Where): AppContext => (typeof where === 'string' ? processContext(where) : where);
