@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, uti
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { acquireLock, withLock } from './lock.js';
 import { BOOT, PIDNS, processAlive, processGone } from './liveness.js';
 
@@ -27,7 +27,7 @@ const writeLock = (holder: Record<string, unknown>, mtime?: Date) => {
 const past = (ms: number) => new Date(Date.now() - ms);
 const future = (ms: number) => new Date(Date.now() + ms);
 /** Waits for `cond`, checking every 20 ms, for at most `limitMs` (generous: a loaded machine is slow). */
-async function until(cond: () => boolean, limitMs = 10_000): Promise<boolean> {
+async function until(cond: () => boolean, limitMs = 120_000): Promise<boolean> {
   const end = Date.now() + limitMs;
   while (!cond()) {
     if (Date.now() > end) return false;
@@ -69,8 +69,11 @@ describe('lock', () => {
   });
 
   it.skipIf(!linux)('takes over from a zombie holder and from a reused pid (another start time)', async () => {
-    // `sleep 0` exits at once, and its parent (exec'd into `sleep 5`) never reaps it: a zombie.
-    const shell = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // `sleep 0` exits at once, and its parent (exec'd into `sleep 600`) never reaps it: a zombie,
+    // until the parent ends (killed below) — a parent that ended by itself on a loaded machine
+    // took its zombie with it before the test looked.
+    const shell = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    onTestFinished(() => void shell.kill());
     const zombie = Number(await new Promise<string>((r) => shell.stdout.once('data', (d) => r(String(d).trim()))));
     expect(await until(() => /\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'))), 'a zombie').toBe(true);
     expect(processAlive(zombie), 'kill(pid, 0) counts a zombie as alive').toBe(true);
