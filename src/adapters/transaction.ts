@@ -1,6 +1,6 @@
 /**
  * Writes that either happen completely or not at all, whatever fails and whenever a process dies.
- * See docs/decisions/0016-commit-point.md.
+ * See docs/decisions/0016-store-under-faults.md.
  *
  * 1. Prepare: every new text is written to a temp file in `.sow/.runtime/tmp/` and fsynced, every
  *    folder and the folders the files go to are made, and each target folder is checked to be
