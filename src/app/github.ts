@@ -9,6 +9,7 @@ import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domai
 import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
+import type { PullRequestCapability } from '../domain/project-types/types.js';
 import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
@@ -204,22 +205,30 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
   return { ...created, issue, repo, linked, ...(problem ? { link_problem: problem } : {}) };
 }
 
-/** The project's state must be a finalize state (where the pull request belongs), unless forced. */
-function requireFinalize(project: ProjectState, force: boolean): void {
-  if (project.phases['finalize'] === undefined || project.phases['review'] === undefined) {
+/** How the project's type makes a pull request; a type without one refuses. */
+function pullRequestOf(project: ProjectState): PullRequestCapability {
+  const capability = projectType(project.type).pullRequest;
+  if (!capability) {
     throw new SowError('NO_PULL_REQUEST', 'failed', `this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`, "open one with gh yourself if you need it ('gh pr create')");
   }
+  return capability;
+}
+
+/** The project's state must be one the type opens its pull request in (finalizing), unless forced. */
+function requireFinalize(project: ProjectState, force: boolean): void {
+  const { states } = pullRequestOf(project);
   const state = project.statechart.current_state;
-  if (!force && !state.startsWith('Finalize')) {
-    throw new TaskBlockedError(`the pull request is opened while finalizing; the project is in ${state}`, "run 'sow advance' until FinalizeDocumentation, or pass --force to open it now", { state });
+  if (!force && !states.includes(state)) {
+    throw new TaskBlockedError(`the pull request is opened while finalizing; the project is in ${state}`, `run 'sow advance' until ${states[0]}, or pass --force to open it now`, { state });
   }
 }
 
 /** The body of the pull request: what was planned and done, the review, the checks, the issue it closes. */
 export function pullRequestBody(project: ProjectState, tasks: readonly TaskState[]): string {
   const issue = issueInputOf(project);
-  const review = [...phaseOf(project, 'review').outputs].reverse().find((a) => a.type === 'review' && a.approved);
-  const evidence = [...newestEvidence(phaseOf(project, 'finalize').outputs).values()];
+  const { reviewPhase, recordPhase } = pullRequestOf(project);
+  const review = [...phaseOf(project, reviewPhase).outputs].reverse().find((a) => a.type === 'review' && a.approved);
+  const evidence = [...newestEvidence(phaseOf(project, recordPhase).outputs).values()];
   const lines = [`${project.description || project.name}`, ''];
   if (issue) lines.push(`Closes #${String(issue.metadata?.['number'])}`, '');
   lines.push('## What was done', '');
@@ -273,12 +282,13 @@ function openPrOf(root: string, repo: string, branch: string): GhPr | undefined 
 async function recordPullRequest(cwd: string, pr: { number: number; url: string; draft: boolean }, body?: string): Promise<void> {
   await update(cwd, async (uow) => {
     const project = await uow.project();
-    const finalize = phaseOf(project, 'finalize');
+    const { recordPhase } = pullRequestOf(project);
+    const finalize = phaseOf(project, recordPhase);
     if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
     const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
     const artifact: Artifact = { type: 'pull_request', path: PR_BODY, created_at: at >= 0 ? finalize.outputs[at]!.created_at : uow.now, metadata: { number: pr.number, url: pr.url, draft: pr.draft } };
     const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : placeArtifact(finalize.outputs, artifact).list;
-    uow.setProject(withPhase(project, 'finalize', { ...finalize, outputs }));
+    uow.setProject(withPhase(project, recordPhase, { ...finalize, outputs }));
   });
 }
 
@@ -327,7 +337,7 @@ export async function prReady(cwd: string): Promise<{ repo: string; number: numb
   const root = await openRoot(cwd);
   const project = await Reader.read(cwd, (r) => r.project, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);
-  const recorded = [...phaseOf(project, 'finalize').outputs].reverse().find((a) => a.type === 'pull_request');
+  const recorded = [...phaseOf(project, pullRequestOf(project).recordPhase).outputs].reverse().find((a) => a.type === 'pull_request');
   const pr = recorded
     ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') }
     : openPrOf(root, repo, project.branch);

@@ -106,9 +106,7 @@ export function promptVariables(type: ProjectType, view: ProjectView): Record<st
   // The round of the work: the iteration of the phase that holds the tasks (standard: implementation).
   const work = project.phases[taskPhase(type)]?.iteration;
   if (work !== undefined) vars['iteration'] = String(work);
-  const review = project.phases['review']?.iteration;
-  if (review !== undefined) vars['review_iteration'] = String(review);
-  return vars;
+  return { ...vars, ...type.promptVariables?.(project) };
 }
 
 const LEAD_TEXT = {

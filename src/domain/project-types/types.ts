@@ -130,6 +130,16 @@ export interface ArchiveInput {
 /** What `sow project continue` adds for the type in the current state, from the project's documents. */
 export type ContinueNotes = (view: ProjectView, readDoc: (rel: string) => string | undefined) => string | undefined;
 
+/** How a type's project becomes a pull request (`sow pr create`). */
+export interface PullRequestCapability {
+  /** The phase whose approved `review` output the body cites. */
+  readonly reviewPhase: string;
+  /** The phase that records the `pull_request` output and whose evidence the body lists. */
+  readonly recordPhase: string;
+  /** The states the pull request is opened in (without --force), and the first of them. */
+  readonly states: readonly string[];
+}
+
 export interface ProjectType {
   readonly name: string;
   readonly description: string;
@@ -162,6 +172,10 @@ export interface ProjectType {
    * iteration (types whose work is done in iterations).
    */
   readonly iterationPrompt?: (view: ProjectView, readDoc: (rel: string) => string | undefined) => string;
+  /** Types that end in a change to merge: what `sow pr create` needs to know (none: it refuses). */
+  readonly pullRequest?: PullRequestCapability;
+  /** Variables the type adds to the state prompts (a review's round), beside the general ones. */
+  readonly promptVariables?: (project: ProjectState) => Readonly<Record<string, string>>;
   readonly phases: readonly PhaseDef[];
   readonly taskInputs: readonly ArtifactTypeDef[];
   readonly taskOutputs: readonly ArtifactTypeDef[];

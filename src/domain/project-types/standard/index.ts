@@ -177,6 +177,11 @@ export const standard: ProjectType = {
       metadata: { project_deleted: { kind: 'boolean' } },
     },
   ],
+  pullRequest: { reviewPhase: 'review', recordPhase: 'finalize', states: ['FinalizeDocumentation', 'FinalizeChecks', 'FinalizeDelete'] },
+  promptVariables: (project): Record<string, string> => {
+    const round = project.phases['review']?.iteration;
+    return round === undefined ? {} : { review_iteration: String(round) };
+  },
   taskInputs: [reference, feedback],
   taskOutputs: [modified, evidence],
   initialState: 'NoProject',
