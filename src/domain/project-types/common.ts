@@ -4,12 +4,12 @@ import type { ProjectState } from '../schemas.js';
 import type { ActionImpl, ActionRef, StateDef } from './types.js';
 
 /** The actions that enter and leave a phase (`start('review')`, `complete('review')`). */
-export const phaseActions: Readonly<Record<string, ActionImpl>> = {
+export const phaseActions = {
   startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
   completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
-};
-export const start = (phase: string): ActionRef => ({ type: 'startPhase', params: { phase } });
-export const complete = (phase: string): ActionRef => ({ type: 'completePhase', params: { phase } });
+} satisfies Record<string, ActionImpl>;
+export const start = (phase: string): ActionRef<'startPhase'> => ({ type: 'startPhase', params: { phase } });
+export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 'completePhase', params: { phase } });
 
 /** The state of a branch without a project: where every type starts, and where some end. */
 export const NO_PROJECT: StateDef = { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true };

@@ -58,17 +58,18 @@ export interface GuardDef {
   readonly readsTasks?: boolean;
 }
 
-export interface ActionRef {
-  readonly type: string;
+export interface ActionRef<A extends string = string> {
+  readonly type: A;
   readonly params?: Readonly<Record<string, string>>;
 }
 
-export interface TransitionDef {
-  readonly from: string;
+/** A transition; a type's own are written with its state, guard and action names (S, G, A), so a typo fails to compile. */
+export interface TransitionDef<S extends string = string, G extends string = string, A extends string = string> {
+  readonly from: S;
   readonly event: string;
-  readonly to: string;
-  readonly guard?: string;
-  readonly actions?: readonly ActionRef[];
+  readonly to: S;
+  readonly guard?: G;
+  readonly actions?: readonly ActionRef<A>[];
   /** Events that `sow advance` without an event may pick (all but project_init). */
   readonly automatic: boolean;
 }

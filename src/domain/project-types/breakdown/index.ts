@@ -29,7 +29,7 @@ const workUnitSpec: ArtifactTypeDef = {
 const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the unit should start from' };
 
 
-const guards: Record<string, GuardDef> = {
+const guards = {
   discoveryApproved: {
     description: 'a discovery output is approved',
     check: ({ project }) => phaseOf(project, 'discovery').outputs.some((a) => a.type === 'discovery' && a.approved === true),
@@ -57,27 +57,28 @@ const guards: Record<string, GuardDef> = {
       return `publish ${open.length ? `${open.length === 1 ? 'unit' : 'units'} ${list(open)}` : 'the units'}: 'sow breakdown publish' ('--dry-run' shows what it would do first)`;
     },
   },
-};
+} satisfies Record<string, GuardDef>;
 
 
-const transitions: TransitionDef[] = [
+/** Checked against the states, guards and actions: a name misspelt here does not compile. */
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Discovery', actions: [start('discovery')], automatic: false },
   { from: 'Discovery', event: 'discovery_approved', to: 'Active', guard: 'discoveryApproved', actions: [complete('discovery'), start(NAME)], automatic: true },
   { from: 'Active', event: 'units_ready', to: PUBLISHING, guard: 'unitsReady', actions: [complete(NAME), start('publishing')], automatic: true },
   { from: PUBLISHING, event: 'units_published', to: 'Completed', guard: 'unitsPublished', actions: [complete('publishing')], automatic: true },
 ];
 
-const states: Record<string, StateDef> = {
+const states = {
   NoProject: NO_PROJECT,
   Discovery: { phase: 'discovery', lead: 'human', purpose: 'Understand the feature with the human and write it down; the human approves the discovery document.' },
   Active: { phase: NAME, lead: 'human', purpose: 'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves each spec.', executesTasks: true },
   [PUBLISHING]: { phase: 'publishing', lead: 'ai', purpose: 'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.' },
   Completed: { phase: null, lead: null, purpose: 'The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.', final: true },
-};
+} satisfies Record<string, StateDef>;
 
-const actions: Record<string, ActionImpl> = {
+const actions = {
   ...phaseActions,
-};
+} satisfies Record<string, ActionImpl>;
 
 const basename = (path: string) => path.split('/').at(-1)!;
 

@@ -62,7 +62,7 @@ function missingDocuments(view: ProjectView): { undocumented: string[]; unapprov
 /** The tasks not yet completed or abandoned. */
 const openTasks = (view: ProjectView) => view.tasks.filter((t) => !resolved(t.status)).map((t) => t.id);
 
-const guards: Record<string, GuardDef> = {
+const guards = {
   documentsApproved: {
     description: 'every document task is completed or abandoned, at least one is completed, each completed task has a document, and every document is approved',
     readsTasks: true,
@@ -84,25 +84,26 @@ const guards: Record<string, GuardDef> = {
       return parts.join('; ');
     },
   },
-};
+} satisfies Record<string, GuardDef>;
 
 
-const transitions: TransitionDef[] = [
+/** Checked against the states, guards and actions: a name misspelt here does not compile. */
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
   { from: 'Active', event: 'documents_approved', to: 'Finalizing', guard: 'documentsApproved', actions: [complete(PHASE), start('finalization')], automatic: true },
   { from: 'Finalizing', event: 'design_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
 ];
 
-const states: Record<string, StateDef> = {
+const states = {
   NoProject: NO_PROJECT,
   Active: { phase: PHASE, lead: 'human', purpose: 'Write each document (a task each) with the human; the human approves each one.', executesTasks: true },
   Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the approved documents say what should be kept; completing stores them in the repository\'s knowledge.' },
   Completed: { phase: null, lead: null, purpose: 'The design project is complete; its documents are in .sow/knowledge/.', final: true },
-};
+} satisfies Record<string, StateDef>;
 
-const actions: Record<string, ActionImpl> = {
+const actions = {
   ...phaseActions,
-};
+} satisfies Record<string, ActionImpl>;
 
 const baseName = (path: string) => path.split('/').at(-1)!;
 

@@ -17,7 +17,7 @@ const reference: ArtifactTypeDef = { name: 'reference', root: 'project', descrip
 
 const resolved = (s: string) => s === 'completed' || s === 'abandoned';
 
-const guards: Record<string, GuardDef> = {
+const guards = {
   topicsDone: {
     description: 'every topic is completed or abandoned, and at least one is completed',
     check: ({ tasks }) => tasks.length > 0 && tasks.every((t) => resolved(t.status)) && tasks.some((t) => t.status === 'completed'),
@@ -42,27 +42,28 @@ const guards: Record<string, GuardDef> = {
       return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', ')}`;
     },
   },
-};
+} satisfies Record<string, GuardDef>;
 
 
-const transitions: TransitionDef[] = [
+/** Checked against the states, guards and actions: a name misspelt here does not compile. */
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start('exploration')], automatic: false },
   { from: 'Active', event: 'topics_done', to: 'Summarizing', guard: 'topicsDone', automatic: true },
   { from: 'Summarizing', event: 'summaries_approved', to: 'Finalizing', guard: 'summariesApproved', actions: [complete('exploration'), start('finalization')], automatic: true },
   { from: 'Finalizing', event: 'exploration_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
 ];
 
-const states: Record<string, StateDef> = {
+const states = {
   NoProject: NO_PROJECT,
   Active: { phase: 'exploration', lead: 'human', purpose: 'Investigate each topic (a task each) with the human, writing the findings down.', executesTasks: true },
   Summarizing: { phase: 'exploration', lead: 'human', purpose: 'Write what the exploration found as summaries; the human approves them.' },
   Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the summaries say what should be kept; completing stores them in the repository\'s knowledge.' },
   Completed: { phase: null, lead: null, purpose: 'The exploration is complete; its summaries are in .sow/knowledge/explorations/.', final: true },
-};
+} satisfies Record<string, StateDef>;
 
-const actions: Record<string, ActionImpl> = {
+const actions = {
   ...phaseActions,
-};
+} satisfies Record<string, ActionImpl>;
 
 export const exploration: ProjectType = {
   name: 'exploration',

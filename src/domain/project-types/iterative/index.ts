@@ -49,7 +49,7 @@ function approveHint(project: ProjectState, phase: string, type: string, file: s
     : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
 }
 
-const guards: Record<string, GuardDef> = {
+const guards = {
   briefApproved: {
     description: 'the brief (brief.md) is approved',
     check: ({ project }) => approvedOutput(project, 'discover', 'brief'),
@@ -101,10 +101,11 @@ const guards: Record<string, GuardDef> = {
       return `write ${missing.map((p) => `${DIR}/${p.output} (${p.id})`).join(', ')}`;
     },
   },
-};
+} satisfies Record<string, GuardDef>;
 
 
-const transitions: TransitionDef[] = [
+/** Checked against the states, guards and actions: a name misspelt here does not compile. */
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'DiscoverActive', actions: [start('discover')], automatic: false },
   { from: 'DiscoverActive', event: 'brief_approved', to: 'PlanActive', guard: 'briefApproved', actions: [complete('discover'), start('plan')], automatic: true },
   { from: 'PlanActive', event: 'plan_approved', to: 'ExecuteActive', guard: 'planReady', actions: [complete('plan'), start(EXECUTE)], automatic: true },
@@ -114,7 +115,7 @@ const transitions: TransitionDef[] = [
   { from: 'DeliverActive', event: 'delivered', to: 'Complete', guard: 'outputsWritten', actions: [complete('deliver')], automatic: true },
 ];
 
-const states: Record<string, StateDef> = {
+const states = {
   NoProject: NO_PROJECT,
   DiscoverActive: { phase: 'discover', lead: 'human', purpose: 'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.' },
   PlanActive: { phase: 'plan', lead: 'human', purpose: 'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the human approves plan.md.' },
@@ -122,7 +123,7 @@ const states: Record<string, StateDef> = {
   VerifyActive: { phase: 'verify', lead: 'ai', purpose: 'Review the whole work against the brief; a fail reopens the phases it names.' },
   DeliverActive: { phase: 'deliver', lead: 'ai', purpose: "Package the deliverables: every work phase's output written; completing archives the project." },
   Complete: { phase: null, lead: null, purpose: 'The work is delivered and archived in .sow/knowledge/iterative/.', final: true },
-};
+} satisfies Record<string, StateDef>;
 
 /** verify_fail: the named phases go back to work; the execute phase starts a new round. */
 const reopenAction: ActionImpl = (project, _params, now) => {
@@ -134,10 +135,10 @@ const reopenAction: ActionImpl = (project, _params, now) => {
   return withWorkPhases(next, reopenPhases(workPhasesOf(next), ids));
 };
 
-const actions: Record<string, ActionImpl> = {
+const actions = {
   ...phaseActions,
   reopenPhases: reopenAction,
-};
+} satisfies Record<string, ActionImpl>;
 
 export const iterative: ProjectType = {
   name: 'iterative',

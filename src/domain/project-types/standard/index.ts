@@ -43,7 +43,7 @@ export const reviewsOfRoundOf = (project: ProjectState): Artifact[] => reviewsOf
 /** The latest approved review of this round decides. */
 export const latestApprovedReview = (project: ProjectState): Artifact | undefined => latestOf(project, 'review');
 
-const guards: Record<string, GuardDef> = {
+const guards = {
   planningComplete: {
     description: 'a task_list output of planning is approved',
     check: ({ project: p }) => phaseOf(p, 'planning').outputs.some((a) => a.type === 'task_list' && a.approved === true),
@@ -95,7 +95,7 @@ const guards: Record<string, GuardDef> = {
     check: ({ project: p }) => phaseOf(p, 'planning').enabled === false,
     hint: () => "start the project with 'sow project new <name> --no-planning'",
   },
-};
+} satisfies Record<string, GuardDef>;
 
 const reviewHint = (project: ProjectState, assessment: 'pass' | 'fail') => sharedHint(project, 'review', assessment);
 
@@ -123,12 +123,12 @@ const reopenImplementation: ActionImpl = (project, _params, now) => {
   return next;
 };
 
-const actions: Record<string, ActionImpl> = {
+const actions = {
   ...phaseActions,
   reopenImplementation,
-};
+} satisfies Record<string, ActionImpl>;
 
-const states: Record<string, StateDef> = {
+const states = {
   NoProject: NO_PROJECT,
   PlanningActive: { phase: 'planning', lead: 'human', purpose: 'Scope the work with the human and write an approved task list.' },
   ImplementationPlanning: { phase: 'implementation', lead: 'ai', purpose: 'Turn the approved plan into concrete tasks; the human approves them.' },
@@ -137,10 +137,11 @@ const states: Record<string, StateDef> = {
   FinalizeDocumentation: { phase: 'finalize', lead: 'ai', purpose: 'Update the documentation the change affects.' },
   FinalizeChecks: { phase: 'finalize', lead: 'ai', purpose: 'Run the tests, linters and builds, and fix what fails.' },
   FinalizeDelete: { phase: 'finalize', lead: 'ai', purpose: 'Clean up the project folder and mark the project deleted.' },
-};
+} satisfies Record<string, StateDef>;
 
 
-const transitions: TransitionDef[] = [
+/** Checked against the states, guards and actions: a name misspelt here does not compile. */
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'ImplementationPlanning', guard: 'planningDisabled', actions: [start('implementation')], automatic: false },
   { from: 'NoProject', event: 'project_init', to: 'PlanningActive', actions: [start('planning')], automatic: false },
   { from: 'PlanningActive', event: 'complete_planning', to: 'ImplementationPlanning', guard: 'planningComplete', actions: [complete('planning'), start('implementation')], automatic: true },
