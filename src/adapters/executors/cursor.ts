@@ -1,6 +1,6 @@
 /**
  * Cursor CLI (`cursor-agent`), from Cursor's docs: it is not on npm, so there is no CLI to test
- * here (test/fake-agent.mjs plays it). Cursor grants single commands only in its config files
+ * here (test/fakes/fake-agent.mjs plays it). Cursor grants single commands only in its config files
  * (permissions.allow, by first word), never per run; so safe runs its shell commands in Cursor's
  * sandbox, like Codex. --force is "allow everything not explicitly denied".
  */

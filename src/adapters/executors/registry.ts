@@ -1,7 +1,7 @@
 /**
  * The agent CLIs sow drives: one module each. Adding a CLI is its module, one line here, its name
  * in domain/schemas.ts's EXECUTOR_TYPES (the user configuration's schema is pure domain and cannot
- * read this file; tsc makes the two lists agree) and a fake in test/fake-agent.mjs.
+ * read this file; tsc makes the two lists agree) and a fake in test/fakes/fake-agent.mjs.
  */
 import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
 import type { ExecutorType } from '../../domain/schemas.js';
