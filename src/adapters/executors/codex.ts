@@ -4,7 +4,7 @@
  * /tmp, no network). `codex exec` never asks, so whatever the sandbox refuses fails at once. It
  * creates its own session id and reports it in `thread.started`.
  */
-import { custom, isObj, model, oneLine, OWN_ARGV, text, viaStdin } from './shared.js';
+import { custom, isObj, model, oneLine, OWN_ARGV, reportedSession, text, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
 const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"']);
@@ -21,7 +21,7 @@ export const codex: ExecutorModule = {
   sessionIds: 'reported',
   binary: () => 'codex',
   supportsResumption: () => true,
-  sessionFromEvent: (e) => (e['type'] === 'thread.started' && typeof e['thread_id'] === 'string' ? e['thread_id'] : undefined),
+  sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
   spawn(ctx) {
     const c = ctx.config;
     return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx), ...custom(c), '-'], ctx, {}, notes(ctx));

@@ -8,7 +8,7 @@
  * which a user may set, is left alone). It creates its own session id and reports it in its events.
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, viaStdin } from './shared.js';
 import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
 
 export const opencodePermission = (checks: readonly string[]) => ({
@@ -39,10 +39,7 @@ export const opencode: ExecutorModule = {
   sessionIds: 'reported',
   binary: () => 'opencode',
   supportsResumption: () => true,
-  sessionFromEvent: (e) => {
-    const id = e['sessionID'] ?? (e['part'] as Record<string, unknown> | undefined)?.['sessionID'];
-    return typeof id === 'string' ? id : undefined;
-  },
+  sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
   spawn(ctx) {
     const c = ctx.config;
     const p = permissions(ctx);

@@ -24,6 +24,9 @@ export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map(
 /** The settings only a command of the user's own takes. */
 export const OWN_ARGV = { spawn: "only type 'command' runs an argv of your own", resume: "only type 'command' runs an argv of your own" } as const;
 
+/** A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as an option). */
+export const reportedSession = (x: unknown): string | undefined => (typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined);
+
 export type Obj = Record<string, unknown>;
 export const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 export const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
