@@ -487,6 +487,14 @@ describe('windsurf (no session resumption)', () => {
     expect(f.world.calls()).toHaveLength(1);
     expect(f.repo.snapshot()).toEqual(before);
   });
+
+  it('when no executor defined can resume, the refusal names the types that can, usable by name (not claude-code, which is windsurf here)', () => {
+    const f = fixture({ config: 'agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  bindings:\n    implementer: windsurf\n' });
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    const resumed = f.sow(['agent', 'resume', '010', 'Use RS256']);
+    expect(resumed.code, show(resumed)).toBe(1);
+    expect(resumed.stderr).toContain('Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)');
+  });
 });
 
 describe('errors (spec 003, "Error Handling"): exact texts, state untouched', () => {
