@@ -10,7 +10,8 @@ import { TYPES_BY_NAME } from '../../domain/config.js';
 import { denialCollector } from '../denials.js';
 import { describeEvent } from '../progress.js';
 import { EXECUTORS, IGNORED_SETTINGS, resumableTypes } from './registry.js';
-import type { ExecutorModule, InvocationContext } from './types.js';
+import { addUsage } from './shared.js';
+import type { ExecutorModule, InvocationContext, Usage } from './types.js';
 
 const FIXTURES = new URL('../../../test/fixtures/', import.meta.url);
 const lines = (file: string) => readFileSync(new URL(file, FIXTURES), 'utf8').split('\n').filter((l) => l.trim());
@@ -28,6 +29,17 @@ const RECORDED: Record<ExecutorType, { events: string[]; refused?: { events: str
   cursor: { none: 'cursor-agent is not on npm, so no run of it was recorded' },
   windsurf: { none: 'sow reads no events of windsurf' },
   command: { none: "a command of the user's own prints whatever it prints" },
+};
+
+/**
+ * The tokens and cost a recorded run adds up to, for each CLI whose events carry them (Copilot CLI's
+ * `result.usage` counts premium requests, not tokens; Cursor's events were not recorded).
+ */
+const USAGE: Partial<Record<ExecutorType, { file: string; total: Usage }>> = {
+  claude: { file: 'agent-help/claude__events-sample-success.jsonl', total: { input_tokens: 5, output_tokens: 3, cost_usd: 0.0001 } },
+  codex: { file: 'denials/codex-safe-spawn.jsonl', total: { input_tokens: 250, output_tokens: 100 } },
+  gemini: { file: 'denials/gemini-safe-spawn.jsonl', total: { input_tokens: 250, output_tokens: 100 } },
+  opencode: { file: 'denials/opencode-safe-spawn.jsonl', total: { input_tokens: 250, output_tokens: 100, cost_usd: 0.00225 } },
 };
 
 /** A configuration each type runs with: a command of the user's own needs its argv. */
@@ -203,6 +215,20 @@ describe.each(modules.map((m) => [m.type, m] as const))('the executor contract: 
       expect(c.denials.length, `${type}: the refused call`).toBeGreaterThan(0);
       expect(m.denials, `${type} reads its refusals`).toBeDefined();
     }
+  });
+});
+
+describe('usage: the tokens and cost a recorded run adds up to', () => {
+  it.each(modules.map((m) => [m.type, m] as const))('%s', (type, m) => {
+    const expected = USAGE[type];
+    expect(Boolean(m.usage), `${type}: reads usage exactly when a recorded run says what it adds up to`).toBe(Boolean(expected));
+    if (!expected || !m.usage) return;
+    let total: Usage = {};
+    for (const line of lines(expected.file)) total = addUsage(total, m.usage(JSON.parse(line) as Record<string, unknown>) ?? {});
+    expect(Object.keys(total).sort()).toEqual(Object.keys(expected.total).sort());
+    for (const [k, v] of Object.entries(expected.total)) expect(total[k as keyof Usage], k).toBeCloseTo(v, 8);
+    // Events of other shapes add nothing.
+    expect(m.usage({ type: 'nothing' })).toBeUndefined();
   });
 });
 

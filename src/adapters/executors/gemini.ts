@@ -7,7 +7,7 @@
  * commands needs each part allowed too.
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, usageOf, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 
@@ -51,6 +51,8 @@ export const gemini: ExecutorModule = {
     const p = permissions(ctx);
     return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
   },
+  // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
+  usage: (e) => (e['type'] === 'result' && isObj(e['stats']) ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens']) : undefined),
   // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.
   /** A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier `tool_use` with the same `tool_id`. */
   denials() {

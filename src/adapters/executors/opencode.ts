@@ -8,7 +8,7 @@
  * which a user may set, is left alone). It creates its own session id and reports it in its events.
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, viaStdin } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, usageOf, viaStdin } from './shared.js';
 import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
 
 export const opencodePermission = (checks: readonly string[]) => ({
@@ -49,6 +49,11 @@ export const opencode: ExecutorModule = {
     const c = ctx.config;
     const p = permissions(ctx);
     return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
+  },
+  // Each `step_finish` has that step's tokens and cost.
+  usage: (e) => {
+    const part = e['part'];
+    return e['type'] === 'step_finish' && isObj(part) && isObj(part['tokens']) ? usageOf(part['tokens']['input'], part['tokens']['output'], part['cost']) : undefined;
   },
   // Its events read through the generic fields (part.text, part.tool, part.state).
   /** A `tool_use` whose `part.state.status` is "error" with one of opencode's permission errors. */

@@ -1,6 +1,6 @@
 /** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
 import type { ExecutorConfig } from '../../domain/schemas.js';
-import type { Denial, Invocation, InvocationContext } from './types.js';
+import type { Denial, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
@@ -36,6 +36,28 @@ export const oneLine = (s: string, max = 110) => {
   const line = s.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
+
+/** A count or an amount a CLI reported: a finite number, not below zero. */
+const amount = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
+/** Usage from the CLI's own fields, leaving out what it did not report. */
+export function usageOf(input: unknown, output: unknown, cost?: unknown): Usage {
+  const u: Usage = {};
+  const [i, o, c] = [amount(input), amount(output), amount(cost)];
+  if (i !== undefined) u.input_tokens = i;
+  if (o !== undefined) u.output_tokens = o;
+  if (c !== undefined) u.cost_usd = c;
+  return u;
+}
+/** The sum of a run's usage. */
+export function addUsage(total: Usage, more: Usage): Usage {
+  const sum = (a?: number, b?: number) => (a === undefined ? b : b === undefined ? a : a + b);
+  const out: Usage = {};
+  for (const k of ['input_tokens', 'output_tokens', 'cost_usd'] as const) {
+    const v = sum(total[k], more[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
 
 /** What a tool call is about, for a progress line. */
 export function toolDetail(input: unknown): string {

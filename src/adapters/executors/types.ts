@@ -46,6 +46,13 @@ export interface Denial {
   reason?: string;
 }
 
+/** Tokens and cost, as the CLI counts them; a figure it does not report is absent. */
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
 /** One run's reader of refused calls: what each parsed event (or stderr line) adds. */
 export interface DenialReader {
   event(event: Record<string, unknown>): Denial[];
@@ -76,6 +83,8 @@ export interface ExecutorModule {
    * any of them), so the shapes each module claims must not overlap.
    */
   progress?(event: Record<string, unknown>): string[] | undefined;
+  /** What this event adds to the run's tokens and cost, when its events carry them (summed over a run). */
+  usage?(event: Record<string, unknown>): Usage | undefined;
   /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
   denials?(): DenialReader;
   /** Under permissions: safe, when its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
