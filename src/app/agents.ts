@@ -14,8 +14,8 @@ import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
-import { EXECUTORS, executorOf } from '../adapters/executors/table.js';
-import type { Executor, Invocation } from '../adapters/executors/types.js';
+import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
+import type { ExecutorModule, Invocation } from '../adapters/executors/types.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
@@ -60,7 +60,7 @@ interface Resolution {
   loaded: LoadedConfig;
   effective: EffectiveConfig;
   executor: ResolvedExecutor;
-  spec: Executor;
+  spec: ExecutorModule;
   binaryPath: string;
 }
 
@@ -98,9 +98,9 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   if (!spec) throw new UnknownExecutorError(executor.config.type, { defined: [], types: Object.keys(EXECUTORS) }, { kind: 'session' });
   // The executor's own mistakes refuse the run (exit 4); overrides nothing reads are said once
   // and the run goes on.
-  const error = executor.source === 'file' ? executorIssues(executor)[0] : undefined;
+  const error = executor.source === 'file' ? executorIssues(executor, IGNORED_SETTINGS)[0] : undefined;
   if (error) throw new ConfigFileError(loaded.path, error.problem, error.field);
-  const stray = checkConfig(effective).warnings.filter((w) => w.field.startsWith('SOW_'));
+  const stray = checkConfig(effective, IGNORED_SETTINGS).warnings.filter((w) => w.field.startsWith('SOW_'));
   for (const w of stray) opts.say(`warning: ${issueText(w)}`);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
   const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
@@ -138,7 +138,7 @@ function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra
   return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
 }
 
-async function createSessionId(spec: Executor, resolution: Resolution, cwd: string): Promise<string | undefined> {
+async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd: string): Promise<string | undefined> {
   if (spec.sessionIds === 'caller') return randomUUID();
   if (spec.sessionIds !== 'precreated' || !spec.createSession) return undefined;
   const cmd = spec.createSession(resolution.executor.config);
@@ -439,7 +439,7 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const resolution = await resolveFor(agentName, session, opts);
   if (!resolution.spec.supportsResumption(resolution.executor.config)) {
     const resumable = Object.values(resolution.effective.executors).filter((e) => executorOf(e.config.type)?.supportsResumption(e.config)).map((e) => e.name);
-    throw new ResumeNotSupportedError(resolution.executor.name, label(target), resumable.length ? resumable : ['claude-code', 'cursor']);
+    throw new ResumeNotSupportedError(resolution.executor.name, label(target), resumable.length ? resumable : resumableTypes());
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);

@@ -1,11 +1,11 @@
 /** `sow config …`: the user configuration file, its validation and its effective value. */
 import { ROLES } from '../domain/agents.js';
-import { checkConfig, DEFAULT_EXECUTOR, issueText, permissionProfile, resolveConfig, typeRefuses, type ConfigIssue, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
+import { checkConfig, DEFAULT_EXECUTOR, issueText, permissionProfile, resolveConfig, type ConfigIssue, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/schemas.js';
-import type { Executor } from '../adapters/executors/types.js';
+import type { ExecutorModule } from '../adapters/executors/types.js';
 import { runEditor } from '../adapters/editor.js';
-import { executorOf } from '../adapters/executors/table.js';
+import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
@@ -110,7 +110,7 @@ export async function validateUserConfig(opts: { binaries?: boolean } = {}): Pro
   if (!inspected.exists) {
     lines.push({ level: 'ok', text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})` });
     // Environment overrides still apply, and can still be wrong.
-    const report = checkConfig(resolveConfig(undefined, process.env));
+    const report = checkConfig(resolveConfig(undefined, process.env), IGNORED_SETTINGS);
     lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
     return done();
   }
@@ -131,7 +131,7 @@ export async function validateUserConfig(opts: { binaries?: boolean } = {}): Pro
   const effective = resolveConfig(inspected.config, process.env);
   const types = [...new Set(Object.values(effective.executors).map((e) => e.config.type))];
   lines.push({ level: 'ok', text: `executor types valid (${types.join(', ')})` });
-  const report = checkConfig(effective);
+  const report = checkConfig(effective, IGNORED_SETTINGS);
   if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
   if (opts.binaries !== false) {
@@ -147,7 +147,7 @@ export interface AgentCli {
   executor: string;
   roles: string[];
   config: ExecutorConfig;
-  spec: Executor;
+  spec: ExecutorModule;
   binary: string;
   install: string;
   /** Where it is on PATH; undefined when it is not there. */

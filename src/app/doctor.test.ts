@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXECUTORS } from '../adapters/executors/table.js';
+import { EXECUTORS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig, ExecutorType } from '../domain/schemas.js';
 import { helpChecks, helpListsFlag, invocationShape } from './doctor.js';
 

@@ -11,7 +11,7 @@ import { DEFAULT_EXECUTOR, permissionProfile, resolveConfig, type ResolvedBindin
 import { NotAGitRepositoryError, SowError } from '../domain/errors.js';
 import { LAYOUT_VERSION } from '../domain/schemas.js';
 import type { ExecutorConfig } from '../domain/schemas.js';
-import type { Executor } from '../adapters/executors/types.js';
+import type { ExecutorModule } from '../adapters/executors/types.js';
 import { fileExists } from '../adapters/files.js';
 import { GhNotFoundError, ghInstalled } from '../adapters/gh.js';
 import { git, gitSucceeds, val } from '../adapters/git.js';
@@ -301,7 +301,7 @@ export function invocationShape(args: readonly string[]): { path: string[]; flag
  * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it
  * passes there with this configuration (the user's custom_args left out: they are the user's).
  */
-export function helpChecks(executor: Executor, config: ExecutorConfig, root: string): { path: string[]; flags: string[] }[] {
+export function helpChecks(executor: ExecutorModule, config: ExecutorConfig, root: string): { path: string[]; flags: string[] }[] {
   const plain: ExecutorConfig = { ...config, custom_args: [] };
   const ctx = { config: plain, cwd: root, prompt: '', promptFile: join(root, AGENT_OUTPUTS, 'doctor', 'prompt.md'), sessionId: 'doctor', runningAsRoot: false, permissions: permissionProfile(plain), checks: [] };
   const out = [invocationShape(executor.spawn(ctx).args)];
@@ -342,7 +342,7 @@ async function agentChecks(root: string | undefined): Promise<Finding[]> {
       return { id, status: STATUS_OF[MISSING_CLI_LEVEL], message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`, fix: executor.install };
     }
     // A command of the user's own is not run: sow cannot know what --version would make it do.
-    if (cli.config.type === 'command') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
+    if (executor.doctor === 'on-path') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
     const version = await probe(binary, ['--version'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
     const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
     const missing: string[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkConfig, executorChoices, executorIssues, issueText, permissionProfile, resolveConfig, typosIn, type ResolvedExecutor } from './config.js';
 import { userConfigPath } from '../adapters/user-config.js';
+import { IGNORED_SETTINGS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig } from './schemas.js';
 
 describe('userConfigPath', () => {
@@ -21,7 +22,7 @@ describe('resolveConfig', () => {
     expect(e.bindings['implementer']).toEqual({ role: 'implementer', executor: 'claude-code', source: 'default' });
     expect(e.executors['claude-code']).toMatchObject({ source: 'default', config: { type: 'claude', settings: { permissions: 'safe' } } });
     expect(permissionProfile(e.executors['claude-code']!.config)).toBe('safe');
-    expect(checkConfig(e)).toEqual({ errors: [], warnings: [] });
+    expect(checkConfig(e, IGNORED_SETTINGS)).toEqual({ errors: [], warnings: [] });
   });
 
   it('takes the environment over the file over the defaults, and remembers where each came from', () => {
@@ -38,14 +39,14 @@ describe('resolveConfig', () => {
     const e = resolveConfig({ agents: { bindings: { implementer: 'gemini', reviewer: 'command' } } }, {});
     expect(e.executors['gemini']).toMatchObject({ source: 'implicit' });
     expect(e.executors['command']).toBeUndefined();
-    expect(texts(checkConfig(e).errors)).toEqual([
+    expect(texts(checkConfig(e, IGNORED_SETTINGS).errors)).toEqual([
       "agents.bindings.reviewer: executor 'command' is not defined (defined: claude-code; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)",
     ]);
   });
 
   it('reports bindings to undefined executors (with the built-in types and a did-you-mean), unknown roles and a command without argv', () => {
     const e = resolveConfig({ agents: { executors: { mine: { type: 'command' } }, bindings: { implementer: 'nope', wizard: 'claude-code', reviewer: 'cusor' } } }, {});
-    const report = checkConfig(e);
+    const report = checkConfig(e, IGNORED_SETTINGS);
     expect(texts(report.errors)).toEqual([
       "agents.bindings.implementer: executor 'nope' is not defined (defined: claude-code, mine; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)",
       "agents.bindings.reviewer: executor 'cusor' is not defined (defined: claude-code, mine; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode); did you mean 'cursor'?",
@@ -55,7 +56,7 @@ describe('resolveConfig', () => {
   });
 
   it('names the environment variable when the environment names an undefined executor', () => {
-    const report = checkConfig(resolveConfig(undefined, { SOW_AGENTS_IMPLEMENTER: 'nope' }));
+    const report = checkConfig(resolveConfig(undefined, { SOW_AGENTS_IMPLEMENTER: 'nope' }), IGNORED_SETTINGS);
     expect(report.errors).toEqual([expect.objectContaining({ field: 'SOW_AGENTS_IMPLEMENTER (environment variable)' })]);
     expect(report.errors[0]!.problem).toMatch(/^executor 'nope' is not defined/);
   });
@@ -63,7 +64,7 @@ describe('resolveConfig', () => {
   it('warns about SOW_AGENTS_ variables that name no role (nothing reads them), with did-you-mean', () => {
     const e = resolveConfig(undefined, { SOW_AGENTS_IMPLEMENTR: 'codex', SOW_AGENTS_ZZZ: 'codex', SOW_AGENTS_: 'x', SOW_AGENTS_EMPTY: '' });
     expect(e.strayVariables).toEqual(['SOW_AGENTS_IMPLEMENTR', 'SOW_AGENTS_ZZZ']);
-    expect(texts(checkConfig(e).warnings)).toEqual([
+    expect(texts(checkConfig(e, IGNORED_SETTINGS).warnings)).toEqual([
       "SOW_AGENTS_IMPLEMENTR (environment variable): 'implementr' is not an agent role, so nothing reads it; did you mean SOW_AGENTS_IMPLEMENTER?",
       expect.stringMatching(/^SOW_AGENTS_ZZZ \(environment variable\): 'zzz' is not an agent role, so nothing reads it \(roles: orchestrator, implementer/),
     ]);
@@ -86,7 +87,7 @@ describe('executorChoices', () => {
 });
 
 describe('executorIssues: a setting the executor type does not take is an error naming the type', () => {
-  const issues = (config: ExecutorConfig) => texts(executorIssues({ name: 'mine', config, source: 'file' } satisfies ResolvedExecutor));
+  const issues = (config: ExecutorConfig) => texts(executorIssues({ name: 'mine', config, source: 'file' } satisfies ResolvedExecutor, IGNORED_SETTINGS));
 
   it('model on windsurf', () => {
     expect(issues({ type: 'windsurf', settings: { model: 'x' } })).toEqual([
@@ -120,8 +121,8 @@ describe('executorIssues: a setting the executor type does not take is an error 
 
   it('checkConfig reports them among its errors, never as warnings', () => {
     const e = resolveConfig({ agents: { executors: { ws: { type: 'windsurf', settings: { model: 'm' } } }, bindings: { implementer: 'ws' } } }, {});
-    expect(texts(checkConfig(e).errors)).toEqual([expect.stringContaining("agents.executors.ws.settings.model: the windsurf executor type does not take 'model'")]);
-    expect(checkConfig(e).warnings).toEqual([]);
+    expect(texts(checkConfig(e, IGNORED_SETTINGS).errors)).toEqual([expect.stringContaining("agents.executors.ws.settings.model: the windsurf executor type does not take 'model'")]);
+    expect(checkConfig(e, IGNORED_SETTINGS).warnings).toEqual([]);
   });
 
   it('permissions and yolo_mode that disagree are an error; yolo_mode: true is permissions: yolo', () => {
@@ -157,6 +158,6 @@ describe('typosIn', () => {
 
   it("a mistyped role is not also warned about as 'not an agent role'", () => {
     const e = resolveConfig({ agents: { bindings: { implementr: 'claude-code' } } }, {});
-    expect(checkConfig(e).warnings).toEqual([]);
+    expect(checkConfig(e, IGNORED_SETTINGS).warnings).toEqual([]);
   });
 });

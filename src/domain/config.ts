@@ -138,32 +138,19 @@ export function typosIn(data: unknown): ConfigIssue[] {
   return found;
 }
 
-type Setting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume';
+export type ExecutorSetting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume';
 
-/** Why an executor type does not take a setting, or undefined when it does. */
-function unfitBecause(type: ExecutorType, setting: Setting): string | undefined {
-  switch (setting) {
-    case 'permissions':
-    case 'yolo_mode':
-      if (type === 'command') return 'your own spawn/resume argv decides what the agent may do';
-      if (type === 'windsurf') return 'sow passes windsurf no permission flags; its custom_args decide';
-      return undefined;
-    case 'model':
-      return type === 'windsurf' ? 'sow passes windsurf no model flag' : undefined;
-    case 'spawn':
-    case 'resume':
-      return type === 'command' ? undefined : "only type 'command' runs an argv of your own";
-  }
-}
-
-/** Whether the executor type takes a setting at all (`config show` says so beside it). */
-export const typeRefuses = (type: ExecutorType, setting: Setting): boolean => unfitBecause(type, setting) !== undefined;
+/**
+ * The settings each executor type does not take, with why. Each agent CLI's module says (its
+ * `ignores`, adapters/executors); the use case hands the table in, as domain/ reads no adapters.
+ */
+export type IgnoredSettings = Readonly<Record<ExecutorType, Readonly<Partial<Record<ExecutorSetting, string>>>>>;
 
 /**
  * The errors of one executor: settings that disagree, a missing argv, and settings its type does
  * not take (a `model` on windsurf would be silently dropped, so the file would not say what runs).
  */
-export function executorIssues(e: ResolvedExecutor): ConfigIssue[] {
+export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): ConfigIssue[] {
   const errors: ConfigIssue[] = [];
   const base = `agents.executors.${e.name}`;
   const c = e.config;
@@ -172,7 +159,7 @@ export function executorIssues(e: ResolvedExecutor): ConfigIssue[] {
     errors.push({ field: `${base}.settings`, problem: `permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`, executor: e.name });
   }
   if (c.type === 'command' && !c.spawn?.length) errors.push({ field: base, problem: "a 'command' executor needs a 'spawn' argv list", executor: e.name });
-  const present: [Setting, string, boolean][] = [
+  const present: [ExecutorSetting, string, boolean][] = [
     ['permissions', `${base}.settings.permissions`, s?.permissions !== undefined],
     ['yolo_mode', `${base}.settings.yolo_mode`, s?.yolo_mode !== undefined],
     ['model', `${base}.settings.model`, s?.model !== undefined],
@@ -180,14 +167,14 @@ export function executorIssues(e: ResolvedExecutor): ConfigIssue[] {
     ['resume', `${base}.resume`, c.resume !== undefined],
   ];
   for (const [setting, field, set] of present) {
-    const why = set ? unfitBecause(c.type, setting) : undefined;
+    const why = set ? ignored[c.type]?.[setting] : undefined;
     if (why) errors.push({ field, problem: `the ${c.type} executor type does not take '${setting}' (${why}); remove it, or pick a type that does`, executor: e.name });
   }
   return errors;
 }
 
 /** Checks beyond the schema: bindings name defined executors, roles exist, settings fit the type. */
-export function checkConfig(effective: EffectiveConfig): ConfigReport {
+export function checkConfig(effective: EffectiveConfig, ignored: IgnoredSettings): ConfigReport {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   for (const b of Object.values(effective.bindings)) {
@@ -208,6 +195,6 @@ export function checkConfig(effective: EffectiveConfig): ConfigReport {
       problem: `'${role}' is not an agent role, so nothing reads it${suggestion ? `; did you mean ${envVariableFor(suggestion)}?` : ` (roles: ${ROLES.join(', ')})`}`,
     });
   }
-  for (const e of Object.values(effective.executors)) errors.push(...executorIssues(e));
+  for (const e of Object.values(effective.executors)) errors.push(...executorIssues(e, ignored));
   return { errors, warnings };
 }

@@ -20,6 +20,9 @@ const metadata = v.pipe(v.record(v.string(), v.unknown()), d('Free-form, type-sp
 export const TASK_ID_PATTERN = /^(?:\d{3}|[1-9]\d{3,8})$/;
 const taskId = v.pipe(v.string(), v.regex(TASK_ID_PATTERN, 'must be a task id of three or more digits, e.g. "010" or "1000"'), d('Gap-numbered task id: 010, 020, …, 990, 1000, …'));
 
+/** A session id goes to an agent CLI as an argv word: one a committed file begins with '-' would be read as an option (say, skip every permission). */
+const notAnOption = v.check((s: string) => !s.startsWith('-'), "must not begin with '-' (an agent CLI would read it as an option)");
+
 export const ArtifactSchema = v.looseObject({
   type: v.pipe(v.string(), v.minLength(1), d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)')),
   path: v.pipe(v.string(), v.minLength(1),
@@ -132,7 +135,7 @@ export const ProjectStateSchema = v.pipe(
     }),
     phases: v.record(v.string(), PhaseSchema),
     sessions: v.optional(v.pipe(
-      v.record(v.string(), v.looseObject({ session_id: v.optional(v.string()), ...SessionSchema.entries })),
+      v.record(v.string(), v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries })),
       d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
     )),
     spawn_counts: v.optional(v.pipe(v.record(v.string(), v.pipe(v.number(), v.integer())), d('Workers spawned per agent; numbers the agent ids'))),
@@ -158,7 +161,7 @@ export const TaskStateSchema = v.pipe(
     inputs: v.array(ArtifactSchema),
     outputs: v.array(ArtifactSchema),
     metadata: metadata,
-    session_id: v.optional(v.pipe(v.string(), d('Resumable session of the worker; cleared when the task is completed or abandoned'))),
+    session_id: v.optional(v.pipe(v.string(), notAnOption, d('Resumable session of the worker; cleared when the task is completed or abandoned'))),
     session: v.optional(SessionSchema),
     owner: v.optional(OwnerSchema),
     retired_owners: v.optional(v.pipe(v.array(v.string()), d('Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to it are refused'))),

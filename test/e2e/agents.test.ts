@@ -487,6 +487,14 @@ describe('windsurf (no session resumption)', () => {
     expect(f.world.calls()).toHaveLength(1);
     expect(f.repo.snapshot()).toEqual(before);
   });
+
+  it('when no executor defined can resume, the refusal names the types that can, usable by name (not claude-code, which is windsurf here)', () => {
+    const f = fixture({ config: 'agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  bindings:\n    implementer: windsurf\n' });
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    const resumed = f.sow(['agent', 'resume', '010', 'Use RS256']);
+    expect(resumed.code, show(resumed)).toBe(1);
+    expect(resumed.stderr).toContain('Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)');
+  });
 });
 
 describe('errors (spec 003, "Error Handling"): exact texts, state untouched', () => {
@@ -541,6 +549,20 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(r.stderr).toContain('`sow agent spawn implementer 010`');
     expect(f.repo.snapshot()).toEqual(before);
     expect(f.world.calls()).toEqual([]);
+  });
+
+  it('a session id that begins with \'-\' (a hostile commit) is refused before any CLI starts: it would be read as an option', () => {
+    const f = fixture();
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
+    const sid = f.task().session_id as string;
+    f.repo.write(file, f.repo.read(file).replace(sid, '--dangerously-skip-permissions'));
+    const before = f.repo.snapshot();
+    const r = f.sow(['agent', 'resume', '010', 'go on']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stderr).toContain("session_id: must not begin with '-' (an agent CLI would read it as an option)");
+    expect(f.repo.snapshot()).toEqual(before);
+    expect(f.world.calls()).toHaveLength(1);
   });
 
   it('a second spawn of a task with a session is refused; --force starts a new one', () => {

@@ -1,14 +1,14 @@
 /**
  * Every flag each sow executor passes, checked against the live CLI's own --help (the same check as
- * src/adapters/executors/table.test.ts does against the captured help texts).
+ * src/adapters/executors/argv.test.ts does against the captured help texts).
  */
 import { join } from 'node:path';
 import { importSource } from '../../scripts/import-source.mjs';
 import { run, stripAnsi } from './util.mjs';
 
-/** The executor table of the source tree, as sow builds it. */
+/** The executor registry of the source tree, as sow builds it. */
 export async function loadExecutors(repoRoot) {
-  return (await importSource(repoRoot, 'src/adapters/executors/table.ts')).EXECUTORS;
+  return (await importSource(repoRoot, 'src/adapters/executors/registry.ts')).EXECUTORS;
 }
 
 /** Which help text documents each executor's spawn and resume command. */

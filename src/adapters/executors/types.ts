@@ -1,3 +1,4 @@
+import type { ExecutorSetting } from '../../domain/config.js';
 import type { ExecutorConfig, ExecutorType, PermissionProfile } from '../../domain/schemas.js';
 
 /** One process to start: argv array (never a shell string), environment additions, stdin. */
@@ -34,8 +35,36 @@ export interface InvocationContext {
  */
 export type SessionIdMode = 'caller' | 'precreated' | 'reported' | 'none';
 
-/** The spec's executor interface (spawn, resume, supports-resumption, check-availability) as data. */
-export interface Executor {
+/** A refused tool call ("denial") in an agent CLI's output. */
+export interface Denial {
+  /** The CLI's own name for the tool: Bash, run_shell_command, bash, shell, Write, apply_patch, … */
+  tool: string;
+  /** The shell command or the file the call was about; null when the CLI does not say. */
+  input: string | null;
+  kind: 'command' | 'edit' | 'other';
+  /** Why, in the CLI's words, when it gives a reason. */
+  reason?: string;
+}
+
+/** Tokens and cost, as the CLI counts them; a figure it does not report is absent. */
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+/** One run's reader of refused calls: what each parsed event (or stderr line) adds. */
+export interface DenialReader {
+  event(event: Record<string, unknown>): Denial[];
+  stderr(line: string): Denial[];
+}
+
+/**
+ * Everything sow knows about one agent CLI, in one module (adapters/executors/<cli>.ts): the
+ * spec's executor interface (spawn, resume, supports-resumption, check-availability) as data, plus
+ * how its events read, the words about its sandbox, the settings it ignores and how doctor checks it.
+ */
+export interface ExecutorModule {
   readonly type: ExecutorType;
   readonly title: string;
   readonly install: string;
@@ -48,4 +77,22 @@ export interface Executor {
   createSession?(config: ExecutorConfig): { binary: string; args: string[] };
   /** For 'reported' ids: the id carried by this event, if any. */
   sessionFromEvent?(event: Record<string, unknown>): string | undefined;
+  /**
+   * Progress lines for the events of this CLI's own dialect; undefined when the event is not one
+   * of its shapes. Every dialect is tried on every stream (a command of the user's own may speak
+   * any of them), so the shapes each module claims must not overlap.
+   */
+  progress?(event: Record<string, unknown>): string[] | undefined;
+  /** What this event adds to the run's tokens and cost, when its events carry them (summed over a run). */
+  usage?(event: Record<string, unknown>): Usage | undefined;
+  /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
+  denials?(): DenialReader;
+  /** Under permissions: safe, when its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
+  readonly sandbox?: string;
+  /** Why a declared, granted check can still be refused by this CLI. */
+  readonly checkRefusedBecause?: string;
+  /** Settings of the user configuration this type does not take, each with why (config validation reads them). */
+  readonly ignores: Readonly<Partial<Record<ExecutorSetting, string>>>;
+  /** What `sow doctor` checks: that every flag sow passes is in the CLI's --help, or only that it is on PATH (a command of the user's own is never run). */
+  readonly doctor: 'flags' | 'on-path';
 }

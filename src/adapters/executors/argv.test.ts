@@ -5,7 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXECUTORS, geminiPolicy, opencodePermission } from './table.js';
+import { EXECUTORS } from './registry.js';
+import { geminiPolicy } from './gemini.js';
+import { opencodePermission } from './opencode.js';
 import type { InvocationContext } from './types.js';
 import type { ExecutorConfig } from '../../domain/schemas.js';
 import { permissionProfile } from '../../domain/config.js';

@@ -1,0 +1,73 @@
+/**
+ * Claude Code (`claude`). Flags checked against its --help (test/fixtures/agent-help). Its
+ * stream-json starts with `system/init` and ends with `result`, which lists the calls it refused
+ * in `permission_denials` [{tool_name, tool_input}].
+ */
+import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV, str, text, toolDetail, usageOf, viaStdin } from './shared.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
+
+const safe = (ctx: InvocationContext): string[] => [
+  '--permission-mode', 'acceptEdits',
+  // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each part.
+  '--allowedTools', 'Bash(sow *)',
+  ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
+];
+const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : safe(ctx));
+const notes = (ctx: InvocationContext): string[] => {
+  if (ctx.permissions === 'yolo') return ctx.runningAsRoot ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : [];
+  const wild = checksOf(ctx).filter((c) => c.includes('*'));
+  return [
+    `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it refuses anything else`,
+    ...(wild.length ? [`Claude Code reads '*' in an allowed command as a wildcard, so the check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`] : []),
+  ];
+};
+const env = (ctx: InvocationContext): Record<string, string> => (ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {});
+
+const TOOLS = { command: ['Bash'], edit: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'] };
+
+export const claude: ExecutorModule = {
+  type: 'claude',
+  title: 'Claude Code',
+  install: 'npm install -g @anthropic-ai/claude-code',
+  sessionIds: 'caller',
+  binary: () => 'claude',
+  supportsResumption: () => true,
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, env(ctx), notes(ctx));
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, env(ctx), notes(ctx));
+  },
+  progress(event) {
+    const type = event['type'];
+    if (type === 'system' && event['subtype'] === 'init') return [`session ${String(event['session_id'] ?? '?')} started${text(event['model']) ? ` (${String(event['model'])})` : ''}`];
+    if (type === 'assistant' && isObj(event['message']) && Array.isArray(event['message']['content'])) {
+      return (event['message']['content'] as unknown[]).flatMap((part) => {
+        if (!isObj(part)) return [];
+        if (part['type'] === 'text' && text(part['text'])) return [`› ${oneLine(String(part['text']))}`];
+        if (part['type'] === 'tool_use') return [`● ${String(part['name'] ?? 'tool')}${toolDetail(part['input'])}`];
+        return [];
+      });
+    }
+    // Gemini CLI ends its stream with a `result` event too; this reads it as well.
+    if (type === 'result') {
+      const failed = event['is_error'] === true || event['subtype'] === 'error';
+      const turns = typeof event['num_turns'] === 'number' ? ` after ${event['num_turns']} turn(s)` : '';
+      return [`${failed ? '✗ ended with an error' : '✓ finished'}${turns}`];
+    }
+    return undefined;
+  },
+  // The closing `result` has the run's totals; each assistant message's own usage would count twice.
+  usage: (e) => (e['type'] === 'result' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd']) : undefined),
+  denials: () => ({
+    event(e) {
+      if (e['type'] !== 'result' || !Array.isArray(e['permission_denials'])) return [];
+      return e['permission_denials'].filter(isObj).map((d) => denial(str(d['tool_name']) ?? 'unknown', d['tool_input'], TOOLS));
+    },
+    stderr: none,
+  }),
+  ignores: OWN_ARGV,
+  doctor: 'flags',
+};

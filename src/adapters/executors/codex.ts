@@ -1,0 +1,63 @@
+/**
+ * Codex CLI (`codex exec`). It cannot grant single commands per run: safe is its workspace-write
+ * sandbox, in which every command runs, sow and the checks too (writes inside the workspace and
+ * /tmp, no network). `codex exec` never asks, so whatever the sandbox refuses fails at once. It
+ * creates its own session id and reports it in `thread.started`.
+ */
+import { custom, isObj, model, oneLine, OWN_ARGV, reportedSession, text, usageOf, viaStdin } from './shared.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
+
+const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"']);
+const notes = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo' ? [] : ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'];
+
+/** Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the command. */
+const REFUSED = /codex_core::tools::router: error=(.*\breject(?:ed)?\b.*)$/;
+
+export const codex: ExecutorModule = {
+  type: 'codex',
+  title: 'Codex CLI',
+  install: 'npm install -g @openai/codex',
+  sessionIds: 'reported',
+  binary: () => 'codex',
+  supportsResumption: () => true,
+  sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx), ...custom(c), '-'], ctx, {}, notes(ctx));
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
+    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx), ...custom(c), ctx.sessionId, '-'], ctx, {}, notes(ctx));
+  },
+  progress(event) {
+    const type = event['type'];
+    if (type === 'thread.started') return [`session ${String(event['thread_id'] ?? '?')} started`];
+    if ((type === 'item.completed' || type === 'item.started') && isObj(event['item'])) {
+      const item = event['item'];
+      if (item['type'] === 'agent_message' && text(item['text'])) return type === 'item.completed' ? [`› ${oneLine(String(item['text']))}`] : [];
+      if (item['type'] === 'command_execution' && text(item['command'])) return type === 'item.started' ? [`● shell: ${oneLine(String(item['command']), 90)}`] : [];
+      if (item['type'] === 'file_change') return type === 'item.completed' ? ['● file change'] : [];
+      return [];
+    }
+    if (type === 'turn.failed' || type === 'error') return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
+    return undefined;
+  },
+  // Each `turn.completed` has that turn's tokens; Codex reports no cost.
+  usage: (e) => (e['type'] === 'turn.completed' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens']) : undefined),
+  // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.
+  denials: () => ({
+    event: () => [],
+    stderr(line) {
+      const m = REFUSED.exec(line.trim());
+      if (!m) return [];
+      const reason = m[1]!.trim();
+      const patch = /^patch rejected/.test(reason);
+      return [{ tool: patch ? 'apply_patch' : 'shell', input: null, kind: patch ? 'edit' : 'command', reason }];
+    },
+  }),
+  sandbox: 'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too',
+  ignores: OWN_ARGV,
+  doctor: 'flags',
+};

@@ -1,0 +1,40 @@
+/**
+ * A command of the user's own (type `command`): its spawn and resume argv, with {placeholders}
+ * filled in each word, never through a shell. Its permissions are whatever that argv grants.
+ */
+import { custom, viaStdin } from './shared.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
+
+/** Replaces {placeholders} in one argv word; unknown placeholders are left for the user to see. */
+function fill(word: string, ctx: InvocationContext): string {
+  const values: Record<string, string | undefined> = {
+    prompt_file: ctx.promptFile,
+    prompt: ctx.prompt,
+    session_id: ctx.sessionId,
+    model: ctx.config.settings?.model ?? '',
+    cwd: ctx.cwd,
+  };
+  return word.replace(/\{(prompt_file|prompt|session_id|model|cwd)\}/g, (_m, key: string) => values[key] ?? '');
+}
+
+const OWN_PERMISSIONS = 'your own spawn/resume argv decides what the agent may do';
+
+export const command: ExecutorModule = {
+  type: 'command',
+  title: 'a command of your own',
+  install: "set agents.executors.<name>.spawn to the argv of your agent CLI (see 'sow config init')",
+  sessionIds: 'caller',
+  binary: (c) => c.spawn?.[0] ?? '',
+  supportsResumption: (c) => Boolean(c.resume?.length),
+  spawn(ctx) {
+    const [binary = '', ...args] = (ctx.config.spawn ?? []).map((w) => fill(w, ctx));
+    return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
+  },
+  resume(ctx) {
+    const [binary = '', ...args] = (ctx.config.resume ?? []).map((w) => fill(w, ctx));
+    return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
+  },
+  // Its events, if it prints any, are read in whichever dialect they are; it has no refusals sow can read.
+  ignores: { permissions: OWN_PERMISSIONS, yolo_mode: OWN_PERMISSIONS },
+  doctor: 'on-path',
+};

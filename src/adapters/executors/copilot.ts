@@ -1,0 +1,68 @@
+/**
+ * GitHub Copilot CLI (`copilot`): `write` lets its edit tools change files (only inside the working
+ * directory; with --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command,
+ * `shell(<check>)` each check. Copilot matches a shell command by its name, plus the first
+ * subcommand for tools such as npm and git: `shell(npm test)` allows `npm test`, but a check like
+ * `node check.mjs` is known to it as `node`, which sow will not grant (that would allow any node
+ * program): sow grants the whole line anyway (harmless if it never matches) and says, with
+ * --verbose, that Copilot may refuse it.
+ */
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
+import type { Obj } from './shared.js';
+
+const permissions = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo'
+    ? ['--allow-all-tools']
+    : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
+/** Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`). */
+const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
+const notes = (ctx: InvocationContext) => {
+  if (ctx.permissions === 'yolo') return [];
+  const doubtful = checksOf(ctx).filter((c) => !matchable(c));
+  return [
+    `permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`,
+    ...(doubtful.length ? [`Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as \`npm run <script>\` is matched`] : []),
+  ];
+};
+
+const TOOLS = { command: ['bash', 'shell', 'powershell'], edit: ['create', 'edit', 'write', 'str_replace_editor'] };
+
+export const copilot: ExecutorModule = {
+  type: 'copilot',
+  title: 'GitHub Copilot CLI',
+  install: 'npm install -g @github/copilot',
+  sessionIds: 'caller',
+  binary: () => 'copilot',
+  supportsResumption: () => true,
+  // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, {}, notes(ctx));
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    // --resume takes an optional value, so it must be attached with '='.
+    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, {}, notes(ctx));
+  },
+  /** A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier `tool.execution_start` with the same `toolCallId`. */
+  denials() {
+    const calls = new Map<string, Obj>();
+    return {
+      event(e) {
+        const data = e['data'];
+        if (!isObj(data)) return [];
+        const id = str(data['toolCallId']);
+        if (!id) return [];
+        if (e['type'] === 'tool.execution_start') calls.set(id, data);
+        if (e['type'] !== 'tool.execution_complete' || data['success'] !== false || !isObj(data['error']) || data['error']['code'] !== 'denied') return [];
+        const call = calls.get(id);
+        return [denial(str(call?.['toolName']) ?? 'unknown', call?.['arguments'], TOOLS, str(data['error']['message']))];
+      },
+      stderr: none,
+    };
+  },
+  checkRefusedBecause: 'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
+  ignores: OWN_ARGV,
+  doctor: 'flags',
+};

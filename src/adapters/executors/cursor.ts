@@ -1,0 +1,56 @@
+/**
+ * Cursor CLI (`cursor-agent`), from Cursor's docs: it is not on npm, so there is no CLI to test
+ * here (test/fakes/fake-agent.mjs plays it). Cursor grants single commands only in its config files
+ * (permissions.allow, by first word), never per run; so safe runs its shell commands in Cursor's
+ * sandbox, like Codex. --force is "allow everything not explicitly denied".
+ */
+import { custom, denial, isObj, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
+import type { Obj } from './shared.js';
+
+const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
+const notes = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo' ? [] : ['permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json'];
+
+const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
+
+export const cursor: ExecutorModule = {
+  type: 'cursor',
+  title: 'Cursor CLI',
+  install: 'curl https://cursor.com/install -fsS | bash   (cursor-agent is not on npm)',
+  sessionIds: 'precreated',
+  binary: () => 'cursor-agent',
+  supportsResumption: () => true,
+  createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
+  spawn(ctx) {
+    const c = ctx.config;
+    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, {}, notes(ctx));
+  },
+  resume(ctx) {
+    return this.spawn(ctx);
+  },
+  /** From its documentation and public reports (not captured here): a `tool_call` event, subtype `completed`, whose `<kind>ToolCall.result` is `{rejected: {command, reason}}`. */
+  denials() {
+    const started = new Map<string, Obj>();
+    return {
+      event(e) {
+        if (e['type'] !== 'tool_call' || !isObj(e['tool_call'])) return [];
+        const [key, call] = Object.entries(e['tool_call'])[0] ?? [];
+        if (!key || !isObj(call)) return [];
+        const id = str(e['call_id']) ?? '';
+        if (e['subtype'] === 'started') started.set(id, call);
+        const result = call['result'];
+        if (e['subtype'] !== 'completed' || !isObj(result) || !isObj(result['rejected'])) return [];
+        const rejected = result['rejected'];
+        const args = call['args'] ?? started.get(id)?.['args'];
+        const tool = key.replace(/ToolCall$/, '');
+        const input = str(rejected['command']) ? rejected : args;
+        return [denial(tool, input, TOOLS, str(rejected['reason']) || undefined)];
+      },
+      stderr: none,
+    };
+  },
+  sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
+  ignores: OWN_ARGV,
+  doctor: 'flags',
+};

@@ -1,0 +1,75 @@
+/**
+ * Gemini CLI (`gemini`). It grants single shell commands through its policy engine (its
+ * --allowed-tools flag is deprecated), so safe is the auto_edit approval mode (edit tools run
+ * unasked) plus a policy file beside the prompt: `sow` by prefix (`sow` and `sow …`, not `sowx`),
+ * each check exactly (a regex over the command as Gemini CLI sees it in the call's JSON
+ * arguments). Gemini CLI checks each part of a chained command separately, so a check that chains
+ * commands needs each part allowed too.
+ */
+import { dirname, join } from 'node:path';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, usageOf, viaStdin } from './shared.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
+import type { Obj } from './shared.js';
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export function geminiPolicy(checks: readonly string[]): string {
+  const rule = (lines: string[]) => `[[rule]]\ntoolName = "run_shell_command"\n${lines.join('\n')}\ndecision = "allow"\npriority = 999\n`;
+  return [
+    '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
+    rule(['commandPrefix = "sow"']),
+    // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its closing quote.
+    ...checks.map((c) => rule([`# ${c.replace(/\n/g, ' ')}`, `commandRegex = ${JSON.stringify(`${escapeRegExp(JSON.stringify(c).slice(1, -1))}"`)}`, 'allowRedirection = true'])),
+  ].join('\n');
+}
+const permissions = (ctx: InvocationContext) => {
+  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [], notes: [] };
+  const path = join(dirname(ctx.promptFile), 'gemini-sow-policy.toml');
+  return {
+    args: ['--approval-mode', 'auto_edit', '--policy', path],
+    files: [{ path, text: geminiPolicy(checksOf(ctx)) }],
+    notes: [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${listed(ctx)} (policy ${path}); it refuses anything else`],
+  };
+};
+
+const TOOLS = { command: ['run_shell_command'], edit: ['write_file', 'replace'] };
+
+export const gemini: ExecutorModule = {
+  type: 'gemini',
+  title: 'Gemini CLI',
+  install: 'npm install -g @google/gemini-cli',
+  sessionIds: 'caller',
+  binary: () => 'gemini',
+  supportsResumption: () => true,
+  // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
+  spawn(ctx) {
+    const c = ctx.config;
+    const p = permissions(ctx);
+    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    const p = permissions(ctx);
+    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
+  },
+  // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
+  usage: (e) => (e['type'] === 'result' && isObj(e['stats']) ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens']) : undefined),
+  // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.
+  /** A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier `tool_use` with the same `tool_id`. */
+  denials() {
+    const calls = new Map<string, Obj>();
+    return {
+      event(e) {
+        const id = str(e['tool_id']);
+        if (!id) return [];
+        if (e['type'] === 'tool_use') calls.set(id, e);
+        if (e['type'] !== 'tool_result' || e['status'] !== 'error' || !isObj(e['error']) || e['error']['type'] !== 'policy_violation') return [];
+        const call = calls.get(id);
+        return [denial(str(call?.['tool_name']) ?? 'unknown', call?.['parameters'], TOOLS, str(e['error']['message']))];
+      },
+      stderr: none,
+    };
+  },
+  checkRefusedBecause: 'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
+  ignores: OWN_ARGV,
+  doctor: 'flags',
+};

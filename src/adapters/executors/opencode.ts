@@ -1,0 +1,73 @@
+/**
+ * opencode (`opencode run`). It takes permissions as config: OPENCODE_PERMISSION (JSON merged over
+ * every other config layer, so it wins) allows edits, `sow`, `sow …` and each check (the last
+ * matching pattern wins, so the catch-all comes first), and asks for anything else, which
+ * `opencode run` refuses. opencode stops the whole run at the first refusal unless
+ * experimental.continue_loop_on_deny is set, which no environment variable carries: sow writes it
+ * to a config file beside the prompt and points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT,
+ * which a user may set, is left alone). It creates its own session id and reports it in its events.
+ */
+import { dirname, join } from 'node:path';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, usageOf, viaStdin } from './shared.js';
+import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
+
+export const opencodePermission = (checks: readonly string[]) => ({
+  edit: 'allow',
+  bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', ...Object.fromEntries(checks.map((c) => [c, 'allow'])) },
+  webfetch: 'ask',
+  external_directory: 'ask',
+});
+const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 'notes' | 'files'> => {
+  if (ctx.permissions === 'yolo') return { args: ['--auto'], env: {}, notes: [], files: [] };
+  const path = join(dirname(ctx.promptFile), 'opencode-sow.json');
+  return {
+    args: [],
+    env: { OPENCODE_PERMISSION: JSON.stringify(opencodePermission(checksOf(ctx))), OPENCODE_CONFIG: path },
+    files: [{ path, text: `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } }, null, 2)}\n` }],
+    notes: [`permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); it refuses anything else and goes on (${path})`],
+  };
+};
+
+const TOOLS = { command: ['bash'], edit: ['write', 'edit', 'patch', 'multiedit'] };
+/** opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no error code, only these fixed texts. */
+const REFUSED = /^The user (rejected permission to use this specific tool call|has specified a rule which prevents you from using this specific tool call)/;
+
+export const opencode: ExecutorModule = {
+  type: 'opencode',
+  title: 'opencode',
+  install: 'npm install -g opencode-ai',
+  sessionIds: 'reported',
+  binary: () => 'opencode',
+  supportsResumption: () => true,
+  sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
+  spawn(ctx) {
+    const c = ctx.config;
+    const p = permissions(ctx);
+    return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
+  },
+  resume(ctx) {
+    const c = ctx.config;
+    const p = permissions(ctx);
+    return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
+  },
+  // Each `step_finish` has that step's tokens and cost.
+  usage: (e) => {
+    const part = e['part'];
+    return e['type'] === 'step_finish' && isObj(part) && isObj(part['tokens']) ? usageOf(part['tokens']['input'], part['tokens']['output'], part['cost']) : undefined;
+  },
+  // Its events read through the generic fields (part.text, part.tool, part.state).
+  /** A `tool_use` whose `part.state.status` is "error" with one of opencode's permission errors. */
+  denials: () => ({
+    event(e) {
+      const part = e['part'];
+      if (e['type'] !== 'tool_use' || !isObj(part) || !isObj(part['state'])) return [];
+      const state = part['state'];
+      const error = str(state['error']);
+      if (state['status'] !== 'error' || !error || !REFUSED.test(error)) return [];
+      return [denial(str(part['tool']) ?? 'unknown', state['input'], TOOLS, error)];
+    },
+    stderr: none,
+  }),
+  ignores: OWN_ARGV,
+  doctor: 'flags',
+};

@@ -1,0 +1,30 @@
+/**
+ * The agent CLIs sow drives: one module each. Adding a CLI is its module, one line here, its name
+ * in domain/schemas.ts's EXECUTOR_TYPES (the user configuration's schema is pure domain and cannot
+ * read this file; tsc makes the two lists agree) and a fake in test/fakes/fake-agent.mjs.
+ */
+import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
+import type { ExecutorType } from '../../domain/schemas.js';
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+import { command } from './command.js';
+import { copilot } from './copilot.js';
+import { cursor } from './cursor.js';
+import { gemini } from './gemini.js';
+import { opencode } from './opencode.js';
+import type { ExecutorModule } from './types.js';
+import { windsurf } from './windsurf.js';
+
+export const EXECUTORS: Readonly<Record<ExecutorType, ExecutorModule>> = { claude, cursor, codex, gemini, copilot, opencode, windsurf, command };
+
+/** The executor of a type named in a file (a session records it): only a type sow has. */
+export const executorOf = (type: string): ExecutorModule | undefined => (Object.hasOwn(EXECUTORS, type) ? EXECUTORS[type as ExecutorType] : undefined);
+
+/** The settings each type does not take, with why: what config validation reports. */
+export const IGNORED_SETTINGS: IgnoredSettings = Object.fromEntries(Object.values(EXECUTORS).map((e) => [e.type, e.ignores])) as IgnoredSettings;
+
+/** Whether the executor type takes a setting at all (`config show` says so beside it). */
+export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boolean => EXECUTORS[type].ignores[setting] !== undefined;
+
+/** The types that resume a session as they are, in the registry's order. */
+export const resumableTypes = (): ExecutorType[] => Object.values(EXECUTORS).filter((e) => e.supportsResumption({ type: e.type })).map((e) => e.type);

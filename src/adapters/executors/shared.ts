@@ -1,0 +1,87 @@
+/** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
+import type { ExecutorConfig } from '../../domain/schemas.js';
+import type { Denial, Invocation, InvocationContext, Usage } from './types.js';
+
+export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
+export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
+export const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
+  ({ binary, args, env, stdin: ctx.prompt, notes, granted: { permissions: ctx.permissions, checks: ctx.checks } });
+
+/*
+ * Permissions (docs/decisions/0017-permission-profiles.md). `yolo` is each CLI's skip-all flag.
+ * `safe`: the worker may read and edit files in the repository, run `sow` (any sow command, to
+ * report back) and run each check the repository declares and the person allowed (exactly that
+ * command line; app/agents.ts hands over only those); anything else needs asking, and a
+ * headless worker cannot ask, so it is refused. Each CLI expresses that
+ * in its own terms; where it cannot grant single commands (Codex, Cursor) it runs every command in
+ * its sandbox instead, which confines writes to the workspace and cuts the network.
+ */
+
+/** The declared checks a safe worker may run, each once. */
+export const checksOf = (ctx: InvocationContext): string[] => [...new Set(ctx.checks.map((c) => c.trim()).filter(Boolean))];
+export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map((c) => `\`${c}\``).join(', ');
+
+/** The settings only a command of the user's own takes. */
+export const OWN_ARGV = { spawn: "only type 'command' runs an argv of your own", resume: "only type 'command' runs an argv of your own" } as const;
+
+/** A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as an option). */
+export const reportedSession = (x: unknown): string | undefined => (typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined);
+
+export type Obj = Record<string, unknown>;
+export const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+/** A string with something in it (progress skips blank texts). */
+export const text = (x: unknown): string | undefined => (typeof x === 'string' && x.trim() ? x : undefined);
+export const oneLine = (s: string, max = 110) => {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** A count or an amount a CLI reported: a finite number, not below zero. */
+const amount = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
+/** Usage from the CLI's own fields, leaving out what it did not report. */
+export function usageOf(input: unknown, output: unknown, cost?: unknown): Usage {
+  const u: Usage = {};
+  const [i, o, c] = [amount(input), amount(output), amount(cost)];
+  if (i !== undefined) u.input_tokens = i;
+  if (o !== undefined) u.output_tokens = o;
+  if (c !== undefined) u.cost_usd = c;
+  return u;
+}
+/** The sum of a run's usage. */
+export function addUsage(total: Usage, more: Usage): Usage {
+  const sum = (a?: number, b?: number) => (a === undefined ? b : b === undefined ? a : a + b);
+  const out: Usage = {};
+  for (const k of ['input_tokens', 'output_tokens', 'cost_usd'] as const) {
+    const v = sum(total[k], more[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/** What a tool call is about, for a progress line. */
+export function toolDetail(input: unknown): string {
+  if (!isObj(input)) return '';
+  const detail = text(input['command']) ?? text(input['file_path']) ?? text(input['path']) ?? text(input['pattern']) ?? text(input['description']) ?? text(input['url']);
+  return detail ? `: ${oneLine(detail, 90)}` : '';
+}
+
+/** The command, or the file, a tool call's input is about; else its JSON, shortened. */
+function inputText(input: unknown): string | null {
+  if (typeof input === 'string') return input;
+  if (!isObj(input)) return null;
+  const command = input['command'] ?? input['cmd'];
+  if (typeof command === 'string') return command;
+  if (Array.isArray(command) && command.every((c) => typeof c === 'string')) return command.join(' ');
+  const path = str(input['file_path']) ?? str(input['filePath']) ?? str(input['path']) ?? str(input['absolute_path']);
+  if (path) return path;
+  const json = JSON.stringify(input);
+  return json.length > 200 ? `${json.slice(0, 199)}…` : json;
+}
+
+/** A denial of `tool`, its kind read from the CLI's names for its command and edit tools. */
+export function denial(tool: string, input: unknown, kinds: { command: readonly string[]; edit: readonly string[] }, reason?: string): Denial {
+  const kind = kinds.command.includes(tool) ? 'command' : kinds.edit.includes(tool) ? 'edit' : 'other';
+  return { tool, input: inputText(input), kind, ...(reason ? { reason } : {}) };
+}
+export const none = (): Denial[] => [];

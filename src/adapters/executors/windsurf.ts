@@ -1,0 +1,20 @@
+/** Windsurf (`windsurf`): sow passes it only the user's custom_args, and it cannot resume a session. */
+import { custom, OWN_ARGV, viaStdin } from './shared.js';
+import type { ExecutorModule } from './types.js';
+
+const NO_PERMISSIONS = 'sow passes windsurf no permission flags; its custom_args decide';
+
+export const windsurf: ExecutorModule = {
+  type: 'windsurf',
+  title: 'Windsurf',
+  install: 'install Windsurf and put its windsurf command on PATH',
+  sessionIds: 'none',
+  binary: () => 'windsurf',
+  supportsResumption: () => false,
+  spawn: (ctx) => viaStdin('windsurf', [...custom(ctx.config)], ctx),
+  resume() {
+    throw new Error('windsurf cannot resume sessions');
+  },
+  ignores: { permissions: NO_PERMISSIONS, yolo_mode: NO_PERMISSIONS, model: 'sow passes windsurf no model flag', ...OWN_ARGV },
+  doctor: 'flags',
+};
