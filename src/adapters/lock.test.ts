@@ -69,13 +69,20 @@ describe('lock', () => {
   });
 
   it.skipIf(!linux)('takes over from a zombie holder and from a reused pid (another start time)', async () => {
-    // `sleep 0` exits at once, and its parent (exec'd into `sleep 600`) never reaps it: a zombie,
-    // until the parent ends (killed below) — a parent that ended by itself on a loaded machine
-    // took its zombie with it before the test looked.
-    const shell = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // `sleep 2` ends after its parent has exec'd into `sleep 600`, which never reaps it: a zombie
+    // until the parent ends (killed below). A child that ended before the exec could be reaped by
+    // the shell itself on a loaded machine (`sleep 0` was, with a suite and helpers' tests side by side, after the parent had been made to live).
+    const shell = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     onTestFinished(() => void shell.kill());
     const zombie = Number(await new Promise<string>((r) => shell.stdout.once('data', (d) => r(String(d).trim()))));
-    expect(await until(() => /\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'))), 'a zombie').toBe(true);
+    const stat = () => {
+      try {
+        return readFileSync(`/proc/${zombie}/stat`, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    expect(await until(() => /\) Z /.test(stat())), 'a zombie').toBe(true);
     expect(processAlive(zombie), 'kill(pid, 0) counts a zombie as alive').toBe(true);
     writeLock({ pid: zombie });
     (await acquireLock(path, 1_000))();
