@@ -12,7 +12,6 @@ import registerProject, { registerStatus } from './cli/project/index.js';
 import registerPhase from './cli/phase/index.js';
 import registerTask from './cli/task/index.js';
 import registerArtifacts from './cli/artifacts.js';
-import registerAdvance from './cli/advance.js';
 import registerSchema from './cli/schema.js';
 import registerHelpTopics from './cli/help-topics.js';
 import registerAgent from './cli/agent.js';
@@ -30,6 +29,8 @@ import { registerHook, registerInstall, registerUninstall } from './cli/install.
 import registerDoctor from './cli/doctor.js';
 import { registerComplete, registerCompletion } from './cli/completion.js';
 import { toJson } from './domain/json.js';
+import { GROUPS } from './commands/index.js';
+import { addGroup } from './cli/build.js';
 
 declare const SOW_VERSION: string;
 
@@ -76,7 +77,10 @@ async function build(): Promise<Command> {
     });
   // Register only the command group argv names, so start-up builds a handful of commands, not
   // all of them; help, unknown words and no argument get the whole tree.
-  const groups: Record<string, (p: Command) => void> = {
+  // Groups still registered by closures of cli/ sit beside those of the registry, in the order
+  // `sow --help` lists them.
+  const fromRegistry = (name: string) => (p: Command) => addGroup(p, GROUPS.find((g) => g.name === name)!);
+  const groups: Record<string, (p: Command) => void | Promise<void>> = {
     init: registerInit,
     project: registerProject,
     status: registerStatus,
@@ -84,7 +88,7 @@ async function build(): Promise<Command> {
     task: registerTask,
     input: (p) => registerArtifacts(p, 'inputs', 'phase'),
     output: (p) => registerArtifacts(p, 'outputs', 'phase'),
-    advance: registerAdvance,
+    advance: fromRegistry('advance'),
     agent: registerAgent,
     log: registerLog,
     prompt: registerPrompt,
@@ -109,14 +113,14 @@ async function build(): Promise<Command> {
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
   const wantsTable = first === 'help' && process.argv.includes('exit-codes');
   const only = wantsTable ? registerHelpTopics : first !== undefined ? groups[first] : undefined;
-  if (only) only(program);
+  if (only) await only(program);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
     // no word and a mistake get every group, sow's and the types'.
     const types = (await import('./cli/type-commands.js')).default;
-    if (first === undefined || !types(program, first)) {
-      for (const register of Object.values(groups)) register(program);
-      types(program);
+    if (first === undefined || !(await types(program, first))) {
+      for (const register of Object.values(groups)) await register(program);
+      await types(program);
     }
   }
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.

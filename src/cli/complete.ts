@@ -9,7 +9,7 @@ import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
 
-export type Groups = Readonly<Record<string, (program: Command) => void>>;
+export type Groups = Readonly<Record<string, (program: Command) => void | Promise<void>>>;
 
 /**
  * The command tree as `sow --help` builds it; only the group `first` names, when it names one
@@ -21,13 +21,13 @@ async function commandTree(groups: Groups, first: string | undefined, root: Comm
   for (const option of root.options) program.addOption(option);
   const own = first !== undefined && Object.hasOwn(groups, first) ? groups[first] : undefined;
   if (own) {
-    own(program);
+    await own(program);
     return program;
   }
   const types = (await import('./type-commands.js')).default;
-  if (first !== undefined && types(program, first)) return program;
-  for (const register of new Set(Object.values(groups))) register(program);
-  types(program);
+  if (first !== undefined && (await types(program, first))) return program;
+  for (const register of new Set(Object.values(groups))) await register(program);
+  await types(program);
   return program;
 }
 

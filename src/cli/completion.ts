@@ -3,7 +3,7 @@ import { Argument, type Command } from 'commander';
 import { cwd, respond } from './output.js';
 import { choiceOf } from './args.js';
 
-type Groups = Readonly<Record<string, (program: Command) => void>>;
+type Groups = Readonly<Record<string, (program: Command) => void | Promise<void>>>;
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
