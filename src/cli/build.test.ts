@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CommandDef, CommandInput, GroupDef } from '../commands/def.js';
 import { GROUPS, allCommands } from '../commands/index.js';
-import { addGroup } from './build.js';
+import { addGroup, definitionOf } from './build.js';
 import { takeResult } from './output.js';
 
 function program(): Command {
@@ -72,6 +72,14 @@ describe('the commander tree from command definitions', () => {
     await addGroup(p, { name: 'solo', description: '', load: async () => [def('solo')] });
     expect(p.commands.map((c) => c.name())).toEqual(['solo']);
     expect(p.commands[0]!.commands).toEqual([]);
+  });
+
+  it('each command of the tree knows the definition it was built from (completion reads its sources)', async () => {
+    const p = program();
+    await addGroup(p, group);
+    const go = p.commands[0]!.commands[0]!;
+    expect(definitionOf(go)?.name).toBe('grp go');
+    expect(definitionOf(p.commands[0]!)).toBeUndefined();
   });
 
   it('the registry: every command under its group, each name once', async () => {

@@ -10,6 +10,7 @@ import { cwd, respond } from './output.js';
 function argumentOf(a: ArgDef): Argument {
   const name = `${a.name}${a.variadic ? '...' : ''}`;
   const arg = new Argument(a.optional ? `[${name}]` : `<${name}>`, a.description);
+  if (a.default !== undefined) arg.default(a.default);
   if (a.choices) arg.choices(a.choices);
   // After choices(): sow's parser refuses as sow does; the choices stay for help and completion.
   if (a.parse) arg.argParser(a.parse);
@@ -21,22 +22,32 @@ function optionOf(o: OptionDef): Option {
   if (o.default !== undefined) option.default(o.default);
   if (o.required) option.makeOptionMandatory();
   if (o.choices) option.choices(o.choices);
-  if (o.parse) option.argParser(o.parse);
+  if (o.parse) option.argParser(o.parse as (raw: string, previous: unknown) => unknown);
   return option;
 }
+
+const DEFINITIONS = new WeakMap<Command, CommandDef>();
+
+/** The definition a command of the tree was built from (completion reads its candidate sources). */
+export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITIONS.get(cmd);
 
 /** Adds `def` under `parent`, as the last of its words. */
 export function addCommand(parent: Command, def: CommandDef, word: string): Command {
   const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
+  DEFINITIONS.set(cmd, def);
   for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
   for (const o of def.options ?? []) cmd.addOption(optionOf(o));
-  const after = [def.help, def.examples?.length ? `Examples:\n${def.examples.map((e) => `  ${e}`).join('\n')}` : undefined].filter(Boolean).join('\n\n');
-  if (after) cmd.addHelpText('after', `\n${after}`);
+  const examples = def.examples?.length ? `Examples:\n${def.examples.map((e) => `  ${e}`).join('\n')}` : undefined;
+  const help = def.help;
+  if (help !== undefined || examples) cmd.addHelpText('after', () => `\n${[typeof help === 'function' ? help() : help, examples].filter(Boolean).join('\n\n')}`);
+  if (def.passThrough) cmd.allowUnknownOption().allowExcessArguments();
   const count = (def.args ?? []).length;
   cmd.action(async (...received: unknown[]) => {
     const self = received.at(-1) as Command;
     const { processContext } = await import('../app/context.js');
-    const r = await def.run({ app: processContext(cwd()) }, { args: received.slice(0, count), opts: self.opts() });
+    const input = { args: received.slice(0, count), opts: self.opts(), ...(def.passThrough ? { rest: self.args } : {}) };
+    const r = await def.run({ app: processContext(cwd()), json: process.argv.includes('--json') }, input);
+    if (!r) return;
     if (r.warnings?.length) {
       const { warn } = await import('../adapters/notices.js');
       for (const w of r.warnings) warn(w);

@@ -15,6 +15,8 @@ export interface ArgDef {
   readonly description?: string;
   readonly optional?: boolean;
   readonly variadic?: boolean;
+  /** The value when it is not given. */
+  readonly default?: string;
   /** A closed set: commander lists it in the help and completion offers it. */
   readonly choices?: readonly string[];
   /** Checks the word as typed (a usage error, exit 2, for a mistake) and returns the value. */
@@ -27,9 +29,10 @@ export interface OptionDef {
   readonly flags: string;
   readonly description: string;
   readonly required?: boolean;
-  readonly default?: string;
+  readonly default?: unknown;
   readonly choices?: readonly string[];
-  readonly parse?: (raw: string) => unknown;
+  /** Checks the word as typed; `previous` is the value so far (a repeatable option collects). */
+  readonly parse?: (raw: string, previous: unknown) => unknown;
   readonly complete?: CandidateSource;
 }
 
@@ -37,6 +40,8 @@ export interface OptionDef {
 export interface CommandInput {
   readonly args: readonly unknown[];
   readonly opts: Readonly<Record<string, unknown>>;
+  /** With `passThrough`: the words the command did not know (`--name value` metadata flags). */
+  readonly rest?: readonly string[];
 }
 
 /** What a run hands back; the front end renders it (the CLI: data with --json, else text and message). */
@@ -52,6 +57,8 @@ export interface CommandResult {
 
 export interface CommandContext {
   readonly app: AppContext;
+  /** The command line asked for one JSON document (`--json`): nothing else may reach stdout. */
+  readonly json?: boolean;
   /** The client's cancellation (MCP), if any. */
   readonly signal?: AbortSignal;
   /** Reports progress of a long run (checks), when someone listens. */
@@ -70,14 +77,22 @@ export interface ToolAnnotations {
  * How a command is offered to an MCP client. Schemas are built from the `z` that `sow mcp` passes
  * in, so defining them loads nothing on the command line's start-up.
  */
+/** zod's `z`, as `sow mcp` hands it to the schema builders. */
+export type ZodApi = typeof Zod;
+
 export interface McpExposure {
   readonly tool: string;
   readonly description: string;
   readonly annotations?: ToolAnnotations;
   /** The arguments, as a strict zod object. */
-  input(z: typeof Zod): ZodObject;
+  input(z: ZodApi): ZodObject;
+  /**
+   * A result that is a list goes under this member of `structuredContent`, which is an object
+   * (the text content is the list itself, as the command prints it under `data` with --json).
+   */
+  readonly listKey?: string;
   /** The shape of the result (`structuredContent`), as a zod object. */
-  output(z: typeof Zod): ZodObject;
+  output(z: ZodApi): ZodObject;
   /** The tool's arguments as the command's input; without it, they are the command's options. */
   toInput?(args: Record<string, unknown>): CommandInput;
   /** A tool that does more than one command (artifact: add, set, list) says what it runs itself. */
@@ -90,14 +105,17 @@ export interface CommandDef {
   readonly description: string;
   readonly args?: readonly ArgDef[];
   readonly options?: readonly OptionDef[];
-  /** Shown after the options in --help (notes, examples). */
-  readonly help?: string;
+  /** Shown after the options in --help (notes); a function when it says something only known then (a path in use). */
+  readonly help?: string | (() => string);
   readonly examples?: readonly string[];
   /** Whether it changes state under .sow/ (or the repository). */
   readonly writes: boolean;
   readonly hidden?: boolean;
+  /** Takes `--name value` words it does not declare (they arrive as `rest`). */
+  readonly passThrough?: boolean;
   readonly mcp?: McpExposure;
-  run(ctx: CommandContext, input: CommandInput): Promise<CommandResult>;
+  /** Undefined: nothing to show (`sow mcp`, whose stdout is the protocol's). */
+  run(ctx: CommandContext, input: CommandInput): Promise<CommandResult | undefined>;
 }
 
 /** A command group (`sow task …`), its commands loaded only when argv, help or completion needs them. */

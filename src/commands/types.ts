@@ -5,7 +5,11 @@
  */
 import type { TypeCommandDef, TypeOptions } from '../domain/project-types/commands.js';
 import type { ProjectType } from '../domain/project-types/types.js';
-import type { CommandDef, GroupDef } from './def.js';
+import type { CandidateSource, CommandDef, GroupDef } from './def.js';
+
+/** A type's option named as one of sow's own offers the same values in completion. */
+const SHARED_SOURCES: Readonly<Record<string, CandidateSource>> = { '--id': 'task-id', '--task': 'task-id', '--depends-on': 'task-id', '--agent': 'agent', '--phase': 'phase' };
+const sourceOf = (flags: string): CandidateSource | undefined => SHARED_SOURCES[/--[\w-]+/.exec(flags)?.[0] ?? ''];
 
 function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
   const group = type.commands!.name;
@@ -13,7 +17,10 @@ function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
     name: `${group} ${command.name}`,
     description: command.description,
     args: (command.args ?? []).map((a) => ({ name: a.name, description: a.description, ...(a.optional ? { optional: true } : {}) })),
-    options: (command.options ?? []).map((o) => ({ flags: o.flags, description: o.description, ...(o.required ? { required: true } : {}) })),
+    options: (command.options ?? []).map((o) => {
+      const complete = sourceOf(o.flags);
+      return { flags: o.flags, description: o.description, ...(o.required ? { required: true } : {}), ...(complete ? { complete } : {}) };
+    }),
     ...(command.help !== undefined ? { help: command.help } : {}),
     // A type's command may write (its run says so through update()); take the careful side.
     writes: true,
