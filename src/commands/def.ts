@@ -83,6 +83,7 @@ export type ZodApi = typeof Zod;
 export interface McpExposure {
   readonly tool: string;
   readonly description: string;
+  /** Besides readOnlyHint, which a command that does not write gets by itself. */
   readonly annotations?: ToolAnnotations;
   /** The arguments, as a strict zod object. */
   input(z: ZodApi): ZodObject;

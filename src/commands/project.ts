@@ -32,7 +32,6 @@ export const status: CommandDef = {
   mcp: {
     tool: 'status',
     description: 'The project dashboard: state, phases, task counts, and what advancing needs.',
-    annotations: { readOnlyHint: true },
     input: (z) => z.strictObject({}),
     output: (z) => z.looseObject({
       name: z.string(),
@@ -99,7 +98,6 @@ export const commands: readonly CommandDef[] = [
     mcp: {
       tool: 'continue',
       description: 'The prompt for the current state: what to do now (how to start a project when there is none).',
-      annotations: { readOnlyHint: true },
       input: (z) => z.strictObject({}),
       output: (z) => z.looseObject({ state: z.string().describe('the current state'), prompt: z.string().describe('what to do now, in markdown') }),
     },

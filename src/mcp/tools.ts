@@ -34,7 +34,8 @@ function toolOf(def: CommandDef): Tool {
     description: exposure.description,
     input: exposure.input(z),
     output: exposure.output(z),
-    ...(exposure.annotations ? { annotations: exposure.annotations } : {}),
+    // A command that changes nothing is a read for the client too: said once, by `writes`.
+    ...(!def.writes || exposure.annotations ? { annotations: { ...(def.writes ? {} : { readOnlyHint: true }), ...exposure.annotations } } : {}),
     ...(exposure.listKey ? { listKey: exposure.listKey } : {}),
     async run(args, ctx) {
       const context: CommandContext = { app: processContext(ctx.cwd), json: true, progress: ctx.progress, ...(ctx.signal ? { signal: ctx.signal } : {}) };
