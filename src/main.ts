@@ -7,29 +7,10 @@ import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './
 import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
-import registerInit from './cli/init.js';
-import registerProject, { registerStatus } from './cli/project/index.js';
-import registerPhase from './cli/phase/index.js';
-import registerTask from './cli/task/index.js';
-import registerArtifacts from './cli/artifacts.js';
-import registerAdvance from './cli/advance.js';
-import registerSchema from './cli/schema.js';
-import registerHelpTopics from './cli/help-topics.js';
-import registerAgent from './cli/agent.js';
-import registerConfig from './cli/config.js';
-import registerLog from './cli/log.js';
-import registerPrompt from './cli/prompt.js';
-import registerMigrate from './cli/migrate.js';
-import registerCheck from './cli/check.js';
-import registerWorktree from './cli/worktree.js';
-import { registerIssue, registerPr } from './cli/github.js';
-import registerRefs from './cli/refs.js';
-import registerMcp from './cli/mcp.js';
-import registerGraph from './cli/graph.js';
-import { registerHook, registerInstall, registerUninstall } from './cli/install.js';
-import registerDoctor from './cli/doctor.js';
-import { registerComplete, registerCompletion } from './cli/completion.js';
 import { toJson } from './domain/json.js';
+import { GROUPS } from './commands/index.js';
+import { registerComplete } from './cli/completion.js';
+import { addGroup } from './cli/build.js';
 
 declare const SOW_VERSION: string;
 
@@ -75,48 +56,21 @@ async function build(): Promise<Command> {
       ...(json && !wantsHelp ? { writeOut: () => undefined } : {}),
     });
   // Register only the command group argv names, so start-up builds a handful of commands, not
-  // all of them; help, unknown words and no argument get the whole tree.
-  const groups: Record<string, (p: Command) => void> = {
-    init: registerInit,
-    project: registerProject,
-    status: registerStatus,
-    phase: registerPhase,
-    task: registerTask,
-    input: (p) => registerArtifacts(p, 'inputs', 'phase'),
-    output: (p) => registerArtifacts(p, 'outputs', 'phase'),
-    advance: registerAdvance,
-    agent: registerAgent,
-    log: registerLog,
-    prompt: registerPrompt,
-    config: registerConfig,
-    schema: registerSchema,
-    migrate: registerMigrate,
-    check: registerCheck,
-    worktree: registerWorktree,
-    issue: registerIssue,
-    pr: registerPr,
-    refs: registerRefs,
-    mcp: registerMcp,
-    graph: registerGraph,
-    install: registerInstall,
-    uninstall: registerUninstall,
-    hook: registerHook,
-    doctor: registerDoctor,
-    completion: registerCompletion,
-    __complete: (p) => registerComplete(p, groups),
-    'exit-codes': registerHelpTopics,
-  };
+  // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
+  // command line, so it is not one of the registry's commands.
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
   const wantsTable = first === 'help' && process.argv.includes('exit-codes');
-  const only = wantsTable ? registerHelpTopics : first !== undefined ? groups[first] : undefined;
-  if (only) only(program);
+  const named = GROUPS.find((g) => g.name === (wantsTable ? 'exit-codes' : first));
+  if (named) await addGroup(program, named);
+  else if (first === '__complete') registerComplete(program);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
     // no word and a mistake get every group, sow's and the types'.
     const types = (await import('./cli/type-commands.js')).default;
-    if (first === undefined || !types(program, first)) {
-      for (const register of Object.values(groups)) register(program);
-      types(program);
+    if (first === undefined || !(await types(program, first))) {
+      for (const group of GROUPS) await addGroup(program, group);
+      registerComplete(program);
+      await types(program);
     }
   }
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.

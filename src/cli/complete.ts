@@ -8,26 +8,28 @@
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
-
-export type Groups = Readonly<Record<string, (program: Command) => void>>;
+import type { CandidateSource } from '../commands/def.js';
+import { definitionOf } from './build.js';
 
 /**
  * The command tree as `sow --help` builds it; only the group `first` names, when it names one
  * (completing `sow task get --id ` needs the task commands, not every command).
  */
-async function commandTree(groups: Groups, first: string | undefined, root: Command): Promise<Command> {
+async function commandTree(first: string | undefined, root: Command): Promise<Command> {
   const program = new Command('sow');
   // The program's own options (--json, --version, …), as main declares them.
   for (const option of root.options) program.addOption(option);
-  const own = first !== undefined && Object.hasOwn(groups, first) ? groups[first] : undefined;
+  const { GROUPS } = await import('../commands/index.js');
+  const { addGroup } = await import('./build.js');
+  const own = GROUPS.find((g) => g.name === first);
   if (own) {
-    own(program);
+    await addGroup(program, own);
     return program;
   }
   const types = (await import('./type-commands.js')).default;
-  if (first !== undefined && types(program, first)) return program;
-  for (const register of new Set(Object.values(groups))) register(program);
-  types(program);
+  if (first !== undefined && (await types(program, first))) return program;
+  for (const group of GROUPS) await addGroup(program, group);
+  await types(program);
   return program;
 }
 
@@ -108,27 +110,31 @@ async function live(get: (app: typeof import('../app/completion.js')) => Promise
 
 const roles = async () => fromList((await import('../domain/agents.js')).ROLES);
 
-async function optionValues(at: Position, option: Option, cwd: string): Promise<Candidate[]> {
-  if (option.argChoices) return fromList(option.argChoices);
-  const path = at.path.join(' ');
-  switch (option.long) {
-    case '--id':
-    case '--task':
-    case '--depends-on':
+/** The values a source names, for the command `at` stands on. */
+async function fromSource(source: CandidateSource | undefined, at: Position, cwd: string): Promise<Candidate[]> {
+  switch (source) {
+    case 'task-id':
       return live((app) => app.taskIdCandidates(cwd));
-    case '--agent':
+    case 'agent':
       return roles();
-    case '--phase':
+    case 'phase':
       return live((app) => app.phaseCandidates(cwd));
-    case '--status':
-      return path === 'task list' ? fromList((await import('../domain/schemas.js')).TASK_STATUSES) : [];
-    case '--type': {
-      if (path === 'project new') {
-        const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
-        return Object.values(PROJECT_TYPES).map((t) => ({ value: t.name, description: short(t.description) }));
-      }
+    case 'event':
+      return live((app) => app.eventCandidates(cwd));
+    case 'ref':
+      return live((app) => app.refCandidates(cwd));
+    case 'check':
+      return live((app) => app.checkCandidates(cwd));
+    case 'task-status':
+      return fromList((await import('../domain/schemas.js')).TASK_STATUSES);
+    case 'project-type': {
+      const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
+      return Object.values(PROJECT_TYPES).map((t) => ({ value: t.name, description: short(t.description) }));
+    }
+    case 'artifact-type': {
+      // `[task] input|output add`: the types of the phase (--phase, else the current one) or of a task.
       const word = at.path.at(-2);
-      if (at.path.at(-1) !== 'add' || (word !== 'input' && word !== 'output')) return [];
+      if (word !== 'input' && word !== 'output') return [];
       const owner = at.path[0] === 'task' ? 'task' : 'phase';
       return live((app) => app.artifactTypeCandidates(cwd, owner, word === 'input' ? 'inputs' : 'outputs', at.given.get('--phase')));
     }
@@ -137,22 +143,19 @@ async function optionValues(at: Position, option: Option, cwd: string): Promise<
   }
 }
 
+/** The long flag of commander's form: '-a, --agent <agent>' → '--agent'. */
+const longFlag = (flags: string): string | undefined => /--[\w-]+/.exec(flags)?.[0];
+
+async function optionValues(at: Position, option: Option, cwd: string): Promise<Candidate[]> {
+  if (option.argChoices) return fromList(option.argChoices);
+  const def = definitionOf(at.cmd)?.options?.find((o) => longFlag(o.flags) === option.long);
+  return fromSource(def?.complete, at, cwd);
+}
+
 async function argumentValues(at: Position, arg: Argument, cwd: string): Promise<Candidate[]> {
   if (arg.argChoices) return fromList(arg.argChoices);
-  switch (arg.name()) {
-    case 'agent':
-      return roles();
-    case 'task-id':
-      return live((app) => app.taskIdCandidates(cwd));
-    case 'event':
-      return live((app) => app.eventCandidates(cwd));
-    case 'link':
-      return live((app) => app.refCandidates(cwd));
-    case 'names':
-      return at.path.join(' ') === 'check run' ? live((app) => app.checkCandidates(cwd)) : [];
-    default:
-      return [];
-  }
+  const def = definitionOf(at.cmd)?.args?.find((a) => a.name === arg.name());
+  return fromSource(def?.complete, at, cwd);
 }
 
 function flagsOf(at: Position): Candidate[] {
@@ -197,11 +200,11 @@ async function candidatesAt(at: Position, current: string, cwd: string): Promise
  * The candidates for the last of `words` (the word under the cursor, possibly empty); the words
  * before it are the line so far, `sow` first. Only candidates that start with that word.
  */
-export async function complete(groups: Groups, words: readonly string[], cwd: string, root: Command): Promise<Candidate[]> {
+export async function complete(words: readonly string[], cwd: string, root: Command): Promise<Candidate[]> {
   const previous = words.slice(1, -1);
   const current = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
   const first = previous.find((w) => !w.startsWith('-') && w !== '=');
-  const at = walk(await commandTree(groups, first, root), previous);
+  const at = walk(await commandTree(first, root), previous);
   const seen = new Set<string>();
   return (await candidatesAt(at, current, cwd)).filter((c) => {
     if (!c.value.startsWith(current) || seen.has(c.value)) return false;

@@ -1,6 +1,5 @@
-import type { Command } from 'commander';
+/** The help topics that are not commands: what each exit code means, and the rule for 1, 2 and 3. */
 import { EXIT_CODES } from '../domain/errors.js';
-import { respond } from './output.js';
 
 export const EXIT_MEANINGS: Record<keyof typeof EXIT_CODES, string> = {
   ok: 'success (an empty list too)',
@@ -32,13 +31,3 @@ Which of 1, 2 and 3:
   3  The request is right, but the lifecycle is not there yet: a guard of 'sow advance', a task's
      dependencies, feedback or checks, or the state or phase a command works in (adding a task
      while planning, spawning a worker before the tasks are approved).`;
-
-export default function register(program: Command): void {
-  program
-    .command('exit-codes')
-    .description('Explain the exit codes (also: sow help exit-codes)')
-    .action(() => {
-      const rows = (Object.keys(EXIT_CODES) as (keyof typeof EXIT_CODES)[]).map((k) => ({ code: EXIT_CODES[k], kind: k, meaning: EXIT_MEANINGS[k] }));
-      respond({ data: rows, text: `${rows.map((r) => `${String(r.code).padStart(3)}  ${r.meaning}`).join('\n')}\n${EXIT_RULE}` });
-    });
-}

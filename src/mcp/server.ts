@@ -20,7 +20,7 @@ import { nearMiss } from '../domain/suggest.js';
 import { environmentError } from '../adapters/io-errors.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
-import { TOOLS, type Tool, type ToolContext } from './tools.js';
+import { loadTools, type Tool, type ToolContext } from './tools.js';
 import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS = "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
@@ -58,20 +58,39 @@ function argumentsError(tool: Tool, error: z.ZodError): UsageError {
     known.length ? `${tool.name} takes ${known.join(', ')} (its input schema says which and of what type)` : `${tool.name} takes no arguments`);
 }
 
-/** A tool's entry in tools/list: its JSON Schema, without the `$schema` line every client knows. */
+/** A schema as tools/list gives it: JSON Schema, without the `$schema` line every client knows. */
+function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  return rest;
+}
+
+/** A tool's entry in tools/list: what it takes and what it answers. */
 function listing(tool: Tool): ToolInfo {
-  const { $schema: _, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   return {
     name: tool.name,
     description: tool.description,
-    inputSchema: schema as ToolInfo['inputSchema'],
-    ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+    inputSchema: jsonSchema(tool.input, 'input') as ToolInfo['inputSchema'],
+    outputSchema: jsonSchema(tool.output, 'output') as ToolInfo['outputSchema'],
+    ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
   };
 }
 
-export async function callTool(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
-  const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${TOOLS.map((t) => t.name).join(', ')}`));
+/**
+ * A result as the current MCP spec has it: the data as JSON text (what the CLI prints under
+ * `data` with --json, as before) and as `structuredContent`, which must be an object: a list goes
+ * under the tool's member for it. Read back from the text, so both hold the same values (.inf as
+ * the string the text has).
+ */
+function resultOf(tool: Tool, data: unknown): CallToolResult {
+  const text = toJson(data ?? null);
+  const value: unknown = JSON.parse(text);
+  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : { [Array.isArray(value) ? (tool.listKey ?? 'items') : 'value']: value };
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+export async function callTool(tools: readonly Tool[], name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${tools.map((t) => t.name).join(', ')}`));
   // zod drops a member called __proto__ from a map (metadata) without a word; the command line
   // refuses `--__proto__ x`, and so does this, in the same words. (At the top the strict schema
   // refuses it as an unknown argument.)
@@ -80,8 +99,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext): P
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) return errorResult(argumentsError(tool, parsed.error));
   try {
-    const data = await tool.run(parsed.data, ctx);
-    return { content: [{ type: 'text', text: toJson(data ?? null) }] };
+    return resultOf(tool, await tool.run(parsed.data as Record<string, unknown>, ctx));
   } catch (err) {
     return errorResult(asSowError(err));
   }
@@ -139,8 +157,9 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   if (!isFolder(cwd)) throw new SowError('NOT_A_FOLDER', 'failed', `--cwd '${opts.cwd ?? cwd}' is not a folder`, 'pass the folder of the repository to serve, or start sow mcp in it');
   const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
-  const tools = TOOLS.map(listing);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  const tools = await loadTools();
+  const listed = tools.map(listing);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 
   const transport = new LineTransport(process.stdin, process.stdout, { check: checkMessage });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -148,7 +167,7 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
     // The arguments as the client sent them: the SDK's copy has lost any member called __proto__.
     const sent = transport.sentParams(extra.requestId);
     const args = isObject(sent) && Object.hasOwn(sent, 'arguments') ? sent['arguments'] : request.params.arguments;
-    return callTool(request.params.name, args, {
+    return callTool(tools, request.params.name, args, {
       cwd,
       signal: extra.signal,
       progress(progress, total, message) {

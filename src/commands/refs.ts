@@ -1,13 +1,14 @@
-import type { Command } from 'commander';
-import { cwd, respond, writeText } from './output.js';
+/** `sow refs …`: shared references for agents, cloned once into the cache and linked under .sow/refs/. */
+import { writeText } from '../cli/output.js';
+import { progressAllowed } from '../cli/spinner.js';
 import { shown } from '../domain/display.js';
-import { progressAllowed } from './spinner.js';
+import type { CommandDef } from './def.js';
 
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
 const progress = () => progressAllowed(process.stderr);
 /** A spinner with the link's name while it is fetched (a terminal only; startSpinner decides). */
 async function fetchSpinner(): Promise<import('../app/refs.js').FetchProgress> {
-  const { startSpinner } = await import('./spinner.js');
+  const { startSpinner } = await import('../cli/spinner.js');
   let spinner: { stop(): void } | undefined;
   return { start: (link) => (spinner = startSpinner(`fetching ${link}`)), end: () => spinner?.stop() };
 }
@@ -18,51 +19,54 @@ const age = (iso: string | null | undefined) => {
   return s < 90 ? `${s} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
 };
 
-export default function register(program: Command): void {
-  const refs = program.command('refs').description('Shared references for agents: repositories and folders cloned once into your cache, linked as .sow/refs/<link>');
-
-  refs
-    .command('add')
-    .description('Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index')
-    .argument('<source>')
-    .option('--link <name>', "its name under .sow/refs/ (default: the source's name: the repository without .git, or the folder)")
-    .option('--path <subdir>', 'link only this folder (or file) of the source')
-    .option('--branch <b>', 'this branch of a git source (default: its default branch)')
-    .option('--description <text>', 'what it is, for agents')
-    .option('--semantic <kind>', 'knowledge (documents to follow) or code (examples to reuse)', 'knowledge')
-    .option('--tags <a,b>', 'comma-separated tags')
-    .option('--local', "this machine's own: kept out of the committed index (always so for a local folder)")
-    .action(async (source: string, opts: { link?: string; path?: string; branch?: string; description?: string; semantic: string; tags?: string; local?: boolean }) => {
+export const commands: readonly CommandDef[] = [
+  {
+    name: 'refs add',
+    description: 'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index',
+    args: [{ name: 'source' }],
+    options: [
+      { flags: '--link <name>', description: "its name under .sow/refs/ (default: the source's name: the repository without .git, or the folder)" },
+      { flags: '--path <subdir>', description: 'link only this folder (or file) of the source' },
+      { flags: '--branch <b>', description: 'this branch of a git source (default: its default branch)' },
+      { flags: '--description <text>', description: 'what it is, for agents' },
+      { flags: '--semantic <kind>', description: 'knowledge (documents to follow) or code (examples to reuse)', default: 'knowledge' },
+      { flags: '--tags <a,b>', description: 'comma-separated tags' },
+      { flags: '--local', description: "this machine's own: kept out of the committed index (always so for a local folder)" },
+    ],
+    writes: true,
+    async run(ctx, { args, opts }) {
       const { addRef } = await import('../app/refs.js');
-      const r = await addRef(cwd(), source, { ...opts, progress: progress() });
-      respond({
+      const r = await addRef(ctx.app.cwd, args[0] as string, { ...(opts as { semantic: string }), progress: progress() });
+      return {
         data: r,
         text: r.link,
         message: `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} → ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
           (r.local ? `Recorded in .sow/refs/index.local.json, this machine's own${r.why_local ? ` (${r.why_local})` : ''}` : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
-      });
-    });
-
-  refs
-    .command('list')
-    .description('The references: link, kind, source, whether the link works')
-    .action(async () => {
+      };
+    },
+  },
+  {
+    name: 'refs list',
+    description: 'The references: link, kind, source, whether the link works',
+    writes: false,
+    async run(ctx) {
       const { listRefs } = await import('../app/refs.js');
-      const list = await listRefs(cwd());
-      respond({
+      const list = await listRefs(ctx.app.cwd);
+      return {
         data: list,
         text: list.map((r) => `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}${r.branch ? ` (${shown(r.branch)})` : ''}${r.path ? ` /${shown(r.path)}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${shown(r.description)}` : ''}`).join('\n'),
         ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source>' adds one" }),
-      });
-    });
-
-  refs
-    .command('status')
-    .description('Fetch and compare: current, behind, ahead or diverged (offline: the cached commit and its age)')
-    .argument('[link]')
-    .action(async (link: string | undefined) => {
+      };
+    },
+  },
+  {
+    name: 'refs status',
+    description: 'Fetch and compare: current, behind, ahead or diverged (offline: the cached commit and its age)',
+    args: [{ name: 'link', optional: true, complete: 'ref' }],
+    writes: false,
+    async run(ctx, { args }) {
       const { refsStatus } = await import('../app/refs.js');
-      const list = await refsStatus(cwd(), link, await fetchSpinner());
+      const list = await refsStatus(ctx.app.cwd, args[0] as string | undefined, await fetchSpinner());
       const line = (s: (typeof list)[number]) => {
         switch (s.state) {
           case 'offline': return `${s.link}  offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`;
@@ -74,16 +78,17 @@ export default function register(program: Command): void {
           default: return `${s.link}  current (${short(s.sha)})`;
         }
       };
-      respond({ data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) });
-    });
-
-  refs
-    .command('update')
-    .description('Fast-forward the cached checkouts (never discarding changes made in the cache)')
-    .argument('[link]')
-    .action(async (link: string | undefined) => {
+      return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
+    },
+  },
+  {
+    name: 'refs update',
+    description: 'Fast-forward the cached checkouts (never discarding changes made in the cache)',
+    args: [{ name: 'link', optional: true, complete: 'ref' }],
+    writes: true,
+    async run(ctx, { args }) {
       const { refsUpdate } = await import('../app/refs.js');
-      const list = await refsUpdate(cwd(), link, progress(), await fetchSpinner());
+      const list = await refsUpdate(ctx.app.cwd, args[0] as string | undefined, progress(), await fetchSpinner());
       const line = (u: (typeof list)[number]) =>
         u.result === 'updated' ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
           : u.result === 'current' ? `${u.link}  current (${short(u.to)})`
@@ -98,26 +103,30 @@ export default function register(program: Command): void {
         writeText(process.stdout, list.map(line).join('\n'));
         throw new SowError('REF_NOT_UPDATED', 'failed', `${refused.length} ref(s) not updated: ${refused.map((u) => u.link).join(', ')}`, 'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then update again');
       }
-      respond({ data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) });
-    });
-
-  refs
-    .command('remove')
-    .description('Remove a reference and its link')
-    .argument('<link>')
-    .option('--prune-cache', 'also delete its checkout from the cache when no other repository uses it')
-    .action(async (link: string, opts: { pruneCache?: boolean }) => {
+      return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
+    },
+  },
+  {
+    name: 'refs remove',
+    description: 'Remove a reference and its link',
+    args: [{ name: 'link', complete: 'ref' }],
+    options: [{ flags: '--prune-cache', description: 'also delete its checkout from the cache when no other repository uses it' }],
+    writes: true,
+    async run(ctx, { args, opts }) {
       const { removeRef } = await import('../app/refs.js');
-      const r = await removeRef(cwd(), link, opts.pruneCache === true);
-      respond({ data: r, message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : opts.pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}` });
-    });
-
-  refs
-    .command('init')
-    .description('Make every link again from the indexes (clone what the cache lacks): run it on a fresh clone')
-    .action(async () => {
+      const pruneCache = opts['pruneCache'] === true;
+      const r = await removeRef(ctx.app.cwd, args[0] as string, pruneCache);
+      return { data: r, message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}` };
+    },
+  },
+  {
+    name: 'refs init',
+    description: 'Make every link again from the indexes (clone what the cache lacks): run it on a fresh clone',
+    writes: true,
+    async run(ctx) {
       const { refsInit } = await import('../app/refs.js');
-      const list = await refsInit(cwd(), progress());
-      respond({ data: list, text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'), ...(list.length ? {} : { message: 'No refs in the indexes' }) });
-    });
-}
+      const list = await refsInit(ctx.app.cwd, progress());
+      return { data: list, text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'), ...(list.length ? {} : { message: 'No refs in the indexes' }) };
+    },
+  },
+];

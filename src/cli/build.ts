@@ -1,0 +1,85 @@
+/**
+ * The commander tree, built from command definitions (commands/def.ts): arguments, options and
+ * help as the definition gives them; the action runs the definition in this process's context
+ * and hands its result to main, which renders it.
+ */
+import { Argument, Option, type Command } from 'commander';
+import type { ArgDef, CommandDef, GroupDef, OptionDef } from '../commands/def.js';
+import { cwd, respond } from './output.js';
+
+function argumentOf(a: ArgDef): Argument {
+  const name = `${a.name}${a.variadic ? '...' : ''}`;
+  const arg = new Argument(a.optional ? `[${name}]` : `<${name}>`, a.description);
+  if (a.default !== undefined) arg.default(a.default);
+  if (a.choices) arg.choices(a.choices);
+  // After choices(): sow's parser refuses as sow does; the choices stay for help and completion.
+  if (a.parse) arg.argParser(a.parse);
+  return arg;
+}
+
+function optionOf(o: OptionDef): Option {
+  const option = new Option(o.flags, o.description);
+  if (o.default !== undefined) option.default(o.default);
+  if (o.required) option.makeOptionMandatory();
+  if (o.choices) option.choices(o.choices);
+  if (o.parse) option.argParser(o.parse as (raw: string, previous: unknown) => unknown);
+  return option;
+}
+
+const DEFINITIONS = new WeakMap<Command, CommandDef>();
+
+/** The definition a command of the tree was built from (completion reads its candidate sources). */
+export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITIONS.get(cmd);
+
+/** Adds `def` under `parent`, as the last of its words. */
+export function addCommand(parent: Command, def: CommandDef, word: string): Command {
+  const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
+  DEFINITIONS.set(cmd, def);
+  for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
+  for (const o of def.options ?? []) cmd.addOption(optionOf(o));
+  const examples = def.examples?.length ? `Examples:\n${def.examples.map((e) => `  ${e}`).join('\n')}` : undefined;
+  const help = def.help;
+  if (help !== undefined || examples) cmd.addHelpText('after', () => `\n${[typeof help === 'function' ? help() : help, examples].filter(Boolean).join('\n\n')}`);
+  if (def.passThrough) cmd.allowUnknownOption().allowExcessArguments();
+  const count = (def.args ?? []).length;
+  cmd.action(async (...received: unknown[]) => {
+    const self = received.at(-1) as Command;
+    const { processContext } = await import('../app/context.js');
+    const input = { args: received.slice(0, count), opts: self.opts(), ...(def.passThrough ? { rest: self.args } : {}) };
+    const r = await def.run({ app: processContext(cwd()), json: process.argv.includes('--json') }, input);
+    if (!r) return;
+    if (r.warnings?.length) {
+      const { warn } = await import('../adapters/notices.js');
+      for (const w of r.warnings) warn(w);
+    }
+    respond({ data: r.data, ...(r.text !== undefined ? { text: r.text } : {}), ...(r.message !== undefined ? { message: r.message } : {}) });
+  });
+  return cmd;
+}
+
+/**
+ * Adds a group and its commands: a command named as the group is the group itself (`sow advance`);
+ * others go under it, with a command of its own for each word between (`sow iter phase add`).
+ */
+export async function addGroup(program: Command, group: GroupDef): Promise<void> {
+  const defs = await group.load();
+  if (defs.length === 1 && defs[0]!.name === group.name) {
+    addCommand(program, defs[0]!, group.name);
+    return;
+  }
+  const top = program.command(group.name).description(group.description);
+  const made = new Map<string, Command>();
+  for (const def of defs) {
+    const words = def.name.split(' ').slice(1);
+    let parent = top;
+    for (const word of words.slice(0, -1)) {
+      let sub = made.get(word);
+      if (!sub) {
+        sub = parent.command(word).description(group.subgroups?.[word] ?? `${word} commands`);
+        made.set(word, sub);
+      }
+      parent = sub;
+    }
+    addCommand(parent, def, words.at(-1)!);
+  }
+}

@@ -1,0 +1,49 @@
+/** `sow advance`: the one command that moves the state machine. */
+import type { CommandDef } from './def.js';
+
+export const advance: CommandDef = {
+  name: 'advance',
+  description: 'Move the project to its next state, if the guard holds (the only command that does)',
+  args: [{ name: 'event', description: 'fire this event instead of the automatic one (see --list)', optional: true, complete: 'event' }],
+  options: [
+    { flags: '-l, --list', description: 'list every transition out of the current state, with its guard' },
+    { flags: '-n, --dry-run', description: 'check the guard and show the transition without writing' },
+  ],
+  writes: true,
+  mcp: {
+    tool: 'advance',
+    description: "Move the project to its next state if the guard holds (the only way the state changes); when blocked, the error's hint says what is missing.",
+    input: (z) => z.strictObject({
+      event: z.string().optional().describe('fire this event instead of the automatic one, e.g. review_fail'),
+      dry_run: z.boolean().optional().describe('check the guard and show the transition without writing'),
+    }),
+    output: (z) => z.looseObject({
+      from: z.string().describe('the state before'),
+      to: z.string().describe('the state after (or that it would be, with dry_run)'),
+      event: z.string().describe('the event fired'),
+      dryRun: z.boolean().describe('nothing was written'),
+    }),
+    toInput: (args) => ({ args: [args['event']], opts: { dryRun: args['dry_run'] } }),
+  },
+  async run(ctx, { args, opts }) {
+    const event = args[0] as string | undefined;
+    const app = await import('../app/advance.js');
+    if (opts['list']) {
+      const r = await app.listAdvanceOptions(ctx.app.cwd);
+      const { renderTransitions } = await import('../cli/render.js');
+      const { paintFor } = await import('../cli/colour.js');
+      return { data: r, text: renderTransitions(r.state, r.transitions, paintFor()) };
+    }
+    const r = await app.advanceProject(ctx.app.cwd, event, opts['dryRun'] === true);
+    const arrow = `${r.from} → ${r.to} (${r.event})`;
+    return {
+      data: r,
+      text: r.to,
+      message: r.dryRun
+        ? `Would advance: ${arrow}; nothing written`
+        : r.projectRemoved
+          ? `Advanced: ${arrow}. The project is complete and .sow/project/ was removed; commit, then start the next with 'sow project new'`
+          : [`Advanced: ${arrow}`, ...(r.notes ?? []), 'Next: sow project continue'].join('\n'),
+    };
+  },
+};

@@ -1,0 +1,130 @@
+/** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
+import { agentArg, taskIdArg } from '../cli/args.js';
+import { writeText } from '../cli/output.js';
+import { UsageError } from '../domain/errors.js';
+// Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
+import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
+import type { CommandDef } from './def.js';
+
+/** Computed when the help is shown: the path in use (the file is never read for --help). */
+const configHelp = (): string => {
+  const path = userConfigPath();
+  return `Agent selection uses configuration from ${path}${userConfigExists(path) ? '' : ' (not found: the built-in defaults are used)'}
+Run 'sow config init' to create a configuration file; SOW_AGENTS_<ROLE>=<executor> overrides it.
+Run 'sow config validate' to check it.`;
+};
+
+const say = (line: string) => writeText(process.stderr, line);
+
+const VERBOSE = { flags: '-v, --verbose', description: 'show how the executor was chosen and the command run' };
+const QUIET = { flags: '-q, --quiet', description: 'no progress view' };
+
+export const commands: readonly CommandDef[] = [
+  {
+    name: 'agent list',
+    description: 'List the agents: what each does, what its CLI must be able to do, its prompt',
+    writes: false,
+    async run() {
+      const { AGENTS, ORCHESTRATOR } = await import('../domain/agents.js');
+      const all = [...AGENTS, ORCHESTRATOR];
+      return {
+        data: all.map((a) => ({ name: a.name, description: a.description, capabilities: a.capabilities, prompt: a.template, guidance: a.guidance, scope: a.scope })),
+        text: all.map((a) => `${a.name.padEnd(12)} ${a.description}\n${' '.repeat(13)}needs: ${a.capabilities}\n${' '.repeat(13)}prompt: templates/${a.template}, then 'sow ${a.guidance === 'orchestrator' ? 'project continue' : `prompt ${a.guidance}`}'`).join('\n'),
+      };
+    },
+  },
+  {
+    name: 'agent spawn',
+    description: 'Start a worker: with a task id it works on that task, without one on the project',
+    args: [
+      { name: 'agent', description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator', complete: 'agent' },
+      { name: 'task-id', description: 'the task to work on', optional: true, complete: 'task-id' },
+    ],
+    options: [
+      { flags: '--next', description: 'work on the next ready task (the one `sow task next --claim` would take), chosen atomically' },
+      { flags: '--iteration', description: 'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)' },
+      { flags: '--prompt <text>', description: 'extra instructions added to the worker prompt' },
+      VERBOSE,
+      QUIET,
+      { flags: '--force', description: 'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)' },
+    ],
+    help: configHelp,
+    writes: true,
+    async run(ctx, { args, opts: o }) {
+      const [agentName, taskId] = args as [string, string | undefined];
+      const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean };
+      if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
+      if (opts.iteration && (taskId !== undefined || opts.next)) throw new UsageError('--iteration spawns a worker for the project\'s next iteration, not for a task', `sow agent spawn ${agentName} --iteration`);
+      await agentArg(agentName);
+      if (taskId !== undefined) taskIdArg(taskId, 'task id');
+      const { spawnAgent } = await import('../app/agents.js');
+      const r = await spawnAgent(ctx.app.cwd, agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, iteration: opts.iteration === true, say });
+      return { data: r, ...(r.status ? { text: r.status } : {}) };
+    },
+  },
+  {
+    name: 'agent resume',
+    description: 'Continue a worker session with a new prompt (feedback, an answer, corrections)',
+    args: [
+      { name: 'task-id', description: 'the task whose session to resume (omit with --agent)', optional: true, complete: 'task-id' },
+      { name: 'prompt', description: 'what to tell the worker', optional: true },
+    ],
+    options: [
+      { flags: '-a, --agent <agent>', description: 'resume the project-level session of this agent instead of a task', complete: 'agent' },
+      VERBOSE,
+      QUIET,
+      { flags: '--force', description: 'resume even though another worker still owns the task (it loses the task)' },
+    ],
+    help: configHelp,
+    writes: true,
+    async run(ctx, { args, opts: o }) {
+      const [first, second] = args as [string | undefined, string | undefined];
+      const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean };
+      const { resumeAgent } = await import('../app/agents.js');
+      // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
+      let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
+      let prompt: string | undefined;
+      if (opts.agent !== undefined) {
+        if (second !== undefined) throw new UsageError('give either a task id or --agent, not both', "sow agent resume --agent planner \"<prompt>\"");
+        await agentArg(opts.agent);
+        target = { kind: 'project', agent: opts.agent };
+        prompt = first;
+      } else {
+        if (first === undefined || second === undefined) throw new UsageError('missing task id or prompt', 'sow agent resume <task-id> "<prompt>", or sow agent resume --agent <agent> "<prompt>"');
+        target = { kind: 'task', id: taskIdArg(first, 'task id') };
+        prompt = second;
+      }
+      if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
+      const r = await resumeAgent(ctx.app.cwd, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
+      return { data: r, ...(r.status ? { text: r.status } : {}) };
+    },
+  },
+  {
+    name: 'agent log',
+    description: "For workers: add a note to your task's log (your task and agent id come from the environment sow gave you)",
+    args: [{ name: 'message', description: 'what you did, found or decided', variadic: true }],
+    options: [
+      { flags: '--action <action>', description: 'the kind of entry (default note; see sow log --help)' },
+      { flags: '--result <result>', description: 'success, error or partial (default success)' },
+      { flags: '--file <path>', description: 'a file the note is about (repeatable; becomes a task output)', parse: (v, prev) => [...(prev as string[]), v], default: [] },
+    ],
+    writes: true,
+    async run(ctx, { args, opts }) {
+      const { agentLog } = await import('../app/report.js');
+      const r = await agentLog(ctx.app.cwd, { message: (args[0] as string[]).join(' '), files: opts['file'] as string[], ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}), ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}) });
+      return { data: r, message: `Logged to ${r.file}` };
+    },
+  },
+  {
+    name: 'agent report',
+    description: 'For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its status); without a task: working, done, blocked or failed',
+    args: [{ name: 'message', description: 'why, in a sentence (goes to the log)', optional: true, variadic: true }],
+    options: [{ flags: '--status <status>', description: 'how the work stands', required: true }],
+    writes: true,
+    async run(ctx, { args, opts }) {
+      const { agentReport } = await import('../app/report.js');
+      const r = await agentReport(ctx.app.cwd, opts['status'] as string, (args[0] as string[]).join(' '));
+      return { data: r, message: `${r.agent_id} reported ${r.status}${r.task ? ` on task ${r.task}` : ''}` };
+    },
+  },
+];

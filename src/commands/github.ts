@@ -1,0 +1,88 @@
+/** `sow issue …` and `sow pr …`: GitHub through the user's gh. */
+import { shown } from '../domain/display.js';
+import type { CommandDef } from './def.js';
+
+export const issue: readonly CommandDef[] = [
+  {
+    name: 'issue list',
+    description: 'List issues: number, title, labels',
+    options: [
+      { flags: '--state <state>', description: 'open, closed or all', default: 'open' },
+      { flags: '--label <label>', description: 'only issues with this label' },
+      { flags: '--limit <n>', description: 'at most this many', default: '30' },
+    ],
+    writes: false,
+    async run(ctx, { opts: o }) {
+      const opts = o as { state: string; label?: string; limit: string };
+      const { notOneOf, UsageError } = await import('../domain/errors.js');
+      if (!['open', 'closed', 'all'].includes(opts.state)) throw notOneOf('issue state', opts.state, ['open', 'closed', 'all'], 'states');
+      const limit = Number(opts.limit);
+      if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
+      const gh = await import('../app/github.js');
+      const r = await gh.issueList(ctx.app.cwd, { state: opts.state as 'open' | 'closed' | 'all', limit, ...(opts.label ? { label: opts.label } : {}) });
+      return {
+        data: r.issues,
+        text: r.issues.map((i) => `#${i.number}  ${i.title}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`).join('\n'),
+        ...(r.issues.length ? {} : { message: `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}` }),
+      };
+    },
+  },
+  {
+    name: 'issue show',
+    description: 'Show an issue: title, state, labels, link and text',
+    args: [{ name: 'n', description: 'the issue number' }],
+    writes: false,
+    async run(ctx, { args }) {
+      const gh = await import('../app/github.js');
+      const { issue: i } = await gh.issueShow(ctx.app.cwd, gh.parseIssueNumber(args[0] as string));
+      return { data: i, text: [`#${i.number}  ${i.title}`, `${i.state.toLowerCase()}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}  ${i.url}`, '', (i.body ?? '').trim()].join('\n').trimEnd() };
+    },
+  },
+  {
+    name: 'issue check',
+    description: 'Is a branch or a project already linked to the issue?',
+    args: [{ name: 'n', description: 'the issue number' }],
+    writes: false,
+    async run(ctx, { args }) {
+      const gh = await import('../app/github.js');
+      const r = await gh.issueCheck(ctx.app.cwd, gh.parseIssueNumber(args[0] as string));
+      const lines = [
+        ...r.branches.map((b) => `branch ${b} (linked on GitHub)`),
+        ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`),
+      ];
+      return {
+        data: r,
+        text: lines.join('\n'),
+        message: lines.length ? `Issue #${r.issue} is taken: continue its work there` : `Issue #${r.issue} is free: 'sow project new --issue ${r.issue}' starts a project from it`,
+      };
+    },
+  },
+];
+
+export const pr: readonly CommandDef[] = [
+  {
+    name: 'pr create',
+    description: "Open the pull request of the project's branch into its base branch, with a body built from the project (while finalizing)",
+    options: [{ flags: '--draft', description: 'open it as a draft' }, { flags: '--force', description: 'open it before the project is finalizing' }],
+    writes: true,
+    async run(ctx, { opts }) {
+      const gh = await import('../app/github.js');
+      const r = await gh.prCreate(ctx.app.cwd, { draft: opts['draft'] === true, force: opts['force'] === true });
+      return {
+        data: r,
+        text: r.url,
+        message: `${r.created ? `Opened pull request #${r.number}${r.draft ? ' (draft)' : ''}` : `Pull request #${r.number} was open already`} in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the pull_request output`,
+      };
+    },
+  },
+  {
+    name: 'pr ready',
+    description: "Mark the project's pull request ready for review",
+    writes: true,
+    async run(ctx) {
+      const gh = await import('../app/github.js');
+      const r = await gh.prReady(ctx.app.cwd);
+      return { data: r, text: r.url, message: `Pull request #${r.number} is ready for review` };
+    },
+  },
+];

@@ -1,0 +1,46 @@
+/** `sow graph …`: the lifecycle and the task dependencies, drawn. */
+import { choiceOf } from '../cli/args.js';
+import type { CommandDef, OptionDef } from './def.js';
+
+/** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
+const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
+
+const FORMATS = ['text', 'mermaid', 'dot'] as const;
+const FORMAT: OptionDef = { flags: '-f, --format <format>', description: FORMAT_HELP, choices: FORMATS, parse: choiceOf('graph format', FORMATS) };
+
+type Format = 'text' | 'mermaid' | 'dot';
+const formatOf = (opts: { format?: unknown }): Format => (opts.format as Format | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
+
+export const commands: readonly CommandDef[] = [
+  {
+    name: 'graph lifecycle',
+    description: "The project type's states and transitions, each labelled with its event and guard; in a project, its current state marked and each guard out of it met or blocked",
+    options: [FORMAT, { flags: '-t, --type <type>', description: "draw this project type's lifecycle, nothing marked ('sow project types' lists them); default: the project's type" }],
+    writes: false,
+    async run(ctx, { opts }) {
+      const type = opts['type'] as string | undefined;
+      const { lifecycleOf } = await import('../app/graph.js');
+      const { renderLifecycle } = await import('../domain/graph.js');
+      const { paintFor } = await import('../cli/colour.js');
+      const g = await lifecycleOf(ctx.app.cwd, type);
+      const note = g.current === null && type === undefined
+        ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`
+        : undefined;
+      return { data: g, text: renderLifecycle(g, formatOf(opts), paintFor()), ...(note ? { message: note } : {}) };
+    },
+  },
+  {
+    name: 'graph tasks',
+    description: "The project's tasks, each with its status, and their dependencies",
+    options: [FORMAT],
+    writes: false,
+    async run(ctx, { opts }) {
+      const { tasksGraphOf } = await import('../app/graph.js');
+      const { renderTasks } = await import('../domain/graph.js');
+      const { paintFor } = await import('../cli/colour.js');
+      const g = await tasksGraphOf(ctx.app.cwd);
+      if (g.nodes.length === 0) return { data: g, message: 'No tasks yet, so there is nothing to draw; add one with \'sow task add "<name>"\'' };
+      return { data: g, text: renderTasks(g, formatOf(opts), paintFor()) };
+    },
+  },
+];

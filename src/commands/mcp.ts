@@ -1,0 +1,19 @@
+/** `sow mcp`: sow served to an agent over stdio; its tools are the commands that declare an MCP exposure. */
+import type { CommandDef } from './def.js';
+
+declare const SOW_VERSION: string;
+
+export const mcp: CommandDef = {
+  name: 'mcp',
+  description: 'Serve sow to an agent as an MCP server over stdio: status, continue, task_next, task_update, artifact, advance, log, check_run',
+  options: [{ flags: '-C, --cwd <dir>', description: 'the repository to serve (default: the folder sow mcp starts in)' }],
+  help: "For Claude Code: claude mcp add sow -- sow mcp\nEach tool returns what the matching command prints under \"data\" with --json; a refusal is that command's error envelope, with its code and hint.",
+  writes: true,
+  async run(_ctx, { opts }) {
+    // The SDK loads here, and only here: no other command pays for it.
+    const { serveMcp } = await import('../mcp/server.js');
+    const cwd = opts['cwd'] as string | undefined;
+    await serveMcp({ ...(cwd !== undefined ? { cwd } : {}), version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev' });
+    return undefined;
+  },
+};

@@ -1,0 +1,23 @@
+/** `sow migrate`: .sow/ from an older layout to this one. */
+import type { CommandDef } from './def.js';
+
+export const migrate: CommandDef = {
+  name: 'migrate',
+  description: 'Upgrade .sow/ from the layout an older sow wrote (a backup is kept in .sow/.backup/)',
+  options: [{ flags: '-n, --dry-run', description: 'list every change and write nothing' }],
+  writes: true,
+  async run(ctx, { opts }) {
+    const { migrate } = await import('../app/migrate.js');
+    const r = await migrate(ctx.app.cwd, opts['dryRun'] === true);
+    const lines = r.changes.map((c) => `${c.file}: ${c.change}`);
+    return {
+      data: r,
+      text: lines.join('\n'),
+      message: r.changes.length === 0
+        ? `.sow/ is already at layout ${r.to}; nothing to do`
+        : r.dryRun
+          ? `Would migrate .sow/ from layout ${r.from} to ${r.to} (${r.changes.length} changes); nothing written. Run 'sow migrate' to apply.`
+          : `Migrated .sow/ from layout ${r.from} to ${r.to}; the old files are in ${r.backup}/`,
+    };
+  },
+};

@@ -1,0 +1,33 @@
+/** `sow phase …`: fields of a phase (default: the one in progress). */
+import { renderValue } from '../domain/fields.js';
+import { toJson } from '../domain/json.js';
+import type { CommandDef, OptionDef } from './def.js';
+
+const PHASE: OptionDef = { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' };
+
+export const commands: readonly CommandDef[] = [
+  {
+    name: 'phase set',
+    description: 'Set a phase field (enabled, iteration) or metadata (tasks_approved, project_deleted, metadata.a.b …)',
+    args: [{ name: 'field' }, { name: 'value' }],
+    options: [PHASE],
+    writes: true,
+    async run(ctx, { args, opts }) {
+      const { setPhaseField } = await import('../app/phase.js');
+      const r = await setPhaseField(ctx.app.cwd, args[0] as string, args[1] as string, opts['phase'] as string | undefined);
+      return { data: r, message: `Set ${r.phase} ${r.field} = ${toJson(r.value)}` };
+    },
+  },
+  {
+    name: 'phase get',
+    description: 'Print a phase field or metadata value (bare, for scripts)',
+    args: [{ name: 'field' }],
+    options: [PHASE],
+    writes: false,
+    async run(ctx, { args, opts }) {
+      const { getPhaseField } = await import('../app/phase.js');
+      const r = await getPhaseField(ctx.app.cwd, args[0] as string, opts['phase'] as string | undefined);
+      return { data: r, text: renderValue(r.value) };
+    },
+  },
+];

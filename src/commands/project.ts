@@ -1,0 +1,156 @@
+/** `sow project …` and `sow status`: create, inspect and remove the project on this branch. */
+import { shown } from '../domain/display.js';
+import { toJson } from '../domain/json.js';
+import type { CommandContext, CommandDef, CommandResult } from './def.js';
+
+async function showStatus(ctx: CommandContext, opts: { all?: boolean }): Promise<CommandResult> {
+  if (opts.all) {
+    // Every project: the main checkout's and each worktree's.
+    const { listWorktreesFor } = await import('../app/worktree.js');
+    const { renderWorktrees } = await import('../cli/render.js');
+    const trees = await listWorktreesFor(ctx.app.cwd);
+    return { data: trees.filter((t) => t.project), text: renderWorktrees(trees, { projectsOnly: true }) };
+  }
+  const { projectStatus } = await import('../app/status.js');
+  const { renderStatus } = await import('../cli/render.js');
+  const { paintFor } = await import('../cli/colour.js');
+  // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
+  const r = await projectStatus(ctx.app.cwd, { map: process.stdout.isTTY === true && !ctx.json });
+  return { data: r, text: renderStatus(r, paintFor()) };
+}
+
+const ALL_OPTION = { flags: '--all', description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)' };
+
+const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
+
+/** `sow status`, the short spelling of `sow project status`. */
+export const status: CommandDef = {
+  name: 'status',
+  description: `${STATUS_DESCRIPTION} (same as 'sow project status')`,
+  options: [ALL_OPTION],
+  writes: false,
+  mcp: {
+    tool: 'status',
+    description: 'The project dashboard: state, phases, task counts, and what advancing needs.',
+    input: (z) => z.strictObject({}),
+    output: (z) => z.looseObject({
+      name: z.string(),
+      type: z.string().describe('the project type'),
+      state: z.string().describe('the current state of the lifecycle'),
+      phases: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+      tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
+      next: z.array(z.looseObject({ event: z.string(), to: z.string() })).describe('the transitions out of this state, and what blocks each'),
+    }),
+    call: async (ctx) => (await import('../app/status.js')).projectStatus(ctx.app.cwd),
+  },
+  run: (ctx, { opts }) => showStatus(ctx, opts),
+};
+
+export const commands: readonly CommandDef[] = [
+  {
+    name: 'project new',
+    description: 'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
+    args: [{ name: 'name', description: 'project name: lower-case letters, digits and dashes (from the issue\'s title with --issue)', optional: true }],
+    options: [
+      { flags: '-d, --description <text>', description: 'what the project is for', default: '' },
+      { flags: '-b, --branch <branch>', description: 'create or check out this branch for the project (with --issue, default feat/<n>-<title>)' },
+      { flags: '--issue <n>', description: 'start from GitHub issue <n> (through gh): name, branch, description and the issue\'s text as an input; the branch is linked to the issue' },
+      { flags: '-t, --type <type>', description: "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), else standard", complete: 'project-type' },
+      { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
+    ],
+    writes: true,
+    async run(ctx, { args, opts: o }) {
+      const name = args[0] as string | undefined;
+      const opts = o as { description: string; branch?: string; planning: boolean; issue?: string; type?: string };
+      const branchOpt = { ...(opts.branch !== undefined ? { branch: opts.branch } : {}), ...(opts.type !== undefined ? { type: opts.type } : {}) };
+      let issueNote = '';
+      let fromIssue: { issue: unknown; linked: boolean } | undefined;
+      let r: import('../app/project.js').NewProjectResult;
+      if (opts.issue !== undefined) {
+        const gh = await import('../app/github.js');
+        const got = await gh.newProjectFromIssue(ctx.app.cwd, gh.parseIssueNumber(opts.issue), { planning: opts.planning, ...branchOpt, ...(name !== undefined ? { name } : {}) });
+        r = got;
+        fromIssue = { issue: got.issue, linked: got.linked };
+        issueNote = `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input context/issue-${got.issue.number}.md` +
+          `\n${got.linked ? `The branch is linked to the issue on GitHub` : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`}`;
+      } else {
+        if (name === undefined) {
+          const { UsageError } = await import('../domain/errors.js');
+          throw new UsageError('a project needs a name', "pass one ('sow project new add-auth'), or start from an issue with --issue <n>");
+        }
+        const { newProject } = await import('../app/project.js');
+        r = await newProject(ctx.app.cwd, { name, description: opts.description, planning: opts.planning, ...branchOpt });
+      }
+      const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
+      const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
+      const initialised = r.initialised !== undefined ? `Initialised .sow/ in ${r.initialised} (there was none)\n` : '';
+      return {
+        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, initialised: r.initialised !== undefined, state: r.project.statechart.current_state, ...(fromIssue ?? {}) },
+        text: r.project.statechart.current_state,
+        message: `${initialised}Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow project continue`,
+      };
+    },
+  },
+  {
+    name: 'project continue',
+    description: 'Print the orchestrator prompt for the current state (how to start a project, when there is none)',
+    writes: false,
+    mcp: {
+      tool: 'continue',
+      description: 'The prompt for the current state: what to do now (how to start a project when there is none).',
+      input: (z) => z.strictObject({}),
+      output: (z) => z.looseObject({ state: z.string().describe('the current state'), prompt: z.string().describe('what to do now, in markdown') }),
+    },
+    async run(ctx) {
+      const { continueProject } = await import('../app/status.js');
+      const r = await continueProject(ctx.app.cwd);
+      return { data: r, text: r.prompt };
+    },
+  },
+  {
+    name: 'project types',
+    description: 'The project types: name, branch prefix, what each is for',
+    writes: false,
+    async run() {
+      const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
+      const types = Object.values(PROJECT_TYPES).map((t) => ({ name: t.name, branch_prefix: t.branchPrefix, description: t.description }));
+      const { columns } = await import('../cli/render.js');
+      return { data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) };
+    },
+  },
+  { name: 'project status', description: STATUS_DESCRIPTION, options: [ALL_OPTION], writes: false, run: (ctx, { opts }) => showStatus(ctx, opts) },
+  {
+    name: 'project history',
+    description: 'List every transition of the lifecycle: when, which event, and who fired it',
+    writes: false,
+    async run(ctx) {
+      const { projectHistory } = await import('../app/project.js');
+      const { renderHistory } = await import('../cli/render.js');
+      const entries = await projectHistory(ctx.app.cwd);
+      return { data: entries, text: renderHistory(entries), ...(entries.length ? {} : { message: 'No transitions recorded' }) };
+    },
+  },
+  {
+    name: 'project set',
+    description: 'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) or metadata',
+    args: [{ name: 'field' }, { name: 'value' }],
+    writes: true,
+    async run(ctx, { args }) {
+      const { setProjectField } = await import('../app/project.js');
+      const r = await setProjectField(ctx.app.cwd, args[0] as string, args[1] as string);
+      return { data: r, message: `Set project ${r.field} = ${toJson(r.value)}` };
+    },
+  },
+  {
+    name: 'project delete',
+    description: 'Remove .sow/project/ (asks first; --yes without a terminal)',
+    options: [{ flags: '-y, --yes', description: 'do not ask' }, { flags: '--force', description: 'delete it even though it belongs to another branch' }],
+    writes: true,
+    async run(ctx, { opts }) {
+      const { deleteProject } = await import('../app/project.js');
+      const { askYesNo, interactive } = await import('../cli/confirm.js');
+      const r = await deleteProject(ctx.app.cwd, (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`), interactive(), opts['yes'] === true, opts['force'] === true);
+      return { data: r, message: `Deleted project '${shown(r.name)}'` };
+    },
+  },
+];

@@ -1,0 +1,19 @@
+/** `sow schema`: the JSON Schema of a state or configuration file. */
+import { notOneOf } from '../domain/errors.js';
+import type { CommandDef } from './def.js';
+
+const FILES = ['project', 'task', 'config', 'repo-config'] as const;
+
+export const schema: CommandDef = {
+  name: 'schema',
+  description: 'Print the JSON Schema of a state or configuration file, for editors (project, task, config: your agent configuration, repo-config: .sow/config.yaml)',
+  args: [{ name: 'file', description: FILES.join(' | '), optional: true, default: 'project' }],
+  writes: false,
+  async run(_ctx, { args }) {
+    const file = args[0] as string;
+    if (!(FILES as readonly string[]).includes(file)) throw notOneOf('schema', file, FILES);
+    const { jsonSchemaOf } = await import('../app/schema.js');
+    const schema = jsonSchemaOf(file as (typeof FILES)[number]);
+    return { data: schema, text: JSON.stringify(schema, null, 2) };
+  },
+};

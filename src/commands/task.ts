@@ -1,0 +1,227 @@
+/** `sow task …`: add, change and inspect the project's tasks, and their inputs and outputs. */
+import { agentArg, oneOf, taskIdArg, taskIdsArg, textArg } from '../cli/args.js';
+import { taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
+import { shown } from '../domain/display.js';
+import { UsageError } from '../domain/errors.js';
+import { renderValue } from '../domain/fields.js';
+import { toJson } from '../domain/json.js';
+import { claimData, taskSetData } from '../app/results.js';
+import { artifactCommands } from './artifacts.js';
+import type { CommandContext, CommandDef, OptionDef, ZodApi } from './def.js';
+
+/** A status write that found the task so already: what it is, since when, and that nothing changed. */
+function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
+  const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
+  return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
+}
+
+const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
+
+/** Progress of checks for an MCP client: "2 of 3: unit passed". */
+const toolProgress = (ctx: CommandContext) => (event: import('../app/checks.js').CheckProgress) => {
+  if (event.kind === 'end') ctx.progress?.(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
+};
+
+const taskShape = (z: ZodApi) => z.looseObject({ id: z.string(), name: z.string(), status: z.string() });
+
+const inputs = artifactCommands('inputs', 'task');
+const outputs = artifactCommands('outputs', 'task');
+
+export const commands: readonly CommandDef[] = [
+  {
+    name: 'task add',
+    description: 'Add a task (ids are gap-numbered: 010, 020, …)',
+    args: [{ name: 'name', description: 'what the task does' }],
+    options: [
+      { flags: '-a, --agent <agent>', description: 'the agent role that will do it, e.g. implementer', complete: 'agent' },
+      { flags: '-d, --description <text>', description: 'requirements and acceptance criteria (written to description.md)' },
+      { flags: '--id <id>', description: 'use this id (three or more digits; 10 means 010) instead of the next free one', complete: 'task-id' },
+      { flags: '--parallel', description: 'the task may run in parallel with others' },
+      { flags: '--depends-on <ids>', description: 'ids of tasks that must finish first, e.g. 010,020', complete: 'task-id' },
+    ],
+    writes: true,
+    async run(ctx, { args, opts: o }) {
+      const name = args[0] as string;
+      const opts = o as { agent?: string; description?: string; id?: string; parallel?: boolean; dependsOn?: string };
+      textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
+      const { TASK_NAME_MAX } = await import('../domain/tasks.js');
+      if (name.trim().length > TASK_NAME_MAX) throw new UsageError(`the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`, 'put the details in --description');
+      if (opts.id !== undefined) taskIdArg(opts.id);
+      if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
+      if (opts.agent !== undefined) await agentArg(opts.agent.trim());
+      const { addTask } = await import('../app/task.js');
+      const t = await addTask(ctx.app.cwd, { name, ...opts });
+      return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
+    },
+  },
+  {
+    name: 'task set',
+    description: 'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata',
+    args: [{ name: 'field' }, { name: 'value' }],
+    options: [
+      ID,
+      { flags: '--force', description: 'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)' },
+      { flags: '--owner <name>', description: 'act as this owner (renews its claim); default: SOW_OWNER' },
+    ],
+    help: "Setting status completed first runs the checks .sow/config.yaml declares for task_complete ('sow check list');\nwhen one fails the task is not completed (exit 3). Either way their runs are recorded as evidence on the task.",
+    writes: true,
+    mcp: {
+      tool: 'task_update',
+      description: 'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata. Completing runs the task_complete checks first.',
+      input: (z) => z.strictObject({
+        id: z.string().describe('task id, e.g. 010 (10 means 010)'),
+        field: z.string().describe('a field, or metadata: any other name, or metadata.a.b'),
+        value: z.union([z.string(), z.number(), z.boolean()]).describe('the new value, e.g. in_progress, completed; dependencies: ids separated by commas'),
+        force: z.boolean().optional().describe('set the status although a dependency, pending feedback, another owner or its being completed blocks it; completing, skip the checks (recorded)'),
+        owner: z.string().describe('the name to act under (renews its claim); default: SOW_OWNER, or a spawned worker\'s session').optional(),
+      }),
+      output: (z) => z.looseObject({
+        id: z.string(),
+        field: z.string(),
+        value: z.unknown().describe('the value as stored'),
+        checks: z.array(z.looseObject({ name: z.string() })).optional().describe('completing: what its task_complete checks did'),
+        unchanged: z.literal(true).optional().describe('the task had this status already; nothing was written'),
+      }),
+      async call(ctx, args) {
+        const { asksCompletion, setTaskField } = await import('../app/task.js');
+        const value = String(args['value']);
+        const id = args['id'] as string;
+        const field = args['field'] as string;
+        const opts = { force: args['force'] === true, ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}) };
+        if (!asksCompletion(field, value)) return taskSetData(await setTaskField(ctx.app.cwd, id, field, value, opts));
+        const { setTaskFieldChecked } = await import('../app/checks.js');
+        return taskSetData(await setTaskFieldChecked(ctx.app.cwd, id, field, value, { ...opts, onProgress: toolProgress(ctx), ...(ctx.signal ? { signal: ctx.signal } : {}) }));
+      },
+    },
+    async run(ctx, { args, opts: o }) {
+      const [field, value] = args as [string, string];
+      const opts = o as { id?: string; force?: boolean; owner?: string };
+      const { asksCompletion, setTaskField } = await import('../app/task.js');
+      const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
+      if (!asksCompletion(field, value)) {
+        const r = await setTaskField(ctx.app.cwd, taskIdOf(opts), field, value, setOpts);
+        return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}` };
+      }
+      // Completing runs the checks declared for task_complete first (sow check list).
+      const { setTaskFieldChecked } = await import('../app/checks.js');
+      const { checkProgress } = await import('../cli/check.js');
+      const r = await setTaskFieldChecked(ctx.app.cwd, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
+      const ran = r.checks.filter((c) => !c.skipped);
+      const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
+      return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` };
+    },
+  },
+  {
+    name: 'task get',
+    description: 'Print a task, or one field of it (bare, for scripts)',
+    args: [{ name: 'field', optional: true }],
+    options: [ID],
+    writes: false,
+    async run(ctx, { args, opts }) {
+      const field = args[0] as string | undefined;
+      const { getTask } = await import('../app/task.js');
+      const r = await getTask(ctx.app.cwd, taskIdOf(opts), field);
+      if (field === undefined) {
+        const { emitYaml } = await import('../adapters/yaml/emit.js');
+        return { data: r.task, text: emitYaml(r.task).trimEnd() };
+      }
+      return { data: { id: r.task.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) };
+    },
+  },
+  {
+    name: 'task abandon',
+    description: 'Abandon a task (it no longer blocks review)',
+    options: [
+      ID,
+      { flags: '--force', description: 'abandon it even though a worker or a claim still owns it, or it is completed (noted in its log)' },
+      { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
+    ],
+    writes: true,
+    async run(ctx, { opts }) {
+      const { abandonTask } = await import('../app/task.js');
+      const r = await abandonTask(ctx.app.cwd, taskIdOf(opts), { force: opts['force'] === true, ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}) });
+      return { data: r.task, message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'` };
+    },
+  },
+  {
+    name: 'task list',
+    description: 'List the tasks',
+    options: [{ flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' }],
+    writes: false,
+    async run(ctx, { opts }) {
+      const status = opts['status'] as string | undefined;
+      if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
+      const { listTasks } = await import('../app/task.js');
+      const { formatTaskLine, unattendedLines } = await import('../cli/render.js');
+      const paint = (await import('../cli/colour.js')).paintFor();
+      const tasks = await listTasks(ctx.app.cwd, status);
+      const unattended = unattendedLines(tasks);
+      return {
+        data: tasks,
+        text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
+        ...(tasks.length === 0 ? { message: status ? `No ${status} tasks` : 'No tasks yet' } : unattended.length ? { message: unattended.join('\n') } : {}),
+      };
+    },
+  },
+  {
+    name: 'task next',
+    description: 'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
+    options: [
+      { flags: '--claim', description: 'claim the first ready task: in_progress, owned by you, and print its id' },
+      { flags: '-a, --agent <agent>', description: 'with --claim: the agent role that works on it', complete: 'agent' },
+      { flags: '--owner <name>', description: 'with --claim: who claims it (default: SOW_OWNER, a worker\'s or session\'s own name, at a terminal your git user.name)' },
+      { flags: '--lease <duration>', description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', default: '30m' },
+    ],
+    writes: true,
+    mcp: {
+      tool: 'task_next',
+      description: 'The tasks ready to start (pending, dependencies finished, nobody on them); with claim, takes the first one atomically.',
+      listKey: 'tasks',
+      input: (z) => z.strictObject({
+        claim: z.boolean().optional().describe('claim the first ready task: in_progress, owned by you with a lease'),
+        owner: z.string().optional().describe('with claim: who claims it; default: SOW_OWNER, or a spawned worker\'s or session\'s own name'),
+        agent: z.string().optional().describe('with claim: the agent role that works on it, e.g. implementer'),
+        lease: z.string().optional().describe('with claim: how long the claim holds without a write from you: 30m (default), 2h, 90s'),
+      }),
+      output: (z) => z.looseObject({
+        tasks: z.array(taskShape(z)).optional().describe('without claim: the tasks ready to start'),
+        id: z.string().optional().describe('with claim: the id of the task claimed'),
+        task: taskShape(z).optional().describe('with claim: the task claimed'),
+        owner: z.looseObject({ by: z.string() }).optional().describe('with claim: who owns it now, and until when'),
+      }),
+      async call(ctx, args) {
+        const app = await import('../app/task.js');
+        if (!args['claim']) {
+          if (args['owner'] !== undefined || args['agent'] !== undefined || args['lease'] !== undefined) {
+            throw new UsageError('owner, agent and lease go with claim', 'call task_next with claim: true to claim a task');
+          }
+          return app.nextTasks(ctx.app.cwd);
+        }
+        const { parseLease } = await import('../domain/ownership.js');
+        const r = await app.claimNext(ctx.app.cwd, {
+          leaseSeconds: parseLease((args['lease'] as string | undefined) ?? '30m'),
+          ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
+          ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
+        });
+        return claimData(r);
+      },
+    },
+    async run(ctx, { opts: o }) {
+      const opts = o as { claim?: boolean; agent?: string; owner?: string; lease: string };
+      const app = await import('../app/task.js');
+      if (!opts.claim) {
+        if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError(`${opts.agent !== undefined ? '--agent' : '--owner'} goes with --claim: without it, 'sow task next' only lists the ready tasks`, "run 'sow task next --claim --owner <name>' to claim one");
+        const { formatTaskLine } = await import('../cli/render.js');
+        const paint = (await import('../cli/colour.js')).paintFor();
+        const tasks = await app.nextTasks(ctx.app.cwd);
+        return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
+      }
+      const { parseLease } = await import('../domain/ownership.js');
+      if (opts.agent !== undefined) await agentArg(opts.agent.trim());
+      const r = await app.claimNext(ctx.app.cwd, { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
+      return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
+    },
+  },
+  ...inputs.commands,
+  ...outputs.commands,
+];

@@ -1,0 +1,52 @@
+/**
+ * The command groups project types bring (`ProjectType.commands`), as command definitions: the
+ * type describes them as data in its own folder, and they run through app/type-commands.ts, which
+ * refuses a project of another type and commits what they change in one transaction.
+ */
+import type { TypeCommandDef, TypeOptions } from '../domain/project-types/commands.js';
+import type { ProjectType } from '../domain/project-types/types.js';
+import type { CandidateSource, CommandDef, GroupDef } from './def.js';
+
+/** A type's option named as one of sow's own offers the same values in completion. */
+const SHARED_SOURCES: Readonly<Record<string, CandidateSource>> = { '--id': 'task-id', '--task': 'task-id', '--depends-on': 'task-id', '--agent': 'agent', '--phase': 'phase' };
+const sourceOf = (flags: string): CandidateSource | undefined => SHARED_SOURCES[/--[\w-]+/.exec(flags)?.[0] ?? ''];
+
+function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
+  const group = type.commands!.name;
+  return {
+    name: `${group} ${command.name}`,
+    description: command.description,
+    args: (command.args ?? []).map((a) => ({ name: a.name, description: a.description, ...(a.optional ? { optional: true } : {}) })),
+    options: (command.options ?? []).map((o) => {
+      const complete = sourceOf(o.flags);
+      return { flags: o.flags, description: o.description, ...(o.required ? { required: true } : {}), ...(complete ? { complete } : {}) };
+    }),
+    ...(command.help !== undefined ? { help: command.help } : {}),
+    // A type's command may write (its run says so through update()); take the careful side.
+    writes: true,
+    async run(ctx, input) {
+      // Optional arguments not given are left out, as the type's run expects them.
+      const args = input.args.filter((a): a is string => typeof a === 'string');
+      const { runTypeCommand } = await import('../app/type-commands.js');
+      // runTypeCommand prints the warnings itself.
+      const { warnings: _, ...r } = await runTypeCommand(ctx.app.cwd, type, command, args, input.opts as TypeOptions);
+      return r;
+    },
+  };
+}
+
+function groupOf(type: ProjectType): GroupDef {
+  const def = type.commands!;
+  return {
+    name: def.name,
+    description: `${def.description} (${type.name} projects)`,
+    ...(def.subgroups ? { subgroups: def.subgroups } : {}),
+    load: async () => def.commands.map((c) => commandOf(type, c)),
+  };
+}
+
+/** Every project type's command group, or the one named `name` (none when no type has it). */
+export async function typeGroups(name?: string): Promise<GroupDef[]> {
+  const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
+  return Object.values(PROJECT_TYPES).filter((t) => t.commands && (name === undefined || t.commands.name === name)).map(groupOf);
+}
