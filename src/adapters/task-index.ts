@@ -95,12 +95,31 @@ export function isFolder(root: string, rel: string): boolean {
   return statSync(sowPath(root, rel), { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
+/**
+ * The entries a long-lived process (`sow mcp`) last had, by workspace root: it need not read and
+ * parse the index file on every call. They are only a shortcut, checked against every task file's
+ * stat like the file's entries; what another process learnt meanwhile is learnt again here.
+ */
+let kept: Map<string, Entry[]> | undefined;
+
+/** From now on this process keeps the index in memory between reads (see `kept`). */
+export function keepTaskIndex(): void {
+  kept ??= new Map();
+}
+
+/** Stops keeping the index in memory. */
+export function forgetTaskIndex(): void {
+  kept = undefined;
+}
+
 export class TaskIndex {
   private dirty = false;
 
   private constructor(private readonly root: string, private entries: Entry[]) {}
 
   static open(root: string): TaskIndex {
+    const known = kept?.get(root);
+    if (known) return new TaskIndex(root, known);
     let entries: Entry[] = [];
     try {
       // Runtime data, but it may have come with a clone: a regular file of a sane size, or nothing.
@@ -159,6 +178,7 @@ export class TaskIndex {
 
   /** Writes the index if it learnt something. Best effort: a failure costs the next read a parse. */
   save(): void {
+    kept?.set(this.root, this.entries);
     if (!this.dirty) return;
     try {
       const dir = ensureRuntimeDir(this.root);

@@ -24,7 +24,7 @@ import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { branchesWithFile } from '../adapters/git.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
-import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
+import { parseStateText, readStateFile, readText, rememberedStateFile, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
@@ -166,6 +166,9 @@ function validateTask(rel: string, data: unknown, id: string, phase: string): Ta
 async function loadTaskFile(root: string, type: ProjectType, id: string, raw = id): Promise<StateFile<TaskState>> {
   const phase = taskPhase(type);
   const rel = taskFile(phase, id);
+  // A long-lived process (sow mcp) may still have the file as it last read it.
+  const known = rememberedStateFile(root, rel, TaskStateSchema);
+  if (known) return { ...known, data: validateTask(rel, known.data, id, phase) };
   if (!stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
   const file = await readStateFile(root, rel, TaskStateSchema);
   return { ...file, data: validateTask(rel, file.data, id, phase) };
