@@ -95,6 +95,8 @@ interface Remembered {
   text: string;
   /** What the canonical reader returned (kept only for the form sow writes). */
   data: unknown;
+  /** The schema it last passed. */
+  validatedBy?: GenericSchema;
 }
 
 let memory: { settleMs: number; now: () => number; files: Map<string, Remembered> } | undefined;
@@ -133,7 +135,13 @@ function recall<S extends GenericSchema>(mem: NonNullable<typeof memory>, root: 
   // by a confined read of this very inode, so a matching stat says it is still that file.
   const before = lstatSync(abs, { throwIfNoEntry: false });
   const known = before?.isFile() ? mem.files.get(abs) : undefined;
-  if (known && sameStat(known, before!)) return { abs, before, file: { rel, text: known.text, data: validateState(rel, schema, plainCopy(known.data)), handWritten: false } };
+  if (known && sameStat(known, before!)) {
+    // Validation is a pure function of the data and the schema, and returns its input: data this
+    // schema passed once passes again, and a copy is all a caller needs.
+    const data = known.validatedBy === schema ? plainCopy(known.data) : validateState(rel, schema, plainCopy(known.data));
+    known.validatedBy = schema;
+    return { abs, before, file: { rel, text: known.text, data, handWritten: false } };
+  }
   return { abs, before };
 }
 
@@ -145,10 +153,10 @@ async function readRemembered<S extends GenericSchema>(mem: NonNullable<typeof m
   const parsed = await parseStateText(rel, text);
   // Only the form sow writes (plain objects, arrays and scalars, copied cheaply); a hand-written
   // file is rare, and its parse carries what a write needs to keep its spelling.
-  if (!parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs) {
-    mem.files.set(abs, { ino: before.ino, size: before.size, mtimeMs: before.mtimeMs, ctimeMs: before.ctimeMs, text, data: plainCopy(parsed.data) });
-  }
-  return { rel, text, data: validateState(rel, schema, parsed.data), handWritten: parsed.handWritten };
+  const kept = !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs ? plainCopy(parsed.data) : undefined;
+  const data = validateState(rel, schema, parsed.data);
+  if (kept !== undefined) mem.files.set(abs, { ino: before!.ino, size: before!.size, mtimeMs: before!.mtimeMs, ctimeMs: before!.ctimeMs, text, data: kept, validatedBy: schema });
+  return { rel, text, data, handWritten: parsed.handWritten };
 }
 
 /** A deep copy of what the canonical reader returns (plain objects, arrays, scalars): validation hands the input back, and callers may change it. */
