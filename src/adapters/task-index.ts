@@ -137,11 +137,10 @@ export class TaskIndex {
   /**
    * The summary of each task of `dir` (`ids` in id order), from the index where the file is
    * unchanged, else from `load`, which reads, validates and summarises the file's text (and
-   * throws when it is invalid).
+   * throws when it is invalid). `now` decides which files have settled (tests move it).
    */
-  async summaries(dir: string, ids: readonly string[], load: (id: string, rel: string, text: string | undefined) => Promise<TaskSummary>): Promise<TaskSummary[]> {
+  async summaries(dir: string, ids: readonly string[], load: (id: string, rel: string, text: string | undefined) => Promise<TaskSummary>, now = Date.now()): Promise<TaskSummary[]> {
     const out: TaskSummary[] = [];
-    const now = Date.now();
     const next: Entry[] = [];
     const old = this.entries;
     let k = 0;
