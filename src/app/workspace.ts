@@ -157,7 +157,11 @@ export async function loadProject(root: string): Promise<LoadedProject> {
 
 /** Validates a task file's data: the schema, and that it is the task its folder says it is. */
 function validateTask(rel: string, data: unknown, id: string, phase: string): TaskState {
-  const task = validateState(rel, TaskStateSchema, data);
+  return checkTaskIdentity(rel, validateState(rel, TaskStateSchema, data), id, phase);
+}
+
+/** That a task file the schema passed is the task its folder says it is. */
+function checkTaskIdentity(rel: string, task: TaskState, id: string, phase: string): TaskState {
   if (task.id !== id) throw new StateFileError(rel, `says id ${quoted(task.id)}, but it is the file of task ${id} (its folder)`, 'id');
   if (task.phase !== phase) throw new StateFileError(rel, `says phase ${quoted(task.phase)}, but tasks live in the ${phase} phase`, 'phase');
   return task;
@@ -168,10 +172,10 @@ async function loadTaskFile(root: string, type: ProjectType, id: string, raw = i
   const rel = taskFile(phase, id);
   // A long-lived process (sow mcp) may still have the file as it last read it.
   const known = rememberedStateFile(root, rel, TaskStateSchema);
-  if (known) return { ...known, data: validateTask(rel, known.data, id, phase) };
+  if (known) return { ...known, data: checkTaskIdentity(rel, known.data, id, phase) };
   if (!stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
   const file = await readStateFile(root, rel, TaskStateSchema);
-  return { ...file, data: validateTask(rel, file.data, id, phase) };
+  return { ...file, data: checkTaskIdentity(rel, file.data, id, phase) };
 }
 
 /** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
