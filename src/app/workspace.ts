@@ -17,7 +17,7 @@ import { projectProblem } from '../domain/project.js';
 import { NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
-import { byId, compareIds, findCycle, normalizeTaskId, sortIds, summaryOf } from '../domain/tasks.js';
+import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
 import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
@@ -187,7 +187,7 @@ function taskIds(root: string, phase: string): string[] {
     // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
     else if (isFolder(root, `${dir}/${name}`)) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
   }
-  return sortIds(ids);
+  return ids.sort(compareIds);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkNewTaskId, checkStatusChange, compareIds, sortIds, findCycle, findTask, needsDependenciesFinished, nextTaskId, normalizeTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
+import { checkNewTaskId, checkStatusChange, findCycle, findTask, needsDependenciesFinished, nextTaskId, normalizeTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
 import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
 import type { TaskState, TaskSummary } from './schemas.js';
 
@@ -9,14 +9,6 @@ const T1 = '2026-01-02T00:00:00.000Z';
 const task: TaskState = { id: '010', name: 'x', phase: 'implementation', status: 'pending', iteration: 1, parallel: false, dependencies: [], created_at: T0, updated_at: T0, inputs: [], outputs: [], metadata: {}, assigned_agent: 'implementer' };
 
 describe('task ids', () => {
-  it('sortIds puts ids in numeric order, exactly as sort(compareIds) does', () => {
-    const ids = ['1000', '020', '999', '010', '100000', '1010', '990', '25000', '005', '100', '9990'];
-    const shuffled = [...ids].reverse();
-    expect(sortIds([...shuffled])).toEqual([...ids].sort(compareIds));
-    expect(sortIds([...shuffled])).toEqual(['005', '010', '020', '100', '990', '999', '1000', '1010', '9990', '25000', '100000']);
-    expect(sortIds([])).toEqual([]);
-  });
-
   it('gap-numbers from the highest id, past 990', () => {
     expect(nextTaskId([])).toBe('010');
     expect(nextTaskId([s('010'), s('020')])).toBe('030');
