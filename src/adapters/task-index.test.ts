@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../domain/schemas.js';
-import { forgetTaskIndex, keepTaskIndex, TaskIndex } from './task-index.js';
+import { forgetTaskIndex, keepTaskIndex, listingsKept, listNames, TaskIndex } from './task-index.js';
 
 const DIR = '.sow/project/phases/implementation/tasks';
 let root: string;
@@ -56,5 +56,33 @@ describe('the task index kept in memory by a long-lived process', () => {
     writeFileSync(join(root, DIR, '010', 'state.yaml'), 'first\n');
     expect((await list(Date.now())).read).toEqual(['010']);
     expect((await list(Date.now())).read).toEqual(['010']);
+  });
+});
+
+describe('folder listings kept by a long-lived process', () => {
+  it('a folder is listed again when an entry is added or removed; a copy is handed out', () => {
+    keepTaskIndex();
+    // Dated back, so that the change below cannot fall in the same tick of the clock.
+    const past = () => utimesSync(join(root, DIR), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    past();
+    const first = listNames(root, DIR, LATER());
+    expect(first).toEqual(['010']);
+    expect(listingsKept()).toBe(1);
+    first.push('999');
+    expect(listNames(root, DIR, LATER())).toEqual(['010']);
+    mkdirSync(join(root, DIR, '020'));
+    expect(listNames(root, DIR, LATER()).sort()).toEqual(['010', '020']);
+    past();
+    expect(listNames(root, DIR, LATER()).sort()).toEqual(['010', '020']);
+    rmSync(join(root, DIR, '010'), { recursive: true });
+    expect(listNames(root, DIR, LATER())).toEqual(['020']);
+  });
+
+  it('a folder that has not settled is not kept; a one-shot command keeps none', () => {
+    expect(listNames(root, DIR, LATER())).toEqual(['010']);
+    expect(listingsKept()).toBe(0);
+    keepTaskIndex();
+    expect(listNames(root, DIR, Date.now())).toEqual(['010']);
+    expect(listingsKept()).toBe(0);
   });
 });

@@ -69,10 +69,16 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
 /**
  * The names in a folder of `.sow/` (`rel`, repository-relative), dotfiles left out; none when it
  * does not exist. The folder is confined to `.sow/`, and so is every entry that is a link (a link
- * out of `.sow/` is refused, PathEscapeError): what is listed can then be read by name.
+ * out of `.sow/` is refused, PathEscapeError): what is listed can then be read by name. `now`
+ * decides which folders have settled (tests move it).
  */
-export function listNames(root: string, rel: string): string[] {
+export function listNames(root: string, rel: string, now = Date.now()): string[] {
   const abs = sowPath(root, rel);
+  // A long-lived process lists a folder again only when its stat changed: adding, removing or
+  // renaming an entry changes the folder's mtime and ctime (and settling rules out the same tick).
+  const st = listings ? lstatSync(abs, { throwIfNoEntry: false }) : undefined;
+  const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
+  if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs) return [...kept.names];
   let entries;
   try {
     entries = readdirSync(abs, { withFileTypes: true });
@@ -87,6 +93,7 @@ export function listNames(root: string, rel: string): string[] {
     if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
     names.push(e.name);
   }
+  if (st?.isDirectory() && settled(st, now)) listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
   return names;
 }
 
@@ -101,15 +108,24 @@ export function isFolder(root: string, rel: string): boolean {
  * stat like the file's entries; what another process learnt meanwhile is learnt again here.
  */
 let kept: Map<string, Entry[]> | undefined;
+/** The names listNames last found in each folder (by its absolute path), beside the folder's stat. */
+let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names: string[] }> | undefined;
 
-/** From now on this process keeps the index in memory between reads (see `kept`). */
+/** From now on this process keeps the index and the folders' listings in memory between reads (see `kept`). */
 export function keepTaskIndex(): void {
   kept ??= new Map();
+  listings ??= new Map();
 }
 
-/** Stops keeping the index in memory. */
+/** How many folder listings are kept (for tests). */
+export function listingsKept(): number {
+  return listings?.size ?? 0;
+}
+
+/** Stops keeping the index and the listings in memory. */
 export function forgetTaskIndex(): void {
   kept = undefined;
+  listings = undefined;
 }
 
 export class TaskIndex {
