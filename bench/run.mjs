@@ -21,9 +21,11 @@
  * wrote, and the generated state is checked to load with `sow task list` and `sow task get`).
  * "cold index" rows run without the task index (.sow/.runtime/tasks.json), as the first command
  * after a clone or a checkout does.
+ * Then one `sow mcp` server per size answers each of its read tools 20 times (or BENCH_RUNS, if
+ * more): p50 per call, within 5 ms at 1,000 tasks.
  * It measures; it is not a test: without --check it exits 0 whatever the numbers are.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -342,10 +344,83 @@ function peakMemoryMb(argv, cwd) {
 
 // ---------------------------------------------------------------------------------------------
 
+
+// ---------------------------------------------------------------------------------------------
+// The long-lived server: `sow mcp` answers many calls; each is timed from the request written to
+// its answer read, on one server per project size, after a warm-up call of each tool.
+
+const MCP_BUDGET_MS = 5;
+const MCP_CALLS = [
+  { tool: 'status', args: {} },
+  { tool: 'task_next', args: {} },
+  { tool: 'continue', args: {} },
+  { tool: 'advance', args: { dry_run: true } },
+  { tool: 'artifact', args: { action: 'list', direction: 'output' } },
+];
+
+async function measureMcp(repo, size, runs) {
+  const child = spawn(process.execPath, [SOW, 'mcp'], { cwd: repo, env: CHILD_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+  let buffer = '';
+  let stderr = '';
+  const waiting = new Map();
+  const ended = new Promise((resolve) => child.on('exit', resolve));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  });
+  let id = 0;
+  const request = (method, params) => new Promise((resolve, reject) => {
+    const mine = ++id;
+    const timer = setTimeout(() => reject(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)), 60_000);
+    waiting.set(mine, (m) => {
+      clearTimeout(timer);
+      resolve(m);
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
+  });
+  const rows = [];
+  try {
+    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sow-bench', version: '1' } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    for (const c of MCP_CALLS) {
+      const row = { command: `mcp ${c.tool}${Object.keys(c.args).length ? ` ${JSON.stringify(c.args)}` : ''}`, tasks: size, samples: [], error: undefined };
+      const first = await request('tools/call', { name: c.tool, arguments: c.args });
+      const text = first.result?.content?.[0]?.text ?? '';
+      // advance --dry-run is refused by its guard here (the project is not ready): that is an answer too.
+      if (first.error || (first.result?.isError && !(c.tool === 'advance' && /GUARD_BLOCKED|"ok":false/.test(text)))) row.error = (first.error?.message ?? text).slice(0, 200);
+      for (let i = 0; i < runs && !row.error; i++) {
+        const t0 = performance.now();
+        await request('tools/call', { name: c.tool, arguments: c.args });
+        row.samples.push(performance.now() - t0);
+      }
+      rows.push(row);
+    }
+  } finally {
+    child.stdin.end();
+    await ended;
+  }
+  return rows.map((row) => {
+    if (row.error) return { command: row.command, tasks: row.tasks, p50_ms: null, p90_ms: null, min_ms: null, budget_ms: MCP_BUDGET_MS, verdict: 'ERROR', error: row.error, calls: 0 };
+    const st = stats(row.samples);
+    return {
+      command: row.command, tasks: row.tasks, p50_ms: round1(st.median), p90_ms: round1(st.p90), min_ms: round1(st.min),
+      budget_ms: size >= LARGE && size < HUGE ? MCP_BUDGET_MS : null,
+      verdict: size >= LARGE && size < HUGE ? (st.median <= MCP_BUDGET_MS ? 'PASS' : 'OVER') : 'info',
+      calls: st.n,
+    };
+  });
+}
+
 let loadStart = 0;
 let loadPeak = 0;
 
-function main() {
+async function main() {
   loadStart = loadavg()[0];
   log(`sow bench: ${RUNS} runs per command, sizes ${SIZES.join(', ')}, node ${process.version}, ${cpus().length} CPUs`);
   snapshotCli();
@@ -458,7 +533,11 @@ function main() {
     }
   }
 
-  const over = [...results, ...memory].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
+  log('  timing sow mcp tool calls…');
+  const mcp = [];
+  for (const n of SIZES) mcp.push(...(await measureMcp(repos.get(n), n, Math.max(RUNS, 20))));
+
+  const over = [...results, ...memory, ...mcp].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
   const report = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
@@ -470,6 +549,7 @@ function main() {
     budgets_ms_over_floor: { read: budgetFor('read', 0), write: budgetFor('write', 0), at_1000_tasks: budgetFor('read', LARGE), at_10000_tasks: { read: budgetFor('read', HUGE), write: budgetFor('write', HUGE) } },
     rows: results,
     memory,
+    mcp,
     instructions,
     over_budget: over,
   };
@@ -507,13 +587,17 @@ function renderTable(report) {
   const memBody = report.memory.map((m) => [m.command, m.tasks === null ? '' : String(m.tasks), `${f(m.peak_mb)} MB`, m.budget_mb === null ? '' : `< ${m.budget_mb} MB`, m.verdict || (m.tasks ? 'info' : '')]);
   lines.push(...table(['command', 'tasks', 'peak', 'budget', ''], memBody, [false, true, true, true, false]));
   lines.push(`  (measured with ${report.memory[0]?.via})`);
+  lines.push('');
+  lines.push(`sow mcp tool calls (one server per size; each call timed from request to answer; budget p50 ≤ ${MCP_BUDGET_MS} ms at ${LARGE} tasks):`);
+  const mcpBody = report.mcp.map((m) => [m.command, String(m.tasks), ms(m.min_ms), ms(m.p50_ms), ms(m.p90_ms), String(m.calls), m.budget_ms === null ? '' : `≤ ${m.budget_ms} ms`, m.verdict]);
+  lines.push(...table(['tool', 'tasks', 'min', 'p50', 'p90', 'calls', 'budget', ''], mcpBody, [false, true, true, true, true, true, true, false]));
   if (report.instructions.length) {
     lines.push('');
     lines.push('instructions (valgrind callgrind, one run each; ms at the floor\'s pace = instructions over floor × floor median ÷ floor instructions):');
     const body = report.instructions.map((r) => [r.command, r.tasks === null ? '—' : String(r.tasks), `${(r.instructions / 1e6).toFixed(1)} M`, `+${(r.over_floor / 1e6).toFixed(1)} M`, `+${r.est_ms_over_floor.toFixed(1)} ms`]);
     lines.push(...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]));
   }
-  const errors = [...report.rows, ...report.memory].filter((r) => r.error);
+  const errors = [...report.rows, ...report.memory, ...report.mcp].filter((r) => r.error);
   if (errors.length) {
     lines.push('');
     lines.push('errors:');
@@ -532,7 +616,7 @@ function table(header, body, rightAlign) {
 
 let code = 0;
 try {
-  const over = main();
+  const over = await main();
   code = CHECK && over > 0 ? 1 : 0;
 } catch (err) {
   process.stderr.write(`\nbench: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { readStateFile, renderStateFile } from './state-files.js';
+import { forgetParsedStateFiles, keepParsedStateFiles, parsedStateFilesKept, readStateFile, rememberedStateFile, renderStateFile } from './state-files.js';
 import { StateFileError } from '../domain/errors.js';
 
 const Schema = v.looseObject({ name: v.string(), count: v.number(), items: v.array(v.looseObject({ id: v.string() })) });
@@ -85,5 +85,88 @@ describe('renderStateFile', () => {
 
   it('refuses to render data its schema rejects', async () => {
     await expect(renderStateFile(undefined, REL, Schema, { name: 'a', count: 'x' } as never)).rejects.toThrow(/refusing to write/);
+  });
+});
+
+describe('a long-lived process keeps what it parsed, checked against the stat', () => {
+  afterEach(() => forgetParsedStateFiles());
+  const text = (name: string) => `name: ${name}\ncount: 1\nitems: []\n`;
+
+  it('a file changed since it was parsed is read again; an unchanged one comes from memory, validated again', async () => {
+    keepParsedStateFiles({ settleMs: -Infinity });
+    write(text('a'));
+    expect((await readStateFile(root, REL, Schema)).data.name).toBe('a');
+    expect(parsedStateFilesKept()).toBe(1);
+    write(text('bb'));
+    expect((await readStateFile(root, REL, Schema)).data.name).toBe('bb');
+    expect(rememberedStateFile(root, REL, Schema)?.data.name).toBe('bb');
+    // A schema the kept parse does not meet is still refused: the data is validated on every use.
+    await expect(readStateFile(root, REL, v.looseObject({ name: v.literal('z') }))).rejects.toThrow(StateFileError);
+  });
+
+  it('each read gets its own copy: changing what one read returned changes nothing for the next', async () => {
+    keepParsedStateFiles({ settleMs: -Infinity });
+    write('name: a\ncount: 1\nitems:\n  - id: x\n');
+    const first = await readStateFile(root, REL, Schema);
+    first.data.items.push({ id: 'y' });
+    first.data.name = 'changed';
+    expect((await readStateFile(root, REL, Schema)).data).toEqual({ name: 'a', count: 1, items: [{ id: 'x' }] });
+  });
+
+  it('a file whose timestamps have not settled is not kept (an edit within their granularity could hide behind the same stat)', async () => {
+    let clock = Date.now();
+    keepParsedStateFiles({ settleMs: 2_000, now: () => clock });
+    write(text('a'));
+    await readStateFile(root, REL, Schema);
+    expect(parsedStateFilesKept()).toBe(0);
+    expect(rememberedStateFile(root, REL, Schema)).toBeUndefined();
+    clock += 60_000;
+    await readStateFile(root, REL, Schema);
+    expect(parsedStateFilesKept()).toBe(1);
+    expect(rememberedStateFile(root, REL, Schema)?.data.name).toBe('a');
+  });
+
+  it('a file replaced by a link out of .sow/ is refused, never answered from memory', async () => {
+    keepParsedStateFiles({ settleMs: -Infinity });
+    write(text('a'));
+    await readStateFile(root, REL, Schema);
+    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+    try {
+      writeFileSync(join(outside, 'state.yaml'), text('a'));
+      rmSync(join(root, REL));
+      symlinkSync(join(outside, 'state.yaml'), join(root, REL));
+      expect(rememberedStateFile(root, REL, Schema)).toBeUndefined();
+      await expect(readStateFile(root, REL, Schema)).rejects.toMatchObject({ code: 'PATH_ESCAPES' });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a file that is gone is not answered from memory', async () => {
+    keepParsedStateFiles({ settleMs: -Infinity });
+    write(text('a'));
+    await readStateFile(root, REL, Schema);
+    rmSync(join(root, REL));
+    expect(rememberedStateFile(root, REL, Schema)).toBeUndefined();
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/missing/);
+  });
+
+  it('a one-shot command keeps nothing', async () => {
+    write(text('a'));
+    await readStateFile(root, REL, Schema);
+    expect(parsedStateFilesKept()).toBe(0);
+    expect(rememberedStateFile(root, REL, Schema)).toBeUndefined();
+  });
+});
+
+describe('what a long-lived process keeps: only the form sow writes', () => {
+  afterEach(() => forgetParsedStateFiles());
+  it('a hand-written file (a comment) is read again every time', async () => {
+    keepParsedStateFiles({ settleMs: -Infinity });
+    write('# mine\nname: a\ncount: 1\nitems: []\n');
+    const first = await readStateFile(root, REL, Schema);
+    expect(first.handWritten).toBe(true);
+    expect(parsedStateFilesKept()).toBe(0);
+    expect((await readStateFile(root, REL, Schema)).handWritten).toBe(true);
   });
 });

@@ -10,7 +10,8 @@
  * large to read and rewrite in a moment.
  */
 import { SowError } from '../domain/errors.js';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, type Stats } from 'node:fs';
+import { join, sep } from 'node:path';
 import { inSow, readConfined, sowArea, sowPath } from './confine.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
@@ -70,9 +71,101 @@ export function validateState<S extends GenericSchema>(rel: string, schema: S, d
   return valid.value;
 }
 
-export async function readStateFile<S extends GenericSchema>(root: string, rel: string, schema: S, text = readText(root, rel)): Promise<StateFile<InferOutput<S>>> {
+export async function readStateFile<S extends GenericSchema>(root: string, rel: string, schema: S, given?: string): Promise<StateFile<InferOutput<S>>> {
+  if (given === undefined && memory) return readRemembered(memory, root, rel, schema);
+  const text = given ?? readText(root, rel);
   const parsed = await parseStateText(rel, text);
   return { rel, text, data: validateState(rel, schema, parsed.data), handWritten: parsed.handWritten };
+}
+
+/**
+ * What a long-lived process (`sow mcp`) parsed, kept beside the stat of the file it came from, so
+ * that a call reads and parses only the state files that changed since the last one. The rule is
+ * the task index's (task-index.ts, docs/decisions/0009): a parse is believed only while inode,
+ * size, mtime and ctime all match the stat taken *before* it was read, and it is kept only for a
+ * file whose timestamps had settled by then, so an edit inside the timestamp granularity cannot
+ * hide behind an unchanged stat. The parsed data is validated again on every use, which also gives
+ * every caller its own copy. A one-shot command keeps nothing (it would only pay for the stat).
+ */
+interface Remembered {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  text: string;
+  /** What the canonical reader returned (kept only for the form sow writes). */
+  data: unknown;
+  /** The schema it last passed. */
+  validatedBy?: GenericSchema;
+}
+
+let memory: { settleMs: number; now: () => number; files: Map<string, Remembered> } | undefined;
+
+/** From now on this process keeps what it parsed (see Remembered); `settleMs` and `now` are for tests. */
+export function keepParsedStateFiles(opts: { settleMs?: number; now?: () => number } = {}): void {
+  memory = { settleMs: opts.settleMs ?? STATE_SETTLE_MS, now: opts.now ?? Date.now, files: new Map() };
+}
+
+/** How many parses are kept (for tests). */
+export function parsedStateFilesKept(): number {
+  return memory?.files.size ?? 0;
+}
+
+/** Stops keeping parses and forgets them. */
+export function forgetParsedStateFiles(): void {
+  memory = undefined;
+}
+
+/** The task index's settling time: a file younger than this may still change without its stat showing it. */
+export const STATE_SETTLE_MS = 2_000;
+
+const sameStat = (r: Remembered, st: Stats) => r.ino === st.ino && r.size === st.size && r.mtimeMs === st.mtimeMs && r.ctimeMs === st.ctimeMs;
+
+/**
+ * The state file as this process last parsed it, when it is unchanged since (validated again);
+ * undefined when nothing is kept, or the file changed, or is gone: then read it.
+ */
+export function rememberedStateFile<S extends GenericSchema>(root: string, rel: string, schema: S): StateFile<InferOutput<S>> | undefined {
+  return memory ? recall(memory, root, rel, schema).file : undefined;
+}
+
+function recall<S extends GenericSchema>(mem: NonNullable<typeof memory>, root: string, rel: string, schema: S): { abs: string; before: Stats | undefined; file?: StateFile<InferOutput<S>> } {
+  const abs = sep === '/' ? `${root}/${rel}` : join(root, rel);
+  // lstat: a link is never taken from memory (reading it checks where it leads). A parse was made
+  // by a confined read of this very inode, so a matching stat says it is still that file.
+  const before = lstatSync(abs, { throwIfNoEntry: false });
+  const known = before?.isFile() ? mem.files.get(abs) : undefined;
+  if (known && sameStat(known, before!)) {
+    // Validation is a pure function of the data and the schema, and returns its input: data this
+    // schema passed once passes again, and a copy is all a caller needs.
+    const data = known.validatedBy === schema ? plainCopy(known.data) : validateState(rel, schema, plainCopy(known.data));
+    known.validatedBy = schema;
+    return { abs, before, file: { rel, text: known.text, data, handWritten: false } };
+  }
+  return { abs, before };
+}
+
+async function readRemembered<S extends GenericSchema>(mem: NonNullable<typeof memory>, root: string, rel: string, schema: S): Promise<StateFile<InferOutput<S>>> {
+  const { abs, before, file } = recall(mem, root, rel, schema);
+  if (file) return file;
+  mem.files.delete(abs);
+  const text = readText(root, rel);
+  const parsed = await parseStateText(rel, text);
+  // Only the form sow writes (plain objects, arrays and scalars, copied cheaply); a hand-written
+  // file is rare, and its parse carries what a write needs to keep its spelling.
+  const kept = !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs ? plainCopy(parsed.data) : undefined;
+  const data = validateState(rel, schema, parsed.data);
+  if (kept !== undefined) mem.files.set(abs, { ino: before!.ino, size: before!.size, mtimeMs: before!.mtimeMs, ctimeMs: before!.ctimeMs, text, data: kept, validatedBy: schema });
+  return { rel, text, data, handWritten: parsed.handWritten };
+}
+
+/** A deep copy of what the canonical reader returns (plain objects, arrays, scalars): validation hands the input back, and callers may change it. */
+function plainCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainCopy);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = plainCopy((value as Record<string, unknown>)[key]);
+  return out;
 }
 
 /** Validates `data` and renders the new text of the file, in the form a person gave it if they did. */

@@ -69,10 +69,16 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
 /**
  * The names in a folder of `.sow/` (`rel`, repository-relative), dotfiles left out; none when it
  * does not exist. The folder is confined to `.sow/`, and so is every entry that is a link (a link
- * out of `.sow/` is refused, PathEscapeError): what is listed can then be read by name.
+ * out of `.sow/` is refused, PathEscapeError): what is listed can then be read by name. `now`
+ * decides which folders have settled (tests move it).
  */
-export function listNames(root: string, rel: string): string[] {
+export function listNames(root: string, rel: string, now = Date.now()): string[] {
   const abs = sowPath(root, rel);
+  // A long-lived process lists a folder again only when its stat changed: adding, removing or
+  // renaming an entry changes the folder's mtime and ctime (and settling rules out the same tick).
+  const st = listings ? lstatSync(abs, { throwIfNoEntry: false }) : undefined;
+  const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
+  if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs) return [...kept.names];
   let entries;
   try {
     entries = readdirSync(abs, { withFileTypes: true });
@@ -87,6 +93,7 @@ export function listNames(root: string, rel: string): string[] {
     if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
     names.push(e.name);
   }
+  if (st?.isDirectory() && settled(st, now)) listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
   return names;
 }
 
@@ -95,12 +102,40 @@ export function isFolder(root: string, rel: string): boolean {
   return statSync(sowPath(root, rel), { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
+/**
+ * The entries a long-lived process (`sow mcp`) last had, by workspace root: it need not read and
+ * parse the index file on every call. They are only a shortcut, checked against every task file's
+ * stat like the file's entries; what another process learnt meanwhile is learnt again here.
+ */
+let kept: Map<string, Entry[]> | undefined;
+/** The names listNames last found in each folder (by its absolute path), beside the folder's stat. */
+let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names: string[] }> | undefined;
+
+/** From now on this process keeps the index and the folders' listings in memory between reads (see `kept`). */
+export function keepTaskIndex(): void {
+  kept ??= new Map();
+  listings ??= new Map();
+}
+
+/** How many folder listings are kept (for tests). */
+export function listingsKept(): number {
+  return listings?.size ?? 0;
+}
+
+/** Stops keeping the index and the listings in memory. */
+export function forgetTaskIndex(): void {
+  kept = undefined;
+  listings = undefined;
+}
+
 export class TaskIndex {
   private dirty = false;
 
   private constructor(private readonly root: string, private entries: Entry[]) {}
 
   static open(root: string): TaskIndex {
+    const known = kept?.get(root);
+    if (known) return new TaskIndex(root, known);
     let entries: Entry[] = [];
     try {
       // Runtime data, but it may have come with a clone: a regular file of a sane size, or nothing.
@@ -118,11 +153,10 @@ export class TaskIndex {
   /**
    * The summary of each task of `dir` (`ids` in id order), from the index where the file is
    * unchanged, else from `load`, which reads, validates and summarises the file's text (and
-   * throws when it is invalid).
+   * throws when it is invalid). `now` decides which files have settled (tests move it).
    */
-  async summaries(dir: string, ids: readonly string[], load: (id: string, rel: string, text: string | undefined) => Promise<TaskSummary>): Promise<TaskSummary[]> {
+  async summaries(dir: string, ids: readonly string[], load: (id: string, rel: string, text: string | undefined) => Promise<TaskSummary>, now = Date.now()): Promise<TaskSummary[]> {
     const out: TaskSummary[] = [];
-    const now = Date.now();
     const next: Entry[] = [];
     const old = this.entries;
     let k = 0;
@@ -159,6 +193,7 @@ export class TaskIndex {
 
   /** Writes the index if it learnt something. Best effort: a failure costs the next read a parse. */
   save(): void {
+    kept?.set(this.root, this.entries);
     if (!this.dirty) return;
     try {
       const dir = ensureRuntimeDir(this.root);

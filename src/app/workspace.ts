@@ -24,7 +24,7 @@ import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { branchesWithFile } from '../adapters/git.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
-import { parseStateText, readStateFile, readText, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
+import { parseStateText, readStateFile, readText, rememberedStateFile, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
@@ -157,7 +157,11 @@ export async function loadProject(root: string): Promise<LoadedProject> {
 
 /** Validates a task file's data: the schema, and that it is the task its folder says it is. */
 function validateTask(rel: string, data: unknown, id: string, phase: string): TaskState {
-  const task = validateState(rel, TaskStateSchema, data);
+  return checkTaskIdentity(rel, validateState(rel, TaskStateSchema, data), id, phase);
+}
+
+/** That a task file the schema passed is the task its folder says it is. */
+function checkTaskIdentity(rel: string, task: TaskState, id: string, phase: string): TaskState {
   if (task.id !== id) throw new StateFileError(rel, `says id ${quoted(task.id)}, but it is the file of task ${id} (its folder)`, 'id');
   if (task.phase !== phase) throw new StateFileError(rel, `says phase ${quoted(task.phase)}, but tasks live in the ${phase} phase`, 'phase');
   return task;
@@ -166,9 +170,12 @@ function validateTask(rel: string, data: unknown, id: string, phase: string): Ta
 async function loadTaskFile(root: string, type: ProjectType, id: string, raw = id): Promise<StateFile<TaskState>> {
   const phase = taskPhase(type);
   const rel = taskFile(phase, id);
+  // A long-lived process (sow mcp) may still have the file as it last read it.
+  const known = rememberedStateFile(root, rel, TaskStateSchema);
+  if (known) return { ...known, data: checkTaskIdentity(rel, known.data, id, phase) };
   if (!stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
   const file = await readStateFile(root, rel, TaskStateSchema);
-  return { ...file, data: validateTask(rel, file.data, id, phase) };
+  return { ...file, data: checkTaskIdentity(rel, file.data, id, phase) };
 }
 
 /** The ids of the task folders, in id order; a folder that is not named by an id is an error. */

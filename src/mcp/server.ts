@@ -18,6 +18,8 @@ import { errorEnvelope, SowError, UsageError } from '../domain/errors.js';
 import { reservedNameError } from '../domain/fields.js';
 import { nearMiss } from '../domain/suggest.js';
 import { environmentError } from '../adapters/io-errors.js';
+import { keepParsedStateFiles } from '../adapters/state-files.js';
+import { keepTaskIndex } from '../adapters/task-index.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
@@ -155,6 +157,9 @@ export interface ServeOptions {
 export async function serveMcp(opts: ServeOptions): Promise<void> {
   const cwd = resolve(opts.cwd ?? process.cwd());
   if (!isFolder(cwd)) throw new SowError('NOT_A_FOLDER', 'failed', `--cwd '${opts.cwd ?? cwd}' is not a folder`, 'pass the folder of the repository to serve, or start sow mcp in it');
+  // A server lives for many calls: each rereads only the state files that changed since the last.
+  keepParsedStateFiles();
+  keepTaskIndex();
   const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
   const tools = await loadTools();
