@@ -5,5 +5,8 @@
  * Import the SDK and zod through this module only; types may come from the SDK directly.
  */
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
-export { CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+export {
+  CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 export { z } from 'zod';

@@ -13,7 +13,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool as ToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import { CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ListToolsRequestSchema, Server, z } from './sdk.js';
+import {
+  CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, Server, z,
+} from './sdk.js';
 import { errorEnvelope, SowError, UsageError } from '../domain/errors.js';
 import { reservedNameError } from '../domain/fields.js';
 import { nearMiss } from '../domain/suggest.js';
@@ -160,7 +163,7 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   // A server lives for many calls: each rereads only the state files that changed since the last.
   keepParsedStateFiles();
   keepTaskIndex();
-  const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS });
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
   const tools = await loadTools();
   const listed = tools.map(listing);
@@ -182,9 +185,70 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
     });
   });
 
+  servePromptsAndResources(server, cwd);
+
   await server.connect(transport);
   // The end of input ends the server, once every request read has been answered.
   await transport.inputEnded;
   await transport.settled();
   await server.close();
+}
+
+/** A refusal of a prompt or resource request: a JSON-RPC error whose data is the CLI's envelope. */
+function requestError(err: unknown, code: number): McpError {
+  const sow = asSowError(err);
+  return new McpError(code, sow.message, errorEnvelope(sow));
+}
+
+/** MCP's resource-not-found code (the spec's -32002). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * Prompts: `continue` (what to do now) and sow's embedded prompts, filled as `sow prompt` fills
+ * them. Resources: the files under .sow/project/ (app/resources.ts), so a client shows the state
+ * without a tool call.
+ */
+function servePromptsAndResources(server: Server, cwd: string): void {
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const { listPrompts } = await import('../app/prompts.js');
+    return {
+      prompts: [
+        { name: 'continue', description: "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project continue')" },
+        ...listPrompts().map((name) => ({ name, description: `sow's ${name.replace('/', ' prompt ')}, filled with what the project knows (as 'sow prompt ${name}')` })),
+      ],
+    };
+  });
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const name = request.params.name;
+    try {
+      const text = name === 'continue'
+        ? (await (await import('../app/status.js')).continueProject(cwd)).prompt
+        : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
+      return { description: name === 'continue' ? 'What to do now' : name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
+    } catch (err) {
+      throw requestError(err, ErrorCode.InvalidParams);
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    try {
+      const { listResources } = await import('../app/resources.js');
+      return { resources: (await listResources(cwd)).resources };
+    } catch (err) {
+      // Outside a project (or a repository) there is nothing to show: an empty list, not an error.
+      if (asSowError(err).kind !== 'internal') return { resources: [] };
+      throw requestError(err, ErrorCode.InternalError);
+    }
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    const { RESOURCE_SCHEME } = await import('../app/resources.js');
+    return { resourceTemplates: [{ uriTemplate: `${RESOURCE_SCHEME}{+path}`, name: 'A file under .sow/project/', description: 'state.yaml, log.md, a task\'s phases/<phase>/tasks/<id>/state.yaml, a document' }] };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    try {
+      const { readResource } = await import('../app/resources.js');
+      return { contents: [await readResource(cwd, request.params.uri)] };
+    } catch (err) {
+      throw requestError(err, asSowError(err).code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams);
+    }
+  });
 }

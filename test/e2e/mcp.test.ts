@@ -6,7 +6,7 @@
  * carries only the protocol and that the server ends when its input does.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -293,6 +293,57 @@ describe('sow mcp: the tools', () => {
     expect(failed.json).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', hint: expect.stringContaining("sow check run lint"), details: { runs: [{ name: 'lint', exit_code: 3 }] } } });
     const cliFailed = cliRefusal(repo, ['check', 'run', 'lint']);
     expect(steady(cliFailed.error.details.runs)).toEqual(steady(failed.json.error.details.runs));
+  });
+});
+
+describe('sow mcp: prompts and resources', () => {
+  it("prompts: continue is sow project continue's prompt; every embedded prompt is listed and filled as sow prompt fills it; an unknown one is refused", async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const { client } = await connect(repo);
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((p) => p.name);
+    expect(names[0]).toBe('continue');
+    const listed = expectEnvelope(ok(repo, ['prompt', '--list', '--json'])).data as string[];
+    expect(names.slice(1)).toEqual(listed);
+    const cont = await client.getPrompt({ name: 'continue' });
+    expect(cont.messages).toEqual([{ role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue']).prompt } }]);
+    const one = names.find((n) => n.startsWith('orchestrator/standard/'))!;
+    const viaCli = expectEnvelope(ok(repo, ['prompt', one, '--json'])).data;
+    expect((await client.getPrompt({ name: one })).messages[0]!.content).toEqual({ type: 'text', text: viaCli.text });
+    const before = repo.snapshot();
+    await expect(client.getPrompt({ name: 'guidance/nobody' })).rejects.toThrow(/no prompt 'guidance\/nobody'/);
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('resources: the files under .sow/project/, read byte for byte; a link, a path out of it or an unknown file is refused', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    // A link a cloned repository could carry, to a file outside .sow/project/: never listed, never read.
+    symlinkSync('../config.yaml', join(repo.dir, '.sow/project/leak.yaml'));
+    const { client } = await connect(repo);
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toContain('sow://project/state.yaml');
+    expect(uris).toContain('sow://project/log.md');
+    expect(uris).toContain('sow://project/phases/implementation/tasks/010/state.yaml');
+    expect(uris).not.toContain('sow://project/leak.yaml');
+    expect(resources.find((r) => r.uri === 'sow://project/state.yaml')).toMatchObject({ name: '.sow/project/state.yaml', mimeType: 'application/yaml' });
+    const read = await client.readResource({ uri: 'sow://project/phases/implementation/tasks/010/state.yaml' });
+    expect(read.contents).toEqual([{ uri: 'sow://project/phases/implementation/tasks/010/state.yaml', mimeType: 'application/yaml', text: repo.read(taskFile('010')) }]);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['sow://project/{+path}']);
+    for (const uri of ['sow://project/../config.yaml', 'sow://project/phases/../../config.yaml', 'sow://project/%2e%2e/config.yaml', 'file:///etc/passwd', 'sow://project/nothing.md']) {
+      await expect(client.readResource({ uri }), uri).rejects.toThrow(/no resource/);
+    }
+    await expect(client.readResource({ uri: 'sow://project/leak.yaml' })).rejects.toThrow(/no resource 'sow:\/\/project\/leak.yaml': it is a link or a folder/);
+    await expect(client.readResource({ uri: 'sow://project/phases' })).rejects.toThrow(/it is a link or a folder/);
+  });
+
+  it('resources outside a project: an empty list', async () => {
+    const repo = fresh();
+    const { client } = await connect(repo);
+    expect((await client.listResources()).resources).toEqual([]);
   });
 });
 

@@ -1,0 +1,49 @@
+/**
+ * The files of `.sow/project/`, listed and read for `sow mcp`'s resources: regular files only (a
+ * link, a device or a folder that is a link is never listed nor followed), each read confined to
+ * `.sow/` with a size limit, like every state file.
+ */
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readConfined, sowArea } from './confine.js';
+
+/** A project holds a few hundred files; a listing stops well past any real one. */
+export const MAX_LISTED = 20_000;
+/** Documents beside the state files (a design, a review) may be longer than a state file. */
+const MAX_BYTES = 4 * 1024 * 1024;
+
+/** The regular files under `.sow/project/`, relative to it ('/' separated), in name order. */
+export function listProjectFiles(root: string): string[] {
+  const top = join(sowArea(root).base, 'project');
+  const out: string[] = [];
+  const walk = (abs: string, rel: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(abs).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (out.length >= MAX_LISTED) return;
+      const st = lstatSync(join(abs, name), { throwIfNoEntry: false });
+      if (!st) continue;
+      const path = rel ? `${rel}/${name}` : name;
+      if (st.isDirectory()) walk(join(abs, name), path);
+      else if (st.isFile()) out.push(path);
+    }
+  };
+  const st = lstatSync(top, { throwIfNoEntry: false });
+  if (st?.isDirectory()) walk(top, '');
+  return out;
+}
+
+/**
+ * A file of `.sow/project/` (`rel` relative to it): its text, 'missing', or 'not-a-file' for a
+ * link (never followed: a cloned repository may carry one to anywhere) or a folder.
+ */
+export function readProjectFile(root: string, rel: string): string | 'missing' | 'not-a-file' {
+  const st = lstatSync(join(sowArea(root).base, 'project', rel), { throwIfNoEntry: false });
+  if (!st) return 'missing';
+  if (!st.isFile()) return 'not-a-file';
+  return readConfined(sowArea(root), `project/${rel}`, { max: MAX_BYTES, what: 'project files', why: 'a resource is a state file or a document, a few KB' }, { display: `.sow/project/${rel}` }) ?? 'missing';
+}

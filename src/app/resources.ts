@@ -1,0 +1,52 @@
+/**
+ * The project's files as `sow mcp` resources (`sow://project/<path>`), so a client can show the
+ * state and documents without a tool call, and its prompts: `continue` (what to do now, the prompt
+ * of the current state) and every prompt `sow prompt --list` names, filled as `sow prompt` fills
+ * them. A URI names a file under `.sow/project/` and nothing else: no `..`, no link followed.
+ */
+import { SowError } from '../domain/errors.js';
+import { normalRelative } from '../domain/paths.js';
+import { listProjectFiles, MAX_LISTED, readProjectFile } from '../adapters/project-files.js';
+import { contextOf, type Where } from './context.js';
+import { openRoot } from './workspace.js';
+
+export const RESOURCE_SCHEME = 'sow://project/';
+
+export interface ProjectResource {
+  uri: string;
+  name: string;
+  mimeType: string;
+}
+
+const mimeOf = (path: string): string => (path.endsWith('.yaml') || path.endsWith('.yml') ? 'application/yaml' : path.endsWith('.md') ? 'text/markdown' : path.endsWith('.json') ? 'application/json' : 'text/plain');
+
+export class ResourceNotFoundError extends SowError {
+  constructor(uri: string, why: string) {
+    super('RESOURCE_NOT_FOUND', 'failed', `no resource '${uri}': ${why}`, `resources are the files under .sow/project/, named ${RESOURCE_SCHEME}<path> (resources/list names them)`);
+  }
+}
+
+/** Every regular file under `.sow/project/`, as a resource (none without a project). */
+export async function listResources(where: Where): Promise<{ resources: ProjectResource[]; truncated: boolean }> {
+  const root = await openRoot(contextOf(where).cwd);
+  const files = listProjectFiles(root);
+  return { resources: files.map((path) => ({ uri: `${RESOURCE_SCHEME}${path}`, name: `.sow/project/${path}`, mimeType: mimeOf(path) })), truncated: files.length >= MAX_LISTED };
+}
+
+/** The text of the file a `sow://project/<path>` URI names. */
+export async function readResource(where: Where, uri: string): Promise<{ uri: string; mimeType: string; text: string }> {
+  if (!uri.startsWith(RESOURCE_SCHEME)) throw new ResourceNotFoundError(uri, `sow's resources start with ${RESOURCE_SCHEME}`);
+  let path: string;
+  try {
+    path = decodeURIComponent(uri.slice(RESOURCE_SCHEME.length));
+  } catch {
+    throw new ResourceNotFoundError(uri, 'its path is not valid percent-encoding');
+  }
+  const clean = normalRelative(path);
+  if (clean === undefined || clean !== path || path.split('/').includes('..')) throw new ResourceNotFoundError(uri, 'a resource is a file under .sow/project/, named by its plain relative path');
+  const root = await openRoot(contextOf(where).cwd);
+  const text = readProjectFile(root, clean);
+  if (text === 'missing') throw new ResourceNotFoundError(uri, 'there is no such file');
+  if (text === 'not-a-file') throw new ResourceNotFoundError(uri, 'it is a link or a folder, not a file (sow never follows a link in the repository)');
+  return { uri, mimeType: mimeOf(clean), text };
+}
