@@ -193,3 +193,35 @@ export async function toExecuting(w: World, tasks: readonly string[] = ['First t
   await setPhaseField(ctx, 'tasks_approved', 'true');
   await advanceProject(ctx, undefined, false);
 }
+
+/**
+ * Runs a project type's command in-process from the words a user would type after `sow`
+ * (`['iter', 'log', 'R1', '--did', 'x']`): the group, the command's words, its arguments, and
+ * `--name value` options (a switch when its flags take no value), as commander would hand them over.
+ */
+export async function typeCommand(where: AppContext, argv: readonly string[]): Promise<import('../src/domain/project-types/commands.js').TypeCommandResult> {
+  const { runTypeCommand, typeWithGroup } = await import('../src/app/type-commands.js');
+  const type = typeWithGroup(argv[0]!);
+  if (!type?.commands) throw new Error(`no type has the command group ${argv[0]}`);
+  const def = [...type.commands.commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length)
+    .find((c) => c.name.split(' ').every((word, i) => argv[i + 1] === word));
+  if (!def) throw new Error(`${argv[0]} has no command ${argv.slice(1, 3).join(' ')}`);
+  const rest = argv.slice(1 + def.name.split(' ').length);
+  const args: string[] = [];
+  const opts: Record<string, string | boolean> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    if (!word.startsWith('--')) {
+      args.push(word);
+      continue;
+    }
+    const flags = def.options?.find((o) => o.flags.split(' ')[0] === word)?.flags;
+    if (flags === undefined) throw new Error(`${argv[0]} ${def.name} has no option ${word}`);
+    const key = word.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    opts[key] = flags.includes('<') ? rest[++i]! : true;
+  }
+  return runTypeCommand(where, type, def, args, opts);
+}
+
+/** A refusal as test/e2e/harness.ts's expectFails returns it: "message\nhint". */
+export const said = (e: SowError): string => `${e.message}\n${e.hint}`;
