@@ -82,6 +82,32 @@ describe('outputs, phase set and advance', () => {
   });
 });
 
+describe('history', () => {
+  it('records who fired each transition and when, by the clock: a worker by its agent id and session, else the user; a dry run or a refusal records nothing', async () => {
+    const w = await world('planning');
+    w.write(TASK_LIST, '# Tasks\n');
+    await addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+    w.clock.set('2026-11-26T11:00:00.000Z');
+    await advanceProject(w.ctx({ SOW_AGENT_ID: 'planner-1', SOW_SESSION_ID: 'sess-1' }), undefined, false);
+    const { addTask } = await import('./task.js');
+    await addTask(w.ctx(), { name: 'One', agent: 'implementer' });
+    await setPhaseField(w.ctx(), 'tasks_approved', 'true');
+    w.clock.set('2026-11-26T12:00:00.000Z');
+    await advanceProject(w.ctx(), undefined, true);
+    w.clock.set('2026-11-26T13:00:00.000Z');
+    await advanceProject(w.ctx(), undefined, false);
+    const history = [
+      { from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: T0, by: 'user' },
+      { from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', at: '2026-11-26T11:00:00.000Z', by: 'planner-1', session: 'sess-1' },
+      { from: 'ImplementationPlanning', to: 'ImplementationExecuting', event: 'tasks_approved', at: '2026-11-26T13:00:00.000Z', by: 'user' },
+    ];
+    expect(await projectHistory(w.ctx())).toEqual(history);
+    await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3);
+    await refused(w, () => advanceProject(w.ctx(), 'review_pass', false), 'INVALID_EVENT', 1);
+    expect(w.yaml(PROJECT).statechart.history).toEqual(history);
+  });
+});
+
 describe('project status and continue', () => {
   it('status counts the tasks and lists the next moves; continue renders the prompt of the state', async () => {
     const w = await world('executing');
