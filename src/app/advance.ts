@@ -1,4 +1,5 @@
 /** `sow advance`: the only command that moves the state machine. */
+import type { Where } from './context.js';
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { firstFreePath } from '../domain/artifacts.js';
 import { withCheckStatuses } from './checks.js';
@@ -47,15 +48,15 @@ export interface AdvanceOutcome {
   notes?: string[];
 }
 
-export async function advanceProject(cwd: string, event: string | undefined, dryRun: boolean): Promise<AdvanceOutcome> {
+export async function advanceProject(where: Where, event: string | undefined, dryRun: boolean): Promise<AdvanceOutcome> {
   if (dryRun) {
-    return Reader.read(cwd, async (reader) => {
+    return Reader.read(where, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
-      const result = advance(reader.type, view, new Date().toISOString(), actor(), event);
+      const result = advance(reader.type, view, reader.ctx.now(), actor(reader.ctx.env), event);
       return { from: result.from, to: result.to, event: result.event, dryRun: true, projectRemoved: false };
     });
   }
-  return update(cwd, async (uow) => {
+  return update(where, async (uow) => {
     const type = await uow.type();
     // The checks' evidence against the code as it is now (in a state whose guard needs it).
     const result = advance(type, await withCheckStatuses(uow.root, type, await uow.view()), uow.now, uow.actor, event);
@@ -73,8 +74,8 @@ export async function advanceProject(cwd: string, event: string | undefined, dry
   });
 }
 
-export async function listAdvanceOptions(cwd: string): Promise<{ state: string; transitions: TransitionOption[] }> {
-  return Reader.read(cwd, async (reader) => ({
+export async function listAdvanceOptions(where: Where): Promise<{ state: string; transitions: TransitionOption[] }> {
+  return Reader.read(where, async (reader) => ({
     state: reader.project.statechart.current_state,
     transitions: listTransitions(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())),
   }));

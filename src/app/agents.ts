@@ -3,6 +3,7 @@
  * configuration, record the session in the state before the worker starts, run the worker, and
  * report the task's new status. The worker reports back by calling sow itself.
  */
+import { contextOf, type AppContext, type Where } from './context.js';
 import { randomUUID } from 'node:crypto';
 import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
@@ -27,7 +28,7 @@ import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwn
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
-const readForWorker = <T>(cwd: string, fn: (reader: Reader) => Promise<T>) => Reader.read(cwd, fn, { otherBranch: 'refuse' });
+const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promise<T>) => Reader.read(ctx, fn, { otherBranch: 'refuse' });
 
 export interface AgentRunOptions {
   prompt?: string;
@@ -68,13 +69,13 @@ function sourceText(source: string, variable?: string): string {
   return source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
 }
 
-async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'executor' | 'type'> | undefined, opts: AgentRunOptions): Promise<Resolution> {
+async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'executor' | 'type'> | undefined, opts: AgentRunOptions, env: AppContext['env']): Promise<Resolution> {
   // (Loaded already by this module; imported here so that only this function's lines change.)
   const { checkConfig, executorChoices, executorIssues, issueText } = await import('../domain/config.js');
   const { ConfigFileError } = await import('../adapters/user-config.js');
   // Strict: an unknown key or a mistyped role in the file is CONFIG_INVALID (exit 4) before anything runs.
   const loaded = await readUserConfig();
-  const effective = resolveConfig(loaded.config, process.env);
+  const effective = resolveConfig(loaded.config, env);
   const verbose = (line: string) => opts.verbose && opts.say(line);
   verbose('Loading agent configuration...');
   verbose(`  Config file: ${loaded.path} (${loaded.exists ? 'found' : 'not found, using defaults'})`);
@@ -118,11 +119,11 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
  * What the worker may do unasked: the executor's profile, and the repository's declared checks
  * that the person allowed to run here — a check committed or edited since is not handed to it.
  */
-async function workerRights(root: string, resolution: Resolution, say: (line: string) => void): Promise<{ permissions: PermissionProfile; checks: string[]; withheld: string[] }> {
+async function workerRights(root: string, resolution: Resolution, say: (line: string) => void, env: AppContext['env']): Promise<{ permissions: PermissionProfile; checks: string[]; withheld: string[] }> {
   const { config } = await readRepoConfig(root);
   const permissions = permissionProfile(resolution.executor.config);
   const { standingsOf } = await import('./check-allowance.js');
-  const standings = standingsOf(root, config.checks ?? []);
+  const standings = standingsOf(root, config.checks ?? [], env);
   const refused = standings.checks.filter((s) => !s.allowed).map((s) => s.check.name);
   if (refused.length && permissions === 'safe') {
     say(`warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the worker may not run ${refused.length === 1 ? 'it' : 'them'}; review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`);
@@ -255,12 +256,12 @@ const runningAsRoot = () => process.getuid?.() === 0;
  * Whether a worker may start on the task now: the project is in a state where tasks are worked on,
  * the task is not finished, and nobody else works on it. --force overrides each.
  */
-async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView>, task: TaskState, force: boolean | undefined): Promise<void> {
+async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView>, task: TaskState, force: boolean | undefined, now: string): Promise<void> {
   if (force) return;
   if (isFinished(task.status)) {
     throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, { task: task.id, status: task.status });
   }
-  const owner = liveOwner(task);
+  const owner = liveOwner(task, now);
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
   await requireExecuting(type, view, task.id);
 }
@@ -270,14 +271,14 @@ async function nextReady(uow: UnitOfWork): Promise<TaskState> {
   const tasks = await uow.tasks();
   for (const id of candidateIds(tasks)) {
     const task = await uow.task(id);
-    if (isReady(task)) return task;
+    if (isReady(task, uow.now)) return task;
   }
   throw new NoReadyTaskError(tasks);
 }
 
 /** After the run: the task is no longer owned by this process's worker (unless someone took it over). */
-async function releaseOwner(root: string, taskId: string, agentId: string): Promise<void> {
-  await update(root, async (uow) => {
+async function releaseOwner(ctx: AppContext, taskId: string, agentId: string): Promise<void> {
+  await update(ctx, async (uow) => {
     const task = await uow.task(taskId);
     if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== process.pid) return;
     const next = { ...task };
@@ -286,13 +287,14 @@ async function releaseOwner(root: string, taskId: string, agentId: string): Prom
   }, { branchCheck: false });
 }
 
-export async function spawnAgent(cwd: string, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
+export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
+  const ctx = contextOf(where);
   const agent = findAgent(agentName);
   // Checked before anything starts; checked again under the lock when the session is recorded.
-  const { root, target: checked } = await readForWorker(cwd, async (reader): Promise<{ root: string; target?: Target }> => {
+  const { root, target: checked } = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
-      await checkSpawnable(reader.type, () => reader.view(), task, opts.force);
+      await checkSpawnable(reader.type, () => reader.view(), task, opts.force, reader.ctx.now());
       if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
       if (!opts.force) checkStatusChange(task, 'in_progress', await reader.dependenciesOf(task));
       return { root: reader.root, target: { kind: 'task', id: task.id } };
@@ -314,15 +316,17 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     return { root: reader.root, target: { kind: 'project', agent: agent.name } };
   });
   let target: Target = checked ?? { kind: 'task', id: '' };
-  const resolution = await resolveFor(agent.name, undefined, opts);
+  // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
+  const inRoot: AppContext = { ...ctx, cwd: root };
+  const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
   // Read (and validate) .sow/config.yaml before anything is started or written.
-  const rights = await workerRights(root, resolution, opts.say);
+  const rights = await workerRights(root, resolution, opts.say, ctx.env);
   const sessionId = await createSessionId(resolution.spec, resolution, root);
   const branch = currentBranch(root);
-  const now = new Date().toISOString();
+  const now = ctx.now();
 
   // Record the session before the worker starts: when it exits, the state is the only message.
-  const { agentId, assignment } = await update(root, async (uow) => {
+  const { agentId, assignment } = await update(inRoot, async (uow) => {
     const project = await uow.project();
     const { id, counts } = nextAgentId(project, agent.name);
     const session: Session = { executor: resolution.executor.name, type: resolution.executor.config.type, agent: agent.name, agent_id: id, cwd: root, ...(branch ? { branch } : {}), started_at: now };
@@ -331,7 +335,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
       let task = checked ? await uow.task(target.id) : await nextReady(uow);
       target = { kind: 'task', id: task.id };
       if (checked) {
-        await checkSpawnable(await uow.type(), () => uow.view(), task, opts.force);
+        await checkSpawnable(await uow.type(), () => uow.view(), task, opts.force, uow.now);
         if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
         if (!opts.force) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task));
       }
@@ -375,7 +379,7 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
   const invocation = resolution.spec.spawn({ permissions: rights.permissions, checks: rights.checks, config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
-    await update(root, async (uow) => {
+    await update(inRoot, async (uow) => {
       if (target.kind === 'task') {
         const task = await uow.task(target.id);
         uow.setTask({ ...task, session_id: id, ...(task.owner?.by === agentId ? { owner: { ...task.owner, session: id } } : {}) });
@@ -387,22 +391,22 @@ export async function spawnAgent(cwd: string, agentName: string, taskId: string 
     });
   };
   const running = target;
-  const startedAt = new Date().toISOString();
+  const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>>;
   try {
     run = await runWorker(files, running, invocation, rights.withheld, resolution, env, root, opts, persistReported);
   } finally {
     // Whatever happened to the worker, this process no longer waits for it. (If this fails, the
     // owner is stale as soon as this process exits.)
-    if (running.kind === 'task') await releaseOwner(root, running.id, agentId).catch(() => undefined);
+    if (running.kind === 'task') await releaseOwner(inRoot, running.id, agentId).catch(() => undefined);
   }
-  return finish(root, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
+  return finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
 }
 
-async function finish(root: string, target: Target, agent: string, agentId: string, executor: string, sessionId: string | null, eventsFile: string, opts: AgentRunOptions, denials: AgentRunResult['denials'], startedAt: string): Promise<AgentRunResult> {
+async function finish(ctx: AppContext, target: Target, agent: string, agentId: string, executor: string, sessionId: string | null, eventsFile: string, opts: AgentRunOptions, denials: AgentRunResult['denials'], startedAt: string): Promise<AgentRunResult> {
   const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile, denials };
   if (target.kind === 'task') {
-    const task = await Reader.read(root, (reader) => reader.task(target.id));
+    const task = await Reader.read(ctx, (reader) => reader.task(target.id));
     result.task = task.id;
     result.status = task.status;
     if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
@@ -410,7 +414,7 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
     if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`);
   } else {
     // A worker without a task reports how its work stands with 'sow agent report'.
-    const report = await Reader.read(root, (reader) => reader.project.sessions?.[target.agent]?.report);
+    const report = await Reader.read(ctx, (reader) => reader.project.sessions?.[target.agent]?.report);
     if (report && report.at >= startedAt) result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
     if (!opts.quiet) opts.say(result.report ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}` : `${agentId} finished`);
   }
@@ -418,13 +422,14 @@ async function finish(root: string, target: Target, agent: string, agentId: stri
   return result;
 }
 
-export async function resumeAgent(cwd: string, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
-  const found = await readForWorker(cwd, async (reader) => {
+export async function resumeAgent(where: Where, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
+  const ctx = contextOf(where);
+  const found = await readForWorker(ctx, async (reader) => {
     if (target.kind === 'task') {
       const task = await reader.task(target.id);
       const agentName = task.session?.agent ?? task.assigned_agent ?? 'implementer';
       if (!task.session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
-      const owner = liveOwner(task);
+      const owner = liveOwner(task, reader.ctx.now());
       if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
       if (!opts.force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await reader.dependenciesOf(task), { override: 'pass --force to resume it anyway' });
       return { root: reader.root, target: { kind: 'task', id: task.id } as Target, session: task.session, sessionId: task.session_id, agentName };
@@ -435,20 +440,22 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
     return { root: reader.root, target, session: recorded, sessionId: recorded.session_id, agentName: target.agent };
   });
   const { root, session, sessionId, agentName } = found;
+  // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
+  const inRoot: AppContext = { ...ctx, cwd: root };
   target = found.target;
-  const resolution = await resolveFor(agentName, session, opts);
+  const resolution = await resolveFor(agentName, session, opts, ctx.env);
   if (!resolution.spec.supportsResumption(resolution.executor.config)) {
     const resumable = Object.values(resolution.effective.executors).filter((e) => executorOf(e.config.type)?.supportsResumption(e.config)).map((e) => e.name);
     throw new ResumeNotSupportedError(resolution.executor.name, label(target), resumable.length ? resumable : resumableTypes());
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
-  const rights = await workerRights(root, resolution, opts.say);
-  const now = new Date().toISOString();
-  await update(root, async (uow) => {
+  const rights = await workerRights(root, resolution, opts.say, ctx.env);
+  const now = ctx.now();
+  await update(inRoot, async (uow) => {
     if (target.kind === 'task') {
       let task = await uow.task(target.id);
-      const owner = liveOwner(task);
+      const owner = liveOwner(task, uow.now);
       if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
       if (!opts.force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task), { override: 'pass --force to resume it anyway' });
       // With --force, a live owner of another session is retired (this session stays).
@@ -475,12 +482,12 @@ export async function resumeAgent(cwd: string, target: Target, prompt: string, o
   const invocation = resolution.spec.resume({ permissions: rights.permissions, checks: rights.checks, config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
-  const startedAt = new Date().toISOString();
+  const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>>;
   try {
     run = await runWorker(files, running, invocation, rights.withheld, resolution, env, sessionCwd, opts);
   } finally {
-    if (running.kind === 'task') await releaseOwner(root, running.id, session.agent_id).catch(() => undefined);
+    if (running.kind === 'task') await releaseOwner(inRoot, running.id, session.agent_id).catch(() => undefined);
   }
-  return finish(root, running, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts, run.denials, startedAt);
+  return finish(inRoot, running, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts, run.denials, startedAt);
 }

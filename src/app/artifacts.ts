@@ -3,6 +3,7 @@
  * A path may name a file that does not exist yet (a warning says so); approving an artifact
  * needs its file.
  */
+import type { Where } from './context.js';
 import { artifactAt, createArtifact, placeholdersIn, repositoryPathOf, setArtifactField, type ArtifactSlot, type ArtifactTypeDef, type NewArtifact } from '../domain/artifacts.js';
 import { ArtifactFileMissingError, ArtifactUnfinishedError, PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
@@ -60,8 +61,8 @@ function checkChanged(project: ProjectState, slot: ArtifactSlot, before: readonl
 }
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(cwd: string, owner: Owner, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork) => { list: Artifact[]; result: R }): Promise<R> {
-  return update(cwd, async (uow) => {
+async function modify<R>(where: Where, owner: Owner, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork) => { list: Artifact[]; result: R }): Promise<R> {
+  return update(where, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
     if (owner.kind === 'phase') {
@@ -83,8 +84,8 @@ async function modify<R>(cwd: string, owner: Owner, direction: Direction, change
   });
 }
 
-export async function addArtifact(cwd: string, owner: Owner, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
-  return modify(cwd, owner, direction, (list, slot, uow) => {
+export async function addArtifact(where: Where, owner: Owner, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
+  return modify(where, owner, direction, (list, slot, uow) => {
     const { artifact } = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, artifact);
     const placed = placeArtifact(list, artifact);
@@ -92,23 +93,23 @@ export async function addArtifact(cwd: string, owner: Owner, direction: Directio
   });
 }
 
-export async function setArtifact(cwd: string, owner: Owner, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
-  return modify(cwd, owner, direction, (list, slot, uow) => {
+export async function setArtifact(where: Where, owner: Owner, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
+  return modify(where, owner, direction, (list, slot, uow) => {
     const artifact = setArtifactField(artifactAt(list, index, slot), slot, index, field, field === 'path' ? realPath(raw) : raw, uow.root);
     if (field === 'approved' || field === 'path') checkFile(uow, slot, artifact);
     return { list: list.map((a, i) => (i === index ? artifact : a)), result: { index, artifact } };
   });
 }
 
-export async function removeArtifact(cwd: string, owner: Owner, direction: Direction, index: number): Promise<{ index: number; artifact: Artifact }> {
-  return modify(cwd, owner, direction, (list, slot) => {
+export async function removeArtifact(where: Where, owner: Owner, direction: Direction, index: number): Promise<{ index: number; artifact: Artifact }> {
+  return modify(where, owner, direction, (list, slot) => {
     const artifact = artifactAt(list, index, slot);
     return { list: list.filter((_, i) => i !== index), result: { index, artifact } };
   });
 }
 
-export async function listArtifacts(cwd: string, owner: Owner, direction: Direction): Promise<{ owner: string; artifacts: Artifact[] }> {
-  return Reader.read(cwd, async (reader) => {
+export async function listArtifacts(where: Where, owner: Owner, direction: Direction): Promise<{ owner: string; artifacts: Artifact[] }> {
+  return Reader.read(where, async (reader) => {
     if (owner.kind === 'phase') {
       const phase = selectPhase(reader.type, reader.project, owner.phase);
       return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };

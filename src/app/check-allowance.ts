@@ -17,6 +17,7 @@ import { realPath } from '../adapters/files.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
 import { openRoot } from './workspace.js';
+import { contextOf, type Where } from './context.js';
 import { selectChecks } from '../domain/checks.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -26,7 +27,7 @@ export const ALLOW_VARIABLE = 'SOW_ALLOW_CHECKS';
 /** What SOW_ALLOW_CHECKS says here: not set, allows, or set but not honoured (by a worker for itself). */
 export type EnvAllowance = { kind: 'unset' } | { kind: 'allowed' } | { kind: 'ignored'; worker: WorkerTrace };
 
-export function envAllowance(env: Env = process.env, trace: () => WorkerTrace | undefined = () => traceWorker(env)): EnvAllowance {
+export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = () => traceWorker(env)): EnvAllowance {
   const raw = env[ALLOW_VARIABLE];
   if (raw === undefined || raw === '' || raw === '0') return { kind: 'unset' };
   if (raw !== '1') {
@@ -137,7 +138,7 @@ export interface Standings {
 }
 
 /** Whether each check may run here. Reads the record only when SOW_ALLOW_CHECKS does not allow. */
-export function standingsOf(root: string, checks: readonly Check[], env: Env = process.env): Standings {
+export function standingsOf(root: string, checks: readonly Check[], env: Env): Standings {
   if (checks.length === 0) {
     const repository = repositoryOf(root);
     return { checks: [], via: 'record', repository, record: allowRecordPath(repository, env), env: { kind: 'unset' } };
@@ -170,7 +171,7 @@ const unallowed = (s: Standings): UnallowedCheck[] =>
  * Refuses (CHECKS_NOT_ALLOWED, exit 1) unless every one of `checks` may run here; `what` starts
  * the message (`task 010 was not completed`).
  */
-export function requireAllowed(root: string, checks: readonly Check[], what: string, env: Env = process.env): void {
+export function requireAllowed(root: string, checks: readonly Check[], what: string, env: Env): void {
   if (checks.length === 0) return;
   const standings = standingsOf(root, checks, env);
   const missing = unallowed(standings);
@@ -196,8 +197,6 @@ export interface AllowOptions {
   confirm(question: string): Promise<boolean>;
   /** Shows the commands about to be allowed, before the question (stderr). */
   show(text: string): void;
-  env?: Env;
-  now?: () => string;
 }
 
 export interface AllowResult {
@@ -218,9 +217,10 @@ export function allowListing(root: string, checks: readonly UnallowedCheck[]): s
  * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed,
  * asks (or --yes), and records exactly what it showed. Refused inside a worker.
  */
-export async function allowChecks(cwd: string, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
-  const env = opts.env ?? process.env;
-  const root = await openRoot(cwd);
+export async function allowChecks(where: Where, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
+  const ctx = contextOf(where);
+  const env = ctx.env;
+  const root = await openRoot(ctx);
   refuseWorker("'sow check allow'", env);
   const { repository, file } = recordFor(root, env);
   const { config } = await readRepoConfig(root);
@@ -239,7 +239,7 @@ export async function allowChecks(cwd: string, names: readonly string[], opts: A
     if (!(await opts.confirm(`Allow ${toAllow.length === 1 ? 'it' : 'them'} to run here?`))) throw new AbortedError('check allow');
   }
   // Exactly what was shown is recorded, read again so that a record written meanwhile is kept.
-  const at = opts.now?.() ?? new Date().toISOString();
+  const at = ctx.now();
   const current = readAllowRecord(file, repository);
   const have = new Set(current.checks.map((c) => c.sha256));
   const added: AllowedCheck[] = toAllow.filter((c) => !have.has(checkHash(c))).map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
@@ -259,8 +259,10 @@ export interface ForgetResult {
  * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the
  * checks named), whatever .sow/config.yaml says now. Refused inside a worker.
  */
-export async function forgetChecks(cwd: string, names: readonly string[], env: Env = process.env): Promise<ForgetResult> {
-  const root = await openRoot(cwd);
+export async function forgetChecks(where: Where, names: readonly string[]): Promise<ForgetResult> {
+  const ctx = contextOf(where);
+  const env = ctx.env;
+  const root = await openRoot(ctx);
   refuseWorker("'sow check forget'", env);
   const { repository, file } = recordFor(root, env);
   const record = readAllowRecord(file, repository);

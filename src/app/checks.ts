@@ -8,6 +8,7 @@
  * while one runs (other workers keep writing). `runChecks` runs and writes only logs;
  * `recordEvidence` writes the evidence afterwards, in one locked update.
  */
+import { contextOf, type AppContext, type Where } from './context.js';
 import { basename, join } from 'node:path';
 import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
 import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
@@ -70,11 +71,12 @@ export interface DeclaredCheckInfo {
   previously?: string;
 }
 
-export async function listChecks(cwd: string): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
-  const root = await openRoot(cwd);
+export async function listChecks(where: Where): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
   const { exists, config } = await readRepoConfig(root);
   const { standingsOf } = await import('./check-allowance.js');
-  const standings = standingsOf(root, config.checks ?? []);
+  const standings = standingsOf(root, config.checks ?? [], ctx.env);
   return { file: REPO_CONFIG, exists, checks: standings.checks.map(info), allowed_by: standings.via };
 }
 
@@ -139,13 +141,13 @@ const stamp = (iso: string) => iso.replace(/[-:]/g, '');
  * in a new log under .sow/project/evidence/. Writes no state: record the runs with recordEvidence.
  * Every check runs, whatever the ones before it did.
  */
-export async function runChecks(root: string, checks: readonly Check[], opts: RunChecksOptions = {}): Promise<CheckRun[]> {
+export async function runChecks(root: string, checks: readonly Check[], now: () => string, opts: RunChecksOptions = {}): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
   for (const [index, check] of checks.entries()) {
     if (opts.signal?.aborted) throw new ChecksInterruptedError(runs);
     opts.onProgress?.({ kind: 'start', check, index, all: checks });
     const code = codeSnapshot(root);
-    const startedAt = new Date().toISOString();
+    const startedAt = now();
     const timeout = check.timeout ?? DEFAULT_TIMEOUT_S;
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}`);
     let outcome;
@@ -205,8 +207,8 @@ export interface EvidenceRecord {
  * progress, and the project belongs to the branch checked out. A run of minutes is not spent on a
  * result that cannot be recorded.
  */
-export async function evidenceTarget(cwd: string, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget }> {
-  return Reader.read(cwd, async (reader) => {
+export async function evidenceTarget(where: Where, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget }> {
+  return Reader.read(where, async (reader) => {
     if (target.task !== undefined) return { root: reader.root, target: { task: (await reader.task(target.task)).id } };
     const phase = selectPhase(reader.type, reader.project, target.phase);
     requireEvidenceSlot(phaseDef(reader.type, phase).outputs, `the ${phase} phase outputs`);
@@ -220,8 +222,8 @@ function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): 
 }
 
 /** Appends the runs' evidence to the target's outputs, in one locked update. */
-export async function recordEvidence(cwd: string, runs: readonly CheckRun[], target: EvidenceTarget): Promise<EvidenceRecord> {
-  return update(cwd, async (uow) => {
+export async function recordEvidence(where: Where, runs: readonly CheckRun[], target: EvidenceTarget): Promise<EvidenceRecord> {
+  return update(where, async (uow) => {
     const type = await uow.type();
     const artifacts = evidenceOutputs(runs, uow.now);
     if (target.task !== undefined) {
@@ -247,17 +249,18 @@ export interface CheckRunOptions extends RunChecksOptions {
  * `sow check run`: the named checks (default: all declared), run without the lock, then recorded
  * as evidence in one update. Throws ChecksFailedError, after recording, when any failed.
  */
-export async function checkRun(cwd: string, names: readonly string[], opts: CheckRunOptions = {}): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
-  const { root, target } = await evidenceTarget(cwd, opts.task !== undefined ? { task: opts.task } : {});
+export async function checkRun(where: Where, names: readonly string[], opts: CheckRunOptions = {}): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
+  const ctx = contextOf(where);
+  const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
   const declared = config.checks ?? [];
   if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
   const checks = selectChecks(declared, names);
   // Loaded here: status and advance read this module too, and never run a check.
   const { requireAllowed } = await import('./check-allowance.js');
-  requireAllowed(root, checks, 'no check was run');
-  const runs = await runChecks(root, checks, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
-  const recorded = await recordEvidence(cwd, runs, target);
+  requireAllowed(root, checks, 'no check was run', ctx.env);
+  const runs = await runChecks(root, checks, ctx.now, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+  const recorded = await recordEvidence(ctx, runs, target);
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
   return { runs, recorded };
 }
@@ -313,42 +316,43 @@ export interface CompletionResult {
  * its log. With --force the checks are skipped, and evidence saying so is recorded. Any other
  * change is setTaskField as it is.
  */
-export async function setTaskFieldChecked(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions & RunChecksOptions = {}): Promise<CompletionResult> {
+export async function setTaskFieldChecked(where: Where, rawId: string, field: string, raw: string, opts: SetTaskOptions & RunChecksOptions = {}): Promise<CompletionResult> {
   const { onProgress, signal, ...setOpts } = opts;
-  if (!asksCompletion(field, raw)) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
-  const root = await openRoot(cwd);
+  const ctx = contextOf(where);
+  if (!asksCompletion(field, raw)) return { ...(await setTaskField(ctx, rawId, field, raw, setOpts)), checks: [] };
+  const root = await openRoot(where);
   const { config } = await readRepoConfig(root);
   const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
-  if (declared.length === 0) return { ...(await setTaskField(cwd, rawId, field, raw, setOpts)), checks: [] };
+  if (declared.length === 0) return { ...(await setTaskField(ctx, rawId, field, raw, setOpts)), checks: [] };
   // Refused now, before minutes of checks, if it would be refused afterwards; a task completed
   // already stays as it is, and nothing runs.
-  const dry = await setTaskField(cwd, rawId, field, raw, { ...setOpts, dryRun: true });
+  const dry = await setTaskField(ctx, rawId, field, raw, { ...setOpts, dryRun: true });
   if (dry.unchanged) return { ...dry, checks: [] };
   const { id } = dry;
-  if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`);
-  const runs = setOpts.force ? skippedRuns(root, declared) : await runChecks(root, declared, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
-  const now = new Date().toISOString();
+  if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`, ctx.env);
+  const runs = setOpts.force ? skippedRuns(root, declared, ctx) : await runChecks(root, declared, ctx.now, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
+  const now = ctx.now();
   if (runs.every((r) => r.passed || r.skipped)) {
     try {
-      const done = await setTaskField(cwd, id, field, raw, { ...setOpts, outputs: evidenceOutputs(runs, now) });
+      const done = await setTaskField(ctx, id, field, raw, { ...setOpts, outputs: evidenceOutputs(runs, now) });
       // Completed by someone else meanwhile: the runs are evidence all the same.
-      if (done.unchanged) await recordEvidence(cwd, runs, { task: id }).catch(() => undefined);
+      if (done.unchanged) await recordEvidence(ctx, runs, { task: id }).catch(() => undefined);
       return { ...done, checks: runs };
     } catch (err) {
       // Refused now (someone else finished it meanwhile): the runs are still evidence.
-      await recordEvidence(cwd, runs, { task: id }).catch(() => undefined);
+      await recordEvidence(ctx, runs, { task: id }).catch(() => undefined);
       throw err;
     }
   }
-  await recordEvidence(cwd, runs, { task: id });
+  await recordEvidence(ctx, runs, { task: id });
   throw new CompletionChecksFailedError(id, runs, new Map(runs.filter((r) => !r.passed).map((r) => [r.name, logTail(join(root, PROJECT_DIR, r.log), TAIL_LINES)])));
 }
 
 /** Evidence that the checks did not run: a completion forced past them. */
-function skippedRuns(root: string, checks: readonly Check[]): CheckRun[] {
-  const who = actor();
+function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext): CheckRun[] {
+  const who = actor(ctx.env);
   return checks.map((check) => {
-    const startedAt = new Date().toISOString();
+    const startedAt = ctx.now();
     const code = codeSnapshot(root);
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}-skipped`);
     try {

@@ -268,7 +268,7 @@ async function checksAllowedCheck(root: string): Promise<Finding | undefined> {
   }
   if (declared.length === 0) return undefined;
   const { standingsOf } = await import('./check-allowance.js');
-  const standings = standingsOf(root, declared);
+  const standings = standingsOf(root, declared, process.env);
   const refused = standings.checks.filter((c) => !c.allowed);
   const n = declared.length;
   if (refused.length === 0) {

@@ -4,6 +4,7 @@
  * first; anyone else, and a worker that already reported, stops as usual. It never blocks twice
  * in a row (`stop_hook_active`), and a problem reading the state lets the agent stop.
  */
+import { contextOf, type Where } from './context.js';
 import { Reader } from './workspace.js';
 
 export interface StopDecision {
@@ -11,7 +12,8 @@ export interface StopDecision {
   reason?: string;
 }
 
-export async function stopHook(cwd: string, input: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<StopDecision> {
+export async function stopHook(where: Where, input: string): Promise<StopDecision> {
+  const { env } = contextOf(where);
   const agentId = env['SOW_AGENT_ID'];
   if (!agentId) return {};
   let active = false;
@@ -24,7 +26,7 @@ export async function stopHook(cwd: string, input: string, env: Readonly<Record<
   const taskId = env['SOW_TASK_ID'];
   const agent = env['SOW_AGENT'] ?? agentId.replace(/-\d+$/, '');
   try {
-    return await Reader.read(cwd, async (r) => {
+    return await Reader.read(where, async (r) => {
       if (taskId) {
         const task = await r.task(taskId);
         if (task.status !== 'in_progress') return {};

@@ -4,6 +4,7 @@
  * a `modified` output of that task, once, named from the repository root as git names it:
  * outputs are tracked by logging.
  */
+import { contextOf, type Where } from './context.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
@@ -38,7 +39,9 @@ export function repositoryPath(root: string, cwd: string, file: string): string 
   return rel.split(sep).join('/');
 }
 
-export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Record<string, string | undefined>> = process.env): Promise<LogResult> {
+export async function appendLog(where: Where, req: LogRequest): Promise<LogResult> {
+  const ctx = contextOf(where);
+  const env = ctx.env;
   if (!(LOG_ACTIONS as readonly string[]).includes(req.action)) throw notOneOf('log action', req.action, LOG_ACTIONS, 'actions');
   if (!(LOG_RESULTS as readonly string[]).includes(req.result)) throw notOneOf('log result', req.result, LOG_RESULTS, 'results');
   // A spawned worker logs as itself; anyone else as `user` unless they say who.
@@ -46,10 +49,10 @@ export async function appendLog(cwd: string, req: LogRequest, env: Readonly<Reco
   if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place: the task (--task) or the whole project (--project)');
   const taskId = req.project ? undefined : req.task ?? env['SOW_TASK_ID'];
   if (!req.project && !taskId) throw new UsageError('say where to log: --task <id> or --project', 'spawned workers have their task in SOW_TASK_ID');
-  const root = findWorkspaceRoot(cwd);
-  const files = [...new Set(req.files.flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean).map((f) => repositoryPath(root, cwd, f)))];
+  const root = findWorkspaceRoot(ctx.cwd);
+  const files = [...new Set(req.files.flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean).map((f) => repositoryPath(root, ctx.cwd, f)))];
 
-  return update(root, async (uow) => {
+  return update({ ...ctx, cwd: root }, async (uow) => {
     const tracked: string[] = [];
     let id: string | undefined;
     if (taskId) {

@@ -17,8 +17,9 @@ import { parseStateText, readText, renderStateFile, validateState } from '../ada
 import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { GITIGNORE_LINES } from './init.js';
-import { AGENT_OUTPUTS, checkJournalText, layoutVersion, now, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
+import { AGENT_OUTPUTS, checkJournalText, layoutVersion, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
 import { quoted } from '../domain/display.js';
+import { contextOf, type Where } from './context.js';
 
 export interface MigrationChange {
   file: string;
@@ -68,11 +69,10 @@ interface Plan {
   after: (() => void)[];
 }
 
-async function planV1(root: string): Promise<Plan> {
+async function planV1(root: string, at: string): Promise<Plan> {
   const changes: MigrationChange[] = [];
   const tx = new Transaction(root);
   const after: (() => void)[] = [];
-  const at = now();
 
   const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
   const missing = GITIGNORE_LINES.filter((l) => !gitignore.split('\n').map((x) => x.trim()).includes(l));
@@ -129,8 +129,9 @@ async function planV1(root: string): Promise<Plan> {
   return { changes, tx, after };
 }
 
-export async function migrate(cwd: string, dryRun: boolean): Promise<MigrationReport> {
-  const root = findWorkspaceRoot(cwd);
+export async function migrate(where: Where, dryRun: boolean): Promise<MigrationReport> {
+  const ctx = contextOf(where);
+  const root = findWorkspaceRoot(ctx.cwd);
   const from = layoutVersion(root);
   if (from > LAYOUT_VERSION) throw sowTooOld(from, LAYOUT_VERSION);
   if (from === LAYOUT_VERSION) return { from, to: LAYOUT_VERSION, dryRun, changes: [] };
@@ -146,7 +147,7 @@ export async function migrate(cwd: string, dryRun: boolean): Promise<MigrationRe
         removePath(root, '.sow/.journal.json');
       }
     }
-    const plan = await planV1(root);
+    const plan = await planV1(root, ctx.now());
     changes.push(...plan.changes);
     if (dryRun) return { from, to: LAYOUT_VERSION, dryRun, changes };
     const backup = freeName(root, '.sow/.backup', String(from));

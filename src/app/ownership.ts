@@ -14,19 +14,20 @@ import { processGone, thisProcess } from '../adapters/liveness.js';
 /**
  * Whether the owner still works on the task. A worker on another host, or in another pid
  * namespace (a sandbox: its pid means another process out here), cannot be looked at from here:
- * it counts as alive (pass --force to take over). Its pid is never looked up.
+ * it counts as alive (pass --force to take over). Its pid is never looked up. A claim lives until
+ * its lease runs out, judged at `now` (the command's time).
  */
-export function ownerLive(owner: Owner, now = Date.now()): boolean {
-  if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > now;
+export function ownerLive(owner: Owner, now: string): boolean {
+  if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > Date.parse(now);
   if (owner.pid === undefined || owner.host === undefined) return false;
   return processGone({ pid: owner.pid, host: owner.host, ...(owner.boot ? { boot: owner.boot } : {}), ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}), ...(owner.pidns !== undefined ? { pidns: owner.pidns } : {}) }) !== true;
 }
 
 /** The task's owner when it still lives. */
-export const liveOwner = (task: TaskState): Owner | undefined => (task.owner && ownerLive(task.owner) ? task.owner : undefined);
+export const liveOwner = (task: TaskState, now: string): Owner | undefined => (task.owner && ownerLive(task.owner, now) ? task.owner : undefined);
 
 /** Who works on the task now: a live owner, one that is gone, or nobody known (undefined). */
-export const workerNow = (task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>): Worker | undefined => workerOf(task, (owner) => ownerLive(owner));
+export const workerNow = (task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>, now: string): Worker | undefined => workerOf(task, (owner) => ownerLive(owner, now));
 
 /** A task as lists show it: its summary, and who works on it when sow knows of someone. */
 export interface TaskRow {
@@ -40,9 +41,9 @@ export interface TaskRow {
   worker?: Worker;
 }
 
-export function taskRow(t: TaskSummary): TaskRow {
+export function taskRow(t: TaskSummary, now: string): TaskRow {
   const { owner: _owner, session_agent: _session, ...row } = t;
-  const worker = workerNow(t);
+  const worker = workerNow(t, now);
   return worker ? { ...row, worker } : row;
 }
 
@@ -65,9 +66,9 @@ export async function requireExecuting(type: ProjectType, view: () => Promise<Pr
 }
 
 /** Finishing (completed, abandoned) a task someone else still works on needs --force. */
-export function checkFinish(task: TaskState, status: TaskStatus, actor: Actor, force: boolean | undefined): void {
+export function checkFinish(task: TaskState, status: TaskStatus, actor: Actor, force: boolean | undefined, now: string): void {
   if (force || !isFinished(status)) return;
-  const owner = liveOwner(task);
+  const owner = liveOwner(task, now);
   if (owner && !isOwnedBy(owner, actor)) throw new TaskOwnedError(task.id, owner, `only it, or --force, can set it ${status}`);
 }
 
@@ -96,7 +97,7 @@ export function candidateIds(tasks: readonly TaskSummary[]): string[] {
  * (its worker's process ended, its claim's lease ran out, its worker's run ended without a
  * report) — the next claim takes it over.
  */
-export function isReady(task: TaskState): boolean {
-  if (task.status === 'pending') return !liveOwner(task);
-  return task.status === 'in_progress' && workerNow(summaryOf(task))?.state === 'gone';
+export function isReady(task: TaskState, now: string): boolean {
+  if (task.status === 'pending') return !liveOwner(task, now);
+  return task.status === 'in_progress' && workerNow(summaryOf(task), now)?.state === 'gone';
 }

@@ -1,12 +1,13 @@
 /** `sow phase set|get`: fields and metadata of a phase (default: the one in progress). */
+import type { Where } from './context.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { checkEnabledChange, checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
 import { Reader, update } from './workspace.js';
 import { taskRow } from './ownership.js';
 
-export async function setPhaseField(cwd: string, field: string, raw: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
-  return update(cwd, async (uow) => {
+export async function setPhaseField(where: Where, field: string, raw: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
+  return update(where, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
     const name = selectPhase(type, project, requested);
@@ -36,12 +37,12 @@ export async function setPhaseField(cwd: string, field: string, raw: string, req
   });
 }
 
-export async function getPhaseField(cwd: string, field: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
-  return Reader.read(cwd, async (reader) => {
+export async function getPhaseField(where: Where, field: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
+  return Reader.read(where, async (reader) => {
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);
     const def = phaseDef(reader.type, name);
-    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: (await reader.tasks()).map(taskRow) };
+    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: (await reader.tasks()).map((t) => taskRow(t, reader.ctx.now())) };
     // A phase written before sow recorded its name still has one: its key.
     if (field === 'name') return { phase: name, field: 'name', value: name };
     const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;

@@ -1,4 +1,5 @@
 /** `sow project new|set|delete|history`: the project container and the branch it belongs to. */
+import { contextOf, type Where } from './context.js';
 import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NotInitializedError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
@@ -115,13 +116,14 @@ function initialiseFor(cwd: string, opts: NewProjectOptions): string | undefined
   return initWorkspace(cwd).root;
 }
 
-export async function newProject(cwd: string, opts: NewProjectOptions): Promise<NewProjectResult> {
+export async function newProject(where: Where, opts: NewProjectOptions): Promise<NewProjectResult> {
+  const ctx = contextOf(where);
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(projectType(opts.type), opts.planning);
-  if (opts.branch !== undefined && !isValidBranchName(cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
-  const initialised = initialiseFor(cwd, opts);
-  return withWorkspaceLock(cwd, async (root) => {
+  if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
+  const initialised = initialiseFor(ctx.cwd, opts);
+  return withWorkspaceLock(ctx, async (root) => {
     typeFor(opts, head(root).branch);
     if (hasProject(root)) throw await existingProjectError(root, head(root).branch);
     const leftovers = projectLeftovers(root);
@@ -147,9 +149,9 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
     } else {
       base = baseOf(root, branch);
     }
-    const at = new Date().toISOString();
+    const at = ctx.now();
     const initial = initialProject(type, { name: opts.name, description: opts.description, branch, ...(base !== undefined ? { baseBranch: base } : {}), planning: opts.planning }, at);
-    const started = advance(type, { project: initial, tasks: [] }, at, actor(), 'project_init').project;
+    const started = advance(type, { project: initial, tasks: [] }, at, actor(ctx.env), 'project_init').project;
     // What the type starts with (a brief to fill in), written with the project.
     const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
     const tx = new Transaction(root);
@@ -161,10 +163,10 @@ export async function newProject(cwd: string, opts: NewProjectOptions): Promise<
   });
 }
 
-export async function setProjectField(cwd: string, field: string, raw: string): Promise<{ field: string; value: unknown }> {
+export async function setProjectField(where: Where, field: string, raw: string): Promise<{ field: string; value: unknown }> {
   // Moving the project to the checked-out branch is the one write allowed from another branch.
   const moving = field === 'branch';
-  return update(cwd, async (uow) => {
+  return update(where, async (uow) => {
     const project = await uow.project();
     const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
     if (resolved.where === 'field') {
@@ -188,8 +190,8 @@ export async function setProjectField(cwd: string, field: string, raw: string): 
 }
 
 /** Removes .sow/project/. `confirm` asks on a terminal; `yes` answers for it; `force` overrides a refusal. */
-export async function deleteProject(cwd: string, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
-  return withWorkspaceLock(cwd, async (root) => {
+export async function deleteProject(where: Where, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
+  return withWorkspaceLock(where, async (root) => {
     // Files without a project file (a deleted state.yaml, another branch's leftovers) can be removed too.
     if (!hasProject(root) && projectLeftovers(root).length === 0) throw noProjectHere(root);
     // An invalid project can still be deleted: read its name without trusting the file.
@@ -215,6 +217,6 @@ export async function deleteProject(cwd: string, confirm: (name: string) => Prom
   });
 }
 
-export async function projectHistory(cwd: string): Promise<HistoryEntry[]> {
-  return Reader.read(cwd, (reader) => reader.project.statechart.history ?? []);
+export async function projectHistory(where: Where): Promise<HistoryEntry[]> {
+  return Reader.read(where, (reader) => reader.project.statechart.history ?? []);
 }

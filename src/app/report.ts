@@ -4,13 +4,14 @@
  * task (a planner, an orchestrator) a report recorded on its session and in the project log.
  * Both read who the worker is from the environment sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
  */
+import { contextOf, type AppContext, type Where } from './context.js';
 import { notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { PROJECT_REPORT_STATUSES, type ProjectReportStatus, type TaskStatus } from '../domain/schemas.js';
 import { appendLog, type LogResult } from './log.js';
 import { setTaskField } from './task.js';
 import { update } from './workspace.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
+type Env = AppContext['env'];
 
 function worker(env: Env, command: string): { agentId: string; agent: string; task?: string } {
   const agentId = env['SOW_AGENT_ID'];
@@ -31,10 +32,10 @@ export interface AgentLogRequest {
 }
 
 /** `sow agent log "<message>"`: a note in the worker's task log (or the project log, without a task). */
-export async function agentLog(cwd: string, req: AgentLogRequest, env: Env = process.env): Promise<LogResult> {
-  const w = worker(env, 'log');
+export async function agentLog(where: Where, req: AgentLogRequest): Promise<LogResult> {
+  const w = worker(contextOf(where).env, 'log');
   if (!req.message.trim()) throw new UsageError('the message is empty', 'sow agent log "what you did"');
-  return appendLog(cwd, {
+  return appendLog(where, {
     agent: w.agentId,
     action: req.action ?? 'note',
     result: req.result ?? 'success',
@@ -42,7 +43,7 @@ export async function agentLog(cwd: string, req: AgentLogRequest, env: Env = pro
     ...(w.task ? { task: w.task } : {}),
     project: !w.task,
     notes: req.message,
-  }, env);
+  });
 }
 
 /** Statuses a task worker may report: what the worker protocol ends with, or that it works on. */
@@ -56,18 +57,19 @@ export interface ReportResult {
 }
 
 /** `sow agent report --status <s> [message]`. */
-export async function agentReport(cwd: string, status: string, message: string | undefined, env: Env = process.env): Promise<ReportResult> {
-  const w = worker(env, 'report');
+export async function agentReport(where: Where, status: string, message: string | undefined): Promise<ReportResult> {
+  const ctx = contextOf(where);
+  const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;
   if (w.task) {
     if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
     // A worker cannot pass --force: blocked, it says it paused (which is never blocked) and why.
-    await setTaskField(cwd, w.task, 'status', status, { override: "report 'paused' with the reason until then" });
-    if (text) await appendLog(cwd, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success', files: [], task: w.task, project: false, notes: `Status ${status}: ${text}` }, env);
+    await setTaskField(ctx, w.task, 'status', status, { override: "report 'paused' with the reason until then" });
+    if (text) await appendLog(ctx, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success', files: [], task: w.task, project: false, notes: `Status ${status}: ${text}` });
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }
   if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, PROJECT_REPORT_STATUSES, 'a worker without a task reports one of');
-  await update(cwd, async (uow) => {
+  await update(ctx, async (uow) => {
     const project = await uow.project();
     const session = project.sessions?.[w.agent];
     if (!session || session.agent_id !== w.agentId) {
@@ -75,6 +77,6 @@ export async function agentReport(cwd: string, status: string, message: string |
     }
     uow.setProject({ ...project, sessions: { ...project.sessions, [w.agent]: { ...session, report: { status: status as ProjectReportStatus, ...(text ? { message: text } : {}), at: uow.now } } } });
   });
-  await appendLog(cwd, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success', files: [], project: true, notes: `Status ${status}${text ? `: ${text}` : ''}` }, env);
+  await appendLog(ctx, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success', files: [], project: true, notes: `Status ${status}${text ? `: ${text}` : ''}` });
   return { agent_id: w.agentId, status, ...(text ? { message: text } : {}) };
 }

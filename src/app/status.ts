@@ -1,4 +1,5 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
+import type { Where } from './context.js';
 import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
@@ -41,7 +42,7 @@ export interface UnattendedTask {
   advice: string;
 }
 
-export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
+export function statusOf(type: ProjectType, view: ProjectView, now: string): StatusReport {
   const { project, tasks } = view;
   const state = project.statechart.current_state;
   const def = type.states[state];
@@ -51,7 +52,7 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
     byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
     // Only tasks in progress can have been left: their owners are judged, the rest are not looked at.
     if (t.status !== 'in_progress') continue;
-    const worker = workerNow(t);
+    const worker = workerNow(t, now);
     if (worker?.state === 'gone') unattended.push({ id: t.id, name: t.name, worker, advice: unattendedText(t, worker) });
   }
   return {
@@ -73,9 +74,9 @@ export function statusOf(type: ProjectType, view: ProjectView): StatusReport {
   };
 }
 
-export async function projectStatus(cwd: string, opts: { map?: boolean } = {}): Promise<StatusReport> {
-  return Reader.read(cwd, async (reader) => {
-    const r = statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()));
+export async function projectStatus(where: Where, opts: { map?: boolean } = {}): Promise<StatusReport> {
+  return Reader.read(where, async (reader) => {
+    const r = statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now());
     const { statechart } = reader.project;
     return opts.map ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) } : r;
   });
@@ -114,8 +115,8 @@ const LEAD_TEXT = {
   ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
 } as const;
 
-export function renderContinue(type: ProjectType, view: ProjectView, readDoc: (rel: string) => string | undefined = () => undefined): string {
-  const r = statusOf(type, view);
+export function renderContinue(type: ProjectType, view: ProjectView, now: string, readDoc: (rel: string) => string | undefined = () => undefined): string {
+  const r = statusOf(type, view, now);
   const body = readTemplate(`prompts/${type.name}/${r.state}.md`);
   const automatic = r.next.filter((t) => t.automatic);
   const header = [
@@ -164,14 +165,14 @@ function noProjectPrompt(root: string, elsewhere: readonly string[]): string {
   return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root, elsewhere)).trim();
 }
 
-export async function continueProject(cwd: string): Promise<{ state: string; prompt: string }> {
+export async function continueProject(where: Where): Promise<{ state: string; prompt: string }> {
   try {
-    return await Reader.read(cwd, async (reader) => ({
+    return await Reader.read(where, async (reader) => ({
       state: reader.project.statechart.current_state,
-      prompt: withRefs(renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), (rel) => reader.readDoc(rel)), refsForPrompt(reader.root)),
+      prompt: withRefs(renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now(), (rel) => reader.readDoc(rel)), refsForPrompt(reader.root)),
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
-    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(cwd), err.elsewhere) };
+    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(where), err.elsewhere) };
   }
 }

@@ -1,4 +1,5 @@
 /** `sow task add|set|get|abandon|list`. */
+import { contextOf, type Where } from './context.js';
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
 import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
@@ -22,8 +23,8 @@ function descriptionDoc(name: string, description: string | undefined): string {
   return `# ${name}\n\n${description?.trim() ? `${description.trim()}\n` : '<!-- Requirements and acceptance criteria for this task. -->\n'}`;
 }
 
-export async function addTask(cwd: string, opts: AddTaskOptions): Promise<TaskState> {
-  return update(cwd, async (uow) => {
+export async function addTask(where: Where, opts: AddTaskOptions): Promise<TaskState> {
+  return update(where, async (uow) => {
     const project = await uow.project();
     const phase = await uow.taskPhase();
     requirePhaseActive(project, phase, 'adding a task');
@@ -89,7 +90,7 @@ async function changeStatus(uow: UnitOfWork, before: TaskState, status: TaskStat
   // Who no longer owns the task hears that first, even about a change that would change nothing.
   uow.checkWriter(before);
   if (before.status === status) return { task: before, unchanged: true };
-  checkFinish(before, status, uow.actor, opts.force);
+  checkFinish(before, status, uow.actor, opts.force, uow.now);
   if (!opts.force) checkStatusChange(before, status, await uow.dependenciesOf(before), opts);
   const task = withStatus(before, status, uow.now);
   if (before.status === 'completed' && !opts.dryRun) {
@@ -99,8 +100,8 @@ async function changeStatus(uow: UnitOfWork, before: TaskState, status: TaskStat
   return { task };
 }
 
-export async function setTaskField(cwd: string, rawId: string, field: string, raw: string, opts: SetTaskOptions & StatusChangeOptions = {}): Promise<SetTaskResult> {
-  return update(cwd, async (uow) => {
+export async function setTaskField(where: Where, rawId: string, field: string, raw: string, opts: SetTaskOptions & StatusChangeOptions = {}): Promise<SetTaskResult> {
+  return update(where, async (uow) => {
     let task = await uow.task(rawId);
     const id = task.id;
     const resolved = resolveField(own(TASK_FIELD_ALIASES, field) ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
@@ -147,8 +148,8 @@ export async function setTaskField(cwd: string, rawId: string, field: string, ra
   }, opts.owner !== undefined ? { owner: opts.owner } : {});
 }
 
-export async function abandonTask(cwd: string, rawId: string, opts: SetTaskOptions = {}): Promise<{ task: TaskState; unchanged?: true }> {
-  return update(cwd, async (uow) => {
+export async function abandonTask(where: Where, rawId: string, opts: SetTaskOptions = {}): Promise<{ task: TaskState; unchanged?: true }> {
+  return update(where, async (uow) => {
     const r = await changeStatus(uow, await uow.task(rawId), 'abandoned', opts);
     if (!r.unchanged) uow.setTask(r.task);
     return r;
@@ -156,13 +157,14 @@ export async function abandonTask(cwd: string, rawId: string, opts: SetTaskOptio
 }
 
 /** The tasks a worker could start now: pending, every dependency finished, nobody working on them. */
-export async function nextTasks(cwd: string): Promise<TaskRow[]> {
-  return Reader.read(cwd, async (reader) => {
+export async function nextTasks(where: Where): Promise<TaskRow[]> {
+  return Reader.read(where, async (reader) => {
     const tasks = await reader.tasks();
     const candidates = new Set(candidateIds(tasks));
     const out: TaskRow[] = [];
+    const now = reader.ctx.now();
     for (const t of tasks) {
-      if (candidates.has(t.id) && isReady(await reader.task(t.id))) out.push(taskRow(t));
+      if (candidates.has(t.id) && isReady(await reader.task(t.id), now)) out.push(taskRow(t, now));
     }
     return out;
   });
@@ -179,8 +181,8 @@ export interface ClaimOptions {
  * Claims the first ready task, atomically (under the lock): in_progress, owned by this session or
  * name with a lease. Two claimers never get the same task, and none skips a ready one.
  */
-export async function claimNext(cwd: string, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
-  return update(cwd, async (uow) => {
+export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
+  return update(where, async (uow) => {
     if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
     const who = claimantOf(uow.actor);
     if (!who) throw new UsageError('say who claims the task: --owner <name>', 'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER');
@@ -189,7 +191,7 @@ export async function claimNext(cwd: string, opts: ClaimOptions = {}): Promise<{
     const tasks = await uow.tasks();
     for (const id of candidateIds(tasks)) {
       let task = await uow.task(id);
-      if (!isReady(task) || retiredIdentity(task, uow.actor) !== undefined) continue;
+      if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
       task = withStatus(takeOver(task), 'in_progress', uow.now);
       const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
       const owner: Owner = {
@@ -208,8 +210,8 @@ export async function claimNext(cwd: string, opts: ClaimOptions = {}): Promise<{
   }, opts.owner !== undefined ? { owner: opts.owner } : {});
 }
 
-export async function getTask(cwd: string, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {
-  return Reader.read(cwd, async (reader) => {
+export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {
+  return Reader.read(where, async (reader) => {
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
     await reader.dependenciesOf(task);
@@ -223,10 +225,12 @@ export async function getTask(cwd: string, rawId: string, field?: string): Promi
   });
 }
 
-export async function listTasks(cwd: string, status?: string): Promise<TaskRow[]> {
+export async function listTasks(where: Where, status?: string): Promise<TaskRow[]> {
   if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
   }
-  const tasks = await Reader.read(cwd, (reader) => reader.tasks());
-  return (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map(taskRow);
+  const ctx = contextOf(where);
+  const tasks = await Reader.read(ctx, (reader) => reader.tasks());
+  const now = ctx.now();
+  return (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
 }

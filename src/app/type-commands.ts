@@ -3,6 +3,7 @@
  * other command: reads under the lock, writes validated and committed in one transaction, the
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
+import type { Where } from './context.js';
 import type { GitHubPort, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/project-types/commands.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-types/types.js';
@@ -10,7 +11,7 @@ import { SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
-import { openRoot, Reader, update, type UnitOfWork } from './workspace.js';
+import { actor, openRoot, Reader, update, type UnitOfWork } from './workspace.js';
 
 export class WrongProjectTypeError extends SowError {
   constructor(command: string, owner: string, actual: string) {
@@ -29,8 +30,8 @@ function readerSession(r: Reader): TypeSession {
     throw new Error('a read cannot write');
   };
   return {
-    now: new Date().toISOString(),
-    by: process.env['SOW_AGENT_ID'] || 'user',
+    now: r.ctx.now(),
+    by: actor(r.ctx.env).by,
     project: async () => r.project,
     setProject: refuse,
     task: (id) => r.task(id),
@@ -57,16 +58,16 @@ function writerSession(uow: UnitOfWork): TypeSession {
   };
 }
 
-export async function runTypeCommand(cwd: string, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult> {
+export async function runTypeCommand(where: Where, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult> {
   const group = type.commands!.name;
   const checkType = (actual: string) => {
     if (actual !== type.name) throw new WrongProjectTypeError(`${group} ${command.name}`, type.name, actual);
   };
   let root: string | undefined;
   const github: GitHubPort = {
-    repo: async () => githubRepo((root ??= await openRoot(cwd))),
+    repo: async () => githubRepo((root ??= await openRoot(where))),
     createIssue: async ({ title, body }) => {
-      const dir = (root ??= await openRoot(cwd));
+      const dir = (root ??= await openRoot(where));
       const repo = await githubRepo(dir);
       const out = gh(dir, GH_ARGS.issueCreate(repo, { title }), repo, body);
       const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
@@ -78,11 +79,11 @@ export async function runTypeCommand(cwd: string, type: ProjectType, command: Ty
     },
   };
   const ctx: TypeCommandContext = {
-    read: (fn) => Reader.read(cwd, (r) => {
+    read: (fn) => Reader.read(where, (r) => {
       checkType(r.project.type);
       return fn(readerSession(r));
     }),
-    update: (fn) => update(cwd, async (uow) => {
+    update: (fn) => update(where, async (uow) => {
       checkType((await uow.project()).type);
       return fn(writerSession(uow));
     }),

@@ -29,6 +29,7 @@ import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
 import { quoted } from '../domain/display.js';
+import { contextOf, type AppContext, type Where } from './context.js';
 
 export { PROJECT_DIR };
 export const PROJECT_FILE = `${PROJECT_DIR}/state.yaml`;
@@ -48,15 +49,13 @@ export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise
   return withLock(lockPath(root), fn);
 }
 
-export const now = (): string => new Date().toISOString();
-
 /**
  * Who is acting: a spawned worker (its agent id, from its environment), else the user; the
  * session it runs in (SOW_SESSION_ID, an identity of its own, with or without an agent id); and
  * the name it claims tasks under (`--owner`, else SOW_OWNER), if any. The person at a terminal is
  * added by the unit of work when a claim needs the name (UnitOfWork.knowPerson).
  */
-export function actor(env: Readonly<Record<string, string | undefined>> = process.env, owner?: string): Actor {
+export function actor(env: AppContext['env'], owner?: string): Actor {
   const agent = env['SOW_AGENT_ID'];
   const session = env['SOW_SESSION_ID'];
   const name = owner ?? (env['SOW_OWNER'] || undefined);
@@ -103,8 +102,8 @@ export async function checkJournalText(rel: string, text: string): Promise<void>
 const replay = (root: string) => replayJournal(root, checkJournalText);
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
-export async function openRoot(cwd: string, opts: { anyLayout?: boolean } = {}): Promise<string> {
-  const root = findWorkspaceRoot(cwd);
+export async function openRoot(where: Where, opts: { anyLayout?: boolean } = {}): Promise<string> {
+  const root = findWorkspaceRoot(contextOf(where).cwd);
   if (!opts.anyLayout) checkLayout(root);
   if (hasJournal(root)) await withRootLock(root, () => replay(root));
   return root;
@@ -369,18 +368,19 @@ export interface ReadOptions {
 export class Reader {
   private summaries?: TaskSummary[];
 
-  private constructor(readonly root: string, readonly projectFile: StateFile<ProjectState>, readonly type: ProjectType) {}
+  private constructor(readonly root: string, readonly projectFile: StateFile<ProjectState>, readonly type: ProjectType, readonly ctx: AppContext) {}
 
   /** Runs `fn` with a reader of the project; the lock is released when it returns. */
-  static async read<T>(cwd: string, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
-    const root = findWorkspaceRoot(cwd);
+  static async read<T>(where: Where, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
+    const ctx = contextOf(where);
+    const root = findWorkspaceRoot(ctx.cwd);
     checkLayout(root);
     return readConsistently(root, async () => {
       const { file, type } = await loadProject(root);
       const problem = branchProblem(root, file.data);
       if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
       if (problem && opts.otherBranch !== 'quiet') warn(`${problem.message}; changes are refused until then (${problem.hint})`);
-      return fn(new Reader(root, file, type));
+      return fn(new Reader(root, file, type, ctx));
     });
   }
 
@@ -432,12 +432,14 @@ export class UnitOfWork {
   /** New tasks: the other files of their folder, created with it in one rename. */
   private readonly newTasks = new Map<string, Record<string, string>>();
   readonly tx: Transaction;
-  readonly now: string = now();
+  /** This command's time: every file it writes is stamped with it. */
+  readonly now: string;
   readonly actor: Actor;
 
-  constructor(readonly root: string, owner?: string) {
+  constructor(readonly root: string, readonly ctx: AppContext, owner?: string) {
     this.tx = new Transaction(root);
-    this.actor = actor(process.env, owner);
+    this.now = ctx.now();
+    this.actor = actor(ctx.env, owner);
   }
 
   /** The task as it is on disk (before this command's changes), if this command read it. */
@@ -578,13 +580,14 @@ export interface UpdateOptions {
  * A write: under the lock, finish any interrupted transaction, clear leftovers of killed
  * writers, refuse a project that belongs to another branch, run `fn`, then commit what it changed.
  */
-export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}): Promise<R> {
-  const root = findWorkspaceRoot(cwd);
+export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}): Promise<R> {
+  const ctx = contextOf(where);
+  const root = findWorkspaceRoot(ctx.cwd);
   checkLayout(root);
   return withRootLock(root, async () => {
     await replay(root);
     clearLeftovers(root);
-    const uow = new UnitOfWork(root, opts.owner);
+    const uow = new UnitOfWork(root, ctx, opts.owner);
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -596,8 +599,8 @@ export async function update<R>(cwd: string, fn: (uow: UnitOfWork) => Promise<R>
 }
 
 /** Under the lock, for the commands that create or remove the project itself. */
-export async function withWorkspaceLock<R>(cwd: string, fn: (root: string) => Promise<R>): Promise<R> {
-  const root = findWorkspaceRoot(cwd);
+export async function withWorkspaceLock<R>(where: Where, fn: (root: string) => Promise<R>): Promise<R> {
+  const root = findWorkspaceRoot(contextOf(where).cwd);
   checkLayout(root);
   return withRootLock(root, async () => {
     await replay(root);

@@ -163,7 +163,7 @@ async function projectIn(tree: Worktree): Promise<Pick<WorktreeInfo, 'project' |
       const sessions: LiveSession[] = [];
       for (const t of tasks) {
         if (isFinished(t.status)) continue;
-        const owner = liveOwner(await reader.task(t.id));
+        const owner = liveOwner(await reader.task(t.id), reader.ctx.now());
         if (owner) sessions.push({ task: t.id, by: owner.by, kind: owner.kind });
       }
       return {

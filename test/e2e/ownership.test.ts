@@ -94,57 +94,7 @@ describe('sow task next --claim', () => {
     expect(more.filter((r) => r.code === 0).map((r) => r.json!.data.id).sort()).toEqual(['170', '180', '190', '200']);
     expect(more.filter((r) => r.code !== 0).map((r) => r.json?.error?.code)).toEqual(['NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK']);
   });
-
-  it("a lease runs out: the next claim takes the task over, the old owner's writes are refused; an owner's write renews its lease", async () => {
-    const repo = executing(['A', 'B']);
-    ok(repo, ['task', 'next', '--claim', '--owner', 'slow', '--lease', '2s']);
-    const first = repo.yaml(taskFile('010')).owner;
-    await new Promise((r) => setTimeout(r, 1_100));
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.progress', 'half', '--owner', 'slow']);
-    const renewed = repo.yaml(taskFile('010')).owner;
-    expect(Date.parse(renewed.lease_until), 'the write renewed the lease').toBeGreaterThan(Date.parse(first.lease_until));
-    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'still owned').toEqual(['020']);
-    await new Promise((r) => setTimeout(r, 2_200));
-    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'the lease ran out').toEqual(['010', '020']);
-    expect(ok(repo, ['task', 'next', '--claim', '--owner', 'fast']).stdout.trim()).toBe('010');
-    const task = repo.yaml(taskFile('010'));
-    expect(task.owner.by).toBe('fast');
-    expect(task.retired_owners).toContain('slow');
-    const text = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'needs_review', '--owner', 'slow'], 1, 'NOT_OWNER', { human: true });
-    expect(text).toContain('session slow no longer owns task 010');
-    // The new owner works on.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'needs_review', '--owner', 'fast']);
-  });
-
-  it('finishing a claimed task is for its owner; anyone else needs --force, and then the owner is locked out', () => {
-    const repo = executing(['A']);
-    ok(repo, ['task', 'next', '--claim', '--owner', 'w1']);
-    for (const args of [['task', 'set', '--id', '010', 'status', 'completed'], ['task', 'abandon', '--id', '010']]) {
-      const text = expectFails(repo, args, 1, 'TASK_OWNED', { human: true });
-      expect(text).toContain('task 010 is being worked on by w1 (claimed');
-      expect(text).toContain('--force');
-    }
-    // Other changes are not finishing: a person may still edit the task.
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.note', 'looked at it']);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force']);
-    const task = repo.yaml(taskFile('010'));
-    expect(task.status).toBe('completed');
-    expect(task.owner).toBeUndefined();
-    expect(task.retired_owners).toEqual(['w1']);
-    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'in_progress', '--owner', 'w1'], 1, 'NOT_OWNER');
-    const late = repo.sow(['log', '--task', '010', '--action', 'note', '--result', 'success', 'late', '--json'], { env: { SOW_OWNER: 'w1' } });
-    expect(late.code, late.stdout).toBe(1);
-    expect(late.json?.error?.code).toBe('NOT_OWNER');
-    // A person (no owner name) still may.
-    ok(repo, ['log', '--task', '010', '--action', 'note', '--result', 'success', 'a person adds a note']);
-  });
-
-  it('the owner itself may finish its task', () => {
-    const repo = executing(['A']);
-    ok(repo, ['task', 'next', '--claim', '--owner', 'w1']);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--owner', 'w1']);
-    expect(repo.yaml(taskFile('010')).status).toBe('completed');
-  });
+  // The lease running out, finishing a claimed task and the owner's own finish: src/app/task.test.ts.
 });
 
 // ---------------------------------------------------------------------------------------------

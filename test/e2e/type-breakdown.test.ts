@@ -284,33 +284,5 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(expectFails(repo, ['breakdown', 'publish'], 1, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env })).toContain("'sow breakdown publish' belongs to breakdown projects, and this project is standard");
     expect(gh.calls()).toEqual([]);
   });
-
-  it('a spec that leads out of the repository (a link, .git/, ..) is never published, as an issue body or a file', () => {
-    const gh = fakeGh();
-    const outside = tempDir('sow-outside-');
-    writeFileSync(join(outside, 'secret'), 'token=hunter2\n');
-    const cases: [string, (repo: Repo) => void, string, RegExp][] = [
-      ['a spec file linked out', (repo) => {
-        rmSync(join(repo.dir, '.sow/project/units/020.md'));
-        symlinkSync(join(outside, 'secret'), join(repo.dir, '.sow/project/units/020.md'));
-      }, 'PATH_ESCAPES', /is a link to '.*secret', outside the repository/],
-      ['a spec path into .git/', (repo) => {
-        repo.write(taskState('020'), repo.read(taskState('020')).replace('path: units/020.md', 'path: ../../.git/config'));
-      }, 'PATH_ESCAPES', /lies in \.git\//],
-      ['a spec path out of the repository', (repo) => {
-        repo.write(taskState('020'), repo.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'));
-      }, 'STATE_FILE_INVALID', /must be a path inside the repository/],
-    ];
-    for (const [what, make, code, problem] of cases) {
-      const repo = inPublishing();
-      make(repo);
-      for (const to of ['github', 'files']) {
-        const text = expectFails(repo, ['breakdown', 'publish', '--to', to], 4, code, { env: gh.env });
-        expect(text, `${what}, --to ${to}`).toMatch(problem);
-      }
-      expect(gh.creates(), `${what}: no issue created`).toEqual([]);
-      expect(repo.exists(KNOWLEDGE), `${what}: no file published`).toBe(false);
-    }
-    expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('token=hunter2\n');
-  });
+  // A spec that leads out of the repository is never published: src/app/type-breakdown.test.ts.
 });

@@ -340,149 +340,18 @@ describe('iterative, start to finish through the CLI', () => {
 // 2. The work-phase lifecycle, and what it refuses.
 // ---------------------------------------------------------------------------------------------
 
-describe('the work-phase lifecycle', () => {
-  it('dependencies, --signal, confirmation that finds work, verify, timeout and extend; progress.md only appended to', () => {
+// The work-phase lifecycle itself (dependencies, signal, confirmation, verification, timeout,
+// extend, block and unblock, progress.md only appended to) is tested in-process in
+// src/app/type-iterative.test.ts; here, what only the command line does.
+describe('the work-phase lifecycle on the command line', () => {
+  it('a refusal on stderr (error and hint, exit 3); a missing required option is a usage error (exit 2)', () => {
     const repo = fresh();
     executing(repo, THREE);
-
-    // A phase cannot start before the phases it comes after are done.
     const waiting = refused(repo, ['iter', 'log', 'R2', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED', true);
     expect(waiting).toBe("cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase to work on)");
-    expect(wp(repo, 'R2').status).toBe('pending');
-    // --signal says done: Remaining must say None.
-    expect(refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'two more', '--signal'], 2, 'USAGE')).toContain("--signal says R1 is done, but --remaining says 'two more'");
-    expect(refused(repo, ['iter', 'log', 'R9', '--did', 'x', '--remaining', 'y'], 1, 'WORK_PHASE_NOT_FOUND')).toContain('the work phases are R1, R2, R3');
     expect(refused(repo, ['iter', 'log', 'R1', '--remaining', 'y'], 2, 'USAGE')).toContain("required option '--did <text>'");
-    // verify belongs to a verifying phase.
-    expect(refused(repo, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot verify R1: R1 has not started');
-
-    // Iteration 1: pending → in_progress.
-    log(repo, 'R1', 'found 4 sources\n(in the library)', '6 more sources', '--blockers', 'paywalls');
-    const first = repo.read(PROGRESS);
-    expect(first).toMatch(new RegExp(`^# Progress Log\\n\\n## R1 - Iteration 1 - ${ISO}\\n\\*\\*Did:\\*\\* found 4 sources \\(in the library\\)\\n\\*\\*Remaining:\\*\\* 6 more sources\\n\\*\\*Blockers:\\*\\* paywalls\\n$`));
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', iterations: 1, confirmations: 0 });
-    // Nothing remains but no signal: still in progress.
-    expect(log(repo, 'R1', 'found 6 more', 'None').stdout).toContain('without --signal the phase stays in progress');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', iterations: 2 });
-    const second = repo.read(PROGRESS);
-    expect(second.startsWith(first)).toBe(true);
-    expect(second.slice(first.length)).toMatch(new RegExp(`^\\n## R1 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* found 6 more\\n\\*\\*Remaining:\\*\\* None\\n\\*\\*Blockers:\\*\\* None\\n$`));
-
-    // Iteration 3: the signal → confirming.
-    expect(log(repo, 'R1', 'summarised all 10', 'None', '--signal').stdout).toBe('R1 says it is done after iteration 3 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'confirming', iterations: 3, confirmations: 0 });
-    const third = repo.read(PROGRESS);
-    expect(third.startsWith(second)).toBe(true);
-    expect(third.slice(second.length)).toMatch(new RegExp(`^\\n## R1 - Iteration 3 - ${ISO}\\n\\*\\*Did:\\*\\* summarised all 10\\n\\*\\*Remaining:\\*\\* None\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Signal:\\*\\* R1_DONE\\n$`));
-    expect(refused(repo, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot verify R1: R1 is confirming');
-
-    // The N+1 confirmation (numbered apart) finds something: back to in_progress — and R1 has used its 3.
-    const back = log(repo, 'R1', 're-read the summaries', 'one summary is missing its DOI');
-    expect(back.stdout).toBe("R1's confirmation found more to do: it is in progress again. It has used its 3 iterations: it has timed out ('sow iter extend R1 --max 6').\n");
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'timeout', iterations: 3, confirmations: 1 });
-    const fourth = repo.read(PROGRESS);
-    expect(fourth.startsWith(third)).toBe(true);
-    expect(fourth.slice(third.length)).toMatch(new RegExp(`^\\n## R1 - Confirmation 1 - ${ISO}\\n\\*\\*Did:\\*\\* re-read the summaries\\n\\*\\*Remaining:\\*\\* one summary is missing its DOI\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Confirmation:\\*\\* found more work\\n\\*\\*Status:\\*\\* timeout \\(3 of 3 iterations used\\)\\n$`));
-
-    // Timeout: no more iterations until the maximum is raised above what was used.
-    const timedOut = refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED');
-    expect(timedOut).toBe("cannot log an iteration of R1: R1 used its 3 iterations without finishing (timeout)\nraise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria …'), or step in yourself");
-    expect(refused(repo, ['iter', 'extend', 'R1', '--max', '3'], 1, 'MAX_TOO_LOW')).toBe('R1 has used 3 iterations; --max must be more than that\nsow iter extend R1 --max 6');
-    expect(refused(repo, ['iter', 'extend', 'R1', '--max', '2'], 1, 'MAX_TOO_LOW')).toContain('--max must be more than that');
-    expect(refused(repo, ['iter', 'extend', 'R1', '--max', 'many'], 2, 'USAGE')).toContain('a whole number ≥ 1');
-    expect(ok(repo, ['iter', 'extend', 'R1', '--max', '5']).stdout).toBe('R1: max 5; its status is in_progress again\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', max: 5, iterations: 3 });
-    expect(repo.read(PROGRESS)).toBe(fourth);
-
-    // Iteration 4: done again; confirmation 2 finds nothing → verifying.
-    log(repo, 'R1', 'added the DOI', 'None', '--signal');
-    expect(log(repo, 'R1', 'checked every criterion', 'nothing').stdout).toBe("R1 is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify R1 --pass' or '--fail --note …'.\n");
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'verifying', iterations: 4, confirmations: 2 });
-    const sixth = repo.read(PROGRESS);
-    expect(sixth.slice(fourth.length)).toMatch(new RegExp(`^\\n## R1 - Iteration 4 - ${ISO}\\n(.+\\n){3}\\*\\*Signal:\\*\\* R1_DONE\\n\\n## R1 - Confirmation 2 - ${ISO}\\n\\*\\*Did:\\*\\* checked every criterion\\n\\*\\*Remaining:\\*\\* nothing\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Confirmation:\\*\\* nothing left\\n$`));
-    // A verifying phase takes no more iterations; a failed verification says what is wrong.
-    expect(refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'None'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot log an iteration of R1: R1 is verifying');
-    expect(refused(repo, ['iter', 'verify', 'R1', '--fail'], 2, 'USAGE')).toBe('a failed verification says what is wrong\nsow iter verify R1 --fail --note "<what does not meet the criteria>"');
-    refused(repo, ['iter', 'verify', 'R1', '--fail', '--note', '  '], 2, 'USAGE');
-    expect(refused(repo, ['iter', 'verify', 'R1'], 2, 'USAGE')).toContain('say --pass or --fail');
-    refused(repo, ['iter', 'verify', 'R1', '--pass', '--fail'], 2, 'USAGE');
-
-    // --fail --note: back to work.
-    expect(ok(repo, ['iter', 'verify', 'R1', '--fail', '--note', 'two summaries are too short']).stdout).toBe('R1 failed verification: it is in progress again.\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', verification: 'failed', note: 'two summaries are too short', iterations: 4, confirmations: 2 });
-    expect(repo.read(PROGRESS).slice(sixth.length)).toMatch(new RegExp(`^\\n## R1 - Verification - ${ISO}\\n\\*\\*Result:\\*\\* fail\\n\\*\\*Note:\\*\\* two summaries are too short\\n$`));
-    finish(repo, 'R1');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'done', verification: 'passed', iterations: 5, confirmations: 3, completed_at: AN_ISO });
-    expect(wp(repo, 'R1').note).toBeUndefined();
-    expect(repo.read(PROGRESS).startsWith(sixth)).toBe(true);
-    expect(repo.read(PROGRESS)).toMatch(new RegExp(`\\n## R1 - Verification - ${ISO}\\n\\*\\*Result:\\*\\* pass\\n$`));
-    expect(headings(repo)).toEqual([
-      'R1 - Iteration 1', 'R1 - Iteration 2', 'R1 - Iteration 3', 'R1 - Confirmation 1', 'R1 - Iteration 4', 'R1 - Confirmation 2', 'R1 - Verification',
-      'R1 - Iteration 5', 'R1 - Confirmation 3', 'R1 - Verification',
-    ]);
-
-    // done is final: no more iterations, no block, no definition change.
-    expect(refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED')).toContain('R1 is done');
-    expect(refused(repo, ['iter', 'block', 'R1', '--note', 'x'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot block R1: R1 is done');
-    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'criteria', 'other'], 3, 'WORK_PHASE_BLOCKED')).toContain('R1 is done');
-    // R2 may start now.
-    log(repo, 'R2', 'outlined', 'the body');
-    expect(wp(repo, 'R2').status).toBe('in_progress');
-    expect(refused(repo, ['iter', 'phase', 'set', 'R2', 'after', ''], 3, 'WORK_PHASE_BLOCKED')).toContain('R2 has started');
-  });
-
-  it('a plain timeout at the maximum, extend, and the signal on the last allowed iteration', () => {
-    const repo = fresh();
-    executing(repo, THREE);
-    log(repo, 'R3', 'drafted', 'the conclusion');
-    expect(log(repo, 'R3', 'wrote more', 'polish').stdout).toBe("R3 used its 2 iterations without finishing: it timed out. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n");
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'timeout', iterations: 2, max: 2 });
-    expect(repo.read(PROGRESS)).toMatch(new RegExp(`## R3 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* wrote more\\n\\*\\*Remaining:\\*\\* polish\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Status:\\*\\* timeout \\(2 of 2 iterations used\\)\\n$`));
-    refused(repo, ['iter', 'log', 'R3', '--did', 'x', '--remaining', 'None', '--signal'], 3, 'WORK_PHASE_BLOCKED');
-    // Raising it with phase set works like extend, and must also exceed the iterations used.
-    expect(refused(repo, ['iter', 'phase', 'set', 'R3', 'max', '2'], 1, 'INVALID_VALUE')).toContain('more than the 2 iterations R3 has used');
-    ok(repo, ['iter', 'phase', 'set', 'R3', 'max', '3']);
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'in_progress', max: 3 });
-    expect(repo.read(PLAN)).toContain('- [ ] **R3**: Executive summary\n  - Criteria: one page\n  - Output: `outputs/summary.md`\n  - Max iterations: 3\n');
-    // The last allowed iteration may still signal: it goes to confirming, not timeout.
-    log(repo, 'R3', 'polished', 'None', '--signal');
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'confirming', iterations: 3, max: 3 });
-    // A confirmation does not count against the maximum.
-    log(repo, 'R3', 'checked', 'None');
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'verifying', iterations: 3, confirmations: 1 });
-    // A failed verification at the maximum is a timeout.
-    expect(ok(repo, ['iter', 'verify', 'R3', '--fail', '--note', 'too long']).stdout).toBe("R3 failed verification: it is in progress again, and has used its 3 iterations (timeout: 'sow iter extend R3 --max 6').\n");
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'timeout', verification: 'failed', note: 'too long' });
-  });
-
-  it('block (with a note) and unblock: logged, the phase goes back to where it was', () => {
-    const repo = fresh();
-    executing(repo, THREE);
-    log(repo, 'R1', 'started', 'most of it');
     expect(refused(repo, ['iter', 'block', 'R1'], 2, 'USAGE')).toContain("required option '--note <text>'");
-    expect(refused(repo, ['iter', 'block', 'R1', '--note', ' '], 2, 'USAGE')).toBe('say what blocks the phase\nsow iter block R1 --note "<what is in the way>"');
-    expect(refused(repo, ['iter', 'unblock', 'R1'], 3, 'WORK_PHASE_BLOCKED')).toBe("R1 is not blocked (its status is in_progress)\n'sow iter status' shows each phase");
-    const before = repo.read(PROGRESS);
-    expect(ok(repo, ['iter', 'block', 'R1', '--note', 'the library is closed']).stdout).toBe('R1 is blocked. Next unblocked phase: R3.\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'blocked', blocked_from: 'in_progress', note: 'the library is closed', iterations: 1 });
-    const blocked = repo.read(PROGRESS);
-    expect(blocked.slice(before.length)).toMatch(new RegExp(`^\\n## R1 - Blocked - ${ISO}\\n\\*\\*Blockers:\\*\\* the library is closed\\n$`));
-    expect(refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED')).toBe("cannot log an iteration of R1: R1 is blocked (the library is closed)\nresolve the blocker, then 'sow iter unblock R1'");
-    expect(refused(repo, ['iter', 'block', 'R1', '--note', 'again'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot block R1: R1 is blocked');
-    // A pending phase can be blocked too, and goes back to pending.
-    ok(repo, ['iter', 'block', 'R3', '--note', 'needs the review first']);
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'blocked', blocked_from: 'pending' });
-    ok(repo, ['iter', 'unblock', 'R3']);
-    expect(wp(repo, 'R3')).toEqual({ ...THREE[2], after: [], status: 'pending', iterations: 0, confirmations: 0 });
-    const unblockedR3 = repo.read(PROGRESS);
-    expect(ok(repo, ['iter', 'unblock', 'R1']).stdout).toBe('R1 is in_progress again.\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', iterations: 1 });
-    expect(wp(repo, 'R1').note).toBeUndefined();
-    expect(wp(repo, 'R1').blocked_from).toBeUndefined();
-    expect(repo.read(PROGRESS).slice(unblockedR3.length)).toMatch(new RegExp(`^\\n## R1 - Unblocked - ${ISO}\\n\\*\\*Was blocked by:\\*\\* the library is closed\\n$`));
-    // The iteration count goes on where it was.
-    log(repo, 'R1', 'went on', 'a little');
-    expect(headings(repo)).toEqual(['R1 - Iteration 1', 'R1 - Blocked', 'R3 - Blocked', 'R3 - Unblocked', 'R1 - Unblocked', 'R1 - Iteration 2']);
+    expect(log(repo, 'R1', 'summarised all 10', 'None', '--signal').stdout).toBe('R1 says it is done after iteration 1 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n');
   });
 });
 

@@ -1,0 +1,198 @@
+/**
+ * Checks in-process: the evidence a run records (the code it ran on, dirty or not), evidence no
+ * one can forge, completions refused before any check runs, and the FinalizeChecks guard judging
+ * evidence. The checks are shell one-liners (`true`, `exit 1`); the command line around them
+ * (progress lines, exit codes, the words of a refusal) is test/e2e/checks.test.ts.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { advanceProject } from './advance.js';
+import { addArtifact, setArtifact } from './artifacts.js';
+import { allowChecks } from './check-allowance.js';
+import { checkRun, setTaskFieldChecked } from './checks.js';
+import { projectStatus } from './status.js';
+import { claimNext, setTaskField } from './task.js';
+
+interface CheckDecl {
+  name: string;
+  run: string;
+  when?: string[];
+}
+
+/** Declares the checks in .sow/config.yaml and allows them, as the person would after reading them. */
+async function declare(w: World, checks: CheckDecl[]): Promise<void> {
+  w.write('.sow/config.yaml', `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}`).join('')}`);
+  await allowChecks(w.ctx(), [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
+}
+
+/** A committed source file and a project in ImplementationExecuting (task 010). */
+async function withCode(w: World): Promise<void> {
+  w.write('src/app.js', 'console.log("app")\n');
+  w.git(['add', 'src']);
+  w.git(['commit', '-q', '-m', 'app']);
+  await toExecuting(w, ['Only task']);
+}
+
+const world = worlds({
+  code: withCode,
+  finalize: async (w) => {
+    await withCode(w);
+    const ctx = w.ctx();
+    await setTaskField(ctx, '010', 'status', 'in_progress');
+    await setTaskField(ctx, '010', 'status', 'completed');
+    await advanceProject(ctx, undefined, false);
+    w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
+    await advanceProject(ctx, undefined, false);
+    await advanceProject(ctx, undefined, false);
+    expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
+  },
+});
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+/** A folder outside the repository, for what checks leave for the test. */
+function scratch(): string {
+  const d = mkdtempSync(join(tmpdir(), 'sow-inproc-checks-'));
+  temps.push(d);
+  return d;
+}
+
+/** The tree hash of the code outside .sow/, computed here independently of sow (a fresh temp index). */
+function codeTree(w: World): string {
+  const env = { ...process.env, GIT_INDEX_FILE: join(scratch(), 'index') };
+  execFileSync('git', ['add', '-A', '--', '.', ':(exclude).sow'], { cwd: w.dir, env });
+  return execFileSync('git', ['write-tree'], { cwd: w.dir, env, encoding: 'utf8' }).trim();
+}
+
+const EVIDENCE_DIR = '.sow/project/evidence';
+const logs = (w: World) => (w.exists(EVIDENCE_DIR) ? readdirSync(join(w.dir, EVIDENCE_DIR)).sort() : []);
+
+describe('check run', () => {
+  it('dirty and commit: changes outside .sow/ (untracked too, ignored not) against HEAD', async () => {
+    const w = await world('code');
+    await declare(w, [{ name: 'unit', run: 'true' }]);
+    w.write('.gitignore', 'build/\n');
+    w.git(['add', '.gitignore']);
+    w.git(['commit', '-q', '-m', 'ignore build']);
+    const meta = async () => {
+      await checkRun(w.ctx(), []);
+      return w.yaml(PROJECT).phases.implementation.outputs.at(-1).metadata;
+    };
+    // Changes in .sow/ (the state, the logs, the config) never count.
+    expect(await meta()).toMatchObject({ dirty: false, commit: w.git(['rev-parse', 'HEAD']), tree: codeTree(w) });
+    w.write('build/out.js', 'ignored\n');
+    expect(await meta()).toMatchObject({ dirty: false });
+    w.write('notes.txt', 'untracked\n');
+    expect(await meta()).toMatchObject({ dirty: true, tree: codeTree(w) });
+    w.git(['add', 'notes.txt']);
+    w.git(['commit', '-q', '-m', 'notes']);
+    expect(await meta()).toMatchObject({ dirty: false, commit: w.git(['rev-parse', 'HEAD']) });
+    w.write('src/app.js', 'changed\n');
+    expect(await meta()).toMatchObject({ dirty: true, tree: codeTree(w) });
+  });
+
+  it('stamps the evidence with the clock: when it started, and the log named after it', async () => {
+    const w = await world('code');
+    await declare(w, [{ name: 'unit', run: 'true' }]);
+    w.clock.set('2026-12-24T18:30:05.123Z');
+    const { runs, recorded } = await checkRun(w.ctx(), ['unit']);
+    expect(runs[0]?.started_at).toBe('2026-12-24T18:30:05.123Z');
+    expect(recorded?.outputs[0]?.artifact).toMatchObject({ type: 'evidence', path: 'evidence/20261224T183005.123Z-unit.log', created_at: '2026-12-24T18:30:05.123Z' });
+    // The same moment again: a log of its own.
+    expect((await checkRun(w.ctx(), ['unit'])).recorded?.outputs[0]?.artifact.path).toBe('evidence/20261224T183005.123Z-unit.2.log');
+  });
+
+  it('evidence cannot be added or changed by hand', async () => {
+    const w = await world('code');
+    await declare(w, [{ name: 'lint', run: 'exit 1' }]);
+    await expect(checkRun(w.ctx(), [])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
+    expect(w.yaml(PROJECT).phases.implementation.outputs).toHaveLength(1);
+    const e = await refused(w, () => setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'exit_code', '0'), 'ARTIFACT_RECORDED_BY_SOW', 1);
+    expect(`${e.message}\n${e.hint}`).toContain("run 'sow check run' to record a new one");
+    await refused(w, () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: { check: 'lint', exit_code: '0' } }), 'ARTIFACT_RECORDED_BY_SOW', 1);
+    await refused(w, () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: {} }), 'ARTIFACT_RECORDED_BY_SOW', 1);
+  });
+});
+
+describe('completing a task runs the task_complete checks', () => {
+  it('a completion refused anyway (another owner holds the task) runs no check and writes nothing', async () => {
+    const w = await world('code');
+    await claimNext(w.ctx(), { owner: 'alice' });
+    const marks = scratch();
+    await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
+    await refused(w, () => setTaskFieldChecked(w.ctx(), '010', 'status', 'completed'), 'TASK_OWNED', 1);
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
+    expect(logs(w)).toEqual([]);
+  });
+
+  it('--force skips the checks and records, in the log, which worker skipped them and when', async () => {
+    const w = await world('code');
+    const marks = scratch();
+    await declare(w, [{ name: 'unit', run: `touch ${marks}/ran; exit 1`, when: ['task_complete'] }]);
+    await setTaskField(w.ctx(), '010', 'status', 'in_progress');
+    w.clock.set('2026-12-01T09:00:00.000Z');
+    const r = await setTaskFieldChecked(w.as('implementer-1', '010'), '010', 'status', 'completed', { force: true });
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
+    expect(r.checks).toEqual([expect.objectContaining({ name: 'unit', skipped: true, passed: false, started_at: '2026-12-01T09:00:00.000Z' })]);
+    const task = w.yaml(taskFile('010'));
+    expect(task).toMatchObject({ status: 'completed', completed_at: '2026-12-01T09:00:00.000Z' });
+    expect(task.outputs).toEqual([
+      { type: 'evidence', path: 'evidence/20261201T090000.000Z-unit-skipped.log', created_at: '2026-12-01T09:00:00.000Z', metadata: expect.objectContaining({ check: 'unit', exit_code: null, skipped: true, duration_ms: 0 }) },
+    ]);
+    expect(w.read(`.sow/project/${task.outputs[0].path}`)).toContain('# sow: skipped 2026-12-01T09:00:00.000Z: the task was completed with --force by implementer-1');
+  });
+});
+
+describe('FinalizeChecks: checked, not trusted', () => {
+  it('the command of a check changed since it passed: stale', async () => {
+    const w = await world('finalize');
+    await declare(w, [{ name: 'unit', run: 'true', when: ['finalize'] }]);
+    await checkRun(w.ctx(), []);
+    await advanceProject(w.ctx(), undefined, true);
+    await declare(w, [{ name: 'unit', run: 'true # stricter now', when: ['finalize'] }]);
+    const e = await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3);
+    expect(`${e.message}\n${e.hint}`).toContain('unit: stale (its command in .sow/config.yaml changed since it passed)');
+  });
+
+  it('only evidence of the finalize phase counts: a pass recorded on a task or while implementing does not', async () => {
+    const w = await world('code');
+    await declare(w, [{ name: 'unit', run: 'true', when: ['finalize'] }]);
+    await checkRun(w.ctx(), []);
+    await checkRun(w.ctx(), [], { task: '010' });
+    const ctx = w.ctx();
+    await setTaskField(ctx, '010', 'status', 'in_progress');
+    await setTaskFieldChecked(ctx, '010', 'status', 'completed');
+    await advanceProject(ctx, undefined, false);
+    w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
+    await advanceProject(ctx, undefined, false);
+    await advanceProject(ctx, undefined, false);
+    expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
+    const e = await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3);
+    expect(`${e.message}\n${e.hint}`).toContain('unit: never run');
+  });
+
+  it('with no finalize checks declared the guard holds, and nothing runs', async () => {
+    const w = await world('finalize');
+    const marks = scratch();
+    await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }, { name: 'lint', run: `touch ${marks}/ran` }]);
+    expect((await projectStatus(w.ctx())).checks).toEqual([]);
+    expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({ from: 'FinalizeChecks', to: 'FinalizeDelete' });
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
+  });
+
+  it('status reads no checks outside FinalizeChecks, not even a broken configuration', async () => {
+    const w = await world('code');
+    await declare(w, [{ name: 'unit', run: 'true', when: ['finalize'] }]);
+    expect((await projectStatus(w.ctx())).checks).toBeUndefined();
+    w.write('.sow/config.yaml', 'checks: [oops\n');
+    expect(await projectStatus(w.ctx())).toMatchObject({ state: 'ImplementationExecuting' });
+  });
+});
