@@ -29,12 +29,12 @@ export const advance: CommandDef = {
     const event = args[0] as string | undefined;
     const app = await import('../app/advance.js');
     if (opts['list']) {
-      const r = await app.listAdvanceOptions(ctx.app.cwd);
+      const r = await app.listAdvanceOptions(ctx.app);
       const { renderTransitions } = await import('../cli/render.js');
       const { paintFor } = await import('../cli/colour.js');
       return { data: r, text: renderTransitions(r.state, r.transitions, paintFor()) };
     }
-    const r = await app.advanceProject(ctx.app.cwd, event, opts['dryRun'] === true);
+    const r = await app.advanceProject(ctx.app, event, opts['dryRun'] === true);
     const arrow = `${r.from} → ${r.to} (${r.event})`;
     return {
       data: r,

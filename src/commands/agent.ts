@@ -58,7 +58,7 @@ export const commands: readonly CommandDef[] = [
       await agentArg(agentName);
       if (taskId !== undefined) taskIdArg(taskId, 'task id');
       const { spawnAgent } = await import('../app/agents.js');
-      const r = await spawnAgent(ctx.app.cwd, agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, iteration: opts.iteration === true, say });
+      const r = await spawnAgent(ctx.app, agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, iteration: opts.iteration === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },
@@ -95,7 +95,7 @@ export const commands: readonly CommandDef[] = [
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
-      const r = await resumeAgent(ctx.app.cwd, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
+      const r = await resumeAgent(ctx.app, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },
@@ -111,7 +111,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { agentLog } = await import('../app/report.js');
-      const r = await agentLog(ctx.app.cwd, { message: (args[0] as string[]).join(' '), files: opts['file'] as string[], ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}), ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}) });
+      const r = await agentLog(ctx.app, { message: (args[0] as string[]).join(' '), files: opts['file'] as string[], ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}), ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}) });
       return { data: r, message: `Logged to ${r.file}` };
     },
   },
@@ -123,7 +123,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { agentReport } = await import('../app/report.js');
-      const r = await agentReport(ctx.app.cwd, opts['status'] as string, (args[0] as string[]).join(' '));
+      const r = await agentReport(ctx.app, opts['status'] as string, (args[0] as string[]).join(' '));
       return { data: r, message: `${r.agent_id} reported ${r.status}${r.task ? ` on task ${r.task}` : ''}` };
     },
   },

@@ -65,7 +65,7 @@ const artifactTool: McpExposure = {
         // As the command line's extra --name value flags: no prototype, so '__proto__' arrives as a name.
         const flags = Object.create(null) as Record<string, string>;
         for (const [k, v] of Object.entries((args['metadata'] as Record<string, unknown> | undefined) ?? {})) flags[k] = word(v);
-        return app.addArtifact(ctx.app.cwd, owner, direction, {
+        return app.addArtifact(ctx.app, owner, direction, {
           type: args['type'] as string,
           path: args['path'] as string,
           ...(args['approved'] !== undefined ? { approved: word(args['approved']) } : {}),
@@ -74,11 +74,11 @@ const artifactTool: McpExposure = {
       }
       case 'set': {
         const { parseIndex } = await import('../domain/artifacts.js');
-        return app.setArtifact(ctx.app.cwd, owner, direction, parseIndex(word(args['index'])), args['field'] as string, word(args['value']));
+        return app.setArtifact(ctx.app, owner, direction, parseIndex(word(args['index'])), args['field'] as string, word(args['value']));
       }
       case 'list': {
         const { artifactListData } = await import('../app/results.js');
-        return artifactListData((await app.listArtifacts(ctx.app.cwd, owner, direction)).artifacts);
+        return artifactListData((await app.listArtifacts(ctx.app, owner, direction)).artifacts);
       }
     }
   },
@@ -119,7 +119,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
         const own = ownerOf(opts);
         const { addArtifact } = await import('../app/artifacts.js');
         const format = await formatArtifact();
-        const r = await addArtifact(ctx.app.cwd, own, direction, {
+        const r = await addArtifact(ctx.app, own, direction, {
           type: opts.type,
           path: opts.path,
           ...(opts.approved !== undefined ? { approved: opts.approved } : {}),
@@ -137,7 +137,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
       async run(ctx, { args, opts }) {
         const { setArtifact } = await import('../app/artifacts.js');
         const format = await formatArtifact();
-        const r = await setArtifact(ctx.app.cwd, ownerOf(opts), direction, await index(opts['index'] as string), args[0] as string, args[1] as string);
+        const r = await setArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string), args[0] as string, args[1] as string);
         return { data: r, text: format(r.index, r.artifact) };
       },
     },
@@ -149,7 +149,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
       async run(ctx, { opts }) {
         const { removeArtifact } = await import('../app/artifacts.js');
         const format = await formatArtifact();
-        const r = await removeArtifact(ctx.app.cwd, ownerOf(opts), direction, await index(opts['index'] as string));
+        const r = await removeArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
         return { data: r, message: `Removed ${format(r.index, r.artifact)}` };
       },
     },
@@ -162,7 +162,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
         const { listArtifacts } = await import('../app/artifacts.js');
         const format = await formatArtifact();
         const { artifactListData } = await import('../app/results.js');
-        const r = await listArtifacts(ctx.app.cwd, ownerOf(opts), direction);
+        const r = await listArtifacts(ctx.app, ownerOf(opts), direction);
         return {
           data: artifactListData(r.artifacts),
           text: r.artifacts.map((a, i) => format(i, a)).join('\n'),

@@ -9,7 +9,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { listChecks, NO_CHECKS_HELP } = await import('../app/checks.js');
       const { printable } = await import('../domain/display.js');
-      const r = await listChecks(ctx.app.cwd);
+      const r = await listChecks(ctx.app);
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
       const standing = (c: (typeof r.checks)[number]) =>
         c.allowed ? (r.allowed_by === 'environment' ? 'allowed by SOW_ALLOW_CHECKS=1' : 'allowed') : c.previously !== undefined ? 'changed since you allowed it' : 'not allowed yet';
@@ -40,7 +40,7 @@ export const commands: readonly CommandDef[] = [
       const { allowChecks } = await import('../app/check-allowance.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
       const { writeText } = await import('../cli/output.js');
-      const r = await allowChecks(ctx.app.cwd, args[0] as string[], {
+      const r = await allowChecks(ctx.app, args[0] as string[], {
         yes: opts['yes'] === true,
         interactive: interactive(),
         confirm: askYesNo,
@@ -61,7 +61,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args }) {
       const { forgetChecks } = await import('../app/check-allowance.js');
-      const r = await forgetChecks(ctx.app.cwd, args[0] as string[]);
+      const r = await forgetChecks(ctx.app, args[0] as string[]);
       return {
         data: r,
         message: r.forgotten.length
@@ -90,7 +90,7 @@ export const commands: readonly CommandDef[] = [
       }),
       async call(ctx, args) {
         const { checkRun } = await import('../app/checks.js');
-        return checkRun(ctx.app.cwd, (args['names'] as string[] | undefined) ?? [], {
+        return checkRun(ctx.app, (args['names'] as string[] | undefined) ?? [], {
           ...(args['task'] !== undefined ? { task: args['task'] as string } : {}),
           onProgress: (event) => {
             if (event.kind === 'end') ctx.progress?.(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
@@ -102,7 +102,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const app = await import('../app/checks.js');
       const { checkProgress } = await import('../cli/check.js');
-      const r = await app.checkRun(ctx.app.cwd, args[0] as string[], {
+      const r = await app.checkRun(ctx.app, args[0] as string[], {
         ...(opts['task'] !== undefined ? { task: opts['task'] as string } : {}),
         onProgress: await checkProgress(ctx.json ? null : process.stdout),
       });

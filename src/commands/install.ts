@@ -73,7 +73,7 @@ export const hook: readonly CommandDef[] = [
         process.stdin.on('end', () => resolveInput(text));
         process.stdin.on('error', () => resolveInput(text));
       });
-      const decision = await stopHook(ctx.app.cwd, input);
+      const decision = await stopHook(ctx.app, input);
       return { data: decision, ...(decision.decision ? { text: JSON.stringify(decision) } : {}) };
     },
   },

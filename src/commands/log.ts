@@ -40,7 +40,7 @@ export const log: CommandDef = {
     }),
     async call(ctx, args) {
       const { appendLog } = await import('../app/log.js');
-      return appendLog(ctx.app.cwd, {
+      return appendLog(ctx.app, {
         action: args['action'] as string,
         result: args['result'] as string,
         files: (args['files'] as string[] | undefined) ?? [],
@@ -48,7 +48,7 @@ export const log: CommandDef = {
         project: args['project'] === true,
         ...(args['task'] !== undefined ? { task: args['task'] as string } : {}),
         ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
-      }, ctx.app.env);
+      });
     },
   },
   async run(ctx, { args, opts }) {
@@ -56,7 +56,7 @@ export const log: CommandDef = {
     const o = opts as { agent?: string; action: string; result: string; file: string[]; files?: string; task?: string; project?: boolean };
     if (o.task !== undefined) taskIdArg(o.task, '--task');
     const { appendLog } = await import('../app/log.js');
-    const r = await appendLog(ctx.app.cwd, {
+    const r = await appendLog(ctx.app, {
       ...(o.agent !== undefined ? { agent: o.agent } : {}),
       action: o.action,
       result: o.result,
@@ -64,7 +64,7 @@ export const log: CommandDef = {
       ...(o.task !== undefined ? { task: o.task } : {}),
       project: o.project === true,
       notes: notes.join(' '),
-    }, ctx.app.env);
+    });
     return { data: r, message: `Logged ${o.action} (${o.result}) to ${r.file}${r.tracked.length ? `; new outputs: ${r.tracked.join(', ')}` : ''}` };
   },
 };

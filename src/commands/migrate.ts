@@ -8,7 +8,7 @@ export const migrate: CommandDef = {
   writes: true,
   async run(ctx, { opts }) {
     const { migrate } = await import('../app/migrate.js');
-    const r = await migrate(ctx.app.cwd, opts['dryRun'] === true);
+    const r = await migrate(ctx.app, opts['dryRun'] === true);
     const lines = r.changes.map((c) => `${c.file}: ${c.change}`);
     return {
       data: r,

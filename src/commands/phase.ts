@@ -14,7 +14,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { setPhaseField } = await import('../app/phase.js');
-      const r = await setPhaseField(ctx.app.cwd, args[0] as string, args[1] as string, opts['phase'] as string | undefined);
+      const r = await setPhaseField(ctx.app, args[0] as string, args[1] as string, opts['phase'] as string | undefined);
       return { data: r, message: `Set ${r.phase} ${r.field} = ${toJson(r.value)}` };
     },
   },
@@ -26,7 +26,7 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { args, opts }) {
       const { getPhaseField } = await import('../app/phase.js');
-      const r = await getPhaseField(ctx.app.cwd, args[0] as string, opts['phase'] as string | undefined);
+      const r = await getPhaseField(ctx.app, args[0] as string, opts['phase'] as string | undefined);
       return { data: r, text: renderValue(r.value) };
     },
   },

@@ -15,7 +15,7 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean }): Promise
   const { renderStatus } = await import('../cli/render.js');
   const { paintFor } = await import('../cli/colour.js');
   // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
-  const r = await projectStatus(ctx.app.cwd, { map: process.stdout.isTTY === true && !ctx.json });
+  const r = await projectStatus(ctx.app, { map: process.stdout.isTTY === true && !ctx.json });
   return { data: r, text: renderStatus(r, paintFor()) };
 }
 
@@ -41,7 +41,7 @@ export const status: CommandDef = {
       tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
       next: z.array(z.looseObject({ event: z.string(), to: z.string() })).describe('the transitions out of this state, and what blocks each'),
     }),
-    call: async (ctx) => (await import('../app/status.js')).projectStatus(ctx.app.cwd),
+    call: async (ctx) => (await import('../app/status.js')).projectStatus(ctx.app),
   },
   run: (ctx, { opts }) => showStatus(ctx, opts),
 };
@@ -79,7 +79,7 @@ export const commands: readonly CommandDef[] = [
           throw new UsageError('a project needs a name', "pass one ('sow project new add-auth'), or start from an issue with --issue <n>");
         }
         const { newProject } = await import('../app/project.js');
-        r = await newProject(ctx.app.cwd, { name, description: opts.description, planning: opts.planning, ...branchOpt });
+        r = await newProject(ctx.app, { name, description: opts.description, planning: opts.planning, ...branchOpt });
       }
       const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
       const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
@@ -103,7 +103,7 @@ export const commands: readonly CommandDef[] = [
     },
     async run(ctx) {
       const { continueProject } = await import('../app/status.js');
-      const r = await continueProject(ctx.app.cwd);
+      const r = await continueProject(ctx.app);
       return { data: r, text: r.prompt };
     },
   },
@@ -126,7 +126,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { projectHistory } = await import('../app/project.js');
       const { renderHistory } = await import('../cli/render.js');
-      const entries = await projectHistory(ctx.app.cwd);
+      const entries = await projectHistory(ctx.app);
       return { data: entries, text: renderHistory(entries), ...(entries.length ? {} : { message: 'No transitions recorded' }) };
     },
   },
@@ -137,7 +137,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args }) {
       const { setProjectField } = await import('../app/project.js');
-      const r = await setProjectField(ctx.app.cwd, args[0] as string, args[1] as string);
+      const r = await setProjectField(ctx.app, args[0] as string, args[1] as string);
       return { data: r, message: `Set project ${r.field} = ${toJson(r.value)}` };
     },
   },
@@ -149,7 +149,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { deleteProject } = await import('../app/project.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const r = await deleteProject(ctx.app.cwd, (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`), interactive(), opts['yes'] === true, opts['force'] === true);
+      const r = await deleteProject(ctx.app, (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`), interactive(), opts['yes'] === true, opts['force'] === true);
       return { data: r, message: `Deleted project '${shown(r.name)}'` };
     },
   },

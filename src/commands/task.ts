@@ -50,7 +50,7 @@ export const commands: readonly CommandDef[] = [
       if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
       const { addTask } = await import('../app/task.js');
-      const t = await addTask(ctx.app.cwd, { name, ...opts });
+      const t = await addTask(ctx.app, { name, ...opts });
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
   },
@@ -88,9 +88,9 @@ export const commands: readonly CommandDef[] = [
         const id = args['id'] as string;
         const field = args['field'] as string;
         const opts = { force: args['force'] === true, ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}) };
-        if (!asksCompletion(field, value)) return taskSetData(await setTaskField(ctx.app.cwd, id, field, value, opts));
+        if (!asksCompletion(field, value)) return taskSetData(await setTaskField(ctx.app, id, field, value, opts));
         const { setTaskFieldChecked } = await import('../app/checks.js');
-        return taskSetData(await setTaskFieldChecked(ctx.app.cwd, id, field, value, { ...opts, onProgress: toolProgress(ctx), ...(ctx.signal ? { signal: ctx.signal } : {}) }));
+        return taskSetData(await setTaskFieldChecked(ctx.app, id, field, value, { ...opts, onProgress: toolProgress(ctx), ...(ctx.signal ? { signal: ctx.signal } : {}) }));
       },
     },
     async run(ctx, { args, opts: o }) {
@@ -99,13 +99,13 @@ export const commands: readonly CommandDef[] = [
       const { asksCompletion, setTaskField } = await import('../app/task.js');
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
-        const r = await setTaskField(ctx.app.cwd, taskIdOf(opts), field, value, setOpts);
+        const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, setOpts);
         return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}` };
       }
       // Completing runs the checks declared for task_complete first (sow check list).
       const { setTaskFieldChecked } = await import('../app/checks.js');
       const { checkProgress } = await import('../cli/check.js');
-      const r = await setTaskFieldChecked(ctx.app.cwd, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
+      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
       const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
       return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` };
@@ -120,7 +120,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const field = args[0] as string | undefined;
       const { getTask } = await import('../app/task.js');
-      const r = await getTask(ctx.app.cwd, taskIdOf(opts), field);
+      const r = await getTask(ctx.app, taskIdOf(opts), field);
       if (field === undefined) {
         const { emitYaml } = await import('../adapters/yaml/emit.js');
         return { data: r.task, text: emitYaml(r.task).trimEnd() };
@@ -139,7 +139,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { opts }) {
       const { abandonTask } = await import('../app/task.js');
-      const r = await abandonTask(ctx.app.cwd, taskIdOf(opts), { force: opts['force'] === true, ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}) });
+      const r = await abandonTask(ctx.app, taskIdOf(opts), { force: opts['force'] === true, ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}) });
       return { data: r.task, message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'` };
     },
   },
@@ -154,7 +154,7 @@ export const commands: readonly CommandDef[] = [
       const { listTasks } = await import('../app/task.js');
       const { formatTaskLine, unattendedLines } = await import('../cli/render.js');
       const paint = (await import('../cli/colour.js')).paintFor();
-      const tasks = await listTasks(ctx.app.cwd, status);
+      const tasks = await listTasks(ctx.app, status);
       const unattended = unattendedLines(tasks);
       return {
         data: tasks,
@@ -195,10 +195,10 @@ export const commands: readonly CommandDef[] = [
           if (args['owner'] !== undefined || args['agent'] !== undefined || args['lease'] !== undefined) {
             throw new UsageError('owner, agent and lease go with claim', 'call task_next with claim: true to claim a task');
           }
-          return app.nextTasks(ctx.app.cwd);
+          return app.nextTasks(ctx.app);
         }
         const { parseLease } = await import('../domain/ownership.js');
-        const r = await app.claimNext(ctx.app.cwd, {
+        const r = await app.claimNext(ctx.app, {
           leaseSeconds: parseLease((args['lease'] as string | undefined) ?? '30m'),
           ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
           ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
@@ -213,12 +213,12 @@ export const commands: readonly CommandDef[] = [
         if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError(`${opts.agent !== undefined ? '--agent' : '--owner'} goes with --claim: without it, 'sow task next' only lists the ready tasks`, "run 'sow task next --claim --owner <name>' to claim one");
         const { formatTaskLine } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
-        const tasks = await app.nextTasks(ctx.app.cwd);
+        const tasks = await app.nextTasks(ctx.app);
         return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
       }
       const { parseLease } = await import('../domain/ownership.js');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
-      const r = await app.claimNext(ctx.app.cwd, { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
+      const r = await app.claimNext(ctx.app, { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
       return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
     },
   },

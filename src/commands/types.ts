@@ -29,7 +29,7 @@ function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
       const args = input.args.filter((a): a is string => typeof a === 'string');
       const { runTypeCommand } = await import('../app/type-commands.js');
       // runTypeCommand prints the warnings itself.
-      const { warnings: _, ...r } = await runTypeCommand(ctx.app.cwd, type, command, args, input.opts as TypeOptions);
+      const { warnings: _, ...r } = await runTypeCommand(ctx.app, type, command, args, input.opts as TypeOptions);
       return r;
     },
   };
