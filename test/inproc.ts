@@ -5,13 +5,14 @@
  * No sow process is started: a use case is a function call, its refusal a thrown SowError.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, afterEach, expect } from 'vitest';
 import type { AppContext } from '../src/app/context.js';
 import { exitCodeFor, SowError } from '../src/domain/errors.js';
+import { snapshotSow } from './snapshot.js';
 
 /** The time every world starts at. */
 export const T0 = '2026-11-26T10:00:00.000Z';
@@ -66,7 +67,6 @@ const GIT_ENV = {
   GIT_AUTHOR_NAME: 'sow test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'sow test', GIT_COMMITTER_EMAIL: 'test@example.invalid',
 };
 const git = (dir: string, args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' }).trim();
-const RUNTIME = /^\.sow\/\.runtime(\/|$)/;
 
 function world(dir: string): World {
   const clock = fixedClock();
@@ -84,21 +84,7 @@ function world(dir: string): World {
     },
     yaml: (rel) => parse(readFileSync(join(dir, rel), 'utf8')),
     exists: (rel) => existsSync(join(dir, rel)),
-    snapshot() {
-      const out = new Map<string, string>();
-      const walk = (abs: string) => {
-        if (!existsSync(abs)) return;
-        for (const name of readdirSync(abs)) {
-          const p = join(abs, name);
-          const rel = relative(dir, p);
-          if (RUNTIME.test(rel)) continue;
-          if (statSync(p).isDirectory()) walk(p);
-          else out.set(rel, readFileSync(p, 'utf8'));
-        }
-      };
-      walk(join(dir, '.sow'));
-      return out;
-    },
+    snapshot: () => snapshotSow(dir),
   };
 }
 

@@ -4,12 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, afterEach, expect } from 'vitest';
+import { snapshotSow } from '../snapshot.js';
 
 /** The built sow; SOW_TEST_BIN points the tests at another build (`node scripts/build.mjs --out <dir>`). */
 export const SOW = process.env['SOW_TEST_BIN'] || fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
@@ -42,8 +43,6 @@ export interface Repo {
   cleanup(): void;
 }
 
-/** sow's runtime folder: never state, so snapshots leave it out. */
-const RUNTIME = /^\.sow\/\.runtime(\/|$)/;
 
 /**
  * sow's compile cache (src/adapters/compile-cache.ts) for the test runs: one folder for all test
@@ -191,21 +190,7 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     },
     yaml: (rel) => parse(readFileSync(join(dir, rel), 'utf8')),
     exists: (rel) => existsSync(join(dir, rel)),
-    snapshot() {
-      const out = new Map<string, string>();
-      const walk = (abs: string) => {
-        if (!existsSync(abs)) return;
-        for (const name of readdirSync(abs)) {
-          const p = join(abs, name);
-          const rel = relative(dir, p);
-          if (RUNTIME.test(rel)) continue;
-          if (statSync(p).isDirectory()) walk(p);
-          else out.set(rel, readFileSync(p, 'utf8'));
-        }
-      };
-      walk(join(dir, '.sow'));
-      return out;
-    },
+    snapshot: () => snapshotSow(dir),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
   return repo;
