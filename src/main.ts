@@ -8,7 +8,7 @@ import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
-import { GROUPS } from './commands/index.js';
+import { allCommands, GROUPS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
 
@@ -61,15 +61,15 @@ async function build(): Promise<Command> {
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
   const wantsTable = first === 'help' && process.argv.includes('exit-codes');
   const named = GROUPS.find((g) => g.name === (wantsTable ? 'exit-codes' : first));
-  if (named) await addGroup(program, named);
-  else if (first === '__complete') registerComplete(program);
+  if (named) await addGroup(program, named, allCommands);
+  else if (first === '__complete') registerComplete(program, GROUPS);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
     // no word and a mistake get every group, sow's and the types'.
     const types = (await import('./cli/type-commands.js')).default;
     if (first === undefined || !(await types(program, first))) {
-      for (const group of GROUPS) await addGroup(program, group);
-      registerComplete(program);
+      for (const group of GROUPS) await addGroup(program, group, allCommands);
+      registerComplete(program, GROUPS);
       await types(program);
     }
   }

@@ -32,7 +32,7 @@ const DEFINITIONS = new WeakMap<Command, CommandDef>();
 export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITIONS.get(cmd);
 
 /** Adds `def` under `parent`, as the last of its words. */
-export function addCommand(parent: Command, def: CommandDef, word: string): Command {
+export function addCommand(parent: Command, def: CommandDef, word: string, commands?: () => Promise<readonly CommandDef[]>): Command {
   const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
   DEFINITIONS.set(cmd, def);
   for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
@@ -46,7 +46,7 @@ export function addCommand(parent: Command, def: CommandDef, word: string): Comm
     const self = received.at(-1) as Command;
     const { processContext } = await import('../app/context.js');
     const input = { args: received.slice(0, count), opts: self.opts(), ...(def.passThrough ? { rest: self.args } : {}) };
-    const r = await def.run({ app: processContext(cwd()), json: process.argv.includes('--json') }, input);
+    const r = await def.run({ app: processContext(cwd()), json: process.argv.includes('--json'), ...(commands ? { commands } : {}) }, input);
     if (!r) return;
     if (r.warnings?.length) {
       const { warn } = await import('../adapters/notices.js');
@@ -61,10 +61,10 @@ export function addCommand(parent: Command, def: CommandDef, word: string): Comm
  * Adds a group and its commands: a command named as the group is the group itself (`sow advance`);
  * others go under it, with a command of its own for each word between (`sow iter phase add`).
  */
-export async function addGroup(program: Command, group: GroupDef): Promise<void> {
+export async function addGroup(program: Command, group: GroupDef, commands?: () => Promise<readonly CommandDef[]>): Promise<void> {
   const defs = await group.load();
   if (defs.length === 1 && defs[0]!.name === group.name) {
-    addCommand(program, defs[0]!, group.name);
+    addCommand(program, defs[0]!, group.name, commands);
     return;
   }
   const top = program.command(group.name).description(group.description);
@@ -80,6 +80,6 @@ export async function addGroup(program: Command, group: GroupDef): Promise<void>
       }
       parent = sub;
     }
-    addCommand(parent, def, words.at(-1)!);
+    addCommand(parent, def, words.at(-1)!, commands);
   }
 }

@@ -8,18 +8,17 @@
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
-import type { CandidateSource } from '../commands/def.js';
+import type { CandidateSource, GroupDef } from '../commands/def.js';
 import { definitionOf } from './build.js';
 
 /**
  * The command tree as `sow --help` builds it; only the group `first` names, when it names one
  * (completing `sow task get --id ` needs the task commands, not every command).
  */
-async function commandTree(first: string | undefined, root: Command): Promise<Command> {
+async function commandTree(first: string | undefined, root: Command, GROUPS: readonly GroupDef[]): Promise<Command> {
   const program = new Command('sow');
   // The program's own options (--json, --version, …), as main declares them.
   for (const option of root.options) program.addOption(option);
-  const { GROUPS } = await import('../commands/index.js');
   const { addGroup } = await import('./build.js');
   const own = GROUPS.find((g) => g.name === first);
   if (own) {
@@ -200,11 +199,11 @@ async function candidatesAt(at: Position, current: string, cwd: string): Promise
  * The candidates for the last of `words` (the word under the cursor, possibly empty); the words
  * before it are the line so far, `sow` first. Only candidates that start with that word.
  */
-export async function complete(words: readonly string[], cwd: string, root: Command): Promise<Candidate[]> {
+export async function complete(words: readonly string[], cwd: string, root: Command, groups: readonly GroupDef[]): Promise<Candidate[]> {
   const previous = words.slice(1, -1);
   const current = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
   const first = previous.find((w) => !w.startsWith('-') && w !== '=');
-  const at = walk(await commandTree(first, root), previous);
+  const at = walk(await commandTree(first, root, groups), previous);
   const seen = new Set<string>();
   return (await candidatesAt(at, current, cwd)).filter((c) => {
     if (!c.value.startsWith(current) || seen.has(c.value)) return false;
@@ -221,77 +220,4 @@ export function formatCandidates(candidates: readonly Candidate[], shell: string
   if (shell === 'zsh') return candidates.map((c) => (describe(c) ? `${c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')}:${describe(c)}` : c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')));
   if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));
   return candidates.map((c) => c.value);
-}
-
-const BASH = `# bash completion for sow, printed by: sow completion bash
-# Install: add  source <(sow completion bash)  to ~/.bashrc
-_sow_complete() {
-  local cur words cword
-  if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref -n =: cur words cword
-  else
-    cur="\${COMP_WORDS[COMP_CWORD]}"
-    words=("\${COMP_WORDS[@]}")
-    cword=$COMP_CWORD
-  fi
-  local -a args=("\${words[@]:0:cword}")
-  # --flag=value: readline completes what follows the '=', so ask for the value alone.
-  if [[ $cur == --*=* ]]; then
-    args+=("\${cur%%=*}")
-    cur="\${cur#*=}"
-  elif [[ $cur == = ]]; then
-    cur=
-  fi
-  local out line
-  out="$(sow __complete --shell bash -- "\${args[@]}" "$cur" 2>/dev/null)"
-  COMPREPLY=()
-  while IFS= read -r line; do
-    [[ -n $line ]] && COMPREPLY+=("$line")
-  done <<<"$out"
-}
-complete -o default -F _sow_complete sow
-`;
-
-const ZSH = `#compdef sow
-# zsh completion for sow, printed by: sow completion zsh
-# Install: add  source <(sow completion zsh)  to ~/.zshrc after compinit,
-# or write it to a folder of $fpath as _sow.
-_sow() {
-  local out
-  local -a candidates
-  out="$(sow __complete --shell zsh -- "\${(@)words[1,CURRENT-1]}" "\${words[CURRENT]}" 2>/dev/null)"
-  candidates=("\${(@f)out}")
-  candidates=(\${candidates:#})
-  if (( \${#candidates} )); then
-    _describe -t sow-candidates sow candidates
-  else
-    _files
-  fi
-}
-if [[ "\${funcstack[1]}" == _sow ]]; then
-  _sow "$@"
-elif (( $+functions[compdef] )); then
-  compdef _sow sow
-else
-  print -u2 "sow completion needs compinit first: autoload -Uz compinit && compinit"
-fi
-`;
-
-const FISH = `# fish completion for sow, printed by: sow completion fish
-# Install: sow completion fish > ~/.config/fish/completions/sow.fish
-function __sow_complete
-    set -l tokens (commandline -opc)
-    set -l current (commandline -ct)
-    set -l out (sow __complete --shell fish -- $tokens "$current" 2>/dev/null)
-    if test (count $out) -gt 0
-        printf '%s\\n' $out
-    else
-        __fish_complete_path "$current"
-    end
-end
-complete -c sow -f -a '(__sow_complete)'
-`;
-
-export function completionScript(shell: 'bash' | 'zsh' | 'fish'): string {
-  return { bash: BASH, zsh: ZSH, fish: FISH }[shell];
 }

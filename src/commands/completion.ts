@@ -19,7 +19,7 @@ export const completion: CommandDef = {
   writes: false,
   async run(_ctx, { args }) {
     const shell = args[0] as (typeof SHELLS)[number];
-    const { completionScript } = await import('../cli/complete.js');
+    const { completionScript } = await import('../cli/completion-script.js');
     const script = completionScript(shell);
     return { data: { shell, script }, text: script };
   },

@@ -63,6 +63,11 @@ export interface CommandContext {
   readonly signal?: AbortSignal;
   /** Reports progress of a long run (checks), when someone listens. */
   readonly progress?: (done: number, total: number, message: string) => void;
+  /**
+   * Every command, for a command that serves the others (`sow mcp`): given by whoever holds the
+   * registry (main), so no command imports it and the registry's imports point one way.
+   */
+  readonly commands?: () => Promise<readonly CommandDef[]>;
 }
 
 /** Hints a client may show or act on (the MCP tool annotations). */

@@ -9,11 +9,12 @@ export const mcp: CommandDef = {
   options: [{ flags: '-C, --cwd <dir>', description: 'the repository to serve (default: the folder sow mcp starts in)' }],
   help: "For Claude Code: claude mcp add sow -- sow mcp\nEach tool returns what the matching command prints under \"data\" with --json; a refusal is that command's error envelope, with its code and hint.",
   writes: true,
-  async run(_ctx, { opts }) {
+  async run(ctx, { opts }) {
+    if (!ctx.commands) throw new Error('sow mcp needs the registry of commands to serve');
     // The SDK loads here, and only here: no other command pays for it.
     const { serveMcp } = await import('../mcp/server.js');
     const cwd = opts['cwd'] as string | undefined;
-    await serveMcp({ ...(cwd !== undefined ? { cwd } : {}), version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev' });
+    await serveMcp({ ...(cwd !== undefined ? { cwd } : {}), version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', commands: ctx.commands });
     return undefined;
   },
 };

@@ -26,6 +26,7 @@ import { keepTaskIndex } from '../adapters/task-index.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
+import type { CommandDef } from '../commands/def.js';
 import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS = "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
@@ -154,6 +155,8 @@ export interface ServeOptions {
   /** The workspace every tool works in (default: the current folder). */
   cwd?: string;
   version: string;
+  /** Every command: the tools are those that declare an MCP exposure. */
+  commands: () => Promise<readonly CommandDef[]>;
 }
 
 /** Serves until the client closes stdin (or the connection), then resolves once every call has been answered. */
@@ -165,7 +168,7 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   keepTaskIndex();
   const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS });
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
-  const tools = await loadTools();
+  const tools = await loadTools(opts.commands);
   const listed = tools.map(listing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 

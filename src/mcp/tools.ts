@@ -46,7 +46,6 @@ function toolOf(def: CommandDef): Tool {
 }
 
 /** Every command's tool, in the registry's order. */
-export async function loadTools(): Promise<readonly Tool[]> {
-  const { allCommands } = await import('../commands/index.js');
-  return (await allCommands()).filter((def) => def.mcp).map(toolOf);
+export async function loadTools(commands: () => Promise<readonly CommandDef[]>): Promise<readonly Tool[]> {
+  return (await commands()).filter((def) => def.mcp).map(toolOf);
 }
