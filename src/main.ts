@@ -11,6 +11,7 @@ import { toJson } from './domain/json.js';
 import { allCommands, GROUPS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
+import type { Registry } from './cli/def.js';
 
 declare const SOW_VERSION: string;
 
@@ -61,16 +62,18 @@ async function build(): Promise<Command> {
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
   const wantsTable = first === 'help' && process.argv.includes('exit-codes');
   const named = GROUPS.find((g) => g.name === (wantsTable ? 'exit-codes' : first));
+  const registry: Registry = { groups: GROUPS, typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name) };
   if (named) await addGroup(program, named, allCommands);
-  else if (first === '__complete') registerComplete(program, GROUPS);
+  else if (first === '__complete') registerComplete(program, registry);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
     // no word and a mistake get every group, sow's and the types'.
-    const types = (await import('./cli/type-commands.js')).default;
-    if (first === undefined || !(await types(program, first))) {
+    const typed = first === undefined ? [] : await registry.typeGroups(first);
+    for (const group of typed) await addGroup(program, group, allCommands);
+    if (typed.length === 0) {
       for (const group of GROUPS) await addGroup(program, group, allCommands);
-      registerComplete(program, GROUPS);
-      await types(program);
+      registerComplete(program, registry);
+      for (const group of await registry.typeGroups()) await addGroup(program, group, allCommands);
     }
   }
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.

@@ -8,27 +8,25 @@
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
-import type { CandidateSource, GroupDef } from '../commands/def.js';
+import type { CandidateSource, Registry } from './def.js';
 import { definitionOf } from './build.js';
 
 /**
  * The command tree as `sow --help` builds it; only the group `first` names, when it names one
  * (completing `sow task get --id ` needs the task commands, not every command).
  */
-async function commandTree(first: string | undefined, root: Command, GROUPS: readonly GroupDef[]): Promise<Command> {
+async function commandTree(first: string | undefined, root: Command, registry: Registry): Promise<Command> {
   const program = new Command('sow');
   // The program's own options (--json, --version, …), as main declares them.
   for (const option of root.options) program.addOption(option);
   const { addGroup } = await import('./build.js');
-  const own = GROUPS.find((g) => g.name === first);
+  const own = registry.groups.find((g) => g.name === first);
   if (own) {
     await addGroup(program, own);
     return program;
   }
-  const types = (await import('./type-commands.js')).default;
-  if (first !== undefined && (await types(program, first))) return program;
-  for (const group of GROUPS) await addGroup(program, group);
-  await types(program);
+  const typed = first === undefined ? [] : await registry.typeGroups(first);
+  for (const group of typed.length ? typed : [...registry.groups, ...(await registry.typeGroups())]) await addGroup(program, group);
   return program;
 }
 
@@ -199,11 +197,11 @@ async function candidatesAt(at: Position, current: string, cwd: string): Promise
  * The candidates for the last of `words` (the word under the cursor, possibly empty); the words
  * before it are the line so far, `sow` first. Only candidates that start with that word.
  */
-export async function complete(words: readonly string[], cwd: string, root: Command, groups: readonly GroupDef[]): Promise<Candidate[]> {
+export async function complete(words: readonly string[], cwd: string, root: Command, registry: Registry): Promise<Candidate[]> {
   const previous = words.slice(1, -1);
   const current = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
   const first = previous.find((w) => !w.startsWith('-') && w !== '=');
-  const at = walk(await commandTree(first, root, groups), previous);
+  const at = walk(await commandTree(first, root, registry), previous);
   const seen = new Set<string>();
   return (await candidatesAt(at, current, cwd)).filter((c) => {
     if (!c.value.startsWith(current) || seen.has(c.value)) return false;

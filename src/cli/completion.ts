@@ -1,10 +1,10 @@
 /** The hidden `sow __complete`, which the scripts `sow completion <shell>` prints call. */
 import type { Command } from 'commander';
-import type { GroupDef } from '../commands/def.js';
+import type { Registry } from './def.js';
 import { cwd } from './output.js';
 
 /** Not a command of the registry: it reads the words of any command line, and answers in the shell's own form. */
-export function registerComplete(program: Command, groups: readonly GroupDef[]): void {
+export function registerComplete(program: Command, registry: Registry): void {
   program
     .command('__complete', { hidden: true })
     .description('The candidates for the word under the cursor, one per line (called by the completion scripts)')
@@ -19,7 +19,7 @@ export function registerComplete(program: Command, groups: readonly GroupDef[]):
       let lines: string[] = [];
       try {
         const { complete, formatCandidates } = await import('./complete.js');
-        lines = formatCandidates(await complete(words, cwd(), self.parent ?? self, groups), opts.shell);
+        lines = formatCandidates(await complete(words, cwd(), self.parent ?? self, registry), opts.shell);
       } catch {
         lines = [];
       }

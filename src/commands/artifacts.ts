@@ -7,7 +7,7 @@ import type { Direction, Owner } from '../app/artifacts.js';
 import { booleanArg, textArg } from '../cli/args.js';
 import { extraFlags, taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
 import { UsageError } from '../domain/errors.js';
-import type { CommandContext, CommandDef, McpExposure, OptionDef } from './def.js';
+import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../cli/def.js';
 
 type OwnerKind = 'phase' | 'task';
 interface OwnerOpts { phase?: string; id?: string }

@@ -1,5 +1,5 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
-import type { CommandDef } from './def.js';
+import type { CommandDef } from '../cli/def.js';
 
 export const commands: readonly CommandDef[] = [
   {

@@ -1,6 +1,6 @@
 /** `sow graph …`: the lifecycle and the task dependencies, drawn. */
 import { choiceOf } from '../cli/args.js';
-import type { CommandDef, OptionDef } from './def.js';
+import type { CommandDef, OptionDef } from '../cli/def.js';
 
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';

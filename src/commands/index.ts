@@ -3,7 +3,7 @@
  * `sow mcp` asks for it. A new command is a file beside this one and a line here. Project types
  * bring their groups through their own registry (commands/types.ts).
  */
-import type { CommandDef, GroupDef } from './def.js';
+import type { CommandDef, GroupDef } from '../cli/def.js';
 
 const group = (name: string, description: string, load: () => Promise<readonly CommandDef[]>, subgroups?: Readonly<Record<string, string>>): GroupDef => ({ name, description, load, ...(subgroups ? { subgroups } : {}) });
 const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {

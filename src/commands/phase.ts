@@ -1,7 +1,7 @@
 /** `sow phase …`: fields of a phase (default: the one in progress). */
 import { renderValue } from '../domain/fields.js';
 import { toJson } from '../domain/json.js';
-import type { CommandDef, OptionDef } from './def.js';
+import type { CommandDef, OptionDef } from '../cli/def.js';
 
 const PHASE: OptionDef = { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' };
 

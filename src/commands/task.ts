@@ -7,7 +7,7 @@ import { renderValue } from '../domain/fields.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import type { CommandContext, CommandDef, OptionDef, ZodApi } from './def.js';
+import type { CommandContext, CommandDef, OptionDef, ZodApi } from '../cli/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {

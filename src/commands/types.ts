@@ -5,7 +5,7 @@
  */
 import type { TypeCommandDef, TypeOptions } from '../domain/project-types/commands.js';
 import type { ProjectType } from '../domain/project-types/types.js';
-import type { CandidateSource, CommandDef, GroupDef } from './def.js';
+import type { CandidateSource, CommandDef, GroupDef } from '../cli/def.js';
 
 /** A type's option named as one of sow's own offers the same values in completion. */
 const SHARED_SOURCES: Readonly<Record<string, CandidateSource>> = { '--id': 'task-id', '--task': 'task-id', '--depends-on': 'task-id', '--agent': 'agent', '--phase': 'phase' };

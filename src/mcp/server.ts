@@ -26,7 +26,7 @@ import { keepTaskIndex } from '../adapters/task-index.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
-import type { CommandDef } from '../commands/def.js';
+import type { CommandDef } from '../cli/def.js';
 import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS = "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +

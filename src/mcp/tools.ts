@@ -5,7 +5,7 @@
  * short: the input and output schemas say the rest.
  */
 import { processContext } from '../app/context.js';
-import type { CommandContext, CommandDef, ToolAnnotations } from '../commands/def.js';
+import type { CommandContext, CommandDef, ToolAnnotations } from '../cli/def.js';
 import { z } from './sdk.js';
 
 /** What a call runs with: the workspace, the client's cancellation, and progress for long calls. */

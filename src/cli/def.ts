@@ -132,3 +132,13 @@ export interface GroupDef {
   readonly subgroups?: Readonly<Record<string, string>>;
   load(): Promise<readonly CommandDef[]>;
 }
+
+/**
+ * The commands a front end may reach: sow's own groups and the project types'. main holds it and
+ * hands it down (to `__complete`, to `sow mcp`), so nothing below main imports the registry.
+ */
+export interface Registry {
+  readonly groups: readonly GroupDef[];
+  /** The project types' groups: the one named `name`, or all of them. */
+  typeGroups(name?: string): Promise<readonly GroupDef[]>;
+}
