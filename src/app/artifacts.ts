@@ -15,7 +15,7 @@ import { warn } from '../adapters/notices.js';
 import { Reader, update, type UnitOfWork } from './workspace.js';
 
 export type Direction = 'inputs' | 'outputs';
-export type Owner = { kind: 'phase'; phase?: string } | { kind: 'task'; id: string };
+export type ArtifactHolder = { kind: 'phase'; phase?: string } | { kind: 'task'; id: string };
 
 const singular = (d: Direction) => (d === 'inputs' ? 'input' : 'output');
 
@@ -61,7 +61,7 @@ function checkChanged(project: ProjectState, slot: ArtifactSlot, before: readonl
 }
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(where: Where, owner: Owner, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork) => { list: Artifact[]; result: R }): Promise<R> {
+async function modify<R>(where: Where, owner: ArtifactHolder, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork) => { list: Artifact[]; result: R }): Promise<R> {
   return update(where, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
@@ -84,7 +84,7 @@ async function modify<R>(where: Where, owner: Owner, direction: Direction, chang
   });
 }
 
-export async function addArtifact(where: Where, owner: Owner, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
+export async function addArtifact(where: Where, owner: ArtifactHolder, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
   return modify(where, owner, direction, (list, slot, uow) => {
     const { artifact } = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, artifact);
@@ -93,7 +93,7 @@ export async function addArtifact(where: Where, owner: Owner, direction: Directi
   });
 }
 
-export async function setArtifact(where: Where, owner: Owner, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
+export async function setArtifact(where: Where, owner: ArtifactHolder, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
   return modify(where, owner, direction, (list, slot, uow) => {
     const artifact = setArtifactField(artifactAt(list, index, slot), slot, index, field, field === 'path' ? realPath(raw) : raw, uow.root);
     if (field === 'approved' || field === 'path') checkFile(uow, slot, artifact);
@@ -101,14 +101,14 @@ export async function setArtifact(where: Where, owner: Owner, direction: Directi
   });
 }
 
-export async function removeArtifact(where: Where, owner: Owner, direction: Direction, index: number): Promise<{ index: number; artifact: Artifact }> {
+export async function removeArtifact(where: Where, owner: ArtifactHolder, direction: Direction, index: number): Promise<{ index: number; artifact: Artifact }> {
   return modify(where, owner, direction, (list, slot) => {
     const artifact = artifactAt(list, index, slot);
     return { list: list.filter((_, i) => i !== index), result: { index, artifact } };
   });
 }
 
-export async function listArtifacts(where: Where, owner: Owner, direction: Direction): Promise<{ owner: string; artifacts: Artifact[] }> {
+export async function listArtifacts(where: Where, owner: ArtifactHolder, direction: Direction): Promise<{ owner: string; artifacts: Artifact[] }> {
   return Reader.read(where, async (reader) => {
     if (owner.kind === 'phase') {
       const phase = selectPhase(reader.type, reader.project, owner.phase);

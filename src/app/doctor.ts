@@ -30,14 +30,14 @@ import { refInfos, refsInit } from './refs.js';
 import { AGENT_OUTPUTS, branchProblem, checkJournalText, hasProject, layoutVersion, loadProject, lockPath, openRoot, taskFileProblems, VERSION_FILE, type LoadedProject } from './workspace.js';
 import { pruneWorktreesFor } from './worktree.js';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+export type DoctorStatus = 'ok' | 'warn' | 'fail';
 
 /** A line of 'sow config validate' as a doctor finding: the two commands give one verdict. */
-const STATUS_OF: Record<ValidationLine['level'], CheckStatus> = { ok: 'ok', warning: 'warn', error: 'fail' };
+const STATUS_OF: Record<ValidationLine['level'], DoctorStatus> = { ok: 'ok', warning: 'warn', error: 'fail' };
 
 export interface DoctorCheck {
   id: string;
-  status: CheckStatus;
+  status: DoctorStatus;
   message: string;
   /** The command or step that fixes it. */
   fix?: string;
@@ -335,7 +335,7 @@ async function agentChecks(root: string | undefined): Promise<Finding[]> {
     const { spec: executor, binary } = cli;
     // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn workers.
     const chosen = bindings.some((b) => b.source !== 'default');
-    const severity: CheckStatus = chosen ? 'fail' : 'warn';
+    const severity: DoctorStatus = chosen ? 'fail' : 'warn';
     const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
     // Missing from PATH: the verdict 'sow config validate' gives too.
     if (!cli.found) {
@@ -376,7 +376,7 @@ async function ghCheck(root: string | undefined): Promise<Finding> {
     }
   }
   // gh matters when the repository is on GitHub (origin, or github.repo in .sow/config.yaml).
-  const severity: CheckStatus = repo ? 'fail' : 'warn';
+  const severity: DoctorStatus = repo ? 'fail' : 'warn';
   const needs = repo ? `sow needs it for ${repo} ('sow issue list', 'sow pr create', …)` : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub repository";
   if (!ghInstalled()) return { id: 'gh', status: severity, message: `gh (the GitHub CLI) is not on PATH; ${needs}`, fix: new GhNotFoundError().hint! };
   const env = { GH_PROMPT_DISABLED: '1' };

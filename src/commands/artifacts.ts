@@ -3,7 +3,7 @@
  * one definition for all sixteen commands. The `artifact` tool of `sow mcp` does add, set and list
  * for both, and is declared here, on `input add`.
  */
-import type { Direction, Owner } from '../app/artifacts.js';
+import type { ArtifactHolder, Direction } from '../app/artifacts.js';
 import { booleanArg, textArg } from '../cli/args.js';
 import { extraFlags, taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
 import { UsageError } from '../domain/errors.js';
@@ -57,7 +57,7 @@ const artifactTool: McpExposure = {
     const extra = ARTIFACT_OWN_ARGS.filter((k) => args[k] !== undefined && !(wanted.needs as readonly string[]).includes(k) && !(wanted.takes as readonly string[]).includes(k));
     if (extra.length) throw new UsageError(`artifact ${action} does not take ${extra.join(', ')}`, `leave ${extra.join(', ')} out, or use the action they go with (add: type, path, approved, metadata; set: index, field, value)`);
     if (args['task'] !== undefined && args['phase'] !== undefined) throw new UsageError('task and phase exclude each other', "name the task for a task's artifacts, or the phase for a phase's");
-    const owner: Owner = args['task'] !== undefined ? { kind: 'task', id: args['task'] as string } : { kind: 'phase', ...(args['phase'] !== undefined ? { phase: args['phase'] as string } : {}) };
+    const owner: ArtifactHolder = args['task'] !== undefined ? { kind: 'task', id: args['task'] as string } : { kind: 'phase', ...(args['phase'] !== undefined ? { phase: args['phase'] as string } : {}) };
     const direction: Direction = args['direction'] === 'input' ? 'inputs' : 'outputs';
     const app = await import('../app/artifacts.js');
     switch (action) {
@@ -92,7 +92,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
   const owner: OptionDef = kind === 'phase'
     ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
     : { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
-  const ownerOf = (opts: OwnerOpts): Owner =>
+  const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
     kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: taskIdOf(opts) };
   const index = async (raw: string) => (await import('../domain/artifacts.js')).parseIndex(raw);
   const formatArtifact = async () => (await import('../cli/render.js')).formatArtifact;
