@@ -3,7 +3,7 @@ import type { Where } from './context.js';
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { firstFreePath } from '../domain/artifacts.js';
 import { withCheckStatuses } from './checks.js';
-import type { ArchivePlan } from '../domain/project-types/types.js';
+import type { ArchivePlan } from '../domain/project-type.js';
 import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import type { Transaction } from '../adapters/transaction.js';

@@ -13,7 +13,7 @@ import { logLeftCompleted } from './log.js';
 import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
-import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation } from '../adapters/executors/types.js';

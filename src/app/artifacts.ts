@@ -8,7 +8,7 @@ import { artifactAt, createArtifact, placeholdersIn, repositoryPathOf, setArtifa
 import { ArtifactFileMissingError, ArtifactUnfinishedError, PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { placeArtifact } from '../domain/project-types/evidence.js';
-import type { ProjectType } from '../domain/project-types/types.js';
+import type { ProjectType } from '../domain/project-type.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
 import { realPath } from '../adapters/files.js';
 import { warn } from '../adapters/notices.js';

@@ -14,7 +14,7 @@ import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
 import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
-import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Artifact, Check, CheckMoment, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';

@@ -6,7 +6,7 @@
  */
 import { guardSentence, listTransitions } from '../domain/lifecycle.js';
 import { selectPhase } from '../domain/phases.js';
-import type { ProjectType } from '../domain/project-types/types.js';
+import type { ProjectType } from '../domain/project-type.js';
 import type { ProjectState } from '../domain/schemas.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';

@@ -9,7 +9,7 @@ import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domai
 import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
-import type { PullRequestCapability } from '../domain/project-types/types.js';
+import type { PullRequestCapability } from '../domain/project-type.js';
 import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';

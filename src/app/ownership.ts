@@ -6,7 +6,7 @@
 import { NotExecutingError } from '../domain/errors.js';
 import { TaskOwnedError, isOwnedBy, retireOwner, workerOf, type Worker } from '../domain/ownership.js';
 import { routeTo, type Actor } from '../domain/lifecycle.js';
-import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
 import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';

@@ -5,7 +5,7 @@ import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fiel
 import { advance } from '../domain/lifecycle.js';
 import { checkPlanning, checkProjectName, initialProject, isProjectName, PROJECT_FIELDS, PROJECT_NAME_RULE } from '../domain/project.js';
 import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
-import type { ProjectType } from '../domain/project-types/types.js';
+import type { ProjectType } from '../domain/project-type.js';
 import { initWorkspace } from './init.js';
 import type { HistoryEntry, ProjectState } from '../domain/schemas.js';
 import { branchHasFile, git, hasUncommitted, isValidBranchName, val } from '../adapters/git.js';

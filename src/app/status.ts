@@ -5,7 +5,7 @@ import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
 import { taskPhase } from '../domain/phases.js';
-import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-type.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
 import { withCheckStatuses } from './checks.js';

@@ -4,9 +4,9 @@
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
 import type { Where } from './context.js';
-import type { GitHubPort, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/project-types/commands.js';
+import type { GitHubPort, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
-import type { ProjectType } from '../domain/project-types/types.js';
+import type { ProjectType } from '../domain/project-type.js';
 import { SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';

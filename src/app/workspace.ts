@@ -12,7 +12,7 @@ import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNot
 import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
-import type { ProjectType, ProjectView } from '../domain/project-types/types.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { projectProblem } from '../domain/project.js';
 import { NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
 import { taskPhase } from '../domain/phases.js';

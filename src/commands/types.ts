@@ -3,8 +3,8 @@
  * type describes them as data in its own folder, and they run through app/type-commands.ts, which
  * refuses a project of another type and commits what they change in one transaction.
  */
-import type { TypeCommandDef, TypeOptions } from '../domain/project-types/commands.js';
-import type { ProjectType } from '../domain/project-types/types.js';
+import type { TypeCommandDef, TypeOptions } from '../domain/type-commands.js';
+import type { ProjectType } from '../domain/project-type.js';
 import type { CandidateSource, CommandDef, GroupDef } from '../cli/def.js';
 
 /** A type's option named as one of sow's own offers the same values in completion. */

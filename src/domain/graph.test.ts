@@ -6,7 +6,7 @@ import {
 import { listTransitions, type TransitionOption } from './lifecycle.js';
 import { PROJECT_TYPES } from './project-types/index.js';
 import { standard } from './project-types/standard/index.js';
-import type { ProjectType } from './project-types/types.js';
+import type { ProjectType } from './project-type.js';
 import type { Artifact, HistoryEntry, ProjectState, TaskSummary } from './schemas.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';

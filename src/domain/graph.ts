@@ -8,7 +8,7 @@
  * on top, chosen by the word.
  */
 import type { TransitionOption } from './lifecycle.js';
-import type { ProjectType } from './project-types/types.js';
+import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
 import { shown } from './display.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advance, guardSentence, listTransitions, type Actor } from './lifecycle.js';
 import { standard, latestApprovedReview } from './project-types/standard/index.js';
 import { PROJECT_TYPES } from './project-types/index.js';
-import type { ProjectView } from './project-types/types.js';
+import type { ProjectView } from './project-type.js';
 import type { Artifact, ProjectState, TaskSummary } from './schemas.js';
 import { TransitionBlockedError, InvalidEventError } from './errors.js';
 

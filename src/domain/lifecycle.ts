@@ -4,7 +4,7 @@
  * same table; nothing else knows the transitions.
  */
 import { InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
-import type { ProjectType, ProjectView, TransitionDef } from './project-types/types.js';
+import type { ProjectType, ProjectView, TransitionDef } from './project-type.js';
 import type { HistoryEntry, ProjectState } from './schemas.js';
 
 export interface TransitionOption {

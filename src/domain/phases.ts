@@ -1,7 +1,7 @@
 /** Pure operations on a project's phases, shared by every project type, and the phase's fields. */
 import { PhaseNotActiveError, PhaseNotFoundError, ReadOnlyFieldError, WrongPhaseError } from './errors.js';
 import type { FieldSpec } from './fields.js';
-import type { PhaseDef, ProjectType } from './project-types/types.js';
+import type { PhaseDef, ProjectType } from './project-type.js';
 import type { Phase, ProjectState } from './schemas.js';
 
 export const PHASE_FIELDS: Record<string, FieldSpec> = {

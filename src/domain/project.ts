@@ -2,7 +2,7 @@
 import { quoted } from './display.js';
 import { InvalidNameError, UsageError } from './errors.js';
 import type { FieldSpec } from './fields.js';
-import type { ProjectType } from './project-types/types.js';
+import type { ProjectType } from './project-type.js';
 import type { ProjectState } from './schemas.js';
 
 export const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

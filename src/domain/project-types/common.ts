@@ -1,7 +1,7 @@
 /** What every project type's machine shares: the phase actions, the no-project state, tags. */
 import { completePhase, phaseOf, startPhase } from '../phases.js';
 import type { ProjectState } from '../schemas.js';
-import type { ActionImpl, ActionRef, StateDef } from './types.js';
+import type { ActionImpl, ActionRef, StateDef } from '../project-type.js';
 
 /** The actions that enter and leave a phase (`start('review')`, `complete('review')`). */
 export const phaseActions = {

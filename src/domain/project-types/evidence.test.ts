@@ -4,7 +4,7 @@ import { TransitionBlockedError } from '../errors.js';
 import type { Artifact, ProjectState } from '../schemas.js';
 import { checkStatuses, evidenceNeeded, newestEvidence, placeArtifact } from './evidence.js';
 import { standard } from './standard/index.js';
-import type { CheckStatus, ProjectView } from './types.js';
+import type { CheckStatus, ProjectView } from '../project-type.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const TREE = 'a'.repeat(40);

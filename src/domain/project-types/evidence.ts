@@ -8,7 +8,7 @@
  */
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { Artifact } from '../schemas.js';
-import type { CheckStatus, GuardDef, ProjectType, ProjectView } from './types.js';
+import type { CheckStatus, GuardDef, ProjectType, ProjectView } from '../project-type.js';
 
 export const EVIDENCE = 'evidence';
 /** Where the logs live, relative to .sow/project/. */

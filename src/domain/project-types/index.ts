@@ -1,5 +1,5 @@
 import { notOneOf } from '../errors.js';
-import type { ProjectType } from './types.js';
+import type { ProjectType } from '../project-type.js';
 import { standard } from './standard/index.js';
 import { exploration } from './exploration/index.js';
 import { design } from './design/index.js';
@@ -23,4 +23,4 @@ export function typeOfBranch(branch: string | undefined): ProjectType | undefine
   return branch === undefined ? undefined : Object.values(PROJECT_TYPES).find((t) => branch.startsWith(t.branchPrefix));
 }
 
-export type { ProjectType } from './types.js';
+export type { ProjectType } from '../project-type.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PROJECT_TYPES } from './index.js';
-import type { TransitionDef } from './types.js';
+import type { TransitionDef } from '../project-type.js';
 
 type Names = TransitionDef<'Start' | 'Done', 'ready', 'startPhase'>;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advance } from '../../lifecycle.js';
 import type { Artifact, ProjectState, TaskState, TaskStatus } from '../../schemas.js';
 import { summaryOf } from '../../tasks.js';
-import type { ProjectView } from '../types.js';
+import type { ProjectView } from '../../project-type.js';
 import { breakdown } from './index.js';
 import { publishOrder, unitBody, unitFileName, unitProblems } from './units.js';
 

@@ -10,7 +10,7 @@ import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
 import { list, publicationOf, SPEC, specsOf, unitProblems } from './units.js';

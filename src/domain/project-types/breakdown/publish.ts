@@ -10,8 +10,8 @@ import { notOneOf, SowError } from '../../errors.js';
 import { routeTo } from '../../lifecycle.js';
 import type { TaskState } from '../../schemas.js';
 import { compareIds, summaryOf } from '../../tasks.js';
-import type { TypeCommandContext, TypeCommandGroup, TypeCommandResult, TypeOptions, TypeSession } from '../commands.js';
-import type { ProjectType } from '../types.js';
+import type { TypeCommandContext, TypeCommandGroup, TypeCommandResult, TypeOptions, TypeSession } from '../../type-commands.js';
+import type { ProjectType } from '../../project-type.js';
 import { describePublication, publicationOf, publishOrder, specsOf, unitBody, unitFileName, unitProblems, type Publication, type PublishedDependency } from './units.js';
 
 /** The state in which units are published. */

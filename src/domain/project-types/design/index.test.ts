@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advance, listTransitions, readsTaskStates } from '../../lifecycle.js';
 import type { Artifact, ProjectState, RepoConfig, TaskState, TaskSummary } from '../../schemas.js';
-import type { ProjectView } from '../types.js';
+import type { ProjectView } from '../../project-type.js';
 import { design } from './index.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';

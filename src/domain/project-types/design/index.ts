@@ -10,7 +10,7 @@ import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js'
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState, RepoConfig, TaskState } from '../../schemas.js';
 import { phaseOf } from '../../phases.js';
-import type { ActionImpl, ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../types.js';
+import type { ActionImpl, ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
 const PHASE = 'design';

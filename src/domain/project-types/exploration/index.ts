@@ -7,7 +7,7 @@
 import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { phaseOf } from '../../phases.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the question, earlier notes)' };

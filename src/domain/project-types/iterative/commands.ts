@@ -9,7 +9,7 @@ import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { relativeInside } from '../../paths.js';
 import { findCycle } from '../../tasks.js';
-import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../commands.js';
+import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../../type-commands.js';
 import { appendEntry, CONTEXT, DIR, domainOf, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
 import { iterationPrompt } from './prompt.js';
 import {

@@ -11,7 +11,7 @@ import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
 import { BRIEF, BRIEF_PLACEHOLDERS, briefTemplate, CONTEXT, contextTemplate, DIR, DOMAINS, domainOf, GUARDRAILS, GUARDRAILS_HEADER, OUTPUTS, PLAN, PROGRESS, PROGRESS_HEADER, SOURCES } from './documents.js';
 import { iterationPrompt, recovery } from './prompt.js';

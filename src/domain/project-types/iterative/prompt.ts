@@ -4,7 +4,7 @@
  * of the next iteration (`sow iter next`, `agent spawn --iteration`), written for a worker with no
  * memory of earlier iterations.
  */
-import type { ProjectView } from '../types.js';
+import type { ProjectView } from '../../project-type.js';
 import { CONTEXT, DIR, GUARDRAILS, PROGRESS } from './documents.js';
 import { CONTEXT_WORDS, currentPhase, lastIteration, nextStep, outOfIterations, parseProgress, reopenedBy, waitingFor, WorkPhaseBlockedError, wordCount, workPhasesOf } from './work-phases.js';
 

@@ -5,7 +5,7 @@
 import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../types.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview as latestOf, reviewHint as sharedHint, reviewsOfRound, reviewType } from '../reviews.js';

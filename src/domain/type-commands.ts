@@ -4,7 +4,7 @@
  * and the app gives `run` a context that reads and writes through the same lock, validation and
  * transaction as every other command. Nothing outside the type's folder names them.
  */
-import type { ProjectState, TaskState } from '../schemas.js';
+import type { ProjectState, TaskState } from './schemas.js';
 
 export interface TypeArgDef {
   readonly name: string;

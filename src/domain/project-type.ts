@@ -3,10 +3,10 @@
  * as data (states, transitions, named guards with descriptions, named actions) and the prompt of
  * each state. The CLI is the same for every type.
  */
-import type { ArtifactTypeDef } from '../artifacts.js';
-import type { FieldSpec } from '../fields.js';
-import type { CheckMoment, ProjectState, RepoConfig, TaskState, TaskSummary } from '../schemas.js';
-import type { TypeCommandGroup } from './commands.js';
+import type { ArtifactTypeDef } from './artifacts.js';
+import type { FieldSpec } from './fields.js';
+import type { CheckMoment, ProjectState, RepoConfig, TaskState, TaskSummary } from './schemas.js';
+import type { TypeCommandGroup } from './type-commands.js';
 
 /**
  * How a declared check stands for the code as it is now, judged by its newest evidence:
