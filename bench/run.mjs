@@ -42,7 +42,9 @@ for (const a of args) {
   }
 }
 if (args.has('--help') || args.has('-h')) {
-  process.stdout.write('usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 21), BENCH_SIZES (default 100,1000,10000)\n');
+  process.stdout.write(
+    'usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 21), BENCH_SIZES (default 100,1000,10000)\n',
+  );
   process.exit(0);
 }
 const JSON_OUT = args.has('--json');
@@ -184,10 +186,13 @@ function generatedTask(id, i, ids, template) {
       { type: 'reference', path: `knowledge/${area}-design.md`, created_at: at(i) },
       ...(i % 5 === 0 ? [{ type: 'feedback', path: `phases/implementation/tasks/${id}/feedback/001.md`, created_at: at(i + 1), metadata: { status: 'addressed' } }] : []),
     ],
-    outputs: status === 'pending' ? [] : [
-      { type: 'modified', path: `src/${area}/part-${i + 1}.ts`, created_at: at(i + 2) },
-      { type: 'modified', path: `src/${area}/part-${i + 1}.test.ts`, created_at: at(i + 2) },
-    ],
+    outputs:
+      status === 'pending'
+        ? []
+        : [
+            { type: 'modified', path: `src/${area}/part-${i + 1}.ts`, created_at: at(i + 2) },
+            { type: 'modified', path: `src/${area}/part-${i + 1}.test.ts`, created_at: at(i + 2) },
+          ],
     metadata: {},
   };
   return task;
@@ -333,9 +338,10 @@ function peakMemoryMb(argv, cwd) {
   }
   // A wrapper that runs the CLI in-process and reports its own maxRSS (KB) as it exits.
   const report = "process.on('exit',()=>process.stderr.write('\\nRSS '+process.resourceUsage().maxRSS+'\\n'));";
-  const wrapper = argv[0] === '-e'
-    ? `${report}${argv[1]}`
-    : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
+  const wrapper =
+    argv[0] === '-e'
+      ? `${report}${argv[1]}`
+      : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const m = /RSS (\d+)\s*$/.exec(r.stderr);
   if (!m) throw new Error(`could not measure the memory of ${argv.join(' ')}: ${r.stderr}`);
@@ -343,7 +349,6 @@ function peakMemoryMb(argv, cwd) {
 }
 
 // ---------------------------------------------------------------------------------------------
-
 
 // ---------------------------------------------------------------------------------------------
 // The long-lived server: `sow mcp` answers many calls; each is timed from the request written to
@@ -375,15 +380,16 @@ async function measureMcp(repo, size, runs) {
     }
   });
   let id = 0;
-  const request = (method, params) => new Promise((resolve, reject) => {
-    const mine = ++id;
-    const timer = setTimeout(() => reject(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)), 60_000);
-    waiting.set(mine, (m) => {
-      clearTimeout(timer);
-      resolve(m);
+  const request = (method, params) =>
+    new Promise((resolve, reject) => {
+      const mine = ++id;
+      const timer = setTimeout(() => reject(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)), 60_000);
+      waiting.set(mine, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
     });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
-  });
   const rows = [];
   try {
     await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sow-bench', version: '1' } });
@@ -409,7 +415,11 @@ async function measureMcp(repo, size, runs) {
     if (row.error) return { command: row.command, tasks: row.tasks, p50_ms: null, p90_ms: null, min_ms: null, budget_ms: MCP_BUDGET_MS, verdict: 'ERROR', error: row.error, calls: 0 };
     const st = stats(row.samples);
     return {
-      command: row.command, tasks: row.tasks, p50_ms: round1(st.median), p90_ms: round1(st.p90), min_ms: round1(st.min),
+      command: row.command,
+      tasks: row.tasks,
+      p50_ms: round1(st.median),
+      p90_ms: round1(st.p90),
+      min_ms: round1(st.min),
       budget_ms: size >= LARGE && size < HUGE ? MCP_BUDGET_MS : null,
       verdict: size >= LARGE && size < HUGE ? (st.median <= MCP_BUDGET_MS ? 'PASS' : 'OVER') : 'info',
       calls: st.n,
@@ -472,7 +482,20 @@ async function main() {
   const results = rows.map((row) => {
     const budget = budgetFor(row.kind, row.size, row.startup);
     const base = { command: `sow ${row.label}`, tasks: row.startup ? null : row.size, kind: row.kind, index: row.cold ? 'cold' : 'warm', exit: [...row.exit].sort((a, b) => a - b) };
-    if (row.error) return { ...base, median_ms: null, p90_ms: null, min_ms: null, over_floor_ms: null, min_over_floor_min_ms: null, ratio_to_floor: null, budget_ms: budget, verdict: 'ERROR', error: row.error, runs: row.samples.length };
+    if (row.error)
+      return {
+        ...base,
+        median_ms: null,
+        p90_ms: null,
+        min_ms: null,
+        over_floor_ms: null,
+        min_over_floor_min_ms: null,
+        ratio_to_floor: null,
+        budget_ms: budget,
+        verdict: 'ERROR',
+        error: row.error,
+        runs: row.samples.length,
+      };
     const s = stats(row.samples);
     const overFloor = stats(row.overFloor).median;
     return {
@@ -500,7 +523,15 @@ async function main() {
     const peak = Math.max(...samples.map((s) => s.mb));
     const failed = samples.find((s) => s.status !== 0);
     const verdict = failed ? 'ERROR' : budget === null ? '' : peak < budget ? 'PASS' : 'OVER';
-    memory.push({ command: label, tasks: size, peak_mb: round1(peak), budget_mb: budget, verdict, ...(failed ? { error: `exit ${failed.status} (the timed rows above show the message)` } : {}), via: samples[0].via });
+    memory.push({
+      command: label,
+      tasks: size,
+      peak_mb: round1(peak),
+      budget_mb: budget,
+      verdict,
+      ...(failed ? { error: `exit ${failed.status} (the timed rows above show the message)` } : {}),
+      via: samples[0].via,
+    });
   };
   memRow('node -e 0 (floor)', FLOOR_ARGV, null, false, null);
   for (const n of SIZES.filter((size) => size >= LARGE)) {
@@ -528,7 +559,13 @@ async function main() {
         if (row.error || row.cold || row.info) continue;
         const n = count([SOW, ...row.args(RUNS + 2)], repos.get(row.size));
         if (n === null) continue;
-        instructions.push({ command: `sow ${row.label}`, tasks: row.startup ? null : row.size, instructions: n, over_floor: n - floorCount, est_ms_over_floor: round1((n - floorCount) * msPerInstruction) });
+        instructions.push({
+          command: `sow ${row.label}`,
+          tasks: row.startup ? null : row.size,
+          instructions: n,
+          over_floor: n - floorCount,
+          est_ms_over_floor: round1((n - floorCount) * msPerInstruction),
+        });
       }
     }
   }
@@ -546,7 +583,12 @@ async function main() {
     runs: RUNS,
     load_average: { start: round1(loadStart), end: round1(loadavg()[0]), max: round1(Math.max(loadStart, loadavg()[0], loadPeak)) },
     floor: { command: `node ${FLOOR_ARGV.join(' ')}`, median_ms: round1(floorStats.median), p90_ms: round1(floorStats.p90), min_ms: round1(floorStats.min), runs: floorStats.n },
-    budgets_ms_over_floor: { read: budgetFor('read', 0), write: budgetFor('write', 0), at_1000_tasks: budgetFor('read', LARGE), at_10000_tasks: { read: budgetFor('read', HUGE), write: budgetFor('write', HUGE) } },
+    budgets_ms_over_floor: {
+      read: budgetFor('read', 0),
+      write: budgetFor('write', 0),
+      at_1000_tasks: budgetFor('read', LARGE),
+      at_10000_tasks: { read: budgetFor('read', HUGE), write: budgetFor('write', HUGE) },
+    },
     rows: results,
     memory,
     mcp,
@@ -567,24 +609,42 @@ function renderTable(report) {
   lines.push(`sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per row (interleaved rounds)`);
   lines.push(`floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms, min ${f(report.floor.min_ms)} ms (${report.floor.runs} runs)`);
   if (report.load_average.max > report.cpus) {
-    lines.push(`note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`);
+    lines.push(
+      `note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`,
+    );
   }
-  lines.push('(+floor: median over the runs of each run minus the floor run just before it in the same round, which the verdict uses; ×floor: the same as a ratio; min+floor: fastest run over the fastest floor run)');
-  lines.push(`budgets (median over floor): reads +${budgetFor('read', 0)} ms, writes +${budgetFor('write', 0)} ms; at ${LARGE} tasks +${budgetFor('read', LARGE)} ms; at ${HUGE} tasks reads +${budgetFor('read', HUGE)} ms, writes +${budgetFor('write', HUGE)} ms`);
+  lines.push(
+    '(+floor: median over the runs of each run minus the floor run just before it in the same round, which the verdict uses; ×floor: the same as a ratio; min+floor: fastest run over the fastest floor run)',
+  );
+  lines.push(
+    `budgets (median over floor): reads +${budgetFor('read', 0)} ms, writes +${budgetFor('write', 0)} ms; at ${LARGE} tasks +${budgetFor('read', LARGE)} ms; at ${HUGE} tasks reads +${budgetFor('read', HUGE)} ms, writes +${budgetFor('write', HUGE)} ms`,
+  );
   lines.push('');
   const header = ['command', 'tasks', 'exit', 'min', 'median', 'p90', '+floor', '×floor', 'min+floor', 'budget', ''];
   const ms = (x) => (x === null ? '—' : `${f(x)} ms`);
   const body = report.rows.map((r) => [
-    r.command, r.tasks === null ? '—' : String(r.tasks), r.exit.join(','), ms(r.min_ms), ms(r.median_ms), ms(r.p90_ms),
+    r.command,
+    r.tasks === null ? '—' : String(r.tasks),
+    r.exit.join(','),
+    ms(r.min_ms),
+    ms(r.median_ms),
+    ms(r.p90_ms),
     r.over_floor_ms === null ? '—' : `${r.over_floor_ms >= 0 ? '+' : ''}${f(r.over_floor_ms)} ms`,
     r.ratio_to_floor === null ? '—' : `${r.ratio_to_floor.toFixed(2)}×`,
     r.min_over_floor_min_ms === null ? '—' : `${r.min_over_floor_min_ms >= 0 ? '+' : ''}${f(r.min_over_floor_min_ms)} ms`,
-    `+${r.budget_ms} ms`, r.verdict,
+    `+${r.budget_ms} ms`,
+    r.verdict,
   ]);
   lines.push(...table(header, body, [false, true, true, true, true, true, true, true, true, true, false]));
   lines.push('');
   lines.push('peak memory (maxRSS, worst of 3 runs):');
-  const memBody = report.memory.map((m) => [m.command, m.tasks === null ? '' : String(m.tasks), `${f(m.peak_mb)} MB`, m.budget_mb === null ? '' : `< ${m.budget_mb} MB`, m.verdict || (m.tasks ? 'info' : '')]);
+  const memBody = report.memory.map((m) => [
+    m.command,
+    m.tasks === null ? '' : String(m.tasks),
+    `${f(m.peak_mb)} MB`,
+    m.budget_mb === null ? '' : `< ${m.budget_mb} MB`,
+    m.verdict || (m.tasks ? 'info' : ''),
+  ]);
   lines.push(...table(['command', 'tasks', 'peak', 'budget', ''], memBody, [false, true, true, true, false]));
   lines.push(`  (measured with ${report.memory[0]?.via})`);
   lines.push('');
@@ -593,8 +653,14 @@ function renderTable(report) {
   lines.push(...table(['tool', 'tasks', 'min', 'p50', 'p90', 'calls', 'budget', ''], mcpBody, [false, true, true, true, true, true, true, false]));
   if (report.instructions.length) {
     lines.push('');
-    lines.push('instructions (valgrind callgrind, one run each; ms at the floor\'s pace = instructions over floor × floor median ÷ floor instructions):');
-    const body = report.instructions.map((r) => [r.command, r.tasks === null ? '—' : String(r.tasks), `${(r.instructions / 1e6).toFixed(1)} M`, `+${(r.over_floor / 1e6).toFixed(1)} M`, `+${r.est_ms_over_floor.toFixed(1)} ms`]);
+    lines.push("instructions (valgrind callgrind, one run each; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):");
+    const body = report.instructions.map((r) => [
+      r.command,
+      r.tasks === null ? '—' : String(r.tasks),
+      `${(r.instructions / 1e6).toFixed(1)} M`,
+      `+${(r.over_floor / 1e6).toFixed(1)} M`,
+      `+${r.est_ms_over_floor.toFixed(1)} ms`,
+    ]);
     lines.push(...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]));
   }
   const errors = [...report.rows, ...report.memory, ...report.mcp].filter((r) => r.error);
@@ -610,7 +676,11 @@ function renderTable(report) {
 
 function table(header, body, rightAlign) {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const fmt = (cells) => cells.map((c, i) => (rightAlign[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const fmt = (cells) =>
+    cells
+      .map((c, i) => (rightAlign[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)].map((l) => `  ${l}`);
 }
 

@@ -21,8 +21,7 @@ const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url
 const lazyChildProcessForCommander = {
   name: 'lazy-child-process-for-commander',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'sow-lazy' } : undefined);
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) => (/[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'sow-lazy' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'sow-lazy' }, () => ({
       contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
       loader: 'js',
@@ -38,8 +37,7 @@ const lazyChildProcessForCommander = {
 const mcpSdkApart = {
   name: 'mcp-sdk-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
-      /[\\/]src[\\/]mcp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './mcp-sdk.cjs', external: true } : undefined);
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) => (/[\\/]src[\\/]mcp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './mcp-sdk.cjs', external: true } : undefined));
   },
 };
 

@@ -162,7 +162,8 @@ const writeArtifact = (rel, text, who) => write(`.sow/project/${rel}`, text, who
 // What the scripted agent writes
 
 const FILES = {
-  'discovery/jwt-research.md': '# JWT research\n\n- HS256 with a 32-byte secret from the environment (AUTH_SECRET).\n- Tokens carry `sub`, `iat`, `exp`; 15 minute lifetime.\n- Verification must check the signature in constant time and reject expired tokens.\n',
+  'discovery/jwt-research.md':
+    '# JWT research\n\n- HS256 with a 32-byte secret from the environment (AUTH_SECRET).\n- Tokens carry `sub`, `iat`, `exp`; 15 minute lifetime.\n- Verification must check the signature in constant time and reject expired tokens.\n',
   'sinks/auth-patterns.md': '# Auth patterns in this codebase\n\n- Middleware lives in src/auth/, one export per file.\n- Errors are `AuthError` with an HTTP status.\n',
   'sinks/style-guide.md': '# Style guide\n\n- Named exports only.\n- No third-party crypto; use node:crypto.\n',
   'planning/tasks.md': '# add-auth: task list\n\n1. Implement JWT signing (src/auth/jwt.ts)\n2. Implement JWT verification (src/auth/verify.ts)\n3. Add auth middleware (src/auth/middleware.ts)\n',
@@ -253,7 +254,7 @@ function demo() {
 
   heading('Initialize sow and start the project');
   sow(['init']);
-  note('the person declares the repository\'s checks: sow runs them itself before a task is completed and before finalizing');
+  note("the person declares the repository's checks: sow runs them itself before a task is completed and before finalizing");
   write('.sow/config.yaml', 'checks:\n  - name: no-todo\n    run: "! grep -rn TODO src"\n    when: [task_complete, finalize]\n', 'person');
   sow(['check', 'list']);
   note('a check is a shell command: sow runs it only once the person has read it and allowed it on this machine');
@@ -311,7 +312,7 @@ function demo() {
   sow(['task', 'set', '--id', '010', 'status', 'completed']);
   sow(['project', 'status'], { soft: true });
 
-  note('task 020 — the agent logs its work; the files it names become the task\'s outputs');
+  note("task 020 — the agent logs its work; the files it names become the task's outputs");
   sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
   write('src/auth/verify.ts', VERIFY_TS);
   sow(['log', '--agent', 'implementer-1', '--task', '020', '--action', 'created_file', '--result', 'success', '--file', 'src/auth/verify.ts', 'verify() with a constant-time signature check']);
@@ -358,7 +359,7 @@ function demo() {
   advance('ReviewActive');
 
   heading('Review, second round (ReviewActive) — it passes');
-  note('the first round\'s review stays as history; it no longer decides');
+  note("the first round's review stays as history; it no longer decides");
   sow(['output', 'list']);
   writeArtifact('review/report-2.md', '# Review 2\n\nAssessment: **pass**\n\n- Expired tokens are rejected; signing adds iat/exp.\n', 'reviewer agent');
   sow(['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']);
@@ -388,7 +389,6 @@ function demo() {
   git(['log', '--oneline']);
 }
 
-
 /** A fresh repository with sow initialised, committed on main. */
 function setUpRepo(title) {
   repo = realpathSync(mkdtempSync(join(tmpdir(), 'sow-demo-')));
@@ -412,7 +412,7 @@ function startProject(args) {
 }
 
 function demoExploration() {
-  setUpRepo('sow demo — an exploration: topics → approved summaries → the repository\'s knowledge');
+  setUpRepo("sow demo — an exploration: topics → approved summaries → the repository's knowledge");
   heading('Start the exploration (Active)');
   startProject(['jwt-libs', '--type', 'exploration', '--description', 'Which JWT library should the API use?']);
   sow(['phase', 'set', 'tags', 'auth,jwt']);
@@ -447,7 +447,11 @@ function demoDesign() {
   sow(['task', 'add', 'ADR: tokens, not sessions']);
   sow(['task', 'add', 'Design: the auth middleware']);
   sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
-  writeArtifact('adrs/0001-jwt.md', '# 1. Use JWTs, not server sessions\n\nStatus: accepted\n\n## Context\nThe API runs on several instances.\n\n## Decision\nHS256 JWTs, 15 minutes.\n', 'architect agent');
+  writeArtifact(
+    'adrs/0001-jwt.md',
+    '# 1. Use JWTs, not server sessions\n\nStatus: accepted\n\n## Context\nThe API runs on several instances.\n\n## Decision\nHS256 JWTs, 15 minutes.\n',
+    'architect agent',
+  );
   sow(['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adrs/0001-jwt.md']);
   sow(['task', 'set', '--id', '010', 'status', 'completed']);
   sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
@@ -478,7 +482,10 @@ function demoBreakdown() {
   heading('Work units (Active)');
   sow(['task', 'add', 'JWT signing and verification']);
   sow(['task', 'add', 'Auth middleware', '--depends-on', '010']);
-  for (const [id, text] of [['010', '# JWT signing and verification\n\nsign() and verify() in src/auth/, HS256.\n'], ['020', '# Auth middleware\n\nrequireAuth(secret) on every route but /health.\n']]) {
+  for (const [id, text] of [
+    ['010', '# JWT signing and verification\n\nsign() and verify() in src/auth/, HS256.\n'],
+    ['020', '# Auth middleware\n\nrequireAuth(secret) on every route but /health.\n'],
+  ]) {
     sow(['task', 'set', '--id', id, 'status', 'in_progress']);
     writeArtifact(`units/${id}.md`, text, 'planner agent');
     sow(['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`]);
@@ -536,7 +543,7 @@ function demoIterative() {
   sow(['iter', 'status']);
   advance('VerifyActive');
   heading('Verify and deliver');
-  writeArtifact('review/report.md', '# Review\n\nPass: the brief\'s criteria are met.\n', 'reviewer agent');
+  writeArtifact('review/report.md', "# Review\n\nPass: the brief's criteria are met.\n", 'reviewer agent');
   sow(['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
   sow(['output', 'set', '--index', '0', 'approved', 'true']);
   advance('DeliverActive');
@@ -554,7 +561,12 @@ function summary() {
   out(`states   ${statesVisited.join(' → ')}`);
   out(`commands ${stats.sow} sow, ${stats.git} git (${stats.expectedFailures} expected non-zero exits checked)`);
   const files = [...new Set(stats.files)];
-  out(`files    ${files.length} written by the agents and the person, e.g. ${files.filter((f) => f !== 'README.md').slice(0, 3).join(', ')}`);
+  out(
+    `files    ${files.length} written by the agents and the person, e.g. ${files
+      .filter((f) => f !== 'README.md')
+      .slice(0, 3)
+      .join(', ')}`,
+  );
   out(`time     ${seconds} s`);
 }
 

@@ -23,8 +23,10 @@ function stop(problem, next) {
 
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= NODE_MAJOR)) {
-  stop(`sow needs Node.js ${NODE_MAJOR} or newer, and this is Node.js ${process.versions.node}.`,
-    `Install Node.js ${NODE_MAJOR} or newer (https://nodejs.org, or 'nvm install ${NODE_MAJOR}'), then run the command again.`);
+  stop(
+    `sow needs Node.js ${NODE_MAJOR} or newer, and this is Node.js ${process.versions.node}.`,
+    `Install Node.js ${NODE_MAJOR} or newer (https://nodejs.org, or 'nvm install ${NODE_MAJOR}'), then run the command again.`,
+  );
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,14 +45,15 @@ let wanted;
 try {
   wanted = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')).packages ?? {};
 } catch (err) {
-  stop(`cannot read ${root}package-lock.json (${err.code === 'ENOENT' ? 'it is missing' : err.message.split('\n')[0]}), which pins what to install.`,
-    "Restore it ('git checkout -- package-lock.json'), then run 'npm ci' and the command again.");
+  stop(
+    `cannot read ${root}package-lock.json (${err.code === 'ENOENT' ? 'it is missing' : err.message.split('\n')[0]}), which pins what to install.`,
+    "Restore it ('git checkout -- package-lock.json'), then run 'npm ci' and the command again.",
+  );
 }
 // npm's hidden lockfile lists the same packages as package-lock.json, minus the root entry.
 delete wanted[''];
 // Optional packages (esbuild's binaries for other platforms) are not installed here: only the rest must be.
-const upToDate = packagesOf(installed) !== undefined
-  && Object.entries(wanted).every(([name, pkg]) => pkg.optional === true || existsSync(`${root}${name}/package.json`));
+const upToDate = packagesOf(installed) !== undefined && Object.entries(wanted).every(([name, pkg]) => pkg.optional === true || existsSync(`${root}${name}/package.json`));
 
 if (!upToDate) {
   process.stderr.write('Installing the dependencies package-lock.json pins (npm ci) …\n');
@@ -61,11 +64,15 @@ if (!upToDate) {
     : [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['ci', '--no-audit', '--no-fund']];
   const r = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
   if (r.error) {
-    stop(r.error.code === 'ENOENT' ? 'npm is not on PATH, so the dependencies cannot be installed.' : `npm could not be started (${r.error.message}).`,
-      `Install Node.js ${NODE_MAJOR} or newer with its npm (https://nodejs.org), then run 'npm ci' in ${root} and the command again.`);
+    stop(
+      r.error.code === 'ENOENT' ? 'npm is not on PATH, so the dependencies cannot be installed.' : `npm could not be started (${r.error.message}).`,
+      `Install Node.js ${NODE_MAJOR} or newer with its npm (https://nodejs.org), then run 'npm ci' in ${root} and the command again.`,
+    );
   }
   if (r.status !== 0) {
-    stop(`'npm ci' failed${r.status === null ? ` (stopped by ${r.signal})` : ` (exit ${r.status})`}; npm said why above.`,
-      `Fix what it names (often the network, or a proxy: 'npm config get registry'), then run 'npm ci' in ${root} and the command again.`);
+    stop(
+      `'npm ci' failed${r.status === null ? ` (stopped by ${r.signal})` : ` (exit ${r.status})`}; npm said why above.`,
+      `Fix what it names (often the network, or a proxy: 'npm config get registry'), then run 'npm ci' in ${root} and the command again.`,
+    );
   }
 }

@@ -53,10 +53,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync,
-  rmSync, statSync, symlinkSync, writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -70,10 +67,24 @@ const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = 'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
+const USAGE =
+  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
 
 export function parseArgs(argv) {
-  const o = { seed: undefined, runs: 50, only: undefined, alone: undefined, jobs: 1, keep: false, control: false, minimize: true, bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN, quiet: false, verbose: false, mutations: MUTATIONS };
+  const o = {
+    seed: undefined,
+    runs: 50,
+    only: undefined,
+    alone: undefined,
+    jobs: 1,
+    keep: false,
+    control: false,
+    minimize: true,
+    bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN,
+    quiet: false,
+    verbose: false,
+    mutations: MUTATIONS,
+  };
   const num = (name, v) => {
     if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`${name} needs a whole number, not '${v ?? ''}'`);
     return Number(v);
@@ -82,17 +93,39 @@ export function parseArgs(argv) {
     const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
     const value = () => inline ?? argv[++i];
     switch (flag) {
-      case '--seed': o.seed = num('--seed', value()) >>> 0; break;
-      case '--runs': o.runs = num('--runs', value()); break;
-      case '--only': o.only = num('--only', value()); break;
-      case '--alone': o.alone = (value() ?? '').split(',').map((v) => num('--alone', v)); break;
-      case '--jobs': o.jobs = Math.max(1, num('--jobs', value())); break;
-      case '--bin': o.bin = resolve(value() ?? ''); break;
-      case '--keep': o.keep = true; break;
-      case '--control': o.control = true; break;
-      case '--no-minimize': o.minimize = false; break;
-      case '--quiet': o.quiet = true; break;
-      case '--verbose': o.verbose = true; break;
+      case '--seed':
+        o.seed = num('--seed', value()) >>> 0;
+        break;
+      case '--runs':
+        o.runs = num('--runs', value());
+        break;
+      case '--only':
+        o.only = num('--only', value());
+        break;
+      case '--alone':
+        o.alone = (value() ?? '').split(',').map((v) => num('--alone', v));
+        break;
+      case '--jobs':
+        o.jobs = Math.max(1, num('--jobs', value()));
+        break;
+      case '--bin':
+        o.bin = resolve(value() ?? '');
+        break;
+      case '--keep':
+        o.keep = true;
+        break;
+      case '--control':
+        o.control = true;
+        break;
+      case '--no-minimize':
+        o.minimize = false;
+        break;
+      case '--quiet':
+        o.quiet = true;
+        break;
+      case '--verbose':
+        o.verbose = true;
+        break;
       case '--mutation': {
         const names = (value() ?? '').split(',');
         const unknown = names.filter((n) => !MUTATION_BY_NAME.has(n));
@@ -101,8 +134,11 @@ export function parseArgs(argv) {
         o.mutationArg = names.join(',');
         break;
       }
-      case '--help': case '-h': throw new UsageError('');
-      default: throw new UsageError(`unknown option '${argv[i]}'`);
+      case '--help':
+      case '-h':
+        throw new UsageError('');
+      default:
+        throw new UsageError(`unknown option '${argv[i]}'`);
     }
   }
   if (o.seed === undefined) o.seed = (Date.now() ^ (process.pid << 16)) >>> 0;
@@ -129,10 +165,18 @@ class Rng {
   constructor(...parts) {
     this.next = mulberry32(createHash('sha256').update(parts.join('\0')).digest().readUInt32LE(0));
   }
-  int(n) { return Math.floor(this.next() * n); }
-  range(lo, hi) { return lo + this.int(hi - lo + 1); }
-  chance(p) { return this.next() < p; }
-  pick(list) { return list[this.int(list.length)]; }
+  int(n) {
+    return Math.floor(this.next() * n);
+  }
+  range(lo, hi) {
+    return lo + this.int(hi - lo + 1);
+  }
+  chance(p) {
+    return this.next() < p;
+  }
+  pick(list) {
+    return list[this.int(list.length)];
+  }
   weighted(list) {
     const total = list.reduce((s, x) => s + x.weight, 0);
     let r = this.next() * total;
@@ -147,7 +191,9 @@ class Rng {
     }
     return a;
   }
-  sample(list, k) { return this.shuffle(list).slice(0, k); }
+  sample(list, k) {
+    return this.shuffle(list).slice(0, k);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,8 +242,11 @@ function run(file, args, { cwd, env, input = '', talk, timeoutMs = COMMAND_TIMEO
       clearTimeout(timer);
       killGroup();
       done({
-        code, signal: timedOut ? null : signal, timedOut,
-        stdout: Buffer.concat(out.stdout).toString('utf8'), stderr: Buffer.concat(out.stderr).toString('utf8'),
+        code,
+        signal: timedOut ? null : signal,
+        timedOut,
+        stdout: Buffer.concat(out.stdout).toString('utf8'),
+        stderr: Buffer.concat(out.stderr).toString('utf8'),
       });
     });
   });
@@ -409,7 +458,8 @@ async function makeBases(root, bin, needed) {
 // ---------------------------------------------------------------------------------------------
 // The sentinel: what lies beside the repository and must never change
 
-const SENTINEL_STATE = (token) => `id: "010"\nname: ${token}\nphase: implementation\nstatus: pending\niteration: 1\nparallel: false\ndependencies: []\ncreated_at: "2026-01-01T00:00:00.000Z"\nupdated_at: "2026-01-01T00:00:00.000Z"\ninputs: []\noutputs: []\nmetadata: {}\n`;
+const SENTINEL_STATE = (token) =>
+  `id: "010"\nname: ${token}\nphase: implementation\nstatus: pending\niteration: 1\nparallel: false\ndependencies: []\ncreated_at: "2026-01-01T00:00:00.000Z"\nupdated_at: "2026-01-01T00:00:00.000Z"\ninputs: []\noutputs: []\nmetadata: {}\n`;
 
 function makeSentinel(dir, token) {
   mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
@@ -557,15 +607,59 @@ function hostileString(rng, ctx) {
 function hostileYamlValue(rng, ctx) {
   if (rng.chance(0.75)) return JSON.stringify(hostileString(rng, ctx));
   return rng.pick([
-    '[1, 2]', '{a: 1}', 'null', '~', '9999999999999999', '12345678901234567890', '.inf', '-.nan', '0x1F', '007',
-    '!!binary aGVsbG8=', '!!set {a, b}', '!!js/function "function(){}"', '!!python/object/apply:os.system ["id"]',
-    '*nosuchalias', '&anchor value', '!!timestamp 2001-12-14', '"\\u0000"', '|\n  block\n  text', '>-\n  folded', '',
+    '[1, 2]',
+    '{a: 1}',
+    'null',
+    '~',
+    '9999999999999999',
+    '12345678901234567890',
+    '.inf',
+    '-.nan',
+    '0x1F',
+    '007',
+    '!!binary aGVsbG8=',
+    '!!set {a, b}',
+    '!!js/function "function(){}"',
+    '!!python/object/apply:os.system ["id"]',
+    '*nosuchalias',
+    '&anchor value',
+    '!!timestamp 2001-12-14',
+    '"\\u0000"',
+    '|\n  block\n  text',
+    '>-\n  folded',
+    '',
   ]);
 }
 
 const ODD_NAMES = [
-  '..a', '...', '-rf', '--help', 'ﬁ', '010\n', 'a\nb', '\u001b[2J', ' 010', '010 ', '0100', '010.', '%s%n', 'x'.repeat(250),
-  '\u202eevil', '.hidden', 'CON', 'nul', 'a:b', 'a\\b', '*', '?', '\t', '$(touch x)', 'état', '0', '-1', '999999999999',
+  '..a',
+  '...',
+  '-rf',
+  '--help',
+  'ﬁ',
+  '010\n',
+  'a\nb',
+  '\u001b[2J',
+  ' 010',
+  '010 ',
+  '0100',
+  '010.',
+  '%s%n',
+  'x'.repeat(250),
+  '\u202eevil',
+  '.hidden',
+  'CON',
+  'nul',
+  'a:b',
+  'a\\b',
+  '*',
+  '?',
+  '\t',
+  '$(touch x)',
+  'état',
+  '0',
+  '-1',
+  '999999999999',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -643,14 +737,51 @@ function entries(ctx, roots = ['.sow', '.claude', '.agents'], { files = true, di
 const yamlFiles = (ctx) => entries(ctx, ['.sow'], { dirs: false }).filter((r) => /\.ya?ml$/.test(r) && !isLink(join(ctx.repo, r)));
 
 const WELL_KNOWN = [
-  '.sow', '.sow/.runtime', '.sow/.runtime/tmp', '.sow/.runtime/trash', '.sow/.runtime/lock', '.sow/.runtime/lock.takeover',
-  '.sow/.runtime/journal.json', '.sow/.runtime/tasks.json', '.sow/.runtime/agent-outputs', '.sow/project', '.sow/project/state.yaml',
-  `${TASKS_DIR}/010`, TASKS_DIR, `${TASKS_DIR}/010/state.yaml`, `${TASKS_DIR}/010/log.md`, `${TASKS_DIR}/010/description.md`,
-  `${TASKS_DIR}/010/feedback`, '.sow/project/planning/tasks.md', '.sow/project/log.md', '.sow/project/notes', '.sow/project/evidence',
-  '.sow/project/phases', '.sow/knowledge', '.sow/knowledge/notes.md', '.sow/refs', '.sow/refs/style', '.sow/refs/index.json',
-  '.sow/refs/index.local.json', '.sow/config.yaml', '.sow/integrations.yaml', '.sow/.version', '.sow/.gitignore', '.sow/worktrees',
-  '.sow/worktrees/feat-x', '.sow/.backup', '.sow/.journal.json', '.claude', '.claude/settings.json', '.claude/agents',
-  '.claude/skills/sow', '.agents', '.agents/skills/sow', '.agents/skills/sow/SKILL.md', 'AGENTS.md', '.sow/project/outputs',
+  '.sow',
+  '.sow/.runtime',
+  '.sow/.runtime/tmp',
+  '.sow/.runtime/trash',
+  '.sow/.runtime/lock',
+  '.sow/.runtime/lock.takeover',
+  '.sow/.runtime/journal.json',
+  '.sow/.runtime/tasks.json',
+  '.sow/.runtime/agent-outputs',
+  '.sow/project',
+  '.sow/project/state.yaml',
+  `${TASKS_DIR}/010`,
+  TASKS_DIR,
+  `${TASKS_DIR}/010/state.yaml`,
+  `${TASKS_DIR}/010/log.md`,
+  `${TASKS_DIR}/010/description.md`,
+  `${TASKS_DIR}/010/feedback`,
+  '.sow/project/planning/tasks.md',
+  '.sow/project/log.md',
+  '.sow/project/notes',
+  '.sow/project/evidence',
+  '.sow/project/phases',
+  '.sow/knowledge',
+  '.sow/knowledge/notes.md',
+  '.sow/refs',
+  '.sow/refs/style',
+  '.sow/refs/index.json',
+  '.sow/refs/index.local.json',
+  '.sow/config.yaml',
+  '.sow/integrations.yaml',
+  '.sow/.version',
+  '.sow/.gitignore',
+  '.sow/worktrees',
+  '.sow/worktrees/feat-x',
+  '.sow/.backup',
+  '.sow/.journal.json',
+  '.claude',
+  '.claude/settings.json',
+  '.claude/agents',
+  '.claude/skills/sow',
+  '.agents',
+  '.agents/skills/sow',
+  '.agents/skills/sow/SKILL.md',
+  'AGENTS.md',
+  '.sow/project/outputs',
 ];
 
 /** Where a link at `rel` should point, by kind; `decoy` copies what was there into the sentinel first. */
@@ -658,7 +789,23 @@ function linkTarget(rng, ctx, rel) {
   const abs = join(ctx.repo, rel);
   const from = dirname(abs);
   const relTo = (p) => relative(from, p) || '.';
-  const kind = rng.pick(['decoy', 'decoy', 'sentinel-dir', 'sentinel-file', 'run-dir', 'up-two', 'git', 'git-config', 'dev-zero', 'dev-null', 'dangling', 'self-loop', 'pair-loop', 'repo-root', 'src']);
+  const kind = rng.pick([
+    'decoy',
+    'decoy',
+    'sentinel-dir',
+    'sentinel-file',
+    'run-dir',
+    'up-two',
+    'git',
+    'git-config',
+    'dev-zero',
+    'dev-null',
+    'dangling',
+    'self-loop',
+    'pair-loop',
+    'repo-root',
+    'src',
+  ]);
   const absolute = rng.chance(0.5);
   const to = (p) => (absolute ? p : relTo(p));
   switch (kind) {
@@ -676,24 +823,39 @@ function linkTarget(rng, ctx, rel) {
       }
       return { kind, target: to(decoy) };
     }
-    case 'sentinel-dir': return { kind, target: to(ctx.sentinel) };
-    case 'sentinel-file': return { kind, target: to(join(ctx.sentinel, rng.pick(['precious.txt', 'state.yaml', 'config']))) };
-    case 'run-dir': return { kind, target: to(ctx.runDir) };
-    case 'up-two': return { kind, target: '../..' };
-    case 'git': return { kind, target: to(join(ctx.repo, '.git')) };
-    case 'git-config': return { kind, target: to(join(ctx.repo, '.git', 'config')) };
-    case 'dev-zero': return { kind, target: '/dev/zero' };
-    case 'dev-null': return { kind, target: '/dev/null' };
-    case 'dangling': return { kind, target: to(join(ctx.sentinel, 'no-such-file')) };
-    case 'self-loop': return { kind, target: rel.split('/').pop() };
-    case 'pair-loop': return { kind, target: `${rel.split('/').pop()}.loop`, pair: `${rel}.loop` };
-    case 'repo-root': return { kind, target: to(ctx.repo) };
-    default: return { kind, target: to(join(ctx.repo, 'src')) };
+    case 'sentinel-dir':
+      return { kind, target: to(ctx.sentinel) };
+    case 'sentinel-file':
+      return { kind, target: to(join(ctx.sentinel, rng.pick(['precious.txt', 'state.yaml', 'config']))) };
+    case 'run-dir':
+      return { kind, target: to(ctx.runDir) };
+    case 'up-two':
+      return { kind, target: '../..' };
+    case 'git':
+      return { kind, target: to(join(ctx.repo, '.git')) };
+    case 'git-config':
+      return { kind, target: to(join(ctx.repo, '.git', 'config')) };
+    case 'dev-zero':
+      return { kind, target: '/dev/zero' };
+    case 'dev-null':
+      return { kind, target: '/dev/null' };
+    case 'dangling':
+      return { kind, target: to(join(ctx.sentinel, 'no-such-file')) };
+    case 'self-loop':
+      return { kind, target: rel.split('/').pop() };
+    case 'pair-loop':
+      return { kind, target: `${rel.split('/').pop()}.loop`, pair: `${rel}.loop` };
+    case 'repo-root':
+      return { kind, target: to(ctx.repo) };
+    default:
+      return { kind, target: to(join(ctx.repo, 'src')) };
   }
 }
 
 function entriesAbs(dir) {
-  return readdirSync(dir, { recursive: true }).map((n) => join(dir, n)).filter((p) => !isLink(p));
+  return readdirSync(dir, { recursive: true })
+    .map((n) => join(dir, n))
+    .filter((p) => !isLink(p));
 }
 
 /** Replaces the line of a `key: value` in a YAML text; returns the new text, or undefined. */
@@ -718,7 +880,31 @@ const truncate = (s, n = 60) => {
   return t.length > n ? `${t.slice(0, n)}…"` : t;
 };
 
-const TARGET_KEYS = ['path', 'output', 'branch', 'base_branch', 'name', 'id', 'assigned_agent', 'current_state', 'type', 'status', 'phase', 'run', 'when', 'source', 'link', 'sha256', 'kind', 'description', 'iteration', 'by', 'dependencies', 'title', 'after'];
+const TARGET_KEYS = [
+  'path',
+  'output',
+  'branch',
+  'base_branch',
+  'name',
+  'id',
+  'assigned_agent',
+  'current_state',
+  'type',
+  'status',
+  'phase',
+  'run',
+  'when',
+  'source',
+  'link',
+  'sha256',
+  'kind',
+  'description',
+  'iteration',
+  'by',
+  'dependencies',
+  'title',
+  'after',
+];
 
 function bigText(bytes, line = '# padding padding padding padding padding padding padding padding padding\n') {
   return line.repeat(Math.ceil(bytes / line.length));
@@ -727,7 +913,10 @@ function bigText(bytes, line = '# padding padding padding padding padding paddin
 const aliasBomb = () => {
   const names = 'abcdefghi'.split('');
   let out = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-  for (let i = 1; i < names.length; i++) out += `${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(',')}]\n`;
+  for (let i = 1; i < names.length; i++)
+    out += `${names[i]}: &${names[i]} [${Array(9)
+      .fill(`*${names[i - 1]}`)
+      .join(',')}]\n`;
   return out;
 };
 
@@ -736,19 +925,42 @@ const deep = (n, open, close, inner = '') => `${open.repeat(n)}${inner}${close.r
 function taskFolders(ctx) {
   const abs = join(ctx.repo, TASKS_DIR);
   if (!existsSync(abs) || isLink(abs)) return [];
-  return readdirSync(abs).sort().map((n) => `${TASKS_DIR}/${n}`);
+  return readdirSync(abs)
+    .sort()
+    .map((n) => `${TASKS_DIR}/${n}`);
 }
 
 function stagedJournal(rng, ctx) {
   const tmp = '.sow/.runtime/tmp';
   const renames = [];
   const folders = [];
-  const targets = () => rng.pick([
-    '.sow/project/state.yaml', `${TASKS_DIR}/010/state.yaml`, `${TASKS_DIR}/010/log.md`, '.sow/knowledge/x.md', '.sow/project/new.md',
-    '.sow/refs/index.json', '.sow/.version', '.sow/.gitignore', '.sow/config.yaml', '.sow/integrations.yaml', '.git/config',
-    'src/main.c', '../sentinel/precious.txt', `${ctx.sentinel}/precious.txt`, '.sow/../../sentinel/x', '.sow/project/', '.sow/project/./x',
-    '.sow/.runtime/lock', '.claude/settings.json', '.sow/project/phases/implementation/tasks/030', '', '.', '.sow', `.sow/${'x/'.repeat(200)}y`,
-  ]);
+  const targets = () =>
+    rng.pick([
+      '.sow/project/state.yaml',
+      `${TASKS_DIR}/010/state.yaml`,
+      `${TASKS_DIR}/010/log.md`,
+      '.sow/knowledge/x.md',
+      '.sow/project/new.md',
+      '.sow/refs/index.json',
+      '.sow/.version',
+      '.sow/.gitignore',
+      '.sow/config.yaml',
+      '.sow/integrations.yaml',
+      '.git/config',
+      'src/main.c',
+      '../sentinel/precious.txt',
+      `${ctx.sentinel}/precious.txt`,
+      '.sow/../../sentinel/x',
+      '.sow/project/',
+      '.sow/project/./x',
+      '.sow/.runtime/lock',
+      '.claude/settings.json',
+      '.sow/project/phases/implementation/tasks/030',
+      '',
+      '.',
+      '.sow',
+      `.sow/${'x/'.repeat(200)}y`,
+    ]);
   const staged = () => {
     const existing = entries(ctx, ['.sow/project'], { dirs: false }).filter((r) => /state\.yaml$/.test(r));
     return rng.pick([
@@ -775,15 +987,34 @@ function stagedJournal(rng, ctx) {
       renames.push({ from, to: targets() });
     }
   }
-  const removals = rng.sample(['.sow/project', '.sow/.runtime/agent-outputs', '.sow/knowledge', '.sow/worktrees/feat-x', 'src', '.git',
-    '../sentinel', ctx.sentinel, '.sow', '.', '', '.sow/project/', '.sow/refs', '.sow/.backup'], rng.range(0, 3));
+  const removals = rng.sample(
+    [
+      '.sow/project',
+      '.sow/.runtime/agent-outputs',
+      '.sow/knowledge',
+      '.sow/worktrees/feat-x',
+      'src',
+      '.git',
+      '../sentinel',
+      ctx.sentinel,
+      '.sow',
+      '.',
+      '',
+      '.sow/project/',
+      '.sow/refs',
+      '.sow/.backup',
+    ],
+    rng.range(0, 3),
+  );
   return { renames, folders, removals };
 }
 
 /** Each mutation changes the tree and returns what it did (one line), or null when it found nothing to do. */
 const MUTATIONS = [
   {
-    name: 'link', weight: 7, apply(rng, ctx) {
+    name: 'link',
+    weight: 7,
+    apply(rng, ctx) {
       const existing = entries(ctx).filter((r) => r !== '.sow' || rng.chance(0.2));
       const rel = rng.chance(0.5) ? rng.pick(WELL_KNOWN) : rng.pick(existing.length ? existing : WELL_KNOWN);
       const t = linkTarget(rng, ctx, rel);
@@ -793,7 +1024,9 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'yaml-value', weight: 6, apply(rng, ctx) {
+    name: 'yaml-value',
+    weight: 6,
+    apply(rng, ctx) {
       const files = yamlFiles(ctx);
       if (!files.length) return null;
       const rel = rng.pick(files);
@@ -803,7 +1036,9 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'artifact', weight: 4, apply(rng, ctx) {
+    name: 'artifact',
+    weight: 4,
+    apply(rng, ctx) {
       // An artifact whose path is hostile, added where a project keeps its inputs and outputs.
       const files = yamlFiles(ctx).filter((r) => r.startsWith('.sow/project/') && r.endsWith('state.yaml'));
       if (!files.length) return null;
@@ -822,7 +1057,9 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'odd-task-folder', weight: 2, apply(rng, ctx) {
+    name: 'odd-task-folder',
+    weight: 2,
+    apply(rng, ctx) {
       const tasks = taskFolders(ctx);
       const src = tasks.find((t) => t.endsWith('/010'));
       const name = rng.pick(ODD_NAMES);
@@ -836,18 +1073,34 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'odd-file-names', weight: 2, apply(rng, ctx) {
+    name: 'odd-file-names',
+    weight: 2,
+    apply(rng, ctx) {
       const dirs = entries(ctx, ['.sow'], { files: false }).filter((r) => !isLink(join(ctx.repo, r)));
       if (!dirs.length) return null;
       const dir = rng.pick(dirs);
-      const names = rng.sample(ODD_NAMES, rng.range(1, 3)).map((n) => rng.chance(0.5) ? `${n}.md` : n);
+      const names = rng.sample(ODD_NAMES, rng.range(1, 3)).map((n) => (rng.chance(0.5) ? `${n}.md` : n));
       const made = names.filter((n) => fx.write(ctx, `${dir}/${n}`, rng.chance(0.5) ? '' : SENTINEL_STATE('odd')));
       return made.length ? `${dir}/ files ${made.map((n) => truncate(n, 24)).join(', ')}` : null;
     },
   },
   {
-    name: 'big-file', weight: 1, apply(rng, ctx) {
-      const kind = rng.pick(['state-2mb', 'state-900kb', 'config-60mb', 'integrations-60mb', 'settings-60mb', 'index-60mb', 'log-20mb', 'tasks-md-20mb', 'journal-5mb', 'lock-20mb', 'description-20mb']);
+    name: 'big-file',
+    weight: 1,
+    apply(rng, ctx) {
+      const kind = rng.pick([
+        'state-2mb',
+        'state-900kb',
+        'config-60mb',
+        'integrations-60mb',
+        'settings-60mb',
+        'index-60mb',
+        'log-20mb',
+        'tasks-md-20mb',
+        'journal-5mb',
+        'lock-20mb',
+        'description-20mb',
+      ]);
       const task = taskFolders(ctx)[0] ?? `${TASKS_DIR}/010`;
       const MB = 1024 * 1024;
       const padState = (rel, bytes) => {
@@ -872,22 +1125,33 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'deep', weight: 1, apply(rng, ctx) {
+    name: 'deep',
+    weight: 1,
+    apply(rng, ctx) {
       const n = 100_000;
       const where = rng.pick(['project-state', 'task-state', 'config', 'integrations', 'settings', 'refs-index', 'journal', 'task-index', 'lock']);
       const task = taskFolders(ctx)[0] ?? `${TASKS_DIR}/010`;
       const yamlDeep = rng.chance(0.5) ? `metadata: ${deep(n, '[', ']')}\n` : `metadata: ${deep(n, '{a: ', '}', '1')}\n`;
       const json = deep(n, '[', ']');
       const rel = {
-        'project-state': '.sow/project/state.yaml', 'task-state': `${task}/state.yaml`, config: '.sow/config.yaml', integrations: '.sow/integrations.yaml',
-        settings: '.claude/settings.json', 'refs-index': '.sow/refs/index.json', journal: '.sow/.runtime/journal.json', 'task-index': '.sow/.runtime/tasks.json', lock: '.sow/.runtime/lock',
+        'project-state': '.sow/project/state.yaml',
+        'task-state': `${task}/state.yaml`,
+        config: '.sow/config.yaml',
+        integrations: '.sow/integrations.yaml',
+        settings: '.claude/settings.json',
+        'refs-index': '.sow/refs/index.json',
+        journal: '.sow/.runtime/journal.json',
+        'task-index': '.sow/.runtime/tasks.json',
+        lock: '.sow/.runtime/lock',
       }[where];
       const text = rel.endsWith('.yaml') ? yamlDeep : rel.endsWith('lock') ? json : `{"version": ${where === 'journal' ? 2 : 1}, "refs": ${json}, "renames": ${json}}`;
       return fx.write(ctx, rel, text) ? `deep: ${rel} nested ${n} levels` : null;
     },
   },
   {
-    name: 'alias-bomb', weight: 1, apply(rng, ctx) {
+    name: 'alias-bomb',
+    weight: 1,
+    apply(rng, ctx) {
       const files = yamlFiles(ctx);
       if (!files.length) return null;
       const rel = rng.pick(files);
@@ -896,7 +1160,9 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'journal', weight: 3, apply(rng, ctx) {
+    name: 'journal',
+    weight: 3,
+    apply(rng, ctx) {
       const body = { version: 2, ...stagedJournal(rng, ctx) };
       const valid = rng.chance(0.9);
       const checksum = valid ? sha256(JSON.stringify(body)) : sha256('not it');
@@ -906,19 +1172,40 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'legacy-journal', weight: 1, apply(rng, ctx) {
-      const writes = Array.from({ length: rng.range(1, 3) }, () => ({ path: rng.pick(['.sow/project/state.yaml', '../sentinel/precious.txt', `${ctx.sentinel}/x`, '.git/config', '.sow/knowledge/a.md', 'src/main.c']), text: rng.chance(0.5) ? SENTINEL_STATE('legacy') : 'x' }));
+    name: 'legacy-journal',
+    weight: 1,
+    apply(rng, ctx) {
+      const writes = Array.from({ length: rng.range(1, 3) }, () => ({
+        path: rng.pick(['.sow/project/state.yaml', '../sentinel/precious.txt', `${ctx.sentinel}/x`, '.git/config', '.sow/knowledge/a.md', 'src/main.c']),
+        text: rng.chance(0.5) ? SENTINEL_STATE('legacy') : 'x',
+      }));
       const removals = rng.sample(['.sow/project', '.sow/knowledge', 'src', '../sentinel', '.git'], rng.range(0, 2));
-      return fx.write(ctx, '.sow/.journal.json', JSON.stringify({ writes, removals })) ? `legacy .sow/.journal.json: writes ${writes.map((w) => w.path).join(', ')}; removals ${removals.join(', ') || 'none'}` : null;
+      return fx.write(ctx, '.sow/.journal.json', JSON.stringify({ writes, removals }))
+        ? `legacy .sow/.journal.json: writes ${writes.map((w) => w.path).join(', ')}; removals ${removals.join(', ') || 'none'}`
+        : null;
     },
   },
   {
-    name: 'records', weight: 3, apply(rng, ctx) {
+    name: 'records',
+    weight: 3,
+    apply(rng, ctx) {
       // Install records naming what sow never wrote, with the file's hash (it "matches"), a wrong one or none.
       const items = [];
       const n = rng.range(1, 3);
       for (let i = 0; i < n; i++) {
-        let path = rng.pick(['src/main.c', '.git/config', '.git/HEAD', '../sentinel/precious.txt', `${ctx.sentinel}/precious.txt`, '.agents/evil/precious.txt', 'AGENTS.md', '.sow/project/state.yaml', 'README.md', '.agents/skills/sow/../../../src/main.c', '.claude/../src/main.c']);
+        let path = rng.pick([
+          'src/main.c',
+          '.git/config',
+          '.git/HEAD',
+          '../sentinel/precious.txt',
+          `${ctx.sentinel}/precious.txt`,
+          '.agents/evil/precious.txt',
+          'AGENTS.md',
+          '.sow/project/state.yaml',
+          'README.md',
+          '.agents/skills/sow/../../../src/main.c',
+          '.claude/../src/main.c',
+        ]);
         if (path.startsWith('.agents/evil/') && !fx.link(ctx, '.agents/evil', rng.chance(0.5) ? ctx.sentinel : '../../sentinel')) path = 'src/main.c';
         const real = path.startsWith('/') ? path : resolve(ctx.repo, path);
         const hashKind = rng.pick(['current', 'wrong', 'none']);
@@ -930,16 +1217,32 @@ const MUTATIONS = [
       }
       const text = fx.read(ctx, '.sow/integrations.yaml') ?? 'files:\n';
       const next = text.includes('files:\n') ? text.replace('files:\n', `files:\n${items.join('')}`) : `files:\n${items.join('')}`;
-      return fx.write(ctx, '.sow/integrations.yaml', next) ? `integrations.yaml records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}` : null;
+      return fx.write(ctx, '.sow/integrations.yaml', next)
+        ? `integrations.yaml records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}`
+        : null;
     },
   },
   {
-    name: 'refs-index', weight: 2, apply(rng, ctx) {
+    name: 'refs-index',
+    weight: 2,
+    apply(rng, ctx) {
       const file = rng.chance(0.7) ? '.sow/refs/index.json' : '.sow/refs/index.local.json';
       const refs = Array.from({ length: rng.range(1, 3) }, (_, i) => {
         const r = {
           link: rng.chance(0.7) ? `r${i}` : rng.pick(['../x', '.git', 'index.json', '..', 'a/b', '-rf', 'x'.repeat(70)]),
-          source: rng.pick([ctx.sentinel, '../sentinel', '../../..', `file://${ctx.sentinel}`, pathToFileURL(ctx.repo).href, `${ctx.repo}/.git`, '-oProxyCommand=touch${IFS}$SOW_FUZZ_MARKER:x', '--upload-pack=touch${IFS}$SOW_FUZZ_MARKER', 'ext::sh -c touch% $SOW_FUZZ_MARKER', '/dev/zero', '~/.ssh']),
+          source: rng.pick([
+            ctx.sentinel,
+            '../sentinel',
+            '../../..',
+            `file://${ctx.sentinel}`,
+            pathToFileURL(ctx.repo).href,
+            `${ctx.repo}/.git`,
+            '-oProxyCommand=touch${IFS}$SOW_FUZZ_MARKER:x',
+            '--upload-pack=touch${IFS}$SOW_FUZZ_MARKER',
+            'ext::sh -c touch% $SOW_FUZZ_MARKER',
+            '/dev/zero',
+            '~/.ssh',
+          ]),
           semantic: 'knowledge',
           tags: [],
         };
@@ -947,11 +1250,15 @@ const MUTATIONS = [
         if (rng.chance(0.4)) r.path = rng.pick(['../../sentinel', '..', '/etc', '../../../../../../../../etc/passwd', 'a/../..']);
         return r;
       });
-      return fx.write(ctx, file, JSON.stringify({ version: 1, refs }, null, 2)) ? `${file}: ${truncate(refs.map((r) => `${r.link} ← ${r.source}${r.branch ? ` @${r.branch}` : ''}${r.path ? ` :${r.path}` : ''}`).join('; '), 240)}` : null;
+      return fx.write(ctx, file, JSON.stringify({ version: 1, refs }, null, 2))
+        ? `${file}: ${truncate(refs.map((r) => `${r.link} ← ${r.source}${r.branch ? ` @${r.branch}` : ''}${r.path ? ` :${r.path}` : ''}`).join('; '), 240)}`
+        : null;
     },
   },
   {
-    name: 'evil-ref', weight: 1, apply(rng, ctx) {
+    name: 'evil-ref',
+    weight: 1,
+    apply(rng, ctx) {
       // A ref whose source's default branch is an option (its clone is in sow's cache already).
       const text = fx.read(ctx, '.sow/refs/index.json');
       let index;
@@ -966,15 +1273,21 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'checks', weight: 2, apply(rng, ctx) {
+    name: 'checks',
+    weight: 2,
+    apply(rng, ctx) {
       const run = rng.pick([`touch ${ctx.marker}`, 'touch "$SOW_FUZZ_MARKER"', `echo pwned > ${ctx.marker}`, `sh -c 'touch "$SOW_FUZZ_MARKER"'`]);
       const when = rng.pick(['[task_complete]', '[finalize]', '[task_complete, finalize]', '[]']);
       const name = rng.chance(0.8) ? 'unit' : rng.pick(['-rf', '../x', 'a\nb']);
-      return fx.write(ctx, '.sow/config.yaml', `checks:\n  - name: ${JSON.stringify(name)}\n    run: ${JSON.stringify(run)}\n    when: ${when}\n`) ? `config.yaml check ${truncate(name)} runs ${truncate(run)} when ${when}` : null;
+      return fx.write(ctx, '.sow/config.yaml', `checks:\n  - name: ${JSON.stringify(name)}\n    run: ${JSON.stringify(run)}\n    when: ${when}\n`)
+        ? `config.yaml check ${truncate(name)} runs ${truncate(run)} when ${when}`
+        : null;
     },
   },
   {
-    name: 'lock', weight: 2, apply(rng, ctx) {
+    name: 'lock',
+    weight: 2,
+    apply(rng, ctx) {
       const kind = rng.pick(['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'takeover-garbage', 'empty', 'json-array']);
       const rel = '.sow/.runtime/lock';
       const holder = (pid, host) => JSON.stringify({ pid, host, started: Date.now(), command: 'sow task set', boot: 'not-this-boot', pstart: 1 });
@@ -995,7 +1308,9 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'garbage', weight: 2, apply(rng, ctx) {
+    name: 'garbage',
+    weight: 2,
+    apply(rng, ctx) {
       const files = entries(ctx, ['.sow', '.claude', '.agents'], { dirs: false }).filter((r) => !isLink(join(ctx.repo, r)));
       if (!files.length) return null;
       const rel = rng.pick(files);
@@ -1013,40 +1328,63 @@ const MUTATIONS = [
     },
   },
   {
-    name: 'remove', weight: 1, apply(rng, ctx) {
-      const rel = rng.pick(['.sow/project/state.yaml', `${TASKS_DIR}/010/state.yaml`, '.sow/.version', '.sow/.gitignore', '.sow/project/log.md', `${TASKS_DIR}/010`, '.sow/knowledge', '.sow/config.yaml', '.sow/refs/.gitignore', '.sow/project/planning']);
+    name: 'remove',
+    weight: 1,
+    apply(rng, ctx) {
+      const rel = rng.pick([
+        '.sow/project/state.yaml',
+        `${TASKS_DIR}/010/state.yaml`,
+        '.sow/.version',
+        '.sow/.gitignore',
+        '.sow/project/log.md',
+        `${TASKS_DIR}/010`,
+        '.sow/knowledge',
+        '.sow/config.yaml',
+        '.sow/refs/.gitignore',
+        '.sow/project/planning',
+      ]);
       return fx.remove(ctx, rel) ? `removed ${rel}` : null;
     },
   },
   {
-    name: 'settings', weight: 1, apply(rng, ctx) {
+    name: 'settings',
+    weight: 1,
+    apply(rng, ctx) {
       const text = rng.pick([
         '{"hooks": {"SessionStart": "not a list"}}',
         '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch $SOW_FUZZ_MARKER"}]}]}}',
         '{"__proto__": {"polluted": true}, "hooks": null}',
-        '[]', 'null', '{', '{"hooks": {"Stop": [1, 2, {"x": []}]}}',
+        '[]',
+        'null',
+        '{',
+        '{"hooks": {"Stop": [1, 2, {"x": []}]}}',
       ]);
       return fx.write(ctx, '.claude/settings.json', text) ? `.claude/settings.json = ${truncate(text)}` : null;
     },
   },
   {
-    name: 'worktrees', weight: 1, apply(rng, ctx) {
+    name: 'worktrees',
+    weight: 1,
+    apply(rng, ctx) {
       const name = rng.chance(0.6) ? 'feat-x' : rng.pick(ODD_NAMES);
       const rel = `.sow/worktrees/${name}`;
       const how = rng.pick(['gitfile-sentinel', 'link-sentinel', 'gitfile-dotdot']);
-      const ok = how === 'link-sentinel' ? fx.link(ctx, rel, ctx.sentinel)
-        : fx.write(ctx, `${rel}/.git`, `gitdir: ${how === 'gitfile-sentinel' ? ctx.sentinel : '../../../..'}\n`);
+      const ok = how === 'link-sentinel' ? fx.link(ctx, rel, ctx.sentinel) : fx.write(ctx, `${rel}/.git`, `gitdir: ${how === 'gitfile-sentinel' ? ctx.sentinel : '../../../..'}\n`);
       return ok ? `worktree ${truncate(name)}: ${how}` : null;
     },
   },
   {
-    name: 'version', weight: 1, apply(rng, ctx) {
+    name: 'version',
+    weight: 1,
+    apply(rng, ctx) {
       const v = rng.pick(['999\n', '-1\n', '0\n', '1e308\n', 'x'.repeat(10000), '2\n3\n', '../../sentinel\n']);
       return fx.write(ctx, '.sow/.version', v) ? `.sow/.version = ${truncate(v)}` : null;
     },
   },
   {
-    name: 'task-index', weight: 1, apply(rng, ctx) {
+    name: 'task-index',
+    weight: 1,
+    apply(rng, ctx) {
       const v = rng.pick(['garbage', '{"format": 4, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0]]}', '{"format": 4, "tasks": "x"}', '[]', '{"format": 4, "tasks": [[null]]}']);
       return fx.write(ctx, '.sow/.runtime/tasks.json', v) ? `task index .sow/.runtime/tasks.json = ${truncate(v)}` : null;
     },
@@ -1067,10 +1405,30 @@ const MUTATION_BY_NAME = new Map(MUTATIONS.map((m) => [m.name, m]));
 // Commands
 
 const READS = [
-  ['status'], ['project', 'status', '--json'], ['project', 'continue'], ['project', 'history'], ['task', 'list'], ['task', 'get', '--id', '010'],
-  ['task', 'next'], ['advance', '--list'], ['advance', '--dry-run'], ['phase', 'get', 'status'], ['phase', 'get', '--phase', 'implementation', 'tasks_approved'],
-  ['output', 'list'], ['task', 'output', 'list', '--id', '010'], ['refs', 'list'], ['refs', 'status'], ['check', 'list'], ['doctor'],
-  ['graph', 'lifecycle'], ['graph', 'tasks'], ['iter', 'status'], ['iter', 'next'], ['config', 'show'], ['config', 'validate'], ['worktree', 'list'],
+  ['status'],
+  ['project', 'status', '--json'],
+  ['project', 'continue'],
+  ['project', 'history'],
+  ['task', 'list'],
+  ['task', 'get', '--id', '010'],
+  ['task', 'next'],
+  ['advance', '--list'],
+  ['advance', '--dry-run'],
+  ['phase', 'get', 'status'],
+  ['phase', 'get', '--phase', 'implementation', 'tasks_approved'],
+  ['output', 'list'],
+  ['task', 'output', 'list', '--id', '010'],
+  ['refs', 'list'],
+  ['refs', 'status'],
+  ['check', 'list'],
+  ['doctor'],
+  ['graph', 'lifecycle'],
+  ['graph', 'tasks'],
+  ['iter', 'status'],
+  ['iter', 'next'],
+  ['config', 'show'],
+  ['config', 'validate'],
+  ['worktree', 'list'],
 ];
 
 /** The commands of a run: every read in a shuffled order (half with --json), MCP, then the writes that run on their own. */
@@ -1146,7 +1504,8 @@ const problem = (family, kind, text = kind) => ({ family, kind, text });
 /** What broke in one command's result (output and exit). */
 function outputProblems(cmd, r, ctx) {
   const problems = [];
-  if (r.stdout.includes(ctx.token) || r.stderr.includes(ctx.token)) problems.push(problem(WORLD, 'printed a file from outside the repository', 'printed the content of a file outside the repository (the sentinel token)'));
+  if (r.stdout.includes(ctx.token) || r.stderr.includes(ctx.token))
+    problems.push(problem(WORLD, 'printed a file from outside the repository', 'printed the content of a file outside the repository (the sentinel token)'));
   if (r.timedOut) problems.push(problem(CRASH, 'hang', `hang: no exit within ${COMMAND_TIMEOUT_MS / 1000} s (killed)`));
   else if (r.signal) problems.push(problem(CRASH, 'killed by a signal', `killed by ${r.signal}`));
   else if (r.code === 70) problems.push(problem(CRASH, 'exit 70'));
@@ -1192,11 +1551,24 @@ function worldProblems(ctx) {
   }
   const guarded = guardedManifest(ctx);
   const g = diffManifest(ctx.guardedManifest, guarded);
-  if (g.length) problems.push(problem(WORLD, 'changed the repository\'s own files (src/, README.md, .git/)', `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`));
+  if (g.length)
+    problems.push(
+      problem(WORLD, "changed the repository's own files (src/, README.md, .git/)", `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`),
+    );
   ctx.guardedManifest = guarded;
   const leaks = [...filesHolding(ctx.repo, ctx.token), ...filesHolding(ctx.home, ctx.token)];
   const fresh = leaks.filter((f) => !ctx.leaks.has(f));
-  if (fresh.length) problems.push(problem(WORLD, 'copied a file from outside the repository in', `the sentinel's content was copied to ${fresh.map((f) => relative(ctx.runDir, f)).slice(0, 3).join(', ')}`));
+  if (fresh.length)
+    problems.push(
+      problem(
+        WORLD,
+        'copied a file from outside the repository in',
+        `the sentinel's content was copied to ${fresh
+          .map((f) => relative(ctx.runDir, f))
+          .slice(0, 3)
+          .join(', ')}`,
+      ),
+    );
   for (const f of fresh) ctx.leaks.add(f);
   return problems;
 }
@@ -1233,7 +1605,16 @@ function prepareRun(world, dir, baseName) {
   const token = `SENTINEL-${sha256(dir).slice(0, 16)}`;
   makeSentinel(sentinel, token);
   const ctx = {
-    runDir: dir, repo, home, sentinel, token, marker: join(dir, 'pwned'), evilRepo: world.evilRepo, decoys: 0, notes: [], leaks: new Set(),
+    runDir: dir,
+    repo,
+    home,
+    sentinel,
+    token,
+    marker: join(dir, 'pwned'),
+    evilRepo: world.evilRepo,
+    decoys: 0,
+    notes: [],
+    leaks: new Set(),
   };
   return ctx;
 }
@@ -1286,7 +1667,7 @@ async function runCommand(bin, ctx, cmd) {
 /** The first lines of what the command said (for sow mcp: the error of a reply, else stderr). */
 function excerpt(cmd, r) {
   if (cmd.kind === 'mcp') {
-    const said = (reply) => (reply.error ? JSON.stringify(reply.error) : reply.result?.content?.[0]?.text ?? '');
+    const said = (reply) => (reply.error ? JSON.stringify(reply.error) : (reply.result?.content?.[0]?.text ?? ''));
     const failed = [...r.replies.values()].filter((reply) => reply.error || reply.result?.isError);
     const worst = failed.find((reply) => /INTERNAL|internal error/.test(said(reply))) ?? failed[0];
     if (worst) return firstLines(said(worst), 1);
@@ -1294,7 +1675,13 @@ function excerpt(cmd, r) {
   return firstLines(r.stderr || r.stdout);
 }
 
-const firstLines = (text, n = 3) => text.split('\n').filter((l) => l.trim()).slice(0, n).map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l)).join(' | ');
+const firstLines = (text, n = 3) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(0, n)
+    .map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l))
+    .join(' | ');
 
 async function fuzzRun(opts, world, index, report) {
   const { baseName, picks, commands } = planRun(opts.seed, index, opts.mutations);
@@ -1406,7 +1793,10 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
     const indexes = opts.only !== undefined ? [opts.only] : Array.from({ length: opts.runs }, (_, i) => i + 1);
     const needed = new Set([...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName), ...(opts.control ? BASE_NAMES : [])]);
     const world = { root, ...(await makeBases(root, opts.bin, needed)) };
-    const print = (f) => out(`FINDING seed=${f.seed} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`);
+    const print = (f) =>
+      out(
+        `FINDING seed=${f.seed} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
+      );
     const jobs = [];
     if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base });
     for (const i of indexes) jobs.push({ index: i });
@@ -1420,7 +1810,14 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         } catch (err) {
           // A bug of this fuzzer, not a finding: said, counted, and the other runs go on.
           harnessErrors.push(`run ${job.control ? `control-${job.control}` : job.index}: ${err.stack ?? err}`);
-          out(`fuzz: run ${job.control ? `control-${job.control}` : job.index} stopped: the fuzzer itself failed: ${oneLine(String(err.stack ?? err).split('\n').slice(0, 3).join(' | '))}`);
+          out(
+            `fuzz: run ${job.control ? `control-${job.control}` : job.index} stopped: the fuzzer itself failed: ${oneLine(
+              String(err.stack ?? err)
+                .split('\n')
+                .slice(0, 3)
+                .join(' | '),
+            )}`,
+          );
           continue;
         }
         runsDone += 1;
@@ -1441,10 +1838,18 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         const eg = c.items.find((i) => i.cause) ?? c.items[0];
         out(`KIND ${c.kind} ← ${c.by}: ${c.items.length}× in ${commands.length} command(s) (${commands.join(', ')})`);
         const again = `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
-        out(`  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`);
+        out(
+          `  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`,
+        );
       }
     }
-    if (!opts.quiet) out(`mutations applied/picked: ${Object.keys(opts.stats.picked).sort().map((k) => `${k} ${opts.stats.applied[k] ?? 0}/${opts.stats.picked[k]}`).join(', ')}`);
+    if (!opts.quiet)
+      out(
+        `mutations applied/picked: ${Object.keys(opts.stats.picked)
+          .sort()
+          .map((k) => `${k} ${opts.stats.applied[k] ?? 0}/${opts.stats.picked[k]}`)
+          .join(', ')}`,
+      );
     for (const dir of kept) out(`kept: ${dir}`);
     out(`runs ${runsDone}, commands ${commands}, findings ${findings.length} (seed ${opts.seed}, ${Math.round((Date.now() - started) / 1000)} s)`);
     if (harnessErrors.length) out(`fuzz: the fuzzer itself failed in ${harnessErrors.length} run(s) (see above); those runs are not counted`);
@@ -1470,7 +1875,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     (err.message ? process.stderr : process.stdout).write(`${USAGE}\n`);
     process.exit(err.message ? 2 : 0);
   }
-  process.stdout.write(`fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`);
+  process.stdout.write(
+    `fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
+  );
   try {
     const { findings, harnessErrors } = await fuzz(opts);
     process.exitCode = findings.length ? 1 : harnessErrors.length ? 2 : 0;

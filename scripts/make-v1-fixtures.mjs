@@ -37,8 +37,7 @@ function run(cmd, args, { cwd, env, input } = {}) {
   const r = spawnSync(cmd, args, { cwd, env, input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error || r.status !== 0) {
     const why = r.error ? String(r.error) : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
-    throw new StepError(`command failed (${why}) in ${cwd ?? process.cwd()}:\n  ${[cmd, ...args].join(' ')}\n` +
-      `--- stderr ---\n${r.stderr ?? ''}--- stdout ---\n${r.stdout ?? ''}`);
+    throw new StepError(`command failed (${why}) in ${cwd ?? process.cwd()}:\n  ${[cmd, ...args].join(' ')}\n` + `--- stderr ---\n${r.stderr ?? ''}--- stdout ---\n${r.stdout ?? ''}`);
   }
   return r.stdout;
 }
@@ -129,8 +128,7 @@ function isRuntimeFile(rel) {
   if (!rel.startsWith('.sow/')) return false;
   const inSow = rel.slice('.sow/'.length);
   const top = inSow.split('/')[0];
-  return top.startsWith('.lock') || top === '.journal.json' || top === '.cache' || top.startsWith('.trash-') ||
-    inSow.startsWith('project/agent-outputs/');
+  return top.startsWith('.lock') || top === '.journal.json' || top === '.cache' || top.startsWith('.trash-') || inSow.startsWith('project/agent-outputs/');
 }
 
 /** Every file of the work tree except .git/ and runtime files, as '/'-separated relative paths. */
@@ -182,8 +180,7 @@ function toExecuting(r) {
 
 function logJwt(r) {
   // sow 0.1.0 stores the file relative to the project dir (.sow/project/): ../../src/auth/jwt.ts
-  r.sow('log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success',
-    '--file', 'src/auth/jwt.ts', '--task', '010', 'signing done');
+  r.sow('log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--file', 'src/auth/jwt.ts', '--task', '010', 'signing done');
 }
 
 function executing(r) {
@@ -228,8 +225,10 @@ function finalize(r) {
   const outputs = listed.data ?? [];
   const mine = outputs.find((a) => a.path === 'review/report-2.md');
   if (!mine) throw new StepError(`sow output list does not show review/report-2.md:\n${JSON.stringify(listed)}`);
-  r.note(`sow output list showed ${outputs.length} output(s): ${outputs.map((a) => `[${a.index}] ${a.type} ${a.path}`).join(', ')}; ` +
-    `review/report-2.md is index ${mine.index}${mine.index === 0 ? ' (the failed review was moved away)' : ''}`);
+  r.note(
+    `sow output list showed ${outputs.length} output(s): ${outputs.map((a) => `[${a.index}] ${a.type} ${a.path}`).join(', ')}; ` +
+      `review/report-2.md is index ${mine.index}${mine.index === 0 ? ' (the failed review was moved away)' : ''}`,
+  );
   r.sow('output', 'set', '--index', String(mine.index), 'approved', 'true');
   r.sow('advance'); // → FinalizeDocumentation
   r.sow('advance'); // → FinalizeChecks
@@ -322,8 +321,7 @@ async function main() {
       const files = workTreeFiles(dir);
       const committed = r.git('ls-files', '-z').split('\0').filter(Boolean).sort();
       if (files.join('\n') !== committed.join('\n')) {
-        throw new StepError(`${scenario}: the files to copy differ from the committed files\n` +
-          `to copy:   ${files.join(' ')}\ncommitted: ${committed.join(' ')}`);
+        throw new StepError(`${scenario}: the files to copy differ from the committed files\n` + `to copy:   ${files.join(' ')}\ncommitted: ${committed.join(' ')}`);
       }
       const dest = join(OUT, scenario, 'tree');
       for (const rel of files) {
@@ -377,6 +375,6 @@ folder; timestamps differ between runs).
 `;
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof StepError ? err.message : err?.stack ?? err}\n`);
+  process.stderr.write(`${err instanceof StepError ? err.message : (err?.stack ?? err)}\n`);
   process.exit(1);
 });

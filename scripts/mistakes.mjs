@@ -86,20 +86,27 @@ try {
     const same = r.status === m.exit && error.code === m.code;
     if (!same) differ++;
     const mark = same ? '' : ` ≠ table: ${m.exit} ${m.code}`;
-    const env1 = Object.keys(m.env ?? {}).filter((k) => k !== 'XDG_CONFIG_HOME').map((k) => `${k}=${m.env[k]} `).join('');
-    rows.push(`| ${i + 1} | ${cell(m.mistake)} (${cell(m.at)}) | \`${cell(`${env1}sow ${shell(m.args)}`)}\` | ${r.status}${cell(mark)} | ${cell(error.code ?? '')} | ${cell(error.message ?? '')} | ${cell(error.hint ?? '')} |`);
+    const env1 = Object.keys(m.env ?? {})
+      .filter((k) => k !== 'XDG_CONFIG_HOME')
+      .map((k) => `${k}=${m.env[k]} `)
+      .join('');
+    rows.push(
+      `| ${i + 1} | ${cell(m.mistake)} (${cell(m.at)}) | \`${cell(`${env1}sow ${shell(m.args)}`)}\` | ${r.status}${cell(mark)} | ${cell(error.code ?? '')} | ${cell(error.message ?? '')} | ${cell(error.hint ?? '')} |`,
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-process.stdout.write([
-  '| # | mistake (where) | command | exit | error | message | hint |',
-  '|---|---|---|---|---|---|---|',
-  ...rows,
-  '',
-  `${MISTAKES.length} mistakes${differ ? `; ${differ} answered otherwise than the table says` : ', each answered as the table says'}.`,
-  '',
-].join('\n'));
+process.stdout.write(
+  [
+    '| # | mistake (where) | command | exit | error | message | hint |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `${MISTAKES.length} mistakes${differ ? `; ${differ} answered otherwise than the table says` : ', each answered as the table says'}.`,
+    '',
+  ].join('\n'),
+);
 process.exitCode = differ ? 1 : 0;

@@ -39,10 +39,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOW_JS = process.env.SOW_TEST_BIN || join(ROOT, 'dist', 'sow.cjs');
 const CLIS = Object.keys(PINNED);
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-for (const a of only) if (!CLIS.includes(a)) {
-  process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')})\n`);
-  process.exit(2);
-}
+for (const a of only)
+  if (!CLIS.includes(a)) {
+    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')})\n`);
+    process.exit(2);
+  }
 const selected = only.length ? only : CLIS;
 const KEEP = Boolean(process.env.REAL_AGENTS_KEEP);
 const RUN_TIMEOUT_MS = Number(process.env.REAL_AGENTS_TIMEOUT_MS) || 120_000;
@@ -121,7 +122,11 @@ try {
   mkdirSync(installHome, { recursive: true });
   const installEnv = isolatedEnv(base, installHome, []);
   const { binDir, versions, reused } = await ensureClis(installDir, installEnv, out);
-  out(`${reused ? 'reused' : 'installed'} ${installDir}: ${Object.entries(versions).map(([c, v]) => `${c} ${v}`).join(', ')}`);
+  out(
+    `${reused ? 'reused' : 'installed'} ${installDir}: ${Object.entries(versions)
+      .map(([c, v]) => `${c} ${v}`)
+      .join(', ')}`,
+  );
 
   const sowBin = join(work, 'bin');
   writeSowWrapper(sowBin, SOW_JS);
@@ -204,7 +209,9 @@ try {
     ...runs.flatMap((r) => ['spawn', 'resume', 'safe'].filter((k) => r[k].length > 60).map((k) => `  ${rowName(r)} ${k}: ${r[k]}`)),
   ];
   if (longOnes.length) out(`\n${longOnes.join('\n')}`);
-  out(`\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`);
+  out(
+    `\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`,
+  );
   if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
   else {
     rmSync(work, { recursive: true, force: true });
@@ -215,5 +222,7 @@ const claudeRuns = runs.filter((r) => r.cli === 'claude' && selected.includes('c
 const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' && (r.yolo || r.safe === 'ok'));
 const integrationsOk = !selected.includes('claude') || Object.values(integrations).every((v) => v === 'ok');
 const failed = flagFailure || !claudeOk || !integrationsOk;
-out(`\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`);
+out(
+  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
+);
 process.exit(failed ? 1 : 0);

@@ -151,7 +151,10 @@ function fail(part, counter, entry, repo) {
   counts[part][counter] += 1;
   failures.push({ part, ...entry });
   if (repo) badRepos.add(repo.dir);
-  if (failures.length <= 20) progress(`  FAILED (${part}/${counter}): ${entry.what}${entry.code !== undefined ? ` — exit ${entry.code}${entry.signal ? ` ${entry.signal}` : ''}` : ''}${entry.stderr ? `\n    stderr: ${entry.stderr.trim().split('\n').join('\n    stderr: ')}` : ''}`);
+  if (failures.length <= 20)
+    progress(
+      `  FAILED (${part}/${counter}): ${entry.what}${entry.code !== undefined ? ` — exit ${entry.code}${entry.signal ? ` ${entry.signal}` : ''}` : ''}${entry.stderr ? `\n    stderr: ${entry.stderr.trim().split('\n').join('\n    stderr: ')}` : ''}`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -227,7 +230,10 @@ async function newRepo(label) {
   mkdirSync(repo.path);
   const step = async (file, args) => {
     const r = await start(file, args, repo.path).done;
-    if (r.code !== 0) throw new SetupError(`setup of ${repo.path}: '${file === process.execPath ? show(args.slice(1)) : `${file} ${args.join(' ')}`}' exited ${r.code}${r.signal ? ` ${r.signal}` : ''}\n${r.stderr}${r.stdout}`);
+    if (r.code !== 0)
+      throw new SetupError(
+        `setup of ${repo.path}: '${file === process.execPath ? show(args.slice(1)) : `${file} ${args.join(' ')}`}' exited ${r.code}${r.signal ? ` ${r.signal}` : ''}\n${r.stderr}${r.stdout}`,
+      );
     return r;
   };
   const sow = (...args) => step(process.execPath, sowArgs(args));
@@ -325,7 +331,12 @@ async function concurrency() {
         const ok = okData(r);
         if (!ok) {
           k.failures += 1;
-          fail('concurrency', 'failures', { what: `${kind} writer ${i} (round ${round + 1})`, command: show(WRITES[kind].args(i)), code: r.code, signal: r.signal, stderr: r.stderr, stdout: r.stdout.slice(0, 500) }, repo);
+          fail(
+            'concurrency',
+            'failures',
+            { what: `${kind} writer ${i} (round ${round + 1})`, command: show(WRITES[kind].args(i)), code: r.code, signal: r.signal, stderr: r.stderr, stdout: r.stdout.slice(0, 500) },
+            repo,
+          );
           return;
         }
         acked.push({ i, data: ok.data });
@@ -351,7 +362,12 @@ async function concurrency() {
         fail('concurrency', 'failures', { what: `${kind} round ${round + 1}: read after the round`, command: 'sow task list --json', code: list.code, signal: list.signal, stderr: list.stderr }, repo);
       }
       if (!okData(status)) {
-        fail('concurrency', 'failures', { what: `${kind} round ${round + 1}: read after the round`, command: 'sow project status --json', code: status.code, signal: status.signal, stderr: status.stderr }, repo);
+        fail(
+          'concurrency',
+          'failures',
+          { what: `${kind} round ${round + 1}: read after the round`, command: 'sow project status --json', code: status.code, signal: status.signal, stderr: status.stderr },
+          repo,
+        );
       }
       const tasks = listData?.data ?? [];
       const seenIds = new Map();
@@ -484,8 +500,8 @@ async function kills() {
     if (exit.signal === 'SIGKILL') {
       K.killed += 1;
       k.killed += 1;
-      if (journalAfterKill) (K.killedMidTransaction += 1), (k.killedMidTransaction += 1);
-      if (lockAfterKill) (K.killedHoldingLock += 1), (k.killedHoldingLock += 1);
+      if (journalAfterKill) ((K.killedMidTransaction += 1), (k.killedMidTransaction += 1));
+      if (lockAfterKill) ((K.killedHoldingLock += 1), (k.killedHoldingLock += 1));
       if (tmpAfterKill) K.tmpLeftAfterKill += 1;
     } else if (finished) {
       K.exitedBeforeKill += 1;
@@ -500,7 +516,8 @@ async function kills() {
     // A read, then a write: both must succeed.
     const read = await runSow(repo, ['task', 'list', '--json']);
     const readData = okData(read);
-    if (!readData || !Array.isArray(readData.data)) fail('kills', 'failures', { what: `${where}: the read after the kill`, command: 'sow task list --json', code: read.code, signal: read.signal, stderr: read.stderr }, repo);
+    if (!readData || !Array.isArray(readData.data))
+      fail('kills', 'failures', { what: `${where}: the read after the kill`, command: 'sow task list --json', code: read.code, signal: read.signal, stderr: read.stderr }, repo);
     if (journalAfterKill && !existsSync(runtime(repo, 'journal.json'))) K.journalReplayedByRead += 1;
     const writeArgs = ['task', 'set', '--id', '010', 'metadata.after', String(n), '--json'];
     const write = await runSow(repo, writeArgs);
@@ -565,11 +582,14 @@ async function kills() {
     if (finished && times === 0) fail('kills', 'lostUpdates', { what: `${where}: finished (exit 0) before the kill, yet it is not there` }, repo);
 
     const status = await statusRun;
-    if (!okData(status)) fail('kills', 'failures', { what: `${where}: status after the kill`, command: 'sow project status --json', code: status.code, signal: status.signal, stderr: status.stderr }, repo);
+    if (!okData(status))
+      fail('kills', 'failures', { what: `${where}: status after the kill`, command: 'sow project status --json', code: status.code, signal: status.signal, stderr: status.stderr }, repo);
 
     if (performance.now() - t0 > 3000) K.slowIterations += 1;
     if (n % 50 === 0 || n === opts.kills) {
-      progress(`kills: ${n}/${opts.kills}: ${K.killed} killed (${K.killedHoldingLock} holding the lock, ${K.killedMidTransaction} mid-transaction), ${K.exitedBeforeKill} finished first  [${elapsed().toFixed(0)} s]`);
+      progress(
+        `kills: ${n}/${opts.kills}: ${K.killed} killed (${K.killedHoldingLock} holding the lock, ${K.killedMidTransaction} mid-transaction), ${K.exitedBeforeKill} finished first  [${elapsed().toFixed(0)} s]`,
+      );
     }
   }
   if (repo && !opts.keep && !badRepos.has(repo.dir)) rmSync(repo.dir, { recursive: true, force: true });
@@ -591,9 +611,7 @@ try {
 
 const C = counts.concurrency;
 const K = counts.kills;
-const invariantsFailed =
-  C.lostUpdates + C.duplicateIds + C.duplicateNames + C.duplicateEntries + C.failures + C.inconsistencies +
-  K.failures + K.lostUpdates + K.duplicates + K.inconsistencies;
+const invariantsFailed = C.lostUpdates + C.duplicateIds + C.duplicateNames + C.duplicateEntries + C.failures + C.inconsistencies + K.failures + K.lostUpdates + K.duplicates + K.inconsistencies;
 const ok = invariantsFailed === 0 && !setupError;
 const seconds = Number(elapsed().toFixed(1));
 
@@ -601,7 +619,9 @@ if (ok && !opts.keep) rmSync(ROOT, { recursive: true, force: true });
 const kept = opts.keep ? [ROOT] : ok ? [] : [...badRepos];
 
 if (opts.json) {
-  process.stdout.write(`${JSON.stringify({ ok, seed: opts.seed, elapsedSeconds: seconds, ...counts, invariantsFailed, setupError, failures: failures.slice(0, 100), failuresOmitted: Math.max(0, failures.length - 100), kept }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ok, seed: opts.seed, elapsedSeconds: seconds, ...counts, invariantsFailed, setupError, failures: failures.slice(0, 100), failuresOmitted: Math.max(0, failures.length - 100), kept }, null, 2)}\n`,
+  );
 } else {
   const out = (s = '') => process.stdout.write(`${s}\n`);
   out();
@@ -615,7 +635,10 @@ if (opts.json) {
   out(`  said "waiting for the lock": ${C.waitedForLock} processes`);
   out();
   out(`SIGKILL: ${K.iterations} iterations in ${K.repositories} repositories; kill delay uniform in 0..${K.maxDelayMs} ms (a write takes ~${K.writeMsMedian} ms here)`);
-  for (const [kind, k] of Object.entries(K.byKind)) out(`  ${kind.padEnd(12)} ${k.iterations}: ${k.killed} killed (${k.killedHoldingLock} holding the lock, ${k.killedMidTransaction} mid-transaction), ${k.exitedBeforeKill} finished first; the write is there in ${k.happened}`);
+  for (const [kind, k] of Object.entries(K.byKind))
+    out(
+      `  ${kind.padEnd(12)} ${k.iterations}: ${k.killed} killed (${k.killedHoldingLock} holding the lock, ${k.killedMidTransaction} mid-transaction), ${k.exitedBeforeKill} finished first; the write is there in ${k.happened}`,
+    );
   out(`  killed:                        ${K.killed}`);
   out(`  already exited before the kill: ${K.exitedBeforeKill}`);
   out(`  killed holding the lock:       ${K.killedHoldingLock}`);
@@ -632,7 +655,9 @@ if (opts.json) {
   if (failures.length > 0) {
     out(`Failures (${failures.length}${failures.length > 20 ? ', first 20' : ''}):`);
     for (const f of failures.slice(0, 20)) {
-      out(`  [${f.part}] ${f.what}${f.command ? `\n    command: ${f.command}` : ''}${f.code !== undefined ? `\n    exit: ${f.code}${f.signal ? ` (${f.signal})` : ''}` : ''}${f.stderr ? `\n    stderr: ${f.stderr.trim().split('\n').join('\n    stderr: ')}` : ''}`);
+      out(
+        `  [${f.part}] ${f.what}${f.command ? `\n    command: ${f.command}` : ''}${f.code !== undefined ? `\n    exit: ${f.code}${f.signal ? ` (${f.signal})` : ''}` : ''}${f.stderr ? `\n    stderr: ${f.stderr.trim().split('\n').join('\n    stderr: ')}` : ''}`,
+      );
     }
   }
   if (kept.length > 0) out(`Kept for inspection: ${kept.join(' ')}`);

@@ -42,20 +42,19 @@ describe('the layers', () => {
   });
 
   it('domain/ is pure: no node:fs, node:child_process, and nothing of app/, adapters/ or cli/', () => {
-    const bad = all.filter((s) => s.file.startsWith('domain/')).flatMap((s) =>
-      s.imports.filter((i) => /^node:(fs|child_process|os|process)/.test(i) || ['app', 'adapters', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`));
+    const bad = all
+      .filter((s) => s.file.startsWith('domain/'))
+      .flatMap((s) => s.imports.filter((i) => /^node:(fs|child_process|os|process)/.test(i) || ['app', 'adapters', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`));
     expect(bad).toEqual([]);
   });
 
   it('app/ touches disk and processes only through adapters/: no node:fs or node:child_process, nothing of cli/', () => {
-    const bad = all.filter((s) => s.file.startsWith('app/')).flatMap((s) =>
-      s.imports.filter((i) => /^node:(fs|child_process)/.test(i) || layerOf(s.file, i) === 'cli').map((i) => `${s.file} → ${i}`));
+    const bad = all.filter((s) => s.file.startsWith('app/')).flatMap((s) => s.imports.filter((i) => /^node:(fs|child_process)/.test(i) || layerOf(s.file, i) === 'cli').map((i) => `${s.file} → ${i}`));
     expect(bad).toEqual([]);
   });
 
   it('adapters/ never reach up into app/ or cli/', () => {
-    const bad = all.filter((s) => s.file.startsWith('adapters/')).flatMap((s) =>
-      s.imports.filter((i) => ['app', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`));
+    const bad = all.filter((s) => s.file.startsWith('adapters/')).flatMap((s) => s.imports.filter((i) => ['app', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`));
     expect(bad).toEqual([]);
   });
 

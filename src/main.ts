@@ -80,7 +80,11 @@ async function build(): Promise<Command> {
   // --json is a program option, which commander accepts anywhere on the line.
   const configure = (cmd: Command) => {
     for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined }).showSuggestionAfterError(true).configureHelp({ showGlobalOptions: true });
+      sub
+        .exitOverride()
+        .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
+        .showSuggestionAfterError(true)
+        .configureHelp({ showGlobalOptions: true });
       configure(sub);
     }
   };
@@ -128,7 +132,12 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   const usage = `usage: ${path} ${cmd.usage()}`;
   if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') {
     // A command group named without one of its commands, e.g. `sow task`.
-    return new UsageError(`'${path}' needs a command: ${visible(cmd).map((c) => c.name()).join(', ')}`, `run '${path} --help' to see what each does`);
+    return new UsageError(
+      `'${path}' needs a command: ${visible(cmd)
+        .map((c) => c.name())
+        .join(', ')}`,
+      `run '${path} --help' to see what each does`,
+    );
   }
   if (err.code === 'commander.unknownCommand' && next !== undefined) {
     const names = visible(cmd).map((c) => c.name());
@@ -137,24 +146,37 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   const options = optionsOf(cmd);
   const known = (flag: string) => options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
   if (err.code === 'commander.unknownOption') {
-    const flag = argv.slice(2).map((w) => w.split('=')[0]!).find((w) => w.startsWith('-') && w !== '--' && !known(w));
+    const flag = argv
+      .slice(2)
+      .map((w) => w.split('=')[0]!)
+      .find((w) => w.startsWith('-') && w !== '--' && !known(w));
     if (flag !== undefined) {
       const own = cmd.options.filter((o) => !o.hidden).map((o) => o.long ?? o.short ?? o.flags);
-      return new UsageError(`unknown option ${quoted(flag)}${didYouMean(flag, options.map((o) => o.long ?? '').filter(Boolean))}`,
-        own.length ? `'${path}' takes ${own.join(', ')} (and --json)` : `'${path}' takes no options besides --json`);
+      return new UsageError(
+        `unknown option ${quoted(flag)}${didYouMean(flag, options.map((o) => o.long ?? '').filter(Boolean))}`,
+        own.length ? `'${path}' takes ${own.join(', ')} (and --json)` : `'${path}' takes no options besides --json`,
+      );
     }
   }
   const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
   if (err.code === 'commander.missingMandatoryOptionValue' || err.code === 'commander.optionMissingArgument') {
     // The option: the required one without a value, or the one last on the line without its value.
-    const missing = err.code === 'commander.missingMandatoryOptionValue'
-      ? cmd.options.find((o) => o.mandatory && cmd.getOptionValue(o.attributeName()) === undefined)
-      : options.find((o) => { const i = argv.lastIndexOf(o.long ?? ''); return i >= 0 && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-')); });
+    const missing =
+      err.code === 'commander.missingMandatoryOptionValue'
+        ? cmd.options.find((o) => o.mandatory && cmd.getOptionValue(o.attributeName()) === undefined)
+        : options.find((o) => {
+            const i = argv.lastIndexOf(o.long ?? '');
+            return i >= 0 && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-'));
+          });
     if (missing) return new UsageError(message, `${missing.flags}: ${missing.description}`);
   }
   if (err.code === 'commander.excessArguments') {
     const extra = cmd.args.slice(cmd.registeredArguments.length);
-    if (extra.length) return new UsageError(`unexpected argument ${quoted(extra[0]!)}: '${path}' takes ${cmd.registeredArguments.length === 0 ? 'no arguments' : cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`, usage);
+    if (extra.length)
+      return new UsageError(
+        `unexpected argument ${quoted(extra[0]!)}: '${path}' takes ${cmd.registeredArguments.length === 0 ? 'no arguments' : cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`,
+        usage,
+      );
   }
   return new UsageError(message, usage);
 }
@@ -185,8 +207,12 @@ async function main(): Promise<number> {
     // No permission, a full disk, a read-only file system: the machine's, not a bug of sow.
     const environment = environmentError(err);
     if (environment) return renderError(environment);
-    const internal = new SowError('INTERNAL', 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`,
-      'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it');
+    const internal = new SowError(
+      'INTERNAL',
+      'internal',
+      `internal error: ${err instanceof Error ? err.message : String(err)}`,
+      'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it',
+    );
     if (process.env['SOW_DEBUG']) write(process.stderr, String(err instanceof Error ? err.stack : err));
     return renderError(internal);
   }

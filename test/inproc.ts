@@ -64,7 +64,10 @@ export interface World {
 
 const GIT_ENV = {
   ...process.env,
-  GIT_AUTHOR_NAME: 'sow test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'sow test', GIT_COMMITTER_EMAIL: 'test@example.invalid',
+  GIT_AUTHOR_NAME: 'sow test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'sow test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
 };
 const git = (dir: string, args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' }).trim();
 
@@ -189,8 +192,7 @@ export async function typeCommand(where: AppContext, argv: readonly string[]): P
   const { runTypeCommand, typeWithGroup } = await import('../src/app/type-commands.js');
   const type = typeWithGroup(argv[0]!);
   if (!type?.commands) throw new Error(`no type has the command group ${argv[0]}`);
-  const def = [...type.commands.commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length)
-    .find((c) => c.name.split(' ').every((word, i) => argv[i + 1] === word));
+  const def = [...type.commands.commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length).find((c) => c.name.split(' ').every((word, i) => argv[i + 1] === word));
   if (!def) throw new Error(`${argv[0]} has no command ${argv.slice(1, 3).join(' ')}`);
   const rest = argv.slice(1 + def.name.split(' ').length);
   const args: string[] = [];

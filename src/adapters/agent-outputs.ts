@@ -13,7 +13,11 @@ export class RunFiles {
   readonly dir: string;
   readonly prefix: string;
 
-  constructor(root: string, owner: string, readonly kind: 'spawn' | 'resume') {
+  constructor(
+    root: string,
+    owner: string,
+    readonly kind: 'spawn' | 'resume',
+  ) {
     this.dir = ensureRuntimeDir(root, join('agent-outputs', owner));
     this.prefix = join(this.dir, `${stamp()}-${kind}`);
   }

@@ -37,7 +37,9 @@ const MAX_ENTRIES = 1000;
 
 /** The hash of a check as allowed: its name and its exact command (nothing else changes what runs). */
 export const checkHash = (check: { name: string; run: string }): string =>
-  createHash('sha256').update(JSON.stringify([check.name, check.run])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([check.name, check.run]))
+    .digest('hex');
 
 /** The folder of the records: the user's state folder. */
 export function allowedChecksDir(env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
@@ -58,8 +60,13 @@ export function allowRecordPath(repository: string, env: Readonly<Record<string,
 
 export class AllowRecordError extends SowError {
   constructor(file: string, problem: string) {
-    super('CHECKS_RECORD_INVALID', 'state', `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
-      `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`, { file });
+    super(
+      'CHECKS_RECORD_INVALID',
+      'state',
+      `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
+      `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
+      { file },
+    );
   }
 }
 

@@ -153,7 +153,7 @@ describe('every git and gh call in src/ builds its argv from literal words, val(
       "spawnSync('git', ['fetch', name]);",
       "git(root, ['push', ...extra]);",
       "git(root, ['push', opt(flag, branch)]);",
-      "execSync(`git fetch ${name}`);",
+      'execSync(`git fetch ${name}`);',
       "const GH_ARGS = { x: (b: string) => ['pr', 'list', b] };",
     ];
     for (const code of bad) expect(argvProblems('app/x.ts', code).problems, code).toHaveLength(1);
@@ -161,8 +161,8 @@ describe('every git and gh call in src/ builds its argv from literal words, val(
       "git(dir, ['fetch', '--quiet', '--', 'origin', val(name, 'the branch')]);",
       "git(root, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), '--', val(path, 'p')]);",
       "gitIn(dir, ['clone', progress ? '--progress' : '--quiet', ...(b ? [opt('--branch', b)] : [])]);",
-      "gh(root, GH_ARGS.prReady(repo, n), repo);",
-      "function git(root: string, args: readonly Arg[]) { return run(root, args); }",
+      'gh(root, GH_ARGS.prReady(repo, n), repo);',
+      'function git(root: string, args: readonly Arg[]) { return run(root, args); }',
     ];
     for (const code of good) expect(argvProblems('app/x.ts', code).problems, code).toEqual([]);
   });
@@ -172,7 +172,11 @@ describe('argvOf: a value lands after --, joined to its option, or not beginning
   const hostile = '--upload-pack=touch /tmp/pwned;git-upload-pack';
 
   it('a value that begins with - before -- is refused, with the exit code of where it came from', () => {
-    for (const [origin, code] of [['file', 4], ['user', 1], ['remote', 5]] as const) {
+    for (const [origin, code] of [
+      ['file', 4],
+      ['user', 1],
+      ['remote', 5],
+    ] as const) {
       let err: unknown;
       try {
         argvOf('git', ['fetch', '--quiet', 'origin', val(hostile, "the ref's branch", origin)]);
@@ -187,7 +191,7 @@ describe('argvOf: a value lands after --, joined to its option, or not beginning
     expect(() => argvOf('git', ['fetch', val('--', 'x'), val('-x', 'y')])).toThrow(OptionLikeValueError);
   });
 
-  it('after --, any value goes; joined by opt, it is the option\'s value; plain ones pass as they are', () => {
+  it("after --, any value goes; joined by opt, it is the option's value; plain ones pass as they are", () => {
     expect(argvOf('git', ['fetch', '--quiet', '--', 'origin', val(hostile, 'b')])).toEqual(['fetch', '--quiet', '--', 'origin', hostile]);
     expect(argvOf('git', ['clone', opt('--branch', hostile), '--', val('https://x/y.git', 's')])).toEqual(['clone', `--branch=${hostile}`, '--', 'https://x/y.git']);
     expect(argvOf('git', ['checkout', val('feat/x', 'b'), '--'])).toEqual(['checkout', 'feat/x', '--']);

@@ -44,12 +44,13 @@ export const opt = (name: `--${string}`, value: string): string => `${name}=${va
 /** A value that would have been read as an option; nothing was run. */
 export class OptionLikeValueError extends SowError {
   constructor(tool: string, v: ArgValue) {
-    super('VALUE_LOOKS_LIKE_OPTION', KIND[v.origin],
+    super(
+      'VALUE_LOOKS_LIKE_OPTION',
+      KIND[v.origin],
       `${v.what} '${v.text}' begins with '-', so ${tool} would read it as an option; sow did not run ${tool}`,
-      v.origin === 'file'
-        ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it to run a command'
-        : 'use a name that does not begin with \'-\'',
-      { value: v.text, what: v.what });
+      v.origin === 'file' ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it to run a command' : "use a name that does not begin with '-'",
+      { value: v.text, what: v.what },
+    );
   }
 }
 

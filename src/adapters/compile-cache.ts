@@ -64,8 +64,8 @@ function readCache(path: string, sourceCrc: number, crc32: Crc32): CacheFile {
   if (bytes.length < HEADER_BYTES) return { status: 'damaged' };
   const dataLength = bytes.readUInt32LE(16);
   const seenLength = bytes.readUInt32LE(20);
-  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.readUInt32LE(8) !== sourceCrc
-    || bytes.length !== HEADER_BYTES + seenLength + dataLength) return { status: 'damaged' };
+  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.readUInt32LE(8) !== sourceCrc || bytes.length !== HEADER_BYTES + seenLength + dataLength)
+    return { status: 'damaged' };
   const data = bytes.subarray(HEADER_BYTES + seenLength);
   if (crc32(data) !== bytes.readUInt32LE(12)) return { status: 'damaged' };
   let seen: unknown;

@@ -2,7 +2,21 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { confine, confineReal, existingRealFolder, FileTooLargeError, normalRelative, NotARealFolderError, PathEscapeError, readConfined, readRegular, realFolder, repoArea, sowArea, sowPath } from './confine.js';
+import {
+  confine,
+  confineReal,
+  existingRealFolder,
+  FileTooLargeError,
+  normalRelative,
+  NotARealFolderError,
+  PathEscapeError,
+  readConfined,
+  readRegular,
+  realFolder,
+  repoArea,
+  sowArea,
+  sowPath,
+} from './confine.js';
 
 let top: string;
 let root: string;

@@ -43,10 +43,13 @@ export class PathEscapeError extends SowError {
 /** A folder sow owns that is not a real directory (a link, a file): refused, never used or emptied. */
 export class NotARealFolderError extends SowError {
   constructor(rel: string, what: string, target?: string, code = 'NOT_A_REAL_FOLDER') {
-    super(code, 'state',
+    super(
+      code,
+      'state',
       `${rel} ${what}${target ? ` (to '${target}')` : ''}; sow keeps its own files there and uses it only as a real folder`,
       `sow changed nothing; look at it ('ls -ld ${rel}'), then remove it ('rm ${rel}') and retry${target ? ' — if it came with the repository, whoever committed it meant sow to write or delete where it leads' : ''}`,
-      { path: rel, ...(target ? { target } : {}) });
+      { path: rel, ...(target ? { target } : {}) },
+    );
   }
 }
 
@@ -54,9 +57,13 @@ export class NotARealFolderError extends SowError {
 export class FileTooLargeError extends SowError {
   constructor(rel: string, size: number, limits: ReadLimits) {
     const max = limits.max;
-    super('FILE_TOO_LARGE', 'state', `${rel} is ${formatBytes(size)}; sow reads ${limits.what} of up to ${formatBytes(max)} (${limits.why})`,
+    super(
+      'FILE_TOO_LARGE',
+      'state',
+      `${rel} is ${formatBytes(size)}; sow reads ${limits.what} of up to ${formatBytes(max)} (${limits.why})`,
       `look at what made it grow ('ls -l ${rel}'); if it came with the repository, restore it ('git checkout -- ${rel}') or remove it`,
-      { path: rel, size, max });
+      { path: rel, size, max },
+    );
   }
 }
 
@@ -126,14 +133,15 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
   const shownRel = `${area.shown ?? ''}${rel}`;
   const clean = normalRelative(rel);
   if (clean === undefined) {
-    throw new PathEscapeError(`'${shownRel}'${from} is not a plain path inside ${area.name}`,
+    throw new PathEscapeError(
+      `'${shownRel}'${from} is not a plain path inside ${area.name}`,
       `paths sow keeps are relative to ${area.name} without '..'; correct it${opts.source ? ` in ${opts.source}` : ''} (if it came with the repository, restore it with 'git checkout')`,
-      { path: shownRel, area: area.name, ...(opts.source ? { source: opts.source } : {}) });
+      { path: shownRel, area: area.name, ...(opts.source ? { source: opts.source } : {}) },
+    );
   }
   const parts = clean.split('/');
   if (area.excluded?.includes(parts[0]!)) {
-    throw new PathEscapeError(`'${shownRel}'${from} lies in ${parts[0]}/, which sow never reads or writes`,
-      `name a file of ${area.name} outside ${parts[0]}/`, { path: shownRel, area: area.name });
+    throw new PathEscapeError(`'${shownRel}'${from} lies in ${parts[0]}/, which sow never reads or writes`, `name a file of ${area.name} outside ${parts[0]}/`, { path: shownRel, area: area.name });
   }
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {
@@ -150,9 +158,11 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
     const target = linkTarget(abs);
     if (!withinArea(area, target)) {
       const link = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
-      throw new PathEscapeError(`'${link}' is a link to '${target}', outside ${area.name}${from}; sow will not read, write or remove through it`,
+      throw new PathEscapeError(
+        `'${link}' is a link to '${target}', outside ${area.name}${from}; sow will not read, write or remove through it`,
         `sow changed nothing; if you did not make this link, it came with the repository: look at it ('ls -l ${link}'), remove it ('rm ${link}') and retry`,
-        { path: shownRel, link, target, area: area.name });
+        { path: shownRel, link, target, area: area.name },
+      );
     }
   }
   return join(area.base, ...parts);
@@ -182,7 +192,9 @@ export function existingRealFolder(area: Area, rel: string, code?: string): stri
 
 function walkFolders(area: Area, rel: string, create: boolean, code?: string): string | undefined {
   if (rel !== '' && normalRelative(rel) !== rel) {
-    throw new PathEscapeError(`'${rel}' is not a plain folder name inside ${area.name}`, 'this is a bug in sow if you did not type the name yourself; use a name without \'..\', \'.\' or empty parts', { path: rel });
+    throw new PathEscapeError(`'${rel}' is not a plain folder name inside ${area.name}`, "this is a bug in sow if you did not type the name yourself; use a name without '..', '.' or empty parts", {
+      path: rel,
+    });
   }
   const parts = rel === '' ? [] : rel.split('/');
   let abs = area.base;
@@ -253,13 +265,17 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, 'sow changed nothing; look at it (\'ls -l\'), then retry', { path: shown });
+    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, "sow changed nothing; look at it ('ls -l'), then retry", { path: shown });
     throw err;
   }
   try {
     const st = fstatSync(fd);
-    if (st.isDirectory()) throw new SowError('NOT_A_FILE', 'state', `${shown} is a folder, not a file`, `sow expects a file there; move the folder away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
-    if (!st.isFile()) throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file (a device, a pipe or a socket)`, `sow reads only regular files there; remove it ('rm ${shown}') and retry`, { path: shown });
+    if (st.isDirectory())
+      throw new SowError('NOT_A_FILE', 'state', `${shown} is a folder, not a file`, `sow expects a file there; move the folder away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
+    if (!st.isFile())
+      throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file (a device, a pipe or a socket)`, `sow reads only regular files there; remove it ('rm ${shown}') and retry`, {
+        path: shown,
+      });
     if (st.size > limits.max) throw new FileTooLargeError(shown, st.size, limits);
     // What the file held when it was opened: one that grows meanwhile is read up to that size.
     const buf = Buffer.allocUnsafe(st.size);

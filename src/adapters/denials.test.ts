@@ -53,8 +53,13 @@ describe('denials in the events the real CLIs printed (test/fixtures/denials)', 
 });
 
 const CTX: AdviceContext = {
-  type: 'claude', title: 'Claude Code', executor: 'claude-code', configPath: '/home/u/.config/sow/config.yaml',
-  repoConfig: '.sow/config.yaml', checks: ['npm test'], profile: 'safe',
+  type: 'claude',
+  title: 'Claude Code',
+  executor: 'claude-code',
+  configPath: '/home/u/.config/sow/config.yaml',
+  repoConfig: '.sow/config.yaml',
+  checks: ['npm test'],
+  profile: 'safe',
 };
 const command = (input: string | null, tool = 'Bash'): Denial => ({ tool, input, kind: 'command' });
 
@@ -73,13 +78,20 @@ describe('denialAdvice', () => {
       '      run: "touch /x"',
       "then allow it on this machine: 'sow check allow'.",
       'To let executor "claude-code" do anything unasked, set permissions: yolo in /home/u/.config/sow/config.yaml:',
-      '  agents:', '    executors:', '      claude-code:', '        type: claude', '        settings:', '          permissions: yolo',
+      '  agents:',
+      '    executors:',
+      '      claude-code:',
+      '        type: claude',
+      '        settings:',
+      '          permissions: yolo',
     ]);
   });
 
   it('a declared check refused: why this CLI refuses it, and no advice to declare it', () => {
     const lines = denialAdvice([command('node check.mjs', 'bash')], { ...CTX, type: 'copilot', title: 'Copilot CLI', checks: ['node check.mjs'] });
-    expect(lines[2]).toBe('`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).');
+    expect(lines[2]).toBe(
+      '`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
+    );
     expect(lines.join('\n')).not.toContain('declare it as a check');
   });
 
@@ -108,7 +120,7 @@ describe('denialAdvice', () => {
     expect(lines.at(-1)).toBe('          permissions: yolo');
   });
 
-  it('yolo: the CLI\'s own configuration denies it, no advice to set yolo', () => {
+  it("yolo: the CLI's own configuration denies it, no advice to set yolo", () => {
     expect(denialAdvice([command('rm -rf /')], { ...CTX, profile: 'yolo' })).toEqual([
       'Claude Code refused a tool call (permissions: yolo):',
       '  Bash: rm -rf /',

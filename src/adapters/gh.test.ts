@@ -13,16 +13,18 @@ const documented = (text: string, flag: string) => new RegExp(`(^|[\\s,])${flag.
 
 describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtures/gh-help)', () => {
   const R = 'acme/api';
-  const calls: [string, readonly string[]][] = ([
-    ['issue_list', GH_ARGS.issueList(R, { state: 'all', label: 'bug', limit: 5 })],
-    ['issue_view', GH_ARGS.issueView(R, 7)],
-    ['issue_develop', GH_ARGS.issueLinkedBranches(R, 7)],
-    ['issue_develop', GH_ARGS.issueLinkBranch(R, 7, 'feat/7-x', 'main')],
-    ['pr_list', GH_ARGS.prForBranch(R, 'feat/7-x')],
-    ['pr_create', GH_ARGS.prCreate(R, { head: 'feat/7-x', base: 'main', title: 't', bodyFile: '/tmp/b.md', draft: true })],
-    ['pr_ready', GH_ARGS.prReady(R, 12)],
-    ['issue_create', GH_ARGS.issueCreate(R, { title: 'Add the parser' })],
-  ] as const).map(([name, args]) => [name, argvOf('gh', args)]);
+  const calls: [string, readonly string[]][] = (
+    [
+      ['issue_list', GH_ARGS.issueList(R, { state: 'all', label: 'bug', limit: 5 })],
+      ['issue_view', GH_ARGS.issueView(R, 7)],
+      ['issue_develop', GH_ARGS.issueLinkedBranches(R, 7)],
+      ['issue_develop', GH_ARGS.issueLinkBranch(R, 7, 'feat/7-x', 'main')],
+      ['pr_list', GH_ARGS.prForBranch(R, 'feat/7-x')],
+      ['pr_create', GH_ARGS.prCreate(R, { head: 'feat/7-x', base: 'main', title: 't', bodyFile: '/tmp/b.md', draft: true })],
+      ['pr_ready', GH_ARGS.prReady(R, 12)],
+      ['issue_create', GH_ARGS.issueCreate(R, { title: 'Add the parser' })],
+    ] as const
+  ).map(([name, args]) => [name, argvOf('gh', args)]);
   it.each(calls)('gh %s: the subcommand and each flag are in its help', (name, argv) => {
     const text = help(name);
     expect(text).toContain(`gh ${argv[0]} ${argv[1]}`);
@@ -31,7 +33,14 @@ describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtur
   });
 
   it('the JSON fields sow asks for are fields gh offers', () => {
-    const fields = (name: string) => new Set(help(name).split('\n').slice(1).map((l) => l.trim()).filter(Boolean));
+    const fields = (name: string) =>
+      new Set(
+        help(name)
+          .split('\n')
+          .slice(1)
+          .map((l) => l.trim())
+          .filter(Boolean),
+      );
     for (const f of ISSUE_FIELDS) expect(fields('issue_list_json_fields').has(f), f).toBe(true);
     for (const f of ISSUE_VIEW_FIELDS) expect(fields('issue_view_json_fields').has(f), f).toBe(true);
     for (const f of PR_FIELDS) expect(fields('pr_list_json_fields').has(f), f).toBe(true);

@@ -12,15 +12,18 @@ import { argvOf, opt, val, type Arg, type ArgValue } from './argv.js';
 
 export class GhNotFoundError extends SowError {
   constructor() {
-    super('GH_NOT_FOUND', 'external', 'gh (the GitHub CLI) is not installed, or not on PATH',
-      'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run \'gh auth login\'');
+    super(
+      'GH_NOT_FOUND',
+      'external',
+      'gh (the GitHub CLI) is not installed, or not on PATH',
+      "install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run 'gh auth login'",
+    );
   }
 }
 
 export class GhAuthError extends SowError {
   constructor(repo: string) {
-    super('GH_NOT_AUTHENTICATED', 'external', `gh is not logged in to GitHub, so it cannot reach ${repo}`,
-      "run 'gh auth login' (or set GH_TOKEN), then try again");
+    super('GH_NOT_AUTHENTICATED', 'external', `gh is not logged in to GitHub, so it cannot reach ${repo}`, "run 'gh auth login' (or set GH_TOKEN), then try again");
   }
 }
 
@@ -46,13 +49,29 @@ export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as
  * positional values: a negative one (a flag to gh) is refused.
  */
 export const GH_ARGS = {
-  issueList: (repo: string, o: IssueListOptions) => ['issue', 'list', opt('--repo', repo), opt('--state', o.state), ...(o.label ? [opt('--label', o.label)] : []), opt('--limit', String(o.limit)), opt('--json', ISSUE_FIELDS.join(','))],
+  issueList: (repo: string, o: IssueListOptions) => [
+    'issue',
+    'list',
+    opt('--repo', repo),
+    opt('--state', o.state),
+    ...(o.label ? [opt('--label', o.label)] : []),
+    opt('--limit', String(o.limit)),
+    opt('--json', ISSUE_FIELDS.join(',')),
+  ],
   issueView: (repo: string, n: number) => ['issue', 'view', num(n, 'the issue number'), opt('--repo', repo), opt('--json', ISSUE_VIEW_FIELDS.join(','))],
   issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', num(n, 'the issue number'), opt('--repo', repo)],
   issueLinkBranch: (repo: string, n: number, branch: string, base: string) => ['issue', 'develop', num(n, 'the issue number'), opt('--repo', repo), opt('--name', branch), opt('--base', base)],
   prForBranch: (repo: string, branch: string) => ['pr', 'list', opt('--repo', repo), opt('--head', branch), '--state=open', opt('--json', PR_FIELDS.join(','))],
-  prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) =>
-    ['pr', 'create', opt('--repo', repo), opt('--head', o.head), opt('--base', o.base), opt('--title', o.title), opt('--body-file', o.bodyFile), ...(o.draft ? ['--draft'] : [])],
+  prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) => [
+    'pr',
+    'create',
+    opt('--repo', repo),
+    opt('--head', o.head),
+    opt('--base', o.base),
+    opt('--title', o.title),
+    opt('--body-file', o.bodyFile),
+    ...(o.draft ? ['--draft'] : []),
+  ],
   prReady: (repo: string, n: number) => ['pr', 'ready', num(n, 'the pull request number'), opt('--repo', repo)],
   /** The body comes on stdin (`--body-file -`). */
   issueCreate: (repo: string, o: { title: string }) => ['issue', 'create', opt('--repo', repo), opt('--title', o.title), '--body-file=-'],

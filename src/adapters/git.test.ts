@@ -23,7 +23,7 @@ function repo() {
 }
 
 describe('worktreeTree: the code outside .sow/, as a tree hash', () => {
-  it('is HEAD\'s tree without .sow/ when nothing changed, and .sow/ never changes it', () => {
+  it("is HEAD's tree without .sow/ when nothing changed, and .sow/ never changes it", () => {
     const r = repo();
     r.write('src/a.ts', 'a\n');
     r.write('.sow/project/state.yaml', 'x: 1\n');

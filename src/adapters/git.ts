@@ -86,7 +86,10 @@ export function branchHasFile(root: string, branch: string, path: string): boole
 export function branchesWithFile(root: string, path: string): string[] {
   const listed = gitRun(root, ['for-each-ref', '--format=%(refname)', 'refs/heads/']);
   if (!listed.ok) return [];
-  const branches = listed.out.split('\n').filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length));
+  const branches = listed.out
+    .split('\n')
+    .filter((r) => r.startsWith('refs/heads/'))
+    .map((r) => r.slice('refs/heads/'.length));
   if (branches.length === 0) return [];
   // stdin, not argv: nothing here can be read as an option.
   const found = run(root, ['cat-file', '--batch-check'], { input: branches.map((b) => `refs/heads/${b}:${path}\n`).join('') });
@@ -119,7 +122,10 @@ export function isTracked(root: string, rel: string): boolean {
 export function upstreamOf(root: string, branch: string): string | undefined {
   const full = `refs/heads/${branch}`;
   const out = git(root, ['for-each-ref', '--format=%(refname)%00%(upstream)', val(full, 'the branch')]);
-  const line = out.split('\n').map((l) => l.split('\0')).find(([ref]) => ref === full);
+  const line = out
+    .split('\n')
+    .map((l) => l.split('\0'))
+    .find(([ref]) => ref === full);
   return line?.[1] || undefined;
 }
 
@@ -173,6 +179,11 @@ export function worktreeTree(root: string, exclude: string): string {
 
 /** HEAD's tree without the top-level entry `exclude`; the empty tree in a repository without commits. */
 export function headTreeWithout(root: string, exclude: string): string {
-  const entries = headCommit(root) === null ? [] : git(root, ['ls-tree', '-z', 'HEAD']).split('\0').filter((e) => e !== '' && e.slice(e.indexOf('\t') + 1) !== exclude);
+  const entries =
+    headCommit(root) === null
+      ? []
+      : git(root, ['ls-tree', '-z', 'HEAD'])
+          .split('\0')
+          .filter((e) => e !== '' && e.slice(e.indexOf('\t') + 1) !== exclude);
   return git(root, ['mktree', '-z'], { input: entries.map((e) => `${e}\0`).join('') });
 }

@@ -8,10 +8,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { SowTooOldError } from '../domain/errors.js';
 
-export type Installation =
-  | { kind: 'checkout'; root: string }
-  | { kind: 'npm'; root: string }
-  | { kind: 'unknown'; root?: string };
+export type Installation = { kind: 'checkout'; root: string } | { kind: 'npm'; root: string } | { kind: 'unknown'; root?: string };
 
 /** The folder holding sow's package.json (the parent of dist/), from the script that runs. */
 export function installationOf(script: string | undefined = process.argv[1]): Installation {

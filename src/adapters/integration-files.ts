@@ -17,7 +17,7 @@ import { unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
  * AGENTS.md of a megabyte would not fit any model's context); a larger one did not come from a
  * person or from sow, and reading it would cost seconds and memory.
  */
-export const INSTALL_FILE_LIMITS: ReadLimits = { max: 1024 * 1024, what: "agent settings and instruction files", why: 'they are a few KB' };
+export const INSTALL_FILE_LIMITS: ReadLimits = { max: 1024 * 1024, what: 'agent settings and instruction files', why: 'they are a few KB' };
 
 /** What is at a path of the area: its text (undefined: nothing there), and whether the path itself is a link. */
 export interface Found {

@@ -12,7 +12,11 @@ const KINDS: Readonly<Record<string, { code: string; what: string; fix: string }
   EROFS: { code: 'READ_ONLY_FILE_SYSTEM', what: 'the file system is read-only', fix: 'work in a checkout on a writable file system' },
   EMFILE: { code: 'TOO_MANY_OPEN_FILES', what: 'too many open files', fix: 'raise the limit (`ulimit -n`) or close other programs' },
   ENFILE: { code: 'TOO_MANY_OPEN_FILES', what: 'too many open files on this system', fix: 'close other programs, then retry' },
-  EFBIG: { code: 'FILE_SIZE_LIMIT', what: 'the file would exceed the largest file this system or your limits allow', fix: 'raise the file size limit (`ulimit -f`) or free the file system of what made the file so large' },
+  EFBIG: {
+    code: 'FILE_SIZE_LIMIT',
+    what: 'the file would exceed the largest file this system or your limits allow',
+    fix: 'raise the file size limit (`ulimit -f`) or free the file system of what made the file so large',
+  },
 };
 
 /**
@@ -62,15 +66,18 @@ export function environmentError(err: unknown, committed = false): SowError | un
   const shape = SHAPES[e.code];
   if (shape) {
     const where = e.path ? `'${e.path}'` : 'a path';
-    return new EnvironmentError(shape.code, 'state', `cannot use ${where}: ${shape.what}`,
-      `look at it ('ls -l${e.path ? ` ${e.path}` : ''}'); if it came with the repository, restore it from git or remove it; nothing was changed`, { ...(e.path ? { path: e.path } : {}), errno: e.code });
+    return new EnvironmentError(
+      shape.code,
+      'state',
+      `cannot use ${where}: ${shape.what}`,
+      `look at it ('ls -l${e.path ? ` ${e.path}` : ''}'); if it came with the repository, restore it from git or remove it; nothing was changed`,
+      { ...(e.path ? { path: e.path } : {}), errno: e.code },
+    );
   }
   const kind = KINDS[e.code];
   if (!kind) return undefined;
   const verb = verbOf(e);
   const where = e.path ? ` '${e.path}'` : '';
-  const outcome = committed
-    ? 'the change is recorded and the next sow command finishes it once this is fixed'
-    : 'nothing was changed; retry once this is fixed';
+  const outcome = committed ? 'the change is recorded and the next sow command finishes it once this is fixed' : 'nothing was changed; retry once this is fixed';
   return new EnvironmentError(kind.code, 'failed', `cannot ${verb}${where}: ${kind.what}`, `${kind.fix}; ${outcome}`, { ...(e.path ? { path: e.path } : {}), errno: e.code });
 }

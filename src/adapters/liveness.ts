@@ -36,13 +36,16 @@ export const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/rand
  * Linux: this process's pid namespace. `unknown` when /proc does not say (a sandbox without it):
  * then nobody can tell which namespace our pid belongs to, so nobody looks it up.
  */
-export const PIDNS = process.platform === 'linux' ? (() => {
-  try {
-    return readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return 'unknown';
-  }
-})() : undefined;
+export const PIDNS =
+  process.platform === 'linux'
+    ? (() => {
+        try {
+          return readlinkSync('/proc/self/ns/pid');
+        } catch {
+          return 'unknown';
+        }
+      })()
+    : undefined;
 
 /** A process's start time (clock ticks since boot) and whether it is a zombie, from /proc (Linux). */
 function procStat(pid: number): { start: number; zombie: boolean } | undefined {
@@ -57,7 +60,13 @@ const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : 
 
 /** This process, as others will look for it. */
 export function thisProcess(): ProcessRef {
-  return { pid: process.pid, host: hostname(), ...(BOOT !== undefined ? { boot: BOOT } : {}), ...(OWN_START !== undefined ? { pstart: OWN_START } : {}), ...(PIDNS !== undefined ? { pidns: PIDNS } : {}) };
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(BOOT !== undefined ? { boot: BOOT } : {}),
+    ...(OWN_START !== undefined ? { pstart: OWN_START } : {}),
+    ...(PIDNS !== undefined ? { pidns: PIDNS } : {}),
+  };
 }
 
 export function processAlive(pid: number): boolean {

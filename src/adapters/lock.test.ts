@@ -116,7 +116,11 @@ describe('lock', () => {
     expect(processGone({ ...sandboxed, host: hostname() }), 'not looked up').toBeUndefined();
     expect(processGone({ pid: 1, host: hostname(), boot: BOOT!, pstart: procStart(1) + 1 }), 'without the namespace it would be').toBe(true);
     writeLock(sandboxed, past(1_000));
-    await expect(acquireLock(path, 0)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT', message: expect.stringContaining('pid 1 in another pid namespace'), hint: expect.stringContaining('another pid namespace') });
+    await expect(acquireLock(path, 0)).rejects.toMatchObject({
+      code: 'LOCK_TIMEOUT',
+      message: expect.stringContaining('pid 1 in another pid namespace'),
+      hint: expect.stringContaining('another pid namespace'),
+    });
     // A pid that does not exist out here, or a namespace its holder could not read: the same.
     writeLock({ ...sandboxed, pid: deadPid() }, past(1_000));
     await expect(acquireLock(path, 0)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });

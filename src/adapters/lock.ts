@@ -31,7 +31,10 @@ export function lockTimeoutMs(env: Readonly<Record<string, string | undefined>> 
   if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
   const seconds = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(seconds <= MAX_TIMEOUT_S)) {
-    throw new UsageError(`SOW_LOCK_TIMEOUT='${raw.slice(0, 20)}' is not a number of seconds`, `set it to how long to wait for another sow command, e.g. SOW_LOCK_TIMEOUT=60 (at most ${MAX_TIMEOUT_S}), or unset it for ${DEFAULT_TIMEOUT_MS / 1000} s`);
+    throw new UsageError(
+      `SOW_LOCK_TIMEOUT='${raw.slice(0, 20)}' is not a number of seconds`,
+      `set it to how long to wait for another sow command, e.g. SOW_LOCK_TIMEOUT=60 (at most ${MAX_TIMEOUT_S}), or unset it for ${DEFAULT_TIMEOUT_MS / 1000} s`,
+    );
   }
   return Math.round(seconds * 1000);
 }
@@ -58,8 +61,7 @@ interface Holder {
 /** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
 export class LockFileError extends SowError {
   constructor(path: string, what: string) {
-    super('LOCK_FILE_INVALID', 'state', `${path} ${what}, not the lock file sow writes`,
-      `if no sow command is running, remove it ('rm -r ${path}') and retry`, { file: path });
+    super('LOCK_FILE_INVALID', 'state', `${path} ${what}, not the lock file sow writes`, `if no sow command is running, remove it ('rm -r ${path}') and retry`, { file: path });
   }
 }
 
@@ -102,7 +104,11 @@ function tryCreate(path: string, content: string): boolean {
   return true;
 }
 
-interface LockInfo { raw: string; holder: Holder | undefined; mtimeMs: number }
+interface LockInfo {
+  raw: string;
+  holder: Holder | undefined;
+  mtimeMs: number;
+}
 
 function readLock(path: string): LockInfo | undefined {
   let stat;
@@ -162,11 +168,16 @@ function timeout(path: string, info: LockInfo | undefined, timeoutMs: number): L
   const since = holder ? `, since ${new Date(holder.started).toISOString()}` : '';
   const elsewhere = holder && holder.host !== hostname();
   const sandboxed = holder && !elsewhere && !samePidNamespace(holder);
-  return new LockTimeoutError(path, `${describeHolder(holder)}${since}`, Math.round(timeoutMs / 100) / 10, elsewhere
-    ? `it runs on ${holder.host}, which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after that host stops)`
-    : sandboxed
-      ? `it runs in another pid namespace (a sandbox or container), which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after it stops)`
-      : undefined);
+  return new LockTimeoutError(
+    path,
+    `${describeHolder(holder)}${since}`,
+    Math.round(timeoutMs / 100) / 10,
+    elsewhere
+      ? `it runs on ${holder.host}, which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after that host stops)`
+      : sandboxed
+        ? `it runs in another pid namespace (a sandbox or container), which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after it stops)`
+        : undefined,
+  );
 }
 
 /** What this process is doing, for whoever waits for its lock: `sow task set`. */
@@ -205,7 +216,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   releaseAllOnExit();
   const me = thisProcess();
-  const content = JSON.stringify({ pid: me.pid, host: me.host, started: Date.now(), command: ownCommand(), ...(me.boot !== undefined ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}), ...(me.pidns !== undefined ? { pidns: me.pidns } : {}) });
+  const content = JSON.stringify({
+    pid: me.pid,
+    host: me.host,
+    started: Date.now(),
+    command: ownCommand(),
+    ...(me.boot !== undefined ? { boot: me.boot } : {}),
+    ...(me.pstart !== undefined ? { pstart: me.pstart } : {}),
+    ...(me.pidns !== undefined ? { pidns: me.pidns } : {}),
+  });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;

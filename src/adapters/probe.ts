@@ -55,5 +55,11 @@ export function probe(binary: string, args: readonly string[], opts: { cwd?: str
 /** The first non-empty line a tool printed (its version line), without colour codes. */
 export function firstLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  return (
+    text
+      .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? ''
+  );
 }

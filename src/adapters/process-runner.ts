@@ -9,7 +9,13 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 export function findOnPath(binary: string, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
   if (!binary) return undefined;
-  const candidates = isAbsolute(binary) || binary.includes('/') ? [binary] : (env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary));
+  const candidates =
+    isAbsolute(binary) || binary.includes('/')
+      ? [binary]
+      : (env['PATH'] ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, binary));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);

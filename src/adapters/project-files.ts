@@ -45,5 +45,7 @@ export function readProjectFile(root: string, rel: string): string | 'missing' |
   const st = lstatSync(join(sowArea(root).base, 'project', rel), { throwIfNoEntry: false });
   if (!st) return 'missing';
   if (!st.isFile()) return 'not-a-file';
-  return readConfined(sowArea(root), `project/${rel}`, { max: MAX_BYTES, what: 'project files', why: 'a resource is a state file or a document, a few KB' }, { display: `.sow/project/${rel}` }) ?? 'missing';
+  return (
+    readConfined(sowArea(root), `project/${rel}`, { max: MAX_BYTES, what: 'project files', why: 'a resource is a state file or a document, a few KB' }, { display: `.sow/project/${rel}` }) ?? 'missing'
+  );
 }

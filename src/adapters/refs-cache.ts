@@ -41,7 +41,8 @@ const isStr = (x: unknown): x is string => typeof x === 'string';
 function entryOf(raw: unknown): CacheEntry | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const e = raw as Record<string, unknown>;
-  if (!isStr(e['source']) || !(e['branch'] === null || isStr(e['branch'])) || (e['kind'] !== 'git' && e['kind'] !== 'copy') || !(e['sha'] === null || isStr(e['sha'])) || !isStr(e['fetched_at'])) return undefined;
+  if (!isStr(e['source']) || !(e['branch'] === null || isStr(e['branch'])) || (e['kind'] !== 'git' && e['kind'] !== 'copy') || !(e['sha'] === null || isStr(e['sha'])) || !isStr(e['fetched_at']))
+    return undefined;
   const users = Array.isArray(e['users']) ? e['users'].filter(isStr) : [];
   return { source: e['source'], branch: e['branch'] as string | null, kind: e['kind'], sha: e['sha'] as string | null, fetched_at: e['fetched_at'], users };
 }
@@ -84,8 +85,16 @@ export function cacheArea(): Area {
 
 /** The cache folder of a source and branch: readable, and unique (a hash of both). */
 export function cacheKey(source: string, branch: string | null): string {
-  const readable = source.replace(/^[a-z+]+:\/\//, '').replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(-48);
-  const hash = createHash('sha256').update(`${source}\0${branch ?? ''}`).digest('hex').slice(0, 10);
+  const readable = source
+    .replace(/^[a-z+]+:\/\//, '')
+    .replace(/\.git$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(-48);
+  const hash = createHash('sha256')
+    .update(`${source}\0${branch ?? ''}`)
+    .digest('hex')
+    .slice(0, 10);
   return `${readable || 'ref'}-${hash}`;
 }
 
@@ -130,10 +139,18 @@ export function ensureClone(key: string, source: string, branch: string | null, 
   // The source and branch may come from the committed index: after `--`, and joined to --branch.
   // core.symlinks=false: a link the source carries is checked out as a small file holding its
   // text, never as a link agents would follow out of the cache (to ~/.ssh, say).
-  const r = gitIn(refsCacheDir(), ['clone', progress ? '--progress' : '--quiet', '--config=core.symlinks=false', ...(branch ? [opt('--branch', branch)] : []), '--', val(source, "the ref's source"), val(tmp, 'the folder')], { progress });
+  const r = gitIn(
+    refsCacheDir(),
+    ['clone', progress ? '--progress' : '--quiet', '--config=core.symlinks=false', ...(branch ? [opt('--branch', branch)] : []), '--', val(source, "the ref's source"), val(tmp, 'the folder')],
+    { progress },
+  );
   if (!r.ok) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new ExternalToolError('git', `cannot clone ${source}${branch ? ` (branch ${branch})` : ''}: ${lastLine(r.err) || 'git clone failed'}`, 'check the URL and that you can reach it (git clone it by hand to see why)');
+    throw new ExternalToolError(
+      'git',
+      `cannot clone ${source}${branch ? ` (branch ${branch})` : ''}: ${lastLine(r.err) || 'git clone failed'}`,
+      'check the URL and that you can reach it (git clone it by hand to see why)',
+    );
   }
   // Whole or not at all: a clone cut short never looks like a checkout.
   renameSync(tmp, dir);

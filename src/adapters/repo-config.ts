@@ -14,8 +14,10 @@ export { REPO_CONFIG };
 
 export class RepoConfigError extends SowError {
   constructor(problem: string, field?: string) {
-    super('CONFIG_INVALID', 'state', `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`,
-      `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`, { file: REPO_CONFIG, ...(field ? { field } : {}) });
+    super('CONFIG_INVALID', 'state', `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`, `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`, {
+      file: REPO_CONFIG,
+      ...(field ? { field } : {}),
+    });
   }
 }
 

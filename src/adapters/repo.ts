@@ -101,7 +101,6 @@ export function branchExists(root: string, branch: string): boolean {
   }
 }
 
-
 /**
  * The branch `branch` was started from, as git's reflogs recorded it: its own first entry
  * ("branch: Created from main"), else the first checkout that moved to it ("checkout: moving from

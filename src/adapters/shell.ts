@@ -153,7 +153,10 @@ export function logTail(path: string, lines: number): string[] {
     const length = Math.min(size, 64 * 1024);
     const buf = Buffer.alloc(length);
     readSync(fd, buf, 0, length, size - length);
-    const text = buf.toString('utf8').split('\n').filter((l) => !l.startsWith('# sow'));
+    const text = buf
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => !l.startsWith('# sow'));
     while (text.length && text.at(-1)!.trim() === '') text.pop();
     return text.slice(-lines);
   } finally {

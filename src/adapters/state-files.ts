@@ -54,10 +54,16 @@ export function stateFileExists(root: string, rel: string): boolean {
 export function readText(root: string, rel: string): string {
   let text: string | undefined;
   try {
-    text = readConfined(sowArea(root), inSow(rel), { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB: move what made it grow, long texts, into a document beside it' }, { display: rel });
+    text = readConfined(
+      sowArea(root),
+      inSow(rel),
+      { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB: move what made it grow, long texts, into a document beside it' },
+      { display: rel },
+    );
   } catch (err) {
     // A folder, a device, a file too large: the state file is not what sow wrote (exit 4, naming it).
-    if (err instanceof SowError && err.kind === 'state' && err.code !== 'PATH_ESCAPES' && err.code !== 'NOT_A_REAL_FOLDER') throw new StateFileError(rel, err.message.startsWith(`${rel} `) ? err.message.slice(rel.length + 1) : err.message);
+    if (err instanceof SowError && err.kind === 'state' && err.code !== 'PATH_ESCAPES' && err.code !== 'NOT_A_REAL_FOLDER')
+      throw new StateFileError(rel, err.message.startsWith(`${rel} `) ? err.message.slice(rel.length + 1) : err.message);
     throw err;
   }
   if (text === undefined) throw new StateFileError(rel, 'file is missing');
@@ -169,12 +175,7 @@ function plainCopy(value: unknown): unknown {
 }
 
 /** Validates `data` and renders the new text of the file, in the form a person gave it if they did. */
-export async function renderStateFile<S extends GenericSchema>(
-  previous: Pick<StateFile<unknown>, 'text' | 'handWritten'> | undefined,
-  rel: string,
-  schema: S,
-  data: InferOutput<S>,
-): Promise<string> {
+export async function renderStateFile<S extends GenericSchema>(previous: Pick<StateFile<unknown>, 'text' | 'handWritten'> | undefined, rel: string, schema: S, data: InferOutput<S>): Promise<string> {
   const valid = check(schema, data);
   if (!valid.ok) {
     // A bug, not a user mistake: a command produced data its own schema refuses.

@@ -21,10 +21,15 @@ afterEach(() => {
 async function list(now: number): Promise<{ names: string[]; read: string[] }> {
   const read: string[] = [];
   const index = TaskIndex.open(root);
-  const summaries = await index.summaries(DIR, ['010'], async (id, _rel, text) => {
-    read.push(id);
-    return { id, name: text!.trim(), status: 'pending', parallel: false, dependencies: [] } satisfies TaskSummary;
-  }, now);
+  const summaries = await index.summaries(
+    DIR,
+    ['010'],
+    async (id, _rel, text) => {
+      read.push(id);
+      return { id, name: text!.trim(), status: 'pending', parallel: false, dependencies: [] } satisfies TaskSummary;
+    },
+    now,
+  );
   index.save();
   return { names: summaries.map((s) => s.name), read };
 }

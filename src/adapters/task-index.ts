@@ -131,7 +131,10 @@ export function forgetTaskIndex(): void {
 export class TaskIndex {
   private dirty = false;
 
-  private constructor(private readonly root: string, private entries: Entry[]) {}
+  private constructor(
+    private readonly root: string,
+    private entries: Entry[],
+  ) {}
 
   static open(root: string): TaskIndex {
     const known = kept?.get(root);

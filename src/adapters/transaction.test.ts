@@ -22,7 +22,12 @@ describe('Transaction', () => {
   it('writes every file, creates folders whole and removes trees; leaves no journal and no temp files', () => {
     mkdirSync(join(root, '.sow/.runtime/agent-outputs/deep'), { recursive: true });
     writeFileSync(join(root, '.sow/.runtime/agent-outputs/deep/f'), 'x');
-    new Transaction(root).write('.sow/knowledge/a/b.txt', 'B').write('.sow/.gitignore', 'C').createFolder('.sow/project/t/010', { 'state.yaml': 'S', 'feedback/.gitkeep': '' }).removeTree('.sow/.runtime/agent-outputs').commit();
+    new Transaction(root)
+      .write('.sow/knowledge/a/b.txt', 'B')
+      .write('.sow/.gitignore', 'C')
+      .createFolder('.sow/project/t/010', { 'state.yaml': 'S', 'feedback/.gitkeep': '' })
+      .removeTree('.sow/.runtime/agent-outputs')
+      .commit();
     expect(readFileSync(join(root, '.sow/knowledge/a/b.txt'), 'utf8')).toBe('B');
     expect(readFileSync(join(root, '.sow/.gitignore'), 'utf8')).toBe('C');
     expect(readFileSync(join(root, '.sow/project/t/010/state.yaml'), 'utf8')).toBe('S');
@@ -36,7 +41,14 @@ describe('Transaction', () => {
     writeFileSync(join(root, '.sow/.runtime/tmp/w1'), 'new');
     mkdirSync(join(root, '.sow/project'));
     writeFileSync(join(root, '.sow/project/one.txt'), 'old');
-    writeJournal(body({ renames: [{ from: '.sow/.runtime/tmp/w1', to: '.sow/project/one.txt' }, { from: '.sow/.runtime/tmp/w0', to: '.sow/project/done.txt' }] }));
+    writeJournal(
+      body({
+        renames: [
+          { from: '.sow/.runtime/tmp/w1', to: '.sow/project/one.txt' },
+          { from: '.sow/.runtime/tmp/w0', to: '.sow/project/done.txt' },
+        ],
+      }),
+    );
     expect(await replayJournal(root, anything)).toBe(true);
     expect(readFileSync(join(root, '.sow/project/one.txt'), 'utf8')).toBe('new');
     expect(existsSync(journalPath(root))).toBe(false);
@@ -79,7 +91,9 @@ describe('Transaction', () => {
     rmSync(join(root, '.sow/project'), { recursive: true });
     expect(readdirSync(outside)).toEqual([]);
     rmSync(outside, { recursive: true, force: true });
-    await refused(body({ renames: [ok] }), undefined, async () => { throw new Error('not a valid state file'); });
+    await refused(body({ renames: [ok] }), undefined, async () => {
+      throw new Error('not a valid state file');
+    });
     writeFileSync(journalPath(root), '{"version":2,"ren');
     await expect(replayJournal(root, anything)).rejects.toThrow(/not valid JSON/);
     expect(existsSync(join(root, '.sow/project/x.txt'))).toBe(false);

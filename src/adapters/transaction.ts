@@ -63,9 +63,13 @@ const REMOVED_BACKUP = '.sow/.backup/removed';
 /** A journal sow will not replay: the command stops, and nothing of the journal is applied. */
 export class JournalRefusedError extends SowError {
   constructor(file: string, problem: string) {
-    super('JOURNAL_REFUSED', 'state', `${file}: ${problem}; nothing of it was applied`,
+    super(
+      'JOURNAL_REFUSED',
+      'state',
+      `${file}: ${problem}; nothing of it was applied`,
       `sow did not write this journal as it stands; look at it, then remove it ('rm ${file}') and check that the state is what you expect`,
-      { file });
+      { file },
+    );
   }
 }
 
@@ -190,8 +194,11 @@ function writeTarget(root: string, rel: string): string {
   const real = confineReal(sowArea(root), inSow(rel));
   const to = relative(root, real).split(sep).join('/');
   if (!WRITABLE.test(to)) {
-    throw new PathEscapeError(`'${rel}' leads to '${to}' through a link; sow writes only its own files of .sow/ there`,
-      `sow changed nothing; look at the links on the way ('ls -l' each folder of ${rel}), remove the one that does not belong and retry`, { path: rel, target: to });
+    throw new PathEscapeError(
+      `'${rel}' leads to '${to}' through a link; sow writes only its own files of .sow/ there`,
+      `sow changed nothing; look at the links on the way ('ls -l' each folder of ${rel}), remove the one that does not belong and retry`,
+      { path: rel, target: to },
+    );
   }
   return to;
 }
@@ -299,11 +306,13 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   if (j.checksum !== checksum(body)) throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
-    if (typeof from !== 'string' || !from.startsWith(`${TMP}/`) || !/^[\w.-]+$/.test(from.slice(TMP.length + 1)) || from.slice(TMP.length + 1).startsWith('.') || !journalPathOk(root, from)) throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (typeof from !== 'string' || !from.startsWith(`${TMP}/`) || !/^[\w.-]+$/.test(from.slice(TMP.length + 1)) || from.slice(TMP.length + 1).startsWith('.') || !journalPathOk(root, from))
+      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
     if (!journalPathOk(root, to) || !WRITABLE.test(to)) throw new JournalRefusedError(rel, `names a target sow does not write through a journal: ${JSON.stringify(to)}`);
   }
   for (const removal of body.removals) {
-    if (typeof removal !== 'string' || !REMOVABLE.has(removal) || !journalPathOk(root, removal)) throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`);
+    if (typeof removal !== 'string' || !REMOVABLE.has(removal) || !journalPathOk(root, removal))
+      throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`);
   }
   // The texts it would write must be what sow writes: state files validate.
   for (const { from, to } of body.renames) {
@@ -327,8 +336,7 @@ async function checked(check: JournalCheck, to: string, text: string, journal: s
 }
 
 function listFiles(dir: string, prefix = ''): string[] {
-  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? listFiles(dir, `${prefix}${e.name}/`) : [`${prefix}${e.name}`]);
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(dir, `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
 }
 
 /**

@@ -23,8 +23,10 @@ export function userConfigPath(env: Readonly<Record<string, string | undefined>>
 
 export class ConfigFileError extends SowError {
   constructor(path: string, problem: string, field?: string) {
-    super('CONFIG_INVALID', 'state', `${path}: ${field ? `${field}: ` : ''}${problem}`,
-      "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'", { file: path, ...(field ? { field } : {}) });
+    super('CONFIG_INVALID', 'state', `${path}: ${field ? `${field}: ` : ''}${problem}`, "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'", {
+      file: path,
+      ...(field ? { field } : {}),
+    });
   }
 }
 
@@ -46,9 +48,7 @@ export interface InspectedConfig {
 export async function inspectUserConfig(path = userConfigPath()): Promise<InspectedConfig> {
   if (!existsSync(path)) return { path, exists: false, typos: [] };
   const text = readFileSync(path, 'utf8');
-  const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([
-    import('./state-files.js'), import('../domain/schemas.js'), import('../domain/config.js'),
-  ]);
+  const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([import('./state-files.js'), import('../domain/schemas.js'), import('../domain/config.js')]);
   let data: unknown;
   try {
     data = (await parseStateText(path, text)).data;

@@ -66,9 +66,12 @@ export function defaultBranch(root: string): { name: string; ref: string } | und
 export function addWorktree(root: string, path: string, branch: string, create: { base: string } | undefined): void {
   // The path and the branch or base after `--`; the new branch's name follows -b, where git has
   // no `--` for it: refused when it begins with '-' (the caller has checked it is a branch name).
-  git(root, create
-    ? ['worktree', 'add', '-b', val(branch, 'the branch', 'user'), '--', val(path, 'the folder'), val(create.base, 'the base', 'user')]
-    : ['worktree', 'add', '--', val(path, 'the folder'), val(branch, 'the branch', 'user')]);
+  git(
+    root,
+    create
+      ? ['worktree', 'add', '-b', val(branch, 'the branch', 'user'), '--', val(path, 'the folder'), val(create.base, 'the base', 'user')]
+      : ['worktree', 'add', '--', val(path, 'the folder'), val(branch, 'the branch', 'user')],
+  );
 }
 
 /** `git worktree remove [--force --force] <path>` (twice forced: also a locked one). */

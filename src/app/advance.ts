@@ -33,7 +33,7 @@ async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | un
     tx.write(to, text);
   }
   const current = readFileIfExists(root, KNOWLEDGE_INDEX);
-  const data = current === undefined ? { entries: [] } : ((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] };
+  const data = current === undefined ? { entries: [] } : (((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] });
   const entries = Array.isArray(data.entries) ? data.entries : [];
   tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, { ...plan.entry, files: [...placed] }] }));
 }

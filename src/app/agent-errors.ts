@@ -2,10 +2,7 @@
 import { SowError } from '../domain/errors.js';
 
 /** Where the name of an unknown executor came from: the file, the environment, or a recorded session. */
-export type ExecutorNameSource =
-  | { kind: 'file'; field: string; configPath: string }
-  | { kind: 'environment'; variable: string; configPath: string }
-  | { kind: 'session' };
+export type ExecutorNameSource = { kind: 'file'; field: string; configPath: string } | { kind: 'environment'; variable: string; configPath: string } | { kind: 'session' };
 
 /**
  * A configuration mistake (exit 4, like every configuration error): a binding names an executor
@@ -16,14 +13,16 @@ export class UnknownExecutorError extends SowError {
     const list = [...choices.defined.map((e) => `  - ${e}`), ...choices.types.map((t) => `  - ${t} (built-in type)`)].join('\n');
     const mean = choices.suggestion ? `; did you mean '${choices.suggestion}'?` : '';
     const message =
-      source.kind === 'environment' ? `unknown executor: ${name} (from the environment variable ${source.variable})${mean}`
-      : source.kind === 'session' ? `unknown executor type: ${name} (recorded with the session)`
-      : `unknown executor: ${name}${mean}`;
+      source.kind === 'environment'
+        ? `unknown executor: ${name} (from the environment variable ${source.variable})${mean}`
+        : source.kind === 'session'
+          ? `unknown executor type: ${name} (recorded with the session)`
+          : `unknown executor: ${name}${mean}`;
     const next =
       source.kind === 'environment'
         ? `${source.variable}=${name} is set in your environment, and the environment overrides the configuration file.\nSet it to one of the executors above, or unset it (unset ${source.variable}) to use ${source.configPath}.`
         : source.kind === 'session'
-          ? 'This sow cannot run that executor type; start a new session with --force on \'sow agent spawn\'.'
+          ? "This sow cannot run that executor type; start a new session with --force on 'sow agent spawn'."
           : `${source.field} names it.\nCheck your configuration at ${source.configPath}\nRun 'sow config path' to see the full path.\nRun 'sow config init' to create a default configuration.`;
     super('UNKNOWN_EXECUTOR', 'state', message, `${source.kind === 'session' ? 'Executor types' : 'Available executors'}:\n${list}\n\n${next}`, {
       executor: name,
@@ -35,29 +34,40 @@ export class UnknownExecutorError extends SowError {
 
 export class ExecutorBinaryNotFoundError extends SowError {
   constructor(binary: string, executor: string, install: string) {
-    super('EXECUTOR_NOT_FOUND', 'external', `executor binary not found: ${binary}`,
-      `Executor "${executor}" requires the ${binary} CLI to be installed and available on PATH.\nInstall ${binary}: ${install}`);
+    super(
+      'EXECUTOR_NOT_FOUND',
+      'external',
+      `executor binary not found: ${binary}`,
+      `Executor "${executor}" requires the ${binary} CLI to be installed and available on PATH.\nInstall ${binary}: ${install}`,
+    );
   }
 }
 
 export class ResumeNotSupportedError extends SowError {
   constructor(executor: string, target: string, resumable: readonly string[]) {
-    super('RESUME_NOT_SUPPORTED', 'failed', `executor "${executor}" does not support session resumption`,
-      `Cannot resume ${target}. Consider:\n  - Spawning a new worker instance\n  - Switching to an executor with session support (${resumable.join(', ')})`);
+    super(
+      'RESUME_NOT_SUPPORTED',
+      'failed',
+      `executor "${executor}" does not support session resumption`,
+      `Cannot resume ${target}. Consider:\n  - Spawning a new worker instance\n  - Switching to an executor with session support (${resumable.join(', ')})`,
+    );
   }
 }
 
 export class NoSessionError extends SowError {
   constructor(target: string, spawnCommand: string) {
-    super('NO_SESSION', 'failed', `no session found for ${target}`,
-      `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse \`${spawnCommand}\` to start a new session.`);
+    super(
+      'NO_SESSION',
+      'failed',
+      `no session found for ${target}`,
+      `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse \`${spawnCommand}\` to start a new session.`,
+    );
   }
 }
 
 export class SessionExistsError extends SowError {
   constructor(target: string, resumeCommand: string) {
-    super('SESSION_EXISTS', 'failed', `${target} already has a session`,
-      `continue it with \`${resumeCommand}\`, or pass --force to start a new session (the old one is forgotten)`);
+    super('SESSION_EXISTS', 'failed', `${target} already has a session`, `continue it with \`${resumeCommand}\`, or pass --force to start a new session (the old one is forgotten)`);
   }
 }
 
@@ -65,8 +75,12 @@ export class WorkerFailedError extends SowError {
   /** `refused`: the tool calls the CLI refused before it failed, and how to allow them (src/adapters/denials.ts). */
   constructor(binary: string, code: number | null, signal: string | null, stderrTail: string, eventsFile: string, refused?: { denials: readonly object[]; advice: readonly string[] }) {
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
-    super('WORKER_FAILED', 'external', `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
+    super(
+      'WORKER_FAILED',
+      'external',
+      `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
       `${tail ? `its last error output:\n${tail}\n` : ''}${refused?.advice.length ? `${refused.advice.join('\n')}\n` : ''}its events are in ${eventsFile}; the session is kept, so you can resume it`,
-      refused?.denials.length ? { denials: refused.denials } : undefined);
+      refused?.denials.length ? { denials: refused.denials } : undefined,
+    );
   }
 }

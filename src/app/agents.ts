@@ -89,9 +89,13 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
     const binding = effective.bindings[agentName] ?? { role: agentName, executor: 'claude-code', source: 'default' as const };
     executor = effective.executors[binding.executor];
     if (!executor) {
-      throw new UnknownExecutorError(binding.executor, executorChoices(effective, binding.executor), binding.source === 'environment' && binding.variable
-        ? { kind: 'environment', variable: binding.variable, configPath: loaded.path }
-        : { kind: 'file', field: `agents.bindings.${binding.role}`, configPath: loaded.path });
+      throw new UnknownExecutorError(
+        binding.executor,
+        executorChoices(effective, binding.executor),
+        binding.source === 'environment' && binding.variable
+          ? { kind: 'environment', variable: binding.variable, configPath: loaded.path }
+          : { kind: 'file', field: `agents.bindings.${binding.role}`, configPath: loaded.path },
+      );
     }
     verbose(`  Executor: ${executor.name} (type ${executor.config.type}; ${sourceText(binding.source, binding.variable)})`);
   }
@@ -105,9 +109,11 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   for (const w of stray) opts.say(`warning: ${issueText(w)}`);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
   const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
-  verbose(`  Settings: permissions=${permissionProfile(executor.config)} (${profileSet ? settingsSource : 'default'})` +
-    `${executor.config.settings?.model ? `, model=${executor.config.settings.model} (${settingsSource})` : ''}` +
-    `${executor.config.custom_args?.length ? `, custom_args=${JSON.stringify(executor.config.custom_args)}` : ''}`);
+  verbose(
+    `  Settings: permissions=${permissionProfile(executor.config)} (${profileSet ? settingsSource : 'default'})` +
+      `${executor.config.settings?.model ? `, model=${executor.config.settings.model} (${settingsSource})` : ''}` +
+      `${executor.config.custom_args?.length ? `, custom_args=${JSON.stringify(executor.config.custom_args)}` : ''}`,
+  );
   const binary = spec.binary(executor.config);
   const binaryPath = findOnPath(binary);
   if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, spec.install);
@@ -119,14 +125,21 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
  * What the worker may do unasked: the executor's profile, and the repository's declared checks
  * that the person allowed to run here — a check committed or edited since is not handed to it.
  */
-async function workerRights(root: string, resolution: Resolution, say: (line: string) => void, env: AppContext['env']): Promise<{ permissions: PermissionProfile; checks: string[]; withheld: string[] }> {
+async function workerRights(
+  root: string,
+  resolution: Resolution,
+  say: (line: string) => void,
+  env: AppContext['env'],
+): Promise<{ permissions: PermissionProfile; checks: string[]; withheld: string[] }> {
   const { config } = await readRepoConfig(root);
   const permissions = permissionProfile(resolution.executor.config);
   const { standingsOf } = await import('./check-allowance.js');
   const standings = standingsOf(root, config.checks ?? [], env);
   const refused = standings.checks.filter((s) => !s.allowed).map((s) => s.check.name);
   if (refused.length && permissions === 'safe') {
-    say(`warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the worker may not run ${refused.length === 1 ? 'it' : 'them'}; review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`);
+    say(
+      `warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the worker may not run ${refused.length === 1 ? 'it' : 'them'}; review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`,
+    );
   }
   return { permissions, checks: standings.checks.filter((s) => s.allowed).map((s) => s.check.run), withheld: standings.checks.filter((s) => !s.allowed).map((s) => s.check.run) };
 }
@@ -146,7 +159,8 @@ async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd
   const lines: string[] = [];
   const outcome = await runProcess({ binary: resolution.binaryPath, args: cmd.args, cwd, env: {}, onLine: (l) => l.trim() && lines.push(l.trim()) });
   const id = lines.at(-1);
-  if (outcome.code !== 0 || !id) throw new ExternalToolError(cmd.binary, `'${cmd.binary} ${cmd.args.join(' ')}' did not print a session id (exit ${outcome.code})`, outcome.stderrTail.trim().split('\n').at(-1));
+  if (outcome.code !== 0 || !id)
+    throw new ExternalToolError(cmd.binary, `'${cmd.binary} ${cmd.args.join(' ')}' did not print a session id (exit ${outcome.code})`, outcome.stderrTail.trim().split('\n').at(-1));
   return id;
 }
 
@@ -259,7 +273,10 @@ const runningAsRoot = () => process.getuid?.() === 0;
 async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView>, task: TaskState, force: boolean | undefined, now: string): Promise<void> {
   if (force) return;
   if (isFinished(task.status)) {
-    throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, { task: task.id, status: task.status });
+    throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, {
+      task: task.id,
+      status: task.status,
+    });
   }
   const owner = liveOwner(task, now);
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
@@ -278,13 +295,17 @@ async function nextReady(uow: UnitOfWork): Promise<TaskState> {
 
 /** After the run: the task is no longer owned by this process's worker (unless someone took it over). */
 async function releaseOwner(ctx: AppContext, taskId: string, agentId: string): Promise<void> {
-  await update(ctx, async (uow) => {
-    const task = await uow.task(taskId);
-    if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== process.pid) return;
-    const next = { ...task };
-    delete next.owner;
-    uow.setTask(next);
-  }, { branchCheck: false });
+  await update(
+    ctx,
+    async (uow) => {
+      const task = await uow.task(taskId);
+      if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== process.pid) return;
+      const next = { ...task };
+      delete next.owner;
+      uow.setTask(next);
+    },
+    { branchCheck: false },
+  );
 }
 
 export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
@@ -306,7 +327,12 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
     if (opts.iteration) {
       // A fresh worker for the next iteration: never a resume, so an earlier session does not matter.
       if (!reader.type.iterationPrompt) {
-        throw new SowError('NOT_ITERATIVE', 'failed', `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`, `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`);
+        throw new SowError(
+          'NOT_ITERATIVE',
+          'failed',
+          `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`,
+          `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`,
+        );
       }
       return { root: reader.root, target: { kind: 'project', agent: agent.name } };
     }
@@ -367,16 +393,26 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
     const where = `If \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`;
     return {
       agentId: id,
-      assignment: iteration !== undefined
-        ? `${iteration}\n\n${where}`
-        : `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\n${where}`,
+      assignment:
+        iteration !== undefined
+          ? `${iteration}\n\n${where}`
+          : `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\n${where}`,
     };
   });
 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt, refsForPrompt(root));
   const files = runFiles(root, target, 'spawn');
   const promptFile = files.writePrompt(prompt);
-  const invocation = resolution.spec.spawn({ permissions: rights.permissions, checks: rights.checks, config: resolution.executor.config, cwd: root, prompt, promptFile, ...(sessionId ? { sessionId } : {}), runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.spawn({
+    permissions: rights.permissions,
+    checks: rights.checks,
+    config: resolution.executor.config,
+    cwd: root,
+    prompt,
+    promptFile,
+    ...(sessionId ? { sessionId } : {}),
+    runningAsRoot: runningAsRoot(),
+  });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(inRoot, async (uow) => {
@@ -403,7 +439,18 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
   return finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
 }
 
-async function finish(ctx: AppContext, target: Target, agent: string, agentId: string, executor: string, sessionId: string | null, eventsFile: string, opts: AgentRunOptions, denials: AgentRunResult['denials'], startedAt: string): Promise<AgentRunResult> {
+async function finish(
+  ctx: AppContext,
+  target: Target,
+  agent: string,
+  agentId: string,
+  executor: string,
+  sessionId: string | null,
+  eventsFile: string,
+  opts: AgentRunOptions,
+  denials: AgentRunResult['denials'],
+  startedAt: string,
+): Promise<AgentRunResult> {
   const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile, denials };
   if (target.kind === 'task') {
     const task = await Reader.read(ctx, (reader) => reader.task(target.id));
@@ -445,7 +492,9 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   target = found.target;
   const resolution = await resolveFor(agentName, session, opts, ctx.env);
   if (!resolution.spec.supportsResumption(resolution.executor.config)) {
-    const resumable = Object.values(resolution.effective.executors).filter((e) => executorOf(e.config.type)?.supportsResumption(e.config)).map((e) => e.name);
+    const resumable = Object.values(resolution.effective.executors)
+      .filter((e) => executorOf(e.config.type)?.supportsResumption(e.config))
+      .map((e) => e.name);
     throw new ResumeNotSupportedError(resolution.executor.name, label(target), resumable.length ? resumable : resumableTypes());
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
@@ -479,7 +528,16 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
-  const invocation = resolution.spec.resume({ permissions: rights.permissions, checks: rights.checks, config: resolution.executor.config, cwd: sessionCwd, prompt, promptFile, sessionId, runningAsRoot: runningAsRoot() });
+  const invocation = resolution.spec.resume({
+    permissions: rights.permissions,
+    checks: rights.checks,
+    config: resolution.executor.config,
+    cwd: sessionCwd,
+    prompt,
+    promptFile,
+    sessionId,
+    runningAsRoot: runningAsRoot(),
+  });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
   const startedAt = ctx.now();

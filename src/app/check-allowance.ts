@@ -31,8 +31,7 @@ export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = ()
   const raw = env[ALLOW_VARIABLE];
   if (raw === undefined || raw === '' || raw === '0') return { kind: 'unset' };
   if (raw !== '1') {
-    throw new UsageError(`${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`,
-      `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`);
+    throw new UsageError(`${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`, `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`);
   }
   const worker = trace();
   if (!worker) return { kind: 'allowed' };
@@ -62,7 +61,9 @@ function listing(checks: readonly UnallowedCheck[]): string {
 export class ChecksNotAllowedError extends SowError {
   constructor(what: string, checks: readonly UnallowedCheck[], ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean }) {
     const these = checks.length === 1 ? 'this command has' : `these ${checks.length} commands have`;
-    super('CHECKS_NOT_ALLOWED', 'failed',
+    super(
+      'CHECKS_NOT_ALLOWED',
+      'failed',
       `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
         (ctx.envIgnored ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was started with it)` : ''),
       ctx.worker
@@ -74,32 +75,44 @@ export class ChecksNotAllowedError extends SowError {
         record: ctx.record,
         ...(ctx.worker ? { worker: workerDetails(ctx.worker) } : {}),
         ...(ctx.envIgnored ? { environment_ignored: true } : {}),
-      });
+      },
+    );
   }
 }
 
 export class WorkerCannotAllowError extends SowError {
   constructor(action: string, worker: WorkerTrace) {
-    super('WORKER_CANNOT_ALLOW', 'failed',
+    super(
+      'WORKER_CANNOT_ALLOW',
+      'failed',
       `${action} is for the person, and this sow runs under a worker sow spawned (${whereWorker(worker)}): a worker cannot widen its own rights`,
       `ask the person to review ${REPO_CONFIG} and run 'sow check allow' in a terminal of their own`,
-      { worker: workerDetails(worker) });
+      { worker: workerDetails(worker) },
+    );
   }
 }
 
 export class NothingAllowedError extends SowError {
   constructor(names: readonly string[], known: readonly string[]) {
-    super('CHECK_NOT_ALLOWED_HERE', 'failed', `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} in this repository`,
-      known.length ? `allowed here: ${known.join(', ')} ('sow check list' shows them)` : "nothing is allowed here; 'sow check list' shows the declared checks", { names: [...names], allowed: [...known] });
+    super(
+      'CHECK_NOT_ALLOWED_HERE',
+      'failed',
+      `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} in this repository`,
+      known.length ? `allowed here: ${known.join(', ')} ('sow check list' shows them)` : "nothing is allowed here; 'sow check list' shows the declared checks",
+      { names: [...names], allowed: [...known] },
+    );
   }
 }
 
 export class RecordInsideRepositoryError extends SowError {
   constructor(dir: string, repository: string) {
-    super('CHECKS_RECORD_IN_REPOSITORY', 'failed',
+    super(
+      'CHECKS_RECORD_IN_REPOSITORY',
+      'failed',
       `sow keeps which checks you allowed in ${dir}, which lies inside this repository (${repository}), where a commit or a worker's edit could change it`,
       `set XDG_STATE_HOME to a folder outside every repository; or, where the repository is trusted, set ${ALLOW_VARIABLE}=1`,
-      { record: dir, repository });
+      { record: dir, repository },
+    );
   }
 }
 
@@ -230,10 +243,15 @@ export async function allowChecks(where: Where, names: readonly string[], opts: 
   const toAllow = chosen.filter((c) => !hashes.has(checkHash(c)));
   const result: AllowResult = { repository, record: file, allowed: [], already: chosen.filter((c) => hashes.has(checkHash(c))).map((c) => c.name) };
   if (toAllow.length === 0) return result;
-  opts.show(allowListing(root, toAllow.map((c) => {
-    const before = lastNamed(record.checks, c.name);
-    return { name: c.name, run: c.run, ...(before ? { previously: before.run } : {}) };
-  })));
+  opts.show(
+    allowListing(
+      root,
+      toAllow.map((c) => {
+        const before = lastNamed(record.checks, c.name);
+        return { name: c.name, run: c.run, ...(before ? { previously: before.run } : {}) };
+      }),
+    ),
+  );
   if (!opts.yes) {
     if (!opts.interactive) throw new ConfirmationRequiredError(`allowing ${toAllow.length === 1 ? 'this check' : 'these checks'} to run`, '--yes');
     if (!(await opts.confirm(`Allow ${toAllow.length === 1 ? 'it' : 'them'} to run here?`))) throw new AbortedError('check allow');

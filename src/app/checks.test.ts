@@ -116,7 +116,12 @@ describe('check run', () => {
     expect(w.yaml(PROJECT).phases.implementation.outputs).toHaveLength(1);
     const e = await refused(w, () => setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'exit_code', '0'), 'ARTIFACT_RECORDED_BY_SOW', 1);
     expect(`${e.message}\n${e.hint}`).toContain("run 'sow check run' to record a new one");
-    await refused(w, () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: { check: 'lint', exit_code: '0' } }), 'ARTIFACT_RECORDED_BY_SOW', 1);
+    await refused(
+      w,
+      () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: { check: 'lint', exit_code: '0' } }),
+      'ARTIFACT_RECORDED_BY_SOW',
+      1,
+    );
     await refused(w, () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: {} }), 'ARTIFACT_RECORDED_BY_SOW', 1);
   });
 });
@@ -144,7 +149,12 @@ describe('completing a task runs the task_complete checks', () => {
     const task = w.yaml(taskFile('010'));
     expect(task).toMatchObject({ status: 'completed', completed_at: '2026-12-01T09:00:00.000Z' });
     expect(task.outputs).toEqual([
-      { type: 'evidence', path: 'evidence/20261201T090000.000Z-unit-skipped.log', created_at: '2026-12-01T09:00:00.000Z', metadata: expect.objectContaining({ check: 'unit', exit_code: null, skipped: true, duration_ms: 0 }) },
+      {
+        type: 'evidence',
+        path: 'evidence/20261201T090000.000Z-unit-skipped.log',
+        created_at: '2026-12-01T09:00:00.000Z',
+        metadata: expect.objectContaining({ check: 'unit', exit_code: null, skipped: true, duration_ms: 0 }),
+      },
     ]);
     expect(w.read(`.sow/project/${task.outputs[0].path}`)).toContain('# sow: skipped 2026-12-01T09:00:00.000Z: the task was completed with --force by implementer-1');
   });
@@ -182,7 +192,10 @@ describe('FinalizeChecks: checked, not trusted', () => {
   it('with no finalize checks declared the guard holds, and nothing runs', async () => {
     const w = await world('finalize');
     const marks = scratch();
-    await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }, { name: 'lint', run: `touch ${marks}/ran` }]);
+    await declare(w, [
+      { name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] },
+      { name: 'lint', run: `touch ${marks}/ran` },
+    ]);
     expect((await projectStatus(w.ctx())).checks).toEqual([]);
     expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({ from: 'FinalizeChecks', to: 'FinalizeDelete' });
     expect(existsSync(join(marks, 'ran'))).toBe(false);

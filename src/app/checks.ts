@@ -46,10 +46,13 @@ export class ChecksFailedError extends SowError {
   constructor(runs: readonly CheckRun[], recorded: EvidenceRecord | null) {
     const failed = runs.filter((r) => !r.passed);
     const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
-    super('CHECKS_FAILED', 'failed',
+    super(
+      'CHECKS_FAILED',
+      'failed',
       `${failed.length} of ${runs.length} check${runs.length === 1 ? '' : 's'} failed: ${failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ')}`,
       `read the log${logs.length === 1 ? '' : 's'} (${logs.join(', ')}), fix the cause, then run 'sow check run ${failed.map((r) => r.name).join(' ')}'`,
-      { runs: [...runs], recorded });
+      { runs: [...runs], recorded },
+    );
   }
 }
 
@@ -80,9 +83,14 @@ export async function listChecks(where: Where): Promise<{ file: string; exists: 
   return { file: REPO_CONFIG, exists, checks: standings.checks.map(info), allowed_by: standings.via };
 }
 
-const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo =>
-  ({ name: c.name, run: c.run, when: [...(c.when ?? [])], timeout: c.timeout ?? DEFAULT_TIMEOUT_S, allowed, ...(previously !== undefined ? { previously } : {}) });
-
+const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo => ({
+  name: c.name,
+  run: c.run,
+  when: [...(c.when ?? [])],
+  timeout: c.timeout ?? DEFAULT_TIMEOUT_S,
+  allowed,
+  ...(previously !== undefined ? { previously } : {}),
+});
 
 /** One run of a check: what `check run --json` prints, and what its evidence records. */
 export interface CheckRun {
@@ -110,9 +118,7 @@ export interface CheckRun {
 }
 
 /** A check starts or ends; `all` is every check of this run, in order. */
-export type CheckProgress =
-  | { kind: 'start'; check: Check; index: number; all: readonly Check[] }
-  | { kind: 'end'; run: CheckRun; index: number; all: readonly Check[] };
+export type CheckProgress = { kind: 'start'; check: Check; index: number; all: readonly Check[] } | { kind: 'end'; run: CheckRun; index: number; all: readonly Check[] };
 
 export interface RunChecksOptions {
   onProgress?: (event: CheckProgress) => void;
@@ -154,7 +160,10 @@ export async function runChecks(root: string, checks: readonly Check[], now: () 
     try {
       noteInLog(log, `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${root} (timeout ${timeout} s)`);
       outcome = await runShell({ command: check.run, cwd: root, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
-      noteInLog(log, `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`);
+      noteInLog(
+        log,
+        `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`,
+      );
     } finally {
       closeLog(log);
     }
@@ -208,17 +217,26 @@ export interface EvidenceRecord {
  * result that cannot be recorded.
  */
 export async function evidenceTarget(where: Where, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget }> {
-  return Reader.read(where, async (reader) => {
-    if (target.task !== undefined) return { root: reader.root, target: { task: (await reader.task(target.task)).id } };
-    const phase = selectPhase(reader.type, reader.project, target.phase);
-    requireEvidenceSlot(phaseDef(reader.type, phase).outputs, `the ${phase} phase outputs`);
-    return { root: reader.root, target: { phase } };
-  }, { otherBranch: 'refuse' });
+  return Reader.read(
+    where,
+    async (reader) => {
+      if (target.task !== undefined) return { root: reader.root, target: { task: (await reader.task(target.task)).id } };
+      const phase = selectPhase(reader.type, reader.project, target.phase);
+      requireEvidenceSlot(phaseDef(reader.type, phase).outputs, `the ${phase} phase outputs`);
+      return { root: reader.root, target: { phase } };
+    },
+    { otherBranch: 'refuse' },
+  );
 }
 
 /** A project type whose container takes no evidence cannot record a check's run there. */
 function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): void {
-  if (!types.some((t) => t.name === EVIDENCE)) throw new UnknownArtifactTypeError(EVIDENCE, where, types.filter((t) => !t.recordedBy).map((t) => t.name));
+  if (!types.some((t) => t.name === EVIDENCE))
+    throw new UnknownArtifactTypeError(
+      EVIDENCE,
+      where,
+      types.filter((t) => !t.recordedBy).map((t) => t.name),
+    );
 }
 
 /** Appends the runs' evidence to the target's outputs, in one locked update. */
@@ -289,10 +307,13 @@ export class CompletionChecksFailedError extends SowError {
       const tail = tails.get(r.name) ?? [];
       return [`${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`, ...tail.map((l) => `  | ${l}`)].join('\n');
     });
-    super('TASK_CHECKS_FAILED', 'blocked',
+    super(
+      'TASK_CHECKS_FAILED',
+      'blocked',
       `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed: ${shown.join('\n')}`,
       `fix the cause and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
-      { task, runs: [...runs], failed: failed.map((r) => r.name) });
+      { task, runs: [...runs], failed: failed.map((r) => r.name) },
+    );
   }
 }
 
@@ -361,8 +382,18 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext): C
       closeLog(log);
     }
     return {
-      name: check.name, run: check.run, passed: false, skipped: true, exit_code: null, signal: null, timed_out: false,
-      timeout: check.timeout ?? DEFAULT_TIMEOUT_S, duration_ms: 0, started_at: startedAt, log: `${EVIDENCE_DIR}/${basename(log.path)}`, ...code,
+      name: check.name,
+      run: check.run,
+      passed: false,
+      skipped: true,
+      exit_code: null,
+      signal: null,
+      timed_out: false,
+      timeout: check.timeout ?? DEFAULT_TIMEOUT_S,
+      duration_ms: 0,
+      started_at: startedAt,
+      log: `${EVIDENCE_DIR}/${basename(log.path)}`,
+      ...code,
     };
   });
 }

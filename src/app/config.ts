@@ -74,8 +74,17 @@ export async function initConfig(yes: boolean, interactive: boolean, confirm: (q
 
 /** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
 export type LineSource = 'file' | 'environment' | 'repository';
-export interface ValidationLine { level: 'ok' | 'warning' | 'error'; text: string; source?: LineSource }
-export interface RepositoryValidation { root: string; path: string; exists: boolean; valid: boolean }
+export interface ValidationLine {
+  level: 'ok' | 'warning' | 'error';
+  text: string;
+  source?: LineSource;
+}
+export interface RepositoryValidation {
+  root: string;
+  path: string;
+  exists: boolean;
+  valid: boolean;
+}
 export interface ValidationReport {
   path: string;
   exists: boolean;
@@ -87,7 +96,7 @@ export interface ValidationReport {
 
 const isEnvironmentIssue = (i: ConfigIssue) => i.field.startsWith('SOW_');
 const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): ValidationLine[] =>
-  issues.map((i) => ({ level, text: issueText(i), ...(level === 'error' ? { source: isEnvironmentIssue(i) ? 'environment' as const : 'file' as const } : {}) }));
+  issues.map((i) => ({ level, text: issueText(i), ...(level === 'error' ? { source: isEnvironmentIssue(i) ? ('environment' as const) : ('file' as const) } : {}) }));
 
 /**
  * The user configuration (and the environment's overrides), then, given the cwd of a sow
@@ -212,10 +221,11 @@ export class ConfigInvalidError extends SowError {
       ...(where.has('environment') ? ['change or unset the environment variable named'] : []),
       ...(where.has('repository') ? [`fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`] : []),
     ];
-    super('CONFIG_INVALID', 'state',
-      errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '),
-      `${fixes.join('; ')}; then run '${again}' again`,
-      { file: report.path, lines: report.lines, ...(report.repository ? { repository: report.repository } : {}) });
+    super('CONFIG_INVALID', 'state', errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '), `${fixes.join('; ')}; then run '${again}' again`, {
+      file: report.path,
+      lines: report.lines,
+      ...(report.repository ? { repository: report.repository } : {}),
+    });
   }
 }
 
@@ -289,4 +299,3 @@ export async function resetConfig(yes: boolean, interactive: boolean, confirm: (
   }
   return { path, backup: backupAndRemoveUserConfig(path), removed: true };
 }
-

@@ -102,8 +102,10 @@ async function context(cwd: string): Promise<{ ctx: Context; workspace: Finding 
     if (!(err instanceof SowError)) throw err;
     return { ctx, workspace: { id: 'workspace', status: 'fail', message: err.message, ...(err.hint ? { fix: err.hint } : {}) } };
   }
-  if (version < LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by an older sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'sow migrate' } };
-  if (version > LAYOUT_VERSION) return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: upgradeHint() } };
+  if (version < LAYOUT_VERSION)
+    return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by an older sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'sow migrate' } };
+  if (version > LAYOUT_VERSION)
+    return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: upgradeHint() } };
   ctx.layoutOk = true;
   if (hasProject(root)) {
     try {
@@ -124,8 +126,15 @@ function nodeCheck(): Finding {
 
 async function gitCheck(): Promise<Finding> {
   const r = await probe('git', ['--version'], { timeoutMs: PROBE_MS });
-  if (r.missing) return { id: 'git', status: 'fail', message: 'git is not on PATH; sow keeps its state in a git repository and runs git for branches and worktrees', fix: 'install git (Debian and Ubuntu: apt install git; macOS: xcode-select --install)' };
-  if (r.code !== 0) return { id: 'git', status: 'fail', message: `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`, fix: 'check that git is installed and works' };
+  if (r.missing)
+    return {
+      id: 'git',
+      status: 'fail',
+      message: 'git is not on PATH; sow keeps its state in a git repository and runs git for branches and worktrees',
+      fix: 'install git (Debian and Ubuntu: apt install git; macOS: xcode-select --install)',
+    };
+  if (r.code !== 0)
+    return { id: 'git', status: 'fail', message: `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`, fix: 'check that git is installed and works' };
   return ok('git', firstLine(r.stdout));
 }
 
@@ -150,7 +159,10 @@ async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
   if (!ctx.project) return ok('tasks', 'no project, so no task files');
   const problems = await taskFileProblems(ctx.root!, ctx.project.type);
   if (problems.length === 0) return ok('tasks', 'every task folder holds a valid state file of its task; the dependencies exist and form no cycle');
-  const shown = problems.slice(0, 3).map((p) => p.message).join('; ');
+  const shown = problems
+    .slice(0, 3)
+    .map((p) => p.message)
+    .join('; ');
   return {
     id: 'tasks',
     status: 'fail',
@@ -221,12 +233,14 @@ async function journalCheck(ctx: Context): Promise<Finding> {
       status: 'fail',
       message: `a write was cut short after its commit point (.sow/.runtime/journal.json, ${steps} step(s) left)`,
       fix: `${FIX} finishes it (so does the next sow command)`,
-      ...(ctx.layoutOk ? {
-        repair: async () => {
-          await openRoot(ctx.cwd);
-          return `finished the interrupted write (${steps} step(s))`;
-        },
-      } : {}),
+      ...(ctx.layoutOk
+        ? {
+            repair: async () => {
+              await openRoot(ctx.cwd);
+              return `finished the interrupted write (${steps} step(s))`;
+            },
+          }
+        : {}),
     };
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
@@ -272,7 +286,12 @@ async function checksAllowedCheck(root: string): Promise<Finding | undefined> {
   const refused = standings.checks.filter((c) => !c.allowed);
   const n = declared.length;
   if (refused.length === 0) {
-    return ok('checks', standings.via === 'environment' ? `SOW_ALLOW_CHECKS=1 lets the ${n === 1 ? 'declared check' : `${n} declared checks`} run` : `${n === 1 ? 'the declared check is' : `all ${n} declared checks are`} allowed to run here`);
+    return ok(
+      'checks',
+      standings.via === 'environment'
+        ? `SOW_ALLOW_CHECKS=1 lets the ${n === 1 ? 'declared check' : `${n} declared checks`} run`
+        : `${n === 1 ? 'the declared check is' : `all ${n} declared checks are`} allowed to run here`,
+    );
   }
   const names = refused.map((c) => `${c.check.name}${c.previously !== undefined ? ' (changed)' : ''}`).join(', ');
   return {
@@ -303,7 +322,16 @@ export function invocationShape(args: readonly string[]): { path: string[]; flag
  */
 export function helpChecks(executor: ExecutorModule, config: ExecutorConfig, root: string): { path: string[]; flags: string[] }[] {
   const plain: ExecutorConfig = { ...config, custom_args: [] };
-  const ctx = { config: plain, cwd: root, prompt: '', promptFile: join(root, AGENT_OUTPUTS, 'doctor', 'prompt.md'), sessionId: 'doctor', runningAsRoot: false, permissions: permissionProfile(plain), checks: [] };
+  const ctx = {
+    config: plain,
+    cwd: root,
+    prompt: '',
+    promptFile: join(root, AGENT_OUTPUTS, 'doctor', 'prompt.md'),
+    sessionId: 'doctor',
+    runningAsRoot: false,
+    permissions: permissionProfile(plain),
+    checks: [],
+  };
   const out = [invocationShape(executor.spawn(ctx).args)];
   if (executor.supportsResumption(plain)) out.push(invocationShape(executor.resume(ctx).args));
   // One help text per subcommand path: spawn and resume of most CLIs share it.
@@ -328,42 +356,55 @@ async function agentChecks(root: string | undefined): Promise<Finding[]> {
   const clis = new Map(agentClis(effective).map((c) => [c.executor, c]));
   const used = new Map<string, ResolvedBinding[]>();
   for (const b of Object.values(effective.bindings)) used.set(b.executor, [...(used.get(b.executor) ?? []), b]);
-  return Promise.all([...used].map(async ([name, bindings]) => {
-    const id = `agent.${name}`;
-    const cli = clis.get(name);
-    if (!cli) return { id, status: 'fail' as const, message: `the executor '${name}' is not defined`, fix: 'sow config validate' };
-    const { spec: executor, binary } = cli;
-    // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn workers.
-    const chosen = bindings.some((b) => b.source !== 'default');
-    const severity: DoctorStatus = chosen ? 'fail' : 'warn';
-    const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
-    // Missing from PATH: the verdict 'sow config validate' gives too.
-    if (!cli.found) {
-      return { id, status: STATUS_OF[MISSING_CLI_LEVEL], message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`, fix: executor.install };
-    }
-    // A command of the user's own is not run: sow cannot know what --version would make it do.
-    if (executor.doctor === 'on-path') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
-    const version = await probe(binary, ['--version'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
-    const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
-    const missing: string[] = [];
-    const unread: string[] = [];
-    for (const shape of helpChecks(executor, cli.config, root ?? process.cwd())) {
-      if (shape.flags.length === 0) continue;
-      const help = await probe(binary, [...shape.path, '--help'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
-      const text = `${help.stdout}\n${help.stderr}`;
-      const command = [binary, ...shape.path].join(' ');
-      if (help.timedOut || !text.trim()) {
-        unread.push(`'${command} --help' ${help.timedOut ? `did not answer within ${PROBE_MS / 1000} s` : 'printed nothing'}`);
-        continue;
+  return Promise.all(
+    [...used].map(async ([name, bindings]) => {
+      const id = `agent.${name}`;
+      const cli = clis.get(name);
+      if (!cli) return { id, status: 'fail' as const, message: `the executor '${name}' is not defined`, fix: 'sow config validate' };
+      const { spec: executor, binary } = cli;
+      // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn workers.
+      const chosen = bindings.some((b) => b.source !== 'default');
+      const severity: DoctorStatus = chosen ? 'fail' : 'warn';
+      const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
+      // Missing from PATH: the verdict 'sow config validate' gives too.
+      if (!cli.found) {
+        return { id, status: STATUS_OF[MISSING_CLI_LEVEL], message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`, fix: executor.install };
       }
-      for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
-    }
-    if (missing.length) {
-      return { id, status: severity, message: `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`, fix: `install a current version: ${executor.install}` };
-    }
-    if (unread.length) return { id, status: 'warn', message: `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`, fix: `run '${binary} --help' to see whether it works` };
-    return ok(id, `${binary} (${versionText}) for ${who}; it knows every flag sow passes`);
-  }));
+      // A command of the user's own is not run: sow cannot know what --version would make it do.
+      if (executor.doctor === 'on-path') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
+      const version = await probe(binary, ['--version'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
+      const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
+      const missing: string[] = [];
+      const unread: string[] = [];
+      for (const shape of helpChecks(executor, cli.config, root ?? process.cwd())) {
+        if (shape.flags.length === 0) continue;
+        const help = await probe(binary, [...shape.path, '--help'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
+        const text = `${help.stdout}\n${help.stderr}`;
+        const command = [binary, ...shape.path].join(' ');
+        if (help.timedOut || !text.trim()) {
+          unread.push(`'${command} --help' ${help.timedOut ? `did not answer within ${PROBE_MS / 1000} s` : 'printed nothing'}`);
+          continue;
+        }
+        for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
+      }
+      if (missing.length) {
+        return {
+          id,
+          status: severity,
+          message: `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
+          fix: `install a current version: ${executor.install}`,
+        };
+      }
+      if (unread.length)
+        return {
+          id,
+          status: 'warn',
+          message: `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`,
+          fix: `run '${binary} --help' to see whether it works`,
+        };
+      return ok(id, `${binary} (${versionText}) for ${who}; it knows every flag sow passes`);
+    }),
+  );
 }
 
 async function ghCheck(root: string | undefined): Promise<Finding> {
@@ -377,7 +418,9 @@ async function ghCheck(root: string | undefined): Promise<Finding> {
   }
   // gh matters when the repository is on GitHub (origin, or github.repo in .sow/config.yaml).
   const severity: DoctorStatus = repo ? 'fail' : 'warn';
-  const needs = repo ? `sow needs it for ${repo} ('sow issue list', 'sow pr create', …)` : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub repository";
+  const needs = repo
+    ? `sow needs it for ${repo} ('sow issue list', 'sow pr create', …)`
+    : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub repository";
   if (!ghInstalled()) return { id: 'gh', status: severity, message: `gh (the GitHub CLI) is not on PATH; ${needs}`, fix: new GhNotFoundError().hint! };
   const env = { GH_PROMPT_DISABLED: '1' };
   const [version, auth] = await Promise.all([
@@ -407,7 +450,8 @@ function refsCheck(ctx: Context): Finding {
       repair: async () => `made the links again: ${(await refsInit(ctx.cwd, false)).map((r) => r.link).join(', ')}`,
     };
   }
-  if (stale.length) return { id: 'refs', status: 'warn', message: `${refs.length} ref(s) linked; ${staleText}`, fix: "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them" };
+  if (stale.length)
+    return { id: 'refs', status: 'warn', message: `${refs.length} ref(s) linked; ${staleText}`, fix: "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them" };
   return ok('refs', `${refs.length} ref(s), every link works`);
 }
 
@@ -491,10 +535,12 @@ export class DoctorFoundProblemsError extends SowError {
   constructor(report: DoctorReport) {
     const fixable = report.fixable;
     const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-    super('DOCTOR_FOUND_PROBLEMS', 'failed', `${failed.length} check(s) failed: ${failed.join(', ')}`,
-      fixable.length && !report.fix
-        ? `run 'sow doctor --fix' to fix ${fixable.join(', ')}; each other FAIL line says how to fix it`
-        : 'each FAIL line says how to fix it',
-      { checks: report.checks });
+    super(
+      'DOCTOR_FOUND_PROBLEMS',
+      'failed',
+      `${failed.length} check(s) failed: ${failed.join(', ')}`,
+      fixable.length && !report.fix ? `run 'sow doctor --fix' to fix ${fixable.join(', ')}; each other FAIL line says how to fix it` : 'each FAIL line says how to fix it',
+      { checks: report.checks },
+    );
   }
 }

@@ -59,7 +59,10 @@ describe('odd names', () => {
     expect(Object.keys(w.yaml(taskFile('010')).metadata)).toEqual(names);
     expect(Object.keys(w.yaml(PROJECT).metadata)).toEqual(names);
     // An unset name that an object has anyway reads as unset, not as a function.
-    const unset = await getTask(ctx, '010', 'metadata.propertyIsEnumerable').then((r) => r.value, () => undefined);
+    const unset = await getTask(ctx, '010', 'metadata.propertyIsEnumerable').then(
+      (r) => r.value,
+      () => undefined,
+    );
     expect(typeof unset).not.toBe('function');
   });
 
@@ -69,7 +72,11 @@ describe('odd names', () => {
     for (const key of ['constructor', '__proto__', 'prototype']) {
       const original = w.read(taskFile('010'));
       w.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n  ${key}: hand-written\n  kept: yes`));
-      const attempts: [string, () => Promise<unknown>][] = [['task get', () => getTask(ctx, '010')], ['task set', () => setTaskField(ctx, '010', 'metadata.other', '1')], ['task list', () => listTasks(ctx)]];
+      const attempts: [string, () => Promise<unknown>][] = [
+        ['task get', () => getTask(ctx, '010')],
+        ['task set', () => setTaskField(ctx, '010', 'metadata.other', '1')],
+        ['task list', () => listTasks(ctx)],
+      ];
       for (const [what, attempt] of attempts) {
         expect(said(await refused(w, attempt, 'STATE_FILE_INVALID', 4)), what).toContain(`metadata.${key}: '${key}' names a part of every JavaScript object`);
       }

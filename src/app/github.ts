@@ -22,16 +22,24 @@ import { quoted } from '../domain/display.js';
 
 export class NoGithubRepoError extends SowError {
   constructor(origin: string | undefined) {
-    super('NO_GITHUB_REPO', 'failed',
+    super(
+      'NO_GITHUB_REPO',
+      'failed',
       origin === undefined ? 'sow cannot tell which GitHub repository this is: there is no origin remote' : `sow cannot tell which GitHub repository this is: origin (${origin}) is not a GitHub URL`,
-      `name it in ${REPO_CONFIG}:\n  github:\n    repo: owner/name`);
+      `name it in ${REPO_CONFIG}:\n  github:\n    repo: owner/name`,
+    );
   }
 }
 
 export class IssueLinkedError extends SowError {
   constructor(n: number, branches: readonly string[]) {
-    super('ISSUE_LINKED', 'failed', `issue #${n} is already linked to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
-      `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass --branch ${branches[0]} to start the project on it`, { issue: n, branches: [...branches] });
+    super(
+      'ISSUE_LINKED',
+      'failed',
+      `issue #${n} is already linked to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
+      `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass --branch ${branches[0]} to start the project on it`,
+      { issue: n, branches: [...branches] },
+    );
   }
 }
 
@@ -60,8 +68,13 @@ const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !
 /** gh answered, but not with what its --json fields promise (another gh version, a proxy, a fake): exit 5. */
 export class GhReplyError extends SowError {
   constructor(what: string, got: unknown) {
-    super('GH_UNEXPECTED_REPLY', 'external', `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
-      "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); nothing was changed", { expected: what });
+    super(
+      'GH_UNEXPECTED_REPLY',
+      'external',
+      `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
+      "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); nothing was changed",
+      { expected: what },
+    );
   }
 }
 
@@ -104,7 +117,10 @@ export async function issueShow(cwd: string, n: number): Promise<{ repo: string;
 
 /** The branches GitHub links to the issue (`gh issue develop --list`: a branch name first on each line). */
 function linkedBranches(root: string, repo: string, n: number): string[] {
-  return gh(root, GH_ARGS.issueLinkedBranches(repo, n), repo).split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+  return gh(root, GH_ARGS.issueLinkedBranches(repo, n), repo)
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter(Boolean);
 }
 
 /** Projects in this checkout and its worktrees that started from issue `n`. */
@@ -135,13 +151,19 @@ export async function issueCheck(cwd: string, n: number): Promise<IssueCheck> {
 
 /** `Add JWT auth!` → `add-jwt-auth`: lower-case letters, digits and dashes, at most 40 characters. */
 export function slugOf(title: string): string {
-  const slug = title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return slug.slice(0, 40).replace(/-+$/, '');
 }
 
 const issueFile = (n: number) => `context/issue-${n}.md`;
 const issueInputOf = (project: ProjectState): Artifact | undefined =>
-  Object.values(project.phases).flatMap((p) => p.inputs).find((a) => a.type === 'github_issue');
+  Object.values(project.phases)
+    .flatMap((p) => p.inputs)
+    .find((a) => a.type === 'github_issue');
 
 export interface IssueProjectResult extends NewProjectResult {
   issue: Issue;
@@ -169,8 +191,15 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
   const issue = await viewIssue(root, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
-  const type = opts.type !== undefined ? projectType(opts.type) : typeOfBranch(branch) ?? projectType(DEFAULT_TYPE);
-  if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue'))) throw new UsageError(`a ${type.name} project does not start from an issue`, `leave out --issue, or use a type that does (${Object.values(PROJECT_TYPES).filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue'))).map((t) => t.name).join(', ')})`);
+  const type = opts.type !== undefined ? projectType(opts.type) : (typeOfBranch(branch) ?? projectType(DEFAULT_TYPE));
+  if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue')))
+    throw new UsageError(
+      `a ${type.name} project does not start from an issue`,
+      `leave out --issue, or use a type that does (${Object.values(PROJECT_TYPES)
+        .filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue')))
+        .map((t) => t.name)
+        .join(', ')})`,
+    );
   // Without .sow/ here, no project of this checkout can have started from the issue.
   const local = initialised ? await localProjectsOf(cwd, n) : [];
   const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
@@ -209,7 +238,12 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
 function pullRequestOf(project: ProjectState): PullRequestCapability {
   const capability = projectType(project.type).pullRequest;
   if (!capability) {
-    throw new SowError('NO_PULL_REQUEST', 'failed', `this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`, "open one with gh yourself if you need it ('gh pr create')");
+    throw new SowError(
+      'NO_PULL_REQUEST',
+      'failed',
+      `this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`,
+      "open one with gh yourself if you need it ('gh pr create')",
+    );
   }
   return capability;
 }
@@ -300,10 +334,14 @@ async function recordPullRequest(cwd: string, pr: { number: number; url: string;
  */
 export async function prCreate(cwd: string, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
   const root = await openRoot(cwd);
-  const { project, tasks } = await Reader.read(cwd, async (r) => {
-    requireFinalize(r.project, opts.force);
-    return { project: r.project, tasks: await r.taskStates() };
-  }, { otherBranch: 'refuse' });
+  const { project, tasks } = await Reader.read(
+    cwd,
+    async (r) => {
+      requireFinalize(r.project, opts.force);
+      return { project: r.project, tasks: await r.taskStates() };
+    },
+    { otherBranch: 'refuse' },
+  );
   const repo = await githubRepo(root);
   const existing = openPrOf(root, repo, project.branch);
   if (existing) {
@@ -323,10 +361,26 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
   // The body is written first: gh reads it from the file, and it stays as the output's document.
   await update(cwd, async (uow) => uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body));
   const title = issueInputOf(project)?.metadata?.['title'];
-  const out = gh(root, GH_ARGS.prCreate(repo, { head: project.branch, base, title: typeof title === 'string' ? title : project.description || project.name, bodyFile: join(root, PROJECT_DIR, PR_BODY), draft: opts.draft }), repo);
+  const out = gh(
+    root,
+    GH_ARGS.prCreate(repo, {
+      head: project.branch,
+      base,
+      title: typeof title === 'string' ? title : project.description || project.name,
+      bodyFile: join(root, PROJECT_DIR, PR_BODY),
+      draft: opts.draft,
+    }),
+    repo,
+  );
   const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
   const number = Number(/\/pull\/(\d+)/.exec(url)?.[1]);
-  if (!Number.isInteger(number) || number < 1) throw new SowError('GH_UNEXPECTED_REPLY', 'external', `gh opened the pull request but sow could not read its number from '${url}'`, "run 'gh pr list --head <branch>' to see it; 'sow pr create' again records it");
+  if (!Number.isInteger(number) || number < 1)
+    throw new SowError(
+      'GH_UNEXPECTED_REPLY',
+      'external',
+      `gh opened the pull request but sow could not read its number from '${url}'`,
+      "run 'gh pr list --head <branch>' to see it; 'sow pr create' again records it",
+    );
   const created = { number, url, draft: opts.draft };
   await recordPullRequest(cwd, created);
   return { repo, ...created, created: true, pushed };
@@ -338,9 +392,7 @@ export async function prReady(cwd: string): Promise<{ repo: string; number: numb
   const project = await Reader.read(cwd, (r) => r.project, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);
   const recorded = [...phaseOf(project, pullRequestOf(project).recordPhase).outputs].reverse().find((a) => a.type === 'pull_request');
-  const pr = recorded
-    ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') }
-    : openPrOf(root, repo, project.branch);
+  const pr = recorded ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') } : openPrOf(root, repo, project.branch);
   if (!pr || !Number.isInteger(pr.number)) throw new SowError('NO_PULL_REQUEST', 'failed', `branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
   gh(root, GH_ARGS.prReady(repo, pr.number), repo);
   await recordPullRequest(cwd, { number: pr.number, url: pr.url, draft: false });

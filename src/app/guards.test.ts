@@ -42,7 +42,10 @@ describe('claims only where tasks are worked on', () => {
     const ctx = w.ctx();
     const claim = () => claimNext(ctx, { owner: 'w1' });
     // iterative and breakdown: their first state gathers requirements.
-    for (const [type, state, executing] of [['iterative', 'DiscoverActive', 'ExecuteActive'], ['breakdown', 'Discovery', 'Active']] as const) {
+    for (const [type, state, executing] of [
+      ['iterative', 'DiscoverActive', 'ExecuteActive'],
+      ['breakdown', 'Discovery', 'Active'],
+    ] as const) {
       await newProject(ctx, { name: `p-${type}`, type, description: 'd', planning: true });
       const text = said(await refused(w, claim, 'NOT_EXECUTING', 3));
       expect(text).toContain(`the project is in ${state}, and tasks are worked on in ${executing}`);

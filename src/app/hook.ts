@@ -26,22 +26,26 @@ export async function stopHook(where: Where, input: string): Promise<StopDecisio
   const taskId = env['SOW_TASK_ID'];
   const agent = env['SOW_AGENT'] ?? agentId.replace(/-\d+$/, '');
   try {
-    return await Reader.read(where, async (r) => {
-      if (taskId) {
-        const task = await r.task(taskId);
-        if (task.status !== 'in_progress') return {};
+    return await Reader.read(
+      where,
+      async (r) => {
+        if (taskId) {
+          const task = await r.task(taskId);
+          if (task.status !== 'in_progress') return {};
+          return {
+            decision: 'block',
+            reason: `You are ${agentId}, working on sow task ${taskId}, and you have not reported back: its status is still in_progress. Before you stop, report through sow: 'sow task set --id ${taskId} status needs_review' when the work is done, or log why ('sow log "<why>"') and set 'paused' (a question for the human) or 'failed'.`,
+          };
+        }
+        const session = r.project.sessions?.[agent];
+        if (!session || session.agent_id !== agentId || session.report !== undefined) return {};
         return {
           decision: 'block',
-          reason: `You are ${agentId}, working on sow task ${taskId}, and you have not reported back: its status is still in_progress. Before you stop, report through sow: 'sow task set --id ${taskId} status needs_review' when the work is done, or log why ('sow log "<why>"') and set 'paused' (a question for the human) or 'failed'.`,
+          reason: `You are ${agentId}, a sow ${agent}, and you have not reported back. Before you stop, run 'sow agent report --status done "<one-line summary>"' (or --status blocked with your questions, --status failed with why).`,
         };
-      }
-      const session = r.project.sessions?.[agent];
-      if (!session || session.agent_id !== agentId || session.report !== undefined) return {};
-      return {
-        decision: 'block',
-        reason: `You are ${agentId}, a sow ${agent}, and you have not reported back. Before you stop, run 'sow agent report --status done "<one-line summary>"' (or --status blocked with your questions, --status failed with why).`,
-      };
-    }, { otherBranch: 'quiet' });
+      },
+      { otherBranch: 'quiet' },
+    );
   } catch {
     return {};
   }

@@ -13,8 +13,26 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import {
-  besides, besideText, claimedAddition, COMMANDS, makeableKeys, parseTarget, planPlugin, planRepository, removeFromJson, sectionOf, sha256, TARGETS, addToJson, withoutSection, withSection,
-  type CommandName, type IntegrationSources, type JsonAddition, type Planned, type Target,
+  besides,
+  besideText,
+  claimedAddition,
+  COMMANDS,
+  makeableKeys,
+  parseTarget,
+  planPlugin,
+  planRepository,
+  removeFromJson,
+  sectionOf,
+  sha256,
+  TARGETS,
+  addToJson,
+  withoutSection,
+  withSection,
+  type CommandName,
+  type IntegrationSources,
+  type JsonAddition,
+  type Planned,
+  type Target,
 } from '../domain/integrations.js';
 import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
@@ -68,8 +86,13 @@ export class RecordUnreadableError extends SowError {
 /** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
 export class JsonTooDeepError extends SowError {
   constructor(file: string) {
-    super('JSON_TOO_DEEP', 'state', `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow does not read it`,
-      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout -- ${file}') or remove it, then retry`, { path: file });
+    super(
+      'JSON_TOO_DEEP',
+      'state',
+      `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow does not read it`,
+      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout -- ${file}') or remove it, then retry`,
+      { path: file },
+    );
   }
 }
 
@@ -235,7 +258,8 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
     }
     case 'json': {
       const { text: current } = inspect(area, p.path);
-      if (current !== undefined && jsonObject(shown, current) === undefined) return { path: p.path, outcome: 'skipped', note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again' };
+      if (current !== undefined && jsonObject(shown, current) === undefined)
+        return { path: p.path, outcome: 'skipped', note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again' };
       let edit;
       try {
         edit = addToJson(current, p.add, p.path);

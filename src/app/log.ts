@@ -35,7 +35,8 @@ export interface LogResult {
 export function repositoryPath(root: string, cwd: string, file: string): string {
   const abs = realPath(isAbsolute(file) ? file : resolve(cwd, file));
   const rel = relative(root, abs);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathOutsideRepositoryError(file, 'files are named relative to where you run sow (or absolute) and must be inside the repository');
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new PathOutsideRepositoryError(file, 'files are named relative to where you run sow (or absolute) and must be inside the repository');
   return rel.split(sep).join('/');
 }
 
@@ -47,10 +48,18 @@ export async function appendLog(where: Where, req: LogRequest): Promise<LogResul
   // A spawned worker logs as itself; anyone else as `user` unless they say who.
   const agent = req.agent ?? (env['SOW_AGENT_ID'] || 'user');
   if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place: the task (--task) or the whole project (--project)');
-  const taskId = req.project ? undefined : req.task ?? env['SOW_TASK_ID'];
+  const taskId = req.project ? undefined : (req.task ?? env['SOW_TASK_ID']);
   if (!req.project && !taskId) throw new UsageError('say where to log: --task <id> or --project', 'spawned workers have their task in SOW_TASK_ID');
   const root = findWorkspaceRoot(ctx.cwd);
-  const files = [...new Set(req.files.flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean).map((f) => repositoryPath(root, ctx.cwd, f)))];
+  const files = [
+    ...new Set(
+      req.files
+        .flatMap((f) => f.split(','))
+        .map((f) => f.trim())
+        .filter(Boolean)
+        .map((f) => repositoryPath(root, ctx.cwd, f)),
+    ),
+  ];
 
   return update({ ...ctx, cwd: root }, async (uow) => {
     const tracked: string[] = [];
@@ -89,6 +98,10 @@ export async function writeLogEntry(uow: UnitOfWork, id: string | undefined, fro
  * been completed (the task file no longer says so), by whom and how it was moved.
  */
 export async function logLeftCompleted(uow: UnitOfWork, before: { id: string; completed_at?: string }, status: string, who: string, how = `set ${status}`): Promise<void> {
-  await writeLogEntry(uow, before.id, { agent: who, action: 'note', result: 'success' },
-    `Reopened with --force (${how}): the task had been completed since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`);
+  await writeLogEntry(
+    uow,
+    before.id,
+    { agent: who, action: 'note', result: 'success' },
+    `Reopened with --force (${how}): the task had been completed since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`,
+  );
 }

@@ -75,7 +75,13 @@ async function planV1(root: string, at: string): Promise<Plan> {
   const after: (() => void)[] = [];
 
   const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
-  const missing = GITIGNORE_LINES.filter((l) => !gitignore.split('\n').map((x) => x.trim()).includes(l));
+  const missing = GITIGNORE_LINES.filter(
+    (l) =>
+      !gitignore
+        .split('\n')
+        .map((x) => x.trim())
+        .includes(l),
+  );
   if (missing.length) {
     tx.write('.sow/.gitignore', `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`);
     changes.push({ file: '.sow/.gitignore', change: `added ${missing.join(', ')} (runtime files, backups and worktrees stay out of git)` });

@@ -20,7 +20,15 @@ import { processGone, thisProcess } from '../adapters/liveness.js';
 export function ownerLive(owner: Owner, now: string): boolean {
   if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > Date.parse(now);
   if (owner.pid === undefined || owner.host === undefined) return false;
-  return processGone({ pid: owner.pid, host: owner.host, ...(owner.boot ? { boot: owner.boot } : {}), ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}), ...(owner.pidns !== undefined ? { pidns: owner.pidns } : {}) }) !== true;
+  return (
+    processGone({
+      pid: owner.pid,
+      host: owner.host,
+      ...(owner.boot ? { boot: owner.boot } : {}),
+      ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}),
+      ...(owner.pidns !== undefined ? { pidns: owner.pidns } : {}),
+    }) !== true
+  );
 }
 
 /** The task's owner when it still lives. */
@@ -56,13 +64,20 @@ export async function requireExecuting(type: ProjectType, view: () => Promise<Pr
   const v = await view();
   const state = v.project.statechart.current_state;
   if (type.states[state]?.executesTasks) return;
-  const executing = Object.entries(type.states).filter(([, s]) => s.executesTasks).map(([name]) => name);
+  const executing = Object.entries(type.states)
+    .filter(([, s]) => s.executesTasks)
+    .map(([name]) => name);
   const route = routeTo(type, v, (s) => type.states[s]?.executesTasks === true);
-  throw new NotExecutingError(task, state, executing, route && {
-    steps: route.steps,
-    next: route.first.event,
-    ...(route.first.blocked && route.first.hint ? { blockedBy: route.first.hint } : {}),
-  });
+  throw new NotExecutingError(
+    task,
+    state,
+    executing,
+    route && {
+      steps: route.steps,
+      next: route.first.event,
+      ...(route.first.blocked && route.first.hint ? { blockedBy: route.first.hint } : {}),
+    },
+  );
 }
 
 /** Finishing (completed, abandoned) a task someone else still works on needs --force. */
@@ -80,7 +95,17 @@ export function takeOver(task: TaskState): TaskState {
 /** The owner record of a worker that this process (`sow agent spawn|resume`) waits for. */
 export function workerOwner(agentId: string, session: string | undefined, now: string): Owner {
   const me = thisProcess();
-  return { kind: 'worker', by: agentId, ...(session ? { session } : {}), pid: me.pid, host: me.host, ...(me.boot ? { boot: me.boot } : {}), ...(me.pstart !== undefined ? { pstart: me.pstart } : {}), ...(me.pidns !== undefined ? { pidns: me.pidns } : {}), since: now };
+  return {
+    kind: 'worker',
+    by: agentId,
+    ...(session ? { session } : {}),
+    pid: me.pid,
+    host: me.host,
+    ...(me.boot ? { boot: me.boot } : {}),
+    ...(me.pstart !== undefined ? { pstart: me.pstart } : {}),
+    ...(me.pidns !== undefined ? { pidns: me.pidns } : {}),
+    since: now,
+  };
 }
 
 /**

@@ -71,7 +71,10 @@ describe('outputs, phase set and advance', () => {
     const r = await setPhaseField(ctx, 'tasks_approved', 'true');
     expect(r).toEqual({ phase: 'implementation', field: 'metadata.tasks_approved', value: true });
     const history = await projectHistory(ctx);
-    expect(history.map((h) => [h.event, h.at])).toEqual([['project_init', T0], ['complete_planning', '2026-11-26T10:02:00.000Z']]);
+    expect(history.map((h) => [h.event, h.at])).toEqual([
+      ['project_init', T0],
+      ['complete_planning', '2026-11-26T10:02:00.000Z'],
+    ]);
   });
 
   it('approving a document that does not exist is refused, and nothing changes', async () => {

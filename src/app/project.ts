@@ -1,6 +1,17 @@
 /** `sow project new|set|delete|history`: the project container and the branch it belongs to. */
 import { contextOf, type Where } from './context.js';
-import { AbortedError, ConfirmationRequiredError, InvalidNameError, InvalidValueError, NotInitializedError, ProjectExistsError, SowError, StateFileError, UsageError, WrongBranchError } from '../domain/errors.js';
+import {
+  AbortedError,
+  ConfirmationRequiredError,
+  InvalidNameError,
+  InvalidValueError,
+  NotInitializedError,
+  ProjectExistsError,
+  SowError,
+  StateFileError,
+  UsageError,
+  WrongBranchError,
+} from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
 import { checkPlanning, checkProjectName, initialProject, isProjectName, PROJECT_FIELDS, PROJECT_NAME_RULE } from '../domain/project.js';
@@ -13,7 +24,21 @@ import { branchCreatedFrom, branchExists, findRepoRoot, findWorkspaceRoot, head 
 import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
 import { ProjectStateSchema } from '../domain/schemas.js';
-import { actor, AGENT_OUTPUTS, branchProblem, hasProject, loadProject, noProjectHere, PROJECT_DIR, PROJECT_FILE, ProjectFileMissingError, projectLeftovers, Reader, update, withWorkspaceLock } from './workspace.js';
+import {
+  actor,
+  AGENT_OUTPUTS,
+  branchProblem,
+  hasProject,
+  loadProject,
+  noProjectHere,
+  PROJECT_DIR,
+  PROJECT_FILE,
+  ProjectFileMissingError,
+  projectLeftovers,
+  Reader,
+  update,
+  withWorkspaceLock,
+} from './workspace.js';
 import { quoted, shown } from '../domain/display.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];
@@ -42,26 +67,31 @@ async function existingProjectError(root: string, here: string | undefined): Pro
     project = (await loadProject(root)).file.data;
   } catch (err) {
     if (!(err instanceof StateFileError)) throw err;
-    return new ProjectExistsError(`.sow/project/ holds a project sow cannot read (${err.message})`,
-      "fix the file, or remove the project with 'sow project delete --yes --force'");
+    return new ProjectExistsError(`.sow/project/ holds a project sow cannot read (${err.message})`, "fix the file, or remove the project with 'sow project delete --yes --force'");
   }
   const name = quoted(project.name);
   const uncommitted = hasUncommitted(root, PROJECT_DIR);
   const details = { name: project.name, project_branch: project.branch, current_branch: here ?? null, state: project.statechart.current_state, uncommitted };
   if (here !== undefined && project.branch === here) {
-    return new ProjectExistsError(`branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch holds one project`,
+    return new ProjectExistsError(
+      `branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch holds one project`,
       `carry it on with 'sow project continue', or remove it with 'sow project delete'; to start another project, ${uncommitted ? "commit this one first ('git add .sow && git commit'), then " : ''}check out the branch to start from ('git checkout ${project.base_branch ?? 'main'}') and run 'sow project new' there`,
-      details);
+      details,
+    );
   }
   const where = here === undefined ? 'HEAD is detached' : `'${here}' is checked out`;
   if (uncommitted) {
-    return new ProjectExistsError(`.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, and ${where}: it came along uncommitted when the branch changed`,
+    return new ProjectExistsError(
+      `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, and ${where}: it came along uncommitted when the branch changed`,
       `run 'git checkout ${project.branch}' and commit it there ('git add .sow && git commit'); then check out the branch to start from and run 'sow project new' again`,
-      details);
+      details,
+    );
   }
-  return new ProjectExistsError(`.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, committed here too, and ${where}`,
+  return new ProjectExistsError(
+    `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, committed here too, and ${where}`,
     `if it does not belong here, remove it from this branch with 'sow project delete --yes --force' and commit that; then run 'sow project new' again`,
-    details);
+    details,
+  );
 }
 
 /** The branch a project started on `branch` (without switching) is based on. */
@@ -80,21 +110,29 @@ interface NewProjectPlan {
 
 /** --type, else what the branch's prefix says (explore/…), else standard. */
 const typeFor = (opts: NewProjectOptions, here: string | undefined): ProjectType =>
-  opts.type !== undefined ? projectType(opts.type) : typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE);
+  opts.type !== undefined ? projectType(opts.type) : (typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE));
 
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
 function planNewProject(root: string, opts: NewProjectOptions): NewProjectPlan {
   const here = head(root).branch;
   const type = typeFor(opts, here);
   if (here === undefined && opts.branch === undefined) {
-    throw new SowError('DETACHED_HEAD', 'failed', 'HEAD is detached, so there is no branch to hold the project', "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here");
+    throw new SowError(
+      'DETACHED_HEAD',
+      'failed',
+      'HEAD is detached, so there is no branch to hold the project',
+      "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here",
+    );
   }
   const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
   if (target !== undefined && target !== here) {
     if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
     if (branchHasFile(root, target, PROJECT_FILE)) {
-      throw new ProjectExistsError(`branch '${target}' already has a project, committed there`,
-        `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`, { project_branch: target });
+      throw new ProjectExistsError(
+        `branch '${target}' already has a project, committed there`,
+        `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`,
+        { project_branch: target },
+      );
     }
   }
   return { type, here, target };
@@ -166,27 +204,36 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
 export async function setProjectField(where: Where, field: string, raw: string): Promise<{ field: string; value: unknown }> {
   // Moving the project to the checked-out branch is the one write allowed from another branch.
   const moving = field === 'branch';
-  return update(where, async (uow) => {
-    const project = await uow.project();
-    const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
-    if (resolved.where === 'field') {
-      const value = coerceField(resolved.name, raw, resolved.spec);
-      if (resolved.name === 'name' && !isProjectName(String(value))) throw new InvalidValueError('name', String(value), PROJECT_NAME_RULE, "for example 'sow project set name add-auth'");
-      if (resolved.name === 'branch') {
-        const here = head(uow.root).branch;
-        if (value !== here) {
-          throw new InvalidValueError('branch', String(value), here ? `'${here}', the branch that is checked out` : 'the branch that is checked out (HEAD is detached)',
-            "a project moves only to the branch it is on: run 'git checkout <branch>' first");
+  return update(
+    where,
+    async (uow) => {
+      const project = await uow.project();
+      const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
+      if (resolved.where === 'field') {
+        const value = coerceField(resolved.name, raw, resolved.spec);
+        if (resolved.name === 'name' && !isProjectName(String(value))) throw new InvalidValueError('name', String(value), PROJECT_NAME_RULE, "for example 'sow project set name add-auth'");
+        if (resolved.name === 'branch') {
+          const here = head(uow.root).branch;
+          if (value !== here) {
+            throw new InvalidValueError(
+              'branch',
+              String(value),
+              here ? `'${here}', the branch that is checked out` : 'the branch that is checked out (HEAD is detached)',
+              "a project moves only to the branch it is on: run 'git checkout <branch>' first",
+            );
+          }
         }
+        if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value)))
+          throw new InvalidValueError('base_branch', String(value), 'a branch name git accepts', "name the branch the project started from, e.g. 'main'");
+        uow.setProject({ ...project, [resolved.name]: value });
+        return { field: resolved.name, value };
       }
-      if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value))) throw new InvalidValueError('base_branch', String(value), 'a branch name git accepts', "name the branch the project started from, e.g. 'main'");
-      uow.setProject({ ...project, [resolved.name]: value });
-      return { field: resolved.name, value };
-    }
-    const value = parseValue(raw);
-    uow.setProject({ ...project, metadata: setAtPath({ ...project.metadata }, resolved.path, value) });
-    return { field: `metadata.${resolved.path.join('.')}`, value };
-  }, { branchCheck: !moving });
+      const value = parseValue(raw);
+      uow.setProject({ ...project, metadata: setAtPath({ ...project.metadata }, resolved.path, value) });
+      return { field: `metadata.${resolved.path.join('.')}`, value };
+    },
+    { branchCheck: !moving },
+  );
 }
 
 /** Removes .sow/project/. `confirm` asks on a terminal; `yes` answers for it; `force` overrides a refusal. */

@@ -19,8 +19,25 @@ import { confine, existingRealFolder, normalRelative, PathEscapeError, realFolde
 import { pathExists, readFileIfExists } from '../adapters/files.js';
 import { isTracked } from '../adapters/git.js';
 import {
-  cacheKey, checkoutArea, checkoutDir, copyFolder, ensureClone, fastForward, fetchAndCompare, headOf, isGitFolder, linkState, localChanges,
-  makeLink, readCacheIndex, removeCheckout, removeLink, writeCacheIndex, type CacheEntry, type Freshness, type LinkState,
+  cacheKey,
+  checkoutArea,
+  checkoutDir,
+  copyFolder,
+  ensureClone,
+  fastForward,
+  fetchAndCompare,
+  headOf,
+  isGitFolder,
+  linkState,
+  localChanges,
+  makeLink,
+  readCacheIndex,
+  removeCheckout,
+  removeLink,
+  writeCacheIndex,
+  type CacheEntry,
+  type Freshness,
+  type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
@@ -58,27 +75,39 @@ export class RefExistsError extends SowError {
 export class RefNotFoundError extends SowError {
   constructor(link: string, known: readonly string[]) {
     const s = nearMiss(link, known);
-    super('REF_NOT_FOUND', 'failed', `no ref named '${link}'${s ? `; did you mean '${s}'?` : ''}`, known.length ? `the refs: ${known.join(', ')}` : "there are none; 'sow refs add <source>' adds one", { link });
+    super(
+      'REF_NOT_FOUND',
+      'failed',
+      `no ref named '${link}'${s ? `; did you mean '${s}'?` : ''}`,
+      known.length ? `the refs: ${known.join(', ')}` : "there are none; 'sow refs add <source>' adds one",
+      { link },
+    );
   }
 }
 
 /** A committed entry whose source is not a shared remote (a folder of this machine): refused, never copied or linked. */
 export class RefSourceNotSharedError extends SowError {
   constructor(index: number, link: string, source: string, why: string) {
-    super('REF_SOURCE_NOT_SHARED', 'state',
+    super(
+      'REF_SOURCE_NOT_SHARED',
+      'state',
       `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only https:// and ssh:// sources`,
       `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow put it in front of your agents`,
-      { file: COMMITTED, field: `refs.${index}.source`, link, source });
+      { file: COMMITTED, field: `refs.${index}.source`, link, source },
+    );
   }
 }
 
 /** The local index committed: it is this machine's own, so one that came with a repository is a claim, not the person's. */
 export class LocalIndexCommittedError extends SowError {
   constructor() {
-    super('REF_LOCAL_INDEX_COMMITTED', 'state',
+    super(
+      'REF_LOCAL_INDEX_COMMITTED',
+      'state',
       `${LOCAL} is committed to this repository, but it is this machine's own index and never shared`,
       `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
-      { file: LOCAL });
+      { file: LOCAL },
+    );
   }
 }
 
@@ -86,10 +115,13 @@ export class LocalIndexCommittedError extends SowError {
 export class RefPathEscapeError extends SowError {
   constructor(link: string, path: string, cause: PathEscapeError) {
     const d = cause.details ?? {};
-    super('REF_PATH_ESCAPES', 'state',
+    super(
+      'REF_PATH_ESCAPES',
+      'state',
       `ref '${link}': its path '${path}' leads out of the source's checkout${typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : ''}; sow will not link .sow/refs/${link} there`,
       `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add it again with another --path), or the whole source`,
-      { link, path, ...d });
+      { link, path, ...d },
+    );
   }
 }
 
@@ -129,7 +161,8 @@ function readIndex(root: string, rel: string): RefEntry[] {
       const why = unsharedReason(entry.source);
       if (why !== undefined) throw new RefSourceNotSharedError(i, link, entry.source, why);
     }
-    if (entry.path !== undefined && normalRelative(entry.path) === undefined) throw new StateFileError(rel, `${quoted(entry.path)} is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
+    if (entry.path !== undefined && normalRelative(entry.path) === undefined)
+      throw new StateFileError(rel, `${quoted(entry.path)} is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
     return entry;
   });
 }
@@ -231,7 +264,11 @@ export interface AddRefOptions {
   progress: boolean;
 }
 
-export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; why_local?: string; sha: string | null }> {
+export async function addRef(
+  cwd: string,
+  rawSource: string,
+  o: AddRefOptions,
+): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; why_local?: string; sha: string | null }> {
   // A folder is named by where it is (`.` too), a URL by its last part.
   const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
   if (link === undefined) throw new UsageError(`sow cannot make a link name from ${quoted(rawSource)}`, "name it with --link <name> (lower-case letters, digits, '.', '-' and '_')");
@@ -240,7 +277,8 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
   if (badLink) throw new UsageError(`invalid --link '${link}': expected ${badLink}`, 'for example --link auth-service');
   const semantic = o.semantic ?? 'knowledge';
   if (!SEMANTICS.includes(semantic as Semantic)) throw notOneOf('--semantic value', semantic, SEMANTICS, 'values');
-  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined)) throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
+  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined))
+    throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
   return withWorkspaceLock(cwd, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === link);
@@ -248,15 +286,24 @@ export async function addRef(cwd: string, rawSource: string, o: AddRefOptions): 
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
     if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
-    if (folder && isInside(root, source)) throw new SowError('REF_INSIDE_REPOSITORY', 'failed', `${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
+    if (folder && isInside(root, source))
+      throw new SowError('REF_INSIDE_REPOSITORY', 'failed', `${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
     // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine,
     // a file:// or an unencrypted URL stays in the local one.
     const whyLocal = unsharedReason(source);
     const local = o.local === true || whyLocal !== undefined;
-    const tags = (o.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+    const tags = (o.tags ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     const ref: RefEntry = {
-      link, source, semantic: semantic as Semantic, tags,
-      ...(o.branch ? { branch: o.branch } : {}), ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}), ...(o.description ? { description: o.description } : {}),
+      link,
+      source,
+      semantic: semantic as Semantic,
+      tags,
+      ...(o.branch ? { branch: o.branch } : {}),
+      ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}),
+      ...(o.description ? { description: o.description } : {}),
     };
     const m = materialize(root, ref, o.progress);
     const via = makeLink(linkPath(root, link), m.target);
@@ -296,7 +343,11 @@ export function refInfos(root: string): RefInfo[] {
 function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
   if (link === undefined) return refs;
   const ref = refs.find((r) => r.link === link);
-  if (!ref) throw new RefNotFoundError(link, refs.map((r) => r.link));
+  if (!ref)
+    throw new RefNotFoundError(
+      link,
+      refs.map((r) => r.link),
+    );
   return [ref];
 }
 
@@ -381,7 +432,13 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
       else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
       else if (f.state === 'ahead') out.push({ link: r.link, result: 'ahead', from, to: from, why: `${f.ahead} commit(s) made in the cache that the source does not have; kept` });
-      else if (f.state === 'diverged' || !fastForward(place.dir)) out.push({ link: r.link, result: 'refused', from, why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it` });
+      else if (f.state === 'diverged' || !fastForward(place.dir))
+        out.push({
+          link: r.link,
+          result: 'refused',
+          from,
+          why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it`,
+        });
       else {
         const to = headOf(place.dir);
         const index = readCacheIndex();

@@ -16,8 +16,10 @@ type Env = AppContext['env'];
 function worker(env: Env, command: string): { agentId: string; agent: string; task?: string } {
   const agentId = env['SOW_AGENT_ID'];
   if (!agentId) {
-    throw new UsageError(`'sow agent ${command}' is for spawned workers: it reads who they are from SOW_AGENT_ID`,
-      command === 'log' ? "to log as yourself, run 'sow log --action <a> --result <r> [--task <id>] \"<notes>\"'" : "to change a task, run 'sow task set --id <id> status <status>'");
+    throw new UsageError(
+      `'sow agent ${command}' is for spawned workers: it reads who they are from SOW_AGENT_ID`,
+      command === 'log' ? 'to log as yourself, run \'sow log --action <a> --result <r> [--task <id>] "<notes>"\'' : "to change a task, run 'sow task set --id <id> status <status>'",
+    );
   }
   const agent = env['SOW_AGENT'] || agentId.replace(/-\d+$/, '');
   const task = env['SOW_TASK_ID'] || undefined;
@@ -65,7 +67,16 @@ export async function agentReport(where: Where, status: string, message: string 
     if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
     // A worker cannot pass --force: blocked, it says it paused (which is never blocked) and why.
     await setTaskField(ctx, w.task, 'status', status, { override: "report 'paused' with the reason until then" });
-    if (text) await appendLog(ctx, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success', files: [], task: w.task, project: false, notes: `Status ${status}: ${text}` });
+    if (text)
+      await appendLog(ctx, {
+        agent: w.agentId,
+        action: 'reported_status',
+        result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success',
+        files: [],
+        task: w.task,
+        project: false,
+        notes: `Status ${status}: ${text}`,
+      });
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }
   if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, PROJECT_REPORT_STATUSES, 'a worker without a task reports one of');
@@ -73,10 +84,22 @@ export async function agentReport(where: Where, status: string, message: string 
     const project = await uow.project();
     const session = project.sessions?.[w.agent];
     if (!session || session.agent_id !== w.agentId) {
-      throw new SowError('NO_SESSION', 'failed', `${w.agentId} has no session of its own in this project (the ${w.agent} session is ${session?.agent_id ?? 'not recorded'})`, 'a worker reports on the session sow spawned it with');
+      throw new SowError(
+        'NO_SESSION',
+        'failed',
+        `${w.agentId} has no session of its own in this project (the ${w.agent} session is ${session?.agent_id ?? 'not recorded'})`,
+        'a worker reports on the session sow spawned it with',
+      );
     }
     uow.setProject({ ...project, sessions: { ...project.sessions, [w.agent]: { ...session, report: { status: status as ProjectReportStatus, ...(text ? { message: text } : {}), at: uow.now } } } });
   });
-  await appendLog(ctx, { agent: w.agentId, action: 'reported_status', result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success', files: [], project: true, notes: `Status ${status}${text ? `: ${text}` : ''}` });
+  await appendLog(ctx, {
+    agent: w.agentId,
+    action: 'reported_status',
+    result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success',
+    files: [],
+    project: true,
+    notes: `Status ${status}${text ? `: ${text}` : ''}`,
+  });
   return { agent_id: w.agentId, status, ...(text ? { message: text } : {}) };
 }

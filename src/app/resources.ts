@@ -18,7 +18,8 @@ export interface ProjectResource {
   mimeType: string;
 }
 
-const mimeOf = (path: string): string => (path.endsWith('.yaml') || path.endsWith('.yml') ? 'application/yaml' : path.endsWith('.md') ? 'text/markdown' : path.endsWith('.json') ? 'application/json' : 'text/plain');
+const mimeOf = (path: string): string =>
+  path.endsWith('.yaml') || path.endsWith('.yml') ? 'application/yaml' : path.endsWith('.md') ? 'text/markdown' : path.endsWith('.json') ? 'application/json' : 'text/plain';
 
 export class ResourceNotFoundError extends SowError {
   constructor(uri: string, why: string) {

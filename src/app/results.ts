@@ -15,7 +15,13 @@ export function claimData(r: { task: TaskState; owner: Owner }): { id: string; t
  * `task set`: the field as set; a completion also says what its task_complete checks did; a
  * status the task had already, `unchanged: true` (nothing was written).
  */
-export function taskSetData(r: { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true }): { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true } {
+export function taskSetData(r: { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true }): {
+  id: string;
+  field: string;
+  value: unknown;
+  checks?: CheckRun[];
+  unchanged?: true;
+} {
   return { id: r.id, field: r.field, value: r.value, ...(r.checks ? { checks: r.checks } : {}), ...(r.unchanged ? { unchanged: true as const } : {}) };
 }
 

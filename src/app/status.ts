@@ -111,7 +111,8 @@ export function promptVariables(type: ProjectType, view: ProjectView): Record<st
 }
 
 const LEAD_TEXT = {
-  human: '**Human-led.** The human decides the scope and approves; you ask questions, take notes and draft. Do not approve anything on the human\'s behalf: a plan the human did not agree to is the most expensive mistake in a project.',
+  human:
+    "**Human-led.** The human decides the scope and approves; you ask questions, take notes and draft. Do not approve anything on the human's behalf: a plan the human did not agree to is the most expensive mistake in a project.",
   ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
 } as const;
 
@@ -142,7 +143,7 @@ export function renderContinue(type: ProjectType, view: ProjectView, now: string
     ...(automatic.length === 0
       ? ['There is nothing to advance to.']
       : [
-          "When the work of this state is done, run `sow advance`. It checks:",
+          'When the work of this state is done, run `sow advance`. It checks:',
           '',
           ...automatic.map((t) => `- \`${t.event}\` → ${t.to}: ${t.guardDescription ?? 'no condition'}${t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met'}`),
         ]),
@@ -169,7 +170,10 @@ export async function continueProject(where: Where): Promise<{ state: string; pr
   try {
     return await Reader.read(where, async (reader) => ({
       state: reader.project.statechart.current_state,
-      prompt: withRefs(renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now(), (rel) => reader.readDoc(rel)), refsForPrompt(reader.root)),
+      prompt: withRefs(
+        renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now(), (rel) => reader.readDoc(rel)),
+        refsForPrompt(reader.root),
+      ),
     }));
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;

@@ -101,59 +101,67 @@ async function changeStatus(uow: UnitOfWork, before: TaskState, status: TaskStat
 }
 
 export async function setTaskField(where: Where, rawId: string, field: string, raw: string, opts: SetTaskOptions & StatusChangeOptions = {}): Promise<SetTaskResult> {
-  return update(where, async (uow) => {
-    let task = await uow.task(rawId);
-    const id = task.id;
-    const resolved = resolveField(own(TASK_FIELD_ALIASES, field) ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
-    let label: string;
-    let value: unknown;
-    if (resolved.where === 'field') {
-      label = resolved.name;
-      switch (resolved.name) {
-        case 'status': {
-          value = coerceField('status', raw, resolved.spec);
-          const changed = await changeStatus(uow, task, value as TaskStatus, opts);
-          if (changed.unchanged) return { id, field: label, value, task, unchanged: true };
-          task = changed.task;
-          break;
+  return update(
+    where,
+    async (uow) => {
+      let task = await uow.task(rawId);
+      const id = task.id;
+      const resolved = resolveField(own(TASK_FIELD_ALIASES, field) ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
+      let label: string;
+      let value: unknown;
+      if (resolved.where === 'field') {
+        label = resolved.name;
+        switch (resolved.name) {
+          case 'status': {
+            value = coerceField('status', raw, resolved.spec);
+            const changed = await changeStatus(uow, task, value as TaskStatus, opts);
+            if (changed.unchanged) return { id, field: label, value, task, unchanged: true };
+            task = changed.task;
+            break;
+          }
+          case 'name':
+            value = checkTaskName(raw);
+            task = { ...task, name: value as string };
+            break;
+          case 'assigned_agent':
+            value = findAgent(raw.trim()).name;
+            task = { ...task, assigned_agent: value as string };
+            break;
+          case 'dependencies':
+            value = raw.trim() === '' ? [] : parseDependencies(raw, await uow.tasks(), id);
+            task = { ...task, dependencies: value as string[] };
+            break;
+          case 'description':
+            uow.tx.write(`${taskDir(await uow.taskPhase(), id)}/description.md`, descriptionDoc(task.name, raw));
+            return { id, field: 'description', value: raw, task };
+          default:
+            value = coerceField(resolved.name, raw, resolved.spec);
+            task = { ...task, [resolved.name]: value };
         }
-        case 'name':
-          value = checkTaskName(raw);
-          task = { ...task, name: value as string };
-          break;
-        case 'assigned_agent':
-          value = findAgent(raw.trim()).name;
-          task = { ...task, assigned_agent: value as string };
-          break;
-        case 'dependencies':
-          value = raw.trim() === '' ? [] : parseDependencies(raw, await uow.tasks(), id);
-          task = { ...task, dependencies: value as string[] };
-          break;
-        case 'description':
-          uow.tx.write(`${taskDir(await uow.taskPhase(), id)}/description.md`, descriptionDoc(task.name, raw));
-          return { id, field: 'description', value: raw, task };
-        default:
-          value = coerceField(resolved.name, raw, resolved.spec);
-          task = { ...task, [resolved.name]: value };
+      } else {
+        label = `metadata.${resolved.path.join('.')}`;
+        value = parseValue(raw);
+        task = { ...task, metadata: setAtPath({ ...task.metadata }, resolved.path, value) };
       }
-    } else {
-      label = `metadata.${resolved.path.join('.')}`;
-      value = parseValue(raw);
-      task = { ...task, metadata: setAtPath({ ...task.metadata }, resolved.path, value) };
-    }
-    if (opts.dryRun) return { id, field: label, value, task };
-    if (opts.outputs?.length) task = { ...task, outputs: [...task.outputs, ...opts.outputs] };
-    uow.setTask(task);
-    return { id, field: label, value, task };
-  }, opts.owner !== undefined ? { owner: opts.owner } : {});
+      if (opts.dryRun) return { id, field: label, value, task };
+      if (opts.outputs?.length) task = { ...task, outputs: [...task.outputs, ...opts.outputs] };
+      uow.setTask(task);
+      return { id, field: label, value, task };
+    },
+    opts.owner !== undefined ? { owner: opts.owner } : {},
+  );
 }
 
 export async function abandonTask(where: Where, rawId: string, opts: SetTaskOptions = {}): Promise<{ task: TaskState; unchanged?: true }> {
-  return update(where, async (uow) => {
-    const r = await changeStatus(uow, await uow.task(rawId), 'abandoned', opts);
-    if (!r.unchanged) uow.setTask(r.task);
-    return r;
-  }, opts.owner !== undefined ? { owner: opts.owner } : {});
+  return update(
+    where,
+    async (uow) => {
+      const r = await changeStatus(uow, await uow.task(rawId), 'abandoned', opts);
+      if (!r.unchanged) uow.setTask(r.task);
+      return r;
+    },
+    opts.owner !== undefined ? { owner: opts.owner } : {},
+  );
 }
 
 /** The tasks a worker could start now: pending, every dependency finished, nobody working on them. */
@@ -182,32 +190,40 @@ export interface ClaimOptions {
  * name with a lease. Two claimers never get the same task, and none skips a ready one.
  */
 export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
-  return update(where, async (uow) => {
-    if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
-    const who = claimantOf(uow.actor);
-    if (!who) throw new UsageError('say who claims the task: --owner <name>', 'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER');
-    const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
-    await requireExecuting(await uow.type(), () => uow.view(), undefined);
-    const tasks = await uow.tasks();
-    for (const id of candidateIds(tasks)) {
-      let task = await uow.task(id);
-      if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
-      task = withStatus(takeOver(task), 'in_progress', uow.now);
-      const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-      const owner: Owner = {
-        kind: 'claim',
-        by: who,
-        ...(uow.actor.session ? { session: uow.actor.session } : {}),
-        since: uow.now,
-        lease_until: new Date(Date.parse(uow.now) + seconds * 1000).toISOString(),
-        lease_seconds: seconds,
-      };
-      task = { ...task, owner, ...(agent ? { assigned_agent: agent } : {}) };
-      uow.setTask(task);
-      return { task, owner };
-    }
-    throw new NoReadyTaskError(tasks);
-  }, opts.owner !== undefined ? { owner: opts.owner } : {});
+  return update(
+    where,
+    async (uow) => {
+      if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
+      const who = claimantOf(uow.actor);
+      if (!who)
+        throw new UsageError(
+          'say who claims the task: --owner <name>',
+          'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
+        );
+      const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
+      await requireExecuting(await uow.type(), () => uow.view(), undefined);
+      const tasks = await uow.tasks();
+      for (const id of candidateIds(tasks)) {
+        let task = await uow.task(id);
+        if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
+        task = withStatus(takeOver(task), 'in_progress', uow.now);
+        const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+        const owner: Owner = {
+          kind: 'claim',
+          by: who,
+          ...(uow.actor.session ? { session: uow.actor.session } : {}),
+          since: uow.now,
+          lease_until: new Date(Date.parse(uow.now) + seconds * 1000).toISOString(),
+          lease_seconds: seconds,
+        };
+        task = { ...task, owner, ...(agent ? { assigned_agent: agent } : {}) };
+        uow.setTask(task);
+        return { task, owner };
+      }
+      throw new NoReadyTaskError(tasks);
+    },
+    opts.owner !== undefined ? { owner: opts.owner } : {},
+  );
 }
 
 export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {

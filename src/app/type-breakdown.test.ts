@@ -115,16 +115,31 @@ describe('breakdown publish --to files', () => {
     temps.push(outside);
     writeFileSync(join(outside, 'secret'), 'token=hunter2\n');
     const cases: [string, (w: World) => void, string, RegExp][] = [
-      ['a spec file linked out', (w) => {
-        rmSync(join(w.dir, '.sow/project/units/020.md'));
-        symlinkSync(join(outside, 'secret'), join(w.dir, '.sow/project/units/020.md'));
-      }, 'PATH_ESCAPES', /is a link to '.*secret', outside the repository/],
-      ['a spec path into .git/', (w) => {
-        w.write(taskState('020'), w.read(taskState('020')).replace('path: units/020.md', 'path: ../../.git/config'));
-      }, 'PATH_ESCAPES', /lies in \.git\//],
-      ['a spec path out of the repository', (w) => {
-        w.write(taskState('020'), w.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'));
-      }, 'STATE_FILE_INVALID', /must be a path inside the repository/],
+      [
+        'a spec file linked out',
+        (w) => {
+          rmSync(join(w.dir, '.sow/project/units/020.md'));
+          symlinkSync(join(outside, 'secret'), join(w.dir, '.sow/project/units/020.md'));
+        },
+        'PATH_ESCAPES',
+        /is a link to '.*secret', outside the repository/,
+      ],
+      [
+        'a spec path into .git/',
+        (w) => {
+          w.write(taskState('020'), w.read(taskState('020')).replace('path: units/020.md', 'path: ../../.git/config'));
+        },
+        'PATH_ESCAPES',
+        /lies in \.git\//,
+      ],
+      [
+        'a spec path out of the repository',
+        (w) => {
+          w.write(taskState('020'), w.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'));
+        },
+        'STATE_FILE_INVALID',
+        /must be a path inside the repository/,
+      ],
     ];
     for (const [what, make, code, problem] of cases) {
       const w = await publishing();

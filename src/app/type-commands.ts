@@ -15,8 +15,13 @@ import { actor, openRoot, Reader, update, type UnitOfWork } from './workspace.js
 
 export class WrongProjectTypeError extends SowError {
   constructor(command: string, owner: string, actual: string) {
-    super('WRONG_PROJECT_TYPE', 'failed', `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
-      `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`, { owner, type: actual });
+    super(
+      'WRONG_PROJECT_TYPE',
+      'failed',
+      `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
+      `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`,
+      { owner, type: actual },
+    );
   }
 }
 
@@ -79,14 +84,16 @@ export async function runTypeCommand(where: Where, type: ProjectType, command: T
     },
   };
   const ctx: TypeCommandContext = {
-    read: (fn) => Reader.read(where, (r) => {
-      checkType(r.project.type);
-      return fn(readerSession(r));
-    }),
-    update: (fn) => update(where, async (uow) => {
-      checkType((await uow.project()).type);
-      return fn(writerSession(uow));
-    }),
+    read: (fn) =>
+      Reader.read(where, (r) => {
+        checkType(r.project.type);
+        return fn(readerSession(r));
+      }),
+    update: (fn) =>
+      update(where, async (uow) => {
+        checkType((await uow.project()).type);
+        return fn(writerSession(uow));
+      }),
     github,
     hasGh: () => ghInstalled(),
   };

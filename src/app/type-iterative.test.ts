@@ -16,7 +16,14 @@ const PLAN = `${P}/plan.md`;
 const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 const AN_ISO = expect.stringMatching(new RegExp(`^${ISO}$`));
 
-interface Def { id: string; title: string; criteria: string; output: string; max: number; after?: string }
+interface Def {
+  id: string;
+  title: string;
+  criteria: string;
+  output: string;
+  max: number;
+  after?: string;
+}
 
 const THREE: Def[] = [
   { id: 'R1', title: 'Collect sources', criteria: '10 sources, each summarised', output: 'outputs/sources.md', max: 3 },
@@ -86,7 +93,11 @@ describe('the work-phase lifecycle', () => {
     // Iteration 1: pending → in_progress.
     await log(w, 'R1', 'found 4 sources\n(in the library)', '6 more sources', '--blockers', 'paywalls');
     const first = w.read(PROGRESS);
-    expect(first).toMatch(new RegExp(`^# Progress Log\\n\\n## R1 - Iteration 1 - ${ISO}\\n\\*\\*Did:\\*\\* found 4 sources \\(in the library\\)\\n\\*\\*Remaining:\\*\\* 6 more sources\\n\\*\\*Blockers:\\*\\* paywalls\\n$`));
+    expect(first).toMatch(
+      new RegExp(
+        `^# Progress Log\\n\\n## R1 - Iteration 1 - ${ISO}\\n\\*\\*Did:\\*\\* found 4 sources \\(in the library\\)\\n\\*\\*Remaining:\\*\\* 6 more sources\\n\\*\\*Blockers:\\*\\* paywalls\\n$`,
+      ),
+    );
     expect(wp(w, 'R1')).toMatchObject({ status: 'in_progress', iterations: 1, confirmations: 0 });
     // Nothing remains but no signal: still in progress.
     expect((await log(w, 'R1', 'found 6 more', 'None')).stdout).toContain('without --signal the phase stays in progress');
@@ -96,11 +107,15 @@ describe('the work-phase lifecycle', () => {
     expect(second.slice(first.length)).toMatch(new RegExp(`^\\n## R1 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* found 6 more\\n\\*\\*Remaining:\\*\\* None\\n\\*\\*Blockers:\\*\\* None\\n$`));
 
     // Iteration 3: the signal → confirming.
-    expect((await log(w, 'R1', 'summarised all 10', 'None', '--signal')).stdout).toBe('R1 says it is done after iteration 3 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n');
+    expect((await log(w, 'R1', 'summarised all 10', 'None', '--signal')).stdout).toBe(
+      'R1 says it is done after iteration 3 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
+    );
     expect(wp(w, 'R1')).toMatchObject({ status: 'confirming', iterations: 3, confirmations: 0 });
     const third = w.read(PROGRESS);
     expect(third.startsWith(second)).toBe(true);
-    expect(third.slice(second.length)).toMatch(new RegExp(`^\\n## R1 - Iteration 3 - ${ISO}\\n\\*\\*Did:\\*\\* summarised all 10\\n\\*\\*Remaining:\\*\\* None\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Signal:\\*\\* R1_DONE\\n$`));
+    expect(third.slice(second.length)).toMatch(
+      new RegExp(`^\\n## R1 - Iteration 3 - ${ISO}\\n\\*\\*Did:\\*\\* summarised all 10\\n\\*\\*Remaining:\\*\\* None\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Signal:\\*\\* R1_DONE\\n$`),
+    );
     expect(await refused(w, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot verify R1: R1 is confirming');
 
     // The N+1 confirmation (numbered apart) finds something: back to in_progress — and R1 has used its 3.
@@ -109,11 +124,17 @@ describe('the work-phase lifecycle', () => {
     expect(wp(w, 'R1')).toMatchObject({ status: 'timeout', iterations: 3, confirmations: 1 });
     const fourth = w.read(PROGRESS);
     expect(fourth.startsWith(third)).toBe(true);
-    expect(fourth.slice(third.length)).toMatch(new RegExp(`^\\n## R1 - Confirmation 1 - ${ISO}\\n\\*\\*Did:\\*\\* re-read the summaries\\n\\*\\*Remaining:\\*\\* one summary is missing its DOI\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Confirmation:\\*\\* found more work\\n\\*\\*Status:\\*\\* timeout \\(3 of 3 iterations used\\)\\n$`));
+    expect(fourth.slice(third.length)).toMatch(
+      new RegExp(
+        `^\\n## R1 - Confirmation 1 - ${ISO}\\n\\*\\*Did:\\*\\* re-read the summaries\\n\\*\\*Remaining:\\*\\* one summary is missing its DOI\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Confirmation:\\*\\* found more work\\n\\*\\*Status:\\*\\* timeout \\(3 of 3 iterations used\\)\\n$`,
+      ),
+    );
 
     // Timeout: no more iterations until the maximum is raised above what was used.
     const timedOut = await refused(w, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED');
-    expect(timedOut).toBe("cannot log an iteration of R1: R1 used its 3 iterations without finishing (timeout)\nraise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria …'), or step in yourself");
+    expect(timedOut).toBe(
+      "cannot log an iteration of R1: R1 used its 3 iterations without finishing (timeout)\nraise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria …'), or step in yourself",
+    );
     expect(await refused(w, ['iter', 'extend', 'R1', '--max', '3'], 1, 'MAX_TOO_LOW')).toBe('R1 has used 3 iterations; --max must be more than that\nsow iter extend R1 --max 6');
     expect(await refused(w, ['iter', 'extend', 'R1', '--max', '2'], 1, 'MAX_TOO_LOW')).toContain('--max must be more than that');
     expect(await refused(w, ['iter', 'extend', 'R1', '--max', 'many'], 2, 'USAGE')).toContain('a whole number ≥ 1');
@@ -123,10 +144,16 @@ describe('the work-phase lifecycle', () => {
 
     // Iteration 4: done again; confirmation 2 finds nothing → verifying.
     await log(w, 'R1', 'added the DOI', 'None', '--signal');
-    expect((await log(w, 'R1', 'checked every criterion', 'nothing')).stdout).toBe("R1 is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify R1 --pass' or '--fail --note …'.\n");
+    expect((await log(w, 'R1', 'checked every criterion', 'nothing')).stdout).toBe(
+      "R1 is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify R1 --pass' or '--fail --note …'.\n",
+    );
     expect(wp(w, 'R1')).toMatchObject({ status: 'verifying', iterations: 4, confirmations: 2 });
     const sixth = w.read(PROGRESS);
-    expect(sixth.slice(fourth.length)).toMatch(new RegExp(`^\\n## R1 - Iteration 4 - ${ISO}\\n(.+\\n){3}\\*\\*Signal:\\*\\* R1_DONE\\n\\n## R1 - Confirmation 2 - ${ISO}\\n\\*\\*Did:\\*\\* checked every criterion\\n\\*\\*Remaining:\\*\\* nothing\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Confirmation:\\*\\* nothing left\\n$`));
+    expect(sixth.slice(fourth.length)).toMatch(
+      new RegExp(
+        `^\\n## R1 - Iteration 4 - ${ISO}\\n(.+\\n){3}\\*\\*Signal:\\*\\* R1_DONE\\n\\n## R1 - Confirmation 2 - ${ISO}\\n\\*\\*Did:\\*\\* checked every criterion\\n\\*\\*Remaining:\\*\\* nothing\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Confirmation:\\*\\* nothing left\\n$`,
+      ),
+    );
     // A verifying phase takes no more iterations; a failed verification says what is wrong.
     expect(await refused(w, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'None'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot log an iteration of R1: R1 is verifying');
     expect(await refused(w, ['iter', 'verify', 'R1', '--fail'], 2, 'USAGE')).toBe('a failed verification says what is wrong\nsow iter verify R1 --fail --note "<what does not meet the criteria>"');
@@ -144,8 +171,16 @@ describe('the work-phase lifecycle', () => {
     expect(w.read(PROGRESS).startsWith(sixth)).toBe(true);
     expect(w.read(PROGRESS)).toMatch(new RegExp(`\\n## R1 - Verification - ${ISO}\\n\\*\\*Result:\\*\\* pass\\n$`));
     expect(headings(w)).toEqual([
-      'R1 - Iteration 1', 'R1 - Iteration 2', 'R1 - Iteration 3', 'R1 - Confirmation 1', 'R1 - Iteration 4', 'R1 - Confirmation 2', 'R1 - Verification',
-      'R1 - Iteration 5', 'R1 - Confirmation 3', 'R1 - Verification',
+      'R1 - Iteration 1',
+      'R1 - Iteration 2',
+      'R1 - Iteration 3',
+      'R1 - Confirmation 1',
+      'R1 - Iteration 4',
+      'R1 - Confirmation 2',
+      'R1 - Verification',
+      'R1 - Iteration 5',
+      'R1 - Confirmation 3',
+      'R1 - Verification',
     ]);
 
     // done is final: no more iterations, no block, no definition change.
@@ -161,9 +196,15 @@ describe('the work-phase lifecycle', () => {
   it('a plain timeout at the maximum, extend, and the signal on the last allowed iteration', async () => {
     const w = await world('three');
     await log(w, 'R3', 'drafted', 'the conclusion');
-    expect((await log(w, 'R3', 'wrote more', 'polish')).stdout).toBe("R3 used its 2 iterations without finishing: it timed out. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n");
+    expect((await log(w, 'R3', 'wrote more', 'polish')).stdout).toBe(
+      "R3 used its 2 iterations without finishing: it timed out. Raise the maximum ('sow iter extend R3 --max 5'), simplify its criteria, or step in.\n",
+    );
     expect(wp(w, 'R3')).toMatchObject({ status: 'timeout', iterations: 2, max: 2 });
-    expect(w.read(PROGRESS)).toMatch(new RegExp(`## R3 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* wrote more\\n\\*\\*Remaining:\\*\\* polish\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Status:\\*\\* timeout \\(2 of 2 iterations used\\)\\n$`));
+    expect(w.read(PROGRESS)).toMatch(
+      new RegExp(
+        `## R3 - Iteration 2 - ${ISO}\\n\\*\\*Did:\\*\\* wrote more\\n\\*\\*Remaining:\\*\\* polish\\n\\*\\*Blockers:\\*\\* None\\n\\*\\*Status:\\*\\* timeout \\(2 of 2 iterations used\\)\\n$`,
+      ),
+    );
     await refused(w, ['iter', 'log', 'R3', '--did', 'x', '--remaining', 'None', '--signal'], 3, 'WORK_PHASE_BLOCKED');
     // Raising it with phase set works like extend, and must also exceed the iterations used.
     expect(await refused(w, ['iter', 'phase', 'set', 'R3', 'max', '2'], 1, 'INVALID_VALUE')).toContain('more than the 2 iterations R3 has used');
@@ -177,7 +218,9 @@ describe('the work-phase lifecycle', () => {
     await log(w, 'R3', 'checked', 'None');
     expect(wp(w, 'R3')).toMatchObject({ status: 'verifying', iterations: 3, confirmations: 1 });
     // A failed verification at the maximum is a timeout.
-    expect((await ok(w, ['iter', 'verify', 'R3', '--fail', '--note', 'too long'])).stdout).toBe("R3 failed verification: it is in progress again, and has used its 3 iterations (timeout: 'sow iter extend R3 --max 6').\n");
+    expect((await ok(w, ['iter', 'verify', 'R3', '--fail', '--note', 'too long'])).stdout).toBe(
+      "R3 failed verification: it is in progress again, and has used its 3 iterations (timeout: 'sow iter extend R3 --max 6').\n",
+    );
     expect(wp(w, 'R3')).toMatchObject({ status: 'timeout', verification: 'failed', note: 'too long' });
   });
 
@@ -191,7 +234,9 @@ describe('the work-phase lifecycle', () => {
     expect(wp(w, 'R1')).toMatchObject({ status: 'blocked', blocked_from: 'in_progress', note: 'the library is closed', iterations: 1 });
     const blocked = w.read(PROGRESS);
     expect(blocked.slice(before.length)).toMatch(new RegExp(`^\\n## R1 - Blocked - ${ISO}\\n\\*\\*Blockers:\\*\\* the library is closed\\n$`));
-    expect(await refused(w, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED')).toBe("cannot log an iteration of R1: R1 is blocked (the library is closed)\nresolve the blocker, then 'sow iter unblock R1'");
+    expect(await refused(w, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED')).toBe(
+      "cannot log an iteration of R1: R1 is blocked (the library is closed)\nresolve the blocker, then 'sow iter unblock R1'",
+    );
     expect(await refused(w, ['iter', 'block', 'R1', '--note', 'again'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot block R1: R1 is blocked');
     // A pending phase can be blocked too, and goes back to pending.
     await ok(w, ['iter', 'block', 'R3', '--note', 'needs the review first']);
@@ -209,4 +254,3 @@ describe('the work-phase lifecycle', () => {
     expect(headings(w)).toEqual(['R1 - Iteration 1', 'R1 - Blocked', 'R3 - Blocked', 'R3 - Unblocked', 'R1 - Unblocked', 'R1 - Iteration 2']);
   });
 });
-

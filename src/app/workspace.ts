@@ -120,9 +120,13 @@ export function projectLeftovers(root: string): string[] {
 export class ProjectFileMissingError extends SowError {
   constructor(files: readonly string[]) {
     const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? `, … (${files.length} files)` : '');
-    super('PROJECT_FILE_MISSING', 'state', `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
+    super(
+      'PROJECT_FILE_MISSING',
+      'state',
+      `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
       `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a project of another branch, commit them there or move them away; 'sow project delete --yes --force' removes them`,
-      { file: PROJECT_FILE, files: files.slice(0, 20) });
+      { file: PROJECT_FILE, files: files.slice(0, 20) },
+    );
   }
 }
 
@@ -197,11 +201,7 @@ async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyM
   const phase = taskPhase(type);
   const ids = taskIds(root, phase);
   const index = TaskIndex.open(root);
-  const summaries = await index.summaries(
-    tasksDir(phase),
-    ids,
-    async (id, rel, text) => summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
-  );
+  const summaries = await index.summaries(tasksDir(phase), ids, async (id, rel, text) => summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)));
   index.save();
   let all = summaries;
   if (pending.size > 0) {
@@ -222,9 +222,13 @@ export class TaskFolderMissingError extends SowError {
   constructor(phase: string, missing: string, dependent: string, index: number) {
     const folder = taskDir(phase, missing);
     const file = taskFile(phase, dependent);
-    super('TASK_FOLDER_MISSING', 'state', `task ${missing} is missing: its folder ${folder} does not exist, and task ${dependent} depends on it`,
+    super(
+      'TASK_FOLDER_MISSING',
+      'state',
+      `task ${missing} is missing: its folder ${folder} does not exist, and task ${dependent} depends on it`,
       `if the folder was deleted, restore it with 'git checkout -- ${folder}'; if there never was a task ${missing}, remove ${missing} from the dependencies in ${file}`,
-      { folder, task: missing, needed_by: dependent, file, field: `dependencies.${index}` });
+      { folder, task: missing, needed_by: dependent, file, field: `dependencies.${index}` },
+    );
   }
 }
 
@@ -270,7 +274,8 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
   // Other phases hold no tasks: a tasks folder there is not read by sow.
   for (const other of type.phases.filter((p) => p.name !== phase)) {
     const stray = listNames(root, tasksDir(other.name)).filter((n) => isFolder(root, `${tasksDir(other.name)}/${n}`));
-    if (stray.length) problems.push(new StateFileError(tasksDir(other.name), `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`));
+    if (stray.length)
+      problems.push(new StateFileError(tasksDir(other.name), `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`));
   }
   if (problems.length === 0) {
     try {
@@ -368,7 +373,12 @@ export interface ReadOptions {
 export class Reader {
   private summaries?: TaskSummary[];
 
-  private constructor(readonly root: string, readonly projectFile: StateFile<ProjectState>, readonly type: ProjectType, readonly ctx: AppContext) {}
+  private constructor(
+    readonly root: string,
+    readonly projectFile: StateFile<ProjectState>,
+    readonly type: ProjectType,
+    readonly ctx: AppContext,
+  ) {}
 
   /** Runs `fn` with a reader of the project; the lock is released when it returns. */
   static async read<T>(where: Where, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
@@ -436,7 +446,11 @@ export class UnitOfWork {
   readonly now: string;
   readonly actor: Actor;
 
-  constructor(readonly root: string, readonly ctx: AppContext, owner?: string) {
+  constructor(
+    readonly root: string,
+    readonly ctx: AppContext,
+    owner?: string,
+  ) {
     this.tx = new Transaction(root);
     this.now = ctx.now();
     this.actor = actor(ctx.env, owner);

@@ -21,27 +21,42 @@ export const WORKTREES_DIR = '.sow/worktrees';
 
 export class WorktreeExistsError extends SowError {
   constructor(branch: string, path: string) {
-    super('WORKTREE_EXISTS', 'failed', `branch '${branch}' is already checked out at ${path}`,
-      `work there (cd ${path}), or pick another branch`, { branch, path });
+    super('WORKTREE_EXISTS', 'failed', `branch '${branch}' is already checked out at ${path}`, `work there (cd ${path}), or pick another branch`, { branch, path });
   }
 }
 
 export class WorktreeNotFoundError extends SowError {
   constructor(branch: string, known: readonly string[]) {
-    super('WORKTREE_NOT_FOUND', 'failed', `no worktree of branch '${branch}'`,
-      known.length ? `the worktrees: ${known.join(', ')} ('sow worktree list')` : "there are none besides the main checkout; 'sow worktree add <branch>' makes one", { branch, known: [...known] });
+    super(
+      'WORKTREE_NOT_FOUND',
+      'failed',
+      `no worktree of branch '${branch}'`,
+      known.length ? `the worktrees: ${known.join(', ')} ('sow worktree list')` : "there are none besides the main checkout; 'sow worktree add <branch>' makes one",
+      { branch, known: [...known] },
+    );
   }
 }
 
 export class WorktreeBusyError extends SowError {
   constructor(branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) {
     const why = [
-      ...(uncommitted.length ? [`${uncommitted.length} uncommitted change(s) (${uncommitted.slice(0, 3).map((l) => l.slice(3)).join(', ')}${uncommitted.length > 3 ? ', …' : ''})`] : []),
+      ...(uncommitted.length
+        ? [
+            `${uncommitted.length} uncommitted change(s) (${uncommitted
+              .slice(0, 3)
+              .map((l) => l.slice(3))
+              .join(', ')}${uncommitted.length > 3 ? ', …' : ''})`,
+          ]
+        : []),
       ...(sessions.length ? [`a live agent session (${sessions.map(describeSession).join(', ')})`] : []),
     ];
-    super('WORKTREE_BUSY', 'failed', `the worktree of '${branch}' has ${why.join(' and ')}`,
+    super(
+      'WORKTREE_BUSY',
+      'failed',
+      `the worktree of '${branch}' has ${why.join(' and ')}`,
       `${uncommitted.length ? `commit them (cd ${path} && git commit …)` : 'wait for the worker to finish'}, or pass --force to remove it anyway`,
-      { branch, path, uncommitted: [...uncommitted], sessions: [...sessions] });
+      { branch, path, uncommitted: [...uncommitted], sessions: [...sessions] },
+    );
   }
 }
 
@@ -109,7 +124,8 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   const taken = trees.find((t) => t.branch === branch);
   if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
   const exists = branchExists(main, branch);
-  if (exists && from !== undefined) throw new SowError('BRANCH_EXISTS', 'failed', `branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`, { branch });
+  if (exists && from !== undefined)
+    throw new SowError('BRANCH_EXISTS', 'failed', `branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`, { branch });
   // A new line of work starts from the repository's default branch, not from whatever is checked
   // out (a second project's branch would otherwise start on the first one's work).
   const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
@@ -121,10 +137,14 @@ export async function addWorktreeFor(cwd: string, branch: string, from?: string)
   const baseRef = fallback?.ref ?? (from === undefined && current !== undefined ? `refs/heads/${current}` : base);
   if (!exists) {
     if (!base || !baseRef) throw new SowError('NO_COMMIT', 'failed', 'there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
-    if (baseRef.startsWith('-') || !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')])) throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
+    if (baseRef.startsWith('-') || !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')]))
+      throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
   }
   const path = worktreePlace(main, branch);
-  if (fileExists(main, relative(main, path))) throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`, { path: relPath(main, path) });
+  if (fileExists(main, relative(main, path)))
+    throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`, {
+      path: relPath(main, path),
+    });
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
   addWorktree(main, path, branch, exists ? undefined : { base: baseRef! });
@@ -158,24 +178,28 @@ export function checkoutsWithProject(cwd: string): { path: string; rel: string }
 async function projectIn(tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
   if (!hasProjectIn(tree)) return { project: null };
   try {
-    return await Reader.read(tree.path, async (reader) => {
-      const tasks = await reader.tasks();
-      const sessions: LiveSession[] = [];
-      for (const t of tasks) {
-        if (isFinished(t.status)) continue;
-        const owner = liveOwner(await reader.task(t.id), reader.ctx.now());
-        if (owner) sessions.push({ task: t.id, by: owner.by, kind: owner.kind });
-      }
-      return {
-        project: {
-          name: reader.project.name,
-          state: reader.project.statechart.current_state,
-          branch: reader.project.branch,
-          tasks: { done: tasks.filter((t) => isFinished(t.status)).length, total: tasks.length },
-          sessions,
-        },
-      };
-    }, { otherBranch: 'quiet' });
+    return await Reader.read(
+      tree.path,
+      async (reader) => {
+        const tasks = await reader.tasks();
+        const sessions: LiveSession[] = [];
+        for (const t of tasks) {
+          if (isFinished(t.status)) continue;
+          const owner = liveOwner(await reader.task(t.id), reader.ctx.now());
+          if (owner) sessions.push({ task: t.id, by: owner.by, kind: owner.kind });
+        }
+        return {
+          project: {
+            name: reader.project.name,
+            state: reader.project.statechart.current_state,
+            branch: reader.project.branch,
+            tasks: { done: tasks.filter((t) => isFinished(t.status)).length, total: tasks.length },
+            sessions,
+          },
+        };
+      },
+      { otherBranch: 'quiet' },
+    );
   } catch (err) {
     return { project: null, problem: err instanceof Error ? err.message : String(err) };
   }
@@ -206,8 +230,15 @@ export async function removeWorktreeFor(cwd: string, branch: string, force: bool
   const others = trees.filter((t) => !t.main);
   const tree = others.find((t) => t.branch === branch);
   if (!tree) {
-    if (trees[0]?.branch === branch) throw new SowError('WORKTREE_NOT_FOUND', 'failed', `'${branch}' is checked out in the main checkout, which is not a worktree`, "'sow worktree list' shows the worktrees", { branch, known: others.map((t) => t.branch ?? relPath(main, t.path)) });
-    throw new WorktreeNotFoundError(branch, others.map((t) => t.branch ?? relPath(main, t.path)));
+    if (trees[0]?.branch === branch)
+      throw new SowError('WORKTREE_NOT_FOUND', 'failed', `'${branch}' is checked out in the main checkout, which is not a worktree`, "'sow worktree list' shows the worktrees", {
+        branch,
+        known: others.map((t) => t.branch ?? relPath(main, t.path)),
+      });
+    throw new WorktreeNotFoundError(
+      branch,
+      others.map((t) => t.branch ?? relPath(main, t.path)),
+    );
   }
   const rel = relPath(main, tree.path);
   if (!force && !tree.prunable) {

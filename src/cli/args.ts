@@ -13,7 +13,10 @@ export function oneOf<T extends string>(what: string, word: string, values: read
 }
 
 /** A parser for commander's argParser: keeps `.choices()` (completion offers them) but refuses as sow does. */
-export const choiceOf = <T extends string>(what: string, values: readonly T[], listed?: string) => (word: string): T => oneOf(what, word, values, listed);
+export const choiceOf =
+  <T extends string>(what: string, values: readonly T[], listed?: string) =>
+  (word: string): T =>
+    oneOf(what, word, values, listed);
 
 /** A task id as typed (`10`, `010`): digits. Whether the task exists is the repository's business. */
 export function taskIdArg(raw: string, flag = '--id'): string {
@@ -26,7 +29,10 @@ export const isTaskId = (raw: string): boolean => /^\s*\d{1,9}\s*$/.test(raw) &&
 
 /** Task ids separated by commas (`010,020`). */
 export function taskIdsArg(raw: string, flag: string): string {
-  for (const word of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const word of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (!isTaskId(word)) throw new UsageError(`invalid ${flag} ${quoted(raw)}: ${quoted(word)} is not a task id`, `give task ids separated by commas, e.g. ${flag} 010,020`);
   }
   return raw;

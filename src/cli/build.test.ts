@@ -27,8 +27,14 @@ describe('the commander tree from command definitions', () => {
     subgroups: { phase: 'the phases' },
     load: async () => [
       def('grp go', {
-        args: [{ name: 'what', description: 'the thing', choices: ['a', 'b'], parse: (w) => w.toUpperCase() }, { name: 'more', optional: true }],
-        options: [{ flags: '--lease <duration>', description: 'how long', default: '30m' }, { flags: '--must <x>', description: 'needed', required: true }],
+        args: [
+          { name: 'what', description: 'the thing', choices: ['a', 'b'], parse: (w) => w.toUpperCase() },
+          { name: 'more', optional: true },
+        ],
+        options: [
+          { flags: '--lease <duration>', description: 'how long', default: '30m' },
+          { flags: '--must <x>', description: 'needed', required: true },
+        ],
         help: 'A note.',
         examples: ['sow grp go a --must 1'],
       }),
@@ -86,7 +92,11 @@ describe('the commander tree from command definitions', () => {
     const all = await allCommands();
     const names = all.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const g of GROUPS) expect(names.some((n) => n === g.name || n.startsWith(`${g.name} `)), g.name).toBe(true);
+    for (const g of GROUPS)
+      expect(
+        names.some((n) => n === g.name || n.startsWith(`${g.name} `)),
+        g.name,
+      ).toBe(true);
     expect(names).toContain('advance');
     expect(names).toContain('iter phase add');
   });

@@ -24,8 +24,10 @@ export async function checkProgress(lines: NodeJS.WritableStream | null): Promis
 function runLine(run: Run, width: number, duration: (ms: number) => string): string {
   const name = run.name.padEnd(width);
   if (run.passed) return `✓ ${name}  passed in ${duration(run.duration_ms)}`;
-  const what = run.timed_out ? `timed out after ${run.timeout} s`
-    : run.exit_code === null ? `killed by ${run.signal ?? 'a signal'} after ${duration(run.duration_ms)}`
+  const what = run.timed_out
+    ? `timed out after ${run.timeout} s`
+    : run.exit_code === null
+      ? `killed by ${run.signal ?? 'a signal'} after ${duration(run.duration_ms)}`
       : `failed (exit ${run.exit_code}) in ${duration(run.duration_ms)}`;
   return `✗ ${name}  ${what} — .sow/project/${run.log}`;
 }

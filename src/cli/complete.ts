@@ -42,7 +42,11 @@ interface Position {
   dashes: boolean;
 }
 
-const subcommandsOf = (cmd: Command): Command[] => cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help');
+const subcommandsOf = (cmd: Command): Command[] =>
+  cmd
+    .createHelp()
+    .visibleCommands(cmd)
+    .filter((c) => c.name() !== 'help');
 const takesValue = (o: Option) => o.required || o.optional;
 
 function findOption(cmd: Command, flag: string): Option | undefined {

@@ -10,7 +10,11 @@ const starts = (line: string): number[] => [...line.matchAll(/ {2,}(?=\S)/g)].ma
 
 describe('columns line up, long names included', () => {
   it('every cell of a column starts where the others do, whatever the longest one', () => {
-    const text = columns([['a', 'bb', 'end'], ['a-much-longer-first-cell', 'b', 'end'], ['c', 'a-longer-second-cell', 'end']]);
+    const text = columns([
+      ['a', 'bb', 'end'],
+      ['a-much-longer-first-cell', 'b', 'end'],
+      ['c', 'a-longer-second-cell', 'end'],
+    ]);
     const lines = text.split('\n');
     expect(new Set(lines.map((l) => starts(l).join(','))).size).toBe(1);
     expect(lines.every((l) => !l.endsWith(' '))).toBe(true);
@@ -25,7 +29,12 @@ describe('columns line up, long names included', () => {
   });
 
   const tree = (branch: string, name: string | null, state = 'ImplementationExecuting', extra: Partial<WorktreeInfo> = {}): WorktreeInfo => ({
-    branch, path: `/r/.sow/worktrees/${branch}`, rel: `.sow/worktrees/${branch}`, main: false, sow: true, missing: false,
+    branch,
+    path: `/r/.sow/worktrees/${branch}`,
+    rel: `.sow/worktrees/${branch}`,
+    main: false,
+    sow: true,
+    missing: false,
     project: name === null ? null : { name, state, branch, tasks: { done: 1, total: 3 }, sessions: [] },
     ...extra,
   });
@@ -34,7 +43,9 @@ describe('columns line up, long names included', () => {
     const trees = [
       { ...tree('main', 'demo', 'PlanningActive'), main: true, rel: '.', path: '/r' },
       tree('feat/a', 'a-project-with-a-rather-long-name-for-a-column'),
-      tree('feat/b', 'b', 'ReviewActive', { project: { name: 'b', state: 'ReviewActive', branch: 'feat/b', tasks: { done: 3, total: 3 }, sessions: [{ by: 'implementer-1', task: '010', kind: 'worker' } as never] } }),
+      tree('feat/b', 'b', 'ReviewActive', {
+        project: { name: 'b', state: 'ReviewActive', branch: 'feat/b', tasks: { done: 3, total: 3 }, sessions: [{ by: 'implementer-1', task: '010', kind: 'worker' } as never] },
+      }),
       tree('feat/c', null),
     ];
     for (const text of [renderWorktrees(trees), renderWorktrees(trees, { projectsOnly: true })]) {
@@ -48,14 +59,30 @@ describe('columns line up, long names included', () => {
 });
 
 describe('guards in the status and advance --list views', () => {
-  const option: TransitionOption = { event: 'complete_planning', to: 'ImplementationPlanning', guard: 'planningComplete', guardDescription: 'a task_list output of planning is approved', blocked: true, automatic: true };
+  const option: TransitionOption = {
+    event: 'complete_planning',
+    to: 'ImplementationPlanning',
+    guard: 'planningComplete',
+    guardDescription: 'a task_list output of planning is approved',
+    blocked: true,
+    automatic: true,
+  };
 
   it('say when a transition goes: "when <the guard>", never "needs <a clause>"', () => {
     const list = renderTransitions('PlanningActive', [option]);
     expect(list).toContain('(when a task_list output of planning is approved)');
     const status: StatusReport = {
-      name: 'demo', type: 'standard', description: '', branch: 'feat/demo', base_branch: null, state: 'PlanningActive', purpose: '', lead: null,
-      phases: [], tasks: { total: 0, by_status: {} }, next: [option],
+      name: 'demo',
+      type: 'standard',
+      description: '',
+      branch: 'feat/demo',
+      base_branch: null,
+      state: 'PlanningActive',
+      purpose: '',
+      lead: null,
+      phases: [],
+      tasks: { total: 0, by_status: {} },
+      next: [option],
     };
     const view = renderStatus(status);
     expect(view).toContain('complete_planning → ImplementationPlanning — when a task_list output of planning is approved');

@@ -74,8 +74,10 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
 }
 
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
-  const lines = transitions.map((t) =>
-    `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : ''}${t.automatic ? '' : '  [not automatic]'}`);
+  const lines = transitions.map(
+    (t) =>
+      `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : ''}${t.automatic ? '' : '  [not automatic]'}`,
+  );
   return [`From ${shown(state)}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
 }
 
@@ -98,13 +100,15 @@ type WorktreeInfo = import('../app/worktree.js').WorktreeInfo;
  * `feat/b  .sow/worktrees/feat/b  add-cache  ImplementationExecuting  tasks 1/3  implementer-1 on 020`.
  */
 export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projectsOnly?: boolean } = {}): string {
-  const rows = trees.filter((t) => !opts.projectsOnly || t.project).map((t) => {
-    const p = t.project;
-    const where = [`${t.main ? '*' : ' '} ${shown(t.branch ?? '(detached)')}`, shown(t.rel)];
-    if (!p) return [...where, t.missing ? 'missing (sow worktree prune)' : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project'];
-    const sessions = p.sessions.map((s) => `${shown(s.by)} on ${shown(s.task)}`).join(', ');
-    return [...where, shown(p.name), shown(p.state), `tasks ${p.tasks.done}/${p.tasks.total}`, ...(sessions ? [sessions] : [])];
-  });
+  const rows = trees
+    .filter((t) => !opts.projectsOnly || t.project)
+    .map((t) => {
+      const p = t.project;
+      const where = [`${t.main ? '*' : ' '} ${shown(t.branch ?? '(detached)')}`, shown(t.rel)];
+      if (!p) return [...where, t.missing ? 'missing (sow worktree prune)' : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project'];
+      const sessions = p.sessions.map((s) => `${shown(s.by)} on ${shown(s.task)}`).join(', ');
+      return [...where, shown(p.name), shown(p.state), `tasks ${p.tasks.done}/${p.tasks.total}`, ...(sessions ? [sessions] : [])];
+    });
   if (rows.length === 0) return 'No projects in the main checkout or its worktrees';
   return columns(rows);
 }

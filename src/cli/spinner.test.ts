@@ -45,7 +45,12 @@ describe('startSpinner', () => {
   });
 
   it('never without a terminal, under CI or with TERM=dumb', () => {
-    for (const [isTTY, env] of [[false, {}], [true, { CI: 'true' }], [true, { CI: '1' }], [true, { TERM: 'dumb' }]] as const) {
+    for (const [isTTY, env] of [
+      [false, {}],
+      [true, { CI: 'true' }],
+      [true, { CI: '1' }],
+      [true, { TERM: 'dumb' }],
+    ] as const) {
       const s = stream(isTTY);
       const spinner = startSpinner('unit', { stream: s, env, now });
       tick(5000);

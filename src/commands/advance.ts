@@ -13,16 +13,18 @@ export const advance: CommandDef = {
   mcp: {
     tool: 'advance',
     description: "Move the project to its next state if the guard holds (the only way the state changes); when blocked, the error's hint says what is missing.",
-    input: (z) => z.strictObject({
-      event: z.string().optional().describe('fire this event instead of the automatic one, e.g. review_fail'),
-      dry_run: z.boolean().optional().describe('check the guard and show the transition without writing'),
-    }),
-    output: (z) => z.looseObject({
-      from: z.string().describe('the state before'),
-      to: z.string().describe('the state after (or that it would be, with dry_run)'),
-      event: z.string().describe('the event fired'),
-      dryRun: z.boolean().describe('nothing was written'),
-    }),
+    input: (z) =>
+      z.strictObject({
+        event: z.string().optional().describe('fire this event instead of the automatic one, e.g. review_fail'),
+        dry_run: z.boolean().optional().describe('check the guard and show the transition without writing'),
+      }),
+    output: (z) =>
+      z.looseObject({
+        from: z.string().describe('the state before'),
+        to: z.string().describe('the state after (or that it would be, with dry_run)'),
+        event: z.string().describe('the event fired'),
+        dryRun: z.boolean().describe('nothing was written'),
+      }),
     toInput: (args) => ({ args: [args['event']], opts: { dryRun: args['dry_run'] } }),
   },
   async run(ctx, { args, opts }) {

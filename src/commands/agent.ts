@@ -29,7 +29,12 @@ export const commands: readonly CommandDef[] = [
       const all = [...AGENTS, ORCHESTRATOR];
       return {
         data: all.map((a) => ({ name: a.name, description: a.description, capabilities: a.capabilities, prompt: a.template, guidance: a.guidance, scope: a.scope })),
-        text: all.map((a) => `${a.name.padEnd(12)} ${a.description}\n${' '.repeat(13)}needs: ${a.capabilities}\n${' '.repeat(13)}prompt: templates/${a.template}, then 'sow ${a.guidance === 'orchestrator' ? 'project continue' : `prompt ${a.guidance}`}'`).join('\n'),
+        text: all
+          .map(
+            (a) =>
+              `${a.name.padEnd(12)} ${a.description}\n${' '.repeat(13)}needs: ${a.capabilities}\n${' '.repeat(13)}prompt: templates/${a.template}, then 'sow ${a.guidance === 'orchestrator' ? 'project continue' : `prompt ${a.guidance}`}'`,
+          )
+          .join('\n'),
       };
     },
   },
@@ -54,11 +59,20 @@ export const commands: readonly CommandDef[] = [
       const [agentName, taskId] = args as [string, string | undefined];
       const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean };
       if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
-      if (opts.iteration && (taskId !== undefined || opts.next)) throw new UsageError('--iteration spawns a worker for the project\'s next iteration, not for a task', `sow agent spawn ${agentName} --iteration`);
+      if (opts.iteration && (taskId !== undefined || opts.next))
+        throw new UsageError("--iteration spawns a worker for the project's next iteration, not for a task", `sow agent spawn ${agentName} --iteration`);
       await agentArg(agentName);
       if (taskId !== undefined) taskIdArg(taskId, 'task id');
       const { spawnAgent } = await import('../app/agents.js');
-      const r = await spawnAgent(ctx.app, agentName, taskId, { ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}), verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, next: opts.next === true, iteration: opts.iteration === true, say });
+      const r = await spawnAgent(ctx.app, agentName, taskId, {
+        ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+        verbose: opts.verbose === true,
+        quiet: opts.quiet === true,
+        force: opts.force === true,
+        next: opts.next === true,
+        iteration: opts.iteration === true,
+        say,
+      });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },
@@ -85,7 +99,7 @@ export const commands: readonly CommandDef[] = [
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
       let prompt: string | undefined;
       if (opts.agent !== undefined) {
-        if (second !== undefined) throw new UsageError('give either a task id or --agent, not both', "sow agent resume --agent planner \"<prompt>\"");
+        if (second !== undefined) throw new UsageError('give either a task id or --agent, not both', 'sow agent resume --agent planner "<prompt>"');
         await agentArg(opts.agent);
         target = { kind: 'project', agent: opts.agent };
         prompt = first;
@@ -111,7 +125,12 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { agentLog } = await import('../app/report.js');
-      const r = await agentLog(ctx.app, { message: (args[0] as string[]).join(' '), files: opts['file'] as string[], ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}), ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}) });
+      const r = await agentLog(ctx.app, {
+        message: (args[0] as string[]).join(' '),
+        files: opts['file'] as string[],
+        ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}),
+        ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}),
+      });
       return { data: r, message: `Logged to ${r.file}` };
     },
   },

@@ -10,7 +10,10 @@ import { UsageError } from '../domain/errors.js';
 import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../cli/def.js';
 
 type OwnerKind = 'phase' | 'task';
-interface OwnerOpts { phase?: string; id?: string }
+interface OwnerOpts {
+  phase?: string;
+  id?: string;
+}
 
 /** Which arguments each action of the tool takes, besides action, direction, task and phase. */
 const ARTIFACT_ARGS = {
@@ -24,7 +27,8 @@ const word = (v: unknown): string => String(v);
 const artifactTool: McpExposure = {
   tool: 'artifact',
   listKey: 'artifacts',
-  description: "Add, set or list the inputs or outputs of a phase (default: the one in progress) or of a task. Documents' paths are relative to .sow/project/, code files' (modified) to the repository root.",
+  description:
+    "Add, set or list the inputs or outputs of a phase (default: the one in progress) or of a task. Documents' paths are relative to .sow/project/, code files' (modified) to the repository root.",
   input: (z) => {
     const scalar = z.union([z.string(), z.number(), z.boolean()]);
     return z.strictObject({
@@ -46,7 +50,10 @@ const artifactTool: McpExposure = {
     return z.looseObject({
       index: z.number().optional().describe('add, set: the artifact index'),
       artifact: artifact.optional().describe('add, set: the artifact as it is now'),
-      artifacts: z.array(artifact.extend({ index: z.number() })).optional().describe('list: each artifact with its index'),
+      artifacts: z
+        .array(artifact.extend({ index: z.number() }))
+        .optional()
+        .describe('list: each artifact with its index'),
     });
   },
   async call(ctx, args) {
@@ -55,9 +62,14 @@ const artifactTool: McpExposure = {
     const missing = wanted.needs.filter((k) => args[k] === undefined);
     if (missing.length) throw new UsageError(`artifact ${action} needs ${missing.join(' and ')}`, `pass ${missing.join(', ')} (see the artifact tool's input schema)`);
     const extra = ARTIFACT_OWN_ARGS.filter((k) => args[k] !== undefined && !(wanted.needs as readonly string[]).includes(k) && !(wanted.takes as readonly string[]).includes(k));
-    if (extra.length) throw new UsageError(`artifact ${action} does not take ${extra.join(', ')}`, `leave ${extra.join(', ')} out, or use the action they go with (add: type, path, approved, metadata; set: index, field, value)`);
+    if (extra.length)
+      throw new UsageError(
+        `artifact ${action} does not take ${extra.join(', ')}`,
+        `leave ${extra.join(', ')} out, or use the action they go with (add: type, path, approved, metadata; set: index, field, value)`,
+      );
     if (args['task'] !== undefined && args['phase'] !== undefined) throw new UsageError('task and phase exclude each other', "name the task for a task's artifacts, or the phase for a phase's");
-    const owner: ArtifactHolder = args['task'] !== undefined ? { kind: 'task', id: args['task'] as string } : { kind: 'phase', ...(args['phase'] !== undefined ? { phase: args['phase'] as string } : {}) };
+    const owner: ArtifactHolder =
+      args['task'] !== undefined ? { kind: 'task', id: args['task'] as string } : { kind: 'phase', ...(args['phase'] !== undefined ? { phase: args['phase'] as string } : {}) };
     const direction: Direction = args['direction'] === 'input' ? 'inputs' : 'outputs';
     const app = await import('../app/artifacts.js');
     switch (action) {
@@ -89,11 +101,11 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
   const word = direction === 'inputs' ? 'input' : 'output';
   const prefix = kind === 'phase' ? word : `task ${word}`;
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
-  const owner: OptionDef = kind === 'phase'
-    ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
-    : { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
-  const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
-    kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: taskIdOf(opts) };
+  const owner: OptionDef =
+    kind === 'phase'
+      ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
+      : { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
+  const ownerOf = (opts: OwnerOpts): ArtifactHolder => (kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: taskIdOf(opts) });
   const index = async (raw: string) => (await import('../domain/artifacts.js')).parseIndex(raw);
   const formatArtifact = async () => (await import('../cli/render.js')).formatArtifact;
   const INDEX: OptionDef = { flags: '-i, --index <n>', description: 'artifact index (see list)', required: true };
@@ -104,7 +116,11 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
       options: [
         owner,
         { flags: '-t, --type <type>', description: 'artifact type', required: true, complete: 'artifact-type' },
-        { flags: '--path <path>', description: 'documents: relative to .sow/project/; files of the code base (modified): relative to the repository root; absolute paths inside the repository are converted', required: true },
+        {
+          flags: '--path <path>',
+          description: 'documents: relative to .sow/project/; files of the code base (modified): relative to the repository root; absolute paths inside the repository are converted',
+          required: true,
+        },
         { flags: '--approved <bool>', description: 'true or false' },
       ],
       passThrough: true,

@@ -16,9 +16,16 @@ export const commands: readonly CommandDef[] = [
       const refused = r.checks.filter((c) => !c.allowed);
       return {
         data: r.checks,
-        text: r.checks.map((c) => `${c.name.padEnd(width)}  ${printable(c.run)}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s; ${standing(c)})`).join('\n'),
-        ...(r.checks.length === 0 ? { message: NO_CHECKS_HELP }
-          : refused.length ? { message: `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check allow' if you trust ${refused.length === 1 ? 'it' : 'them'}` } : {}),
+        text: r.checks
+          .map((c) => `${c.name.padEnd(width)}  ${printable(c.run)}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s; ${standing(c)})`)
+          .join('\n'),
+        ...(r.checks.length === 0
+          ? { message: NO_CHECKS_HELP }
+          : refused.length
+            ? {
+                message: `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`,
+              }
+            : {}),
       };
     },
   },
@@ -28,8 +35,8 @@ export const commands: readonly CommandDef[] = [
     args: [{ name: 'names', description: 'the checks to allow (see sow check list)', optional: true, variadic: true }],
     options: [{ flags: '-y, --yes', description: 'allow without asking (the commands are still shown)' }],
     help: [
-      'A repository\'s checks are shell commands from whoever committed them, so sow runs them (sow check run,',
-      'completing a task, a worker\'s permissions) only once you allowed exactly those commands here. A changed',
+      "A repository's checks are shell commands from whoever committed them, so sow runs them (sow check run,",
+      "completing a task, a worker's permissions) only once you allowed exactly those commands here. A changed",
       'command must be allowed again. The record is kept per repository in your state folder',
       '($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.',
       'A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a',
@@ -50,7 +57,9 @@ export const commands: readonly CommandDef[] = [
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
       const message = r.allowed.length
         ? `Allowed ${r.allowed.length === 1 ? `the check ${r.allowed[0]!.name}` : `${r.allowed.length} checks (${r.allowed.map((c) => c.name).join(', ')})`} to run in ${r.repository}; recorded in ${r.record} ('sow check forget' withdraws it)`
-        : r.already.length ? `${r.already.length === 1 ? `The check ${r.already[0]} is` : `All ${r.already.length} checks are`} allowed already` : NO_CHECKS_HELP;
+        : r.already.length
+          ? `${r.already.length === 1 ? `The check ${r.already[0]} is` : `All ${r.already.length} checks are`} allowed already`
+          : NO_CHECKS_HELP;
       return { data: r, message };
     },
   },
@@ -80,14 +89,16 @@ export const commands: readonly CommandDef[] = [
     mcp: {
       tool: 'check_run',
       description: "Run the repository's declared checks (.sow/config.yaml) and record each run as evidence; a failed check is an error whose details hold the runs.",
-      input: (z) => z.strictObject({
-        names: z.array(z.string()).optional().describe('the checks to run (default: all declared)'),
-        task: z.string().optional().describe('record the evidence on this task (default: the outputs of the phase in progress)'),
-      }),
-      output: (z) => z.looseObject({
-        runs: z.array(z.looseObject({ name: z.string(), run: z.string(), passed: z.boolean() })).describe('each check run'),
-        recorded: z.looseObject({ owner: z.string() }).nullable().describe('where the evidence was recorded (null when no check ran)'),
-      }),
+      input: (z) =>
+        z.strictObject({
+          names: z.array(z.string()).optional().describe('the checks to run (default: all declared)'),
+          task: z.string().optional().describe('record the evidence on this task (default: the outputs of the phase in progress)'),
+        }),
+      output: (z) =>
+        z.looseObject({
+          runs: z.array(z.looseObject({ name: z.string(), run: z.string(), passed: z.boolean() })).describe('each check run'),
+          recorded: z.looseObject({ owner: z.string() }).nullable().describe('where the evidence was recorded (null when no check ran)'),
+        }),
       async call(ctx, args) {
         const { checkRun } = await import('../app/checks.js');
         return checkRun(ctx.app, (args['names'] as string[] | undefined) ?? [], {

@@ -18,7 +18,7 @@ export const doctor: CommandDef = {
   help: [
     'Each check prints one line: ok, warn or FAIL, what it found and, when it is not ok, how to fix it.',
     'Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks',
-    '({id, status, message, fix, fixed}) are the data, or the error\'s details when one failed.',
+    "({id, status, message, fix, fixed}) are the data, or the error's details when one failed.",
     'Without --fix nothing is written.',
   ].join('\n'),
   writes: true,

@@ -35,7 +35,10 @@ export const issue: readonly CommandDef[] = [
     async run(ctx, { args }) {
       const gh = await import('../app/github.js');
       const { issue: i } = await gh.issueShow(ctx.app.cwd, gh.parseIssueNumber(args[0] as string));
-      return { data: i, text: [`#${i.number}  ${i.title}`, `${i.state.toLowerCase()}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}  ${i.url}`, '', (i.body ?? '').trim()].join('\n').trimEnd() };
+      return {
+        data: i,
+        text: [`#${i.number}  ${i.title}`, `${i.state.toLowerCase()}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}  ${i.url}`, '', (i.body ?? '').trim()].join('\n').trimEnd(),
+      };
     },
   },
   {
@@ -46,10 +49,7 @@ export const issue: readonly CommandDef[] = [
     async run(ctx, { args }) {
       const gh = await import('../app/github.js');
       const r = await gh.issueCheck(ctx.app.cwd, gh.parseIssueNumber(args[0] as string));
-      const lines = [
-        ...r.branches.map((b) => `branch ${b} (linked on GitHub)`),
-        ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`),
-      ];
+      const lines = [...r.branches.map((b) => `branch ${b} (linked on GitHub)`), ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`)];
       return {
         data: r,
         text: lines.join('\n'),
@@ -63,7 +63,10 @@ export const pr: readonly CommandDef[] = [
   {
     name: 'pr create',
     description: "Open the pull request of the project's branch into its base branch, with a body built from the project (while finalizing)",
-    options: [{ flags: '--draft', description: 'open it as a draft' }, { flags: '--force', description: 'open it before the project is finalizing' }],
+    options: [
+      { flags: '--draft', description: 'open it as a draft' },
+      { flags: '--force', description: 'open it before the project is finalizing' },
+    ],
     writes: true,
     async run(ctx, { opts }) {
       const gh = await import('../app/github.js');

@@ -23,9 +23,7 @@ export const commands: readonly CommandDef[] = [
       const { renderLifecycle } = await import('../domain/graph.js');
       const { paintFor } = await import('../cli/colour.js');
       const g = await lifecycleOf(ctx.app.cwd, type);
-      const note = g.current === null && type === undefined
-        ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`
-        : undefined;
+      const note = g.current === null && type === undefined ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)` : undefined;
       return { data: g, text: renderLifecycle(g, formatOf(opts), paintFor()), ...(note ? { message: note } : {}) };
     },
   },

@@ -5,10 +5,19 @@
  */
 import type { CommandDef, GroupDef } from '../cli/def.js';
 
-const group = (name: string, description: string, load: () => Promise<readonly CommandDef[]>, subgroups?: Readonly<Record<string, string>>): GroupDef => ({ name, description, load, ...(subgroups ? { subgroups } : {}) });
+const group = (name: string, description: string, load: () => Promise<readonly CommandDef[]>, subgroups?: Readonly<Record<string, string>>): GroupDef => ({
+  name,
+  description,
+  load,
+  ...(subgroups ? { subgroups } : {}),
+});
 const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {
   const word = direction === 'inputs' ? 'input' : 'output';
-  return { name: word, description: `Manage phase ${direction} (artifacts: type, path, approved, metadata)`, load: async () => (await import('./artifacts.js')).artifactCommands(direction, 'phase').commands };
+  return {
+    name: word,
+    description: `Manage phase ${direction} (artifacts: type, path, approved, metadata)`,
+    load: async () => (await import('./artifacts.js')).artifactCommands(direction, 'phase').commands,
+  };
 };
 const single = (name: string, load: () => Promise<CommandDef>): GroupDef => ({ name, description: '', load: async () => [await load()] });
 

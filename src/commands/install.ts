@@ -39,8 +39,14 @@ export const install: CommandDef = {
     const kept = r.files.filter((f) => f.outcome === 'kept' || f.outcome === 'skipped').length;
     const next = r.plugin
       ? `try it: claude --plugin-dir ${r.base}; share it: /plugin marketplace add <its git URL or path>`
-      : r.targets.includes('claude') ? 'start claude in this repository: the SessionStart hook gives it the project state' : 'commit the files and .sow/integrations.yaml';
-    return { data: r, text: render(r), message: `${r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`}${kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : ''}. Next: ${next}` };
+      : r.targets.includes('claude')
+        ? 'start claude in this repository: the SessionStart hook gives it the project state'
+        : 'commit the files and .sow/integrations.yaml';
+    return {
+      data: r,
+      text: render(r),
+      message: `${r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`}${kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : ''}. Next: ${next}`,
+    };
   },
 };
 
@@ -66,13 +72,15 @@ export const hook: readonly CommandDef[] = [
     writes: false,
     async run(ctx) {
       const { stopHook } = await import('../app/hook.js');
-      const input = process.stdin.isTTY ? '' : await new Promise<string>((resolveInput) => {
-        let text = '';
-        process.stdin.setEncoding('utf8');
-        process.stdin.on('data', (chunk: string) => (text += chunk));
-        process.stdin.on('end', () => resolveInput(text));
-        process.stdin.on('error', () => resolveInput(text));
-      });
+      const input = process.stdin.isTTY
+        ? ''
+        : await new Promise<string>((resolveInput) => {
+            let text = '';
+            process.stdin.setEncoding('utf8');
+            process.stdin.on('data', (chunk: string) => (text += chunk));
+            process.stdin.on('end', () => resolveInput(text));
+            process.stdin.on('error', () => resolveInput(text));
+          });
       const decision = await stopHook(ctx.app, input);
       return { data: decision, ...(decision.decision ? { text: JSON.stringify(decision) } : {}) };
     },

@@ -11,7 +11,12 @@ export const log: CommandDef = {
   args: [{ name: 'notes', description: 'markdown notes for the entry body', optional: true, variadic: true }],
   options: [
     { flags: '--agent <id>', description: 'who is logging, e.g. implementer-1 (default: $SOW_AGENT_ID, else user)', complete: 'agent' },
-    { flags: '--action <action>', description: 'started_task, created_file, modified_file, deleted_file, implementation_attempt, test_run, refactor, debugging, research, completed_task, paused_task, started_phase, completed_phase', required: true },
+    {
+      flags: '--action <action>',
+      description:
+        'started_task, created_file, modified_file, deleted_file, implementation_attempt, test_run, refactor, debugging, research, completed_task, paused_task, started_phase, completed_phase',
+      required: true,
+    },
     { flags: '--result <result>', description: 'success, error or partial', required: true },
     { flags: '--file <path>', description: 'a file this entry is about (repeatable)', parse: collect, default: [] },
     { flags: '--files <a,b>', description: 'files, separated by commas' },
@@ -22,22 +27,24 @@ export const log: CommandDef = {
   mcp: {
     tool: 'log',
     description: "Append an entry to a task's log (or the project's); with a task, its files become the task's modified outputs.",
-    input: (z) => z.strictObject({
-      action: z.string().describe(`one of ${LOG_ACTIONS.join(', ')}`),
-      result: z.string().describe(`one of ${LOG_RESULTS.join(', ')}`),
-      notes: z.string().optional().describe('markdown notes for the entry body'),
-      files: z.array(z.string()).optional().describe('files this entry is about (relative to the folder sow mcp serves, or absolute)'),
-      task: z.string().optional().describe('log to this task (default: SOW_TASK_ID)'),
-      project: z.boolean().optional().describe("log to the project's log instead of a task's"),
-      agent: z.string().optional().describe('who is logging, e.g. implementer-1 (default: SOW_AGENT_ID, else user)'),
-    }),
-    output: (z) => z.looseObject({
-      file: z.string().describe('the log written, relative to the repository root'),
-      task: z.string().optional().describe('the task logged to'),
-      agent: z.string().describe('who logged'),
-      files: z.array(z.string()).describe('the files of the entry'),
-      tracked: z.array(z.string()).describe("files that became the task's modified outputs by this entry"),
-    }),
+    input: (z) =>
+      z.strictObject({
+        action: z.string().describe(`one of ${LOG_ACTIONS.join(', ')}`),
+        result: z.string().describe(`one of ${LOG_RESULTS.join(', ')}`),
+        notes: z.string().optional().describe('markdown notes for the entry body'),
+        files: z.array(z.string()).optional().describe('files this entry is about (relative to the folder sow mcp serves, or absolute)'),
+        task: z.string().optional().describe('log to this task (default: SOW_TASK_ID)'),
+        project: z.boolean().optional().describe("log to the project's log instead of a task's"),
+        agent: z.string().optional().describe('who is logging, e.g. implementer-1 (default: SOW_AGENT_ID, else user)'),
+      }),
+    output: (z) =>
+      z.looseObject({
+        file: z.string().describe('the log written, relative to the repository root'),
+        task: z.string().optional().describe('the task logged to'),
+        agent: z.string().describe('who logged'),
+        files: z.array(z.string()).describe('the files of the entry'),
+        tracked: z.array(z.string()).describe("files that became the task's modified outputs by this entry"),
+      }),
     async call(ctx, args) {
       const { appendLog } = await import('../app/log.js');
       return appendLog(ctx.app, {

@@ -13,11 +13,12 @@ export const migrate: CommandDef = {
     return {
       data: r,
       text: lines.join('\n'),
-      message: r.changes.length === 0
-        ? `.sow/ is already at layout ${r.to}; nothing to do`
-        : r.dryRun
-          ? `Would migrate .sow/ from layout ${r.from} to ${r.to} (${r.changes.length} changes); nothing written. Run 'sow migrate' to apply.`
-          : `Migrated .sow/ from layout ${r.from} to ${r.to}; the old files are in ${r.backup}/`,
+      message:
+        r.changes.length === 0
+          ? `.sow/ is already at layout ${r.to}; nothing to do`
+          : r.dryRun
+            ? `Would migrate .sow/ from layout ${r.from} to ${r.to} (${r.changes.length} changes); nothing written. Run 'sow migrate' to apply.`
+            : `Migrated .sow/ from layout ${r.from} to ${r.to}; the old files are in ${r.backup}/`,
     };
   },
 };

@@ -33,14 +33,15 @@ export const status: CommandDef = {
     tool: 'status',
     description: 'The project dashboard: state, phases, task counts, and what advancing needs.',
     input: (z) => z.strictObject({}),
-    output: (z) => z.looseObject({
-      name: z.string(),
-      type: z.string().describe('the project type'),
-      state: z.string().describe('the current state of the lifecycle'),
-      phases: z.array(z.looseObject({ name: z.string(), status: z.string() })),
-      tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
-      next: z.array(z.looseObject({ event: z.string(), to: z.string() })).describe('the transitions out of this state, and what blocks each'),
-    }),
+    output: (z) =>
+      z.looseObject({
+        name: z.string(),
+        type: z.string().describe('the project type'),
+        state: z.string().describe('the current state of the lifecycle'),
+        phases: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+        tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
+        next: z.array(z.looseObject({ event: z.string(), to: z.string() })).describe('the transitions out of this state, and what blocks each'),
+      }),
     call: async (ctx) => (await import('../app/status.js')).projectStatus(ctx.app),
   },
   run: (ctx, { opts }) => showStatus(ctx, opts),
@@ -50,11 +51,11 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'project new',
     description: 'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
-    args: [{ name: 'name', description: 'project name: lower-case letters, digits and dashes (from the issue\'s title with --issue)', optional: true }],
+    args: [{ name: 'name', description: "project name: lower-case letters, digits and dashes (from the issue's title with --issue)", optional: true }],
     options: [
       { flags: '-d, --description <text>', description: 'what the project is for', default: '' },
       { flags: '-b, --branch <branch>', description: 'create or check out this branch for the project (with --issue, default feat/<n>-<title>)' },
-      { flags: '--issue <n>', description: 'start from GitHub issue <n> (through gh): name, branch, description and the issue\'s text as an input; the branch is linked to the issue' },
+      { flags: '--issue <n>', description: "start from GitHub issue <n> (through gh): name, branch, description and the issue's text as an input; the branch is linked to the issue" },
       { flags: '-t, --type <type>', description: "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), else standard", complete: 'project-type' },
       { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
     ],
@@ -71,7 +72,8 @@ export const commands: readonly CommandDef[] = [
         const got = await gh.newProjectFromIssue(ctx.app.cwd, gh.parseIssueNumber(opts.issue), { planning: opts.planning, ...branchOpt, ...(name !== undefined ? { name } : {}) });
         r = got;
         fromIssue = { issue: got.issue, linked: got.linked };
-        issueNote = `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input context/issue-${got.issue.number}.md` +
+        issueNote =
+          `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input context/issue-${got.issue.number}.md` +
           `\n${got.linked ? `The branch is linked to the issue on GitHub` : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`}`;
       } else {
         if (name === undefined) {
@@ -85,7 +87,15 @@ export const commands: readonly CommandDef[] = [
       const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
       const initialised = r.initialised !== undefined ? `Initialised .sow/ in ${r.initialised} (there was none)\n` : '';
       return {
-        data: { name: r.project.name, branch: r.branch, base_branch: r.project.base_branch ?? null, created_branch: r.createdBranch, initialised: r.initialised !== undefined, state: r.project.statechart.current_state, ...(fromIssue ?? {}) },
+        data: {
+          name: r.project.name,
+          branch: r.branch,
+          base_branch: r.project.base_branch ?? null,
+          created_branch: r.createdBranch,
+          initialised: r.initialised !== undefined,
+          state: r.project.statechart.current_state,
+          ...(fromIssue ?? {}),
+        },
         text: r.project.statechart.current_state,
         message: `${initialised}Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow project continue`,
       };
@@ -144,7 +154,10 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'project delete',
     description: 'Remove .sow/project/ (asks first; --yes without a terminal)',
-    options: [{ flags: '-y, --yes', description: 'do not ask' }, { flags: '--force', description: 'delete it even though it belongs to another branch' }],
+    options: [
+      { flags: '-y, --yes', description: 'do not ask' },
+      { flags: '--force', description: 'delete it even though it belongs to another branch' },
+    ],
     writes: true,
     async run(ctx, { opts }) {
       const { deleteProject } = await import('../app/project.js');

@@ -40,8 +40,11 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         text: r.link,
-        message: `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} → ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
-          (r.local ? `Recorded in .sow/refs/index.local.json, this machine's own${r.why_local ? ` (${r.why_local})` : ''}` : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
+        message:
+          `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} → ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
+          (r.local
+            ? `Recorded in .sow/refs/index.local.json, this machine's own${r.why_local ? ` (${r.why_local})` : ''}`
+            : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
       };
     },
   },
@@ -54,7 +57,12 @@ export const commands: readonly CommandDef[] = [
       const list = await listRefs(ctx.app.cwd);
       return {
         data: list,
-        text: list.map((r) => `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}${r.branch ? ` (${shown(r.branch)})` : ''}${r.path ? ` /${shown(r.path)}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${shown(r.description)}` : ''}`).join('\n'),
+        text: list
+          .map(
+            (r) =>
+              `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}${r.branch ? ` (${shown(r.branch)})` : ''}${r.path ? ` /${shown(r.path)}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${shown(r.description)}` : ''}`,
+          )
+          .join('\n'),
         ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source>' adds one" }),
       };
     },
@@ -69,13 +77,20 @@ export const commands: readonly CommandDef[] = [
       const list = await refsStatus(ctx.app.cwd, args[0] as string | undefined, await fetchSpinner());
       const line = (s: (typeof list)[number]) => {
         switch (s.state) {
-          case 'offline': return `${s.link}  offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`;
-          case 'snapshot': return `${s.link}  a copy of a local folder ('sow refs update' copies it again)`;
-          case 'not-cloned': return `${s.link}  not in the cache: run 'sow refs init'`;
-          case 'behind': return `${s.link}  behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs update ${s.link}')`;
-          case 'ahead': return `${s.link}  ahead by ${s.ahead} (${short(s.sha)})`;
-          case 'diverged': return `${s.link}  diverged: ${s.ahead} ahead, ${s.behind} behind`;
-          default: return `${s.link}  current (${short(s.sha)})`;
+          case 'offline':
+            return `${s.link}  offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`;
+          case 'snapshot':
+            return `${s.link}  a copy of a local folder ('sow refs update' copies it again)`;
+          case 'not-cloned':
+            return `${s.link}  not in the cache: run 'sow refs init'`;
+          case 'behind':
+            return `${s.link}  behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs update ${s.link}')`;
+          case 'ahead':
+            return `${s.link}  ahead by ${s.ahead} (${short(s.sha)})`;
+          case 'diverged':
+            return `${s.link}  diverged: ${s.ahead} ahead, ${s.behind} behind`;
+          default:
+            return `${s.link}  current (${short(s.sha)})`;
         }
       };
       return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
@@ -90,18 +105,29 @@ export const commands: readonly CommandDef[] = [
       const { refsUpdate } = await import('../app/refs.js');
       const list = await refsUpdate(ctx.app.cwd, args[0] as string | undefined, progress(), await fetchSpinner());
       const line = (u: (typeof list)[number]) =>
-        u.result === 'updated' ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
-          : u.result === 'current' ? `${u.link}  current (${short(u.to)})`
-            : u.result === 'ahead' ? `${u.link}  ahead, kept at ${short(u.to)}: ${u.why}`
-            : u.result === 'offline' ? `${u.link}  offline, kept at ${short(u.from)} (${u.why})`
-              : u.result === 'recopied' ? `${u.link}  copied again`
-                : u.result === 'cloned' ? `${u.link}  cloned (${short(u.to)})`
-                  : `${u.link}  not updated: ${u.why}`;
+        u.result === 'updated'
+          ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
+          : u.result === 'current'
+            ? `${u.link}  current (${short(u.to)})`
+            : u.result === 'ahead'
+              ? `${u.link}  ahead, kept at ${short(u.to)}: ${u.why}`
+              : u.result === 'offline'
+                ? `${u.link}  offline, kept at ${short(u.from)} (${u.why})`
+                : u.result === 'recopied'
+                  ? `${u.link}  copied again`
+                  : u.result === 'cloned'
+                    ? `${u.link}  cloned (${short(u.to)})`
+                    : `${u.link}  not updated: ${u.why}`;
       const refused = list.filter((u) => u.result === 'refused');
       if (refused.length) {
         const { SowError } = await import('../domain/errors.js');
         writeText(process.stdout, list.map(line).join('\n'));
-        throw new SowError('REF_NOT_UPDATED', 'failed', `${refused.length} ref(s) not updated: ${refused.map((u) => u.link).join(', ')}`, 'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then update again');
+        throw new SowError(
+          'REF_NOT_UPDATED',
+          'failed',
+          `${refused.length} ref(s) not updated: ${refused.map((u) => u.link).join(', ')}`,
+          'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then update again',
+        );
       }
       return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
     },
@@ -116,7 +142,10 @@ export const commands: readonly CommandDef[] = [
       const { removeRef } = await import('../app/refs.js');
       const pruneCache = opts['pruneCache'] === true;
       const r = await removeRef(ctx.app.cwd, args[0] as string, pruneCache);
-      return { data: r, message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}` };
+      return {
+        data: r,
+        message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}`,
+      };
     },
   },
   {
@@ -126,7 +155,11 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { refsInit } = await import('../app/refs.js');
       const list = await refsInit(ctx.app.cwd, progress());
-      return { data: list, text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'), ...(list.length ? {} : { message: 'No refs in the indexes' }) };
+      return {
+        data: list,
+        text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'),
+        ...(list.length ? {} : { message: 'No refs in the indexes' }),
+      };
     },
   },
 ];

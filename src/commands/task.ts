@@ -60,7 +60,11 @@ export const commands: readonly CommandDef[] = [
     args: [{ name: 'field' }, { name: 'value' }],
     options: [
       ID,
-      { flags: '--force', description: 'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)' },
+      {
+        flags: '--force',
+        description:
+          'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
+      },
       { flags: '--owner <name>', description: 'act as this owner (renews its claim); default: SOW_OWNER' },
     ],
     help: "Setting status completed first runs the checks .sow/config.yaml declares for task_complete ('sow check list');\nwhen one fails the task is not completed (exit 3). Either way their runs are recorded as evidence on the task.",
@@ -68,20 +72,25 @@ export const commands: readonly CommandDef[] = [
     mcp: {
       tool: 'task_update',
       description: 'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata. Completing runs the task_complete checks first.',
-      input: (z) => z.strictObject({
-        id: z.string().describe('task id, e.g. 010 (10 means 010)'),
-        field: z.string().describe('a field, or metadata: any other name, or metadata.a.b'),
-        value: z.union([z.string(), z.number(), z.boolean()]).describe('the new value, e.g. in_progress, completed; dependencies: ids separated by commas'),
-        force: z.boolean().optional().describe('set the status although a dependency, pending feedback, another owner or its being completed blocks it; completing, skip the checks (recorded)'),
-        owner: z.string().describe('the name to act under (renews its claim); default: SOW_OWNER, or a spawned worker\'s session').optional(),
-      }),
-      output: (z) => z.looseObject({
-        id: z.string(),
-        field: z.string(),
-        value: z.unknown().describe('the value as stored'),
-        checks: z.array(z.looseObject({ name: z.string() })).optional().describe('completing: what its task_complete checks did'),
-        unchanged: z.literal(true).optional().describe('the task had this status already; nothing was written'),
-      }),
+      input: (z) =>
+        z.strictObject({
+          id: z.string().describe('task id, e.g. 010 (10 means 010)'),
+          field: z.string().describe('a field, or metadata: any other name, or metadata.a.b'),
+          value: z.union([z.string(), z.number(), z.boolean()]).describe('the new value, e.g. in_progress, completed; dependencies: ids separated by commas'),
+          force: z.boolean().optional().describe('set the status although a dependency, pending feedback, another owner or its being completed blocks it; completing, skip the checks (recorded)'),
+          owner: z.string().describe("the name to act under (renews its claim); default: SOW_OWNER, or a spawned worker's session").optional(),
+        }),
+      output: (z) =>
+        z.looseObject({
+          id: z.string(),
+          field: z.string(),
+          value: z.unknown().describe('the value as stored'),
+          checks: z
+            .array(z.looseObject({ name: z.string() }))
+            .optional()
+            .describe('completing: what its task_complete checks did'),
+          unchanged: z.literal(true).optional().describe('the task had this status already; nothing was written'),
+        }),
       async call(ctx, args) {
         const { asksCompletion, setTaskField } = await import('../app/task.js');
         const value = String(args['value']);
@@ -107,7 +116,12 @@ export const commands: readonly CommandDef[] = [
       const { checkProgress } = await import('../cli/check.js');
       const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
       const ran = r.checks.filter((c) => !c.skipped);
-      const checks = r.checks.length === 0 ? '' : ran.length ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})` : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
+      const checks =
+        r.checks.length === 0
+          ? ''
+          : ran.length
+            ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})`
+            : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
       return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` };
     },
   },
@@ -169,7 +183,7 @@ export const commands: readonly CommandDef[] = [
     options: [
       { flags: '--claim', description: 'claim the first ready task: in_progress, owned by you, and print its id' },
       { flags: '-a, --agent <agent>', description: 'with --claim: the agent role that works on it', complete: 'agent' },
-      { flags: '--owner <name>', description: 'with --claim: who claims it (default: SOW_OWNER, a worker\'s or session\'s own name, at a terminal your git user.name)' },
+      { flags: '--owner <name>', description: "with --claim: who claims it (default: SOW_OWNER, a worker's or session's own name, at a terminal your git user.name)" },
       { flags: '--lease <duration>', description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', default: '30m' },
     ],
     writes: true,
@@ -177,18 +191,20 @@ export const commands: readonly CommandDef[] = [
       tool: 'task_next',
       description: 'The tasks ready to start (pending, dependencies finished, nobody on them); with claim, takes the first one atomically.',
       listKey: 'tasks',
-      input: (z) => z.strictObject({
-        claim: z.boolean().optional().describe('claim the first ready task: in_progress, owned by you with a lease'),
-        owner: z.string().optional().describe('with claim: who claims it; default: SOW_OWNER, or a spawned worker\'s or session\'s own name'),
-        agent: z.string().optional().describe('with claim: the agent role that works on it, e.g. implementer'),
-        lease: z.string().optional().describe('with claim: how long the claim holds without a write from you: 30m (default), 2h, 90s'),
-      }),
-      output: (z) => z.looseObject({
-        tasks: z.array(taskShape(z)).optional().describe('without claim: the tasks ready to start'),
-        id: z.string().optional().describe('with claim: the id of the task claimed'),
-        task: taskShape(z).optional().describe('with claim: the task claimed'),
-        owner: z.looseObject({ by: z.string() }).optional().describe('with claim: who owns it now, and until when'),
-      }),
+      input: (z) =>
+        z.strictObject({
+          claim: z.boolean().optional().describe('claim the first ready task: in_progress, owned by you with a lease'),
+          owner: z.string().optional().describe("with claim: who claims it; default: SOW_OWNER, or a spawned worker's or session's own name"),
+          agent: z.string().optional().describe('with claim: the agent role that works on it, e.g. implementer'),
+          lease: z.string().optional().describe('with claim: how long the claim holds without a write from you: 30m (default), 2h, 90s'),
+        }),
+      output: (z) =>
+        z.looseObject({
+          tasks: z.array(taskShape(z)).optional().describe('without claim: the tasks ready to start'),
+          id: z.string().optional().describe('with claim: the id of the task claimed'),
+          task: taskShape(z).optional().describe('with claim: the task claimed'),
+          owner: z.looseObject({ by: z.string() }).optional().describe('with claim: who owns it now, and until when'),
+        }),
       async call(ctx, args) {
         const app = await import('../app/task.js');
         if (!args['claim']) {
@@ -210,7 +226,11 @@ export const commands: readonly CommandDef[] = [
       const opts = o as { claim?: boolean; agent?: string; owner?: string; lease: string };
       const app = await import('../app/task.js');
       if (!opts.claim) {
-        if (opts.agent !== undefined || opts.owner !== undefined) throw new UsageError(`${opts.agent !== undefined ? '--agent' : '--owner'} goes with --claim: without it, 'sow task next' only lists the ready tasks`, "run 'sow task next --claim --owner <name>' to claim one");
+        if (opts.agent !== undefined || opts.owner !== undefined)
+          throw new UsageError(
+            `${opts.agent !== undefined ? '--agent' : '--owner'} goes with --claim: without it, 'sow task next' only lists the ready tasks`,
+            "run 'sow task next --claim --owner <name>' to claim one",
+          );
         const { formatTaskLine } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
         const tasks = await app.nextTasks(ctx.app);
@@ -218,7 +238,11 @@ export const commands: readonly CommandDef[] = [
       }
       const { parseLease } = await import('../domain/ownership.js');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
-      const r = await app.claimNext(ctx.app, { leaseSeconds: parseLease(opts.lease), ...(opts.agent !== undefined ? { agent: opts.agent } : {}), ...(opts.owner !== undefined ? { owner: opts.owner } : {}) });
+      const r = await app.claimNext(ctx.app, {
+        leaseSeconds: parseLease(opts.lease),
+        ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      });
       return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
     },
   },

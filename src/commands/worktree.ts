@@ -11,7 +11,12 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const { addWorktreeFor } = await import('../app/worktree.js');
       const r = await addWorktreeFor(ctx.app.cwd, args[0] as string, opts['from'] as string | undefined);
-      const why = { from: '', default: ", the repository's default branch; --from picks another", 'checked-out': ', the branch checked out (no default branch found); --from picks another', commit: ', the commit checked out; --from picks another' };
+      const why = {
+        from: '',
+        default: ", the repository's default branch; --from picks another",
+        'checked-out': ', the branch checked out (no default branch found); --from picks another',
+        commit: ', the commit checked out; --from picks another',
+      };
       const how = r.created_from ? `a new branch from '${r.created_from}'${why[r.base_kind ?? 'from']}` : 'the existing branch';
       return {
         data: r,

@@ -5,7 +5,12 @@ import { standard } from './project-types/standard/index.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const REPO = '/work/repo';
-const outputs = (phase: string): ArtifactSlot => ({ label: `the ${phase} phase outputs`, types: standard.phases.find((p) => p.name === phase)!.outputs, command: 'sow output', owner: `--phase ${phase}` });
+const outputs = (phase: string): ArtifactSlot => ({
+  label: `the ${phase} phase outputs`,
+  types: standard.phases.find((p) => p.name === phase)!.outputs,
+  command: 'sow output',
+  owner: `--phase ${phase}`,
+});
 const taskInputs: ArtifactSlot = { label: 'task 010 inputs', types: standard.taskInputs, command: 'sow task input', owner: '--id 010' };
 const taskOutputs: ArtifactSlot = { label: 'task 010 outputs', types: standard.taskOutputs, command: 'sow task output', owner: '--id 010' };
 const add = (slot: ArtifactSlot, type: string, path: string, extra: Record<string, string> = {}, approved?: string) =>
@@ -13,8 +18,13 @@ const add = (slot: ArtifactSlot, type: string, path: string, extra: Record<strin
 
 describe('createArtifact', () => {
   it('starts approvable types unapproved and puts extra flags in typed metadata', () => {
-    expect(add(outputs('review'), 'review', 'review/report.md', { assessment: 'pass', 'metadata.score': '7', source: 'human' }))
-      .toEqual({ type: 'review', path: 'review/report.md', created_at: NOW, approved: false, metadata: { assessment: 'pass', score: 7, source: 'human' } });
+    expect(add(outputs('review'), 'review', 'review/report.md', { assessment: 'pass', 'metadata.score': '7', source: 'human' })).toEqual({
+      type: 'review',
+      path: 'review/report.md',
+      created_at: NOW,
+      approved: false,
+      metadata: { assessment: 'pass', score: 7, source: 'human' },
+    });
   });
   it('gives feedback a pending status and references no approval flag', () => {
     expect(add(taskInputs, 'feedback', 'f/001.md')).toEqual({ type: 'feedback', path: 'f/001.md', created_at: NOW, metadata: { status: 'pending' } });
@@ -29,7 +39,9 @@ describe('createArtifact', () => {
   });
   it('a review needs its assessment when it is added', () => {
     expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(MissingMetadataError);
-    expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(expect.objectContaining({ hint: expect.stringContaining("'sow output add --phase review --type review --path review/r.md --assessment pass'") }));
+    expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining("'sow output add --phase review --type review --path review/r.md --assessment pass'") }),
+    );
   });
   it('refuses a flag a typo away from a metadata key the type uses', () => {
     expect(() => add(outputs('review'), 'review', 'r.md', { asessment: 'pass' })).toThrow(DidYouMeanError);
@@ -109,7 +121,12 @@ describe('evidence: recorded by sow check run, never by hand', () => {
     expect(() => add(taskOutputs, 'evidence', 'evidence/x.log')).toThrow(expect.objectContaining({ code: 'ARTIFACT_RECORDED_BY_SOW', hint: "run 'sow check run' to record a new one" }));
   });
   it('cannot be changed by hand (a failure cannot be turned into a pass)', () => {
-    for (const [field, value] of [['exit_code', '0'], ['metadata.tree', 'def'], ['path', 'evidence/y.log'], ['approved', 'true']] as const) {
+    for (const [field, value] of [
+      ['exit_code', '0'],
+      ['metadata.tree', 'def'],
+      ['path', 'evidence/y.log'],
+      ['approved', 'true'],
+    ] as const) {
       expect(() => setArtifactField(recorded, outputs('finalize'), 0, field, value, REPO), field).toThrow(RecordedArtifactError);
     }
   });

@@ -53,8 +53,10 @@ export const placeholdersIn = (def: ArtifactTypeDef, text: string): string[] => 
 /** An artifact sow records itself (evidence of a check's run), added or changed by hand. */
 export class RecordedArtifactError extends SowError {
   constructor(type: string, recordedBy: string, change: 'added' | 'changed') {
-    super('ARTIFACT_RECORDED_BY_SOW', 'failed', `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`,
-      `run '${recordedBy}' to record a new one`, { type, recorded_by: recordedBy });
+    super('ARTIFACT_RECORDED_BY_SOW', 'failed', `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`, `run '${recordedBy}' to record a new one`, {
+      type,
+      recorded_by: recordedBy,
+    });
   }
 }
 
@@ -68,8 +70,7 @@ export interface ArtifactSlot {
   readonly owner: string;
 }
 
-export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | 'remove', extra = '') =>
-  `${slot.command} ${verb} ${slot.owner}${extra ? ` ${extra}` : ''}`;
+export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | 'remove', extra = '') => `${slot.command} ${verb} ${slot.owner}${extra ? ` ${extra}` : ''}`;
 
 export function findArtifactType(slot: ArtifactSlot, type: string): ArtifactTypeDef {
   const def = slot.types.find((t) => t.name === type);
@@ -98,7 +99,11 @@ export function artifactPath(raw: string, root: PathRoot, repoRoot: string): str
     if (outside(fromRepo) || /^[A-Za-z]:\//.test(fromRepo)) throw new PathOutsideRepositoryError(raw);
   } else {
     fromRepo = posix.normalize(posix.join(rootDir(root) || '.', path));
-    if (outside(fromRepo)) throw new PathOutsideRepositoryError(raw, `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} and must stay inside the repository`);
+    if (outside(fromRepo))
+      throw new PathOutsideRepositoryError(
+        raw,
+        `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} and must stay inside the repository`,
+      );
   }
   if (fromRepo === '' || fromRepo === '.') throw new InvalidValueError('path', raw, 'a file inside the repository, not the repository itself');
   return root === 'project' ? posix.relative(PROJECT_DIR, fromRepo) : fromRepo;
@@ -166,8 +171,10 @@ export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: stri
   if (Object.keys(meta).length > 0) artifact.metadata = meta;
   const missing = missingMetadata(def, artifact);
   if (missing) {
-    throw new MissingMetadataError(`a ${def.name} needs --${missing} ${choices(def, missing)}`,
-      `add it with the artifact: '${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`);
+    throw new MissingMetadataError(
+      `a ${def.name} needs --${missing} ${choices(def, missing)}`,
+      `add it with the artifact: '${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
+    );
   }
   return { artifact, def };
 }
@@ -189,8 +196,10 @@ export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, index: 
     if (resolved.name === 'approved' && value === true && def) {
       const missing = missingMetadata(def, next);
       if (missing) {
-        throw new MissingMetadataError(`cannot approve this ${def.name}: it has no ${missing}`,
-          `set it first: '${slotCommand(slot, 'set', `--index ${index} ${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`);
+        throw new MissingMetadataError(
+          `cannot approve this ${def.name}: it has no ${missing}`,
+          `set it first: '${slotCommand(slot, 'set', `--index ${index} ${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
+        );
       }
     }
     return next;

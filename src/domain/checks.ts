@@ -6,10 +6,13 @@ import { nearMiss } from './suggest.js';
 export class UnknownCheckError extends SowError {
   constructor(name: string, known: readonly string[]) {
     const suggestion = nearMiss(name, known);
-    super('CHECK_NOT_FOUND', 'failed',
+    super(
+      'CHECK_NOT_FOUND',
+      'failed',
       known.length === 0 ? `no check named '${name}': ${REPO_CONFIG} declares no checks` : `no check named '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
       known.length === 0 ? `declare it in ${REPO_CONFIG} ('sow check list' shows an example)` : `the declared checks: ${known.join(', ')}`,
-      { check: name, known: [...known], ...(suggestion ? { suggestion } : {}) });
+      { check: name, known: [...known], ...(suggestion ? { suggestion } : {}) },
+    );
   }
 }
 

@@ -78,7 +78,9 @@ export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record
   for (const b of Object.values(bindings)) {
     if (!executors[b.executor] && isTypeByName(b.executor)) executors[b.executor] = { name: b.executor, config: { type: b.executor }, source: 'implicit' };
   }
-  const strayVariables = Object.keys(env).filter((k) => k.startsWith(ENV_PREFIX) && k.length > ENV_PREFIX.length && env[k] && !read.has(k)).sort();
+  const strayVariables = Object.keys(env)
+    .filter((k) => k.startsWith(ENV_PREFIX) && k.length > ENV_PREFIX.length && env[k] && !read.has(k))
+    .sort();
   return { executors, bindings, overrides, strayVariables };
 }
 
@@ -102,7 +104,9 @@ export interface ConfigReport {
  * and the one of them `name` is a near miss of.
  */
 export function executorChoices(effective: EffectiveConfig, name: string): { defined: string[]; types: string[]; suggestion?: string } {
-  const defined = Object.values(effective.executors).filter((e) => e.source !== 'implicit').map((e) => e.name);
+  const defined = Object.values(effective.executors)
+    .filter((e) => e.source !== 'implicit')
+    .map((e) => e.name);
   const types = TYPES_BY_NAME.filter((t) => !defined.includes(t));
   const suggestion = nearMiss(name, [...defined, ...types]);
   return { defined, types, ...(suggestion ? { suggestion } : {}) };

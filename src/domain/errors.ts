@@ -47,37 +47,44 @@ const q = quoted;
 
 export class NotAGitRepositoryError extends SowError {
   constructor(cwd: string) {
-    super('NOT_A_GIT_REPOSITORY', 'failed', `${q(cwd)} is not inside a git repository`,
-      "sow keeps its state beside your code in git; run 'git init' first, or cd into a repository");
+    super('NOT_A_GIT_REPOSITORY', 'failed', `${q(cwd)} is not inside a git repository`, "sow keeps its state beside your code in git; run 'git init' first, or cd into a repository");
   }
 }
 
 export class NotInitializedError extends SowError {
   /** `elsewhere`: local branches that have a project committed (said when sow was used on another branch). */
   constructor(root: string, leftover = false, elsewhere: readonly string[] = []) {
-    const shown = elsewhere.slice(0, 5).map((b) => q(b)).join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
-    super('NOT_INITIALIZED', 'failed',
+    const shown =
+      elsewhere
+        .slice(0, 5)
+        .map((b) => q(b))
+        .join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
+    super(
+      'NOT_INITIALIZED',
+      'failed',
       leftover
         ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it runs, e.g. after a checkout of a branch without sow)`
         : `sow is not initialised in ${q(root)} (no .sow/ folder)`,
-      elsewhere.length
-        ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')`
-        : "run 'sow init'");
+      elsewhere.length ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')` : "run 'sow init'",
+    );
   }
 }
 
 export class MigrationNeededError extends SowError {
   constructor(found: number, current: number) {
-    super('MIGRATION_NEEDED', 'state', `.sow/ has layout version ${found}, made by an older sow; this sow reads version ${current}`,
-      "run 'sow migrate --dry-run' to see what changes, then 'sow migrate' (it keeps a backup)");
+    super(
+      'MIGRATION_NEEDED',
+      'state',
+      `.sow/ has layout version ${found}, made by an older sow; this sow reads version ${current}`,
+      "run 'sow migrate --dry-run' to see what changes, then 'sow migrate' (it keeps a backup)",
+    );
   }
 }
 
 export class SowTooOldError extends SowError {
   /** `upgrade`: how to upgrade this sow, which depends on how it was installed (adapters/installation.ts). */
   constructor(found: number, current: number, upgrade = 'upgrade sow') {
-    super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
-      `${upgrade}; nothing was changed`);
+    super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`, `${upgrade}; nothing was changed`);
   }
 }
 
@@ -90,12 +97,21 @@ export class WrongBranchError extends SowError {
 export class NoProjectError extends SowError {
   /** `elsewhere`: the local branches that have a project committed (to check one out). */
   constructor(readonly elsewhere: readonly string[] = []) {
-    const start = "run 'sow project new <name> --description \"...\"' to start one";
-    const shown = elsewhere.slice(0, 5).map((b) => q(b)).join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
-    super('NO_PROJECT', 'failed', 'there is no project on this branch',
-      elsewhere.length === 0 ? start
+    const start = 'run \'sow project new <name> --description "..."\' to start one';
+    const shown =
+      elsewhere
+        .slice(0, 5)
+        .map((b) => q(b))
+        .join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
+    super(
+      'NO_PROJECT',
+      'failed',
+      'there is no project on this branch',
+      elsewhere.length === 0
+        ? start
         : `${elsewhere.length === 1 ? 'branch' : 'branches'} ${shown} ${elsewhere.length === 1 ? 'has a project' : 'have projects'}: check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
-      elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined);
+      elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
+    );
   }
 }
 
@@ -141,9 +157,12 @@ export function notOneOf(what: string, word: string, values: readonly string[], 
 export class InvalidValueError extends SowError {
   constructor(field: string, value: string, expected: string, hint?: string, suggestion?: string) {
     const near = suggestion === undefined ? '' : `; did you mean ${q(suggestion)}?`;
-    super('INVALID_VALUE', 'failed',
+    super(
+      'INVALID_VALUE',
+      'failed',
       hint === undefined ? `invalid value ${q(value)} for ${q(field)}${near}` : `invalid value ${q(value)} for ${q(field)}: expected ${expected}${near}`,
-      hint ?? `${q(field)} takes ${expected}`);
+      hint ?? `${q(field)} takes ${expected}`,
+    );
   }
 }
 
@@ -162,8 +181,10 @@ export class ReadOnlyFieldError extends SowError {
 
 export class DidYouMeanError extends SowError {
   constructor(name: string, where: string, suggestion: string) {
-    super('DID_YOU_MEAN', 'failed', `${where} has no field ${q(name)}; did you mean ${q(suggestion)}?`,
-      `use ${q(suggestion)}; to mean a metadata key of that very name, write 'metadata.${name}'`, { field: name, suggestion });
+    super('DID_YOU_MEAN', 'failed', `${where} has no field ${q(name)}; did you mean ${q(suggestion)}?`, `use ${q(suggestion)}; to mean a metadata key of that very name, write 'metadata.${name}'`, {
+      field: name,
+      suggestion,
+    });
   }
 }
 
@@ -218,31 +239,42 @@ export class PhaseNotActiveError extends SowError {
 
 export class UnknownArtifactTypeError extends SowError {
   constructor(type: string, where: string, valid: readonly string[], suggestion?: string) {
-    super('UNKNOWN_ARTIFACT_TYPE', 'failed', `${q(type)} is not an artifact type of ${where}${suggestion ? `; did you mean ${q(suggestion)}?` : ''}`,
-      valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`);
+    super(
+      'UNKNOWN_ARTIFACT_TYPE',
+      'failed',
+      `${q(type)} is not an artifact type of ${where}${suggestion ? `; did you mean ${q(suggestion)}?` : ''}`,
+      valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`,
+    );
   }
 }
 
 export class IndexOutOfRangeError extends SowError {
   constructor(index: number, count: number, where: string, listCommand: string) {
-    super('INDEX_OUT_OF_RANGE', 'failed',
+    super(
+      'INDEX_OUT_OF_RANGE',
+      'failed',
       count === 0 ? `${where} are empty (index ${index})` : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
-      `run '${listCommand}' to see the indexes`);
+      `run '${listCommand}' to see the indexes`,
+    );
   }
 }
 
 export class ArtifactFileMissingError extends SowError {
   constructor(path: string, file: string) {
-    super('ARTIFACT_FILE_MISSING', 'failed', `cannot approve ${q(path)}: ${q(file)} does not exist`,
-      'write the file first; an approval vouches for what is in it');
+    super('ARTIFACT_FILE_MISSING', 'failed', `cannot approve ${q(path)}: ${q(file)} does not exist`, 'write the file first; an approval vouches for what is in it');
   }
 }
 
 /** An approval of a document that still holds its template's placeholders. */
 export class ArtifactUnfinishedError extends SowError {
   constructor(path: string, file: string, placeholders: readonly string[]) {
-    super('ARTIFACT_UNFINISHED', 'failed', `cannot approve ${q(path)}: ${q(file)} still holds the template's placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
-      'replace each one with what was agreed (or delete the lines that do not apply), then approve it', { path, file, placeholders: [...placeholders] });
+    super(
+      'ARTIFACT_UNFINISHED',
+      'failed',
+      `cannot approve ${q(path)}: ${q(file)} still holds the template's placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
+      'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
+      { path, file, placeholders: [...placeholders] },
+    );
   }
 }
 
@@ -268,27 +300,38 @@ export class InvalidEventError extends SowError {
   /** `valid`: the events out of `state`; `elsewhere`: the state another event of that name leaves, if any; `all`: every event of the type. */
   constructor(event: string, state: string, valid: readonly string[], elsewhere?: string, all: readonly string[] = valid) {
     const why = elsewhere !== undefined ? `: it leaves ${elsewhere}` : didYouMean(event, all);
-    super('INVALID_EVENT', 'failed', `no event ${q(event)} in ${state}${why}`,
+    super(
+      'INVALID_EVENT',
+      'failed',
+      `no event ${q(event)} in ${state}${why}`,
       valid.length ? `events here: ${valid.join(', ')} ('sow advance --list' shows their guards)` : `${state} has no way out: the project is complete`,
-      { event, state, events: [...valid] });
+      { event, state, events: [...valid] },
+    );
   }
 }
 
 /** `sow advance` without an event in a state where none fires by itself. */
 export class NoAutomaticEventError extends SowError {
   constructor(state: string, valid: readonly string[]) {
-    super('INVALID_EVENT', 'failed', `no event fires by itself in ${state}`,
+    super(
+      'INVALID_EVENT',
+      'failed',
+      `no event fires by itself in ${state}`,
       valid.length ? `name one: ${valid.map((e) => `'sow advance ${e}'`).join(', ')}` : `${state} has no way out: the project is complete`,
-      { state, events: [...valid] });
+      { state, events: [...valid] },
+    );
   }
 }
 
 export class StateFileError extends SowError {
   constructor(file: string, problem: string, fieldPath?: string) {
-    super('STATE_FILE_INVALID', 'state',
+    super(
+      'STATE_FILE_INVALID',
+      'state',
       fieldPath ? `${file}: ${fieldPath}: ${problem}` : `${file}: ${problem}`,
       `fix the file by hand (or restore it with 'git checkout -- ${file}'); sow will not overwrite it`,
-      { file, ...(fieldPath ? { field: fieldPath } : {}) });
+      { file, ...(fieldPath ? { field: fieldPath } : {}) },
+    );
   }
 }
 
@@ -300,11 +343,15 @@ export class NotExecutingError extends SowError {
     const how = route
       ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
       : `no transition leads from ${state} to ${executing.join(' or ')}; ${force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects"}`;
-    super('NOT_EXECUTING', 'blocked',
+    super(
+      'NOT_EXECUTING',
+      'blocked',
       task === undefined
         ? `no task can be claimed now: the project is in ${state}, and tasks are worked on in ${executing.join(' or ')}`
         : `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`,
-      how, { ...(task !== undefined ? { task } : {}), state, executing: [...executing] });
+      how,
+      { ...(task !== undefined ? { task } : {}), state, executing: [...executing] },
+    );
   }
 }
 
@@ -313,19 +360,25 @@ export class NoReadyTaskError extends SowError {
   constructor(tasks: readonly TaskSummary[]) {
     const count = (s: string) => tasks.filter((t) => t.status === s).length;
     const pending = count('pending');
-    const why = tasks.length === 0 ? 'there are no tasks'
-      : pending === 0 ? 'no task is pending'
-      : `the ${pending} pending task(s) wait for dependencies or are being worked on`;
-    super('NO_READY_TASK', 'failed', `no task is ready to claim: ${why} (${count('in_progress')} in progress, ${count('completed')} completed)`,
-      "run 'sow task list' to see what blocks them, or 'sow task add' to add work");
+    const why = tasks.length === 0 ? 'there are no tasks' : pending === 0 ? 'no task is pending' : `the ${pending} pending task(s) wait for dependencies or are being worked on`;
+    super(
+      'NO_READY_TASK',
+      'failed',
+      `no task is ready to claim: ${why} (${count('in_progress')} in progress, ${count('completed')} completed)`,
+      "run 'sow task list' to see what blocks them, or 'sow task add' to add work",
+    );
   }
 }
 
 export class LockTimeoutError extends SowError {
   constructor(lockFile: string, holder: string, seconds: number, hint?: string) {
-    super('LOCK_TIMEOUT', 'failed', `waited ${seconds} s for the state lock ${q(lockFile)}, held by ${holder}`,
+    super(
+      'LOCK_TIMEOUT',
+      'failed',
+      `waited ${seconds} s for the state lock ${q(lockFile)}, held by ${holder}`,
       hint ?? `that command is still running: retry when it is done, or wait longer with SOW_LOCK_TIMEOUT=<seconds>`,
-      { lock: lockFile, holder });
+      { lock: lockFile, holder },
+    );
   }
 }
 

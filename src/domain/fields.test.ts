@@ -46,7 +46,9 @@ describe('coerceField', () => {
     expect(coerceField('approved', 'true', { kind: 'boolean' })).toBe(true);
     expect(() => coerceField('approved', 'yes', { kind: 'boolean' })).toThrow(InvalidValueError);
     expect(coerceField('iteration', '2', { kind: 'integer', min: 1 })).toBe(2);
-    expect(() => coerceField('iteration', '0', { kind: 'integer', min: 1 })).toThrow(expect.objectContaining({ message: "invalid value '0' for 'iteration'", hint: "'iteration' takes an integer ≥ 1" }));
+    expect(() => coerceField('iteration', '0', { kind: 'integer', min: 1 })).toThrow(
+      expect.objectContaining({ message: "invalid value '0' for 'iteration'", hint: "'iteration' takes an integer ≥ 1" }),
+    );
     expect(() => coerceField('iteration', 'two', { kind: 'integer' })).toThrow(InvalidValueError);
     expect(coerceField('status', 'done', { kind: 'enum', values: ['done'] })).toBe('done');
     expect(() => coerceField('status', 'bogus', { kind: 'enum', values: ['done', 'open'] })).toThrow(expect.objectContaining({ hint: "'status' takes one of done, open" }));

@@ -37,7 +37,12 @@ export function splitPath(field: string): string[] {
 
 /** The refusal of a field path or metadata key that holds one of RESERVED_NAMES. */
 export function reservedNameError(field: string, reserved: string): InvalidValueError {
-  return new InvalidValueError('field', field, `a name other than '${reserved}' (it names a part of every JavaScript object, so sow cannot store it faithfully)`, "pick another name, e.g. 'metadata.owner'");
+  return new InvalidValueError(
+    'field',
+    field,
+    `a name other than '${reserved}' (it names a part of every JavaScript object, so sow cannot store it faithfully)`,
+    "pick another name, e.g. 'metadata.owner'",
+  );
 }
 
 /** `record[key]` if the record itself has it (never something inherited from Object). */
@@ -70,15 +75,9 @@ export function setAtPath<T extends Record<string, unknown>>(target: T, path: re
 }
 
 export type FieldSpec =
-  | { kind: 'string'; nonEmpty?: boolean }
-  | { kind: 'boolean' }
-  | { kind: 'integer'; min?: number }
-  | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'readonly'; why: string; hint?: string };
+  { kind: 'string'; nonEmpty?: boolean } | { kind: 'boolean' } | { kind: 'integer'; min?: number } | { kind: 'enum'; values: readonly string[] } | { kind: 'readonly'; why: string; hint?: string };
 
-export type ResolvedField =
-  | { where: 'field'; name: string; spec: FieldSpec }
-  | { where: 'metadata'; path: string[] };
+export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
 
 /**
  * Decides whether `field` names a known field or a metadata path. A bare name a small typo away

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  GRAPH_FORMATS, lifecycleGraph, lifecycleMap, mainPath, renderLifecycle, renderLifecycleDot, renderLifecycleMap, renderLifecycleMermaid, renderLifecycleText,
-  renderTasks, renderTasksDot, renderTasksMermaid, renderTasksText, taskGraph, topologicalOrder,
+  GRAPH_FORMATS,
+  lifecycleGraph,
+  lifecycleMap,
+  mainPath,
+  renderLifecycle,
+  renderLifecycleDot,
+  renderLifecycleMap,
+  renderLifecycleMermaid,
+  renderLifecycleText,
+  renderTasks,
+  renderTasksDot,
+  renderTasksMermaid,
+  renderTasksText,
+  taskGraph,
+  topologicalOrder,
 } from './graph.js';
 import { listTransitions, type TransitionOption } from './lifecycle.js';
 import { PROJECT_TYPES } from './project-types/index.js';
@@ -19,7 +32,12 @@ const judged = (type: ProjectType, state: string): TransitionOption[] =>
 function standardProject(state: string, history: HistoryEntry[] = []): ProjectState {
   const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {}, inputs: [] as Artifact[], outputs: [] as Artifact[] });
   return {
-    name: 'demo', type: 'standard', description: '', branch: 'feat/demo', created_at: T0, updated_at: T0,
+    name: 'demo',
+    type: 'standard',
+    description: '',
+    branch: 'feat/demo',
+    created_at: T0,
+    updated_at: T0,
     statechart: { current_state: state, updated_at: T0, history },
     phases: { planning: phase(), implementation: phase(), review: phase(), finalize: phase() },
   };
@@ -36,13 +54,17 @@ describe('the lifecycle as data', () => {
     expect(g.states.map((s) => s.name)).toEqual(Object.keys(standard.states));
     expect(g.transitions).toHaveLength(standard.transitions.length);
     expect(g.transitions.find((t) => t.event === 'tasks_approved')).toEqual({
-      from: 'ImplementationPlanning', event: 'tasks_approved', to: 'ImplementationExecuting', guard: 'tasksApproved',
-      guardDescription: standard.guards['tasksApproved']!.description, automatic: true,
+      from: 'ImplementationPlanning',
+      event: 'tasks_approved',
+      to: 'ImplementationExecuting',
+      guard: 'tasksApproved',
+      guardDescription: standard.guards['tasksApproved']!.description,
+      automatic: true,
     });
     expect(g.transitions.some((t) => t.blocked !== undefined)).toBe(false);
   });
 
-  it("judges the guards out of the current state (and only those) as listTransitions does", () => {
+  it('judges the guards out of the current state (and only those) as listTransitions does', () => {
     const project = standardProject('ImplementationExecuting');
     const tasks = [task('010', 'completed'), task('020', 'pending')];
     const g = lifecycleGraph(standard, { current: 'ImplementationExecuting', options: listTransitions(standard, { project, tasks }) });
@@ -68,7 +90,10 @@ describe('every registered type renders in every format', () => {
       expect(lines[0]).toBe('stateDiagram-v2');
       expect(lines).toContain(`    [*] --> ${type.initialState}`);
       for (const t of type.transitions) {
-        expect(lines.some((l) => l.startsWith(`    ${t.from} --> ${t.to} : ${t.event}${t.guard ? ` [${t.guard}]` : ''}`)), `${t.from} --${t.event}--> ${t.to}`).toBe(true);
+        expect(
+          lines.some((l) => l.startsWith(`    ${t.from} --> ${t.to} : ${t.event}${t.guard ? ` [${t.guard}]` : ''}`)),
+          `${t.from} --${t.event}--> ${t.to}`,
+        ).toBe(true);
       }
       for (const [name, def] of Object.entries(type.states)) {
         if (def.final && type.transitions.some((t) => t.to === name)) expect(lines).toContain(`    ${name} --> [*]`);
@@ -137,10 +162,22 @@ describe('the main path', () => {
       const path = mainPath(type);
       expect(path, type.name).toEqual(expected[type.name]);
       // Each step is an automatic transition of the table, and the last leads to a final state.
-      for (let i = 1; i < path.length; i++) expect(type.transitions.some((t) => t.from === path[i - 1] && t.to === path[i] && t.automatic), `${path[i - 1]} → ${path[i]}`).toBe(true);
-      expect(type.transitions.some((t) => t.from === path.at(-1) && t.automatic && type.states[t.to]?.final), `${type.name} ends`).toBe(true);
+      for (let i = 1; i < path.length; i++)
+        expect(
+          type.transitions.some((t) => t.from === path[i - 1] && t.to === path[i] && t.automatic),
+          `${path[i - 1]} → ${path[i]}`,
+        ).toBe(true);
+      expect(
+        type.transitions.some((t) => t.from === path.at(-1) && t.automatic && type.states[t.to]?.final),
+        `${type.name} ends`,
+      ).toBe(true);
       // Every state a project lives in is on it (no registered type has a side state).
-      expect(path.sort()).toEqual(Object.entries(type.states).filter(([, d]) => !d.final).map(([n]) => n).sort());
+      expect(path.sort()).toEqual(
+        Object.entries(type.states)
+          .filter(([, d]) => !d.final)
+          .map(([n]) => n)
+          .sort(),
+      );
     }
   });
 
@@ -174,30 +211,41 @@ describe('the task graph', () => {
 
   it('is nodes with id, name and status, and an edge from each dependency to its dependent', () => {
     expect(g.nodes[0]).toEqual({ id: '005', name: 'task 005', status: 'pending' });
-    expect(g.edges).toEqual([{ from: '040', to: '005' }, { from: '010', to: '020' }, { from: '010', to: '030' }, { from: '020', to: '030' }]);
+    expect(g.edges).toEqual([
+      { from: '040', to: '005' },
+      { from: '010', to: '020' },
+      { from: '010', to: '030' },
+      { from: '020', to: '030' },
+    ]);
   });
 
   it('lists the tasks in dependency order, lowest id first among those ready, with their depth', () => {
     expect(topologicalOrder(g)).toEqual([
-      { id: '010', depth: 0 }, { id: '020', depth: 1 }, { id: '030', depth: 2 }, { id: '040', depth: 0 }, { id: '005', depth: 1 },
+      { id: '010', depth: 0 },
+      { id: '020', depth: 1 },
+      { id: '030', depth: 2 },
+      { id: '040', depth: 0 },
+      { id: '005', depth: 1 },
     ]);
     // Were there a cycle (the workspace refuses one), its tasks are still listed.
     expect(topologicalOrder(taskGraph([task('010', 'pending', ['020']), task('020', 'pending', ['010'])])).map((o) => o.id)).toEqual(['010', '020']);
   });
 
   it('text: indented by depth, the status in words, ← the dependencies', () => {
-    expect(renderTasksText(g)).toBe([
-      '010 [completed] task 010',
-      '  020 [in_progress] task 020 ← 010',
-      '    030 [pending] task 030 ← 010, 020',
-      '040 [abandoned] task 040',
-      '  005 [pending] task 005 ← 040',
-    ].join('\n'));
+    expect(renderTasksText(g)).toBe(
+      ['010 [completed] task 010', '  020 [in_progress] task 020 ← 010', '    030 [pending] task 030 ← 010, 020', '040 [abandoned] task 040', '  005 [pending] task 005 ← 040'].join('\n'),
+    );
     const painted = renderTasksText(g, (word, t) => `<${word}>${t}</>`);
     expect(painted).toContain('<in_progress>[in_progress]</>');
     // A long chain is indented no deeper than a few levels.
     const chain = taskGraph(Array.from({ length: 30 }, (_, i) => task(String((i + 1) * 10).padStart(3, '0'), 'pending', i ? [String(i * 10).padStart(3, '0')] : [])));
-    expect(Math.max(...renderTasksText(chain).split('\n').map((l) => l.length - l.trimStart().length))).toBe(16);
+    expect(
+      Math.max(
+        ...renderTasksText(chain)
+          .split('\n')
+          .map((l) => l.length - l.trimStart().length),
+      ),
+    ).toBe(16);
   });
 
   it('mermaid: a flowchart TD, a node per task, an arrow per dependency, a class per status; names cannot break it', () => {

@@ -209,10 +209,8 @@ export function lifecycleMap(type: ProjectType, current: string, history: readon
 /** `PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → …` */
 export function renderLifecycleMap(map: LifecycleMap, paint: Paint = PLAIN): string {
   const parts = map.steps.map(({ state, mark }) =>
-    mark === 'current' ? paint('current', `[${state}]`)
-      : mark === 'done' ? `${state} ${paint('done', '✓')}`
-        : mark === 'skipped' ? paint('skipped', `${state} (skipped)`)
-          : state);
+    mark === 'current' ? paint('current', `[${state}]`) : mark === 'done' ? `${state} ${paint('done', '✓')}` : mark === 'skipped' ? paint('skipped', `${state} (skipped)`) : state,
+  );
   return `${parts.join(' → ')}${map.offPath ? `  (now in ${paint('current', `[${map.offPath}]`)}, off this path)` : ''}`;
 }
 
@@ -244,7 +242,10 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
   }
   const waiting = new Map([...deps].map(([id, d]) => [id, d.length]));
   const depth = new Map<string, number>();
-  const ready = g.nodes.filter((n) => waiting.get(n.id) === 0).map((n) => n.id).sort(compareIds);
+  const ready = g.nodes
+    .filter((n) => waiting.get(n.id) === 0)
+    .map((n) => n.id)
+    .sort(compareIds);
   const out: { id: string; depth: number }[] = [];
   for (let head = 0; head < ready.length;) {
     const id = ready[head++]!;
@@ -275,11 +276,13 @@ export function renderTasksText(g: TaskGraph, paint: Paint = PLAIN): string {
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
   const deps = new Map<string, string[]>();
   for (const e of g.edges) deps.set(e.to, [...(deps.get(e.to) ?? []), e.from]);
-  return topologicalOrder(g).map(({ id, depth }) => {
-    const n = byId.get(id)!;
-    const after = deps.get(id);
-    return `${'  '.repeat(Math.min(depth, MAX_INDENT))}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${after ? ` ← ${after.join(', ')}` : ''}`;
-  }).join('\n');
+  return topologicalOrder(g)
+    .map(({ id, depth }) => {
+      const n = byId.get(id)!;
+      const after = deps.get(id);
+      return `${'  '.repeat(Math.min(depth, MAX_INDENT))}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${after ? ` ← ${after.join(', ')}` : ''}`;
+    })
+    .join('\n');
 }
 
 /** A mermaid label: quotes, angle brackets and `#` as entities, so a task's name cannot break the diagram. */

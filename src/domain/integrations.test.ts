@@ -42,14 +42,22 @@ describe('JSON merging, as text', () => {
   it('lays out what it adds like the entries beside it', () => {
     const text = '{\n    "hooks": {\n        "Stop": [\n            {"hooks": []}\n        ]\n    }\n}\n';
     const edit = addToJson(text, { hooks: { Stop: ['sow hook stop'] } }, 's.json');
-    expect(edit.text).toBe('{\n    "hooks": {\n        "Stop": [\n            {"hooks": []},\n            {\n                "hooks": [\n                    {\n                        "type": "command",\n                        "command": "sow hook stop"\n                    }\n                ]\n            }\n        ]\n    }\n}\n');
+    expect(edit.text).toBe(
+      '{\n    "hooks": {\n        "Stop": [\n            {"hooks": []},\n            {\n                "hooks": [\n                    {\n                        "type": "command",\n                        "command": "sow hook stop"\n                    }\n                ]\n            }\n        ]\n    }\n}\n',
+    );
   });
 
   it('takes out only groups exactly as sow writes them, and only keys it made', () => {
     const mine = { hooks: [{ type: 'command', command: 'sow hook stop' }] };
     const theirs = { matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] };
     const text = JSON.stringify({ hooks: { Stop: [theirs, mine], SessionStart: [] }, mcpServers: { sow: { command: 'sow', args: ['mcp', '--x'] } } });
-    const out = JSON.parse(removeFromJson(text, { hooks: { Stop: ['sow hook stop'], SessionStart: ['sow project continue'] }, mcpServers: { sow: { command: 'sow', args: ['mcp'] } } }, ['hooks', 'hooks.SessionStart', 'mcpServers']));
+    const out = JSON.parse(
+      removeFromJson(text, { hooks: { Stop: ['sow hook stop'], SessionStart: ['sow project continue'] }, mcpServers: { sow: { command: 'sow', args: ['mcp'] } } }, [
+        'hooks',
+        'hooks.SessionStart',
+        'mcpServers',
+      ]),
+    );
     expect(out).toEqual({ hooks: { Stop: [theirs] }, mcpServers: { sow: { command: 'sow', args: ['mcp', '--x'] } } });
   });
 

@@ -39,11 +39,23 @@ const COMMAND_META: Record<CommandName, { description: string; args?: string }> 
 };
 
 /** A whole file sow owns. */
-export interface OwnedFile { kind: 'file'; path: string; content: string }
+export interface OwnedFile {
+  kind: 'file';
+  path: string;
+  content: string;
+}
 /** Keys sow adds to a JSON file the user may also use (.claude/settings.json, .mcp.json). */
-export interface JsonMerge { kind: 'json'; path: string; add: JsonAddition }
+export interface JsonMerge {
+  kind: 'json';
+  path: string;
+  add: JsonAddition;
+}
 /** A section between markers in a file the user owns (AGENTS.md). */
-export interface ManagedSection { kind: 'section'; path: string; content: string }
+export interface ManagedSection {
+  kind: 'section';
+  path: string;
+  content: string;
+}
 export type Planned = OwnedFile | JsonMerge | ManagedSection;
 
 /** What sow adds to a JSON file: hook commands by event, and MCP servers by name. */
@@ -57,11 +69,15 @@ export const STOP_COMMAND = 'sow hook stop';
 const HOOKS: JsonAddition = { hooks: { SessionStart: [SESSION_START_COMMAND], Stop: [STOP_COMMAND] } };
 const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
 
-export const SKILL_DESCRIPTION = 'How this repository runs work through sow (projects, tasks, guarded advance, workers reporting back). Use at the start of any session, and whenever the user mentions sow, a project, a task id like 010, or advancing.';
+export const SKILL_DESCRIPTION =
+  'How this repository runs work through sow (projects, tasks, guarded advance, workers reporting back). Use at the start of any session, and whenever the user mentions sow, a project, a task id like 010, or advancing.';
 
 const yamlString = (s: string) => JSON.stringify(s);
 const frontmatter = (fields: Record<string, string | undefined>) =>
-  `---\n${Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}`).join('\n')}\n---\n\n`;
+  `---\n${Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n')}\n---\n\n`;
 
 const skillFile = (s: IntegrationSources) => `${frontmatter({ name: 'sow', description: yamlString(SKILL_DESCRIPTION) })}${s.skill.trim()}\n`;
 
@@ -84,7 +100,10 @@ const claudeCommand = (s: IntegrationSources, name: CommandName) => {
 
 /** Gemini CLI: TOML, `!{…}` runs a command, `{{args}}` are the arguments. */
 const geminiCommand = (s: IntegrationSources, name: CommandName) => {
-  const body = s.commands[name].replace(/\{\{run:([^}]+)\}\}/g, (_m, cmd: string) => `!{${cmd.trim()}}`).replace(/\$ARGUMENTS/g, '{{args}}').trim();
+  const body = s.commands[name]
+    .replace(/\{\{run:([^}]+)\}\}/g, (_m, cmd: string) => `!{${cmd.trim()}}`)
+    .replace(/\$ARGUMENTS/g, '{{args}}')
+    .trim();
   return `description = ${JSON.stringify(COMMAND_META[name].description)}\nprompt = """\n${body.replace(/"""/g, '\\"\\"\\"')}\n"""\n`;
 };
 
@@ -108,7 +127,11 @@ const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): ManagedSection => 
 export function planRepository(target: Target, s: IntegrationSources, opts: { withMcp?: boolean } = {}): Planned[] {
   switch (target) {
     case 'claude':
-      return [...claudeLayer(s, '.claude/', 'commands/sow/'), { kind: 'json', path: '.claude/settings.json', add: HOOKS }, ...(opts.withMcp ? [{ kind: 'json' as const, path: '.mcp.json', add: MCP }] : [])];
+      return [
+        ...claudeLayer(s, '.claude/', 'commands/sow/'),
+        { kind: 'json', path: '.claude/settings.json', add: HOOKS },
+        ...(opts.withMcp ? [{ kind: 'json' as const, path: '.mcp.json', add: MCP }] : []),
+      ];
     case 'codex':
     case 'copilot':
     case 'opencode':
@@ -155,7 +178,10 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 
 type Json = Record<string, unknown>;
 const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
-interface HookGroup { matcher?: string; hooks?: { type?: string; command?: string }[] }
+interface HookGroup {
+  matcher?: string;
+  hooks?: { type?: string; command?: string }[];
+}
 
 const hasHook = (groups: unknown, command: string) => Array.isArray(groups) && groups.some((g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command));
 const hookGroup = (commands: readonly string[]) => ({ hooks: commands.map((command) => ({ type: 'command', command })) });
@@ -192,7 +218,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   const serversAdded: Record<string, { command: string; args: readonly string[] }> = {};
   const made: string[] = [];
   // A settings file of the agent CLI that sow must read and cannot use: like a state file, exit 4.
-  const notA = (key: string, what: string, why: string) => new SowError('INTEGRATION_FILE_INVALID', 'state', `${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`, `fix ${path}, then run the install again`);
+  const notA = (key: string, what: string, why: string) =>
+    new SowError('INTEGRATION_FILE_INVALID', 'state', `${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`, `fix ${path}, then run the install again`);
   if (add.hooks) {
     const hooks = memberOf(scanJson(t), 'hooks');
     if (!hooks) {
@@ -299,10 +326,7 @@ export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAdditio
 }
 
 /** The keys a record may say sow made in a file it merges `plan` into. */
-export const makeableKeys = (plan: JsonAddition): string[] => [
-  ...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []),
-  ...(plan.mcpServers ? ['mcpServers'] : []),
-];
+export const makeableKeys = (plan: JsonAddition): string[] => [...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []), ...(plan.mcpServers ? ['mcpServers'] : [])];
 
 // ---- managed sections ----
 

@@ -20,7 +20,8 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
       continue;
     }
@@ -36,11 +37,14 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
 }
 
 export type JsonNode =
-  | { type: 'object'; start: number; end: number; members: JsonMember[] }
-  | { type: 'array'; start: number; end: number; items: JsonNode[] }
-  | { type: 'scalar'; start: number; end: number };
+  { type: 'object'; start: number; end: number; members: JsonMember[] } | { type: 'array'; start: number; end: number; items: JsonNode[] } | { type: 'scalar'; start: number; end: number };
 /** A member of a map: from its key's opening quote to the end of its value. */
-export interface JsonMember { key: string; start: number; end: number; value: JsonNode }
+export interface JsonMember {
+  key: string;
+  start: number;
+  end: number;
+  value: JsonNode;
+}
 
 const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 
@@ -125,7 +129,9 @@ function inline(value: unknown, spaced: boolean): string {
   const comma = spaced ? ', ' : ',';
   if (Array.isArray(value)) return `[${value.map((v) => inline(v, spaced)).join(comma)}]`;
   if (typeof value === 'object' && value !== null) {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${spaced ? ' ' : ''}${inline(v, spaced)}`).join(comma)}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${spaced ? ' ' : ''}${inline(v, spaced)}`)
+      .join(comma)}}`;
   }
   return JSON.stringify(value);
 }

@@ -40,10 +40,14 @@ const escapeInvisible = (text: string) => text.replace(INVISIBLE, (c) => `\\u${c
 /** Like JSON.stringify(value, null, indent), with non-finite numbers and bigints written faithfully. */
 export function toJson(value: unknown, indent?: number): string {
   if (!needsCare(value)) return escapeInvisible(JSON.stringify(value, null, indent));
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') return `${MARK}${v}`;
-    if (typeof v === 'number' && !Number.isFinite(v)) return nonFiniteText(v);
-    return v;
-  }, indent);
+  const text = JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v === 'bigint') return `${MARK}${v}`;
+      if (typeof v === 'number' && !Number.isFinite(v)) return nonFiniteText(v);
+      return v;
+    },
+    indent,
+  );
   return escapeInvisible(text.replace(MARKED, '$1'));
 }

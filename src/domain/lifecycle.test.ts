@@ -97,7 +97,10 @@ describe('machines of every project type', () => {
       expect([...reached].sort()).toEqual(Object.keys(type.states).sort());
       for (const [name, def] of Object.entries(type.states)) {
         if (def.final && name !== type.initialState) continue;
-        expect(type.transitions.some((t) => t.from === name), `${name} has no exit`).toBe(true);
+        expect(
+          type.transitions.some((t) => t.from === name),
+          `${name} has no exit`,
+        ).toBe(true);
       }
       for (const t of type.transitions) {
         expect(type.states[t.from], `state ${t.from}`).toBeDefined();
@@ -173,7 +176,10 @@ describe('advance', () => {
   });
 
   it('lists every transition with its guard and whether it is blocked', () => {
-    const p = project('ReviewActive', (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs: [art('review', { approved: true, metadata: { assessment: 'pass' } })] }));
+    const p = project(
+      'ReviewActive',
+      (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs: [art('review', { approved: true, metadata: { assessment: 'pass' } })] }),
+    );
     expect(listTransitions(standard, view(p))).toEqual([
       expect.objectContaining({ event: 'review_pass', to: 'FinalizeDocumentation', blocked: false, guardDescription: expect.stringContaining('pass') }),
       expect.objectContaining({ event: 'review_fail', to: 'ImplementationPlanning', blocked: true }),

@@ -109,14 +109,24 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
     candidates = options.filter((t) => t.event === event);
     if (candidates.length === 0) {
       const elsewhere = type.transitions.find((t) => t.event === event);
-      throw new InvalidEventError(event, from, [...new Set(options.map((o) => o.event))], elsewhere?.from, type.transitions.map((t) => t.event));
+      throw new InvalidEventError(
+        event,
+        from,
+        [...new Set(options.map((o) => o.event))],
+        elsewhere?.from,
+        type.transitions.map((t) => t.event),
+      );
     }
   } else {
     candidates = options.filter((t) => t.automatic);
     if (candidates.length === 0) throw new NoAutomaticEventError(from, [...new Set(options.map((o) => o.event))]);
   }
   const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(view));
-  if (!chosen) throw blockedError(from, candidates.map((t) => describe(type, t, view)));
+  if (!chosen)
+    throw blockedError(
+      from,
+      candidates.map((t) => describe(type, t, view)),
+    );
 
   let project = view.project;
   for (const action of chosen.actions ?? []) {
@@ -135,9 +145,8 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
 function blockedError(from: string, options: TransitionOption[]): TransitionBlockedError {
   const needs = options.map((o) => o.guardDescription ?? o.event);
   const hints = [...new Set(options.map((o) => o.hint).filter((h): h is string => Boolean(h)))];
-  return new TransitionBlockedError(
-    `cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}`,
-    hints.join('; or '),
-    { state: from, blocked: options.map((o) => ({ event: o.event, to: o.to, guard: o.guard, description: o.guardDescription })) },
-  );
+  return new TransitionBlockedError(`cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}`, hints.join('; or '), {
+    state: from,
+    blocked: options.map((o) => ({ event: o.event, to: o.to, guard: o.guard, description: o.guardDescription })),
+  });
 }

@@ -51,7 +51,9 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     const listed = list(implementation['tasks']).map((t) => String(t['id']));
     const orphans = listed.filter((id) => !ctx.taskFolders.includes(id));
     delete implementation['tasks'];
-    changes.push(`phases.implementation.tasks: removed (${listed.length} task summaries; each task's own state.yaml is the one truth)${orphans.length ? `; listed without a folder, so dropped: ${orphans.join(', ')}` : ''}`);
+    changes.push(
+      `phases.implementation.tasks: removed (${listed.length} task summaries; each task's own state.yaml is the one truth)${orphans.length ? `; listed without a folder, so dropped: ${orphans.join(', ')}` : ''}`,
+    );
   }
 
   if (implementation && review) {
@@ -60,7 +62,9 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     const missing = carried.filter((a) => !outputs.some((o) => sameArtifact(o, a)));
     if (missing.length) {
       review['outputs'] = [...missing.map((a) => structuredClone(a)), ...outputs].sort((a, b) => time(a) - time(b));
-      changes.push(`phases.review.outputs: ${missing.length} failed review(s) copied back from the implementation inputs, where sow 0.1.0 had moved them (${missing.map((a) => String(a['path'])).join(', ')})`);
+      changes.push(
+        `phases.review.outputs: ${missing.length} failed review(s) copied back from the implementation inputs, where sow 0.1.0 had moved them (${missing.map((a) => String(a['path'])).join(', ')})`,
+      );
     }
   }
 

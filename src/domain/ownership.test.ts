@@ -56,7 +56,7 @@ describe('who works on a task', () => {
     expect(workerOf({ status: 'needs_review', session_agent: 'implementer-3' }, alive)).toBeUndefined();
     expect(workerOf({ status: 'pending', owner: worker }, dead)).toBeUndefined();
   });
-  it('says what to do: resume a worker\'s session, or claim; a claim without a session: claim or spawn', () => {
+  it("says what to do: resume a worker's session, or claim; a claim without a session: claim or spawn", () => {
     const byWorker = unattendedText({ id: '020' }, { state: 'gone', kind: 'worker', by: 'implementer-1', why: 'process_gone' });
     expect(byWorker).toContain('Nobody works on task 020 any more: its worker implementer-1 is gone');
     expect(byWorker).toContain(`'sow agent resume 020 "<prompt>"'`);

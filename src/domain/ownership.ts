@@ -78,9 +78,7 @@ export function describeOwner(owner: Owner): string {
 }
 
 /** Who works on a task, as lists show it: nobody known (undefined), a live owner, or one that is gone. */
-export type Worker =
-  | { state: 'live'; kind: Owner['kind']; by: string }
-  | { state: 'gone'; kind: Owner['kind']; by: string; why: WorkerGone };
+export type Worker = { state: 'live'; kind: Owner['kind']; by: string } | { state: 'gone'; kind: Owner['kind']; by: string; why: WorkerGone };
 
 /**
  * Why nobody works on a task in progress any more: the `sow agent` process that ran its worker is
@@ -109,9 +107,12 @@ export function workerOf(task: { status: TaskState['status']; owner?: Owner; ses
 /** Why nobody works on the task, in words: "its worker implementer-1 stopped (…)". */
 export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
   switch (w.why) {
-    case 'process_gone': return `its worker ${shown(w.by)} is gone (the sow process that ran it ended)`;
-    case 'lease_expired': return `the claim of ${shown(w.by)} ran out`;
-    case 'run_ended': return `its worker ${shown(w.by)} ended without saying how the work stands`;
+    case 'process_gone':
+      return `its worker ${shown(w.by)} is gone (the sow process that ran it ended)`;
+    case 'lease_expired':
+      return `the claim of ${shown(w.by)} ran out`;
+    case 'run_ended':
+      return `its worker ${shown(w.by)} ended without saying how the work stands`;
   }
 }
 
@@ -120,9 +121,10 @@ export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
  * its worker's session (a spawned worker has one), or let the next claim or worker take it.
  */
 export function unattendedText(task: { id: string; assigned_agent?: string }, w: Extract<Worker, { state: 'gone' }>): string {
-  const next = w.kind === 'worker'
-    ? `resume its session ('sow agent resume ${task.id} "<prompt>"'), or let the next claim take it ('sow task next --claim')`
-    : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
+  const next =
+    w.kind === 'worker'
+      ? `resume its session ('sow agent resume ${task.id} "<prompt>"'), or let the next claim take it ('sow task next --claim')`
+      : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
   return `Nobody works on task ${task.id} any more: ${goneText(w)}. To go on, ${next}.`;
 }
 
@@ -139,16 +141,24 @@ export function parseLease(raw: string): number {
 
 export class TaskOwnedError extends SowError {
   constructor(task: string, owner: Owner, what: string) {
-    super('TASK_OWNED', 'failed', `task ${task} is being worked on by ${describeOwner(owner)}; ${what}`,
+    super(
+      'TASK_OWNED',
+      'failed',
+      `task ${task} is being worked on by ${describeOwner(owner)}; ${what}`,
       `wait until it is done, or pass --force to take it over (the owner's later writes to task ${task} are then refused)`,
-      { task, owner: owner.by });
+      { task, owner: owner.by },
+    );
   }
 }
 
 export class NotOwnerError extends SowError {
   constructor(task: TaskState, identity: string) {
-    super('NOT_OWNER', 'failed', `session ${identity} no longer owns task ${task.id} (its status is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
+    super(
+      'NOT_OWNER',
+      'failed',
+      `session ${identity} no longer owns task ${task.id} (its status is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
       `nothing was changed; the task was finished or taken over. Stop working on it and report to whoever runs you`,
-      { task: task.id, identity, status: task.status });
+      { task: task.id, identity, status: task.status },
+    );
   }
 }

@@ -26,7 +26,11 @@ export function phaseOf(project: ProjectState, name: string): Phase {
 
 export function phaseDef(type: ProjectType, name: string): PhaseDef {
   const def = type.phases.find((p) => p.name === name);
-  if (!def) throw new PhaseNotFoundError(name, type.phases.map((p) => p.name));
+  if (!def)
+    throw new PhaseNotFoundError(
+      name,
+      type.phases.map((p) => p.name),
+    );
   return def;
 }
 

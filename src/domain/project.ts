@@ -89,7 +89,8 @@ export function projectProblem(type: ProjectType, project: ProjectState): { path
     if (!Object.hasOwn(project.phases, phase.name)) return { path: `phases.${phase.name}`, message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it` };
   }
   for (const [name, phase] of Object.entries(project.phases)) {
-    if (!type.phases.some((p) => p.name === name)) return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };
+    if (!type.phases.some((p) => p.name === name))
+      return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };
     if (phase.name !== undefined && phase.name !== name) return { path: `phases.${name}.name`, message: `the ${name} phase is named ${quoted(phase.name)}; a phase's name is its key under phases` };
   }
   return type.validate?.(project);

@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultLink, linkProblem, sourceKind, unsharedReason } from './refs.js';
 
 describe('which sources the committed index may name', () => {
-  it.each([
-    'https://github.com/acme/style.git',
-    'ssh://git@github.com/acme/style.git',
-    'ssh://git@example.com:2222/srv/style.git',
-    'git@github.com:acme/style.git',
-  ])('%s: shared', (source) => {
+  it.each(['https://github.com/acme/style.git', 'ssh://git@github.com/acme/style.git', 'ssh://git@example.com:2222/srv/style.git', 'git@github.com:acme/style.git'])('%s: shared', (source) => {
     expect(unsharedReason(source)).toBeUndefined();
     expect(sourceKind(source)).toBe('git');
   });
@@ -41,7 +36,7 @@ describe('link names', () => {
   });
 });
 
-describe('defaultLink: the source\'s name', () => {
+describe("defaultLink: the source's name", () => {
   it.each([
     ['https://github.com/acme/style-guide', 'style-guide'],
     ['https://github.com/acme/style-guide.git', 'style-guide'],

@@ -28,11 +28,13 @@ export function unsharedReason(source: string): string | undefined {
     } catch {
       return `'${source}' is not a URL git can clone`;
     }
-    if (url.hostname === '' || url.hostname.startsWith('-') || decodeURIComponent(url.username).startsWith('-')) return `the host or user of '${source}' begins with '-', which ssh would read as an option`;
+    if (url.hostname === '' || url.hostname.startsWith('-') || decodeURIComponent(url.username).startsWith('-'))
+      return `the host or user of '${source}' begins with '-', which ssh would read as an option`;
     return undefined;
   }
   if (scheme === 'file') return 'a file:// URL is a folder on this machine, so it is never shared';
-  if (scheme === 'http' || scheme === 'git') return `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
+  if (scheme === 'http' || scheme === 'git')
+    return `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
   if (scheme !== undefined) return `sow shares only https:// and ssh:// sources, not ${scheme}://`;
   const scp = SCP_LIKE.exec(source);
   if (scp) return scp[1]!.startsWith('-') || scp[2]!.startsWith('-') ? `the host or user of '${source}' begins with '-', which ssh would read as an option` : undefined;
@@ -49,7 +51,8 @@ export const RESERVED_LINKS: ReadonlySet<string> = new Set(['index.json', 'index
  * (so never '-', '.', '/' or '..'), and none of sow's own files there.
  */
 export function linkProblem(link: string): string | undefined {
-  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(link) || link.includes('..')) return 'a name of lower-case letters, digits, dots, dashes and underscores (at most 64, beginning with a letter or digit, no \'..\')';
+  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(link) || link.includes('..'))
+    return "a name of lower-case letters, digits, dots, dashes and underscores (at most 64, beginning with a letter or digit, no '..')";
   if (RESERVED_LINKS.has(link)) return `a name other than sow's own files there (${[...RESERVED_LINKS].join(', ')})`;
   return undefined;
 }
@@ -62,6 +65,13 @@ export function linkProblem(link: string): string | undefined {
 export function defaultLink(source: string): string | undefined {
   const path = source.replace(/[?#].*$/, '').replace(/[\\/]+$/, '');
   const last = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'), SCP_LIKE.test(path) && !path.includes('/') ? path.indexOf(':') : -1) + 1);
-  const name = last.replace(/\.git$/i, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[^a-z0-9]+/, '').slice(0, 64).replace(/[-.]+$/, '');
+  const name = last
+    .replace(/\.git$/i, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/[-.]+$/, '');
   return name && linkProblem(name) === undefined ? name : undefined;
 }

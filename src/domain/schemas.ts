@@ -25,10 +25,13 @@ const notAnOption = v.check((s: string) => !s.startsWith('-'), "must not begin w
 
 export const ArtifactSchema = v.looseObject({
   type: v.pipe(v.string(), v.minLength(1), d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)')),
-  path: v.pipe(v.string(), v.minLength(1),
+  path: v.pipe(
+    v.string(),
+    v.minLength(1),
     // Checked when read, not only when added: a committed file may name any path.
-    v.check(storedPathInside, 'must be a path inside the repository (relative, no \'..\' leading out of it)'),
-    d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root')),
+    v.check(storedPathInside, "must be a path inside the repository (relative, no '..' leading out of it)"),
+    d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root'),
+  ),
   approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
   created_at: timestamp,
   metadata: v.optional(metadata),
@@ -64,11 +67,16 @@ export const SessionSchema = v.looseObject({
   started_at: timestamp,
   resumed_at: v.optional(timestamp),
   resumes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  report: v.optional(v.pipe(v.looseObject({
-    status: v.picklist(PROJECT_REPORT_STATUSES),
-    message: v.optional(v.string()),
-    at: timestamp,
-  }), d('What a worker without a task last reported (sow agent report)'))),
+  report: v.optional(
+    v.pipe(
+      v.looseObject({
+        status: v.picklist(PROJECT_REPORT_STATUSES),
+        message: v.optional(v.string()),
+        at: timestamp,
+      }),
+      d('What a worker without a task last reported (sow agent report)'),
+    ),
+  ),
 });
 export type Session = v.InferOutput<typeof SessionSchema>;
 
@@ -85,7 +93,7 @@ export const OwnerSchema = v.looseObject({
   host: v.optional(v.string()),
   boot: v.optional(v.string()),
   pstart: v.optional(v.number()),
-  pidns: v.optional(v.pipe(v.string(), d('worker: the pid namespace of pid (Linux); in another one than the reader\'s, the pid is never looked up'))),
+  pidns: v.optional(v.pipe(v.string(), d("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"))),
   since: timestamp,
   lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
   lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
@@ -134,10 +142,12 @@ export const ProjectStateSchema = v.pipe(
       history: v.optional(v.pipe(v.array(HistoryEntrySchema), d('Every transition, oldest first'))),
     }),
     phases: v.record(v.string(), PhaseSchema),
-    sessions: v.optional(v.pipe(
-      v.record(v.string(), v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries })),
-      d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
-    )),
+    sessions: v.optional(
+      v.pipe(
+        v.record(v.string(), v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries })),
+        d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
+      ),
+    ),
     spawn_counts: v.optional(v.pipe(v.record(v.string(), v.pipe(v.number(), v.integer())), d('Workers spawned per agent; numbers the agent ids'))),
   }),
   d('.sow/project/state.yaml'),
@@ -179,11 +189,20 @@ export const EXECUTOR_TYPES = ['claude', 'cursor', 'windsurf', 'codex', 'gemini'
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 export const ExecutorConfigSchema = v.looseObject({
   type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
-  settings: v.optional(v.looseObject({
-    permissions: v.optional(v.pipe(v.picklist(PERMISSION_PROFILES), d('What a worker may do unasked. safe (the default): read and edit files in the repository, run sow and the checks the repository declares that you allowed (sow check allow); yolo: anything (each CLI\'s skip-permissions flag)'))),
-    yolo_mode: v.optional(v.pipe(v.boolean(), d('true is permissions: yolo'))),
-    model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
-  })),
+  settings: v.optional(
+    v.looseObject({
+      permissions: v.optional(
+        v.pipe(
+          v.picklist(PERMISSION_PROFILES),
+          d(
+            "What a worker may do unasked. safe (the default): read and edit files in the repository, run sow and the checks the repository declares that you allowed (sow check allow); yolo: anything (each CLI's skip-permissions flag)",
+          ),
+        ),
+      ),
+      yolo_mode: v.optional(v.pipe(v.boolean(), d('true is permissions: yolo'))),
+      model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
+    }),
+  ),
   custom_args: v.optional(v.pipe(v.array(v.string()), d('Extra arguments, added last'))),
   spawn: v.optional(v.pipe(v.array(v.string()), d('type command: argv of a new session; placeholders {prompt_file} {prompt} {session_id} {model} {cwd}'))),
   resume: v.optional(v.pipe(v.array(v.string()), d('type command: argv to resume a session; without it the executor cannot resume'))),
@@ -192,10 +211,12 @@ export type ExecutorConfig = v.InferOutput<typeof ExecutorConfigSchema>;
 export const UserConfigSchema = v.pipe(
   v.looseObject({
     // A section whose entries are all commented out reads as null: that means "none".
-    agents: v.nullish(v.looseObject({
-      executors: v.nullish(v.record(v.string(), ExecutorConfigSchema)),
-      bindings: v.nullish(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
-    })),
+    agents: v.nullish(
+      v.looseObject({
+        executors: v.nullish(v.record(v.string(), ExecutorConfigSchema)),
+        bindings: v.nullish(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
+      }),
+    ),
   }),
   d('~/.config/sow/config.yaml'),
 );
@@ -206,7 +227,7 @@ export const CHECK_MOMENTS = ['task_complete', 'finalize'] as const;
 export type CheckMoment = (typeof CHECK_MOMENTS)[number];
 export const CHECK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const CheckSchema = v.looseObject({
-  name: v.pipe(v.string(), v.regex(CHECK_NAME_PATTERN, 'must be a short name of lowercase letters, digits, - and _ (e.g. unit)'), d('The check\'s name: sow check run <name>')),
+  name: v.pipe(v.string(), v.regex(CHECK_NAME_PATTERN, 'must be a short name of lowercase letters, digits, - and _ (e.g. unit)'), d("The check's name: sow check run <name>")),
   run: v.pipe(v.string(), v.minLength(1), d('Your shell command; it runs in the repository root, e.g. npm test')),
   when: v.optional(v.pipe(v.array(v.picklist(CHECK_MOMENTS)), d('Run by itself: task_complete (before a task is completed), finalize (its passing evidence is needed to leave FinalizeChecks)'))),
   timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400), d('Seconds before the check is stopped and fails (default 600)'))),
@@ -217,15 +238,31 @@ export const REPO_CONFIG = '.sow/config.yaml';
 /** Repository configuration (.sow/config.yaml), committed with the repository. */
 export const RepoConfigSchema = v.pipe(
   v.looseObject({
-    checks: v.nullish(v.pipe(v.array(CheckSchema), d('The repository\'s checks: tests, lint, build'))),
-    github: v.nullish(v.pipe(v.strictObject({
-      repo: v.pipe(v.string(), v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'), d('The GitHub repository sow\'s gh calls name (default: from the origin remote)')),
-    }), d('GitHub (through the gh CLI)'))),
-    knowledge: v.nullish(v.pipe(v.strictObject({
-      places: v.nullish(v.pipe(
-        v.record(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/, 'an artifact type, e.g. adr')), v.pipe(v.string(), v.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w.-]+(\/[\w.-]+)*$/, 'a folder under .sow/knowledge/, e.g. adrs or docs/designs (no .., not absolute)'))),
-        d('Where a completed project\'s documents go, by artifact type, as folders under .sow/knowledge/ (e.g. adr: adrs)'))),
-    }), d('The repository\'s knowledge: what completed projects leave in .sow/knowledge/'))),
+    checks: v.nullish(v.pipe(v.array(CheckSchema), d("The repository's checks: tests, lint, build"))),
+    github: v.nullish(
+      v.pipe(
+        v.strictObject({
+          repo: v.pipe(v.string(), v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'), d("The GitHub repository sow's gh calls name (default: from the origin remote)")),
+        }),
+        d('GitHub (through the gh CLI)'),
+      ),
+    ),
+    knowledge: v.nullish(
+      v.pipe(
+        v.strictObject({
+          places: v.nullish(
+            v.pipe(
+              v.record(
+                v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/, 'an artifact type, e.g. adr')),
+                v.pipe(v.string(), v.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w.-]+(\/[\w.-]+)*$/, 'a folder under .sow/knowledge/, e.g. adrs or docs/designs (no .., not absolute)')),
+              ),
+              d("Where a completed project's documents go, by artifact type, as folders under .sow/knowledge/ (e.g. adr: adrs)"),
+            ),
+          ),
+        }),
+        d("The repository's knowledge: what completed projects leave in .sow/knowledge/"),
+      ),
+    ),
   }),
   d(REPO_CONFIG),
 );
@@ -244,7 +281,10 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
   const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
   // valibot's messages quote the value they received, which comes from a file: on one line, escaped.
-  return { ok: false, issue: { path: shown((issue && v.getDotPath(issue)) || '(root)'), message: missing ? 'required, but missing' : shown(issue ? picklistMessage(issue) ?? issue.message : 'invalid') } };
+  return {
+    ok: false,
+    issue: { path: shown((issue && v.getDotPath(issue)) || '(root)'), message: missing ? 'required, but missing' : shown(issue ? (picklistMessage(issue) ?? issue.message) : 'invalid') },
+  };
 }
 
 /**
@@ -253,7 +293,7 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
  */
 function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
   if (issue.type !== 'picklist' || typeof issue.input !== 'string') return undefined;
-  const values = [...issue.expected?.matchAll(/"((?:[^"\\]|\\.)*)"/g) ?? []].map((m) => m[1]!);
+  const values = [...(issue.expected?.matchAll(/"((?:[^"\\]|\\.)*)"/g) ?? [])].map((m) => m[1]!);
   if (values.length === 0) return undefined;
   const near = nearMiss(issue.input, values);
   return `${quoted(issue.input)} is not one of ${values.join(', ')}${near === undefined ? '' : `; did you mean ${quoted(near)}?`}`;

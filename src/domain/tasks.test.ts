@@ -6,7 +6,21 @@ import type { TaskState, TaskSummary } from './schemas.js';
 const s = (id: string, status: TaskSummary['status'] = 'pending', dependencies: string[] = []): TaskSummary => ({ id, name: id, status, parallel: false, dependencies });
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
-const task: TaskState = { id: '010', name: 'x', phase: 'implementation', status: 'pending', iteration: 1, parallel: false, dependencies: [], created_at: T0, updated_at: T0, inputs: [], outputs: [], metadata: {}, assigned_agent: 'implementer' };
+const task: TaskState = {
+  id: '010',
+  name: 'x',
+  phase: 'implementation',
+  status: 'pending',
+  iteration: 1,
+  parallel: false,
+  dependencies: [],
+  created_at: T0,
+  updated_at: T0,
+  inputs: [],
+  outputs: [],
+  metadata: {},
+  assigned_agent: 'implementer',
+};
 
 describe('task ids', () => {
   it('gap-numbers from the highest id, past 990', () => {
@@ -44,7 +58,14 @@ describe('dependencies', () => {
     const tasks = [s('010', 'pending', ['020']), s('020', 'pending', ['030']), s('030')];
     expect(() => parseDependencies('010', tasks, '030')).toThrow(DependencyCycleError);
     expect(() => parseDependencies('010', tasks, '030')).toThrow('010 → 020 → 030 → 010');
-    expect(findCycle(new Map([['010', ['020']], ['020', []]]))).toBeUndefined();
+    expect(
+      findCycle(
+        new Map([
+          ['010', ['020']],
+          ['020', []],
+        ]),
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -73,7 +73,10 @@ export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string
  */
 export function parseDependencies(raw: string, tasks: readonly TaskSummary[], self: string): string[] {
   const ids: string[] = [];
-  for (const word of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const word of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let id: string;
     try {
       id = normalizeTaskId(word);

@@ -23,7 +23,24 @@ const one = (line: string): Scanned | undefined => scan(line).messages.get(0);
 
 describe('MessageScanner', () => {
   it('gives the text of the id as the client wrote it, for every kind of number and string', () => {
-    for (const id of ['1', '0', '-0', '1.5', '-0.5', '1e308', '1E+308', '-1.25e-3', '1e400', '9007199254740993', '12345678901234567890123', '"a"', '""', '"caf\\u00e9 ☕ 𝄞"', '"\\"}{,:[]\\\\"', '"id"']) {
+    for (const id of [
+      '1',
+      '0',
+      '-0',
+      '1.5',
+      '-0.5',
+      '1e308',
+      '1E+308',
+      '-1.25e-3',
+      '1e400',
+      '9007199254740993',
+      '12345678901234567890123',
+      '"a"',
+      '""',
+      '"caf\\u00e9 ☕ 𝄞"',
+      '"\\"}{,:[]\\\\"',
+      '"id"',
+    ]) {
       const scanned = one(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
       expect(scanned, id).toEqual({ id, hasId: true, hasMethod: true, hasReply: false });
       expect(idText(scanned)).toBe(id);

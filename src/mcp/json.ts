@@ -77,7 +77,10 @@ export class MessageScanner {
    * @param batches whether to read the objects of a top-level array (a line too long to keep is
    *   refused whole, so its batch is not worth reading)
    */
-  constructor(private readonly maxIdBytes: number, private readonly batches = true) {}
+  constructor(
+    private readonly maxIdBytes: number,
+    private readonly batches = true,
+  ) {}
 
   feed(buf: Buffer, start = 0, end = buf.length): void {
     if (this.capture) this.capture.from = start;
@@ -239,7 +242,11 @@ export const isObject = (x: unknown): x is Record<string, unknown> => typeof x =
  * looking inside `skip`. Without recursion: a message may nest a million levels deep.
  */
 export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {
-  interface Node { value: unknown; key: string; parent: Node | undefined }
+  interface Node {
+    value: unknown;
+    key: string;
+    parent: Node | undefined;
+  }
   const stack: Node[] = [{ value, key: '', parent: undefined }];
   for (let node = stack.pop(); node; node = stack.pop()) {
     const v = node.value;

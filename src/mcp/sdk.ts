@@ -6,7 +6,16 @@
  */
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
 export {
-  CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  CallToolRequestSchema,
+  ClientNotificationSchema,
+  ClientRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 export { z } from 'zod';

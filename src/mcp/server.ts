@@ -14,8 +14,19 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool as ToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import {
-  CallToolRequestSchema, ClientNotificationSchema, ClientRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, Server, z,
+  CallToolRequestSchema,
+  ClientNotificationSchema,
+  ClientRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  Server,
+  z,
 } from './sdk.js';
 import { errorEnvelope, SowError, UsageError } from '../domain/errors.js';
 import { reservedNameError } from '../domain/fields.js';
@@ -29,7 +40,8 @@ import { loadTools, type Tool, type ToolContext } from './tools.js';
 import type { CommandDef } from '../cli/def.js';
 import { toJson } from '../domain/json.js';
 
-const INSTRUCTIONS = "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
+const INSTRUCTIONS =
+  "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
   "'continue' says what to do now; only 'advance' changes the state. A refusal carries a code and a hint: the next step.";
 
 /** The envelope the CLI prints for an error with --json (main.ts, renderError). */
@@ -43,8 +55,12 @@ export function asSowError(err: unknown): SowError {
   const environment = environmentError(err);
   if (environment) return environment;
   if (process.env['SOW_DEBUG']) process.stderr.write(`${String(err instanceof Error ? err.stack : err)}\n`);
-  return new SowError('INTERNAL', 'internal', `internal error: ${err instanceof Error ? err.message : String(err)}`,
-    'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it');
+  return new SowError(
+    'INTERNAL',
+    'internal',
+    `internal error: ${err instanceof Error ? err.message : String(err)}`,
+    'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it',
+  );
 }
 
 /** Arguments the schema refuses, said as the CLI says a usage error. */
@@ -52,16 +68,20 @@ function argumentsError(tool: Tool, error: z.ZodError): UsageError {
   const known = Object.keys(tool.input.shape);
   const problems = error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => {
-        const suggestion = nearMiss(key, known);
-        return `unknown argument '${key}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`;
-      }).join('; ');
+      return issue.keys
+        .map((key) => {
+          const suggestion = nearMiss(key, known);
+          return `unknown argument '${key}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`;
+        })
+        .join('; ');
     }
     const at = issue.path.length ? `'${issue.path.join('.')}'` : 'the arguments';
     return `${at}: ${issue.message}`;
   });
-  return new UsageError(`invalid arguments for ${tool.name}: ${problems.join('; ')}`,
-    known.length ? `${tool.name} takes ${known.join(', ')} (its input schema says which and of what type)` : `${tool.name} takes no arguments`);
+  return new UsageError(
+    `invalid arguments for ${tool.name}: ${problems.join('; ')}`,
+    known.length ? `${tool.name} takes ${known.join(', ')} (its input schema says which and of what type)` : `${tool.name} takes no arguments`,
+  );
 }
 
 /** A schema as tools/list gives it: JSON Schema, without the `$schema` line every client knows. */
@@ -90,7 +110,8 @@ function listing(tool: Tool): ToolInfo {
 function resultOf(tool: Tool, data: unknown): CallToolResult {
   const text = toJson(data ?? null);
   const value: unknown = JSON.parse(text);
-  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : { [Array.isArray(value) ? (tool.listKey ?? 'items') : 'value']: value };
+  const structured =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { [Array.isArray(value) ? (tool.listKey ?? 'items') : 'value']: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
@@ -142,7 +163,8 @@ export const checkMessage: MessageCheck = (message) => {
   const params = message.params;
   const args = message.method === 'tools/call' && isObject(params) ? params['arguments'] : undefined;
   const reserved = findKey(params, '__proto__', isObject(args) ? args : undefined);
-  if (reserved) return `invalid params: '${shownPath(['params', ...reserved])}': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it`;
+  if (reserved)
+    return `invalid params: '${shownPath(['params', ...reserved])}': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it`;
   const schema = ('id' in message ? REQUESTS : NOTIFICATIONS).get(message.method);
   const checked = schema?.safeParse(message);
   if (!checked || checked.success) return undefined;
@@ -224,9 +246,7 @@ function servePromptsAndResources(server: Server, cwd: string): void {
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const name = request.params.name;
     try {
-      const text = name === 'continue'
-        ? (await (await import('../app/status.js')).continueProject(cwd)).prompt
-        : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
+      const text = name === 'continue' ? (await (await import('../app/status.js')).continueProject(cwd)).prompt : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
       return { description: name === 'continue' ? 'What to do now' : name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
     } catch (err) {
       throw requestError(err, ErrorCode.InvalidParams);
@@ -244,7 +264,11 @@ function servePromptsAndResources(server: Server, cwd: string): void {
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     const { RESOURCE_SCHEME } = await import('../app/resources.js');
-    return { resourceTemplates: [{ uriTemplate: `${RESOURCE_SCHEME}{+path}`, name: 'A file under .sow/project/', description: 'state.yaml, log.md, a task\'s phases/<phase>/tasks/<id>/state.yaml, a document' }] };
+    return {
+      resourceTemplates: [
+        { uriTemplate: `${RESOURCE_SCHEME}{+path}`, name: 'A file under .sow/project/', description: "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document" },
+      ],
+    };
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     try {

@@ -25,7 +25,11 @@ async function open(opts: LineTransportOptions & { answer?: boolean } = {}) {
   };
   await transport.start();
   return {
-    transport, input, output, seen, notes,
+    transport,
+    input,
+    output,
+    seen,
+    notes,
     /** Writes these lines, then returns the lines written back since the last call. */
     async lines(...lines: string[]): Promise<string[]> {
       for (const line of lines) input.write(`${line}\n`);
@@ -63,7 +67,10 @@ describe('LineTransport: ids', () => {
 describe('LineTransport: what is not a valid request is answered with the error JSON-RPC gives, and the next line is read', () => {
   const cases: [string, string][] = [
     ['not json', ERROR('null', -32700, 'parse error: the line is not JSON (Unexpected token \'o\', "not json" is not valid JSON); send each message as one JSON object on a line of its own')],
-    ['{"jsonrpc":"2.0","id":1,', ERROR('null', -32700, 'parse error: the line is not JSON (Expected double-quoted property name in JSON at position 24); send each message as one JSON object on a line of its own')],
+    [
+      '{"jsonrpc":"2.0","id":1,',
+      ERROR('null', -32700, 'parse error: the line is not JSON (Expected double-quoted property name in JSON at position 24); send each message as one JSON object on a line of its own'),
+    ],
     ['"ping"', ERROR('null', -32600, 'invalid request: a message is a JSON object, not a string')],
     ['null', ERROR('null', -32600, 'invalid request: a message is a JSON object, not null')],
     ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', ERROR('null', -32600, 'invalid request: an id is a string or a number, not an object')],
@@ -94,7 +101,8 @@ describe('LineTransport: what is not a valid request is answered with the error 
   it('a batch: each request in it refused under its own id, what is not a message under null, notifications and responses not at all; none of it run', async () => {
     const t = await open();
     const why = 'invalid request: batches are not supported; send each message on a line of its own';
-    const batch = '[{"jsonrpc":"2.0","id":1e400,"method":"ping"}, {"jsonrpc":"2.0","method":"notifications/initialized"}, 5, {"jsonrpc":"2.0","id":"b","method":"tools/list"}, {"jsonrpc":"2.0","id":9,"result":{}}, {"id":{}}]';
+    const batch =
+      '[{"jsonrpc":"2.0","id":1e400,"method":"ping"}, {"jsonrpc":"2.0","method":"notifications/initialized"}, 5, {"jsonrpc":"2.0","id":"b","method":"tools/list"}, {"jsonrpc":"2.0","id":9,"result":{}}, {"id":{}}]';
     expect(await t.lines(batch, PING('2'))).toEqual([`[${[ERROR('1e400', -32600, why), ERROR('"b"', -32600, why), ERROR('null', -32600, why)].join(',')}]`, PONG('2')]);
     expect(t.seen.map((m) => m.method)).toEqual(['ping']);
     // A batch of notifications gets nothing back at all.
@@ -102,7 +110,7 @@ describe('LineTransport: what is not a valid request is answered with the error 
     expect(t.notes).toEqual([expect.stringContaining('ignored a batch of 6 messages'), expect.stringContaining('ignored a batch of 2 messages')]);
   });
 
-  it('params the server refuses (the check) are invalid params, under the request\'s id', async () => {
+  it("params the server refuses (the check) are invalid params, under the request's id", async () => {
     const t = await open({ check: (m) => (m.method === 'tools/call' ? 'invalid params for tools/call: no name' : undefined) });
     expect(await t.lines('{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{}}', PING('1'))).toEqual([ERROR('"c"', -32602, 'invalid params for tools/call: no name'), PONG('1')]);
   });
@@ -132,8 +140,13 @@ describe('LineTransport: notifications and responses are never answered', () => 
 
   it("passes a client's response on, never answering it", async () => {
     const t = await open();
-    expect(await t.lines('{"jsonrpc":"2.0","id":3,"result":{}}', '{"jsonrpc":"2.0","id":1.5,"result":{}}', '{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"},"x":1}', PING('1'))).toEqual([PONG('1')]);
-    expect(t.seen).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }, { jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(await t.lines('{"jsonrpc":"2.0","id":3,"result":{}}', '{"jsonrpc":"2.0","id":1.5,"result":{}}', '{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"},"x":1}', PING('1'))).toEqual([
+      PONG('1'),
+    ]);
+    expect(t.seen).toEqual([
+      { jsonrpc: '2.0', id: 3, result: {} },
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+    ]);
   });
 
   it('a cancellation names the request by its id as the client wrote it; the cancelled request is not answered', async () => {
@@ -157,9 +170,7 @@ describe('LineTransport: a line longer than the limit', () => {
   it('up to the limit is read; one byte more is refused under the id it names, and the next line is read', async () => {
     const t = await open({ maxMessageBytes: max });
     const why = 'message too large: a message may have at most 64 bytes on one line; this one was not read';
-    expect(await t.lines(padded(PING('"at"'), max), padded(PING('"over"'), max + 1), PING('3'))).toEqual([
-      PONG('"at"'), ERROR('"over"', -32600, why), PONG('3'),
-    ]);
+    expect(await t.lines(padded(PING('"at"'), max), padded(PING('"over"'), max + 1), PING('3'))).toEqual([PONG('"at"'), ERROR('"over"', -32600, why), PONG('3')]);
     // The id may come after the limit: it is still read, as the line goes by.
     expect(await t.lines(`{"jsonrpc":"2.0","method":"ping","params":{"x":"${'y'.repeat(200)}"},"id":-1.5e-7}`, PING('4'))).toEqual([ERROR('-1.5e-7', -32600, why), PONG('4')]);
     // Without an id it can name, null.
@@ -214,6 +225,11 @@ describe('LineTransport: the end', () => {
     await turn();
     expect(input.isPaused()).toBe(false);
     await turn();
-    expect(read.split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+    expect(
+      read
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2]);
   });
 });

@@ -98,7 +98,11 @@ export class LineTransport implements Transport {
   /** Resolves when the input ends (its last line read) or closes. */
   readonly inputEnded = new Promise<void>((ended) => (this.endOfInput = ended));
 
-  constructor(private readonly input: Readable, private readonly output: Writable, opts: LineTransportOptions = {}) {
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    opts: LineTransportOptions = {},
+  ) {
     this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.check = opts.check;
   }
@@ -265,7 +269,10 @@ export class LineTransport implements Transport {
     const unknown = Object.keys(m).find((k) => !members.includes(k));
     if (unknown !== undefined) {
       const suggestion = unknown.length <= 40 ? nearMiss(unknown, members) : undefined;
-      return [INVALID_REQUEST, `invalid request: unknown member '${shown(unknown)}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}; ${members.includes('id') ? 'a request has jsonrpc, id, method and params' : 'a notification has jsonrpc, method and params'}`];
+      return [
+        INVALID_REQUEST,
+        `invalid request: unknown member '${shown(unknown)}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}; ${members.includes('id') ? 'a request has jsonrpc, id, method and params' : 'a notification has jsonrpc, method and params'}`,
+      ];
     }
     if (Object.hasOwn(m, 'params')) {
       const params = m['params'];

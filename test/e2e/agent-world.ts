@@ -80,7 +80,14 @@ export function makeWorld(opts: { omit?: string[]; prefix?: string } = {}): Worl
       writeFileSync(configPath, yaml);
     },
     readConfig: () => readFileSync(configPath, 'utf8'),
-    calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as FakeCall) : []),
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as FakeCall)
+        : [],
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -155,7 +162,10 @@ export function agentFixtures(opts: { tasks: string[]; prefix?: string; setup?: 
     cpSync(template.dir, repo.dir, { recursive: true });
     const world = makeWorld({ ...worldOpts, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
     if (config !== undefined) world.writeConfig(config);
-    cleanups.push(() => repo.cleanup(), () => world.cleanup());
+    cleanups.push(
+      () => repo.cleanup(),
+      () => world.cleanup(),
+    );
     const root = realpathSync(repo.dir);
     return {
       repo,

@@ -21,7 +21,6 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** Where a worker's events and prompt files go: sow's runtime folder, never state. */
 const OUTPUTS = '.sow/.runtime/agent-outputs';
 
-
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a template repo in ImplementationExecuting with tasks 010 and 020, cloned per test.
 // ---------------------------------------------------------------------------------------------
@@ -42,7 +41,11 @@ function fixture(opts: { omit?: string[]; config?: string } = {}): Fixture {
     project: () => f.repo.yaml(PROJECT),
     outputs(sub = '010') {
       const dir = join(f.root, OUTPUTS, sub);
-      return existsSync(dir) ? readdirSync(dir).sort().map((n) => join(dir, n)) : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .sort()
+            .map((n) => join(dir, n))
+        : [];
     },
   };
 }
@@ -70,7 +73,6 @@ function findNamed(dir: string, needle: RegExp): string[] {
   }
   return found;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The argv table under test: every executor type, spawn and resume.
@@ -216,12 +218,18 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(spawnCall.resuming, 'spawn starts a new session').toBe(false);
     expect(spawnCall.session, 'the session the CLI used is the one recorded').toBe(sid);
     expect(spawnCall.cwd).toBe(f.root);
-    const spawnPromptFile = only(f.outputs().filter((p) => p.endsWith('-spawn.prompt.md')), 'spawn prompt file');
+    const spawnPromptFile = only(
+      f.outputs().filter((p) => p.endsWith('-spawn.prompt.md')),
+      'spawn prompt file',
+    );
     expect(spawnPromptFile.startsWith(join(f.root, OUTPUTS, '010') + '/'), spawnPromptFile).toBe(true);
     expect(spawnCall.argv, 'spawn argv').toEqual(c.spawnArgv({ sid, root: f.root, promptFile: spawnPromptFile }));
 
     // Where the session id came from.
-    const events = only(f.outputs().filter((p) => p.endsWith('-spawn.jsonl')), 'spawn events file');
+    const events = only(
+      f.outputs().filter((p) => p.endsWith('-spawn.jsonl')),
+      'spawn events file',
+    );
     const firstEvent = JSON.parse(readFileSync(events, 'utf8').split('\n')[0]!);
     if (c.ids === 'caller') {
       expect(spawnCall.argv, 'caller-chosen id is passed to the CLI').toContain(sid);
@@ -262,7 +270,10 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(resumeCall.resuming, 'the fake continued an existing session').toBe(true);
     expect(resumeCall.session, 'the same session').toBe(sid);
     expect(resumeCall.cwd, 'resumed in the recorded cwd').toBe(afterSpawn.session.cwd);
-    const resumePromptFile = only(f.outputs().filter((p) => p.endsWith('-resume.prompt.md')), 'resume prompt file');
+    const resumePromptFile = only(
+      f.outputs().filter((p) => p.endsWith('-resume.prompt.md')),
+      'resume prompt file',
+    );
     expect(resumeCall.argv, 'resume argv').toEqual(c.resumeArgv({ sid, root: f.root, promptFile: resumePromptFile }));
     expect(readFileSync(resumePromptFile, 'utf8')).toBe(feedback);
     expect(resumeCall.prompt).toBe(feedback);
@@ -276,7 +287,10 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(afterResume.iteration, 'a resume after needs_review is a correction round').toBe(2);
     expect(afterResume.session_id).toBe(sid);
     expect(afterResume.session).toMatchObject({ ...afterSpawn.session, resumes: 1, resumed_at: expect.stringMatching(ISO) });
-    expect(afterResume.outputs.map((o: any) => [o.type, o.path]), 'modified outputs, once each').toEqual([
+    expect(
+      afterResume.outputs.map((o: any) => [o.type, o.path]),
+      'modified outputs, once each',
+    ).toEqual([
       ['modified', 'src/feature.ts'],
       ['modified', 'src/fix.ts'],
     ]);
@@ -295,14 +309,17 @@ describe('every executor type: spawn → needs_review → resume (correction rou
     expect(done.session).toBeUndefined();
     // Tasks live in their own files only: the project file holds no task list.
     expect(f.project().phases.implementation.tasks).toBeUndefined();
-    expect(f.ok(['task', 'list', '--json']).json?.data.map((t: any) => [t.id, t.status])).toEqual([['010', 'completed'], ['020', 'pending']]);
+    expect(f.ok(['task', 'list', '--json']).json?.data.map((t: any) => [t.id, t.status])).toEqual([
+      ['010', 'completed'],
+      ['020', 'pending'],
+    ]);
     // Worker files are runtime files: nothing at the old place under the project, nothing for git.
     expect(existsSync(join(f.root, '.sow/project/agent-outputs'))).toBe(false);
     expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toContain('.runtime');
   });
 });
 
-describe('yolo_mode and model map to each CLI\'s own flags', () => {
+describe("yolo_mode and model map to each CLI's own flags", () => {
   const cases: [string, string, (c: ArgvContext) => string[]][] = [
     ['claude', 'claude', ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--model', 'm1', '--dangerously-skip-permissions']],
     ['cursor', 'cursor-agent', ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--model', 'm1', '--force']],
@@ -465,7 +482,7 @@ describe('Claude Code yolo mode', () => {
 });
 
 describe('windsurf (no session resumption)', () => {
-  it('spawn works; resume is refused with the spec\'s error', () => {
+  it("spawn works; resume is refused with the spec's error", () => {
     const f = fixture({ config: 'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n' });
     const r = f.ok(['agent', 'spawn', 'implementer', '010']);
     expect(r.stdout).toBe('needs_review\n');
@@ -551,7 +568,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(f.world.calls()).toEqual([]);
   });
 
-  it('a session id that begins with \'-\' (a hostile commit) is refused before any CLI starts: it would be read as an option', () => {
+  it("a session id that begins with '-' (a hostile commit) is refused before any CLI starts: it would be read as an option", () => {
     const f = fixture();
     f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
     const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
@@ -600,14 +617,22 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     const error = r.stderr.slice(r.stderr.indexOf('error: '));
     expect(error.split('\n')[0]).toBe('error: claude exited with code 1');
     expect(error).toContain('claude: API Error: 529 overloaded (fake)');
-    const eventsFile = only(f.outputs().filter((p) => p.endsWith('-spawn.jsonl')), 'events of the failed run');
+    const eventsFile = only(
+      f.outputs().filter((p) => p.endsWith('-spawn.jsonl')),
+      'events of the failed run',
+    );
     expect(eventsFile.startsWith(join(f.root, OUTPUTS, '010') + '/'), eventsFile).toBe(true);
     expect(error, 'the hint names the events file').toContain(`its events are in ${eventsFile}`);
     const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], { FAKE_AGENT_FAIL: '1' });
     expect(j.code).toBe(5);
     expect(j.json?.error?.code).toBe('WORKER_FAILED');
     expect(`${j.json?.error?.message}\n${j.json?.error?.hint}`).toContain('claude: API Error: 529 overloaded (fake)');
-    expect(j.json?.error?.hint).toContain(only(f.outputs('020').filter((p) => p.endsWith('-spawn.jsonl')), '020 events'));
+    expect(j.json?.error?.hint).toContain(
+      only(
+        f.outputs('020').filter((p) => p.endsWith('-spawn.jsonl')),
+        '020 events',
+      ),
+    );
     // The session was recorded before the worker started (spec: persist before spawning); nothing else changed.
     const task = f.task();
     expect(task.session_id).toBe(f.world.calls()[0]!.session);
@@ -644,7 +669,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(f.task('010').status, 'the dependency is left alone').toBe('pending');
   });
 
-  it('on a branch other than the project\'s: spawn and resume are refused (WRONG_BRANCH) before any CLI starts', () => {
+  it("on a branch other than the project's: spawn and resume are refused (WRONG_BRANCH) before any CLI starts", () => {
     const f = fixture();
     f.repo.git(['checkout', '-q', '-b', 'other']);
     const before = f.repo.snapshot();
@@ -724,8 +749,14 @@ describe('raw events and the progress view', () => {
     expect(r.stderr).toContain('sow task set status needs_review');
     expect(r.stderr).toContain('Task 010 is now needs_review');
     const sid = f.task().session_id;
-    const events = only(f.outputs().filter((p) => p.endsWith('.jsonl')), 'one events file');
-    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const events = only(
+      f.outputs().filter((p) => p.endsWith('.jsonl')),
+      'one events file',
+    );
+    const lines = readFileSync(events, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: sid });
     expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: false });
     expect(lines.filter((e) => e.type === 'assistant')).toHaveLength(3);
@@ -760,7 +791,10 @@ describe('raw events and the progress view', () => {
         executor: 'claude-code',
         session_id: f.task('020').session_id,
         status: 'needs_review',
-        events_file: only(f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')), '020 resume events'),
+        events_file: only(
+          f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')),
+          '020 resume events',
+        ),
         denials: [],
       },
     });
@@ -771,7 +805,10 @@ describe('raw events and the progress view', () => {
   it('a resume while the task is paused answers a question: not a new iteration', () => {
     const f = fixture();
     f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
-      FAKE_AGENT_SCRIPT: JSON.stringify([['log', '--action', 'paused_task', '--result', 'partial', 'Which algorithm?'], ['task', 'set', 'status', 'paused']]),
+      FAKE_AGENT_SCRIPT: JSON.stringify([
+        ['log', '--action', 'paused_task', '--result', 'partial', 'Which algorithm?'],
+        ['task', 'set', 'status', 'paused'],
+      ]),
     });
     expect(f.task()).toMatchObject({ status: 'paused', iteration: 1 });
     const r = f.ok(['agent', 'resume', '010', 'Use RS256 algorithm for JWT signing', '-q']);

@@ -9,7 +9,10 @@ import { ok, PROJECT, taskFile, toExecuting, useRepos, type Repo, type RunResult
 
 const fresh = useRepos();
 
-interface Failure { message: string; hint: string }
+interface Failure {
+  message: string;
+  hint: string;
+}
 
 /**
  * Runs `args` with --json (and, with `human`, without): exit code, error code, no change to .sow/,
@@ -112,29 +115,32 @@ describe('a project carried to another branch uncommitted', () => {
     expect(repo.yaml(PROJECT).branch).toBe('feat/demo');
 
     const message = "this project belongs to 'feat/demo', but 'main' is checked out";
-    expectWritesRefused(repo, [
-      ['task', 'add', 'Another'],
-      ['phase', 'set', 'metadata.a', 'b'],
-      ['input', 'add', '--type', 'context', '--path', 'notes.md'],
-      ['output', 'add', '--type', 'task_list', '--path', 'planning/more.md'],
-      ['advance'],
-      ['project', 'set', 'description', 'x'],
-      ['log', '--project', '--agent', 'orchestrator', '--action', 'research', '--result', 'success', 'a note'],
-      ['task', 'set', '--id', '010', 'name', 'Renamed'],
-      ['task', 'abandon', '--id', '020'],
-      ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/a.ts'],
-      ['output', 'set', '--phase', 'planning', '--index', '0', 'approved', 'false'],
-      ['log', '--task', '010', '--agent', 'implementer-1', '--action', 'test_run', '--result', 'success', 'a note'],
-    ], message, ['git checkout feat/demo']);
+    expectWritesRefused(
+      repo,
+      [
+        ['task', 'add', 'Another'],
+        ['phase', 'set', 'metadata.a', 'b'],
+        ['input', 'add', '--type', 'context', '--path', 'notes.md'],
+        ['output', 'add', '--type', 'task_list', '--path', 'planning/more.md'],
+        ['advance'],
+        ['project', 'set', 'description', 'x'],
+        ['log', '--project', '--agent', 'orchestrator', '--action', 'research', '--result', 'success', 'a note'],
+        ['task', 'set', '--id', '010', 'name', 'Renamed'],
+        ['task', 'abandon', '--id', '020'],
+        ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/a.ts'],
+        ['output', 'set', '--phase', 'planning', '--index', '0', 'approved', 'false'],
+        ['log', '--task', '010', '--agent', 'implementer-1', '--action', 'test_run', '--result', 'success', 'a note'],
+      ],
+      message,
+      ['git checkout feat/demo'],
+    );
     expect(repo.yaml(taskFile('010')).name).toBe('First task');
 
-    const reads = expectReadsWarn(repo, [
-      { args: ['task', 'list'] },
-      { args: ['project', 'status'] },
-      { args: ['phase', 'get', 'status'] },
-      { args: ['advance', '--list'] },
-      { args: ['advance', '--dry-run'] },
-    ], ['feat/demo', 'main']);
+    const reads = expectReadsWarn(
+      repo,
+      [{ args: ['task', 'list'] }, { args: ['project', 'status'] }, { args: ['phase', 'get', 'status'] }, { args: ['advance', '--list'] }, { args: ['advance', '--dry-run'] }],
+      ['feat/demo', 'main'],
+    );
     expect(reads[0]!.stdout).toContain('First task');
     expect(reads[2]!.stdout.trim()).toBe('in_progress');
 
@@ -177,11 +183,16 @@ describe('a branch made from the project branch, with the project committed', ()
     commitAll(repo, 'project demo');
     repo.git(['checkout', '-q', '-b', 'copy']);
 
-    expectWritesRefused(repo, [
-      ['phase', 'set', 'metadata.a', 'b'],
-      ['project', 'set', 'description', 'x'],
-      ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'],
-    ], "this project belongs to 'feat/demo', but 'copy' is checked out", ['git checkout feat/demo', 'sow project set branch copy']);
+    expectWritesRefused(
+      repo,
+      [
+        ['phase', 'set', 'metadata.a', 'b'],
+        ['project', 'set', 'description', 'x'],
+        ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'],
+      ],
+      "this project belongs to 'feat/demo', but 'copy' is checked out",
+      ['git checkout feat/demo', 'sow project set branch copy'],
+    );
 
     // Only to the branch that is checked out.
     const elsewhere = expectFails(repo, ['project', 'set', 'branch', 'elsewhere'], 1, 'INVALID_VALUE', { human: true });
@@ -207,10 +218,15 @@ describe('a project branch renamed by hand', () => {
     repo.git(['branch', '-m', 'feat/demo', 'feat/renamed']);
     expect(branchNow(repo)).toBe('feat/renamed');
 
-    expectWritesRefused(repo, [
-      ['phase', 'set', 'metadata.a', 'b'],
-      ['project', 'set', 'description', 'x'],
-    ], /'feat\/demo', which no longer exists/, ['sow project set branch feat/renamed']);
+    expectWritesRefused(
+      repo,
+      [
+        ['phase', 'set', 'metadata.a', 'b'],
+        ['project', 'set', 'description', 'x'],
+      ],
+      /'feat\/demo', which no longer exists/,
+      ['sow project set branch feat/renamed'],
+    );
     expectReadsWarn(repo, [{ args: ['project', 'status'] }], ['feat/demo', 'feat/renamed']);
 
     ok(repo, ['project', 'set', 'branch', 'feat/renamed']);
@@ -228,11 +244,9 @@ describe('a detached HEAD', () => {
     repo.git(['checkout', '-q', '--detach']);
     const commit = repo.git(['rev-parse', '--short=7', 'HEAD']);
 
-    expectWritesRefused(repo, [
-      ['phase', 'set', 'metadata.a', 'b'],
-      ['project', 'set', 'description', 'x'],
-      ['advance'],
-    ], new RegExp(`^HEAD is detached at ${commit}\\b.*'feat/demo'`), ['git checkout feat/demo']);
+    expectWritesRefused(repo, [['phase', 'set', 'metadata.a', 'b'], ['project', 'set', 'description', 'x'], ['advance']], new RegExp(`^HEAD is detached at ${commit}\\b.*'feat/demo'`), [
+      'git checkout feat/demo',
+    ]);
     expect(commit).toMatch(/^[0-9a-f]{7}$/);
 
     // Moving the project to a detached HEAD is no way out.

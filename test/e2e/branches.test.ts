@@ -42,7 +42,7 @@ describe('a branch without a project says which branches have one', () => {
     repo.git(['add', '-A']);
     repo.git(['commit', '-qm', 'sow init']);
     const alone = repo.sow(['task', 'list', '--json']);
-    expect(alone.json?.error).toEqual({ code: 'NO_PROJECT', message: 'there is no project on this branch', hint: "run 'sow project new <name> --description \"...\"' to start one" });
+    expect(alone.json?.error).toEqual({ code: 'NO_PROJECT', message: 'there is no project on this branch', hint: 'run \'sow project new <name> --description "..."\' to start one' });
     committed(repo, 'one');
     committed(repo, 'two');
     repo.git(['branch', 'plain']);
@@ -63,6 +63,9 @@ describe('a branch without a project says which branches have one', () => {
     committed(repo, 'first');
     const r = repo.sow(['status', '--json']);
     expect(r.code).toBe(1);
-    expect(r.json?.error).toMatchObject({ code: 'NOT_INITIALIZED', hint: "run 'sow init' to use sow on this branch; or check out a branch that has a project ('feat/first': 'git checkout feat/first')" });
+    expect(r.json?.error).toMatchObject({
+      code: 'NOT_INITIALIZED',
+      hint: "run 'sow init' to use sow on this branch; or check out a branch that has a project ('feat/first': 'git checkout feat/first')",
+    });
   });
 });

@@ -47,12 +47,22 @@ describe('the installed package', () => {
       build(join(alone, 'dist'));
       cpSync(join(ROOT, 'templates'), join(alone, 'templates'), { recursive: true });
       cpSync(join(ROOT, 'package.json'), join(alone, 'package.json'));
-      const sow = (args: string[], input?: string) => spawnSync(process.execPath, [join(alone, 'dist', 'sow.cjs'), ...args], { cwd: alone, encoding: 'utf8', env: { ...process.env, ...TEST_ENV }, ...(input !== undefined ? { input } : {}), timeout: 20_000 });
+      const sow = (args: string[], input?: string) =>
+        spawnSync(process.execPath, [join(alone, 'dist', 'sow.cjs'), ...args], {
+          cwd: alone,
+          encoding: 'utf8',
+          env: { ...process.env, ...TEST_ENV },
+          ...(input !== undefined ? { input } : {}),
+          timeout: 20_000,
+        });
       expect(sow(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
       expect(JSON.parse(sow(['schema', 'project']).stdout).title).toContain('sow project state');
       expect(sow(['completion', 'bash']).stdout).toContain('_sow_complete');
       // The MCP server answers initialize from its own bundle.
-      const init = sow(['mcp'], `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+      const init = sow(
+        ['mcp'],
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+      );
       expect(init.stdout).toContain('"serverInfo":{"name":"sow"');
     } finally {
       rmSync(alone, { recursive: true, force: true });

@@ -61,7 +61,10 @@ function recordOf(state: string, repo: Repo): any {
 }
 const recordFile = (state: string, repo: Repo) => join(state, 'sow', 'allowed-checks', `${createHash('sha256').update(realpathSync(repo.dir)).digest('hex')}.json`);
 /** The hash of a check as the record holds it, computed here independently: sha256 of the JSON of [name, run]. */
-const hashOf = (name: string, run: string) => createHash('sha256').update(JSON.stringify([name, run])).digest('hex');
+const hashOf = (name: string, run: string) =>
+  createHash('sha256')
+    .update(JSON.stringify([name, run]))
+    .digest('hex');
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
 
@@ -76,7 +79,8 @@ describe('a cloned repository whose committed check runs anything', () => {
     const completion = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
     expect(completion).toBe(
       `task 010 was not completed (its task_complete checks run first); this command has not been allowed to run on this machine:\n  pwn: ${run}\n` +
-      "read what it would run; if you trust it, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set SOW_ALLOW_CHECKS=1 instead)");
+        "read what it would run; if you trust it, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set SOW_ALLOW_CHECKS=1 instead)",
+    );
     const checkRun = expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
     expect(checkRun).toContain(`no check was run; this command has not been allowed to run on this machine:\n  pwn: ${run}\n`);
 
@@ -94,7 +98,12 @@ describe('a cloned repository whose committed check runs anything', () => {
     expect(expectEnvelope(ok(repo, ['check', 'list', '--json'], { env })).data).toEqual([{ name: 'pwn', run, when: ['task_complete'], timeout: 600, allowed: false }]);
     const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
     const finding = (doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks');
-    expect(finding).toEqual({ id: 'checks', status: 'warn', message: "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse it, and workers may not run it", fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them" });
+    expect(finding).toEqual({
+      id: 'checks',
+      status: 'warn',
+      message: "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse it, and workers may not run it",
+      fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
+    });
     o.untouched();
   });
 
@@ -120,14 +129,21 @@ describe('sow check allow', () => {
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
     const run = `touch ${o.marker}`;
-    const repo = cloned(o, checksYaml([{ name: 'unit', run, when: ['task_complete'] }, { name: 'lint', run: 'true' }]));
+    const repo = cloned(
+      o,
+      checksYaml([
+        { name: 'unit', run, when: ['task_complete'] },
+        { name: 'lint', run: 'true' },
+      ]),
+    );
     const root = realpathSync(repo.dir);
 
     const asked = repo.sow(['check', 'allow'], { env });
     expect(asked.code, show(asked)).toBe(2);
     expect(asked.stderr).toBe(
       `sow would run these 2 commands of .sow/config.yaml in ${root}, as you, whenever they are needed:\n  unit: ${run}\n  lint: true\n` +
-      'error: allowing these checks to run needs confirmation, and there is no terminal to ask on\nhint: pass --yes to confirm\n');
+        'error: allowing these checks to run needs confirmation, and there is no terminal to ask on\nhint: pass --yes to confirm\n',
+    );
     expect(expectEnvelope(repo.sow(['check', 'allow', '--json'], { env })).error.code).toBe('CONFIRMATION_REQUIRED');
     expect(readdirSync(state)).toEqual([]);
     expect(existsSync(o.marker)).toBe(false);
@@ -147,7 +163,11 @@ describe('sow check allow', () => {
     expect(repo.git(['status', '--porcelain']), 'nothing in the repository').toBe('');
     expect(ok(repo, ['check', 'list'], { env }).stdout).toBe(`unit  ${run}  (needed for task_complete; timeout 600 s; allowed)\nlint  true  (run by hand; timeout 600 s; allowed)\n`);
     const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
-    expect((doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks')).toEqual({ id: 'checks', status: 'ok', message: 'all 2 declared checks are allowed to run here' });
+    expect((doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks')).toEqual({
+      id: 'checks',
+      status: 'ok',
+      message: 'all 2 declared checks are allowed to run here',
+    });
 
     // Allowed: completing runs the check, check run runs them.
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env });
@@ -209,9 +229,18 @@ describe('sow check allow', () => {
     expect(expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env })).toContain('  unit2: true\n');
     // Allowing it records it beside the earlier one.
     ok(repo, ['check', 'allow', 'unit2', '--yes'], { env });
-    expect(recordOf(state, repo).checks.map((c: any) => [c.name, c.run])).toEqual([['unit', 'true'], ['unit2', 'true']]);
+    expect(recordOf(state, repo).checks.map((c: any) => [c.name, c.run])).toEqual([
+      ['unit', 'true'],
+      ['unit2', 'true'],
+    ]);
     // sow check run <name> needs only the checks it runs.
-    repo.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: 'true' }, { name: 'pwn', run: pwn(o) }]));
+    repo.write(
+      '.sow/config.yaml',
+      checksYaml([
+        { name: 'unit', run: 'true' },
+        { name: 'pwn', run: pwn(o) },
+      ]),
+    );
     ok(repo, ['check', 'run', 'unit'], { env });
     expectFails(repo, ['check', 'run', 'pwn'], 1, 'CHECKS_NOT_ALLOWED', { env });
     o.untouched();
@@ -221,7 +250,10 @@ describe('sow check allow', () => {
     const o = hostile();
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
-    const config = checksYaml([{ name: 'unit', run: 'true' }, { name: 'pwn', run: pwn(o) }]);
+    const config = checksYaml([
+      { name: 'unit', run: 'true' },
+      { name: 'pwn', run: pwn(o) },
+    ]);
     const repo = cloned(o, config);
     const other = o.clone();
     ok(repo, ['check', 'allow', '--yes'], { env });
@@ -245,7 +277,8 @@ describe('sow check allow', () => {
     const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o), when: ['task_complete'] }]));
     expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '0' } });
     expect(expectFails(repo, ['check', 'run'], 2, 'USAGE', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: 'yes' } })).toBe(
-      "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without 'sow check allow' (for CI), or unset it");
+      "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without 'sow check allow' (for CI), or unset it",
+    );
     o.untouched();
     expect(ok(repo, ['check', 'list'], { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' } }).stdout).toContain('; allowed by SOW_ALLOW_CHECKS=1)');
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' } });
@@ -254,21 +287,29 @@ describe('sow check allow', () => {
   });
 });
 
-describe('the record is the person\'s: read strictly, kept outside the repository', () => {
+describe("the record is the person's: read strictly, kept outside the repository", () => {
   const cases: [string, (file: string, repo: Repo) => void, string][] = [
     ['not JSON', (f) => writeFileSync(f, '{ "version": 1, '), 'it is not valid JSON'],
     ['another shape', (f) => writeFileSync(f, JSON.stringify({ allowed: 'everything' })), 'it is not a record sow wrote'],
     ['another repository', (f) => writeFileSync(f, JSON.stringify({ version: 1, repository: '/elsewhere', checks: [] })), 'it names the repository "/elsewhere"'],
-    ['a command edited without its hash', (f) => {
-      const record = JSON.parse(readFileSync(f, 'utf8'));
-      record.checks[0].run = 'touch /tmp/anything';
-      writeFileSync(f, JSON.stringify(record));
-    }, "checks[0] ('unit'): its sha256 is not the hash of its name and command"],
+    [
+      'a command edited without its hash',
+      (f) => {
+        const record = JSON.parse(readFileSync(f, 'utf8'));
+        record.checks[0].run = 'touch /tmp/anything';
+        writeFileSync(f, JSON.stringify(record));
+      },
+      "checks[0] ('unit'): its sha256 is not the hash of its name and command",
+    ],
     ['too big', (f) => writeFileSync(f, ' '.repeat(300 * 1024)), 'it is 307200 bytes, more than the 262144 such a record can be'],
-    ['a folder', (f) => {
-      rmSync(f);
-      mkdirSync(f);
-    }, 'it is not a file'],
+    [
+      'a folder',
+      (f) => {
+        rmSync(f);
+        mkdirSync(f);
+      },
+      'it is not a file',
+    ],
   ];
   it.each(cases)('%s: exit 4 (CHECKS_RECORD_INVALID), never read as allowed; nothing ran; allow will not overwrite it', (_label, damage, problem) => {
     const o = hostile();
@@ -278,11 +319,20 @@ describe('the record is the person\'s: read strictly, kept outside the repositor
     ok(repo, ['check', 'allow', '--yes'], { env });
     const file = recordFile(state, repo);
     damage(file, repo);
-    for (const args of [['check', 'run'], ['task', 'set', '--id', '010', 'status', 'completed'], ['check', 'allow', '--yes'], ['check', 'list']]) {
+    for (const args of [
+      ['check', 'run'],
+      ['task', 'set', '--id', '010', 'status', 'completed'],
+      ['check', 'allow', '--yes'],
+      ['check', 'list'],
+    ]) {
       const message = expectFails(repo, args, 4, 'CHECKS_RECORD_INVALID', { human: true, env });
       expect(message.startsWith(`${file}: ${problem}`), message).toBe(true);
-      expect(message.endsWith(`; it records which checks you allowed to run, and sow will not guess\n` +
-        `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`), message).toBe(true);
+      expect(
+        message.endsWith(
+          `; it records which checks you allowed to run, and sow will not guess\n` + `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
+        ),
+        message,
+      ).toBe(true);
     }
     o.untouched();
   });
@@ -313,7 +363,10 @@ describe('the MCP tools refuse the same way (there is no terminal to ask on)', (
     await client.connect(transport);
     const before = repo.snapshot();
     const cli = expectEnvelope(repo.sow(['check', 'run', '--json'], { env: { XDG_STATE_HOME: state } }));
-    for (const [name, args] of [['check_run', {}], ['task_update', { id: '010', field: 'status', value: 'completed' }]] as const) {
+    for (const [name, args] of [
+      ['check_run', {}],
+      ['task_update', { id: '010', field: 'status', value: 'completed' }],
+    ] as const) {
       const r = await client.callTool({ name, arguments: args });
       expect(r.isError, name).toBe(true);
       const doc = JSON.parse((r.content as { text: string }[])[0]!.text);
@@ -334,7 +387,14 @@ const LINT = 'touch lint-ran';
 const workers = agentFixtures({
   tasks: ['First task', 'Second task'],
   prefix: 'sow-allow-',
-  setup: (t) => t.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: UNIT, when: ['task_complete'] }, { name: 'lint', run: LINT }])),
+  setup: (t) =>
+    t.write(
+      '.sow/config.yaml',
+      checksYaml([
+        { name: 'unit', run: UNIT, when: ['task_complete'] },
+        { name: 'lint', run: LINT },
+      ]),
+    ),
 });
 const CLAUDE = 'agents:\n  executors:\n    impl:\n      type: claude\n  bindings:\n    implementer: impl\n';
 const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
@@ -348,7 +408,9 @@ describe('a worker never widens its own rights', () => {
     f.ok(['check', 'allow', 'unit', '--yes'], env);
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], env);
     expect(allowedTools(f.world.calls()[0]!.argv)).toEqual(['Bash(sow *)', `Bash(${UNIT})`]);
-    expect(r.stderr).toContain("warning: the check lint in .sow/config.yaml is not allowed to run on this machine, so the worker may not run it; review it ('sow check list') and run 'sow check allow'\n");
+    expect(r.stderr).toContain(
+      "warning: the check lint in .sow/config.yaml is not allowed to run on this machine, so the worker may not run it; review it ('sow check list') and run 'sow check allow'\n",
+    );
     expect(r.stderr).toContain(`  Note: permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run \`sow\`, \`${UNIT}\`; it refuses anything else\n`);
 
     // Nothing allowed: only sow; everything allowed: both, no warning.
@@ -380,10 +442,12 @@ describe('a worker never widens its own rights', () => {
       { name: 'complete', step: { try: ['task', 'set', 'status', 'completed', '--json'], env: { SOW_ALLOW_CHECKS: '1' } }, code: 'CHECKS_NOT_ALLOWED' },
       { name: 'forget', step: { try: ['check', 'forget', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
       // Its own markers removed: its agent CLI, as sow started it, still carries them (Linux).
-      ...(linux ? [
-        { name: 'allow-unset', step: { try: ['check', 'allow', '--yes', '--json'], unset: markers }, code: 'WORKER_CANNOT_ALLOW' },
-        { name: 'env-unset', step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' }, unset: markers }, code: 'CHECKS_NOT_ALLOWED' },
-      ] : []),
+      ...(linux
+        ? [
+            { name: 'allow-unset', step: { try: ['check', 'allow', '--yes', '--json'], unset: markers }, code: 'WORKER_CANNOT_ALLOW' },
+            { name: 'env-unset', step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' }, unset: markers }, code: 'CHECKS_NOT_ALLOWED' },
+          ]
+        : []),
     ];
     const script = [
       { append: '.sow/config.yaml', text: `  - name: pwn\n    run: ${JSON.stringify(pwn(o))}\n    when: [task_complete]\n` },
@@ -405,8 +469,11 @@ describe('a worker never widens its own rights', () => {
       if (a.code === 'WORKER_CANNOT_ALLOW') expect(doc.error.message, a.name).toContain('a worker cannot widen its own rights');
       if (a.code === 'CHECKS_NOT_ALLOWED') {
         expect(doc.error.details.environment_ignored, a.name).toBe(true);
-        expect(doc.error.hint, a.name).toContain("a worker cannot allow checks (this sow runs under one: SOW_AGENT_ID in ");
-        expect(doc.error.details.checks.map((c: any) => c.name), a.name).toEqual(['pwn']);
+        expect(doc.error.hint, a.name).toContain('a worker cannot allow checks (this sow runs under one: SOW_AGENT_ID in ');
+        expect(
+          doc.error.details.checks.map((c: any) => c.name),
+          a.name,
+        ).toEqual(['pwn']);
       }
     }
     o.untouched();

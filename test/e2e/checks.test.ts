@@ -41,8 +41,12 @@ interface CheckDecl {
  * (allowing itself is tested in checks-allowed.test.ts).
  */
 function declare(repo: Repo, checks: CheckDecl[]): void {
-  repo.write('.sow/config.yaml', `checks:\n${checks.map((c) =>
-    `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`);
+  repo.write(
+    '.sow/config.yaml',
+    `checks:\n${checks
+      .map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`)
+      .join('')}`,
+  );
   ok(repo, ['check', 'allow', '--yes']);
 }
 
@@ -103,10 +107,11 @@ describe('sow check list', () => {
 
   it('lists name, command, when and timeout (defaults filled in)', () => {
     const repo = fresh();
-    declare(repo, [{ name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'] }, { name: 'lint', run: 'npm run lint', timeout: 30 }]);
-    expect(ok(repo, ['check', 'list']).stdout).toBe(
-      'unit  npm test  (needed for task_complete, finalize; timeout 600 s; allowed)\n' +
-      'lint  npm run lint  (run by hand; timeout 30 s; allowed)\n');
+    declare(repo, [
+      { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'] },
+      { name: 'lint', run: 'npm run lint', timeout: 30 },
+    ]);
+    expect(ok(repo, ['check', 'list']).stdout).toBe('unit  npm test  (needed for task_complete, finalize; timeout 600 s; allowed)\n' + 'lint  npm run lint  (run by hand; timeout 30 s; allowed)\n');
     expect(expectEnvelope(ok(repo, ['check', 'list', '--json'])).data).toEqual([
       { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'], timeout: 600, allowed: true },
       { name: 'lint', run: 'npm run lint', when: [], timeout: 30, allowed: true },
@@ -143,8 +148,18 @@ describe('sow check run', () => {
     // Recorded on the phase in progress, in order, each with its log and what the code was.
     const outputs = repo.yaml(PROJECT).phases.implementation.outputs;
     expect(outputs).toEqual([
-      { type: 'evidence', path: expect.stringMatching(LOG), created_at: ISO, metadata: { check: 'unit', run: 'echo "unit says hi"; echo "to stderr" >&2; pwd', exit_code: 0, duration_ms: expect.any(Number), commit: head, dirty: false, tree } },
-      { type: 'evidence', path: expect.stringMatching(LOG), created_at: ISO, metadata: { check: 'lint', run: 'echo "lint found 3 problems"; exit 2', exit_code: 2, duration_ms: expect.any(Number), commit: head, dirty: false, tree } },
+      {
+        type: 'evidence',
+        path: expect.stringMatching(LOG),
+        created_at: ISO,
+        metadata: { check: 'unit', run: 'echo "unit says hi"; echo "to stderr" >&2; pwd', exit_code: 0, duration_ms: expect.any(Number), commit: head, dirty: false, tree },
+      },
+      {
+        type: 'evidence',
+        path: expect.stringMatching(LOG),
+        created_at: ISO,
+        metadata: { check: 'lint', run: 'echo "lint found 3 problems"; exit 2', exit_code: 2, duration_ms: expect.any(Number), commit: head, dirty: false, tree },
+      },
     ]);
     expect(lines[1]).toContain(outputs[1].path);
     // The logs: stdout and stderr, and the shell ran in the repository root (not in src/).
@@ -159,7 +174,11 @@ describe('sow check run', () => {
 
   it('all passing: exit 0 and a line each; only the named checks run, each once', () => {
     const repo = withCode();
-    declare(repo, [{ name: 'unit', run: 'true' }, { name: 'lint', run: 'exit 1' }, { name: 'types', run: 'true' }]);
+    declare(repo, [
+      { name: 'unit', run: 'true' },
+      { name: 'lint', run: 'exit 1' },
+      { name: 'types', run: 'true' },
+    ]);
     const r = ok(repo, ['check', 'run', 'types', 'unit', 'types']);
     expect(r.stdout).toMatch(/^✓ types {2}passed in \d+\.\d s\n✓ unit {3}passed in \d+\.\d s\n$/);
     expect(r.stderr).toContain("All 2 checks passed; evidence recorded on the implementation phase ('sow output list')");
@@ -168,21 +187,46 @@ describe('sow check run', () => {
 
   it('--json: exactly one document; the runs and where they were recorded, or the failure with them', () => {
     const repo = withCode();
-    declare(repo, [{ name: 'unit', run: 'true' }, { name: 'lint', run: 'exit 3' }]);
+    declare(repo, [
+      { name: 'unit', run: 'true' },
+      { name: 'lint', run: 'exit 3' },
+    ]);
     const pass = expectEnvelope(ok(repo, ['check', 'run', 'unit', '--json']));
-    const run = { name: 'unit', run: 'true', passed: true, exit_code: 0, signal: null, timed_out: false, timeout: 600, duration_ms: expect.any(Number), started_at: ISO, log: expect.stringMatching(LOG), commit: SHA, dirty: false, tree: codeTree(repo) };
+    const run = {
+      name: 'unit',
+      run: 'true',
+      passed: true,
+      exit_code: 0,
+      signal: null,
+      timed_out: false,
+      timeout: 600,
+      duration_ms: expect.any(Number),
+      started_at: ISO,
+      log: expect.stringMatching(LOG),
+      commit: SHA,
+      dirty: false,
+      tree: codeTree(repo),
+    };
     expect(pass).toEqual({
       ok: true,
       data: {
         runs: [run],
-        recorded: { owner: 'the implementation phase', task: null, phase: 'implementation', outputs: [{ index: 0, artifact: { type: 'evidence', path: pass.data.runs[0].log, created_at: ISO, metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }) } }] },
+        recorded: {
+          owner: 'the implementation phase',
+          task: null,
+          phase: 'implementation',
+          outputs: [{ index: 0, artifact: { type: 'evidence', path: pass.data.runs[0].log, created_at: ISO, metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }) } }],
+        },
       },
     });
     const failed = repo.sow(['check', 'run', '--json']);
     expect(failed.code).toBe(1);
     const doc = expectEnvelope(failed);
     expect(doc).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', message: '1 of 2 checks failed: lint (exit 3)', hint: expect.stringContaining("'sow check run lint'") } });
-    expect(doc.error.details.runs.map((r: any) => [r.name, r.passed, r.exit_code])).toEqual([['unit', true, 0], ['lint', false, 3]]);
+    expect(doc.error.details.runs.map((r: any) => [r.name, r.passed, r.exit_code])).toEqual([
+      ['unit', true, 0],
+      ['lint', false, 3],
+    ]);
     expect(doc.error.details.recorded.outputs.map((o: any) => o.index)).toEqual([1, 2]);
     expect(failed.stderr).toBe('');
   });
@@ -241,7 +285,10 @@ describe('sow check run', () => {
   it('an unknown name: exit 1 with the declared names and a did-you-mean; nothing runs, nothing is written', () => {
     const repo = withCode();
     const marks = scratch();
-    declare(repo, [{ name: 'unit', run: `touch ${marks}/ran` }, { name: 'lint', run: `touch ${marks}/ran` }]);
+    declare(repo, [
+      { name: 'unit', run: `touch ${marks}/ran` },
+      { name: 'lint', run: `touch ${marks}/ran` },
+    ]);
     const said = expectFails(repo, ['check', 'run', 'unit', 'lnt'], 1, 'CHECK_NOT_FOUND', { human: true });
     expect(said).toBe("no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint");
     expect(expectFails(repo, ['check', 'run', 'e2e'], 1, 'CHECK_NOT_FOUND')).toBe("no check named 'e2e'\nthe declared checks: unit, lint");
@@ -341,7 +388,10 @@ describe('task set … status completed runs the task_complete checks', () => {
     expect(r.stderr).not.toMatch(/^\s+at /m);
     const task = repo.yaml(taskFile('010'));
     expect(task.status).toBe('in_progress');
-    expect(task.outputs.map((o: { metadata: Record<string, unknown> }) => [o.metadata['check'], o.metadata['exit_code']])).toEqual([['unit', 2], ['lint', 0]]);
+    expect(task.outputs.map((o: { metadata: Record<string, unknown> }) => [o.metadata['check'], o.metadata['exit_code']])).toEqual([
+      ['unit', 2],
+      ['lint', 0],
+    ]);
     // --json: one document, the runs in the error's details.
     const j = repo.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
     expect(j.code).toBe(3);
@@ -446,7 +496,9 @@ describe('FinalizeChecks: checked, not trusted', () => {
     expect(said).toContain("unit: stale (the code changed since it passed); lint: stale (the code changed since it passed); run 'sow check run unit lint'");
     const continued = ok(repo, ['project', 'continue']).stdout;
     expect(continued).toContain('sow check run');
-    expect(continued).toContain("`checks_done` → FinalizeDelete: every check declared for finalize in .sow/config.yaml has passed on the current code ('sow check run') — **not yet met**: unit: stale");
+    expect(continued).toContain(
+      "`checks_done` → FinalizeDelete: every check declared for finalize in .sow/config.yaml has passed on the current code ('sow check run') — **not yet met**: unit: stale",
+    );
     expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  checks_done → FinalizeDelete');
 
     // The same code as when they passed: fresh again (the tree is the code, whatever happened between).

@@ -112,15 +112,17 @@ export function checkCommand(file: string, command: string, statuses: readonly s
   }
   // A status a task is set to, or listed by, must be one the task schema allows.
   const rest = args.slice(path.length);
-  const statusValue = path.join(' ') === 'task set' && rest.includes('status') ? rest[rest.indexOf('status') + 1]
-    : path.join(' ') === 'task list' && rest.includes('--status') ? rest[rest.indexOf('--status') + 1]
-      : undefined;
+  const statusValue =
+    path.join(' ') === 'task set' && rest.includes('status')
+      ? rest[rest.indexOf('status') + 1]
+      : path.join(' ') === 'task list' && rest.includes('--status')
+        ? rest[rest.indexOf('--status') + 1]
+        : undefined;
   if (statusValue !== undefined && !statuses.includes(statusValue)) {
     problems.push({ file, command, problem: `'${statusValue}' is not a task status (${statuses.join(', ')})` });
   }
   return problems;
 }
-
 
 /** Every flag of every sow command, from the --help of each (the whole tree is walked). */
 export function allFlags(): Set<string> {

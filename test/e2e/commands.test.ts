@@ -20,8 +20,6 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-
-
 /** Runs sow in a directory that is not a prepared repo. */
 function sowIn(cwd: string, args: string[]): RunResult {
   const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8' });
@@ -37,8 +35,6 @@ function sowIn(cwd: string, args: string[]): RunResult {
 function out(repo: Repo, args: string[], opts?: { cwd?: string }): string {
   return ok(repo, args, opts).stdout.replace(/\n$/, '');
 }
-
-
 
 describe('sow init', () => {
   it('creates .sow/ with .version, knowledge/, refs/ and a .gitignore for runtime files', () => {
@@ -120,7 +116,11 @@ describe('sow init', () => {
 
   it('a project new refused before it starts leaves no .sow/ behind', () => {
     const repo = fresh({ init: false });
-    for (const args of [['project', 'new', 'Bad Name'], ['project', 'new', 'ok-name', '--type', 'nosuch'], ['project', 'new', 'ok-name', '--branch', 'bad..branch']]) {
+    for (const args of [
+      ['project', 'new', 'Bad Name'],
+      ['project', 'new', 'ok-name', '--type', 'nosuch'],
+      ['project', 'new', 'ok-name', '--branch', 'bad..branch'],
+    ]) {
       const r = repo.sow(args);
       expect(r.code, `sow ${args.join(' ')}: ${r.stderr}`).not.toBe(0);
       expect(r.stderr).not.toContain('Initialised');
@@ -230,12 +230,7 @@ describe('sow project set / status / continue / delete', () => {
     expect(r.stdout).toContain('complete_planning');
     const data = expectEnvelope(ok(repo, ['project', 'status', '--json'])).data;
     expect(data).toMatchObject({ name: 'demo', description: 'A demo project', branch: 'feat/demo', state: 'PlanningActive' });
-    expect(data.phases.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual([
-      'planning:in_progress',
-      'implementation:pending',
-      'review:pending',
-      'finalize:pending',
-    ]);
+    expect(data.phases.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual(['planning:in_progress', 'implementation:pending', 'review:pending', 'finalize:pending']);
     expect(data.next).toEqual([expect.objectContaining({ event: 'complete_planning', to: 'ImplementationPlanning', blocked: true })]);
   });
 
@@ -570,9 +565,7 @@ describe('artifacts: input/output add|set|remove|list', () => {
     ok(repo, ['task', 'output', 'set', '--id', '010', '--index', '1', 'metadata.lines', '41']);
     ok(repo, ['task', 'output', 'remove', '--id', '010', '--index', '0']);
     expect(repo.yaml(taskFile('010')).outputs).toEqual([{ type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } }]);
-    expect(expectEnvelope(ok(repo, ['task', 'output', 'list', '--id', '010', '--json'])).data).toEqual([
-      { index: 0, type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } },
-    ]);
+    expect(expectEnvelope(ok(repo, ['task', 'output', 'list', '--id', '010', '--json'])).data).toEqual([{ index: 0, type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } }]);
 
     const wrongType = expectFails(repo, ['task', 'output', 'add', '--id', '010', '--type', 'reference', '--path', 'x.md'], 1, 'UNKNOWN_ARTIFACT_TYPE');
     expect(wrongType).toContain('modified');

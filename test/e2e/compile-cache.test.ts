@@ -83,7 +83,11 @@ describe('compile cache', () => {
     const other = sowIn(repo, home, ['phase', 'get', 'tasks_approved']);
     expect(other.stdout).toBe('true\n');
     expect(events(other)).toEqual(['missing', 'wrote']);
-    expect(cacheFiles(home).map((f) => f.replace(/^.*-/, '')).sort()).toEqual(['phase.bin', 'task.bin']);
+    expect(
+      cacheFiles(home)
+        .map((f) => f.replace(/^.*-/, ''))
+        .sort(),
+    ).toEqual(['phase.bin', 'task.bin']);
 
     // Options and values are not command words: `--json task list` is still `task list`.
     expect(events(sowIn(repo, home, ['--json', 'task', 'list', '--status', 'pending']))).toEqual(['hit']);
@@ -171,7 +175,7 @@ describe('compile cache', () => {
     const r = sowIn(repo, blocked, ['task', 'list'], { SOW_DEBUG: '' });
     expect(r).toEqual({ ...plain, stderr: '' });
     const told = sowIn(repo, blocked, ['task', 'list']);
-    expect(events(told)).toEqual(['missing', 'not written (ENOTDIR: not a directory, mkdir \'' + join(blocked, 'sow', 'code-cache') + '\'):']);
+    expect(events(told)).toEqual(['missing', "not written (ENOTDIR: not a directory, mkdir '" + join(blocked, 'sow', 'code-cache') + "'):"]);
 
     // A read-only cache folder: nothing written, nothing said.
     if (process.getuid?.() !== 0) {

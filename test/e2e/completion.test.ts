@@ -100,7 +100,9 @@ describe('sow __complete: candidates from the command tree', () => {
   it('after `sow task `: its subcommands; after a flag prefix: the flags of that command and the global ones', () => {
     expect(complete(executing.dir, ['sow', 'task', '']).lines).toEqual([...subcommands(help(['task']).text)]);
     expect(complete(executing.dir, ['sow', 'task', '']).lines).toEqual(['add', 'set', 'get', 'abandon', 'list', 'next', 'input', 'output']);
-    expect(complete(executing.dir, ['sow', 'task', 'get', '--']).lines.sort()).toEqual(['--help', '--id', '--json', ...complete(executing.dir, ['sow', '--']).lines.filter((f) => f !== '--version' && f !== '--help' && f !== '--json')].sort());
+    expect(complete(executing.dir, ['sow', 'task', 'get', '--']).lines.sort()).toEqual(
+      ['--help', '--id', '--json', ...complete(executing.dir, ['sow', '--']).lines.filter((f) => f !== '--version' && f !== '--help' && f !== '--json')].sort(),
+    );
     // A flag given already is not offered again.
     expect(complete(executing.dir, ['sow', 'task', 'get', '--id', '010', '--']).lines).not.toContain('--id');
     // A project type's command group is a command like any other.
@@ -117,7 +119,7 @@ describe('sow __complete: candidates from the command tree', () => {
 });
 
 describe('sow __complete: live values from the project', () => {
-  it('task ids after --id (and --id=, and as agent spawn\'s second argument), filtered by what is typed', () => {
+  it("task ids after --id (and --id=, and as agent spawn's second argument), filtered by what is typed", () => {
     expect(complete(executing.dir, ['sow', 'task', 'get', '--id', '']).lines).toEqual(['010', '020', '030']);
     expect(complete(executing.dir, ['sow', 'task', 'get', '--id', '02']).lines).toEqual(['020']);
     expect(complete(executing.dir, ['sow', 'task', 'get', '--id=']).lines).toEqual(['--id=010', '--id=020', '--id=030']);
@@ -189,13 +191,7 @@ describe('the scripts complete a real line', () => {
 
   it('bash: COMPREPLY from _sow_complete, for a task id, a command, and a --flag=value split at the =', () => {
     const run = (words: string[], cword: number) => {
-      const script = [
-        'source <(sow completion bash)',
-        `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})`,
-        `COMP_CWORD=${cword}`,
-        '_sow_complete',
-        'printf "%s\\n" "${COMPREPLY[@]}"',
-      ].join('\n');
+      const script = ['source <(sow completion bash)', `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})`, `COMP_CWORD=${cword}`, '_sow_complete', 'printf "%s\\n" "${COMPREPLY[@]}"'].join('\n');
       const r = spawnSync('bash', ['-c', script], { cwd: executing.dir, encoding: 'utf8', env: env() });
       expect(r.status, r.stderr).toBe(0);
       return r.stdout.split('\n').filter(Boolean);

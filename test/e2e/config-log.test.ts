@@ -230,16 +230,25 @@ describe('sow config edit', () => {
   function editor(world: World) {
     const script = join(world.root, 'editor.mjs');
     const record = join(world.root, 'editor-argv.jsonl');
-    writeFileSync(script, [
-      "import { appendFileSync } from 'node:fs';",
-      'const args = process.argv.slice(2);',
-      `appendFileSync(${JSON.stringify(record)}, JSON.stringify(args) + '\\n');`,
-      "appendFileSync(args.at(-1), process.env.EDITOR_APPEND ?? '');",
-      '',
-    ].join('\n'));
+    writeFileSync(
+      script,
+      [
+        "import { appendFileSync } from 'node:fs';",
+        'const args = process.argv.slice(2);',
+        `appendFileSync(${JSON.stringify(record)}, JSON.stringify(args) + '\\n');`,
+        "appendFileSync(args.at(-1), process.env.EDITOR_APPEND ?? '');",
+        '',
+      ].join('\n'),
+    );
     return {
       EDITOR: `${process.execPath} ${script} --flag`,
-      argv: () => (existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []),
+      argv: () =>
+        existsSync(record)
+          ? readFileSync(record, 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l))
+          : [],
     };
   }
 
@@ -336,12 +345,28 @@ function logRepo() {
   };
 }
 
-
 describe('sow log', () => {
   it('appends an entry with YAML front matter and a markdown body to the task log; files become modified outputs once', () => {
     const t = logRepo();
     const before = t.entries(TASK_LOG).length;
-    const r = t.sow(['--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--file', 'src/a.ts', '--file', 'src/b.ts', '--files', 'src/b.ts,lib/c.ts', '--task', '010', 'Changed', 'the **parser**']);
+    const r = t.sow([
+      '--agent',
+      'implementer-1',
+      '--action',
+      'modified_file',
+      '--result',
+      'success',
+      '--file',
+      'src/a.ts',
+      '--file',
+      'src/b.ts',
+      '--files',
+      'src/b.ts,lib/c.ts',
+      '--task',
+      '010',
+      'Changed',
+      'the **parser**',
+    ]);
     expect(r.code, show(r)).toBe(0);
     const entries = t.entries(TASK_LOG);
     expect(entries).toHaveLength(before + 1);
@@ -428,7 +453,10 @@ describe('sow log', () => {
   it('defaults to SOW_TASK_ID and SOW_AGENT_ID (as a spawned worker has them); paths are relative to where it runs', () => {
     const t = logRepo();
     mkdirSync(join(t.root, 'pkg'), { recursive: true });
-    const r = t.sow(['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'], { cwd: 'pkg', env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' } });
+    const r = t.sow(['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'], {
+      cwd: 'pkg',
+      env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' },
+    });
     expect(r.code, show(r)).toBe(0);
     expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ agent: 'implementer-7', action: 'test_run', result: 'error', files: ['pkg/index.ts', 'src/x.ts'] });
     expect(t.outputs()).toEqual([
@@ -457,7 +485,21 @@ describe('sow log', () => {
       const a = t.sow(['--agent', 'x', '--action', 'coded', '--result', 'success', '--task', '010']);
       expect(a.code, show(a)).toBe(2);
       expect(a.stderr.split('\n')[0]).toContain("'coded'");
-      for (const valid of ['started_task', 'created_file', 'modified_file', 'deleted_file', 'implementation_attempt', 'test_run', 'refactor', 'debugging', 'research', 'completed_task', 'paused_task', 'started_phase', 'completed_phase']) {
+      for (const valid of [
+        'started_task',
+        'created_file',
+        'modified_file',
+        'deleted_file',
+        'implementation_attempt',
+        'test_run',
+        'refactor',
+        'debugging',
+        'research',
+        'completed_task',
+        'paused_task',
+        'started_phase',
+        'completed_phase',
+      ]) {
         expect(a.stderr, valid).toContain(valid);
       }
       const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'great', '--task', '010']);

@@ -96,7 +96,12 @@ describe('an unknown key in the user configuration', () => {
   });
 
   it('config show: exit 4, CONFIG_INVALID naming the file and the field, with a hint; nothing on stdout', () => {
-    for (const [config, field] of [[TYPO_BINDINGS, 'agents.bindngs'], [TYPO_SETTINGS, 'agents.executors.claude-code.settings.yolo'], [TYPO_TOP, 'agent'], [TYPO_ROLE, 'agents.bindings.implementr']] as const) {
+    for (const [config, field] of [
+      [TYPO_BINDINGS, 'agents.bindngs'],
+      [TYPO_SETTINGS, 'agents.executors.claude-code.settings.yolo'],
+      [TYPO_TOP, 'agent'],
+      [TYPO_ROLE, 'agents.bindings.implementr'],
+    ] as const) {
       const { world, sow } = outside(config);
       const r = sow(['config', 'show']);
       expect(r.code, `${field}\n${show(r)}`).toBe(4);
@@ -113,7 +118,12 @@ describe('an unknown key in the user configuration', () => {
     const f = fixture();
     f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
     expect(f.world.calls()).toHaveLength(1);
-    for (const [config, field] of [[TYPO_BINDINGS, 'agents.bindngs'], [TYPO_SETTINGS, 'agents.executors.claude-code.settings.yolo'], [TYPO_TOP, 'agent'], [TYPO_ROLE, 'agents.bindings.implementr']] as const) {
+    for (const [config, field] of [
+      [TYPO_BINDINGS, 'agents.bindngs'],
+      [TYPO_SETTINGS, 'agents.executors.claude-code.settings.yolo'],
+      [TYPO_TOP, 'agent'],
+      [TYPO_ROLE, 'agents.bindings.implementr'],
+    ] as const) {
       f.world.writeConfig(config);
       const before = f.repo.snapshot();
       const spawn = f.sow(['agent', 'spawn', 'implementer', '020', '--json']);
@@ -239,7 +249,10 @@ describe('a setting the executor type does not take is a configuration error nam
     // doctor gives the same verdict.
     const doctor = sow(['doctor', '--json']);
     expect(doctor.code).toBe(1);
-    expect((doctor.json?.error as any)?.details?.checks?.find((c: { id: string }) => c.id === 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining("the windsurf executor type does not take 'model'") });
+    expect((doctor.json?.error as any)?.details?.checks?.find((c: { id: string }) => c.id === 'config')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining("the windsurf executor type does not take 'model'"),
+    });
   });
 
   it('agent spawn and resume refuse such an executor (exit 4, naming the field) and start nothing; other executors still run', () => {

@@ -26,15 +26,7 @@ function allTemplates(): string[] {
   walk('');
   return out.sort();
 }
-const STATES = [
-  'PlanningActive',
-  'ImplementationPlanning',
-  'ImplementationExecuting',
-  'ReviewActive',
-  'FinalizeDocumentation',
-  'FinalizeChecks',
-  'FinalizeDelete',
-] as const;
+const STATES = ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive', 'FinalizeDocumentation', 'FinalizeChecks', 'FinalizeDelete'] as const;
 
 const NAME = 'add-auth';
 const DESCRIPTION = 'Add JWT authentication to the API';
@@ -96,9 +88,16 @@ describe('sow project continue', () => {
     ok(r, ['phase', 'set', 'tasks_approved', 'true']);
     ok(r, ['advance']);
 
-    expectPrompt(r, 'ImplementationExecuting', ['sow task set --id <id> status in_progress', 'sow task output add --id <id> --type modified --path <file>', 'sow task abandon --id <id>', 'AI-led',
+    expectPrompt(r, 'ImplementationExecuting', [
+      'sow task set --id <id> status in_progress',
+      'sow task output add --id <id> --type modified --path <file>',
+      'sow task abandon --id <id>',
+      'AI-led',
       // Workers: sow's own (spawn, resume) and the host's sub-agents.
-      'sow agent spawn implementer <id>', 'sow agent resume <id> "<what to change or answer>"', 'sub-agent']);
+      'sow agent spawn implementer <id>',
+      'sow agent resume <id> "<what to change or answer>"',
+      'sub-agent',
+    ]);
     ok(r, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     ok(r, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
     ok(r, ['task', 'input', 'set', '--id', '010', '--index', '0', 'status', 'addressed']);
@@ -110,7 +109,13 @@ describe('sow project continue', () => {
     ok(r, ['advance']);
 
     // The review names the branch to diff against: the one the project started from.
-    expectPrompt(r, 'ReviewActive', ['sow output add --type review --path review/report-1.md --assessment pass', 'sow output set --index <n> approved true', 'ImplementationPlanning', 'git diff main...feat/add-auth', 'sow agent spawn reviewer']);
+    expectPrompt(r, 'ReviewActive', [
+      'sow output add --type review --path review/report-1.md --assessment pass',
+      'sow output set --index <n> approved true',
+      'ImplementationPlanning',
+      'git diff main...feat/add-auth',
+      'sow agent spawn reviewer',
+    ]);
     ok(r, ['output', 'add', '--type', 'review', '--path', 'review/report-1.md', '--assessment', 'fail']);
     r.write('.sow/project/review/report-1.md', '# Review 1\n');
     ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);

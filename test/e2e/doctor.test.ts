@@ -26,7 +26,13 @@ afterEach(() => {
   for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-interface Check { id: string; status: 'ok' | 'warn' | 'fail'; message: string; fix?: string; fixed?: boolean }
+interface Check {
+  id: string;
+  status: 'ok' | 'warn' | 'fail';
+  message: string;
+  fix?: string;
+  fixed?: boolean;
+}
 
 interface Doctor extends AgentFixture {
   /** `sow doctor --json [args]`: the run and its checks (the data, or the error's details). */
@@ -87,8 +93,27 @@ describe('sow doctor: a healthy repository', () => {
     const before = d.repo.snapshot();
     const r = d.doctor();
     expect(r.json!.ok).toBe(true);
-    expect(r.checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'gitignore', 'lock', 'journal', 'project', 'branch', 'tasks', 'repo-config', 'refs', 'worktrees', 'config', 'agent.claude-code', 'gh']);
-    expect(r.checks.filter((c) => c.status !== 'ok'), 'nothing but ok').toEqual([]);
+    expect(r.checks.map((c) => c.id)).toEqual([
+      'node',
+      'git',
+      'workspace',
+      'gitignore',
+      'lock',
+      'journal',
+      'project',
+      'branch',
+      'tasks',
+      'repo-config',
+      'refs',
+      'worktrees',
+      'config',
+      'agent.claude-code',
+      'gh',
+    ]);
+    expect(
+      r.checks.filter((c) => c.status !== 'ok'),
+      'nothing but ok',
+    ).toEqual([]);
     for (const c of r.checks) expect(Object.keys(c).sort(), c.id).toEqual(['id', 'message', 'status']);
     expect(r.check('agent.claude-code').message).toMatch(/claude 0\.0\.0 \(fake\).*knows every flag sow passes/);
     expect(r.check('gh').message).toMatch(/gh version 2\.23\.0 \(fake\), logged in/);
@@ -115,7 +140,11 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     const r = d.doctor();
     expect(failing(r.checks)).toEqual(['gitignore']);
     expect(r.check('gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('lacks worktrees/'), fix: expect.stringContaining('sow doctor --fix') });
-    expect(r.json!.error).toMatchObject({ code: 'DOCTOR_FOUND_PROBLEMS', message: '1 check(s) failed: gitignore', hint: "run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it" });
+    expect(r.json!.error).toMatchObject({
+      code: 'DOCTOR_FOUND_PROBLEMS',
+      message: '1 check(s) failed: gitignore',
+      hint: "run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it",
+    });
     expectUnchanged(d, before);
 
     const fixed = d.doctor(['--fix']);
@@ -183,7 +212,11 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     // Whole, but naming a file outside .sow/: refused, with or without --fix.
     writeJournal(d.repo, [{ to: PROJECT, text: project }], { edit: (body) => body.renames.push({ from: body.renames[0].from, to: 'README.md' }) });
     const refused = d.doctor(['--fix']);
-    expect(refused.check('journal')).toMatchObject({ status: 'fail', message: expect.stringContaining('names a target sow does not write through a journal'), fix: expect.stringContaining('rm .sow/.runtime/journal.json') });
+    expect(refused.check('journal')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('names a target sow does not write through a journal'),
+      fix: expect.stringContaining('rm .sow/.runtime/journal.json'),
+    });
     expect(refused.check('journal').fixed).toBeUndefined();
     expect(d.repo.read(PROJECT)).toBe(finished);
     expect(d.repo.exists('README.md')).toBe(false);
@@ -208,7 +241,11 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     const bound = setup('agents:\n  bindings:\n    implementer: codex\n', { omit: ['codex'] });
     const r = bound.doctor();
     expect(r.json!.ok, 'a warning alone is exit 0').toBe(true);
-    expect(r.check('agent.codex')).toMatchObject({ status: 'warn', message: "codex is not on PATH; the 'codex' executor (implementer) needs it to spawn workers ('sow agent spawn')", fix: 'npm install -g @openai/codex' });
+    expect(r.check('agent.codex')).toMatchObject({
+      status: 'warn',
+      message: "codex is not on PATH; the 'codex' executor (implementer) needs it to spawn workers ('sow agent spawn')",
+      fix: 'npm install -g @openai/codex',
+    });
     expect(r.check('agent.claude-code').status).toBe('ok');
     const validate = bound.sow(['config', 'validate', '--json'], { PATH: bound.world.bin });
     expect(validate.code, show(validate)).toBe(0);
@@ -217,7 +254,11 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     const unbound = setup(undefined, { omit: ['claude'] });
     const w = unbound.doctor();
     expect(w.json!.ok).toBe(true);
-    expect(w.check('agent.claude-code')).toMatchObject({ status: 'warn', message: expect.stringContaining("needs it to spawn workers ('sow agent spawn')"), fix: 'npm install -g @anthropic-ai/claude-code' });
+    expect(w.check('agent.claude-code')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining("needs it to spawn workers ('sow agent spawn')"),
+      fix: 'npm install -g @anthropic-ai/claude-code',
+    });
   });
 
   it("after 'sow config init', on a machine without the default agent CLI, doctor and config validate agree: valid, with a warning", () => {
@@ -234,7 +275,7 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     expect(r.check('agent.claude-code').status).toBe('warn');
   });
 
-  it("an agent CLI whose --help lacks a flag sow passes: FAIL for a CLI the configuration binds, naming the flag", () => {
+  it('an agent CLI whose --help lacks a flag sow passes: FAIL for a CLI the configuration binds, naming the flag', () => {
     const d = setup('agents:\n  bindings:\n    implementer: claude-code\n    reviewer: codex\n');
     const r = d.doctor([], { FAKE_AGENT_HELP_WITHOUT: '--allowedTools,-C' });
     expect(failing(r.checks)).toEqual(['agent.claude-code', 'agent.codex']);
@@ -267,7 +308,10 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     const before = d.repo.snapshot();
     const r = d.doctor(['--fix']);
     expect(failing(r.checks)).toEqual(['branch']);
-    expect(r.check('branch')).toMatchObject({ message: "this project belongs to 'feat/demo', but 'other' is checked out; sow refuses to change the project from here", fix: expect.stringContaining("git checkout feat/demo") });
+    expect(r.check('branch')).toMatchObject({
+      message: "this project belongs to 'feat/demo', but 'other' is checked out; sow refuses to change the project from here",
+      fix: expect.stringContaining('git checkout feat/demo'),
+    });
     expect(d.repo.git(['branch', '--show-current']).trim()).toBe('other');
     expectUnchanged(d, before);
   });

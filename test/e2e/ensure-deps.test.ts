@@ -104,7 +104,7 @@ describe('ensure-deps on a fresh clone', () => {
   it('without package-lock.json: a sentence saying to restore it', () => {
     const clone = freshClone();
     unlinkSync(join(clone.dir, 'package-lock.json'));
-    expectSentence(clone.run(), 'package-lock.json (it is missing)', "git checkout -- package-lock.json");
+    expectSentence(clone.run(), 'package-lock.json (it is missing)', 'git checkout -- package-lock.json');
   });
 
   it('does nothing once what package-lock.json pins is installed', () => {

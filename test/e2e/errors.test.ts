@@ -123,7 +123,11 @@ const executingCases: Case[] = [
   ['task list --status with no such status (a flag outside its list: exit 2)', ['task', 'list', '--status', 'bogus'], { exit: 2, code: 'USAGE', message: ["'bogus'"], hint: ['completed'] }],
   ['phase set iteration to text', ['phase', 'set', 'iteration', 'x'], { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] }],
   ['phase set tasks_approved to a non-boolean', ['phase', 'set', 'tasks_approved', 'maybe'], { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'tasks_approved'] }],
-  ['a review with an assessment that is neither pass nor fail', ['input', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'meh'], { exit: 1, code: 'INVALID_VALUE', message: ["'meh'", 'assessment'] }],
+  [
+    'a review with an assessment that is neither pass nor fail',
+    ['input', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'meh'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'meh'", 'assessment'] },
+  ],
   // bad flags, unknown commands, missing required flags and arguments
   ['an unknown flag', ['task', 'add', 'Third', '--bogus'], { exit: 2, code: 'USAGE', message: ['--bogus'] }],
   ['an unknown flag on a read command', ['task', 'list', '--frobnicate'], { exit: 2, code: 'USAGE', message: ['--frobnicate'] }],
@@ -135,13 +139,21 @@ const executingCases: Case[] = [
   ['a missing required argument', ['task', 'set', '--id', '010', 'status'], { exit: 2, code: 'USAGE', message: ['value'] }],
   ['a stray argument to artifact add', ['input', 'add', '--type', 'context', '--path', 'a.md', 'stray'], { exit: 2, code: 'USAGE', message: ["'stray'"] }],
   // indexes
-  ['an out-of-range task input index', ['task', 'input', 'set', '--id', '010', '--index', '3', 'approved', 'true'], { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['3'], hint: ['sow task input list --id 010'] }],
+  [
+    'an out-of-range task input index',
+    ['task', 'input', 'set', '--id', '010', '--index', '3', 'approved', 'true'],
+    { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['3'], hint: ['sow task input list --id 010'] },
+  ],
   ['a negative index', ['output', 'set', '--index', '-1', 'approved', 'true', '--phase', 'planning'], { exit: 2, code: 'USAGE', message: ["'-1'"] }],
   ['an index that is not a number', ['output', 'set', '--index', 'abc', 'approved', 'true', '--phase', 'planning'], { exit: 2, code: 'USAGE', message: ["'abc'"] }],
   // artifact types
   ['an unknown phase artifact type', ['input', 'add', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['context', 'review'] }],
   ['an unknown task artifact type', ['task', 'output', 'add', '--id', '010', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['modified'] }],
-  ['an artifact type of another phase', ['output', 'add', '--phase', 'planning', '--type', 'review', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'review'"], hint: ['task_list'] }],
+  [
+    'an artifact type of another phase',
+    ['output', 'add', '--phase', 'planning', '--type', 'review', '--path', 'x.md'],
+    { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'review'"], hint: ['task_list'] },
+  ],
   // task ids
   ['a two-digit task id that names a taken one (10 is 010)', ['task', 'add', 'Third', '--id', '10'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
   ['a task id that is no number', ['task', 'add', 'Third', '--id', '1a'], { exit: 2, code: 'USAGE', message: ["'1a'", '--id'] }],
@@ -160,9 +172,21 @@ const executingCases: Case[] = [
   ['moving the project to a branch that is not checked out', ['project', 'set', 'branch', 'other'], { exit: 1, code: 'INVALID_VALUE', message: ["'other'", "'branch'"], hint: ['git checkout'] }],
   ['disabling review', ['phase', 'set', 'enabled', 'false', '--phase', 'review'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['review'] }],
   // paths
-  ['a phase input path that escapes the repository', ['input', 'add', '--type', 'context', '--path', '../../../etc/passwd'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../etc/passwd'"] }],
-  ['a task input path that escapes the repository', ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', '../../../x'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../x'"] }],
-  ['a path that escapes through a folder first', ['input', 'add', '--type', 'context', '--path', 'notes/../../../../x.md'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'notes/../../../../x.md'"] }],
+  [
+    'a phase input path that escapes the repository',
+    ['input', 'add', '--type', 'context', '--path', '../../../etc/passwd'],
+    { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../etc/passwd'"] },
+  ],
+  [
+    'a task input path that escapes the repository',
+    ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', '../../../x'],
+    { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../x'"] },
+  ],
+  [
+    'a path that escapes through a folder first',
+    ['input', 'add', '--type', 'context', '--path', 'notes/../../../../x.md'],
+    { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'notes/../../../../x.md'"] },
+  ],
   ['an absolute artifact path outside the repository', ['input', 'add', '--type', 'context', '--path', '/etc/passwd'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'/etc/passwd'"] }],
   // the lifecycle
   ['a blocked advance', ['advance'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'], hint: ['010', '020'] }],
@@ -193,7 +217,11 @@ describe('bad input in a project that is executing tasks', () => {
 });
 
 const planningCases: Case[] = [
-  ['an out-of-range phase output index', ['output', 'set', '--index', '3', 'approved', 'true'], { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['index 3'], hint: ['sow output list --phase planning'] }],
+  [
+    'an out-of-range phase output index',
+    ['output', 'set', '--index', '3', 'approved', 'true'],
+    { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['index 3'], hint: ['sow output list --phase planning'] },
+  ],
   ['removing an out-of-range output', ['output', 'remove', '--index', '1'], { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['index 1'] }],
   ['moving an artifact path outside the repository', ['output', 'set', '--index', '0', 'path', '../../../x'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../x'"] }],
   ['approving with a non-boolean', ['output', 'set', '--index', '0', 'approved', 'yes please'], { exit: 1, code: 'INVALID_VALUE', message: ["'yes please'", 'approved'] }],

@@ -9,7 +9,23 @@
  * root to mount or to change user are skipped without it, saying why.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -89,7 +105,12 @@ describe('the journal is runtime data, never trusted input', () => {
   /** Every command — a read, a write, the status — refuses the journal (exit 4) and applies nothing of it. */
   function expectRefusedEverywhere(repo: Repo, outside: string, problem: RegExp): void {
     const journal = repo.read(JOURNAL);
-    for (const args of [['task', 'list'], ['task', 'set', '--id', '010', 'metadata.x', '1'], ['project', 'status'], ['advance', '--dry-run']]) {
+    for (const args of [
+      ['task', 'list'],
+      ['task', 'set', '--id', '010', 'metadata.x', '1'],
+      ['project', 'status'],
+      ['advance', '--dry-run'],
+    ]) {
       const text = expectFails(repo, args, 4, 'JOURNAL_REFUSED', { human: args[0] === 'task' && args[1] === 'list' });
       expect(text, args.join(' ')).toContain('.sow/.runtime/journal.json');
       expect(text, args.join(' ')).toMatch(problem);
@@ -106,13 +127,19 @@ describe('the journal is runtime data, never trusted input', () => {
     try {
       const text = 'pwned\n';
       for (const to of [`../${outside.split('/').pop()}/pwned.txt`, `.sow/../../${outside.split('/').pop()}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.sow/.runtime/lock']) {
-        writeJournal(repo, [{ to, text }, { to: '.sow/project/notes.md', text }]);
+        writeJournal(repo, [
+          { to, text },
+          { to: '.sow/project/notes.md', text },
+        ]);
         expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
         expect(repo.exists('README.md')).toBe(false);
       }
       // A link inside .sow/ that leads out of it: the path looks inside, the file would not be.
       symlinkSync(outside, join(repo.dir, '.sow/project/elsewhere'));
-      writeJournal(repo, [{ to: '.sow/project/elsewhere/pwned.txt', text }, { to: '.sow/project/notes.md', text }]);
+      writeJournal(repo, [
+        { to: '.sow/project/elsewhere/pwned.txt', text },
+        { to: '.sow/project/notes.md', text },
+      ]);
       expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
     } finally {
       cleanup();
@@ -129,9 +156,16 @@ describe('the journal is runtime data, never trusted input', () => {
       expect(existsSync(join(repo.dir, '.git'))).toBe(true);
       // Renames whose source is not a temp file sow made: a state file moved away, a file outside.
       for (const from of [PROJECT, join(outside, 'precious.txt'), '.sow/.runtime/tmp/../../project/state.yaml']) {
-        writeJournal(repo, [{ to: '.sow/project/notes.md', text: 'x\n' }, { to: '.sow/project/more.md', text: 'y\n' }], {
-          edit: (body) => (body.renames[0].from = from),
-        });
+        writeJournal(
+          repo,
+          [
+            { to: '.sow/project/notes.md', text: 'x\n' },
+            { to: '.sow/project/more.md', text: 'y\n' },
+          ],
+          {
+            edit: (body) => (body.renames[0].from = from),
+          },
+        );
         expectRefusedEverywhere(repo, outside, /source outside sow's temp folder/);
       }
     } finally {
@@ -143,14 +177,27 @@ describe('the journal is runtime data, never trusted input', () => {
     const { repo, outside, cleanup } = target();
     try {
       const project = repo.read(PROJECT);
-      writeJournal(repo, [{ to: PROJECT, text: project.replace('A demo project', 'Changed') }, { to: '.sow/project/notes.md', text: 'x\n' }], {
-        tamper: (body) => body.renames.reverse(),
-      });
+      writeJournal(
+        repo,
+        [
+          { to: PROJECT, text: project.replace('A demo project', 'Changed') },
+          { to: '.sow/project/notes.md', text: 'x\n' },
+        ],
+        {
+          tamper: (body) => body.renames.reverse(),
+        },
+      );
       expectRefusedEverywhere(repo, outside, /checksum/);
-      writeJournal(repo, [{ to: PROJECT, text: 'name: [unclosed\n' }, { to: '.sow/project/notes.md', text: 'x\n' }]);
+      writeJournal(repo, [
+        { to: PROJECT, text: 'name: [unclosed\n' },
+        { to: '.sow/project/notes.md', text: 'x\n' },
+      ]);
       expectRefusedEverywhere(repo, outside, /would write \.sow\/project\/state\.yaml, which would not be valid/);
       // A task file that says it is another task: what sow writes always agrees with its folder.
-      writeJournal(repo, [{ to: taskFile('010'), text: repo.read(taskFile('020')) }, { to: '.sow/project/notes.md', text: 'x\n' }]);
+      writeJournal(repo, [
+        { to: taskFile('010'), text: repo.read(taskFile('020')) },
+        { to: '.sow/project/notes.md', text: 'x\n' },
+      ]);
       expectRefusedEverywhere(repo, outside, /would write .*010\/state\.yaml, which would not be valid/);
       repo.write(JOURNAL, JSON.stringify({ version: 1, writes: [{ path: '../pwned.txt', text: 'x' }], removals: [] }));
       expectRefusedEverywhere(repo, outside, /not a journal of this sow/);
@@ -169,7 +216,10 @@ describe('the journal is runtime data, never trusted input', () => {
   it('temp files and half-removed trees of killed writers are cleared by the next command, a read too', () => {
     const repo = fresh();
     toExecuting(repo);
-    for (const command of [['task', 'list'], ['task', 'set', '--id', '010', 'metadata.x', '1']]) {
+    for (const command of [
+      ['task', 'list'],
+      ['task', 'set', '--id', '010', 'metadata.x', '1'],
+    ]) {
       repo.write(`${RUNTIME}/tmp/write-99999-0-abc`, 'left by a killed writer\n');
       repo.write(`${RUNTIME}/tmp/folder-99999-1-abc/state.yaml`, 'half\n');
       repo.write(`${RUNTIME}/trash/trash-99999-2-abc/x/state.yaml`, 'half removed\n');
@@ -205,7 +255,10 @@ describe('the journal is runtime data, never trusted input', () => {
       mkdirSync(join(repo.dir, RUNTIME));
       if (path === RUNTIME) rmSync(join(repo.dir, RUNTIME), { recursive: true });
       make();
-      for (const args of [['task', 'list'], ['task', 'set', '--id', '010', 'metadata.x', '1']]) {
+      for (const args of [
+        ['task', 'list'],
+        ['task', 'set', '--id', '010', 'metadata.x', '1'],
+      ]) {
         const text = expectFails(repo, args, 4, code, { human: true });
         expect(text, `${path}: ${args.join(' ')}`).toMatch(problem);
         expect(text, `${path}: names the file`).toContain(path);
@@ -353,10 +406,19 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     toExecuting(repo);
     const trace = join(repo.dir, '..', `${repo.dir.split('/').pop()}.strace`);
     try {
-      for (const args of [['task', 'set', '--id', '010', 'metadata.x', '1'], ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts', 'two files']]) {
-        const r = spawnSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+      for (const args of [
+        ['task', 'set', '--id', '010', 'metadata.x', '1'],
+        ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts', 'two files'],
+      ]) {
+        const r = spawnSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, SOW, ...args], {
+          cwd: repo.dir,
+          env: { ...process.env, ...TEST_ENV },
+          encoding: 'utf8',
+        });
         expect(r.status, r.stderr).toBe(0);
-        const lines = readFileSync(trace, 'utf8').split('\n').map((l) => l.replace(/^\d+\s+/, ''));
+        const lines = readFileSync(trace, 'utf8')
+          .split('\n')
+          .map((l) => l.replace(/^\d+\s+/, ''));
         const target = join(repo.dir, taskFile('010'));
         const renameAt = lines.findIndex((l) => /^rename(at2?)?\(/.test(l) && l.includes(`"${target}"`));
         expect(renameAt, `${args[0]}: the task file is replaced by a rename`).toBeGreaterThan(-1);
@@ -365,13 +427,19 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
         const openAt = lines.findIndex((l, i) => i < renameAt && l.startsWith(`openat(AT_FDCWD, "${temp}", `));
         expect(openAt, `${args[0]}: the temp file was written`).toBeGreaterThan(-1);
         const fd = / = (\d+)$/.exec(lines[openAt]!)![1];
-        expect(lines.slice(openAt, renameAt).some((l) => l.startsWith(`fsync(${fd})`) || l.startsWith(`fdatasync(${fd})`)), `${args[0]}: the new text was fsynced before the rename`).toBe(true);
+        expect(
+          lines.slice(openAt, renameAt).some((l) => l.startsWith(`fsync(${fd})`) || l.startsWith(`fdatasync(${fd})`)),
+          `${args[0]}: the new text was fsynced before the rename`,
+        ).toBe(true);
         // After it: the folder was opened and fsynced.
         const dir = join(repo.dir, TASKS, '010');
         const after = lines.slice(renameAt);
         const dirFd = after.map((l) => (l.startsWith(`openat(AT_FDCWD, "${dir}", `) ? / = (\d+)$/.exec(l) : null)).find(Boolean)?.[1];
         expect(dirFd, `${args[0]}: the folder was opened after the rename`).toBeTruthy();
-        expect(after.some((l) => l.startsWith(`fsync(${dirFd})`)), `${args[0]}: and fsynced`).toBe(true);
+        expect(
+          after.some((l) => l.startsWith(`fsync(${dirFd})`)),
+          `${args[0]}: and fsynced`,
+        ).toBe(true);
       }
     } finally {
       rmSync(trace, { force: true });
@@ -430,18 +498,28 @@ afterEach(() => {
 });
 
 function relativeTo(from: string, to: string): string {
-  return join(...from.split('/').filter(Boolean).map(() => '..'), to);
+  return join(
+    ...from
+      .split('/')
+      .filter(Boolean)
+      .map(() => '..'),
+    to,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 
 describe('a file larger than the limits allow', () => {
-  it('EFBIG (ulimit -f) is the machine\'s error, exit 1 with what to do; nothing changed', () => {
+  it("EFBIG (ulimit -f) is the machine's error, exit 1 with what to do; nothing changed", () => {
     const repo = fresh();
     toExecuting(repo);
     const before = repo.snapshot();
     // SIGXFSZ ignored (as a shell may leave it), so the write fails with EFBIG instead of killing sow.
-    const r = spawnSync('sh', ['-c', 'trap "" XFSZ; ulimit -f 1; exec "$0" "$@"', process.execPath, SOW, 'task', 'set', '--id', '010', 'description', 'x'.repeat(4000), '--json'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+    const r = spawnSync('sh', ['-c', 'trap "" XFSZ; ulimit -f 1; exec "$0" "$@"', process.execPath, SOW, 'task', 'set', '--id', '010', 'description', 'x'.repeat(4000), '--json'], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV },
+      encoding: 'utf8',
+    });
     expect(r.status, r.stdout + r.stderr).toBe(1);
     expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'FILE_SIZE_LIMIT', hint: expect.stringContaining('ulimit -f') });
     expect(repo.snapshot()).toEqual(before);
@@ -625,57 +703,62 @@ describe('the lock never changes hands while its holder lives', () => {
     }
   });
 
-  it.skipIf(!canUnshare)(`a sow holding the lock in a pid namespace of its own (unshare --pid) keeps it: the waiter waits, then both succeed${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`, async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // A ref whose fetch waits for the test: `sow refs update` holds the lock meanwhile, its event loop (and heartbeat) running.
-    const top = mkdtempSync(join(tmpdir(), 'sow-ns-'));
-    temps.push(top);
-    const source = join(top, 'source');
-    mkdirSync(source);
-    spawnSync('git', ['init', '-q', '-b', 'main', source]);
-    writeFileSync(join(source, 'README.md'), '# refs\n');
-    spawnSync('git', ['-C', source, 'add', '-A']);
-    spawnSync('git', ['-C', source, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'commit', '-q', '-m', 'first']);
-    const env = { XDG_CACHE_HOME: join(top, 'cache') };
-    ok(repo, ['refs', 'add', `file://${source}`, '--link', 'style'], { env });
-    const gate = join(top, 'gate');
-    writeFileSync(gate, '');
-    const bin = join(top, 'bin');
-    mkdirSync(bin);
-    const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
-    writeFileSync(join(bin, 'git'), `#!/bin/sh\nif [ "$1" = fetch ]; then touch "${gate}.fetching"; while [ -e "${gate}" ]; do sleep 0.05; done; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
-    const holder = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'refs', 'update'], {
-      cwd: repo.dir, env: { ...process.env, ...TEST_ENV, ...env, PATH: `${bin}:${process.env['PATH']}` }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(holder);
-    let holderOut = '';
-    holder.stdout!.on('data', (d) => (holderOut += d));
-    holder.stderr!.on('data', (d) => (holderOut += d));
-    const holderDone = new Promise<number | null>((resolve) => holder.on('close', resolve));
-    const end = Date.now() + 30_000;
-    while (!existsSync(`${gate}.fetching`) && holder.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    expect(existsSync(`${gate}.fetching`), `the holder is fetching, under the lock: ${holderOut}`).toBe(true);
-    const lock = repo.read(LOCK);
-    const held = JSON.parse(lock);
-    expect(held, 'pid 1 of its own namespace').toMatchObject({ pid: 1, command: 'sow refs update' });
-    expect(held.pidns).toMatch(/^pid:\[\d+\]$/);
-    expect(held.pidns).not.toBe(readlinkSync('/proc/self/ns/pid'));
-    // Not taken: with no time to wait, LOCK_TIMEOUT naming the holder.
-    const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], { env: { SOW_LOCK_TIMEOUT: '0' } });
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(errorOf(r, 'lock held by a sandboxed sow').message).toContain('held by pid 1 in another pid namespace (sow refs update)');
-    // A waiter waits for it, attempt after attempt, and goes once it is done.
-    const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', 'waited']);
-    expect(await w.says('waiting for pid 1 in another pid namespace (sow refs update)'), w.stderr()).toBe(true);
-    expect(repo.read(LOCK), 'still the holder’s').toBe(lock);
-    rmSync(gate);
-    expect(await holderDone, holderOut).toBe(0);
-    const done = await w.done;
-    expect(done.code, done.stderr).toBe(0);
-    expect(repo.yaml(taskFile('010')).metadata.x).toBe('waited');
-    expectRuntimeClean(repo, 'after both');
-  });
+  it.skipIf(!canUnshare)(
+    `a sow holding the lock in a pid namespace of its own (unshare --pid) keeps it: the waiter waits, then both succeed${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // A ref whose fetch waits for the test: `sow refs update` holds the lock meanwhile, its event loop (and heartbeat) running.
+      const top = mkdtempSync(join(tmpdir(), 'sow-ns-'));
+      temps.push(top);
+      const source = join(top, 'source');
+      mkdirSync(source);
+      spawnSync('git', ['init', '-q', '-b', 'main', source]);
+      writeFileSync(join(source, 'README.md'), '# refs\n');
+      spawnSync('git', ['-C', source, 'add', '-A']);
+      spawnSync('git', ['-C', source, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'commit', '-q', '-m', 'first']);
+      const env = { XDG_CACHE_HOME: join(top, 'cache') };
+      ok(repo, ['refs', 'add', `file://${source}`, '--link', 'style'], { env });
+      const gate = join(top, 'gate');
+      writeFileSync(gate, '');
+      const bin = join(top, 'bin');
+      mkdirSync(bin);
+      const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+      writeFileSync(join(bin, 'git'), `#!/bin/sh\nif [ "$1" = fetch ]; then touch "${gate}.fetching"; while [ -e "${gate}" ]; do sleep 0.05; done; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+      const holder = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'refs', 'update'], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV, ...env, PATH: `${bin}:${process.env['PATH']}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(holder);
+      let holderOut = '';
+      holder.stdout!.on('data', (d) => (holderOut += d));
+      holder.stderr!.on('data', (d) => (holderOut += d));
+      const holderDone = new Promise<number | null>((resolve) => holder.on('close', resolve));
+      const end = Date.now() + 30_000;
+      while (!existsSync(`${gate}.fetching`) && holder.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(existsSync(`${gate}.fetching`), `the holder is fetching, under the lock: ${holderOut}`).toBe(true);
+      const lock = repo.read(LOCK);
+      const held = JSON.parse(lock);
+      expect(held, 'pid 1 of its own namespace').toMatchObject({ pid: 1, command: 'sow refs update' });
+      expect(held.pidns).toMatch(/^pid:\[\d+\]$/);
+      expect(held.pidns).not.toBe(readlinkSync('/proc/self/ns/pid'));
+      // Not taken: with no time to wait, LOCK_TIMEOUT naming the holder.
+      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], { env: { SOW_LOCK_TIMEOUT: '0' } });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(errorOf(r, 'lock held by a sandboxed sow').message).toContain('held by pid 1 in another pid namespace (sow refs update)');
+      // A waiter waits for it, attempt after attempt, and goes once it is done.
+      const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', 'waited']);
+      expect(await w.says('waiting for pid 1 in another pid namespace (sow refs update)'), w.stderr()).toBe(true);
+      expect(repo.read(LOCK), 'still the holder’s').toBe(lock);
+      rmSync(gate);
+      expect(await holderDone, holderOut).toBe(0);
+      const done = await w.done;
+      expect(done.code, done.stderr).toBe(0);
+      expect(repo.yaml(taskFile('010')).metadata.x).toBe('waited');
+      expectRuntimeClean(repo, 'after both');
+    },
+  );
 
   it('SOW_LOCK_TIMEOUT that is not a number of seconds is a usage error (exit 2) naming it', () => {
     const repo = fresh();
@@ -698,7 +781,12 @@ describe('the lock never changes hands while its holder lives', () => {
     utimesSync(join(repo.dir, LOCK), future, future);
     utimesSync(join(repo.dir, `${LOCK}.takeover`), future, future);
     // With no time to wait: the future-dated lock and takeover file are no heartbeat, so both go at once.
-    const r = spawnSync(process.execPath, [SOW, 'task', 'set', '--id', '010', 'metadata.x', '1'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, SOW_LOCK_TIMEOUT: '0' }, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [SOW, 'task', 'set', '--id', '010', 'metadata.x', '1'], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV, SOW_LOCK_TIMEOUT: '0' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.signal, 'did not hang').toBeNull();
     expect(r.status, r.stderr).toBe(0);
     expectRuntimeClean(repo, 'future-dated lock and takeover');
@@ -709,7 +797,10 @@ describe('the lock never changes hands while its holder lives', () => {
     toExecuting(repo);
     const holder = sleeper();
     const lock = holdLock(repo, holder.pid!);
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
       // Waiting up to 60 s: ended by the signal, it exits with the signal's code, not LOCK_TIMEOUT (1).
       const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
       expect(await w.says(`waiting for pid ${holder.pid}`), w.stderr()).toBe(true);
@@ -857,7 +948,12 @@ describe('files that are not what they seem', () => {
       const targetText = readFileSync(target, 'utf8');
       rmSync(join(repo.dir, taskFile('010')));
       symlinkSync(target, join(repo.dir, taskFile('010')));
-      for (const args of [['task', 'get', '--id', '010'], ['task', 'set', '--id', '010', 'status', 'in_progress'], ['task', 'list'], ['project', 'status']]) {
+      for (const args of [
+        ['task', 'get', '--id', '010'],
+        ['task', 'set', '--id', '010', 'status', 'in_progress'],
+        ['task', 'list'],
+        ['project', 'status'],
+      ]) {
         const text = expectFails(repo, args, 4, 'PATH_ESCAPES');
         expect(text, args.join(' ')).toContain(`is a link to '${target}', outside .sow/`);
       }
@@ -887,7 +983,11 @@ describe('files that are not what they seem', () => {
     const original = repo.read(taskFile('010'));
     const filler = Array.from({ length: 50 * 1024 }, (_, i) => `  k${i}: "${'x'.repeat(1000)}"`).join('\n');
     repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${filler}`)}`);
-    for (const args of [['task', 'get', '--id', '010'], ['task', 'set', '--id', '010', 'status', 'in_progress'], ['task', 'list']]) {
+    for (const args of [
+      ['task', 'get', '--id', '010'],
+      ['task', 'set', '--id', '010', 'status', 'in_progress'],
+      ['task', 'list'],
+    ]) {
       const text = expectFails(repo, args, 4, 'STATE_FILE_INVALID');
       expect(text).toMatch(/is \d\d\.\d MB; sow reads state files of up to 1 MB/);
     }
@@ -896,7 +996,11 @@ describe('files that are not what they seem', () => {
     const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note ${i}`).join('\n');
     repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${keys}`)}`);
     expect(statSync(join(repo.dir, taskFile('010'))).size).toBeLessThan(1024 * 1024);
-    for (const args of [['task', 'get', '--id', '010', 'name'], ['task', 'set', '--id', '010', 'metadata.k5', 'changed'], ['task', 'list']]) {
+    for (const args of [
+      ['task', 'get', '--id', '010', 'name'],
+      ['task', 'set', '--id', '010', 'metadata.k5', 'changed'],
+      ['task', 'list'],
+    ]) {
       const r = spawnSync(process.execPath, ['--max-old-space-size=300', SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }

@@ -50,7 +50,9 @@ describe('fuzz run of hostile .sow/ trees', () => {
     const fake = join(dir, 'sow.cjs');
     // The real sow while the base trees are made (only then are checks allowed); afterwards one
     // misdeed per command, the rest left to the real sow.
-    writeFileSync(fake, `
+    writeFileSync(
+      fake,
+      `
 const fs = require('node:fs');
 const path = require('node:path');
 const args = process.argv.slice(2).filter((a) => a !== '--json');
@@ -67,7 +69,8 @@ if (!process.env.SOW_ALLOW_CHECKS) {
   if (cmd === 'worktree list') { process.stdout.write(json ? '{"ok":tr' : '\\u001b[31mred\\n'); process.exit(0); }
 }
 require(${JSON.stringify(SOW)});
-`);
+`,
+    );
     const r = await fuzz(['--seed', '2489', '--only', '3', '--bin', fake, '--quiet', '--no-minimize']);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const kinds = [...r.stdout.matchAll(/^KIND (.+?) ← /gm)].map((m) => m[1]);
@@ -79,7 +82,8 @@ require(${JSON.stringify(SOW)});
       'wrote beside the repository',
       "changed the repository's own files (src/, README.md, .git/)",
       'stack trace',
-    ]) expect(kinds, r.stdout).toContain(kind);
+    ])
+      expect(kinds, r.stdout).toContain(kind);
     // worktree list ran with --json or without (the seed decides): broken JSON, or a raw escape.
     expect(kinds.filter((k) => k === '--json: stdout is not one JSON document' || k === 'raw control character in human output')).toHaveLength(1);
     expect(kinds).toHaveLength(8);

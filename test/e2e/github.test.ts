@@ -20,7 +20,14 @@ afterEach(() => {
 });
 
 const ISSUES = [
-  { number: 42, title: 'Add JWT authentication!', state: 'OPEN', labels: [{ name: 'feature' }], url: 'https://github.com/acme/api/issues/42', body: 'Tokens signed with HS256.\nExpire after 15 minutes.' },
+  {
+    number: 42,
+    title: 'Add JWT authentication!',
+    state: 'OPEN',
+    labels: [{ name: 'feature' }],
+    url: 'https://github.com/acme/api/issues/42',
+    body: 'Tokens signed with HS256.\nExpire after 15 minutes.',
+  },
   { number: 7, title: 'Crash on empty body', state: 'OPEN', labels: [{ name: 'bug' }], url: 'https://github.com/acme/api/issues/7', body: 'Steps…' },
   { number: 3, title: 'Old thing', state: 'CLOSED', labels: [], url: 'https://github.com/acme/api/issues/3', body: '' },
 ];
@@ -45,7 +52,11 @@ function fakeGh(initial: object = { repo: 'acme/api', issues: ISSUES }): Gh {
     env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}`, FAKE_GH_LOG: log, FAKE_GH_STATE: state },
     calls: () => {
       try {
-        return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        return readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
       } catch {
         return [];
       }
@@ -63,7 +74,7 @@ function onGithub(): Repo {
 }
 
 describe('sow issue list | show | check', () => {
-  it('list: the open issues of the origin\'s repository, named with --repo; --state, --label, --limit; --json', () => {
+  it("list: the open issues of the origin's repository, named with --repo; --state, --label, --limit; --json", () => {
     const repo = onGithub();
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'list'], { env: gh.env });
@@ -77,7 +88,7 @@ describe('sow issue list | show | check', () => {
     expectFails(repo, ['issue', 'list', '--limit', '0'], 2, 'USAGE');
   });
 
-  it('show: title, state, labels, link and text; #42 and 42 alike; an unknown number is gh\'s error (exit 5)', () => {
+  it("show: title, state, labels, link and text; #42 and 42 alike; an unknown number is gh's error (exit 5)", () => {
     const repo = onGithub();
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'show', '#42'], { env: gh.env });
@@ -196,7 +207,10 @@ describe('sow project new --issue', () => {
     expect(repo.exists(PROJECT)).toBe(false);
     const r = ok(repo, ['project', 'new', 'empty-body', '--issue', '7', '--branch', 'fix/empty-body'], { env: gh.env });
     expect(r.stderr).toContain('The branch is linked to the issue on GitHub');
-    expect(gh.calls().filter((c) => c.argv[2] !== '--list' && c.argv[1] === 'develop'), 'no second link').toEqual([]);
+    expect(
+      gh.calls().filter((c) => c.argv[2] !== '--list' && c.argv[1] === 'develop'),
+      'no second link',
+    ).toEqual([]);
     expect(repo.yaml(PROJECT)).toMatchObject({ name: 'empty-body', branch: 'fix/empty-body' });
   });
 
@@ -277,7 +291,16 @@ describe('sow pr create | ready', () => {
     expect(execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], { encoding: 'utf8' })).toContain('feat/42-add-jwt-authentication');
     const create = gh.calls().find((c) => c.argv[1] === 'create')!;
     const bodyFile = join(repo.dir, '.sow/project/finalize/pull-request.md');
-    expect(create.argv).toEqual(['pr', 'create', '--repo=acme/api', '--head=feat/42-add-jwt-authentication', '--base=main', '--title=Add JWT authentication!', expect.stringMatching(/^--body-file=.*\.sow\/project\/finalize\/pull-request\.md$/), '--draft']);
+    expect(create.argv).toEqual([
+      'pr',
+      'create',
+      '--repo=acme/api',
+      '--head=feat/42-add-jwt-authentication',
+      '--base=main',
+      '--title=Add JWT authentication!',
+      expect.stringMatching(/^--body-file=.*\.sow\/project\/finalize\/pull-request\.md$/),
+      '--draft',
+    ]);
     const body = gh.state().prs[0].body;
     expect(body).toBe(readFileSync(bodyFile, 'utf8'));
     expect(body).toContain('Closes #42\n');
@@ -285,7 +308,9 @@ describe('sow pr create | ready', () => {
     expect(body).toContain('Assessment: **pass** (review/report.md, approved)');
     expect(body).toContain('## Checks\n\nNo checks were run while finalizing.');
     const output = () => repo.yaml(PROJECT).phases.finalize.outputs.filter((o: any) => o.type === 'pull_request');
-    expect(output()).toEqual([{ type: 'pull_request', path: 'finalize/pull-request.md', created_at: expect.any(String), metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true } }]);
+    expect(output()).toEqual([
+      { type: 'pull_request', path: 'finalize/pull-request.md', created_at: expect.any(String), metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true } },
+    ]);
 
     // Again: found, not opened twice.
     const again = ok(repo, ['pr', 'create'], { env: gh.env });

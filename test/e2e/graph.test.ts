@@ -102,7 +102,9 @@ describe('sow graph lifecycle', () => {
     expect(data.type).toBe('standard');
     expect(data.current).toBe('ImplementationExecuting');
     expect(data.states).toContainEqual({ name: 'ReviewActive', phase: 'review', final: false });
-    expect(data.transitions).toContainEqual(expect.objectContaining({ from: 'ImplementationExecuting', event: 'all_tasks_complete', to: 'ReviewActive', guard: 'allTasksComplete', automatic: true, blocked: true }));
+    expect(data.transitions).toContainEqual(
+      expect.objectContaining({ from: 'ImplementationExecuting', event: 'all_tasks_complete', to: 'ReviewActive', guard: 'allTasksComplete', automatic: true, blocked: true }),
+    );
     expect(data.transitions.filter((t: { blocked?: boolean }) => t.blocked !== undefined)).toHaveLength(1);
     expect(ok(repo, ['graph', 'lifecycle', '--type', 'breakdown', '--json']).json!.data.current).toBeNull();
 
@@ -125,11 +127,7 @@ describe('sow graph lifecycle', () => {
 describe('sow graph tasks', () => {
   it('text, mermaid and dot: each task with its status, an edge per dependency', () => {
     const repo = withTasks();
-    expect(ok(repo, ['graph', 'tasks', '--format', 'text']).stdout.trimEnd()).toBe([
-      '010 [completed] Schema',
-      '  020 [in_progress] Parser ← 010',
-      '    030 [pending] CLI ← 010, 020',
-    ].join('\n'));
+    expect(ok(repo, ['graph', 'tasks', '--format', 'text']).stdout.trimEnd()).toBe(['010 [completed] Schema', '  020 [in_progress] Parser ← 010', '    030 [pending] CLI ← 010, 020'].join('\n'));
     const mermaid = ok(repo, ['graph', 'tasks']).stdout.trimEnd().split('\n');
     expect(mermaid[0]).toBe('flowchart TD');
     expect(mermaid).toContain('    t020["020 Parser [in_progress]"]');
@@ -145,8 +143,16 @@ describe('sow graph tasks', () => {
   it('--json: nodes and edges (from must finish before to)', () => {
     const repo = withTasks();
     expect(ok(repo, ['graph', 'tasks', '--json']).json!.data).toEqual({
-      nodes: [{ id: '010', name: 'Schema', status: 'completed' }, { id: '020', name: 'Parser', status: 'in_progress' }, { id: '030', name: 'CLI', status: 'pending' }],
-      edges: [{ from: '010', to: '020' }, { from: '010', to: '030' }, { from: '020', to: '030' }],
+      nodes: [
+        { id: '010', name: 'Schema', status: 'completed' },
+        { id: '020', name: 'Parser', status: 'in_progress' },
+        { id: '030', name: 'CLI', status: 'pending' },
+      ],
+      edges: [
+        { from: '010', to: '020' },
+        { from: '010', to: '030' },
+        { from: '020', to: '030' },
+      ],
     });
   });
 
@@ -188,7 +194,9 @@ describe('colour and the lifecycle map', () => {
     expect(list.screen).toContain(`${ESC}33min_progress ${ESC}39m Parser`);
 
     const status = onTerminal(repo, ['project', 'status']).screen;
-    expect(status).toContain(`Lifecycle\n  PlanningActive ${ESC}32m✓${ESC}39m → ImplementationPlanning ${ESC}32m✓${ESC}39m → ${ESC}1;36m[ImplementationExecuting]${ESC}22;39m → ReviewActive → FinalizeDocumentation`);
+    expect(status).toContain(
+      `Lifecycle\n  PlanningActive ${ESC}32m✓${ESC}39m → ImplementationPlanning ${ESC}32m✓${ESC}39m → ${ESC}1;36m[ImplementationExecuting]${ESC}22;39m → ReviewActive → FinalizeDocumentation`,
+    );
     expect(status).toContain(`(${ESC}31mblocked${ESC}39m)`);
 
     const graph = onTerminal(repo, ['graph', 'lifecycle']).screen;
@@ -215,7 +223,12 @@ describe('colour and the lifecycle map', () => {
       expect(r.screen).not.toContain(ESC);
       expect(r.screen).toContain(map);
     }
-    for (const args of [['task', 'list', '--no-color'], ['--no-color', 'graph', 'tasks'], ['advance', '--list', '--no-color'], ['task', 'set', '--id', '999', 'status', 'completed', '--no-color']]) {
+    for (const args of [
+      ['task', 'list', '--no-color'],
+      ['--no-color', 'graph', 'tasks'],
+      ['advance', '--list', '--no-color'],
+      ['task', 'set', '--id', '999', 'status', 'completed', '--no-color'],
+    ]) {
       expect(onTerminal(repo, args).screen, args.join(' ')).not.toContain(ESC);
     }
     // --json on a terminal: the data as always, no map, no colour.

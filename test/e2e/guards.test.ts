@@ -71,7 +71,13 @@ function atTerminal(repo: Repo, args: string[], env: Record<string, string> = {}
 describe('work on a task starts and ends only after its dependencies', () => {
   it('task set: completed, needs_review, in_progress, paused and failed are refused while 010 is pending (exit 3, naming it); --force overrides', () => {
     const repo = chained();
-    for (const [status, verb] of [['completed', 'cannot be completed'], ['needs_review', 'cannot go to review'], ['in_progress', 'cannot start'], ['paused', 'cannot be paused'], ['failed', 'cannot be marked failed']]) {
+    for (const [status, verb] of [
+      ['completed', 'cannot be completed'],
+      ['needs_review', 'cannot go to review'],
+      ['in_progress', 'cannot start'],
+      ['paused', 'cannot be paused'],
+      ['failed', 'cannot be marked failed'],
+    ]) {
       const text = expectFails(repo, ['task', 'set', '--id', '020', 'status', status!], 3, 'TASK_BLOCKED', { human: status === 'completed' });
       expect(text).toContain(`task 020 ${verb}: it depends on 010 (pending)`);
       expect(text).toContain('finish or abandon 010 first');
@@ -109,7 +115,10 @@ describe('work on a task starts and ends only after its dependencies', () => {
     expect(r.json?.error).toMatchObject({ code: 'TASK_BLOCKED', message: 'task 020 cannot start: it depends on 010 (pending)' });
     expect(r.json?.error?.hint).toBe('finish or abandon 010 first, or pass --force to resume it anyway');
     expect(repo.snapshot()).toEqual(before);
-    expect(s.world.calls().filter((c) => c.resuming), 'no worker was resumed').toEqual([]);
+    expect(
+      s.world.calls().filter((c) => c.resuming),
+      'no worker was resumed',
+    ).toEqual([]);
     const forced = s.sow(['agent', 'resume', '020', 'go on', '--force'], { FAKE_AGENT_SCRIPT: JSON.stringify([]) });
     expect(forced.code, show(forced)).toBe(0);
     expect(repo.yaml(taskFile('020')).status).toBe('in_progress');
@@ -236,7 +245,9 @@ describe("a finished task's history is a fact", () => {
     const r = s.sow(['agent', 'spawn', 'implementer', '010', '--force']);
     expect(r.code, show(r)).toBe(0);
     expect(repo.yaml(taskFile('010')).status, 'the worker reported needs_review on the reopened task').toBe('needs_review');
-    expect(parseLog(repo.read(taskLog('010'))).map((e) => e.body)).toContainEqual(expect.stringContaining('Reopened with --force (a worker was spawned on it: sow agent spawn implementer 010 --force)'));
+    expect(parseLog(repo.read(taskLog('010'))).map((e) => e.body)).toContainEqual(
+      expect.stringContaining('Reopened with --force (a worker was spawned on it: sow agent spawn implementer 010 --force)'),
+    );
   });
 });
 
@@ -262,13 +273,15 @@ describe('a task in progress that nobody works on any more', () => {
     expect(ok(repo, ['project', 'continue']).stdout).toContain(`- Tasks: 2 (1 in_progress, 1 pending)\n- ${advice}\n`);
   });
 
-  it("a claim whose lease ran out: said so, with a claim or a worker as the way on (there is no session to resume)", () => {
+  it('a claim whose lease ran out: said so, with a claim or a worker as the way on (there is no session to resume)', () => {
     const repo = fresh();
     toExecuting(repo, ['A']);
     forgeOwner(repo, '010', 'kind: claim\nby: ci-7\nsince: "2026-11-26T00:00:00.000Z"\nlease_until: "2026-11-26T00:30:00.000Z"\nlease_seconds: 1800');
     const list = ok(repo, ['task', 'list']);
     expect(list.stdout).toContain('— nobody works on it');
-    expect(list.stderr).toBe("Nobody works on task 010 any more: the claim of ci-7 ran out. To go on, let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn implementer 010').\n");
+    expect(list.stderr).toBe(
+      "Nobody works on task 010 any more: the claim of ci-7 ran out. To go on, let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn implementer 010').\n",
+    );
     expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'gone', kind: 'claim', by: 'ci-7', why: 'lease_expired' });
     // The advice holds: the next claim takes it.
     expect(ok(repo, ['task', 'next', '--claim', '--owner', 'w2']).stdout.trim()).toBe('010');
@@ -278,7 +291,7 @@ describe('a task in progress that nobody works on any more', () => {
     expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'live', kind: 'claim', by: 'w2' });
   });
 
-  it("a worker that ended without reporting: nobody works on it; it can be resumed or claimed", () => {
+  it('a worker that ended without reporting: nobody works on it; it can be resumed or claimed', () => {
     const repo = fresh();
     toExecuting(repo, ['A']);
     const s = agents(repo);
@@ -290,7 +303,10 @@ describe('a task in progress that nobody works on any more', () => {
     expect(list.stderr).toContain('its worker implementer-1 ended without saying how the work stands');
     expect(list.stderr).toContain(`'sow agent resume 010 "<prompt>"'`);
     expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'gone', kind: 'worker', by: 'implementer-1', why: 'run_ended' });
-    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'ready for the next claim').toEqual(['010']);
+    expect(
+      ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id),
+      'ready for the next claim',
+    ).toEqual(['010']);
     const resumed = s.sow(['agent', 'resume', '010', 'go on']);
     expect(resumed.code, show(resumed)).toBe(0);
     expect(repo.yaml(taskFile('010')).status).toBe('needs_review');

@@ -43,7 +43,6 @@ export interface Repo {
   cleanup(): void;
 }
 
-
 /**
  * sow's compile cache (src/adapters/compile-cache.ts) for the test runs: one folder for all test
  * files and runs, so the tests exercise the cache as users do but never write to ~/.cache.
@@ -137,15 +136,18 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
   if (!opts.existing) {
     const init = opts.init !== false;
     const branch = opts.branch ?? 'main';
-    copyTemplate(template(`repo:${branch}:${init}`, (t) => {
-      const at = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
-      at('git', ['init', '-q', '-b', branch]);
-      at('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
-      if (init) {
-        const r = spawnSync(process.execPath, [SOW, 'init'], { cwd: t, env: baseEnv(), encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`sow init failed: ${r.stderr}`);
-      }
-    }), dir);
+    copyTemplate(
+      template(`repo:${branch}:${init}`, (t) => {
+        const at = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
+        at('git', ['init', '-q', '-b', branch]);
+        at('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
+        if (init) {
+          const r = spawnSync(process.execPath, [SOW, 'init'], { cwd: t, env: baseEnv(), encoding: 'utf8' });
+          if (r.status !== 0) throw new Error(`sow init failed: ${r.stderr}`);
+        }
+      }),
+      dir,
+    );
   }
   let pristine = !opts.existing && opts.init !== false;
   const touched = () => {

@@ -21,7 +21,6 @@ const fresh = useRepos();
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
-
 /** The record as an attacker writes it. */
 const record = (files: Record<string, unknown>[]) => `files:\n${files.map((f) => `  - ${JSON.stringify(f)}`).join('\n')}\n`;
 
@@ -34,16 +33,19 @@ function outsideFile(h: Hostile, rel: string, text: string): string {
 }
 
 describe('the record is a claim: uninstall removes only what sow installs, unchanged since', () => {
-  it("an entry naming src/main.c (with its hash) or .git/config is ignored with a warning, and nothing is deleted", () => {
+  it('an entry naming src/main.c (with its hash) or .git/config is ignored with a warning, and nothing is deleted', () => {
     const h = hostile();
     const source = 'int main() { return 0; }\n';
     h.write('src/main.c', source);
-    h.write('.sow/integrations.yaml', record([
-      { path: 'src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['codex'] },
-      { path: '.git/config', kind: 'file', sha256: '0'.repeat(64), created: true, targets: ['codex'] },
-      // A name that would forge a line, and clear the screen, in the warning.
-      { path: 'x\nwarning: all is well\u001b[2J', kind: 'file', sha256: sha(source), targets: ['codex'] },
-    ]));
+    h.write(
+      '.sow/integrations.yaml',
+      record([
+        { path: 'src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['codex'] },
+        { path: '.git/config', kind: 'file', sha256: '0'.repeat(64), created: true, targets: ['codex'] },
+        // A name that would forge a line, and clear the screen, in the warning.
+        { path: 'x\nwarning: all is well\u001b[2J', kind: 'file', sha256: sha(source), targets: ['codex'] },
+      ]),
+    );
     h.commit();
     const clone = h.clone();
     // The strongest form: the hash of the clone's own .git/config, as if the attacker guessed it.
@@ -69,7 +71,7 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     h.commit();
     const clone = h.clone();
     const r = expectEnvelope(ok(clone, ['uninstall', 'codex', '--json']));
-    expect(r.data.warnings).toEqual([expect.stringContaining('names AGENTS.md as a file of sow\'s')]);
+    expect(r.data.warnings).toEqual([expect.stringContaining("names AGENTS.md as a file of sow's")]);
     expect(clone.read('AGENTS.md')).toBe(mine);
     h.untouched();
   });
@@ -79,10 +81,13 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const theirs = '---\nname: sow\n---\nTheir own skill.\n';
     h.write('.agents/skills/sow/SKILL.md', theirs);
     h.write('AGENTS.md', '<!-- sow:begin -->\nsomething\n<!-- sow:end -->\n');
-    h.write('.sow/integrations.yaml', record([
-      { path: '.agents/skills/sow/SKILL.md', kind: 'file', created: true, targets: ['codex'] },
-      { path: 'AGENTS.md', kind: 'section', created: true, targets: ['codex'] },
-    ]));
+    h.write(
+      '.sow/integrations.yaml',
+      record([
+        { path: '.agents/skills/sow/SKILL.md', kind: 'file', created: true, targets: ['codex'] },
+        { path: 'AGENTS.md', kind: 'section', created: true, targets: ['codex'] },
+      ]),
+    );
     h.commit();
     const clone = h.clone();
     const r = ok(clone, ['uninstall', 'codex']);
@@ -97,7 +102,19 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const h = hostile();
     const theirs = { hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] }] } };
     h.write('.claude/settings.json', `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`);
-    h.write('.sow/integrations.yaml', record([{ path: '.claude/settings.json', kind: 'json', add: { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'], PreToolUse: ['echo'] } }, made: ['hooks.SessionStart'], created: true, targets: ['claude'] }]));
+    h.write(
+      '.sow/integrations.yaml',
+      record([
+        {
+          path: '.claude/settings.json',
+          kind: 'json',
+          add: { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'], PreToolUse: ['echo'] } },
+          made: ['hooks.SessionStart'],
+          created: true,
+          targets: ['claude'],
+        },
+      ]),
+    );
     h.commit();
     const clone = h.clone();
     ok(clone, ['uninstall', 'claude']);
@@ -107,7 +124,7 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
 
   it('an entry whose hash matches a file outside, reached through a linked folder: uninstall and install refuse (exit 4), the file outside is kept', () => {
     const h = hostile();
-    const precious = 'the user\'s own skill, outside the repository\n';
+    const precious = "the user's own skill, outside the repository\n";
     const outside = outsideFile(h, 'skills/sow/SKILL.md', precious);
     h.link('.agents', dirname(dirname(dirname(outside))));
     h.write('.sow/integrations.yaml', record([{ path: '.agents/skills/sow/SKILL.md', kind: 'file', sha256: sha(precious), created: true, targets: ['codex'] }]));
@@ -142,7 +159,12 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
 });
 
 describe('agent folders that lead out of the repository are refused, before anything is written', () => {
-  for (const [folder, target] of [['.claude', 'claude'], ['.agents', 'codex'], ['.gemini', 'gemini'], ['.cursor', 'cursor']] as const) {
+  for (const [folder, target] of [
+    ['.claude', 'claude'],
+    ['.agents', 'codex'],
+    ['.gemini', 'gemini'],
+    ['.cursor', 'cursor'],
+  ] as const) {
     it(`${folder} -> a folder outside: install ${target} and install all refuse it (exit 4, naming it), and write nothing anywhere`, () => {
       const h = hostile();
       h.link(folder, h.sentinel);
@@ -191,10 +213,13 @@ describe('agent folders that lead out of the repository are refused, before anyt
     const h = hostile();
     const source = 'int main() { return 0; }\n';
     h.write('src/main.c', source);
-    h.write('plugin/.sow-install.yaml', record([
-      { path: '../src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['claude'] },
-      { path: 'src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['claude'] },
-    ]));
+    h.write(
+      'plugin/.sow-install.yaml',
+      record([
+        { path: '../src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['claude'] },
+        { path: 'src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['claude'] },
+      ]),
+    );
     h.write('plugin/src/main.c', source);
     h.commit();
     const clone = h.clone();
@@ -228,7 +253,10 @@ describe('size and depth: refused at once (exit 4), never an internal error', ()
     h.untouched();
   });
 
-  for (const [name, text] of [['lists', `${'['.repeat(200_000)}${']'.repeat(200_000)}`], ['maps', `${'{"":'.repeat(200_000)}1${'}'.repeat(200_000)}`]] as const) {
+  for (const [name, text] of [
+    ['lists', `${'['.repeat(200_000)}${']'.repeat(200_000)}`],
+    ['maps', `${'{"":'.repeat(200_000)}1${'}'.repeat(200_000)}`],
+  ] as const) {
     it(`a .claude/settings.json of ${name} nested 200,000 deep (and .mcp.json)`, () => {
       const h = hostile();
       h.write('.claude/settings.json', text);
@@ -245,7 +273,12 @@ describe('size and depth: refused at once (exit 4), never an internal error', ()
   it('an alias bomb in .sow/integrations.yaml', () => {
     const h = hostile();
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(9)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     h.write('.sow/integrations.yaml', `${lines.join('\n')}\nfiles: []\n`);
     h.commit();
     const clone = h.clone();
@@ -254,9 +287,12 @@ describe('size and depth: refused at once (exit 4), never an internal error', ()
   });
 });
 
-describe('install then uninstall gives back the person\'s bytes', () => {
+describe("install then uninstall gives back the person's bytes", () => {
   const settings: [string, string][] = [
-    ['tabs, CRLF, no newline at the end', '{\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(npm test)"]\r\n\t},\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked"}]}\r\n\t\t]\r\n\t}\r\n}'],
+    [
+      'tabs, CRLF, no newline at the end',
+      '{\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(npm test)"]\r\n\t},\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked"}]}\r\n\t\t]\r\n\t}\r\n}',
+    ],
     ['one line, no spaces', '{"model":"opus","hooks":{"Stop":[]},"env":{"A":"1"}}'],
     ['four spaces, keys out of order, blank lines at the end', '{\n    "zeta": true,\n    "hooks": {},\n    "alpha": [1,   2]\n}\n\n\n'],
     ['empty', '{}'],
@@ -321,7 +357,7 @@ describe('install then uninstall gives back the person\'s bytes', () => {
 });
 
 describe('.sow-new files', () => {
-  it("uninstall removes the .sow-new files sow left, and only while they hold what sow wrote", () => {
+  it('uninstall removes the .sow-new files sow left, and only while they hold what sow wrote', () => {
     const repo = fresh();
     const theirs = '---\nname: sow\n---\nOur own skill.\n';
     repo.write('.agents/skills/sow/SKILL.md', theirs);

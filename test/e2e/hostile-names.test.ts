@@ -28,10 +28,14 @@ const NAMES = {
 function withHostileNames(): Hostile {
   const h = hostile();
   toExecuting(h.origin);
-  h.write(taskFile('010'), h.origin.read(taskFile('010'))
-    .replace(/^name: .*$/m, `name: ${NAMES.name}`)
-    .replace(/^assigned_agent: .*$/m, `assigned_agent: ${NAMES.agent}`)
-    .replace(/^outputs: \[\]$/m, `outputs:\n  - type: reference\n    path: ${NAMES.path}\n    created_at: "2026-11-26T00:00:00.000Z"`));
+  h.write(
+    taskFile('010'),
+    h.origin
+      .read(taskFile('010'))
+      .replace(/^name: .*$/m, `name: ${NAMES.name}`)
+      .replace(/^assigned_agent: .*$/m, `assigned_agent: ${NAMES.agent}`)
+      .replace(/^outputs: \[\]$/m, `outputs:\n  - type: reference\n    path: ${NAMES.path}\n    created_at: "2026-11-26T00:00:00.000Z"`),
+  );
   h.write(taskFile('020'), h.origin.read(taskFile('020')).replace(/^name: .*$/m, `name: ${NAMES.other}`));
   h.write(PROJECT, h.origin.read(PROJECT).replace(/^description: .*$/m, `description: ${NAMES.description}`));
   h.commit();
@@ -39,7 +43,10 @@ function withHostileNames(): Hostile {
 }
 
 function expectNoRawControl(r: RunResult, what: string): void {
-  for (const [stream, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
+  for (const [stream, text] of [
+    ['stdout', r.stdout],
+    ['stderr', r.stderr],
+  ] as const) {
     const m = RAW_CONTROL.exec(text);
     expect(m, `${what}: a raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} reached ${stream}:\n${JSON.stringify(text)}`).toBeNull();
   }
@@ -49,12 +56,24 @@ describe('values from a cloned repository print escaped, never raw', () => {
   it('task list, task next, status, project continue: no raw control character, no forged line', () => {
     const h = withHostileNames();
     const clone = h.clone();
-    for (const args of [['task', 'list'], ['task', 'list'], ['task', 'next'], ['status'], ['project', 'continue'], ['task', 'output', 'list', '--id', '010'], ['graph', 'tasks'], ['graph', 'tasks', '--format', 'mermaid']]) {
+    for (const args of [
+      ['task', 'list'],
+      ['task', 'list'],
+      ['task', 'next'],
+      ['status'],
+      ['project', 'continue'],
+      ['task', 'output', 'list', '--id', '010'],
+      ['graph', 'tasks'],
+      ['graph', 'tasks', '--format', 'mermaid'],
+    ]) {
       const r = clone.sow(args);
       expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
       expectNoRawControl(r, `sow ${args.join(' ')}`);
       const lines = `${r.stdout}\n${r.stderr}`.split('\n');
-      expect(lines.filter((l) => /^\s*010 {2}completed {2}forged/.test(l) || /^\[030\]/.test(l) || /^State {4}FinalizeDelete/.test(l)), `sow ${args.join(' ')}: a forged line`).toEqual([]);
+      expect(
+        lines.filter((l) => /^\s*010 {2}completed {2}forged/.test(l) || /^\[030\]/.test(l) || /^State {4}FinalizeDelete/.test(l)),
+        `sow ${args.join(' ')}: a forged line`,
+      ).toEqual([]);
     }
     const list = clone.sow(['task', 'list']).stdout;
     expect(list).toContain('Real task\\n010  completed  forged\\x1b]52;c;cm0gLXJmIH4=\\x07');
@@ -101,7 +120,7 @@ describe('values from a cloned repository print escaped, never raw', () => {
     h.untouched();
   });
 
-  it('a warning that quotes the project\'s branch from the repository shows it escaped, on one line', () => {
+  it("a warning that quotes the project's branch from the repository shows it escaped, on one line", () => {
     const h = hostile();
     toExecuting(h.origin);
     h.write(PROJECT, h.origin.read(PROJECT).replace(/^branch: .*$/m, 'branch: "gone\\e]0;pwned\\a\\nwarning: all is well"'));

@@ -33,7 +33,7 @@ describe('runtime folders that are links are refused, never emptied', () => {
     });
   }
 
-  it('.sow/.runtime/tmp -> ../../src (the repository\'s own source): refused, the source kept', () => {
+  it(".sow/.runtime/tmp -> ../../src (the repository's own source): refused, the source kept", () => {
     const h = withProject();
     h.write('src/main.c', 'int main() {}\n');
     h.link('.sow/.runtime/tmp', '../../src');
@@ -47,8 +47,20 @@ describe('runtime folders that are links are refused, never emptied', () => {
 
 describe('writes never go through a linked folder', () => {
   const cases: [string, string[][]][] = [
-    ['.sow/project/phases/implementation/tasks/010', [['task', 'set', '--id', '010', 'metadata.x', '1'], ['task', 'get', '--id', '010']]],
-    ['.sow/project/phases/implementation/tasks', [['task', 'add', 'New task'], ['task', 'list']]],
+    [
+      '.sow/project/phases/implementation/tasks/010',
+      [
+        ['task', 'set', '--id', '010', 'metadata.x', '1'],
+        ['task', 'get', '--id', '010'],
+      ],
+    ],
+    [
+      '.sow/project/phases/implementation/tasks',
+      [
+        ['task', 'add', 'New task'],
+        ['task', 'list'],
+      ],
+    ],
     ['.sow/project', [['status'], ['task', 'list'], ['log', '--action', 'research', '--result', 'success', '--project', 'hello']]],
     ['.sow/knowledge', [['init']]],
   ];
@@ -83,7 +95,6 @@ describe('writes never go through a linked folder', () => {
     h.untouched();
   });
 });
-
 
 describe('paths in committed state files are checked when read', () => {
   const TASK = '.sow/project/phases/implementation/tasks/010/state.yaml';
@@ -163,7 +174,7 @@ describe('a project folder without its project file', () => {
       expectRefused(clone, args, /\.sow\/project\/state\.yaml is missing, but \.sow\/project\/ still holds/);
     }
     const hint = expectRefused(clone, ['project', 'new', 'other', '--description', 'x'], /is missing/);
-    expect(hint).toContain("git checkout -- .sow/project/state.yaml");
+    expect(hint).toContain('git checkout -- .sow/project/state.yaml');
     // The way back works.
     clone.git(['checkout', '--', '.sow/project/state.yaml']);
     ok(clone, ['status']);
@@ -255,4 +266,3 @@ describe('archives', () => {
     h.untouched();
   });
 });
-

@@ -34,7 +34,14 @@ const UNENCRYPTED_PREFIX = 'http://refs.example.invalid/';
 /** A cache of the test's own, beside the attacker's files, and git told where the https sources are. */
 function refsEnv(h: Hostile): Record<string, string> {
   const file = `url.file://${tmpdir()}/.insteadOf`;
-  return { XDG_CACHE_HOME: join(dirname(h.sentinel), 'cache'), GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: file, GIT_CONFIG_VALUE_0: SHARED_PREFIX, GIT_CONFIG_KEY_1: file, GIT_CONFIG_VALUE_1: UNENCRYPTED_PREFIX };
+  return {
+    XDG_CACHE_HOME: join(dirname(h.sentinel), 'cache'),
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_0: file,
+    GIT_CONFIG_VALUE_0: SHARED_PREFIX,
+    GIT_CONFIG_KEY_1: file,
+    GIT_CONFIG_VALUE_1: UNENCRYPTED_PREFIX,
+  };
 }
 const cacheOf = (h: Hostile) => join(dirname(h.sentinel), 'cache', 'sow', 'refs');
 
@@ -77,7 +84,8 @@ function refused(repo: Repo, args: string[], exit: number, code: string, env: Re
 }
 
 /** Every entry of .sow/refs/ that is not one of sow's own files. */
-const linksIn = (repo: Repo) => (existsSync(join(repo.dir, '.sow/refs')) ? readdirSync(join(repo.dir, '.sow/refs')).filter((n) => !['.gitignore', '.gitkeep', 'index.json', 'index.local.json'].includes(n)) : []);
+const linksIn = (repo: Repo) =>
+  existsSync(join(repo.dir, '.sow/refs')) ? readdirSync(join(repo.dir, '.sow/refs')).filter((n) => !['.gitignore', '.gitkeep', 'index.json', 'index.local.json'].includes(n)) : [];
 
 /** Each file under `dir`, links not followed (relative paths). */
 function filesUnder(dir: string): string[] {
@@ -152,7 +160,10 @@ describe('a branch name never runs a command', () => {
     expect(ok(clone, ['pr', 'create', '--force', '--json'], { env }).json!.data).toMatchObject({ created: true, pushed: true });
     h.untouched();
     expect(git(clone.dir, ['for-each-ref', '--format=%(upstream)', `refs/heads/${branch}`]), 'pushed, with its upstream').toBe(`refs/remotes/origin/${branch}`);
-    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).argv as string[]);
+    const calls = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).argv as string[]);
     const create = calls.find((a) => a[0] === 'pr' && a[1] === 'create')!;
     expect(create).toContain(`--head=${branch}`);
     expect(calls.find((a) => a[0] === 'pr' && a[1] === 'list')).toContain(`--head=${branch}`);
@@ -190,12 +201,27 @@ describe('the committed refs index names only shared sources, and plain link nam
       h.commit();
       const clone = h.clone();
       const before = clone.snapshot();
-      for (const args of [['refs', 'init'], ['refs', 'list'], ['refs', 'status'], ['refs', 'update']]) {
-        const e = refused(clone, args, 4, 'REF_SOURCE_NOT_SHARED', env, new RegExp(`^\\.sow/refs/index\\.json: refs\\.0 \\('notes', source '${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'\\): .*; the committed index names only https:// and ssh:// sources$`));
+      for (const args of [
+        ['refs', 'init'],
+        ['refs', 'list'],
+        ['refs', 'status'],
+        ['refs', 'update'],
+      ]) {
+        const e = refused(
+          clone,
+          args,
+          4,
+          'REF_SOURCE_NOT_SHARED',
+          env,
+          new RegExp(`^\\.sow/refs/index\\.json: refs\\.0 \\('notes', source '${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'\\): .*; the committed index names only https:// and ssh:// sources$`),
+        );
         expect(e.hint).toContain(`'sow refs add ${source} --link notes --local'`);
       }
       expect(linksIn(clone)).toEqual([]);
-      expect(filesUnder(cacheOf(h)).filter((f) => f.endsWith('precious.txt')), 'no copy in the cache').toEqual([]);
+      expect(
+        filesUnder(cacheOf(h)).filter((f) => f.endsWith('precious.txt')),
+        'no copy in the cache',
+      ).toEqual([]);
       expect(clone.snapshot()).toEqual(before);
       h.untouched();
     });
@@ -209,7 +235,9 @@ describe('the committed refs index names only shared sources, and plain link nam
     const src = sourceRepo(h, 'ref-source');
     expect(ok(clone, ['refs', 'add', `file://${src}`, '--link', 'a'], { env }).stderr).toContain('(a file:// URL is a folder on this machine, so it is never shared)');
     expect(ok(clone, ['refs', 'add', h.sentinel, '--link', 'b'], { env }).stderr).toContain('(a local folder is a path on this machine, so it is never shared)');
-    expect(ok(clone, ['refs', 'add', `${UNENCRYPTED_PREFIX}${relative(tmpdir(), src)}`, '--link', 'u'], { env }).stderr).toContain('(an http:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead)');
+    expect(ok(clone, ['refs', 'add', `${UNENCRYPTED_PREFIX}${relative(tmpdir(), src)}`, '--link', 'u'], { env }).stderr).toContain(
+      '(an http:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead)',
+    );
     expect(ok(clone, ['refs', 'add', sharedUrl(src), '--link', 'c'], { env }).stderr).toContain('Recorded in .sow/refs/index.json');
     expect(JSON.parse(clone.read('.sow/refs/index.json')).refs.map((r: { link: string }) => r.link)).toEqual(['c']);
     expect(JSON.parse(clone.read('.sow/refs/index.local.json')).refs.map((r: { link: string }) => r.link)).toEqual(['a', 'b', 'u']);
@@ -218,14 +246,18 @@ describe('the committed refs index names only shared sources, and plain link nam
     h.untouched();
   });
 
-  it('a committed index.local.json (git add -f) naming a folder is refused (exit 4): it is never the person\'s own', () => {
+  it("a committed index.local.json (git add -f) naming a folder is refused (exit 4): it is never the person's own", () => {
     const h = hostile();
     const env = refsEnv(h);
     h.write('.sow/refs/index.local.json', JSON.stringify({ version: 1, refs: [{ link: 'notes', source: h.sentinel, semantic: 'knowledge', tags: [] }] }));
     h.commit();
     const clone = h.clone();
-    for (const args of [['refs', 'init'], ['refs', 'list'], ['refs', 'status']]) {
-      expect(refused(clone, args, 4, 'REF_LOCAL_INDEX_COMMITTED', env).hint).toContain("git rm .sow/refs/index.local.json");
+    for (const args of [
+      ['refs', 'init'],
+      ['refs', 'list'],
+      ['refs', 'status'],
+    ]) {
+      expect(refused(clone, args, 4, 'REF_LOCAL_INDEX_COMMITTED', env).hint).toContain('git rm .sow/refs/index.local.json');
     }
     expect(linksIn(clone)).toEqual([]);
     h.untouched();
@@ -240,7 +272,11 @@ describe('the committed refs index names only shared sources, and plain link nam
       h.commit();
       const clone = h.clone();
       const committed = clone.read('.sow/refs/index.json');
-      for (const args of [['refs', 'init'], ['refs', 'list']]) refused(clone, args, 4, 'STATE_FILE_INVALID', env, /refs\.0\.link: .* is not a link name/);
+      for (const args of [
+        ['refs', 'init'],
+        ['refs', 'list'],
+      ])
+        refused(clone, args, 4, 'STATE_FILE_INVALID', env, /refs\.0\.link: .* is not a link name/);
       expect(clone.read('.sow/refs/index.json'), 'the committed index is kept as it is').toBe(committed);
       // The same in the person's own index.
       rmSync(join(clone.dir, '.sow/refs/index.json'));
@@ -262,14 +298,19 @@ describe('the committed refs index names only shared sources, and plain link nam
     h.link('.sow/refs', '../src');
     h.commit();
     const clone = h.clone();
-    for (const args of [['refs', 'init'], ['refs', 'list'], ['refs', 'add', sharedUrl(src), '--link', 'lib']]) refused(clone, args, 4, 'NOT_A_REAL_FOLDER', env, /^\.sow\/refs is a link \(to '.*\/src'\)/);
+    for (const args of [
+      ['refs', 'init'],
+      ['refs', 'list'],
+      ['refs', 'add', sharedUrl(src), '--link', 'lib'],
+    ])
+      refused(clone, args, 4, 'NOT_A_REAL_FOLDER', env, /^\.sow\/refs is a link \(to '.*\/src'\)/);
     expect(readdirSync(join(clone.dir, 'src')).sort()).toEqual(['index.json', 'lib']);
     expect(clone.read('src/lib/main.c')).toBe('int main() {}\n');
     h.untouched();
   });
 });
 
-describe('a ref never leads out of sow\'s cache', () => {
+describe("a ref never leads out of sow's cache", () => {
   it('--path through a link the source carries is refused (exit 4, naming the link); no link is made', () => {
     const h = hostile();
     h.commit();
@@ -281,7 +322,14 @@ describe('a ref never leads out of sow\'s cache', () => {
     writeFileSync(join(folder, 'a.md'), 'notes\n');
     symlinkSync(h.sentinel, join(folder, 'docs'));
     for (const path of ['docs', 'docs/.']) {
-      const e = refused(clone, ['refs', 'add', folder, '--link', 'notes', '--path', path], 4, 'REF_PATH_ESCAPES', env, /^ref 'notes': its path '.*' leads out of the source's checkout \('.*docs' is a link to '.*sentinel'\)/);
+      const e = refused(
+        clone,
+        ['refs', 'add', folder, '--link', 'notes', '--path', path],
+        4,
+        'REF_PATH_ESCAPES',
+        env,
+        /^ref 'notes': its path '.*' leads out of the source's checkout \('.*docs' is a link to '.*sentinel'\)/,
+      );
       expect(e.message).toContain(h.sentinel);
     }
     expect(linksIn(clone)).toEqual([]);
@@ -289,7 +337,7 @@ describe('a ref never leads out of sow\'s cache', () => {
     h.untouched();
   });
 
-  it('a git source\'s links are checked out as plain files: no link in the cache leads out of it', () => {
+  it("a git source's links are checked out as plain files: no link in the cache leads out of it", () => {
     const h = hostile();
     h.commit();
     const clone = h.clone();
@@ -303,7 +351,7 @@ describe('a ref never leads out of sow\'s cache', () => {
     ok(clone, ['refs', 'add', `file://${src}`, '--link', 'secrets', '--path', 'secrets'], { env });
     const cache = realpathSync(cacheOf(h));
     for (const link of ['style', 'secrets']) expect(realpathSync(join(clone.dir, '.sow/refs', link)).startsWith(cache + sep), link).toBe(true);
-    expect(lstatSync(join(clone.dir, '.sow/refs/style/secrets')).isSymbolicLink(), 'a file holding the link\'s text').toBe(false);
+    expect(lstatSync(join(clone.dir, '.sow/refs/style/secrets')).isSymbolicLink(), "a file holding the link's text").toBe(false);
     expect(readFileSync(join(clone.dir, '.sow/refs/style/docs/precious.txt'), 'utf8')).toBe(join(h.sentinel, 'precious.txt'));
     h.untouched();
   });
@@ -319,7 +367,13 @@ describe('a ref never leads out of sow\'s cache', () => {
     // As a checkout made by an older sow, or by hand: docs/ is now a link out of the cache.
     rmSync(linked, { recursive: true });
     symlinkSync(h.sentinel, linked);
-    for (const args of [['refs', 'list'], ['refs', 'status'], ['refs', 'update'], ['refs', 'init']]) refused(clone, args, 4, 'REF_PATH_ESCAPES', env, /docs' is a link to '.*sentinel'/);
+    for (const args of [
+      ['refs', 'list'],
+      ['refs', 'status'],
+      ['refs', 'update'],
+      ['refs', 'init'],
+    ])
+      refused(clone, args, 4, 'REF_PATH_ESCAPES', env, /docs' is a link to '.*sentinel'/);
     expect(readlinkSync(join(clone.dir, '.sow/refs/guide'))).toBe(linked);
     // It can still be removed.
     ok(clone, ['refs', 'remove', 'guide', '--prune-cache'], { env });

@@ -115,7 +115,6 @@ export function useHostile(): (opts?: HostileOptions) => Hostile {
   };
 }
 
-
 /** Every entry of the repository but .git/ and sow's runtime folder: files by text, links by where they point. */
 export function tree(repo: Repo): Record<string, string> {
   const out: Record<string, string> = {};

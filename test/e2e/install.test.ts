@@ -33,17 +33,27 @@ const SETTINGS = '.claude/settings.json';
 const USER_SETTINGS = { permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo checked' }] }] } };
 
 describe('sow install claude', () => {
-  it('writes a sub-agent per role, the slash commands, the skill, and hooks merged into the user\'s settings', () => {
+  it("writes a sub-agent per role, the slash commands, the skill, and hooks merged into the user's settings", () => {
     const repo = fresh();
     repo.write(SETTINGS, `${JSON.stringify(USER_SETTINGS, null, 2)}\n`);
     const r = ok(repo, ['install', 'claude']);
     expect(r.stderr).toContain('Installed sow for claude');
     const files = Object.keys(tree(repo)).sort();
     expect(files).toEqual([
-      '.claude/agents/sow-architect.md', '.claude/agents/sow-decomposer.md', '.claude/agents/sow-implementer.md', '.claude/agents/sow-orchestrator.md',
-      '.claude/agents/sow-planner.md', '.claude/agents/sow-researcher.md', '.claude/agents/sow-reviewer.md',
-      '.claude/commands/sow/advance.md', '.claude/commands/sow/continue.md', '.claude/commands/sow/spawn.md', '.claude/commands/sow/start.md', '.claude/commands/sow/status.md',
-      SETTINGS, '.claude/skills/sow/SKILL.md',
+      '.claude/agents/sow-architect.md',
+      '.claude/agents/sow-decomposer.md',
+      '.claude/agents/sow-implementer.md',
+      '.claude/agents/sow-orchestrator.md',
+      '.claude/agents/sow-planner.md',
+      '.claude/agents/sow-researcher.md',
+      '.claude/agents/sow-reviewer.md',
+      '.claude/commands/sow/advance.md',
+      '.claude/commands/sow/continue.md',
+      '.claude/commands/sow/spawn.md',
+      '.claude/commands/sow/start.md',
+      '.claude/commands/sow/status.md',
+      SETTINGS,
+      '.claude/skills/sow/SKILL.md',
     ]);
     expect(repo.read('.claude/agents/sow-implementer.md')).toMatch(/^---\nname: sow-implementer\ndescription: "sow implementer: Implements one task/);
     expect(repo.read('.claude/agents/sow-implementer.md')).toContain('sow prompt guidance/implementer/base');
@@ -62,7 +72,7 @@ describe('sow install claude', () => {
     expect(tree(repo)).toEqual(before);
   });
 
-  it('--with-mcp registers sow mcp in .mcp.json beside the user\'s servers', () => {
+  it("--with-mcp registers sow mcp in .mcp.json beside the user's servers", () => {
     const repo = fresh();
     repo.write('.mcp.json', '{"mcpServers":{"db":{"command":"db-mcp","args":[]}}}\n');
     ok(repo, ['install', 'claude', '--with-mcp']);
@@ -102,7 +112,17 @@ describe('sow install claude', () => {
     const r = ok(repo, ['install', 'claude', '--plugin', 'dist-plugin']);
     expect(r.stderr).toContain('claude --plugin-dir');
     const files = Object.keys(tree(repo, 'dist-plugin'));
-    expect(files).toEqual(expect.arrayContaining(['dist-plugin/.claude-plugin/plugin.json', 'dist-plugin/.claude-plugin/marketplace.json', 'dist-plugin/hooks/hooks.json', 'dist-plugin/commands/status.md', 'dist-plugin/agents/sow-reviewer.md', 'dist-plugin/skills/sow/SKILL.md', 'dist-plugin/.sow-install.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist-plugin/.claude-plugin/plugin.json',
+        'dist-plugin/.claude-plugin/marketplace.json',
+        'dist-plugin/hooks/hooks.json',
+        'dist-plugin/commands/status.md',
+        'dist-plugin/agents/sow-reviewer.md',
+        'dist-plugin/skills/sow/SKILL.md',
+        'dist-plugin/.sow-install.yaml',
+      ]),
+    );
     const manifest = JSON.parse(repo.read('dist-plugin/.claude-plugin/plugin.json'));
     expect(manifest).toMatchObject({ name: 'sow', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(JSON.parse(repo.read('dist-plugin/.claude-plugin/marketplace.json')).plugins).toEqual([expect.objectContaining({ name: 'sow', source: './' })]);
@@ -115,7 +135,7 @@ describe('sow install claude', () => {
 });
 
 describe('the other targets', () => {
-  it('share the Agent Skill and the AGENTS.md section; uninstalling one target keeps what another still uses; all out restores the user\'s files', () => {
+  it("share the Agent Skill and the AGENTS.md section; uninstalling one target keeps what another still uses; all out restores the user's files", () => {
     const repo = fresh();
     const agents = '# Notes for agents\n\nRun npm test before committing.\n';
     repo.write('AGENTS.md', agents);
@@ -180,7 +200,7 @@ describe('sow hook stop (the Stop hook)', () => {
     state.sessions = { planner: { executor: 'claude-code', type: 'claude', agent: 'planner', agent_id: 'planner-1', cwd: repo.dir, started_at: '2026-11-26T10:00:00.000Z' } };
     repo.write('.sow/project/state.yaml', JSON.stringify(state));
     const env = { SOW_AGENT: 'planner', SOW_AGENT_ID: 'planner-1' };
-    expect(JSON.parse(repo.sow(['hook', 'stop'], { env, input: '{}' }).stdout).reason).toContain("sow agent report --status done");
+    expect(JSON.parse(repo.sow(['hook', 'stop'], { env, input: '{}' }).stdout).reason).toContain('sow agent report --status done');
     ok(repo, ['agent', 'report', '--status', 'done', 'planned it'], { env });
     expect(repo.sow(['hook', 'stop'], { env, input: '{}' }).stdout).toBe('');
   });

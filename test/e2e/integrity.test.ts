@@ -126,14 +126,12 @@ describe('a project file that is not a project of its lifecycle', () => {
   it('an unknown current_state is refused by every command, naming the field and the valid states', () => {
     const repo = planning();
     editYaml(repo, PROJECT, (doc) => doc.setIn(['statechart', 'current_state'], 'Bogus'));
-    const messages = expectRefused(repo, [
-      ['project', 'status'],
-      ['project', 'continue'],
-      ['task', 'list'],
-      ['advance'],
-      ['advance', '--list'],
-      ['task', 'add', 'X'],
-    ], PROJECT, 'statechart.current_state');
+    const messages = expectRefused(
+      repo,
+      [['project', 'status'], ['project', 'continue'], ['task', 'list'], ['advance'], ['advance', '--list'], ['task', 'add', 'X']],
+      PROJECT,
+      'statechart.current_state',
+    );
     for (const m of messages) {
       expect(m).toContain("'Bogus'");
       for (const state of ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive']) expect(m).toContain(state);
@@ -153,7 +151,16 @@ describe('a project file that is not a project of its lifecycle', () => {
     for (const state of ['constructor', 'toString']) {
       withEdited(repo, [PROJECT], () => {
         editYaml(repo, PROJECT, (doc) => doc.setIn(['statechart', 'current_state'], state));
-        const [m] = expectRefused(repo, [['project', 'status'], ['project', 'set', 'description', 'x']], PROJECT, 'statechart.current_state', { human: false });
+        const [m] = expectRefused(
+          repo,
+          [
+            ['project', 'status'],
+            ['project', 'set', 'description', 'x'],
+          ],
+          PROJECT,
+          'statechart.current_state',
+          { human: false },
+        );
         expect(m).toContain(`'${state}'`);
       });
     }
@@ -164,7 +171,16 @@ describe('a project file that is not a project of its lifecycle', () => {
     for (const type of ['__proto__', 'toString']) {
       withEdited(repo, [PROJECT], () => {
         editYaml(repo, PROJECT, (doc) => doc.set('type', type));
-        expectRefused(repo, [['project', 'status'], ['project', 'set', 'description', 'x']], PROJECT, 'type', { human: false });
+        expectRefused(
+          repo,
+          [
+            ['project', 'status'],
+            ['project', 'set', 'description', 'x'],
+          ],
+          PROJECT,
+          'type',
+          { human: false },
+        );
       });
     }
   });
@@ -178,11 +194,30 @@ describe('a project file that is not a project of its lifecycle', () => {
     });
     withEdited(repo, [PROJECT], () => {
       editYaml(repo, PROJECT, (doc) => doc.deleteIn(['phases', 'review']));
-      expectRefused(repo, [['project', 'status'], ['phase', 'set', 'metadata.a', 'b'], ['advance', '--list']], PROJECT, 'phases.review', { human: false });
+      expectRefused(
+        repo,
+        [
+          ['project', 'status'],
+          ['phase', 'set', 'metadata.a', 'b'],
+          ['advance', '--list'],
+        ],
+        PROJECT,
+        'phases.review',
+        { human: false },
+      );
     });
     withEdited(repo, [PROJECT], () => {
       editYaml(repo, PROJECT, (doc) => doc.setIn(['phases', 'testing'], doc.getIn(['phases', 'review'])));
-      expectRefused(repo, [['project', 'status'], ['phase', 'set', 'metadata.a', 'b']], PROJECT, 'phases.testing', { human: false });
+      expectRefused(
+        repo,
+        [
+          ['project', 'status'],
+          ['phase', 'set', 'metadata.a', 'b'],
+        ],
+        PROJECT,
+        'phases.testing',
+        { human: false },
+      );
     });
     // Restored, it loads again.
     ok(repo, ['project', 'status']);
@@ -224,7 +259,17 @@ describe('task files that disagree with their folder or with each other', () => 
     // The file of task 010 says it is 020. (Same size as before: only the content tells.)
     withEdited(repo, [taskFile('010')], () => {
       editYaml(repo, taskFile('010'), (doc) => doc.set('id', '020'));
-      expectRefused(repo, [['task', 'list'], ['task', 'get', '--id', '010'], ['task', 'set', '--id', '010', 'name', 'x']], taskFile('010'), 'id', { human: false });
+      expectRefused(
+        repo,
+        [
+          ['task', 'list'],
+          ['task', 'get', '--id', '010'],
+          ['task', 'set', '--id', '010', 'name', 'x'],
+        ],
+        taskFile('010'),
+        'id',
+        { human: false },
+      );
     });
 
     // Folders not named by an id.
@@ -244,7 +289,10 @@ describe('task files that disagree with their folder or with each other', () => 
     withEdited(repo, [taskFile('020')], () => {
       editYaml(repo, taskFile('020'), (doc) => doc.set('dependencies', ['999']));
       const before = repo.snapshot();
-      for (const args of [['task', 'list'], ['advance', '--list']]) {
+      for (const args of [
+        ['task', 'list'],
+        ['advance', '--list'],
+      ]) {
         const r = repo.sow([...args, '--json']);
         expect(r.code, `sow ${args.join(' ')}`).toBe(4);
         expect(r.json?.error).toMatchObject({ code: 'TASK_FOLDER_MISSING', details: { folder: `${TASKS_DIR}/999`, needed_by: '020', file: taskFile('020'), field: 'dependencies.0' } });
@@ -258,7 +306,15 @@ describe('task files that disagree with their folder or with each other', () => 
     withEdited(repo, [taskFile('010'), taskFile('020')], () => {
       editYaml(repo, taskFile('010'), (doc) => doc.set('dependencies', ['020']));
       editYaml(repo, taskFile('020'), (doc) => doc.set('dependencies', ['010']));
-      const [m] = expectRefused(repo, [['task', 'list'], ['task', 'add', 'Third']], taskFile('010'), 'dependencies');
+      const [m] = expectRefused(
+        repo,
+        [
+          ['task', 'list'],
+          ['task', 'add', 'Third'],
+        ],
+        taskFile('010'),
+        'dependencies',
+      );
       expect(m).toContain('cycle');
       expect(m).toMatch(/010 → 020 → 010|020 → 010 → 020/);
     });
@@ -348,7 +404,10 @@ describe('runtime files are never in git', () => {
       const { signal } = await exited(child);
       if (held && signal === 'SIGKILL' && repo.exists(LOCK)) {
         lockLeft++;
-        expect(gitStatus(repo).filter((l) => l.includes('.sow/.runtime')), 'with a dead writer\'s lock').toEqual([]);
+        expect(
+          gitStatus(repo).filter((l) => l.includes('.sow/.runtime')),
+          "with a dead writer's lock",
+        ).toEqual([]);
         ok(repo, ['phase', 'set', 'metadata.after_kill', String(i)]);
       }
     }
@@ -361,7 +420,10 @@ describe('runtime files are never in git', () => {
       await sleep(Math.random() * 150);
       child.kill('SIGKILL');
       if ((await exited(child)).signal === 'SIGKILL') killed++;
-      expect(gitStatus(repo).filter((l) => l.includes('.sow/.runtime')), `after random kill ${i}`).toEqual([]);
+      expect(
+        gitStatus(repo).filter((l) => l.includes('.sow/.runtime')),
+        `after random kill ${i}`,
+      ).toEqual([]);
     }
     expect(killed, 'some writes were killed').toBeGreaterThan(0);
     ok(repo, ['task', 'list']);
@@ -395,7 +457,7 @@ describe('runtime files are never in git', () => {
     expect(gitStatus(repo)).toEqual([' M .sow/project/state.yaml']);
   });
 
-  it('sow init completes a .sow/.gitignore that lacks .runtime/, .backup/ and worktrees/, keeping the user\'s lines', () => {
+  it("sow init completes a .sow/.gitignore that lacks .runtime/, .backup/ and worktrees/, keeping the user's lines", () => {
     const repo = fresh();
     repo.write('.sow/.gitignore', '# mine\n*.tmp\n');
     const r = ok(repo, ['init']);

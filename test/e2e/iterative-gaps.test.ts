@@ -46,10 +46,12 @@ describe('approvals vouch only for finished content', () => {
     const repo = fresh();
     started(repo);
     const all = expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_UNFINISHED', { human: true });
-    expect(all).toBe([
-      "cannot approve 'brief.md': '.sow/project/brief.md' still holds the template's placeholders '{research|writing|analysis|planning|software}', '{What the user wants to achieve}', '{Criterion 1}', '{Criterion 2}', '{Time, format, scope constraints}', '{Additional context}'",
-      'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
-    ].join('\n'));
+    expect(all).toBe(
+      [
+        "cannot approve 'brief.md': '.sow/project/brief.md' still holds the template's placeholders '{research|writing|analysis|planning|software}', '{What the user wants to achieve}', '{Criterion 1}', '{Criterion 2}', '{Time, format, scope constraints}', '{Additional context}'",
+        'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
+      ].join('\n'),
+    );
     // Half done: only what is left is named.
     repo.write(BRIEF, `${FILLED}- {Criterion 2}\n`);
     expect(expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_UNFINISHED')).toContain("still holds the template's placeholder '{Criterion 2}'\n");
@@ -70,7 +72,9 @@ describe('approvals vouch only for finished content', () => {
     expect(wp(repo, 'R1').status).toBe('verifying');
     const progress = repo.read(PROGRESS);
     const refused = expectFails(repo, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_OUTPUT_MISSING', { human: true });
-    expect(refused).toBe("cannot pass R1: its output .sow/project/outputs/compare.md does not exist\nwrite .sow/project/outputs/compare.md (what the criteria are checked against), then 'sow iter verify R1 --pass'; if the output is another file, 'sow iter phase set R1 output <path>'");
+    expect(refused).toBe(
+      "cannot pass R1: its output .sow/project/outputs/compare.md does not exist\nwrite .sow/project/outputs/compare.md (what the criteria are checked against), then 'sow iter verify R1 --pass'; if the output is another file, 'sow iter phase set R1 output <path>'",
+    );
     expect(repo.read(PROGRESS)).toBe(progress);
     expect(wp(repo, 'R1').status).toBe('verifying');
     // A failed verification needs no output: it says what is wrong with it.
@@ -94,7 +98,9 @@ describe('approvals vouch only for finished content', () => {
     repo.write(`${P}/review/r.md`, '# Review\n');
     const add = expectFails(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R1,r2'], 1, 'WORK_PHASE_NOT_FOUND', { human: true });
     expect(add).toBe("the review names 'r2', which is not a work phase; did you mean 'R2'?\nthe work phases are R1, R2 ('sow iter status')");
-    expect(expectFails(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R9'], 1, 'WORK_PHASE_NOT_FOUND')).toContain('the work phases are R1, R2');
+    expect(expectFails(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R9'], 1, 'WORK_PHASE_NOT_FOUND')).toContain(
+      'the work phases are R1, R2',
+    );
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R2']);
     expect(expectFails(repo, ['output', 'set', '--index', '0', 'phases', 'R2,R7'], 1, 'WORK_PHASE_NOT_FOUND')).toContain("the review names 'R7', which is not a work phase");
     expect(expectFails(repo, ['output', 'set', '--index', '0', 'metadata.phases', 'R7'], 1, 'WORK_PHASE_NOT_FOUND')).toContain("'R7'");
@@ -109,10 +115,14 @@ describe('one iteration count everywhere', () => {
     executing(repo, 4);
     log(repo, 'R1', 'two more');
     log(repo, 'R1', 'one more');
-    expect(log(repo, 'R1', 'None', '--signal').stdout).toBe('R1 says it is done after iteration 3 of 4: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n');
+    expect(log(repo, 'R1', 'None', '--signal').stdout).toBe(
+      'R1 says it is done after iteration 3 of 4: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
+    );
     expect(log(repo, 'R1', 'a missing row').stdout).toBe("R1's confirmation found more to do: it is in progress again. Next: iteration 4 of 4.\n");
     const signalled = log(repo, 'R1', 'None', '--signal');
-    expect(signalled.stdout).toBe('R1 says it is done after iteration 4 of 4: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n');
+    expect(signalled.stdout).toBe(
+      'R1 says it is done after iteration 4 of 4: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
+    );
     expect(headings(repo)).toEqual(['R1 - Iteration 1', 'R1 - Iteration 2', 'R1 - Iteration 3', 'R1 - Confirmation 1', 'R1 - Iteration 4']);
     // The same 4 in every view.
     expect(ok(repo, ['iter', 'status']).stdout).toContain('R1  confirming   4/4    Compare  (1 confirmation)\n');
@@ -145,16 +155,20 @@ describe('one iteration count everywhere', () => {
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R1,R2', '--approved', 'true']);
     const r = ok(repo, ['advance']);
     expect(r.stdout).toBe('ExecuteActive\n');
-    expect(r.stderr).toBe([
-      'Advanced: VerifyActive → ExecuteActive (verify_fail)',
-      "R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4').",
-      "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
-      'Next: sow project continue',
-      '',
-    ].join('\n'));
+    expect(r.stderr).toBe(
+      [
+        'Advanced: VerifyActive → ExecuteActive (verify_fail)',
+        "R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4').",
+        "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
+        'Next: sow project continue',
+        '',
+      ].join('\n'),
+    );
     expect([wp(repo, 'R1').status, wp(repo, 'R2').status]).toEqual(['timeout', 'in_progress']);
     const cont = ok(repo, ['project', 'continue']).stdout;
-    expect(cont).toContain("- R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4'). Ask the human to raise it, or to simplify its criteria ('sow iter phase set R1 criteria \"…\"').");
+    expect(cont).toContain(
+      "- R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4'). Ask the human to raise it, or to simplify its criteria ('sow iter phase set R1 criteria \"…\"').",
+    );
     expect(cont).not.toContain('R1 timed out');
     ok(repo, ['iter', 'extend', 'R1', '--max', '4']);
     expect(wp(repo, 'R1').status).toBe('in_progress');
@@ -177,7 +191,11 @@ describe('one iteration count everywhere', () => {
     repo.write(`${P}/review/r.md`, '# Review\n');
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R1', '--approved', 'true']);
     expect(expectEnvelope(ok(repo, ['advance', '--json'])).data).toEqual({
-      from: 'VerifyActive', to: 'ExecuteActive', event: 'verify_fail', dryRun: false, projectRemoved: false,
+      from: 'VerifyActive',
+      to: 'ExecuteActive',
+      event: 'verify_fail',
+      dryRun: false,
+      projectRemoved: false,
       notes: ["R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4')."],
     });
   });

@@ -187,12 +187,8 @@ describe('spec 000: Complete Lifecycle Example', () => {
     expect(s.phases.review).toMatchObject({ status: 'in_progress', started_at: ISO });
 
     // ── 5. Review Phase ─────────────────────────────────────────────────────────────────────
-    expect(out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass'])).toBe(
-      '[0] review: review/report.md (assessment: pass, not approved)',
-    );
-    expect(state().phases.review.outputs).toEqual([
-      { type: 'review', path: 'review/report.md', created_at: ISO, approved: false, metadata: { assessment: 'pass' } },
-    ]);
+    expect(out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass'])).toBe('[0] review: review/report.md (assessment: pass, not approved)');
+    expect(state().phases.review.outputs).toEqual([{ type: 'review', path: 'review/report.md', created_at: ISO, approved: false, metadata: { assessment: 'pass' } }]);
     expect(ok(repo, ['output', 'list']).stdout).toBe('[0] review: review/report.md (assessment: pass, not approved)\n');
     repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
@@ -278,9 +274,7 @@ describe('the review-fail loop', () => {
     expect(s.phases.implementation.completed_at).toBeUndefined();
     expect(s.phases.implementation.iteration).toBe(2);
     expect(s.phases.implementation.metadata.tasks_approved).toBe(false);
-    expect(s.phases.implementation.inputs).toEqual([
-      { type: 'review', path: 'review/report.md', created_at: ISO, approved: true, metadata: { assessment: 'fail' } },
-    ]);
+    expect(s.phases.implementation.inputs).toEqual([{ type: 'review', path: 'review/report.md', created_at: ISO, approved: true, metadata: { assessment: 'fail' } }]);
     expect(s.phases.review.status).toBe('failed');
     // The failed review stays in the review outputs: the review history is kept.
     expect(s.phases.review.outputs).toEqual(s.phases.implementation.inputs);
@@ -327,7 +321,14 @@ describe('the review-fail loop', () => {
     expect(s.phases.implementation.iteration).toBe(2);
     expect(s.phases.review.outputs.map((a: { path: string; metadata: { assessment: string } }) => `${a.path}:${a.metadata.assessment}`)).toEqual(['review/report.md:fail', 'review/report-2.md:pass']);
     expect((ok(repo, ['project', 'history', '--json']).json!.data as { event: string }[]).map((h) => h.event)).toEqual([
-      'project_init', 'complete_planning', 'tasks_approved', 'all_tasks_complete', 'review_fail', 'tasks_approved', 'all_tasks_complete', 'review_pass',
+      'project_init',
+      'complete_planning',
+      'tasks_approved',
+      'all_tasks_complete',
+      'review_fail',
+      'tasks_approved',
+      'all_tasks_complete',
+      'review_pass',
     ]);
   });
 
@@ -343,9 +344,7 @@ describe('the review-fail loop', () => {
       const s = repo.yaml(PROJECT);
       expect(s.phases.implementation.iteration).toBe(round);
       expect(s.phases.implementation.metadata.tasks_approved).toBe(false);
-      expect(s.phases.implementation.inputs.map((a: { path: string }) => a.path)).toEqual(
-        Array.from({ length: round - 1 }, (_, i) => `review/round-${i + 2}.md`),
-      );
+      expect(s.phases.implementation.inputs.map((a: { path: string }) => a.path)).toEqual(Array.from({ length: round - 1 }, (_, i) => `review/round-${i + 2}.md`));
       expect(s.phases.review.outputs.map((a: { path: string }) => a.path)).toEqual(s.phases.implementation.inputs.map((a: { path: string }) => a.path));
       ok(repo, ['phase', 'set', 'metadata.tasks_approved', 'true']);
       expect(out(repo, ['advance'])).toBe('ImplementationExecuting');

@@ -48,7 +48,10 @@ async function connect(repo: Repo, opts: { args?: string[]; cwd?: string; env?: 
   return { client, stderr: () => stderr };
 }
 
-interface ToolOutcome { isError: boolean; json: any }
+interface ToolOutcome {
+  isError: boolean;
+  json: any;
+}
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
   const r = await client.callTool({ name, arguments: args });
@@ -82,7 +85,8 @@ function cliRefusal(repo: Repo, args: string[]): any {
 /** What changes from run to run in a check run: times, durations, log names. */
 function steady(value: any): any {
   return JSON.parse(JSON.stringify(value), (key, v) =>
-    ['started_at', 'created_at', 'updated_at', 'duration_ms', 'log', 'path'].includes(key) && typeof v === 'string' || key === 'duration_ms' ? '<varies>' : v);
+    (['started_at', 'created_at', 'updated_at', 'duration_ms', 'log', 'path'].includes(key) && typeof v === 'string') || key === 'duration_ms' ? '<varies>' : v,
+  );
 }
 
 /** Starts `sow mcp` by hand, to speak raw JSON-RPC lines to it and see its raw stdout and how it ends. */
@@ -101,23 +105,30 @@ function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
   const send = (message: object | string) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   const lines = () => stdout.split('\n').filter(Boolean);
   /** The line answering the request whose id the client wrote as `id` (the text, exactly), once it comes. */
-  const answer = (id: string): Promise<string> => new Promise((resolve, reject) => {
-    const find = () => lines().find((l) => l.startsWith(`{"jsonrpc":"2.0","id":${id},`));
-    const check = () => {
-      const line = find();
-      if (line === undefined) return;
-      listeners.delete(check);
-      clearTimeout(limit);
-      resolve(line);
-    };
-    // Generous: only a server that never answers hits it.
-    const limit = setTimeout(() => {
-      listeners.delete(check);
-      reject(new Error(`no answer for id ${id}; stdout so far:\n${lines().map((l) => l.slice(0, 300)).join('\n')}\nstderr:\n${stderr}`));
-    }, 180_000);
-    listeners.add(check);
-    check();
-  });
+  const answer = (id: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const find = () => lines().find((l) => l.startsWith(`{"jsonrpc":"2.0","id":${id},`));
+      const check = () => {
+        const line = find();
+        if (line === undefined) return;
+        listeners.delete(check);
+        clearTimeout(limit);
+        resolve(line);
+      };
+      // Generous: only a server that never answers hits it.
+      const limit = setTimeout(() => {
+        listeners.delete(check);
+        reject(
+          new Error(
+            `no answer for id ${id}; stdout so far:\n${lines()
+              .map((l) => l.slice(0, 300))
+              .join('\n')}\nstderr:\n${stderr}`,
+          ),
+        );
+      }, 180_000);
+      listeners.add(check);
+      check();
+    });
   return { child, send, exited, answer, lines, out: () => stdout, err: () => stderr };
 }
 
@@ -211,7 +222,15 @@ describe('sow mcp: the tools', () => {
 
     // Metadata as the command line's extra flags; an input with a phase named.
     repo.write('.sow/project/discovery/notes.md', 'notes\n');
-    const input = await data(client, 'artifact', { action: 'add', direction: 'input', phase: 'planning', type: 'context', path: 'discovery/notes.md', approved: true, metadata: { source: 'human', pages: 3 } });
+    const input = await data(client, 'artifact', {
+      action: 'add',
+      direction: 'input',
+      phase: 'planning',
+      type: 'context',
+      path: 'discovery/notes.md',
+      approved: true,
+      metadata: { source: 'human', pages: 3 },
+    });
     expect(input.artifact).toMatchObject({ type: 'context', approved: true, metadata: { source: 'human', pages: 3 } });
     expect(await data(client, 'artifact', { action: 'list', direction: 'input', phase: 'planning' })).toEqual(cliData(repo, ['input', 'list', '--phase', 'planning']));
 
@@ -268,7 +287,8 @@ describe('sow mcp: the tools', () => {
     expect(cli).toEqual({ ...logged, tracked: [] });
     expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Wrote a');
     expect(await data(client, 'log', { action: 'research', result: 'success', project: true, notes: 'project note' })).toEqual(
-      cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']));
+      cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']),
+    );
   });
 
   it('check_run: runs the declared checks and records evidence, as sow check run; a failed check is CHECKS_FAILED', async () => {
@@ -286,11 +306,14 @@ describe('sow mcp: the tools', () => {
     // A client that asks for progress hears of each check as it ends.
     const progress: { progress: number; total?: number; message?: string }[] = [];
     await client.callTool({ name: 'check_run', arguments: { names: ['unit', 'lint'] } }, undefined, { onprogress: (p) => progress.push(p) });
-    expect(progress).toEqual([{ progress: 1, total: 2, message: 'unit passed' }, { progress: 2, total: 2, message: 'lint failed' }]);
+    expect(progress).toEqual([
+      { progress: 1, total: 2, message: 'unit passed' },
+      { progress: 2, total: 2, message: 'lint failed' },
+    ]);
 
     const failed = await call(client, 'check_run', { names: ['lint'] });
     expect(failed.isError).toBe(true);
-    expect(failed.json).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', hint: expect.stringContaining("sow check run lint"), details: { runs: [{ name: 'lint', exit_code: 3 }] } } });
+    expect(failed.json).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', hint: expect.stringContaining('sow check run lint'), details: { runs: [{ name: 'lint', exit_code: 3 }] } } });
     const cliFailed = cliRefusal(repo, ['check', 'run', 'lint']);
     expect(steady(cliFailed.error.details.runs)).toEqual(steady(failed.json.error.details.runs));
   });
@@ -373,7 +396,7 @@ describe('sow mcp: refusals', () => {
       const r = await call(client, 'advance', args);
       expect(r.isError).toBe(true);
       expect(r.json.error.code).toBe('TRANSITION_BLOCKED');
-      expect(r.json.error.hint).toContain("sow output add --type task_list");
+      expect(r.json.error.hint).toContain('sow output add --type task_list');
       expect(r.json).toEqual(cliRefusal(repo, ['advance', ...('dry_run' in args ? ['--dry-run'] : [])]));
     }
     expect(readFileSync(join(repo.dir, PROJECT)).equals(stateBefore)).toBe(true);
@@ -385,7 +408,10 @@ describe('sow mcp: refusals', () => {
     const { client } = await connect(repo);
     const before = repo.snapshot();
     const typo = await call(client, 'advance', { dryrun: true });
-    expect(typo).toEqual({ isError: true, json: { ok: false, error: { code: 'USAGE', message: "invalid arguments for advance: unknown argument 'dryrun'; did you mean 'dry_run'?", hint: expect.stringContaining('event, dry_run') } } });
+    expect(typo).toEqual({
+      isError: true,
+      json: { ok: false, error: { code: 'USAGE', message: "invalid arguments for advance: unknown argument 'dryrun'; did you mean 'dry_run'?", hint: expect.stringContaining('event, dry_run') } },
+    });
     const wrongType = await call(client, 'task_next', { claim: 'yes' });
     expect(wrongType.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining("'claim'") } });
     const missing = await call(client, 'task_update', { id: '010' });
@@ -548,11 +574,17 @@ describe('sow mcp: hostile or careless messages', () => {
     const lines: [string, string | undefined][] = [
       // What the line is, and what the error answering it starts with (undefined: no answer at all).
       ['this is not JSON', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'],
-      ['{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"},"unknown":true}', '{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: unknown member \'unknown\''],
+      [
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"},"unknown":true}',
+        '{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: unknown member \'unknown\'',
+      ],
       ['{"jsonrpc":"2.0","id":{"n":3},"method":"ping"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not an object"'],
       ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not null"'],
       ['{"jsonrpc":"1.0","id":4,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,'],
-      ['[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]', '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported'],
+      [
+        '[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]',
+        '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported',
+      ],
       ['[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"'],
       ['{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}', '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"invalid params for tools/call: params.name: '],
       ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["status"]}', '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,'],
@@ -580,11 +612,14 @@ describe('sow mcp: hostile or careless messages', () => {
     const { server } = ctx;
     server.send(sized('{"jsonrpc":"2.0","id":"at-the-limit","method":"ping"}', LIMIT));
     // A log entry that would change the state, were it read.
-    server.send(sized(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`, LIMIT + 1));
+    server.send(
+      sized(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`, LIMIT + 1),
+    );
     server.send(status('"after"'));
     expect(await server.answer('"at-the-limit"')).toBe('{"jsonrpc":"2.0","id":"at-the-limit","result":{}}');
     expect(JSON.parse(await server.answer('"over"'))).toEqual({
-      jsonrpc: '2.0', id: 'over',
+      jsonrpc: '2.0',
+      id: 'over',
       error: { code: -32600, message: `message too large: a message may have at most ${LIMIT} bytes (10 MiB) on one line; this one was not read` },
     });
     expect(JSON.parse(await server.answer('"after"')).result).toBeDefined();
@@ -679,7 +714,10 @@ describe('sow mcp: hostile or careless messages', () => {
     expect(await envelope(7)).toMatchObject({ ok: false, error: { code: 'USAGE', message: "invalid arguments for status: unknown argument '__proto__'" } });
     // Anywhere else in the params: invalid params.
     server.send('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","__proto__":{"name":"advance"}}}');
-    expect(JSON.parse(await server.answer('8')).error).toEqual({ code: -32602, message: "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it" });
+    expect(JSON.parse(await server.answer('8')).error).toEqual({
+      code: -32602,
+      message: "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it",
+    });
 
     expect(repo.snapshot()).toEqual(before);
     expect(server.child.exitCode).toBeNull();

@@ -334,7 +334,7 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
   }
 
   if (scenario === 'review-failed') {
-    it("review-failed: a new round of work, and the old failed review does not decide the new review", () => {
+    it('review-failed: a new round of work, and the old failed review does not decide the new review', () => {
       needMigrated();
       expect(ok(repo, ['task', 'add', 'Fix review findings', '--agent', 'implementer']).stdout).toBe('040\n');
       ok(repo, ['phase', 'set', 'tasks_approved', 'true']);

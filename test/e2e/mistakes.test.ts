@@ -41,7 +41,11 @@ function copyOf(name: string, row: number): Repo {
   return makeRepo({ dir, existing: true, init: false });
 }
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9_./'-]+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9_./'-]+/)
+    .filter(Boolean);
 
 /** The longest run of words the two texts share. */
 function sharedRun(a: string, b: string): string {
@@ -65,12 +69,48 @@ describe('the table', () => {
   it('has at least 60 mistakes, across every command group and every project type', () => {
     expect(MISTAKES.length).toBeGreaterThanOrEqual(60);
     const groups = new Set(MISTAKES.map((m) => (m.args[0] === 'help' ? 'exit-codes' : m.args[0])));
-    for (const group of ['init', 'project', 'status', 'phase', 'task', 'input', 'output', 'advance', 'agent', 'log', 'prompt', 'config', 'schema', 'migrate', 'check', 'worktree', 'issue', 'pr', 'refs', 'mcp', 'graph', 'install', 'uninstall', 'hook', 'doctor', 'completion', 'exit-codes', 'breakdown', 'iter']) {
+    for (const group of [
+      'init',
+      'project',
+      'status',
+      'phase',
+      'task',
+      'input',
+      'output',
+      'advance',
+      'agent',
+      'log',
+      'prompt',
+      'config',
+      'schema',
+      'migrate',
+      'check',
+      'worktree',
+      'issue',
+      'pr',
+      'refs',
+      'mcp',
+      'graph',
+      'install',
+      'uninstall',
+      'hook',
+      'doctor',
+      'completion',
+      'exit-codes',
+      'breakdown',
+      'iter',
+    ]) {
       expect(groups, `no mistake with 'sow ${group}'`).toContain(group);
     }
-    const types = new Set(MISTAKES.flatMap((m) => FIXTURES[m.at]!.steps.flatMap((s) => (s[0] === 'sow' && s[1] === 'project' && s[2] === 'new' ? [s.includes('--type') ? s[s.indexOf('--type') + 1]! : 'standard'] : []))));
+    const types = new Set(
+      MISTAKES.flatMap((m) => FIXTURES[m.at]!.steps.flatMap((s) => (s[0] === 'sow' && s[1] === 'project' && s[2] === 'new' ? [s.includes('--type') ? s[s.indexOf('--type') + 1]! : 'standard'] : []))),
+    );
     expect([...types].sort()).toEqual(['breakdown', 'design', 'exploration', 'iterative', 'standard']);
-    for (const exit of [1, 2, 3, 4]) expect(MISTAKES.some((m) => m.exit === exit), `no mistake that exits ${exit}`).toBe(true);
+    for (const exit of [1, 2, 3, 4])
+      expect(
+        MISTAKES.some((m) => m.exit === exit),
+        `no mistake that exits ${exit}`,
+      ).toBe(true);
   });
 });
 

@@ -49,7 +49,10 @@ describe('a hand edit of a task file is seen everywhere, at once', () => {
     await sleep(2_100);
     expect(listed(repo)[0]!.status).toBe('paused');
     const index = JSON.parse(repo.read(INDEX));
-    expect(index.entries.map((e: unknown[]) => e[0]), 'the index learnt both tasks').toEqual(['010', '020']);
+    expect(
+      index.entries.map((e: unknown[]) => e[0]),
+      'the index learnt both tasks',
+    ).toEqual(['010', '020']);
     // paused → failed: same length, same inode; only mtime and ctime change.
     editInPlace(repo, taskFile('010'), 'status: paused', 'status: failed');
     expect(listed(repo)[0]!.status).toBe('failed');

@@ -91,7 +91,12 @@ describe('sow task next --claim', () => {
     for (const r of results) expect(repo.yaml(taskFile(r.json!.data.id)).owner.by).toBe(r.json!.data.owner.by);
     // Fewer tasks than claimers: the rest are told there is nothing to claim.
     const more = await Promise.all(Array.from({ length: 8 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `v${i}`, '--json'])));
-    expect(more.filter((r) => r.code === 0).map((r) => r.json!.data.id).sort()).toEqual(['170', '180', '190', '200']);
+    expect(
+      more
+        .filter((r) => r.code === 0)
+        .map((r) => r.json!.data.id)
+        .sort(),
+    ).toEqual(['170', '180', '190', '200']);
     expect(more.filter((r) => r.code !== 0).map((r) => r.json?.error?.code)).toEqual(['NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK']);
   });
   // The lease running out, finishing a claimed task and the owner's own finish: src/app/task.test.ts.
@@ -160,7 +165,11 @@ describe('spawned workers own their task', () => {
     const go = join(s.world.root, 'go');
     const started = join(s.world.root, 'started');
     const late = join(s.world.root, 'late.json');
-    const run = spawnInBackground(s, ['agent', 'spawn', 'implementer', '010'], [{ touch: started }, { wait: go }, { try: ['task', 'set', 'status', 'needs_review'], out: late }, { try: ['agent', 'log', 'still here'], out: `${late}.log` }]);
+    const run = spawnInBackground(
+      s,
+      ['agent', 'spawn', 'implementer', '010'],
+      [{ touch: started }, { wait: go }, { try: ['task', 'set', 'status', 'needs_review'], out: late }, { try: ['agent', 'log', 'still here'], out: `${late}.log` }],
+    );
     await until(() => existsSync(started), 'the worker to start');
     const forced = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--force']);
     expect(forced.code, show(forced)).toBe(0);
@@ -184,9 +193,14 @@ describe('spawned workers own their task', () => {
     const s = agents(repo);
     // As a SIGKILLed `sow agent spawn` leaves it: an owner whose pid has exited.
     const gone = Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
-    const text = repo.read(taskFile('010')).replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  since: "2026-11-26T00:00:00.000Z"`);
+    const text = repo
+      .read(taskFile('010'))
+      .replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  since: "2026-11-26T00:00:00.000Z"`);
     repo.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
-    expect(ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id), 'a stale owner: ready again').toEqual(['010']);
+    expect(
+      ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id),
+      'a stale owner: ready again',
+    ).toEqual(['010']);
     const r = s.sow(['agent', 'spawn', 'implementer', '010']);
     expect(r.code, show(r)).toBe(0);
     const task = repo.yaml(taskFile('010'));
@@ -200,7 +214,12 @@ describe('spawned workers own their task', () => {
     const stat = readFileSync('/proc/1/stat', 'utf8');
     // Out here pid 1 is another process (another start time): looked up, the owner would read as gone.
     const pstart = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) + 1;
-    const text = repo.read(taskFile('010')).replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: 1\n  host: ${hostname()}\n  boot: ${boot}\n  pstart: ${pstart}\n  pidns: "pid:[4026530000]"\n  since: "2026-11-26T00:00:00.000Z"`);
+    const text = repo
+      .read(taskFile('010'))
+      .replace(
+        'metadata: {}',
+        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: 1\n  host: ${hostname()}\n  boot: ${boot}\n  pstart: ${pstart}\n  pidns: "pid:[4026530000]"\n  since: "2026-11-26T00:00:00.000Z"`,
+      );
     repo.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
     expect(ok(repo, ['task', 'next', '--json']).json!.data, 'owned, not ready').toEqual([]);
     expect(expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'TASK_OWNED', { human: true })).toContain('implementer-7 (a worker run by pid 1');
@@ -261,13 +280,19 @@ describe('workers report back', () => {
   it('sow agent log: a note in the worker’s task log; outside a worker a usage error naming sow log', () => {
     const repo = executing(['A']);
     const s = agents(repo);
-    const r = s.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'log', 'Implemented', 'the', 'parser'], ['agent', 'log', '--file', 'src/p.ts', 'Changed a file'], ['task', 'set', 'status', 'needs_review']]) });
+    const r = s.sow(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([
+        ['agent', 'log', 'Implemented', 'the', 'parser'],
+        ['agent', 'log', '--file', 'src/p.ts', 'Changed a file'],
+        ['task', 'set', 'status', 'needs_review'],
+      ]),
+    });
     expect(r.code, show(r)).toBe(0);
     const log = repo.read('.sow/project/phases/implementation/tasks/010/log.md');
     expect(log).toMatch(/agent: implementer-1\naction: note\nresult: success\n---\n\nImplemented the parser\n/);
     expect(repo.yaml(taskFile('010')).outputs.map((o: { path: string }) => o.path)).toEqual(['src/p.ts']);
     const outside = expectFails(repo, ['agent', 'log', 'hello'], 2, 'USAGE', { human: true });
-    expect(outside).toContain("sow log --action");
+    expect(outside).toContain('sow log --action');
   });
 
   it('sow log outside a worker logs as user without --agent', () => {

@@ -52,10 +52,21 @@ describe('npm pack', () => {
     const tgz = join(work, `sow-cli-${PKG.version}.tgz`);
     expect(existsSync(tgz), readdirSync(work).join(', ')).toBe(true);
     const listed = execFileSync('tar', ['tzf', tgz], { encoding: 'utf8' }).split('\n');
-    for (const file of ['package/package.json', 'package/LICENSE', 'package/README.md', 'package/dist/sow.cjs', 'package/dist/core.cjs', 'package/dist/mcp-sdk.cjs', 'package/templates/prompts/NoProject.md']) {
+    for (const file of [
+      'package/package.json',
+      'package/LICENSE',
+      'package/README.md',
+      'package/dist/sow.cjs',
+      'package/dist/core.cjs',
+      'package/dist/mcp-sdk.cjs',
+      'package/templates/prompts/NoProject.md',
+    ]) {
       expect(listed, file).toContain(file);
     }
-    expect(listed.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), 'no sources or tests').toEqual([]);
+    expect(
+      listed.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/')),
+      'no sources or tests',
+    ).toEqual([]);
 
     const prefix = join(work, 'prefix');
     const installed = npm(work, ['install', '--global', '--prefix', prefix, tgz]);

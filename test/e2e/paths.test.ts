@@ -18,7 +18,6 @@ afterEach(() => {
   for (const dir of links.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-
 function executing(tasks?: string[]): Repo {
   const repo = fresh();
   toExecuting(repo, tasks);
@@ -26,8 +25,6 @@ function executing(tasks?: string[]): Repo {
 }
 
 const outputsOf = (repo: Repo, id: string) => repo.yaml(taskFile(id)).outputs.map((o: { type: string; path: string }) => `${o.type}:${o.path}`);
-
-
 
 const LOG = ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success'];
 

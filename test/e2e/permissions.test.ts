@@ -93,8 +93,22 @@ const CLIS: Cli[] = [
     type: 'claude',
     cli: 'claude',
     title: 'Claude Code',
-    safe: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid,
-      '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)', '--allowedTools', 'Bash(npm test)', '--allowedTools', 'Bash(node scripts/lint.mjs "src/*.ts")'],
+    safe: ({ sid }) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      sid,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+      '--allowedTools',
+      'Bash(npm test)',
+      '--allowedTools',
+      'Bash(node scripts/lint.mjs "src/*.ts")',
+    ],
     yolo: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--dangerously-skip-permissions'],
     notes: () => [
       `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
@@ -107,7 +121,9 @@ const CLIS: Cli[] = [
     title: 'Cursor CLI',
     safe: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
     yolo: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--force'],
-    notes: () => ['permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json'],
+    notes: () => [
+      'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+    ],
   },
   {
     type: 'codex',
@@ -129,8 +145,23 @@ const CLIS: Cli[] = [
     type: 'copilot',
     cli: 'copilot',
     title: 'GitHub Copilot CLI',
-    safe: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root,
-      '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--allow-tool', 'shell(npm test)', '--allow-tool', 'shell(node scripts/lint.mjs "src/*.ts")', '--disallow-temp-dir'],
+    safe: ({ sid, root }) => [
+      '--session-id',
+      sid,
+      '--output-format',
+      'json',
+      '-C',
+      root,
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      '--allow-tool',
+      'shell(npm test)',
+      '--allow-tool',
+      'shell(node scripts/lint.mjs "src/*.ts")',
+      '--disallow-temp-dir',
+    ],
     yolo: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-all-tools'],
     notes: () => [
       `permissions=safe: Copilot CLI may edit files in the repository and run ${LISTED}; it refuses anything else`,
@@ -144,7 +175,9 @@ const CLIS: Cli[] = [
     title: 'opencode',
     safe: ({ root }) => ['run', '--format', 'json', '--dir', root],
     yolo: ({ root }) => ['run', '--format', 'json', '--dir', root, '--auto'],
-    notes: ({ dir }) => [`permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`],
+    notes: ({ dir }) => [
+      `permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`,
+    ],
   },
 ];
 const cliOf = (type: string) => CLIS.find((c) => c.type === type)!;
@@ -204,7 +237,11 @@ function expectExactCheckRules(policy: string): void {
   }
 }
 
-const notesOf = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
+const notesOf = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('  Note: '))
+    .map((l) => l.slice('  Note: '.length));
 const openCodeEnv = (call: FakeCall) => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +324,10 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     const call = f.call();
     expect(call.cli).toBe(c.cli);
     expect(call.argv).toEqual(c.yolo({ sid: f.task().session_id, root: f.root, dir: f.dir() }));
-    expect(f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl)$/.test(n)), 'no permission files').toEqual([]);
+    expect(
+      f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl)$/.test(n)),
+      'no permission files',
+    ).toEqual([]);
     expect(openCodeEnv(call)).toEqual([]);
     // Claude Code refuses its skip-all flag as root unless IS_SANDBOX=1: sow sets it then, and says so.
     const root = c.type === 'claude' && IS_ROOT;
@@ -325,7 +365,12 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     expect(existsSync(join(f.root, OUTPUTS)), 'no worker files').toBe(false);
     // config show does not pick one silently.
     const shown = f.ok(['config', 'show']);
-    expect(shown.stdout).toMatch(new RegExp(`^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`, 'm'));
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
+        'm',
+      ),
+    );
   });
 });
 
@@ -364,7 +409,10 @@ const DENIALS: DenialCase[] = [
   {
     type: 'claude',
     deny: ['touch /x', UNIT],
-    denials: [{ tool: 'Bash', input: 'touch /x', kind: 'command' }, { tool: 'Bash', input: UNIT, kind: 'command' }],
+    denials: [
+      { tool: 'Bash', input: 'touch /x', kind: 'command' },
+      { tool: 'Bash', input: UNIT, kind: 'command' },
+    ],
     advice: [
       'Claude Code refused 2 tool calls (permissions: safe):',
       '  Bash: touch /x',
@@ -376,7 +424,10 @@ const DENIALS: DenialCase[] = [
   {
     type: 'cursor',
     deny: ['touch /x', UNIT],
-    denials: [{ tool: 'shell', input: 'touch /x', kind: 'command' }, { tool: 'shell', input: UNIT, kind: 'command' }],
+    denials: [
+      { tool: 'shell', input: 'touch /x', kind: 'command' },
+      { tool: 'shell', input: UNIT, kind: 'command' },
+    ],
     advice: [
       'Cursor CLI refused 2 tool calls (permissions: safe):',
       '  shell: touch /x',
@@ -463,23 +514,28 @@ describe('refused tool calls are reported with how to allow them', () => {
     f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
     const r = f.ok(['agent', 'resume', '010', 'Go on.', '--quiet'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'curl https://example.com', 'touch /x']) });
     expect(r.stdout).toBe('needs_review\n');
-    expect(r.stderr).toBe(block([
-      'Claude Code refused 2 tool calls (permissions: safe):',
-      '  Bash: touch /x',
-      '  Bash: curl https://example.com',
-      'To let a worker run those commands, declare each as a check in .sow/config.yaml:',
-      '  checks:',
-      '    - name: allowed-1',
-      '      run: "touch /x"',
-      '    - name: allowed-2',
-      '      run: "curl https://example.com"',
-      "then allow them on this machine: 'sow check allow'.",
-      ...yoloAdvice('claude', f.world.configPath),
-    ]));
+    expect(r.stderr).toBe(
+      block([
+        'Claude Code refused 2 tool calls (permissions: safe):',
+        '  Bash: touch /x',
+        '  Bash: curl https://example.com',
+        'To let a worker run those commands, declare each as a check in .sow/config.yaml:',
+        '  checks:',
+        '    - name: allowed-1',
+        '      run: "touch /x"',
+        '    - name: allowed-2',
+        '      run: "curl https://example.com"',
+        "then allow them on this machine: 'sow check allow'.",
+        ...yoloAdvice('claude', f.world.configPath),
+      ]),
+    );
     expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
     // --json keeps every refusal the CLI reported, repeats too.
     const j = f.ok(['agent', 'resume', '010', 'Again.', '--json', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'touch /x']) });
-    expect(j.json?.data.denials).toEqual([{ tool: 'Bash', input: 'touch /x', kind: 'command' }, { tool: 'Bash', input: 'touch /x', kind: 'command' }]);
+    expect(j.json?.data.denials).toEqual([
+      { tool: 'Bash', input: 'touch /x', kind: 'command' },
+      { tool: 'Bash', input: 'touch /x', kind: 'command' },
+    ]);
     expect(j.stderr).toBe(block(['Claude Code refused a tool call (permissions: safe):', '  Bash: touch /x', ...declareTouch, ...yoloAdvice('claude', f.world.configPath)]));
   });
 
@@ -490,11 +546,7 @@ describe('refused tool calls are reported with how to allow them', () => {
     const f = fixture(configFor(type, ['permissions: yolo']));
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
     expect(r.stdout).toBe('needs_review\n');
-    expect(r.stderr).toBe(block([
-      `${title} refused a tool call (permissions: yolo):`,
-      line,
-      `${title} refused it even with permissions: yolo: its own configuration denies it.`,
-    ]));
+    expect(r.stderr).toBe(block([`${title} refused a tool call (permissions: yolo):`, line, `${title} refused it even with permissions: yolo: its own configuration denies it.`]));
   });
 
   it('nothing refused: no denial text at all, and data.denials is empty', () => {
@@ -516,10 +568,15 @@ describe('a worker that fails after a refusal: the error carries the refused cal
     const r = f.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_FAIL: '1', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
     expect(r.code, show(r)).toBe(5);
     expect(r.stdout).toBe('');
-    const events = join(f.dir(), f.outputs().find((n) => n.endsWith('-spawn.jsonl'))!);
+    const events = join(
+      f.dir(),
+      f.outputs().find((n) => n.endsWith('-spawn.jsonl'))!,
+    );
     const advice = ['Claude Code refused a tool call (permissions: safe):', '  Bash: touch /x', ...declareTouch, ...yoloAdvice('claude', f.world.configPath)];
     const error = r.stderr.slice(r.stderr.indexOf('error: '));
-    expect(error).toBe(`error: claude exited with code 1\nhint: its last error output:\nclaude: API Error: 529 overloaded (fake)\n${block(advice)}its events are in ${events}; the session is kept, so you can resume it\n`);
+    expect(error).toBe(
+      `error: claude exited with code 1\nhint: its last error output:\nclaude: API Error: 529 overloaded (fake)\n${block(advice)}its events are in ${events}; the session is kept, so you can resume it\n`,
+    );
     expect(count(r.stderr, 'refused a tool call'), 'said once, in the error').toBe(1);
     // The session was recorded before the worker started; nothing else changed.
     expect(f.task()).toMatchObject({ status: 'in_progress', outputs: [] });

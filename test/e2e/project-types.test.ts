@@ -21,13 +21,19 @@ describe('the registry through the CLI', () => {
     expect(r.stdout).toMatch(/^design +design\/ +Write design documents/m);
     expect(r.stdout).toMatch(/^breakdown +breakdown\/ +/m);
     expect(r.stdout).toMatch(/^iterative +iter\/ +Iterative work/m);
-    expect(j.data.map((t: any) => [t.name, t.branch_prefix])).toEqual([['standard', 'feat/'], ['exploration', 'explore/'], ['design', 'design/'], ['breakdown', 'breakdown/'], ['iterative', 'iter/']]);
+    expect(j.data.map((t: any) => [t.name, t.branch_prefix])).toEqual([
+      ['standard', 'feat/'],
+      ['exploration', 'explore/'],
+      ['design', 'design/'],
+      ['breakdown', 'breakdown/'],
+      ['iterative', 'iter/'],
+    ]);
     // The columns line up: every description starts at one place (breakdown/ is the longest prefix).
     const lines = r.stdout.trimEnd().split('\n');
     expect(new Set(lines.map((l, i) => l.indexOf(j.data[i].description))).size, r.stdout).toBe(1);
   });
 
-  it('--type picks the type and its branch prefix; a branch with a type\'s prefix implies it; an unknown type is refused', () => {
+  it("--type picks the type and its branch prefix; a branch with a type's prefix implies it; an unknown type is refused", () => {
     const repo = fresh();
     const r = ok(repo, ['project', 'new', 'jwt-libs', '--type', 'exploration', '--description', 'Which JWT library?']);
     expect(r.stdout).toBe('Active\n');
@@ -76,12 +82,30 @@ describe('exploration, start to finish through the CLI', () => {
     expect(ok(repo, ['project', 'continue']).stdout).toContain('.sow/knowledge/explorations/jwt-libs/');
     expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this exploration project has no pull request');
     const history = ok(repo, ['project', 'history']).stdout;
-    expect(history.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1])).toEqual(['project_init', 'topics_done', 'summaries_approved']);
+    expect(
+      history
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[1]),
+    ).toEqual(['project_init', 'topics_done', 'summaries_approved']);
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
     expect(repo.exists('.sow/project')).toBe(false);
     expect(readFileSync(join(repo.dir, '.sow/knowledge/explorations/jwt-libs/summary.md'), 'utf8')).toBe('# Which JWT library?\n\njose.\n');
     const index = parse(repo.read('.sow/knowledge/index.yaml'));
-    expect(index).toEqual({ entries: [{ type: 'exploration', topic: 'Which JWT library?', name: 'jwt-libs', branch: 'explore/jwt-libs', date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), tags: ['auth', 'jwt'], path: '.sow/knowledge/explorations/jwt-libs', files: ['.sow/knowledge/explorations/jwt-libs/summary.md'] }] });
+    expect(index).toEqual({
+      entries: [
+        {
+          type: 'exploration',
+          topic: 'Which JWT library?',
+          name: 'jwt-libs',
+          branch: 'explore/jwt-libs',
+          date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+          tags: ['auth', 'jwt'],
+          path: '.sow/knowledge/explorations/jwt-libs',
+          files: ['.sow/knowledge/explorations/jwt-libs/summary.md'],
+        },
+      ],
+    });
     // The next one is added to the same index.
     ok(repo, ['project', 'new', 'caching', '--type', 'exploration', '--branch', 'explore/caching', '--description', 'Cache or not']);
     ok(repo, ['task', 'add', 'redis']);

@@ -11,10 +11,21 @@ describe('sow prompt', () => {
     expect(r.status).toBe(0);
     const names = r.stdout.trim().split('\n');
     for (const expected of [
-      'guidance/implementer/base', 'guidance/implementer/tdd', 'guidance/implementer/feature', 'guidance/implementer/bug', 'guidance/implementer/refactor',
-      'guidance/reviewer/base', 'guidance/planner/base', 'guidance/researcher/base', 'guidance/architect/base', 'guidance/decomposer/base',
-      'orchestrator/standard/PlanningActive', 'orchestrator/standard/ReviewActive', 'orchestrator/standard/FinalizeDelete',
-    ]) expect(names, expected).toContain(expected);
+      'guidance/implementer/base',
+      'guidance/implementer/tdd',
+      'guidance/implementer/feature',
+      'guidance/implementer/bug',
+      'guidance/implementer/refactor',
+      'guidance/reviewer/base',
+      'guidance/planner/base',
+      'guidance/researcher/base',
+      'guidance/architect/base',
+      'guidance/decomposer/base',
+      'orchestrator/standard/PlanningActive',
+      'orchestrator/standard/ReviewActive',
+      'orchestrator/standard/FinalizeDelete',
+    ])
+      expect(names, expected).toContain(expected);
   });
 
   it('prints a prompt as it is, and works outside any repository', () => {

@@ -30,10 +30,14 @@ const bin = join(top, 'bin');
 mkdirSync(bin);
 writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`, { mode: 0o755 });
 /** The editor a person would use: it writes a short document to the file it is given. */
-writeFileSync(join(bin, 'editor'), `#!/bin/sh
+writeFileSync(
+  join(bin, 'editor'),
+  `#!/bin/sh
 mkdir -p "$(dirname "$1")"
 printf '# %s\\n\\nWritten in the README test, as a person would write it.\\n' "$(basename "$1" .md)" > "$1"
-`, { mode: 0o755 });
+`,
+  { mode: 0o755 },
+);
 const tools = ['git', 'sh', 'mkdir', 'dirname', 'basename', 'printf'].map((t) => dirname(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim()));
 const PATH = [bin, dirname(process.execPath), ...new Set(tools)].join(':');
 
@@ -104,7 +108,11 @@ function runSteps(steps: Step[], startIn: string): void {
     if (step.exit !== 0) expect(r.stderr, `${said}\na refusal says why`).toMatch(/^error: /m);
     cwd = readFileSync(where, 'utf8').trim();
     if (step.state !== undefined) expect(r.stdout.trim().split('\n').at(-1), said).toBe(step.state);
-    if (step.output.length) expect(r.stdout.split('\n').filter((l) => /^\[\d+\] /.test(l)), said).toEqual(step.output);
+    if (step.output.length)
+      expect(
+        r.stdout.split('\n').filter((l) => /^\[\d+\] /.test(l)),
+        said,
+      ).toEqual(step.output);
   }
 }
 
@@ -129,10 +137,13 @@ describe('the README runs as written', () => {
   });
 
   const types = bashBlocks(README, 'Project types');
-  it.each(types.map((b) => [b.text.find((l) => l.startsWith('sow project new'))?.match(/--type (\w+)/)?.[1] ?? '?', b] as const))('the %s project type: its block in a repository of its own', (_type, block) => {
-    const { repo } = yourRepo();
-    runSteps(stepsOf(block), repo);
-  });
+  it.each(types.map((b) => [b.text.find((l) => l.startsWith('sow project new'))?.match(/--type (\w+)/)?.[1] ?? '?', b] as const))(
+    'the %s project type: its block in a repository of its own',
+    (_type, block) => {
+      const { repo } = yourRepo();
+      runSteps(stepsOf(block), repo);
+    },
+  );
 });
 
 describe('reading the README', () => {

@@ -99,7 +99,13 @@ describe('sow refs add | list', () => {
     expect(index).toEqual({ version: 1, refs: [{ link: 'style', source: src.shared, semantic: 'knowledge', tags: ['style', 'docs'], description: 'House style' }] });
     expect(repo.read('.sow/refs/index.json')).not.toContain(env['XDG_CACHE_HOME']!);
     repo.git(['add', '-A']);
-    expect(repo.git(['diff', '--cached', '--name-only']).split('\n').filter((f) => f.startsWith('.sow/refs/')).sort()).toEqual(['.sow/refs/.gitignore', '.sow/refs/.gitkeep', '.sow/refs/index.json']);
+    expect(
+      repo
+        .git(['diff', '--cached', '--name-only'])
+        .split('\n')
+        .filter((f) => f.startsWith('.sow/refs/'))
+        .sort(),
+    ).toEqual(['.sow/refs/.gitignore', '.sow/refs/.gitkeep', '.sow/refs/index.json']);
     // The cache index knows the commit and who uses it.
     const cache = JSON.parse(readFileSync(join(env['XDG_CACHE_HOME']!, 'sow/refs/index.json'), 'utf8'));
     const entry = Object.values(cache.entries)[0] as any;
@@ -126,7 +132,12 @@ describe('sow refs add | list', () => {
     expect(readlinkSync(join(repo.dir, '.sow/refs/notes')).startsWith(env['XDG_CACHE_HOME']!), 'a copy in the cache, not the folder itself').toBe(true);
     expect(JSON.parse(repo.read('.sow/refs/index.json')).refs.map((x: any) => x.link)).toEqual(['guide']);
     expect(JSON.parse(repo.read('.sow/refs/index.local.json')).refs.map((x: any) => x.link)).toEqual(['mine', 'notes']);
-    expect(repo.git(['status', '--porcelain', '--untracked-files=all']).split('\n').filter((l) => l.includes('refs/'))).toEqual(['?? .sow/refs/.gitignore', '?? .sow/refs/.gitkeep', '?? .sow/refs/index.json']);
+    expect(
+      repo
+        .git(['status', '--porcelain', '--untracked-files=all'])
+        .split('\n')
+        .filter((l) => l.includes('refs/')),
+    ).toEqual(['?? .sow/refs/.gitignore', '?? .sow/refs/.gitkeep', '?? .sow/refs/index.json']);
     // --branch: that branch's files, in a checkout of its own.
     src.branch('v2', 'README.md', '# v2 rules\n');
     ok(repo, ['refs', 'add', src.url, '--link', 'style-v2', '--branch', 'v2'], { env });
@@ -197,7 +208,7 @@ describe('sow refs status | update', () => {
     expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
   });
 
-  it('on a terminal, a fetch that takes longer than a second shows a spinner with the link\'s name; without one, nothing', () => {
+  it("on a terminal, a fetch that takes longer than a second shows a spinner with the link's name; without one, nothing", () => {
     const repo = fresh();
     const src = source();
     const env = cacheEnv();
@@ -229,7 +240,9 @@ describe('sow refs status | update', () => {
     execFileSync('git', [...GIT_ID, 'add', 'LOCAL.md'], { cwd: checkout });
     execFileSync('git', [...GIT_ID, 'commit', '-q', '-m', 'local'], { cwd: checkout });
     expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(/^style {2}ahead by 1 \([0-9a-f]{7}\)\n$/);
-    expect(ok(repo, ['refs', 'update'], { env }).stdout, 'nothing to take: left as it is').toMatch(/^style {2}ahead, kept at [0-9a-f]{7}: 1 commit\(s\) made in the cache that the source does not have; kept\n$/);
+    expect(ok(repo, ['refs', 'update'], { env }).stdout, 'nothing to take: left as it is').toMatch(
+      /^style {2}ahead, kept at [0-9a-f]{7}: 1 commit\(s\) made in the cache that the source does not have; kept\n$/,
+    );
     src.push('README.md', '# upstream\n');
     expect(ok(repo, ['refs', 'status'], { env }).stdout).toBe('style  diverged: 1 ahead, 1 behind\n');
     const r = repo.sow(['refs', 'update'], { env });
@@ -310,7 +323,7 @@ describe('agents find the refs', () => {
     expect(prompt).toContain('- `.sow/refs/style` (knowledge; style): House style');
   });
 
-  it('a spawned worker\'s prompt lists them too', () => {
+  it("a spawned worker's prompt lists them too", () => {
     const repo = fresh();
     const src = source();
     const env = cacheEnv();

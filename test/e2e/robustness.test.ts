@@ -65,7 +65,11 @@ function editYaml(r: Repo, rel: string, edit: (doc: ReturnType<typeof parseDocum
   writeFileSync(join(r.dir, rel), doc.toString());
 }
 
-interface Summary { id: string; name: string; status: string }
+interface Summary {
+  id: string;
+  name: string;
+  status: string;
+}
 
 /**
  * `task list` and every `task get` agree, every summary has a complete task folder and every task
@@ -82,8 +86,7 @@ function expectConsistent(r: Repo): Summary[] {
   for (const t of tasks) {
     const got = r.sow(['task', 'get', '--id', t.id, '--json']);
     expect(got.code, `task get --id ${t.id}: ${got.stderr}${got.stdout}`).toBe(0);
-    expect({ id: got.json!.data.id, name: got.json!.data.name, status: got.json!.data.status }, `task ${t.id}: list and get agree`)
-      .toEqual({ id: t.id, name: t.name, status: t.status });
+    expect({ id: got.json!.data.id, name: got.json!.data.name, status: got.json!.data.status }, `task ${t.id}: list and get agree`).toEqual({ id: t.id, name: t.name, status: t.status });
   }
   const dirs = existsSync(join(r.dir, TASKS_DIR)) ? readdirSync(join(r.dir, TASKS_DIR)).filter((n) => !n.startsWith('.')) : [];
   expect([...dirs].sort(), 'every task folder has a summary and every summary a folder').toEqual([...ids].sort());
@@ -142,7 +145,10 @@ function deadPid(): number {
 
 function assertAllOk(results: RunResult[], what: string): void {
   const failed = results.map((r, i) => ({ i, r })).filter(({ r }) => r.code !== 0);
-  expect(failed.map(({ i, r }) => `#${i} exit ${r.code}: ${r.stderr.trim()} ${r.stdout.trim()}`), `every ${what} succeeded`).toEqual([]);
+  expect(
+    failed.map(({ i, r }) => `#${i} exit ${r.code}: ${r.stderr.trim()} ${r.stdout.trim()}`),
+    `every ${what} succeeded`,
+  ).toEqual([]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,12 +158,7 @@ describe('state files are validated on every read and never overwritten when inv
     repo = makeRepo();
     toExecuting(repo);
     writeFileSync(join(repo.dir, PROJECT), `${repo.read(PROJECT)}extra: [unclosed\n`);
-    expectRefused(repo, [
-      ['task', 'list'],
-      ['task', 'add', 'Another'],
-      ['phase', 'set', 'metadata.a', 'b'],
-      ['advance'],
-    ], PROJECT, undefined);
+    expectRefused(repo, [['task', 'list'], ['task', 'add', 'Another'], ['phase', 'set', 'metadata.a', 'b'], ['advance']], PROJECT, undefined);
   });
 
   it('a task status that is no status gives exit 4 naming the task file and the field', () => {
@@ -165,12 +166,17 @@ describe('state files are validated on every read and never overwritten when inv
     toExecuting(repo);
     const file = taskFile('010');
     editYaml(repo, file, (doc) => doc.set('status', 'bogus'));
-    expectRefused(repo, [
-      ['task', 'get', '--id', '010'],
-      ['task', 'set', '--id', '010', 'name', 'Renamed'],
-      ['task', 'abandon', '--id', '010'],
-      ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'refs/a.md'],
-    ], file, 'status');
+    expectRefused(
+      repo,
+      [
+        ['task', 'get', '--id', '010'],
+        ['task', 'set', '--id', '010', 'name', 'Renamed'],
+        ['task', 'abandon', '--id', '010'],
+        ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'refs/a.md'],
+      ],
+      file,
+      'status',
+    );
     // The other task is untouched and still usable.
     ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
     expect(repo.read(file)).toContain('status: bogus');
@@ -181,22 +187,32 @@ describe('state files are validated on every read and never overwritten when inv
     toExecuting(repo);
     const file = taskFile('020');
     editYaml(repo, file, (doc) => doc.delete('name'));
-    expectRefused(repo, [
-      ['task', 'get', '--id', '020'],
-      ['task', 'set', '--id', '020', 'metadata.x', 'y'],
-    ], file, 'name');
+    expectRefused(
+      repo,
+      [
+        ['task', 'get', '--id', '020'],
+        ['task', 'set', '--id', '020', 'metadata.x', 'y'],
+      ],
+      file,
+      'name',
+    );
   });
 
   it('an iteration of "x" in the project file gives exit 4 with the field path, and writes leave it alone', () => {
     repo = makeRepo();
     toExecuting(repo);
     editYaml(repo, PROJECT, (doc) => doc.setIn(['phases', 'implementation', 'iteration'], 'x'));
-    expectRefused(repo, [
-      ['task', 'list'],
-      ['phase', 'set', 'iteration', '2'],
-      ['task', 'add', 'Another'],
-      ['output', 'add', '--phase', 'review', '--type', 'review', '--path', 'review/r.md'],
-    ], PROJECT, 'phases.implementation.iteration');
+    expectRefused(
+      repo,
+      [
+        ['task', 'list'],
+        ['phase', 'set', 'iteration', '2'],
+        ['task', 'add', 'Another'],
+        ['output', 'add', '--phase', 'review', '--type', 'review', '--path', 'review/r.md'],
+      ],
+      PROJECT,
+      'phases.implementation.iteration',
+    );
   });
 
   it('an unreadable task state.yaml gives exit 4 naming the file; fixing it by hand makes sow work again', () => {
@@ -205,10 +221,15 @@ describe('state files are validated on every read and never overwritten when inv
     const file = taskFile('010');
     const good = repo.read(file);
     writeFileSync(join(repo.dir, file), 'id: "010"\nname: [unclosed\n');
-    expectRefused(repo, [
-      ['task', 'get', '--id', '010'],
-      ['task', 'set', '--id', '010', 'status', 'in_progress'],
-    ], file, undefined);
+    expectRefused(
+      repo,
+      [
+        ['task', 'get', '--id', '010'],
+        ['task', 'set', '--id', '010', 'status', 'in_progress'],
+      ],
+      file,
+      undefined,
+    );
     writeFileSync(join(repo.dir, file), good);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     expect(repo.yaml(file).status).toBe('in_progress');
@@ -380,9 +401,8 @@ describe('concurrent writers lose nothing', () => {
     toExecuting(repo, ['Target task', 'Other task']);
     const r = repo;
     const jobs = Array.from({ length: 16 }, (_, i) =>
-      i % 2 === 0
-        ? r.sowAsync(['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', `refs/r${i}.md`])
-        : r.sowAsync(['task', 'set', '--id', '010', `metadata.k${i}`, `v${i}`]));
+      i % 2 === 0 ? r.sowAsync(['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', `refs/r${i}.md`]) : r.sowAsync(['task', 'set', '--id', '010', `metadata.k${i}`, `v${i}`]),
+    );
     assertAllOk(await Promise.all(jobs), 'task write');
     const task = ok(r, ['task', 'get', '--id', '010', '--json']).json!.data;
     const inputs = ok(r, ['task', 'input', 'list', '--id', '010', '--json']).json!.data as { path: string }[];
@@ -398,9 +418,8 @@ describe('concurrent writers lose nothing', () => {
     ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
     const r = repo;
     const jobs = Array.from({ length: 16 }, (_, i) =>
-      i % 2 === 0
-        ? r.sowAsync(['output', 'add', '--type', 'task_list', '--path', `planning/t${i}.md`])
-        : r.sowAsync(['phase', 'set', `metadata.k${i}`, `v${i}`]));
+      i % 2 === 0 ? r.sowAsync(['output', 'add', '--type', 'task_list', '--path', `planning/t${i}.md`]) : r.sowAsync(['phase', 'set', `metadata.k${i}`, `v${i}`]),
+    );
     assertAllOk(await Promise.all(jobs), 'project write');
     const outputs = ok(r, ['output', 'list', '--json']).json!.data as { index: number; path: string }[];
     expect(outputs.map((a) => a.path).sort()).toEqual([0, 2, 4, 6, 8, 10, 12, 14].map((i) => `planning/t${i}.md`).sort());
@@ -413,12 +432,12 @@ describe('concurrent writers lose nothing', () => {
   it('16 concurrent status and name changes across tasks keep list and get in step', async () => {
     repo = makeRepo();
     const ids = ['010', '020', '030', '040', '050', '060', '070', '080'];
-    toExecuting(repo, ids.map((id) => `Task ${id}`));
+    toExecuting(
+      repo,
+      ids.map((id) => `Task ${id}`),
+    );
     const r = repo;
-    const jobs = ids.flatMap((id) => [
-      r.sowAsync(['task', 'set', '--id', id, 'status', 'in_progress']),
-      r.sowAsync(['task', 'set', '--id', id, 'name', `Renamed ${id}`]),
-    ]);
+    const jobs = ids.flatMap((id) => [r.sowAsync(['task', 'set', '--id', id, 'status', 'in_progress']), r.sowAsync(['task', 'set', '--id', id, 'name', `Renamed ${id}`])]);
     assertAllOk(await Promise.all(jobs), 'task set');
     const tasks = expectConsistent(r);
     expect(tasks.map((t) => [t.id, t.status, t.name])).toEqual(ids.map((id) => [id, 'in_progress', `Renamed ${id}`]));
@@ -454,7 +473,11 @@ describe('the lock', () => {
     const r = repo;
     writeFileSync(join(r.dir, LOCK), JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now() }));
     const before = r.snapshot();
-    const child = spawn(process.execPath, [SOW, 'phase', 'set', 'metadata.waited', 'yes'], { cwd: r.dir, env: { ...process.env, NO_COLOR: '1', SOW_LOCK_TIMEOUT: '120' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [SOW, 'phase', 'set', 'metadata.waited', 'yes'], {
+      cwd: r.dir,
+      env: { ...process.env, NO_COLOR: '1', SOW_LOCK_TIMEOUT: '120' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     // It says whom it waits for after a second of finding the holder alive.
@@ -511,7 +534,10 @@ describe('SIGKILL during writes', () => {
       const folder = `${TASKS_DIR}/030`;
       const files = Object.fromEntries(['state.yaml', 'description.md', 'log.md', 'feedback/.gitkeep'].map((f) => [f, copy.read(`${folder}/${f}`)]));
       // Killed after the commit point, with the folder moved into place and the project not yet.
-      writeJournal(repo, [{ to: folder, files }, { to: PROJECT, text: copy.read(PROJECT) }]);
+      writeJournal(repo, [
+        { to: folder, files },
+        { to: PROJECT, text: copy.read(PROJECT) },
+      ]);
       spawnSync('cp', ['-a', join(repo.dir, '.sow/.runtime/tmp/crafted-0.tmp'), join(repo.dir, folder)]);
       rmSync(join(repo.dir, '.sow/.runtime/tmp/crafted-0.tmp'), { recursive: true });
       const got = repo.sow(['task', 'get', '--id', '030', '--json']);
@@ -543,7 +569,10 @@ describe('SIGKILL during writes', () => {
       caught++;
       expectConsistent(r);
       const outputs = ok(r, ['task', 'output', 'list', '--id', '010', '--json']).json!.data as { path: string }[];
-      expect(outputs.map((o) => o.path), 'a committed transaction is never lost').toContain(file);
+      expect(
+        outputs.map((o) => o.path),
+        'a committed transaction is never lost',
+      ).toContain(file);
       expect(r.read(`${TASKS_DIR}/010/log.md`)).toContain(`entry ${attempt}`);
     }
     expect(caught, 'managed to kill a process between its journal and its last write').toBeGreaterThan(0);
@@ -560,26 +589,26 @@ describe('SIGKILL during writes', () => {
     ok(r, ['task', 'set', '--id', '010', 'metadata.calibrate', '1']);
     const window = Math.max(150, Date.now() - t0);
     const statuses = ['pending', 'in_progress', 'needs_review', 'paused', 'completed'];
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
     let kills = 0;
     const ITERATIONS = 13;
     for (let i = 0; i < ITERATIONS; i++) {
       const known = ['010', '020'];
       const commands = [
         ['task', 'add', `Kill loop ${i}`, '--agent', 'implementer'],
-        Math.random() < 0.6
-          ? ['task', 'set', '--id', pick(known), 'status', pick(statuses)]
-          : ['task', 'set', '--id', pick(known), 'name', `Renamed in loop ${i}`],
+        Math.random() < 0.6 ? ['task', 'set', '--id', pick(known), 'status', pick(statuses)] : ['task', 'set', '--id', pick(known), 'name', `Renamed in loop ${i}`],
       ];
       const children = commands.map((args) => spawnSow(r, args));
-      const outcomes = await Promise.all(children.map(async (child) => {
-        await sleep(Math.random() * window);
-        child.kill('SIGKILL');
-        return exited(child);
-      }));
+      const outcomes = await Promise.all(
+        children.map(async (child) => {
+          await sleep(Math.random() * window);
+          child.kill('SIGKILL');
+          return exited(child);
+        }),
+      );
       kills += outcomes.filter((o) => o.signal === 'SIGKILL').length;
     }
-    expect(kills, "most processes were killed before they finished").toBeGreaterThanOrEqual(10);
+    expect(kills, 'most processes were killed before they finished').toBeGreaterThanOrEqual(10);
 
     // The state still loads, list and get agree, folders match summaries.
     const tasks = expectConsistent(r);

@@ -13,8 +13,6 @@ const fresh = useRepos();
 const planning = () => inPlanning(fresh);
 const implementationPlanning = () => inImplementationPlanning(fresh);
 
-
-
 function executing(tasks?: string[]): Repo {
   const repo = fresh();
   toExecuting(repo, tasks);
@@ -32,8 +30,6 @@ function reviewActive(): Repo {
 function out(repo: Repo, args: string[]): string {
   return ok(repo, args).stdout.replace(/\n$/, '');
 }
-
-
 
 describe('did you mean', () => {
   it('task set/get: unknown names go to metadata, near misses of a field are refused, metadata.<name> stores exactly that name', () => {
@@ -186,7 +182,11 @@ describe('task ids', () => {
 
     const ids = ['010', '015', '020', '980', '990', '1000', '1010'];
     expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data.map((t: { id: string }) => t.id)).toEqual(ids);
-    expect(out(repo, ['task', 'list']).split('\n').map((l) => /^\[(\d+)\]/.exec(l)?.[1])).toEqual(ids);
+    expect(
+      out(repo, ['task', 'list'])
+        .split('\n')
+        .map((l) => /^\[(\d+)\]/.exec(l)?.[1]),
+    ).toEqual(ids);
 
     // --id 10 finds 010 in every command that takes a task id.
     expect(out(repo, ['task', 'get', '--id', '10', 'name'])).toBe('Ten');

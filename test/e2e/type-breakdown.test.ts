@@ -45,7 +45,11 @@ function fakeGh(): Gh {
   writeFileSync(state, JSON.stringify({ repo: 'acme/api', issues: [{ number: 7, title: 'Old', state: 'OPEN', labels: [], url: 'https://github.com/acme/api/issues/7', body: '' }] }));
   const calls = () => {
     try {
-      return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      return readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
     } catch {
       return [];
     }
@@ -53,7 +57,10 @@ function fakeGh(): Gh {
   return {
     env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}`, FAKE_GH_LOG: log, FAKE_GH_STATE: state },
     calls,
-    creates: () => calls().filter((c: any) => c.argv[0] === 'issue' && c.argv[1] === 'create').map((c: any) => c.argv),
+    creates: () =>
+      calls()
+        .filter((c: any) => c.argv[0] === 'issue' && c.argv[1] === 'create')
+        .map((c: any) => c.argv),
     state: () => JSON.parse(readFileSync(state, 'utf8')),
   };
 }
@@ -148,7 +155,7 @@ describe('breakdown, start to finish through the CLI', () => {
     ok(repo, ['task', 'set', '--id', '030', 'status', 'abandoned']);
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toBe(
       "cannot advance from Active: blocked until every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle\n" +
-      "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'",
+        "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'",
     );
     ok(repo, ['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true']);
     // A completed unit that depends on an abandoned one: both named. (Reopening a completed unit needs --force.)
@@ -180,7 +187,10 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(pub.stdout).toBe('020 → #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n');
     expect(pub.stderr).toContain("published 3 units as issues of acme/api; every completed unit is published: run 'sow advance'");
     expect(gh.creates()).toEqual(['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => ['issue', 'create', '--repo=acme/api', `--title=${title}`, '--body-file=-']));
-    const issues = gh.state().issues.filter((i: any) => i.number > 7).map((i: any) => [i.number, i.title, i.body]);
+    const issues = gh
+      .state()
+      .issues.filter((i: any) => i.number > 7)
+      .map((i: any) => [i.number, i.title, i.body]);
     expect(issues).toEqual([
       [8, 'Token format', '# Token format\n\nHS256, 15 minutes.\n'],
       [9, 'Verify tokens', '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on #8\n'],
@@ -193,7 +203,15 @@ describe('breakdown, start to finish through the CLI', () => {
     // Again: nothing new, and it says so.
     const published = repo.snapshot();
     const again = ok(repo, ['breakdown', 'publish', '--json'], { env: gh.env });
-    expect(expectEnvelope(again).data).toMatchObject({ target: 'github', dry_run: false, units: [{ id: '020', status: 'already_published', issue: 8 }, { id: '030', status: 'already_published', issue: 9, depends_on: ['020'] }, { id: '010', status: 'already_published', issue: 10 }] });
+    expect(expectEnvelope(again).data).toMatchObject({
+      target: 'github',
+      dry_run: false,
+      units: [
+        { id: '020', status: 'already_published', issue: 8 },
+        { id: '030', status: 'already_published', issue: 9, depends_on: ['020'] },
+        { id: '010', status: 'already_published', issue: 10 },
+      ],
+    });
     const plain = ok(repo, ['breakdown', 'publish'], { env: gh.env });
     expect(plain.stdout).toContain('020 already published: #8 https://github.com/acme/api/issues/8\n');
     expect(plain.stderr).toContain('nothing to publish: every completed unit is already published');
@@ -201,21 +219,33 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(repo.snapshot()).toEqual(published);
 
     const history = ok(repo, ['project', 'history']).stdout;
-    expect(history.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1])).toEqual(['project_init', 'discovery_approved', 'units_ready']);
+    expect(
+      history
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[1]),
+    ).toEqual(['project_init', 'discovery_approved', 'units_ready']);
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
     expect(repo.exists('.sow/project')).toBe(false);
     expect(repo.read(`${KNOWLEDGE}/discovery.md`)).toBe('# JWT authentication\n\nStateless tokens for the API.\n');
     for (const id of ['010', '020', '030']) expect(repo.read(`${KNOWLEDGE}/specs/${id}.md`)).toBe(SPECS[id]);
     expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
-      entries: [{
-        type: 'breakdown', topic: 'JWT authentication', name: 'auth', branch: 'breakdown/auth', date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), path: KNOWLEDGE,
-        units: [
-          { id: '010', title: 'Refresh tokens', issue: 10, url: 'https://github.com/acme/api/issues/10', depends_on: ['030'] },
-          { id: '020', title: 'Token format', issue: 8, url: 'https://github.com/acme/api/issues/8', depends_on: [] },
-          { id: '030', title: 'Verify tokens', issue: 9, url: 'https://github.com/acme/api/issues/9', depends_on: ['020'] },
-        ],
-        files: [`${KNOWLEDGE}/discovery.md`, `${KNOWLEDGE}/specs/010.md`, `${KNOWLEDGE}/specs/020.md`, `${KNOWLEDGE}/specs/030.md`],
-      }],
+      entries: [
+        {
+          type: 'breakdown',
+          topic: 'JWT authentication',
+          name: 'auth',
+          branch: 'breakdown/auth',
+          date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+          path: KNOWLEDGE,
+          units: [
+            { id: '010', title: 'Refresh tokens', issue: 10, url: 'https://github.com/acme/api/issues/10', depends_on: ['030'] },
+            { id: '020', title: 'Token format', issue: 8, url: 'https://github.com/acme/api/issues/8', depends_on: [] },
+            { id: '030', title: 'Verify tokens', issue: 9, url: 'https://github.com/acme/api/issues/9', depends_on: ['020'] },
+          ],
+          files: [`${KNOWLEDGE}/discovery.md`, `${KNOWLEDGE}/specs/010.md`, `${KNOWLEDGE}/specs/020.md`, `${KNOWLEDGE}/specs/030.md`],
+        },
+      ],
     });
   });
 
@@ -238,7 +268,12 @@ describe('breakdown, start to finish through the CLI', () => {
     const rest = ok(repo, ['breakdown', 'publish'], { env: gh.env });
     expect(rest.stdout).toBe('020 already published: #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n');
     expect(rest.stderr).toContain('published 2 units as issues of acme/api (1 unit already published)');
-    expect(gh.creates().slice(2).map((argv) => argv[3])).toEqual(['--title=Verify tokens', '--title=Refresh tokens']);
+    expect(
+      gh
+        .creates()
+        .slice(2)
+        .map((argv) => argv[3]),
+    ).toEqual(['--title=Verify tokens', '--title=Refresh tokens']);
     expect(gh.state().issues.map((i: any) => i.number)).toEqual([7, 8, 9, 10]);
     expect(gh.state().issues.find((i: any) => i.number === 9).body).toContain('Depends on #8');
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
@@ -281,7 +316,9 @@ describe('breakdown, start to finish through the CLI', () => {
     const gh = fakeGh();
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
-    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env })).toContain("'sow breakdown publish' belongs to breakdown projects, and this project is standard");
+    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env })).toContain(
+      "'sow breakdown publish' belongs to breakdown projects, and this project is standard",
+    );
     expect(gh.calls()).toEqual([]);
   });
   // A spec that leads out of the repository is never published: src/app/type-breakdown.test.ts.

@@ -115,7 +115,12 @@ describe('design, start to finish through the CLI', () => {
     expect(ok(repo, ['phase', 'get', 'status']).stdout).toBe('in_progress\n');
     expect(ok(repo, ['phase', 'get', 'status', '--phase', 'design']).stdout).toBe('completed\n');
     const history = ok(repo, ['project', 'history']).stdout;
-    expect(history.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1])).toEqual(['project_init', 'documents_approved']);
+    expect(
+      history
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[1]),
+    ).toEqual(['project_init', 'documents_approved']);
     const finalizing = ok(repo, ['project', 'continue']).stdout;
     expect(finalizing).toContain('# sow: storage — Finalizing');
     expect(finalizing).toContain('.sow/knowledge/adrs/');
@@ -130,16 +135,23 @@ describe('design, start to finish through the CLI', () => {
     expect(repo.read('.sow/knowledge/designs/flow.mmd')).toBe('graph LR; app-->db\n');
     expect(repo.exists('.sow/knowledge/designs/caching.md')).toBe(false);
     expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
-      entries: [{
-        type: 'design', topic: 'Where do we store events?', name: 'storage', branch: 'design/storage', date: DATE, tags: ['storage', 'postgres'],
-        documents: [
-          { task: '010', type: 'adr', title: 'Use Postgres' },
-          { task: '020', type: 'design', title: 'Event store design' },
-          { task: '020', type: 'spec', title: 'Event store design' },
-          { type: 'diagram', title: 'flow.mmd' },
-        ],
-        files: ['.sow/knowledge/adrs/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/designs/events.md', '.sow/knowledge/designs/flow.mmd'],
-      }],
+      entries: [
+        {
+          type: 'design',
+          topic: 'Where do we store events?',
+          name: 'storage',
+          branch: 'design/storage',
+          date: DATE,
+          tags: ['storage', 'postgres'],
+          documents: [
+            { task: '010', type: 'adr', title: 'Use Postgres' },
+            { task: '020', type: 'design', title: 'Event store design' },
+            { task: '020', type: 'spec', title: 'Event store design' },
+            { type: 'diagram', title: 'flow.mmd' },
+          ],
+          files: ['.sow/knowledge/adrs/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/designs/events.md', '.sow/knowledge/designs/flow.mmd'],
+        },
+      ],
     });
     expect(repo.sow(['project', 'status']).code).not.toBe(0);
   });

@@ -60,7 +60,14 @@ function planning(repo: Repo, name = 'lit', description = 'Literature review'): 
   expect(ok(repo, ['advance']).stdout).toBe('PlanActive\n');
 }
 
-interface Def { id: string; title: string; criteria: string; output: string; max: number; after?: string }
+interface Def {
+  id: string;
+  title: string;
+  criteria: string;
+  output: string;
+  max: number;
+  after?: string;
+}
 
 /** Defines the work phases, approves the plan: ExecuteActive. */
 function executing(repo: Repo, defs: Def[], name?: string, description?: string): void {
@@ -119,10 +126,18 @@ describe('iterative, start to finish through the CLI', () => {
     // ---- DiscoverActive: the brief, written from the template and recorded as the output ----
     const s0 = state(repo);
     expect(s0).toMatchObject({ name: 'lit-review', type: 'iterative', branch: 'iter/lit-review', statechart: { current_state: 'DiscoverActive' } });
-    expect(Object.fromEntries(Object.entries(s0.phases).map(([k, v]: [string, any]) => [k, v.status]))).toEqual({ discover: 'in_progress', plan: 'pending', execute: 'pending', verify: 'pending', deliver: 'pending' });
+    expect(Object.fromEntries(Object.entries(s0.phases).map(([k, v]: [string, any]) => [k, v.status]))).toEqual({
+      discover: 'in_progress',
+      plan: 'pending',
+      execute: 'pending',
+      verify: 'pending',
+      deliver: 'pending',
+    });
     expect(s0.phases.discover.outputs).toEqual([{ type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO }]);
     const brief = repo.read(`${P}/brief.md`);
-    expect(brief).toMatch(new RegExp(`^# Literature review\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n\\*\\*Domain:\\*\\* \\{research\\|writing\\|analysis\\|planning\\|software\\}\\n\\n## Outcome Needed\\n`));
+    expect(brief).toMatch(
+      new RegExp(`^# Literature review\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n\\*\\*Domain:\\*\\* \\{research\\|writing\\|analysis\\|planning\\|software\\}\\n\\n## Outcome Needed\\n`),
+    );
     for (const h of ['## Done When', '## Constraints', '## Notes']) expect(brief).toContain(h);
     expect(repo.read(CONTEXT)).toMatch(/^# Literature review Context\n\n<!-- Keep it under 200 words: every iteration reads it. -->\n\n\*\*Goal:\*\*/);
     expect(repo.read(PROGRESS)).toBe('# Progress Log\n');
@@ -154,7 +169,9 @@ describe('iterative, start to finish through the CLI', () => {
     // sow records plan.md as the plan phase's output, not approved.
     expect(state(repo).phases.plan.outputs).toEqual([{ type: 'plan', path: 'plan.md', approved: false, created_at: AN_ISO }]);
     const gaps = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(gaps).toContain(`R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`);
+    expect(gaps).toContain(
+      `R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`,
+    );
     // Approving a plan with gaps does not get past the guard: the gaps are still named.
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('R1 has no criteria');
@@ -176,36 +193,38 @@ describe('iterative, start to finish through the CLI', () => {
 
     const plan = repo.read(PLAN);
     expect(plan).toMatch(new RegExp(`^# Literature review - Phases\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n`));
-    expect(plan.slice(plan.indexOf('**Domain:**'))).toBe([
-      '**Domain:** research',
-      '**Total:** 3 phases',
-      '',
-      '<!-- Written by sow from the work phases (sow iter phase add|set); edits here are overwritten. -->',
-      '',
-      '## Phases',
-      '',
-      '- [ ] **R1**: Collect sources',
-      '  - Criteria: 10 sources, each summarised',
-      '  - Output: `outputs/sources.md`',
-      '  - Max iterations: 3',
-      '',
-      '- [ ] **R2**: Write the review',
-      '  - Criteria: 2000 words citing every source',
-      '  - Output: `outputs/review.md`',
-      '  - Max iterations: 4',
-      '  - After: R1',
-      '',
-      '- [ ] **R3**: Executive summary',
-      '  - Criteria: one page',
-      '  - Output: `outputs/summary.md`',
-      '  - Max iterations: 2',
-      '  - After: R2',
-      '',
-      '## Dependencies',
-      '',
-      'R1 → R2 → R3 (sequential)',
-      '',
-    ].join('\n'));
+    expect(plan.slice(plan.indexOf('**Domain:**'))).toBe(
+      [
+        '**Domain:** research',
+        '**Total:** 3 phases',
+        '',
+        '<!-- Written by sow from the work phases (sow iter phase add|set); edits here are overwritten. -->',
+        '',
+        '## Phases',
+        '',
+        '- [ ] **R1**: Collect sources',
+        '  - Criteria: 10 sources, each summarised',
+        '  - Output: `outputs/sources.md`',
+        '  - Max iterations: 3',
+        '',
+        '- [ ] **R2**: Write the review',
+        '  - Criteria: 2000 words citing every source',
+        '  - Output: `outputs/review.md`',
+        '  - Max iterations: 4',
+        '  - After: R1',
+        '',
+        '- [ ] **R3**: Executive summary',
+        '  - Criteria: one page',
+        '  - Output: `outputs/summary.md`',
+        '  - Max iterations: 2',
+        '  - After: R2',
+        '',
+        '## Dependencies',
+        '',
+        'R1 → R2 → R3 (sequential)',
+        '',
+      ].join('\n'),
+    );
     // plan.md is never read back: an edit of it changes nothing, and the next change overwrites it.
     repo.write(PLAN, '# hand-edited\n');
     expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("show the human .sow/project/plan.md; when they agree, approve it: 'sow output set --phase plan --index 0 approved true'");
@@ -243,9 +262,16 @@ describe('iterative, start to finish through the CLI', () => {
     finish(repo, 'R3');
     // A confirmation is numbered apart: only work iterations take an iteration's number.
     expect(headings(repo)).toEqual([
-      'R1 - Iteration 1', 'R1 - Iteration 2', 'R1 - Confirmation 1', 'R1 - Verification',
-      'R2 - Iteration 1', 'R2 - Confirmation 1', 'R2 - Verification',
-      'R3 - Iteration 1', 'R3 - Confirmation 1', 'R3 - Verification',
+      'R1 - Iteration 1',
+      'R1 - Iteration 2',
+      'R1 - Confirmation 1',
+      'R1 - Verification',
+      'R2 - Iteration 1',
+      'R2 - Confirmation 1',
+      'R2 - Verification',
+      'R3 - Iteration 1',
+      'R3 - Confirmation 1',
+      'R3 - Verification',
     ]);
     expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
     expect(state(repo).phases.execute.status).toBe('completed');
@@ -298,7 +324,9 @@ describe('iterative, start to finish through the CLI', () => {
     expect(one).toMatch(/write \.sow\/project\/outputs\/summary\.md \(R3\)$/);
     repo.write(`${P}/outputs/summary.md`, '# Summary\n');
     repo.write(`${P}/scratch.txt`, 'not kept\n');
-    const kept = Object.fromEntries(['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/seed.md', 'outputs/sources.md', 'outputs/review.md', 'outputs/summary.md'].map((f) => [f, repo.read(`${P}/${f}`)]));
+    const kept = Object.fromEntries(
+      ['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/seed.md', 'outputs/sources.md', 'outputs/review.md', 'outputs/summary.md'].map((f) => [f, repo.read(`${P}/${f}`)]),
+    );
 
     // ---- Complete: archived, indexed, .sow/project/ gone ----
     const done = expectEnvelope(ok(repo, ['advance', '--json']));
@@ -309,15 +337,24 @@ describe('iterative, start to finish through the CLI', () => {
     expect(repo.exists(`${dir}/scratch.txt`)).toBe(false);
     expect(repo.exists(`${dir}/review`)).toBe(false);
     expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
-      entries: [{
-        type: 'iterative', topic: 'Literature review', name: 'lit-review', branch: 'iter/lit-review', date: DATE, path: dir,
-        phases: [
-          { id: 'R1', title: 'Collect sources', iterations: 2, output: 'outputs/sources.md' },
-          { id: 'R2', title: 'Write the review', iterations: 2, output: 'outputs/review.md' },
-          { id: 'R3', title: 'Executive summary', iterations: 1, output: 'outputs/summary.md' },
-        ],
-        files: Object.keys(kept).sort().map((f) => `${dir}/${f}`),
-      }],
+      entries: [
+        {
+          type: 'iterative',
+          topic: 'Literature review',
+          name: 'lit-review',
+          branch: 'iter/lit-review',
+          date: DATE,
+          path: dir,
+          phases: [
+            { id: 'R1', title: 'Collect sources', iterations: 2, output: 'outputs/sources.md' },
+            { id: 'R2', title: 'Write the review', iterations: 2, output: 'outputs/review.md' },
+            { id: 'R3', title: 'Executive summary', iterations: 1, output: 'outputs/summary.md' },
+          ],
+          files: Object.keys(kept)
+            .sort()
+            .map((f) => `${dir}/${f}`),
+        },
+      ],
     });
     expect(repo.sow(['project', 'status']).code).not.toBe(0);
   });
@@ -351,7 +388,9 @@ describe('the work-phase lifecycle on the command line', () => {
     expect(waiting).toBe("cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase to work on)");
     expect(refused(repo, ['iter', 'log', 'R1', '--remaining', 'y'], 2, 'USAGE')).toContain("required option '--did <text>'");
     expect(refused(repo, ['iter', 'block', 'R1'], 2, 'USAGE')).toContain("required option '--note <text>'");
-    expect(log(repo, 'R1', 'summarised all 10', 'None', '--signal').stdout).toBe('R1 says it is done after iteration 1 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n');
+    expect(log(repo, 'R1', 'summarised all 10', 'None', '--signal').stdout).toBe(
+      'R1 says it is done after iteration 1 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
+    );
   });
 });
 
@@ -364,20 +403,23 @@ describe('iter status, export, guardrail add, the context check', () => {
     const repo = fresh();
     planning(repo);
     expect(ok(repo, ['iter', 'status']).stdout).toBe("PlanActive — no work phases yet ('sow iter phase add R1 --title …')\n");
-    for (const d of THREE) ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
+    for (const d of THREE)
+      ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(repo, ['advance']);
     finish(repo, 'R1');
     log(repo, 'R2', 'outlined', 'the body');
     ok(repo, ['iter', 'block', 'R3', '--note', 'waiting for data']);
-    expect(ok(repo, ['iter', 'status']).stdout).toBe([
-      'ExecuteActive — current: R2',
-      'ID  STATUS       ITER   TITLE',
-      'R1  done         1/3    Collect sources  (1 confirmation; verification passed)',
-      'R2  in_progress  1/4    Write the review',
-      'R3  blocked      0/2    Executive summary  (note: waiting for data)',
-      '',
-    ].join('\n'));
+    expect(ok(repo, ['iter', 'status']).stdout).toBe(
+      [
+        'ExecuteActive — current: R2',
+        'ID  STATUS       ITER   TITLE',
+        'R1  done         1/3    Collect sources  (1 confirmation; verification passed)',
+        'R2  in_progress  1/4    Write the review',
+        'R3  blocked      0/2    Executive summary  (note: waiting for data)',
+        '',
+      ].join('\n'),
+    );
     const j = expectEnvelope(ok(repo, ['iter', 'status', '--json']));
     expect(j).toEqual({
       ok: true,
@@ -402,11 +444,20 @@ describe('iter status, export, guardrail add, the context check', () => {
     fillBrief(repo);
     const created = state(repo).created_at;
     expect(expectEnvelope(ok(repo, ['iter', 'export', '--json'])).data).toEqual({
-      task: 'Literature review', slug: 'lit', created, updated: AN_ISO, domain: 'research', phase: 'discover', current_phase: null, current_iteration: null, phases: {},
+      task: 'Literature review',
+      slug: 'lit',
+      created,
+      updated: AN_ISO,
+      domain: 'research',
+      phase: 'discover',
+      current_phase: null,
+      current_iteration: null,
+      phases: {},
     });
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(repo, ['advance']);
-    for (const d of THREE) ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
+    for (const d of THREE)
+      ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
     expect(expectEnvelope(ok(repo, ['iter', 'export', '--json'])).data).toMatchObject({ phase: 'plan', current_phase: 'R1', current_iteration: 0 });
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(repo, ['advance']);
@@ -437,13 +488,14 @@ describe('iter status, export, guardrail add, the context check', () => {
     expect(Object.keys(data)).toEqual(['task', 'slug', 'created', 'updated', 'domain', 'phase', 'current_phase', 'current_iteration', 'phases']);
   });
 
-  it('guardrail add appends the spec\'s entry with where it was learned; earlier entries stay as they were', () => {
+  it("guardrail add appends the spec's entry with where it was learned; earlier entries stay as they were", () => {
     const repo = fresh();
     planning(repo);
     ok(repo, ['iter', 'guardrail', 'add', '--pattern', 'Plan small', '--context', 'planning', '--problem', 'phases too big', '--solution', 'split them']);
     expect(repo.read(GUARDRAILS)).toBe(`${GUARDRAILS_HEADER}\n## Plan small\n- **Context:** planning\n- **Problem:** phases too big\n- **Solution:** split them\n- **Learned:** PlanActive\n`);
     const first = repo.read(GUARDRAILS);
-    for (const d of THREE) ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
+    for (const d of THREE)
+      ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(repo, ['advance']);
     log(repo, 'R1', 'found 4', '6 more');
@@ -464,11 +516,21 @@ describe('iter status, export, guardrail add, the context check', () => {
     executing(repo, THREE);
     const words = (n: number) => `# Context\n\n${Array.from({ length: n - 2 }, (_, i) => `w${i}`).join(' ')}\n`;
     repo.write(CONTEXT, words(200));
-    for (const args of [['iter', 'status'], ['iter', 'next'], ['iter', 'status', '--json']]) expect(ok(repo, args).stderr, args.join(' ')).not.toContain('warning');
+    for (const args of [
+      ['iter', 'status'],
+      ['iter', 'next'],
+      ['iter', 'status', '--json'],
+    ])
+      expect(ok(repo, args).stderr, args.join(' ')).not.toContain('warning');
     expect(ok(repo, ['project', 'continue']).stdout).not.toContain('context.md has');
     repo.write(CONTEXT, words(201));
     const warning = 'warning: .sow/project/context.md has 201 words; keep it under 200: every iteration reads it\n';
-    for (const args of [['iter', 'status'], ['iter', 'next'], ['iter', 'status', '--json'], ['iter', 'next', '--json']]) {
+    for (const args of [
+      ['iter', 'status'],
+      ['iter', 'next'],
+      ['iter', 'status', '--json'],
+      ['iter', 'next', '--json'],
+    ]) {
       const r = ok(repo, args);
       expect(r.stderr, args.join(' ')).toContain(warning);
       expect(r.stdout, args.join(' ')).not.toContain('warning');
@@ -501,7 +563,9 @@ describe('iter next and recovery', () => {
     expect(prompt).toContain('## Context (.sow/project/context.md)\n\n# Context\n\n**Goal:** a review of caching papers for the platform team.\n');
     expect(prompt).toContain('## Cite DOIs\n- **Context:** summaries\n- **Problem:** links rot\n- **Solution:** use DOIs\n- **Learned:** R1 iteration 1\n');
     expect(prompt).not.toContain('Read before starting any iteration. Append when issues discovered.');
-    expect(prompt).toContain('## The phase: R1 — Collect sources\n\n- Criteria: 10 sources, each summarised\n- Output: `.sow/project/outputs/sources.md`\n- Status: in_progress; 1 of 3 iterations used\n');
+    expect(prompt).toContain(
+      '## The phase: R1 — Collect sources\n\n- Criteria: 10 sources, each summarised\n- Output: `.sow/project/outputs/sources.md`\n- Status: in_progress; 1 of 3 iterations used\n',
+    );
     expect(prompt).toContain('## Where the last iteration stopped\n\nRemaining: 6 more sources, from 2020 on\nBlockers: two are paywalled\n');
     expect(prompt).toContain('sow iter log R1 --did "<what you did>" --remaining "<what is left, or None>"');
     expect(r.stderr).toBe('');
@@ -553,9 +617,13 @@ describe('iter next and recovery', () => {
     log(repo, 'R1', 'found 1 more', '3 more sources');
     expect(wp(repo, 'R1').status).toBe('timeout');
     const timedOut = ok(repo, ['project', 'continue']).stdout;
-    expect(timedOut).toContain("- R1 timed out after 3 of 3 iterations. Ask the human: raise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria \"…\"'), or intervene by hand.");
+    expect(timedOut).toContain(
+      "- R1 timed out after 3 of 3 iterations. Ask the human: raise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria \"…\"'), or intervene by hand.",
+    );
     // R2 waits for R1: the phase to work on is R3.
-    expect(timedOut).toContain('- Current work phase: **R3** (pending) — Executive summary; 0 of 2 iterations used, next: iteration 1.\n- It has no entry in progress.md yet: its first iteration starts it.\n');
+    expect(timedOut).toContain(
+      '- Current work phase: **R3** (pending) — Executive summary; 0 of 2 iterations used, next: iteration 1.\n- It has no entry in progress.md yet: its first iteration starts it.\n',
+    );
 
     // A block: ask the human, or go on with the next unblocked phase.
     ok(repo, ['iter', 'extend', 'R1', '--max', '6']);
@@ -663,7 +731,9 @@ describe("the type's guards", () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'lit', '--type', 'iterative', '--description', 'Literature review']);
     const discover = refused(repo, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED', true);
-    expect(discover).toBe("cannot log an iteration in DiscoverActive: it belongs to ExecuteActive\nfirst the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'");
+    expect(discover).toBe(
+      "cannot log an iteration in DiscoverActive: it belongs to ExecuteActive\nfirst the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'",
+    );
     fillBrief(repo);
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(repo, ['advance']);
@@ -676,7 +746,13 @@ describe("the type's guards", () => {
     finish(repo, 'R1');
     ok(repo, ['advance']);
     expect(current(repo)).toBe('VerifyActive');
-    for (const args of [['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], ['iter', 'phase', 'add', 'R2', '--title', 'B'], ['iter', 'phase', 'set', 'R1', 'title', 'x'], ['iter', 'extend', 'R1', '--max', '9'], ['iter', 'unblock', 'R1']]) {
+    for (const args of [
+      ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'],
+      ['iter', 'phase', 'add', 'R2', '--title', 'B'],
+      ['iter', 'phase', 'set', 'R1', 'title', 'x'],
+      ['iter', 'extend', 'R1', '--max', '9'],
+      ['iter', 'unblock', 'R1'],
+    ]) {
       expect(refused(repo, args, 3, 'WORK_PHASE_BLOCKED'), args.join(' ')).toContain('in VerifyActive');
     }
   });
@@ -684,7 +760,12 @@ describe("the type's guards", () => {
   it('sow iter in a standard project: exit 1 WRONG_PROJECT_TYPE', () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo', '--description', 'A standard project']);
-    for (const args of [['iter', 'status'], ['iter', 'next'], ['iter', 'export'], ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y']]) {
+    for (const args of [
+      ['iter', 'status'],
+      ['iter', 'next'],
+      ['iter', 'export'],
+      ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'],
+    ]) {
       expect(refused(repo, args, 1, 'WRONG_PROJECT_TYPE', true), args.join(' ')).toContain(`'sow ${args.slice(0, 2).join(' ')}' belongs to iterative projects, and this project is standard`);
     }
   });

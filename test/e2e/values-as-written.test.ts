@@ -48,7 +48,8 @@ const METADATA = `metadata:
 
 /** Task 010's file, hand-edited: a comment, other quoting and spacing, and the metadata above. */
 function handEditTask(repo: Repo): string {
-  const text = repo.read(taskFile('010'))
+  const text = repo
+    .read(taskFile('010'))
     .replace(/^name: .*$/m, "name: 'First task'   # what we agreed")
     .replace(/^metadata: \{\}\n/m, METADATA);
   const edited = `# Task 010, edited by hand\n${text}`;
@@ -80,13 +81,33 @@ describe('a write leaves every value it did not change as written', () => {
     const started = /^started_at: .*$/m.exec(after)?.[0];
     expect(started).toBeDefined();
     // status changes in place; started_at is added at the end of the map, after the metadata.
-    expect(after).toBe(withTimesOf(second, after).replace(/^status: pending$/m, 'status: in_progress').replace("  reviewer: alice\n", `  reviewer: alice\n${started}\n`));
+    expect(after).toBe(
+      withTimesOf(second, after)
+        .replace(/^status: pending$/m, 'status: in_progress')
+        .replace('  reviewer: alice\n', `  reviewer: alice\n${started}\n`),
+    );
 
     // And the values read as written.
     const meta = ok(repo, ['task', 'get', '--id', '010', 'metadata', '--json']);
     expect(meta.stdout).toContain('"big":9999999999999999,"bigger":12345678901234567890,');
-    expect(meta.json!.data.value).toMatchObject({ oct: 7, octal: 15, hex: 31, exp: 1000, inf: '.inf', ninf: '-.inf', nan: '.nan', tilde: null, yes_string: 'yes',
-      set: ['a', 'b'], omap: { a: 1, b: 2 }, binary: 'aGVsbG8=', custom: 'foo', alias: { x: 1, y: [1, 2] }, literal: 'line one\nline two\n', folded: 'folded text' });
+    expect(meta.json!.data.value).toMatchObject({
+      oct: 7,
+      octal: 15,
+      hex: 31,
+      exp: 1000,
+      inf: '.inf',
+      ninf: '-.inf',
+      nan: '.nan',
+      tilde: null,
+      yes_string: 'yes',
+      set: ['a', 'b'],
+      omap: { a: 1, b: 2 },
+      binary: 'aGVsbG8=',
+      custom: 'foo',
+      alias: { x: 1, y: [1, 2] },
+      literal: 'line one\nline two\n',
+      folded: 'folded text',
+    });
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.bigger']).stdout).toBe('12345678901234567890\n');
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.ninf']).stdout).toBe('-.inf\n');
   });
@@ -110,7 +131,10 @@ describe('a write leaves every value it did not change as written', () => {
     let n = 0;
     const edited = `# The project, edited by hand\n${sowWrote
       .replace(/^(\s+)by: user$/gm, (_m, indent: string) => `${indent}by: ${n++ === 0 ? '&who user' : '*who'}`)
-      .replace(/ {4}- from: NoProject\n {6}to: PlanningActive\n {6}event: project_init\n {6}at: ("[^"]+")\n {6}by: &who user\n/, '    - {from: NoProject, to: PlanningActive, event: project_init, at: $1, by: &who user} # the start\n')
+      .replace(
+        / {4}- from: NoProject\n {6}to: PlanningActive\n {6}event: project_init\n {6}at: ("[^"]+")\n {6}by: &who user\n/,
+        '    - {from: NoProject, to: PlanningActive, event: project_init, at: $1, by: &who user} # the start\n',
+      )
       .replace(/^( {6})tasks_approved: true$/m, '$1tasks_approved: yes_they_are  # see the call notes')}`;
     expect(edited).toContain('{from: NoProject');
     expect(edited).toContain('*who');
@@ -164,7 +188,10 @@ describe('YAML built to exhaust sow is refused, exit 4, in a cloned repository',
     it(`${attack.name} in a committed task file: every read refuses it, nothing changes`, () => {
       const h = hostile();
       toExecuting(h.origin);
-      const indented = attack.yaml.split('\n').map((l) => `  ${l}`).join('\n');
+      const indented = attack.yaml
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n');
       h.write(taskFile('010'), h.origin.read(taskFile('010')).replace(/^metadata: \{\}$/m, `metadata:\n${indented}`));
       h.commit();
       const clone = h.clone();
@@ -188,7 +215,10 @@ describe('YAML built to exhaust sow is refused, exit 4, in a cloned repository',
       h.commit();
       const clone = h.clone();
       const before = clone.snapshot();
-      for (const args of [['check', 'list'], ['check', 'list', '--json']]) {
+      for (const args of [
+        ['check', 'list'],
+        ['check', 'list', '--json'],
+      ]) {
         const r = clone.sow(args);
         expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(4);
         const text = args.includes('--json') ? r.json!.error!.message : r.stderr;

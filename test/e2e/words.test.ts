@@ -121,7 +121,11 @@ describe('no text cites documents users do not have', () => {
 
   it('the templates sow ships (prompts, agent prompts, guidance)', () => {
     const hits = files('templates', (rel) => rel.endsWith('.md')).flatMap((file) =>
-      readFileSync(file, 'utf8').split('\n').filter((line) => CITATION.test(line)).map((line) => `${relative(ROOT, file)}: ${line}`));
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => CITATION.test(line))
+        .map((line) => `${relative(ROOT, file)}: ${line}`),
+    );
     expect(hits).toEqual([]);
   });
 });
@@ -133,7 +137,11 @@ describe('one confirmation flag', () => {
     const home = join(TEST_ENV.XDG_CONFIG_HOME!, '..', 'yes-test');
     const env = { XDG_CONFIG_HOME: home };
     ok(repo, ['config', 'init'], { env });
-    for (const args of [['project', 'delete'], ['config', 'init'], ['config', 'reset']]) {
+    for (const args of [
+      ['project', 'delete'],
+      ['config', 'init'],
+      ['config', 'reset'],
+    ]) {
       const r = repo.sow([...args, '--json'], { env });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.json?.error?.code).toBe('CONFIRMATION_REQUIRED');
@@ -170,7 +178,11 @@ describe('small things a well-made CLI does', () => {
 
   it('`--json --help` prints the help', () => {
     const repo = fresh();
-    for (const args of [['--json', '--help'], ['task', 'add', '--help', '--json'], ['--json', 'advance', '--help']]) {
+    for (const args of [
+      ['--json', '--help'],
+      ['task', 'add', '--help', '--json'],
+      ['--json', 'advance', '--help'],
+    ]) {
       const r = repo.sow(args);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout, args.join(' ')).toContain('Usage: sow');

@@ -75,7 +75,7 @@ describe('sow worktree add', () => {
     expect(repo.git(['rev-parse', 'feat/third'])).toBe(repo.git(['rev-parse', 'feat/first']));
   });
 
-  it("the default branch is what origin/HEAD names (a local branch of that name, else the remote one); without any, the branch checked out", () => {
+  it('the default branch is what origin/HEAD names (a local branch of that name, else the remote one); without any, the branch checked out', () => {
     const repo = withSow();
     repo.git(['checkout', '-q', '-b', 'trunk']);
     repo.write('src/trunk.ts', 'trunk\n');
@@ -247,7 +247,11 @@ describe('sow worktree remove and prune', () => {
     ok(repo, ['worktree', 'add', 'feat/b']);
     rmSync(join(repo.dir, WT('feat/a')), { recursive: true, force: true });
     const list = ok(repo, ['worktree', 'list', '--json']);
-    expect(expectEnvelope(list).data.map((t: any) => [t.branch, t.missing])).toEqual([['main', false], ['feat/a', true], ['feat/b', false]]);
+    expect(expectEnvelope(list).data.map((t: any) => [t.branch, t.missing])).toEqual([
+      ['main', false],
+      ['feat/a', true],
+      ['feat/b', false],
+    ]);
     expect(ok(repo, ['worktree', 'list']).stdout).toMatch(/feat\/a +\.sow\/worktrees\/feat\/a +missing \(sow worktree prune\)/);
     const pruned = ok(repo, ['worktree', 'prune']);
     expect(pruned.stdout).toBe('feat/a  .sow/worktrees/feat/a\n');
@@ -260,7 +264,7 @@ describe('sow worktree remove and prune', () => {
 });
 
 describe('sow status --all', () => {
-  it('every project: the main checkout\'s too; none at all says so', () => {
+  it("every project: the main checkout's too; none at all says so", () => {
     const repo = withSow();
     expect(ok(repo, ['status', '--all']).stdout).toBe('No projects in the main checkout or its worktrees\n');
     expect(expectEnvelope(ok(repo, ['status', '--all', '--json'])).data).toEqual([]);

@@ -50,10 +50,35 @@ function parse(spec, argv) {
 }
 
 const SPECS = {
-  claude: { '--print': false, '-p': false, '--output-format': true, '--verbose': false, '--session-id': true, '--resume': true, '-r': true, '--model': true, '--dangerously-skip-permissions': false, '--allowedTools': true, '--permission-mode': true },
+  claude: {
+    '--print': false,
+    '-p': false,
+    '--output-format': true,
+    '--verbose': false,
+    '--session-id': true,
+    '--resume': true,
+    '-r': true,
+    '--model': true,
+    '--dangerously-skip-permissions': false,
+    '--allowedTools': true,
+    '--permission-mode': true,
+  },
   'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false, '--sandbox': true },
   codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false },
-  gemini: { '-p': true, '--prompt': true, '--output-format': true, '-o': true, '--session-id': true, '--resume': true, '-r': true, '-m': true, '--yolo': false, '-y': false, '--policy': true, '--approval-mode': true },
+  gemini: {
+    '-p': true,
+    '--prompt': true,
+    '--output-format': true,
+    '-o': true,
+    '--session-id': true,
+    '--resume': true,
+    '-r': true,
+    '-m': true,
+    '--yolo': false,
+    '-y': false,
+    '--policy': true,
+    '--approval-mode': true,
+  },
   copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '--allow-tool': true, '-C': true, '--disallow-temp-dir': false },
   opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true, '--auto': false },
   windsurf: { '--cascade': false },
@@ -65,7 +90,9 @@ const SPECS = {
 // out, as an older CLI's help would.
 if (args.includes('--help')) {
   const without = new Set((process.env.FAKE_AGENT_HELP_WITHOUT ?? '').split(',').filter(Boolean));
-  const lines = Object.entries(SPECS[cli] ?? {}).filter(([flag]) => !without.has(flag)).map(([flag, value]) => `  ${flag}${value ? ' <value>' : ''}`);
+  const lines = Object.entries(SPECS[cli] ?? {})
+    .filter(([flag]) => !without.has(flag))
+    .map(([flag, value]) => `  ${flag}${value ? ' <value>' : ''}`);
   process.stdout.write(`Usage: ${cli} [options]\n\nOptions:\n${lines.join('\n')}\n  -h, --help  display help for command\n`);
   process.exit(0);
 }
@@ -106,7 +133,8 @@ switch (cli) {
     const p = parse(SPECS.claude, args);
     if (!p.flags['--print'] && !p.flags['-p']) fail('interactive mode needs a terminal');
     if (p.flags['--output-format'] === 'stream-json' && !p.flags['--verbose']) fail('--output-format=stream-json requires --verbose');
-    if (p.flags['--dangerously-skip-permissions'] && process.getuid?.() === 0 && process.env.IS_SANDBOX !== '1') fail('--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons', 1);
+    if (p.flags['--dangerously-skip-permissions'] && process.getuid?.() === 0 && process.env.IS_SANDBOX !== '1')
+      fail('--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons', 1);
     const resume = p.flags['--resume'] ?? p.flags['-r'];
     if (resume) {
       if (!sessions[resume] || sessions[resume].cwd !== process.cwd()) fail(`No conversation found with session ID: ${resume}`, 1);
@@ -183,7 +211,10 @@ switch (cli) {
     // --resume takes an optional value: only --resume=<id> names a session.
     const resumeArg = args.find((a) => a.startsWith('--resume'));
     if (resumeArg && !resumeArg.startsWith('--resume=')) fail('--resume without =<id> opens the session picker, which needs a terminal');
-    const p = parse(SPECS.copilot, args.filter((a) => a !== resumeArg));
+    const p = parse(
+      SPECS.copilot,
+      args.filter((a) => a !== resumeArg),
+    );
     // With -p, stdin is ignored; without it, piped stdin is the prompt.
     promptText = p.flags['-p'] ?? stdin;
     if (!promptText.trim()) fail('no prompt');
@@ -231,17 +262,20 @@ switch (cli) {
 }
 
 if (process.env.FAKE_AGENT_LOG) {
-  appendFileSync(process.env.FAKE_AGENT_LOG, `${JSON.stringify({
-    cli,
-    pid: process.pid,
-    argv: args,
-    stdin,
-    prompt: promptText,
-    cwd: process.cwd(),
-    resuming,
-    session: sessionId ?? null,
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
-  })}\n`);
+  appendFileSync(
+    process.env.FAKE_AGENT_LOG,
+    `${JSON.stringify({
+      cli,
+      pid: process.pid,
+      argv: args,
+      stdin,
+      prompt: promptText,
+      cwd: process.cwd(),
+      resuming,
+      session: sessionId ?? null,
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
+    })}\n`,
+  );
 }
 
 const denied = process.env.FAKE_AGENT_DENY ? JSON.parse(process.env.FAKE_AGENT_DENY) : [];
@@ -254,18 +288,31 @@ for (const [i, command] of denied.entries()) {
     emit({ type: 'tool.execution_start', data: { toolCallId: id, toolName: 'bash', arguments: { command, description: 'Run a command' } } });
     emit({ type: 'tool.execution_complete', data: { toolCallId: id, success: false, error: { message: 'Permission denied because no interactive user response was available.', code: 'denied' } } });
   } else if (cli === 'opencode') {
-    emit({ type: 'tool_use', sessionID: sessionId, part: { type: 'tool', tool: 'bash', callID: id, state: { status: 'error', input: { command }, error: 'The user rejected permission to use this specific tool call.' } } });
+    emit({
+      type: 'tool_use',
+      sessionID: sessionId,
+      part: { type: 'tool', tool: 'bash', callID: id, state: { status: 'error', input: { command }, error: 'The user rejected permission to use this specific tool call.' } },
+    });
   } else if (cli === 'cursor-agent') {
     emit({ type: 'tool_call', subtype: 'started', call_id: id, tool_call: { shellToolCall: { args: { command } } }, session_id: sessionId });
-    emit({ type: 'tool_call', subtype: 'completed', call_id: id, tool_call: { shellToolCall: { args: { command }, result: { rejected: { command, workingDirectory: process.cwd(), reason: '', isReadonly: false } } } }, session_id: sessionId });
+    emit({
+      type: 'tool_call',
+      subtype: 'completed',
+      call_id: id,
+      tool_call: { shellToolCall: { args: { command }, result: { rejected: { command, workingDirectory: process.cwd(), reason: '', isReadonly: false } } } },
+      session_id: sessionId,
+    });
   } else if (cli === 'codex') {
     // Codex says nothing in its events; its stderr logs a refused escalation, without the command.
-    process.stderr.write(`2026-01-01T00:00:00.000000Z ERROR codex_core::tools::router: error=approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never\n`);
+    process.stderr.write(
+      `2026-01-01T00:00:00.000000Z ERROR codex_core::tools::router: error=approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never\n`,
+    );
   }
 }
-const claudeDenials = cli === 'claude' && denied.length
-  ? { permission_denials: denied.map((command, i) => ({ tool_name: 'Bash', tool_use_id: `toolu_denied_${i}`, tool_input: { command, description: 'Run a command' } })) }
-  : {};
+const claudeDenials =
+  cli === 'claude' && denied.length
+    ? { permission_denials: denied.map((command, i) => ({ tool_name: 'Bash', tool_use_id: `toolu_denied_${i}`, tool_input: { command, description: 'Run a command' } })) }
+    : {};
 if (process.env.FAKE_AGENT_FAIL && cli === 'claude' && denied.length) emit({ type: 'result', subtype: 'success', is_error: true, ...claudeDenials });
 
 if (process.env.FAKE_AGENT_FAIL) {
@@ -279,9 +326,11 @@ if (sessionId && cli !== 'windsurf') {
 }
 
 function sow(argv) {
-  emit(cli === 'codex'
-    ? { type: 'item.started', item: { type: 'command_execution', command: `sow ${argv.join(' ')}` } }
-    : { type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `sow ${argv.join(' ')}` } }] } });
+  emit(
+    cli === 'codex'
+      ? { type: 'item.started', item: { type: 'command_execution', command: `sow ${argv.join(' ')}` } }
+      : { type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `sow ${argv.join(' ')}` } }] } },
+  );
   const r = spawnSync('sow', argv, { encoding: 'utf8', env: process.env });
   if (r.status !== 0) fail(`sow ${argv.join(' ')} failed (${r.status}): ${r.stderr}`, 3);
 }
@@ -291,8 +340,15 @@ const script = process.env.FAKE_AGENT_SCRIPT
   ? JSON.parse(process.env.FAKE_AGENT_SCRIPT)
   : task
     ? resuming
-      ? [['log', '--action', 'modified_file', '--result', 'success', '--file', 'src/fix.ts', 'Addressed the feedback'], ['task', 'set', 'status', 'needs_review']]
-      : [['prompt', 'guidance/implementer/base'], ['log', '--action', 'started_task', '--result', 'success', '--file', 'src/feature.ts', 'Started'], ['task', 'set', 'status', 'needs_review']]
+      ? [
+          ['log', '--action', 'modified_file', '--result', 'success', '--file', 'src/fix.ts', 'Addressed the feedback'],
+          ['task', 'set', 'status', 'needs_review'],
+        ]
+      : [
+          ['prompt', 'guidance/implementer/base'],
+          ['log', '--action', 'started_task', '--result', 'success', '--file', 'src/feature.ts', 'Started'],
+          ['task', 'set', 'status', 'needs_review'],
+        ]
     : [['log', '--project', '--action', 'research', '--result', 'success', 'Looked around']];
 /**
  * Script steps: a sow argv list; {wait: path} (until the file exists, at most 30 s); {touch: path}
@@ -315,4 +371,8 @@ for (const step of script) {
     writeFileSync(step.out, JSON.stringify({ code: r.status, stdout: r.stdout, stderr: r.stderr }));
   }
 }
-emit(cli === 'codex' ? { type: 'turn.completed' } : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials });
+emit(
+  cli === 'codex'
+    ? { type: 'turn.completed' }
+    : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials },
+);

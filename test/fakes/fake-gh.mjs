@@ -27,7 +27,8 @@ if (argv[0] === '--version') {
   process.stdout.write('gh version 2.23.0 (fake)\n');
   process.exit(0);
 }
-if (process.env.FAKE_GH_FAIL === 'auth') die(4, 'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.');
+if (process.env.FAKE_GH_FAIL === 'auth')
+  die(4, 'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.');
 if (process.env.FAKE_GH_FAIL === 'error') die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
 
 if (process.env.FAKE_GH_REPLY !== undefined && argv.some((a) => a === '--json' || a.startsWith('--json='))) {
@@ -143,7 +144,16 @@ switch (command) {
     if (!existsSync(flags['--body-file'])) die(1, `open ${flags['--body-file']}: no such file or directory`);
     const number = 100 + state.prs.length + 1;
     const url = `https://github.com/${flags['--repo']}/pull/${number}`;
-    state.prs.push({ number, url, isDraft: flags['--draft'] === true, state: 'OPEN', headRefName: flags['--head'], baseRefName: flags['--base'], title: flags['--title'], body: readFileSync(flags['--body-file'], 'utf8') });
+    state.prs.push({
+      number,
+      url,
+      isDraft: flags['--draft'] === true,
+      state: 'OPEN',
+      headRefName: flags['--head'],
+      baseRefName: flags['--base'],
+      title: flags['--title'],
+      body: readFileSync(flags['--body-file'], 'utf8'),
+    });
     save();
     process.stderr.write(`\nCreating pull request for ${flags['--head']} into ${flags['--base']} in ${flags['--repo']}\n\n`);
     out(url);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { planTurn, recordSide, shellInput, shellTool, writeInput } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
-const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'string' ? b : b?.text ?? '')).join('\n') : '');
+const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'string' ? b : (b?.text ?? ''))).join('\n') : '');
 
 /** Anthropic messages → the brain's shape. */
 export function normaliseAnthropic(messages = []) {
@@ -26,7 +26,22 @@ export function normaliseAnthropic(messages = []) {
 export function messageStream(model, blocks, stopReason) {
   const id = `msg_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const events = [
-    { event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 50, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } } },
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 50, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      },
+    },
   ];
   blocks.forEach((b, index) => {
     if (b.type === 'text') {

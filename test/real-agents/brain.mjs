@@ -134,7 +134,11 @@ export function writeInput(tool, step) {
 
 /** Codex's apply_patch grammar: a new file, relative to the workspace. */
 export const addFilePatch = (step) =>
-  `*** Begin Patch\n*** Add File: ${step.relPath}\n${step.content.replace(/\n$/, '').split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch\n`;
+  `*** Begin Patch\n*** Add File: ${step.relPath}\n${step.content
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => `+${l}`)
+    .join('\n')}\n*** End Patch\n`;
 
 /** A request without a shell tool is a side request (a title, a summary): note what was offered. */
 export function recordSide(record, tools) {

@@ -24,7 +24,7 @@ export function normaliseGemini(contents = []) {
 /** A value that satisfies a (Gemini or JSON) schema; prefers "user" in enums (next-speaker checks end the turn). */
 export function sample(schema, name = '') {
   if (!schema || typeof schema !== 'object') return 'ok';
-  const type = String(Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type ?? (schema.properties ? 'object' : 'string')).toLowerCase();
+  const type = String(Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : (schema.type ?? (schema.properties ? 'object' : 'string'))).toLowerCase();
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum.includes('user') ? 'user' : schema.enum[schema.enum.length - 1];
   if (type === 'object') {
     const out = {};

@@ -19,7 +19,12 @@ import { randomUUID } from 'node:crypto';
 import { messageStream } from './anthropic.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
-const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'string' ? b : b?.type === 'text' ? b.text ?? '' : b?.type === 'tool_result' ? textOf(b.content) : '')).join('\n') : '');
+const textOf = (content) =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((b) => (typeof b === 'string' ? b : b?.type === 'text' ? (b.text ?? '') : b?.type === 'tool_result' ? textOf(b.content) : '')).join('\n')
+      : '';
 const allText = (body) => [textOf(body?.system), ...(body?.messages ?? []).map((m) => textOf(m.content))].join('\n');
 
 const sse = (model, blocks, stop) => messageStream(model, blocks, stop).events;
@@ -57,7 +62,15 @@ function scriptedServer(logFile, call) {
       }
       if (body.output_config?.format) blocks = [{ type: 'text', text: JSON.stringify({ title: 'sow', isNewTopic: true }) }];
       if (body.stream) return sendSse(res, sse(body.model ?? 'claude-fake', blocks, stop));
-      return sendJson(res, 200, { id: `msg_${record.n}`, type: 'message', role: 'assistant', model: body.model, content: blocks.map((b) => (b.type === 'text' ? b : { type: 'tool_use', id: b.id, name: b.name, input: b.input })), stop_reason: stop, usage: { input_tokens: 50, output_tokens: 20 } });
+      return sendJson(res, 200, {
+        id: `msg_${record.n}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: blocks.map((b) => (b.type === 'text' ? b : { type: 'tool_use', id: b.id, name: b.name, input: b.input })),
+        stop_reason: stop,
+        usage: { input_tokens: 50, output_tokens: 20 },
+      });
     },
   });
 }
@@ -66,7 +79,12 @@ function scriptedServer(logFile, call) {
 function afterCall(main) {
   const last = main.at(-1)?.body?.messages ?? [];
   const at = last.findIndex((m) => Array.isArray(m.content) && m.content.some((b) => b?.type === 'tool_use'));
-  return at < 0 ? '' : last.slice(at + 1).map((m) => textOf(m.content)).join('\n');
+  return at < 0
+    ? ''
+    : last
+        .slice(at + 1)
+        .map((m) => textOf(m.content))
+        .join('\n');
 }
 
 /** Runs a command without blocking this process (the scripted model answers from it meanwhile). */
@@ -125,7 +143,14 @@ export async function runIntegrations({ claude, sowJs, sowBin, work, env, log })
   const created = sow(['project', 'new', 'plugin-demo', '--description', 'Prove the plugin']);
   if (created.code !== 0) throw new Error(`sow project new failed: ${created.out}`);
 
-  const claudeEnv = (server) => ({ ...env, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test', CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', PATH: `${sowBin}:${env.PATH}` });
+  const claudeEnv = (server) => ({
+    ...env,
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'test',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    PATH: `${sowBin}:${env.PATH}`,
+  });
   const claudeArgs = (extra, prompt) => ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--dangerously-skip-permissions', ...extra];
 
   // 2 and 3. The plugin: its SessionStart hook, then the model calls /sow:status.
@@ -164,7 +189,11 @@ export async function runIntegrations({ claude, sowJs, sowBin, work, env, log })
       return t ? { name: t.name, input: {} } : undefined;
     });
     try {
-      const r = await runAsync(claude, claudeArgs(['--mcp-config', config, '--strict-mcp-config'], 'Where does the project stand?'), { cwd: repo, env: { ...claudeEnv(server), IS_SANDBOX: '1' }, timeoutMs: 180_000 });
+      const r = await runAsync(claude, claudeArgs(['--mcp-config', config, '--strict-mcp-config'], 'Where does the project stand?'), {
+        cwd: repo,
+        env: { ...claudeEnv(server), IS_SANDBOX: '1' },
+        timeoutMs: 180_000,
+      });
       log(`  claude --mcp-config: exit ${r.code}, ${server.requests.length} requests`);
       const main = server.requests.filter((q) => (q.body?.tools ?? []).length > 0);
       const offered = main[0]?.body.tools.map((t) => t.name) ?? [];

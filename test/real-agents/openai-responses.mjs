@@ -9,8 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { addFilePatch, planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
-const textOf = (content) =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (typeof c === 'string' ? c : c?.text ?? '')).join('\n') : '';
+const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (typeof c === 'string' ? c : (c?.text ?? ''))).join('\n') : '');
 
 /** Responses input items → the brain's shape. */
 export function normaliseResponses(input = []) {
@@ -31,7 +30,7 @@ export function normaliseResponses(input = []) {
       out.push({ role: 'assistant', texts: [], toolCalls: [{ name: it.name ?? type, input: args }], toolResults: [] });
     } else if (type === 'function_call_output' || type === 'custom_tool_call_output' || type === 'local_shell_call_output') {
       const o = it.output;
-      const text = typeof o === 'string' ? o : Array.isArray(o) ? o.map((p) => (typeof p === 'string' ? p : p?.text ?? JSON.stringify(p))).join('') : JSON.stringify(o);
+      const text = typeof o === 'string' ? o : Array.isArray(o) ? o.map((p) => (typeof p === 'string' ? p : (p?.text ?? JSON.stringify(p)))).join('') : JSON.stringify(o);
       out.push({ role: 'tool', texts: [], toolCalls: [], toolResults: [text] });
     }
   }
@@ -102,7 +101,15 @@ export function answerResponses(body, record) {
           ? [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'apply_patch', input: patch, status: 'completed' }]
           : [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: 'apply_patch', arguments: JSON.stringify({ input: patch }), status: 'completed' }];
       }
-      return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `I cannot write ${d.step.path}: no file-writing tool was offered.`, annotations: [] }] }];
+      return [
+        {
+          type: 'message',
+          id: `msg_${record.n}`,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: `I cannot write ${d.step.path}: no file-writing tool was offered.`, annotations: [] }],
+        },
+      ];
     }
     if (shell === codeMode) {
       const input = d.step.escalate ? escalatingScript(d.command) : execScript(d.command);

@@ -124,7 +124,11 @@ export async function runScenario(opts) {
   /** Whether the CLI's own events (stdout, kept by sow in .sow/.runtime/agent-outputs/) carry the session id. */
   const eventsCarry = (kind, id) => {
     const outDir = join(repo, '.sow/.runtime/agent-outputs/010');
-    const files = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith(`-${kind}.jsonl`)).sort() : [];
+    const files = existsSync(outDir)
+      ? readdirSync(outDir)
+          .filter((f) => f.endsWith(`-${kind}.jsonl`))
+          .sort()
+      : [];
     const text = files.length ? readFileSync(join(outDir, files.at(-1)), 'utf8') : '';
     return Boolean(id) && text.includes(id);
   };
@@ -145,7 +149,11 @@ export async function runScenario(opts) {
   const before = server.requests.length;
   const spawnArgs = ['agent', 'spawn', 'implementer', '010', '--verbose', ...(plan ? ['--json', '--prompt', safePrompt(plan)] : [])];
   const spawn = await step(`sow agent spawn implementer 010 --verbose${plan ? ' --json --prompt <safe-profile script>' : ''}`, 'sow', spawnArgs, { timeout: timeoutMs });
-  const verboseLines = (r) => stripAnsi(r.stderr).split('\n').filter((l) => /^\s*(Command|Note):/.test(l)).map((l) => l.trim());
+  const verboseLines = (r) =>
+    stripAnsi(r.stderr)
+      .split('\n')
+      .filter((l) => /^\s*(Command|Note):/.test(l))
+      .map((l) => l.trim());
   for (const l of verboseLines(spawn)) details.push(`spawn ${l}`);
   const afterSpawn = await task();
   const spawnReqs = mainRequests(before);
@@ -209,8 +217,12 @@ export async function runScenario(opts) {
     const earlierCall = history.some((m) => m.toolCalls.some((c) => JSON.stringify(c.input ?? '').includes(SPAWN_COMMANDS[0])));
     const earlierFinal = history.some((m) => m.role === 'assistant' && m.texts.some((t) => t.includes(FINAL_TEXT)));
     const earlierPrompt = history.some((m) => m.role === 'user' && m.texts.some((t) => t.includes('Task 010')));
-    if (!(earlierCall && earlierPrompt)) rwhy.push(`the first resume request does not carry the earlier conversation (spawn prompt: ${earlierPrompt}, earlier tool call: ${earlierCall}, earlier final text: ${earlierFinal})`);
-    else details.push(`resume: the first resumed request carries the earlier conversation (spawn prompt, the earlier \`${SPAWN_COMMANDS[0]}\` call${earlierFinal ? ', the earlier final answer' : ''}; ${history.length} messages)`);
+    if (!(earlierCall && earlierPrompt))
+      rwhy.push(`the first resume request does not carry the earlier conversation (spawn prompt: ${earlierPrompt}, earlier tool call: ${earlierCall}, earlier final text: ${earlierFinal})`);
+    else
+      details.push(
+        `resume: the first resumed request carries the earlier conversation (spawn prompt, the earlier \`${SPAWN_COMMANDS[0]}\` call${earlierFinal ? ', the earlier final answer' : ''}; ${history.length} messages)`,
+      );
     const commandsRun = resumeReqs.filter((r) => r.decision?.kind === 'tool').map((r) => r.decision.command);
     for (const c of RESUME_COMMANDS) if (!commandsRun.includes(c)) rwhy.push(`the model never got to ask for \`${c}\``);
     if (sessionOf) {
@@ -228,7 +240,6 @@ export async function runScenario(opts) {
   } else details.push(`resume: iteration 2, needs_review, log.md entry written, in ${(resume.ms / 1000).toFixed(1)} s`);
   return result;
 }
-
 
 /**
  * The safe-profile checks after the spawn: (a) the file was written with the CLI's own edit tool,
@@ -268,7 +279,9 @@ function checkSafe(safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, detail
   else {
     details.push(`safe (c): refused, and sow reported ${JSON.stringify(named ?? unnamed)}`);
     if (!named) safe.notes.push(`${cli} names no command`);
-    const advice = stripAnsi(spawn.stderr).split('\n').filter((l) => /refused|declare|permissions: yolo/.test(l));
+    const advice = stripAnsi(spawn.stderr)
+      .split('\n')
+      .filter((l) => /refused|declare|permissions: yolo/.test(l));
     for (const l of advice) details.push(`  sow said: ${l.trim()}`);
   }
   // (d) reported back after the refusal

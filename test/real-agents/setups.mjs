@@ -39,7 +39,7 @@ export const SETUPS = {
     sessionOf: (r) => r.headers['thread-id'] ?? r.headers['session-id'],
     notes: [
       'codex first tries a Responses WebSocket (GET /v1/responses, Upgrade); the server answers 404 and codex falls back to HTTPS after 5 tries (~6 s per run)',
-      'codex 0.169 runs commands as `/bin/bash -lc` (a login shell: Debian\'s /etc/profile resets PATH), so sow must be on the PATH a login shell sets up — here the isolated ~/.profile',
+      "codex 0.169 runs commands as `/bin/bash -lc` (a login shell: Debian's /etc/profile resets PATH), so sow must be on the PATH a login shell sets up — here the isolated ~/.profile",
     ],
   },
   copilot: {
@@ -80,7 +80,10 @@ export const SETUPS = {
       // An API key alone is not enough: settings.json must select the gemini-api-key auth type.
       const dir = join(env.GEMINI_CLI_HOME, '.gemini');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }, null, 2)}\n`);
+      writeFileSync(
+        join(dir, 'settings.json'),
+        `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }, null, 2)}\n`,
+      );
       return {
         env: { GEMINI_API_KEY: 'test', GOOGLE_GEMINI_BASE_URL: server.url },
         // A new folder is untrusted: without --skip-trust gemini exits 55.

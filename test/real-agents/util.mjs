@@ -4,7 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 
-export const stripAnsi = (s) => s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\x1b\][^\x07]*\x07/g, '').replace(/\r$/gm, '');
+export const stripAnsi = (s) =>
+  s
+    .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
+    .replace(/\x1b\][^\x07]*\x07/g, '')
+    .replace(/\r$/gm, '');
 
 /**
  * Runs a command with a hard timeout. The child gets its own process group so that a timeout kills
@@ -68,8 +72,13 @@ export function run(binary, args, { cwd, env, input, timeoutMs = 120_000, maxOut
 
 /** The last `n` non-empty lines of a text, indented, for reports. */
 export function tail(text, n = 12, indent = '      ') {
-  const lines = stripAnsi(text ?? '').split('\n').filter((l) => l.trim());
-  return lines.slice(-n).map((l) => `${indent}${l.length > 400 ? `${l.slice(0, 400)}…` : l}`).join('\n');
+  const lines = stripAnsi(text ?? '')
+    .split('\n')
+    .filter((l) => l.trim());
+  return lines
+    .slice(-n)
+    .map((l) => `${indent}${l.length > 400 ? `${l.slice(0, 400)}…` : l}`)
+    .join('\n');
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -33,10 +33,36 @@ const CHECKS = ['npm test', 'node lint.mjs --max "3"'];
 
 describe('argv tables', () => {
   it('claude', () => {
-    expect(EXECUTORS.claude.spawn(ctx(plain('claude'))).args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    expect(EXECUTORS.claude.spawn(ctx(plain('claude'))).args).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      'SID',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ]);
     // Safe with declared checks: each check exactly, once.
     const safe = EXECUTORS.claude.resume(ctx(plain('claude'), { checks: [...CHECKS, ' npm test '] }));
-    expect(safe.args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', 'SID', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)', '--allowedTools', 'Bash(npm test)', '--allowedTools', 'Bash(node lint.mjs --max "3")']);
+    expect(safe.args).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--resume',
+      'SID',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+      '--allowedTools',
+      'Bash(npm test)',
+      '--allowedTools',
+      'Bash(node lint.mjs --max "3")',
+    ]);
     expect(safe.granted).toEqual({ permissions: 'safe', checks: [...CHECKS, ' npm test '] });
     expect(safe.notes).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`, `npm test`, `node lint.mjs --max "3"`; it refuses anything else']);
     // A '*' in a check is a wildcard to Claude Code: said, not hidden.
@@ -47,7 +73,18 @@ describe('argv tables', () => {
     expect(yolo.env).toEqual({});
     expect(EXECUTORS.claude.spawn(ctx(full('claude'), { runningAsRoot: true })).env).toEqual({ IS_SANDBOX: '1' });
     expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { runningAsRoot: true })).env).toEqual({});
-    expect(EXECUTORS.claude.resume(ctx(full('claude'))).args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', 'SID', '--model', 'M', '--dangerously-skip-permissions', '--extra']);
+    expect(EXECUTORS.claude.resume(ctx(full('claude'))).args).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--resume',
+      'SID',
+      '--model',
+      'M',
+      '--dangerously-skip-permissions',
+      '--extra',
+    ]);
   });
   it('cursor', () => {
     expect(EXECUTORS.cursor.createSession!(plain('cursor'))).toEqual({ binary: 'cursor-agent', args: ['create-chat'] });
@@ -74,8 +111,35 @@ describe('argv tables', () => {
   });
   it('copilot', () => {
     expect(EXECUTORS.copilot.spawn(ctx(full('copilot'))).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--model', 'M', '--allow-all-tools', '--extra']);
-    expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual(['--resume=SID', '--output-format', 'json', '-C', '/repo', '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir']);
-    expect(EXECUTORS.copilot.spawn(ctx(plain('copilot'), { checks: CHECKS })).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--allow-tool', 'shell(npm test)', '--allow-tool', 'shell(node lint.mjs --max "3")', '--disallow-temp-dir']);
+    expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual([
+      '--resume=SID',
+      '--output-format',
+      'json',
+      '-C',
+      '/repo',
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      '--disallow-temp-dir',
+    ]);
+    expect(EXECUTORS.copilot.spawn(ctx(plain('copilot'), { checks: CHECKS })).args).toEqual([
+      '--session-id',
+      'SID',
+      '--output-format',
+      'json',
+      '-C',
+      '/repo',
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      '--allow-tool',
+      'shell(npm test)',
+      '--allow-tool',
+      'shell(node lint.mjs --max "3")',
+      '--disallow-temp-dir',
+    ]);
   });
   it('opencode', () => {
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).args).toEqual(['run', '--format', 'json', '--dir', '/repo', '-m', 'M', '--auto', '--extra']);
@@ -93,7 +157,12 @@ describe('argv tables', () => {
     expect(EXECUTORS.windsurf.spawn(ctx({ type: 'windsurf', custom_args: ['--cascade'] })).args).toEqual(['--cascade']);
   });
   it('command fills placeholders in argv words, never through a shell', () => {
-    const config: ExecutorConfig = { type: 'command', spawn: ['my-agent', '--session', '{session_id}', '--prompt-file', '{prompt_file}', 'in={cwd}', '{model}'], resume: ['my-agent', '--resume', '{session_id}', '{prompt}'], settings: { model: 'M' } };
+    const config: ExecutorConfig = {
+      type: 'command',
+      spawn: ['my-agent', '--session', '{session_id}', '--prompt-file', '{prompt_file}', 'in={cwd}', '{model}'],
+      resume: ['my-agent', '--resume', '{session_id}', '{prompt}'],
+      settings: { model: 'M' },
+    };
     expect(EXECUTORS.command.binary(config)).toBe('my-agent');
     expect(EXECUTORS.command.spawn(ctx(config)).args).toEqual(['--session', 'SID', '--prompt-file', '/repo/.sow/project/agent-outputs/010/p.md', 'in=/repo', 'M']);
     expect(EXECUTORS.command.resume(ctx(config, { prompt: '$(rm -rf /); `x`' })).args).toEqual(['--resume', 'SID', '$(rm -rf /); `x`']);
@@ -103,12 +172,14 @@ describe('argv tables', () => {
 
 describe('the safe profile, as each CLI reads it', () => {
   it('Gemini CLI: a policy allowing sow by prefix and each check exactly', () => {
-    expect(geminiPolicy(CHECKS)).toBe([
-      '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
-      '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sow"\ndecision = "allow"\npriority = 999\n',
-      '[[rule]]\ntoolName = "run_shell_command"\n# npm test\ncommandRegex = "npm test\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
-      '[[rule]]\ntoolName = "run_shell_command"\n# node lint.mjs --max "3"\ncommandRegex = "node lint\\\\.mjs --max \\\\\\\\\\"3\\\\\\\\\\"\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
-    ].join('\n'));
+    expect(geminiPolicy(CHECKS)).toBe(
+      [
+        '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sow"\ndecision = "allow"\npriority = 999\n',
+        '[[rule]]\ntoolName = "run_shell_command"\n# npm test\ncommandRegex = "npm test\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
+        '[[rule]]\ntoolName = "run_shell_command"\n# node lint.mjs --max "3"\ncommandRegex = "node lint\\\\.mjs --max \\\\\\\\\\"3\\\\\\\\\\"\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
+      ].join('\n'),
+    );
   });
   it('Gemini CLI: each check regex matches that command and nothing longer or shorter', () => {
     // Gemini CLI matches `"command":"<regex>` against the JSON of the call's arguments.

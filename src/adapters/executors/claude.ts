@@ -7,9 +7,11 @@ import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV
 import type { ExecutorModule, InvocationContext } from './types.js';
 
 const safe = (ctx: InvocationContext): string[] => [
-  '--permission-mode', 'acceptEdits',
+  '--permission-mode',
+  'acceptEdits',
   // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each part.
-  '--allowedTools', 'Bash(sow *)',
+  '--allowedTools',
+  'Bash(sow *)',
   ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
 ];
 const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : safe(ctx));
@@ -34,11 +36,23 @@ export const claude: ExecutorModule = {
   supportsResumption: () => true,
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, env(ctx), notes(ctx));
+    return viaStdin(
+      'claude',
+      ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx), ...custom(c)],
+      ctx,
+      env(ctx),
+      notes(ctx),
+    );
   },
   resume(ctx) {
     const c = ctx.config;
-    return viaStdin('claude', ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, env(ctx), notes(ctx));
+    return viaStdin(
+      'claude',
+      ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(ctx), ...custom(c)],
+      ctx,
+      env(ctx),
+      notes(ctx),
+    );
   },
   progress(event) {
     const type = event['type'];

@@ -14,7 +14,10 @@ import { addUsage } from './shared.js';
 import type { ExecutorModule, InvocationContext, Usage } from './types.js';
 
 const FIXTURES = new URL('../../../test/fixtures/', import.meta.url);
-const lines = (file: string) => readFileSync(new URL(file, FIXTURES), 'utf8').split('\n').filter((l) => l.trim());
+const lines = (file: string) =>
+  readFileSync(new URL(file, FIXTURES), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
 
 /**
  * What each CLI printed when it really ran (test/fixtures): its event samples, and a run in which
@@ -22,7 +25,10 @@ const lines = (file: string) => readFileSync(new URL(file, FIXTURES), 'utf8').sp
  */
 const RECORDED: Record<ExecutorType, { events: string[]; refused?: { events: string; stderr?: string } } | { none: string }> = {
   claude: { events: ['agent-help/claude__events-sample.jsonl', 'agent-help/claude__events-sample-success.jsonl'], refused: { events: 'denials/claude-safe-spawn.jsonl' } },
-  codex: { events: ['agent-help/codex__events-sample.jsonl', 'agent-help/codex__events-sample-resume.jsonl'], refused: { events: 'denials/codex-safe-spawn.jsonl', stderr: 'denials/codex-safe-stderr.txt' } },
+  codex: {
+    events: ['agent-help/codex__events-sample.jsonl', 'agent-help/codex__events-sample-resume.jsonl'],
+    refused: { events: 'denials/codex-safe-spawn.jsonl', stderr: 'denials/codex-safe-stderr.txt' },
+  },
   gemini: { events: ['agent-help/gemini__events-sample.jsonl', 'agent-help/gemini__events-sample-success.jsonl'], refused: { events: 'denials/gemini-safe-spawn.jsonl' } },
   copilot: { events: ['agent-help/copilot__events-sample.jsonl', 'agent-help/copilot__events-sample-success.jsonl'], refused: { events: 'denials/copilot-safe-spawn.jsonl' } },
   opencode: { events: ['agent-help/opencode__events-sample.jsonl', 'agent-help/opencode__events-sample-success.jsonl'], refused: { events: 'denials/opencode-safe-spawn.jsonl' } },
@@ -68,10 +74,10 @@ describe('the registry', () => {
     expect(Object.keys(EXECUTORS).sort()).toEqual([...EXECUTOR_TYPES].sort());
     for (const [key, m] of Object.entries(EXECUTORS)) expect(m.type, key).toBe(key);
   });
-  it('the ignored settings are each module\'s own', () => {
+  it("the ignored settings are each module's own", () => {
     for (const m of modules) expect(IGNORED_SETTINGS[m.type], m.type).toBe(m.ignores);
   });
-  it('the types that resume as they are: every CLI sow maps, in the registry\'s order, and each usable by name', () => {
+  it("the types that resume as they are: every CLI sow maps, in the registry's order, and each usable by name", () => {
     expect(resumableTypes()).toEqual(['claude', 'cursor', 'codex', 'gemini', 'copilot', 'opencode']);
     for (const t of resumableTypes()) expect(TYPES_BY_NAME, t).toContain(t);
   });
@@ -91,7 +97,10 @@ describe.each(modules.map((m) => [m.type, m] as const))('the executor contract: 
     for (const a of inv.args) expect(typeof a, JSON.stringify(inv.args)).toBe('string');
     expect(inv.args.join(' ')).not.toMatch(/undefined|null|\[object/);
     expect(inv.stdin).toBe('the prompt');
-    expect(inv.args.some((a) => a.includes('the prompt')), 'the prompt is not an argv word').toBe(false);
+    expect(
+      inv.args.some((a) => a.includes('the prompt')),
+      'the prompt is not an argv word',
+    ).toBe(false);
     expect(inv.granted).toEqual({ permissions: 'safe', checks: ['npm test'] });
   });
 

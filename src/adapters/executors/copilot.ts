@@ -12,9 +12,7 @@ import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 
 const permissions = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo'
-    ? ['--allow-all-tools']
-    : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
+  ctx.permissions === 'yolo' ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
 /** Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`). */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
 const notes = (ctx: InvocationContext) => {
@@ -22,7 +20,11 @@ const notes = (ctx: InvocationContext) => {
   const doubtful = checksOf(ctx).filter((c) => !matchable(c));
   return [
     `permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`,
-    ...(doubtful.length ? [`Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as \`npm run <script>\` is matched`] : []),
+    ...(doubtful.length
+      ? [
+          `Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as \`npm run <script>\` is matched`,
+        ]
+      : []),
   ];
 };
 
@@ -62,7 +64,8 @@ export const copilot: ExecutorModule = {
       stderr: none,
     };
   },
-  checkRefusedBecause: 'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
+  checkRefusedBecause:
+    'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
   ignores: OWN_ARGV,
   doctor: 'flags',
 };

@@ -10,7 +10,11 @@ import type { Obj } from './shared.js';
 
 const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
 const notes = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo' ? [] : ['permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json'];
+  ctx.permissions === 'yolo'
+    ? []
+    : [
+        'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+      ];
 
 const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
 

@@ -48,7 +48,10 @@ export const opencode: ExecutorModule = {
   resume(ctx) {
     const c = ctx.config;
     const p = permissions(ctx);
-    return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
+    return {
+      ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes),
+      files: p.files ?? [],
+    };
   },
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {

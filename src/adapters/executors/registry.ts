@@ -27,4 +27,7 @@ export const IGNORED_SETTINGS: IgnoredSettings = Object.fromEntries(Object.value
 export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boolean => EXECUTORS[type].ignores[setting] !== undefined;
 
 /** The types that resume a session as they are, in the registry's order. */
-export const resumableTypes = (): ExecutorType[] => Object.values(EXECUTORS).filter((e) => e.supportsResumption({ type: e.type })).map((e) => e.type);
+export const resumableTypes = (): ExecutorType[] =>
+  Object.values(EXECUTORS)
+    .filter((e) => e.supportsResumption({ type: e.type }))
+    .map((e) => e.type);

@@ -4,8 +4,14 @@ import type { Denial, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
-export const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation =>
-  ({ binary, args, env, stdin: ctx.prompt, notes, granted: { permissions: ctx.permissions, checks: ctx.checks } });
+export const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation => ({
+  binary,
+  args,
+  env,
+  stdin: ctx.prompt,
+  notes,
+  granted: { permissions: ctx.permissions, checks: ctx.checks },
+});
 
 /*
  * Permissions (docs/decisions/0017-permission-profiles.md). `yolo` is each CLI's skip-all flag.

@@ -34,7 +34,8 @@ function plainString(s: string): Maybe<string> {
 function quotedEnd(s: string, from: number): number {
   for (let i = from + 1; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c === 92) i++; // backslash
+    if (c === 92)
+      i++; // backslash
     else if (c === 34) return i + 1; // quote
   }
   return -1;
@@ -111,7 +112,10 @@ class Reader {
   private k = '';
   private after = 0;
 
-  constructor(private readonly lines: string[], private readonly at: Int32Array) {}
+  constructor(
+    private readonly lines: string[],
+    private readonly at: Int32Array,
+  ) {}
 
   done(): boolean {
     return this.i >= this.lines.length;

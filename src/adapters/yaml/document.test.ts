@@ -133,7 +133,12 @@ describe('parseYaml: what a person wrote, read exactly', () => {
 
   it('refuses an alias bomb at once, without expanding it', async () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 30; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 30; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     await expect(parseYaml(`${lines.join('\n')}\n`)).rejects.toThrow(YamlRefusedError);
     await expect(parseYaml(`${lines.join('\n')}\n`)).rejects.toThrow(/aliases \(\*name\) that would repeat/);
   });
@@ -179,7 +184,7 @@ describe('editYaml: a write changes only what changed', () => {
     expect(out).toBe(withLines(TASK, 5, 'status: in_progress'));
   });
 
-  it('adds a key after the last one of its map, in the map\'s indentation', async () => {
+  it("adds a key after the last one of its map, in the map's indentation", async () => {
     const out = await edit(TASK, set('metadata.reviewer', 'alice'));
     expect(out).toBe(TASK.replace('# a comment at the end', '  reviewer: alice\n# a comment at the end'));
   });
@@ -231,13 +236,23 @@ describe('editYaml: a write changes only what changed', () => {
   it('adds to and takes from block lists item by item, comments between items kept', async () => {
     const added = { type: 'feedback', path: 'fb.md', created_at: '2026-11-27T00:00:00.000Z' };
     const out = await edit(TASK, (d) => ({ ...d, outputs: [...d['outputs'], added] }));
-    expect(out).toBe(TASK.replace('    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', '    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n  - type: feedback\n    path: fb.md\n    created_at: "2026-11-27T00:00:00.000Z"\n'));
+    expect(out).toBe(
+      TASK.replace(
+        '    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n',
+        '    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n  - type: feedback\n    path: fb.md\n    created_at: "2026-11-27T00:00:00.000Z"\n',
+      ),
+    );
     const first = await edit(TASK, (d) => ({ ...d, outputs: d['outputs'].slice(1) }));
     expect(first).toBe(TASK.replace('  - type: review\n    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', ''));
     const second = await edit(TASK, (d) => ({ ...d, outputs: d['outputs'].slice(0, 1) }));
     expect(second).toBe(TASK.replace('  - type: reference\n    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', ''));
-    const inside = await edit(TASK, set('outputs', [{ type: 'review', path: 'review/one.md', created_at: '2026-11-26T16:18:51.638Z', approved: true }, (await parseYaml(TASK) as any).data.outputs[1]]));
-    expect(inside).toBe(TASK.replace('    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', '    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n    approved: true\n'));
+    const inside = await edit(
+      TASK,
+      set('outputs', [{ type: 'review', path: 'review/one.md', created_at: '2026-11-26T16:18:51.638Z', approved: true }, ((await parseYaml(TASK)) as any).data.outputs[1]]),
+    );
+    expect(inside).toBe(
+      TASK.replace('    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', '    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n    approved: true\n'),
+    );
   });
 
   it('fills an empty `[]` or `{}` in the block form sow writes', async () => {
@@ -245,13 +260,13 @@ describe('editYaml: a write changes only what changed', () => {
     expect(await edit(TASK, set('inputs', [input]))).toBe(withLines(TASK, 11, 'inputs:', '  - type: context', '    path: c.md', '    created_at: "2026-11-27T00:00:00.000Z"'));
   });
 
-  it('removes a key\'s lines and nothing else', async () => {
+  it("removes a key's lines and nothing else", async () => {
     expect(await edit(TASK, without('metadata.hex'))).toBe(TASK.replace('  hex: 0x1F\n', ''));
     expect(await edit(TASK, without('name'))).toBe(withLines(TASK, 3));
     expect(await edit(TASK, without('metadata.literal'))).toBe(TASK.replace('  literal: |\n    line one\n    line two\n', ''));
   });
 
-  it('writes a value that changed kind in sow\'s form, keeping the comment after it', async () => {
+  it("writes a value that changed kind in sow's form, keeping the comment after it", async () => {
     expect(await edit(TASK, set('name', { first: 'a', second: 'b' }))).toBe(withLines(TASK, 3, 'name: # what we agreed', '  first: a', '  second: b'));
     expect(await edit(TASK, set('metadata.tilde', { a: 1 }))).toBe(TASK.replace('  tilde: ~\n', '  tilde:\n    a: 1\n'));
     expect(await edit(TASK, set('metadata.literal', ['x']))).toBe(TASK.replace('  literal: |\n    line one\n    line two\n', '  literal:\n    - x\n'));
@@ -291,7 +306,7 @@ describe('editYaml: a write changes only what changed', () => {
     expect(await edit(bare, set('b', 'two'))).toBe('# no newline at the end\na: 1\nb: two');
   });
 
-  it('removes the first key of a map that starts on its list item\'s line', async () => {
+  it("removes the first key of a map that starts on its list item's line", async () => {
     const text = 'list:\n  - a: 1\n    b: 2 # two\n';
     expect(await edit(text, set('list', [{ b: 2 }]))).toBe('list:\n  - b: 2 # two\n');
     expect(await edit(text, set('list', [{ a: 1, b: 3 }]))).toBe('list:\n  - a: 1\n    b: 3 # two\n');

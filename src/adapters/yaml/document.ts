@@ -31,7 +31,11 @@ async function loadYaml(): Promise<YamlModule> {
 
 /** A YAML syntax error, with where it is (1-based line and column). */
 export class YamlSyntaxError extends Error {
-  constructor(message: string, readonly line?: number, readonly column?: number) {
+  constructor(
+    message: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
     super(message);
   }
 }
@@ -62,7 +66,10 @@ function roughValueCount(text: string): number {
 
 /** A key that names a part of every JavaScript object (`constructor`): data would not hold it faithfully. */
 export class ReservedKeyError extends Error {
-  constructor(readonly key: string, readonly path: string) {
+  constructor(
+    readonly key: string,
+    readonly path: string,
+  ) {
     super(`'${key}' names a part of every JavaScript object, so sow cannot keep it as a key`);
   }
 }
@@ -177,7 +184,8 @@ function documentData(doc: YamlDocument): unknown {
     data = plainData(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
   } catch (err) {
     // yaml's guard against alias bombs ("excessive alias count").
-    if (err instanceof ReferenceError) throw new YamlRefusedError(`uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's files need a few, so sow does not read it`);
+    if (err instanceof ReferenceError)
+      throw new YamlRefusedError(`uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's files need a few, so sow does not read it`);
     throw err;
   }
   refuseReservedKeys(data);
@@ -209,7 +217,9 @@ function refuseCircularAliases(yaml: YamlModule, doc: YamlDocument, lines: impor
       if (yaml.isAlias(node)) {
         const target = anchors.get(node.source);
         if (target !== undefined && path.includes(target as never)) {
-          throw new YamlRefusedError(`has the alias *${node.source}${where(node.range ? lines.linePos(node.range[0]) : undefined)} inside the value its anchor names: a value that contains itself, which sow cannot hold`);
+          throw new YamlRefusedError(
+            `has the alias *${node.source}${where(node.range ? lines.linePos(node.range[0]) : undefined)} inside the value its anchor names: a value that contains itself, which sow cannot hold`,
+          );
         }
       } else if (node.anchor) anchors.set(node.anchor, node);
       return undefined;

@@ -19,16 +19,64 @@ describe('emitYaml', () => {
       empty_list: [],
       empty_map: {},
       nested: { a: { b: [1, 'two', { three: 3, four: [] }] } },
-      list_of_maps: [{ type: 'context', path: 'a.md', metadata: { status: 'pending' } }, { type: 'x', path: 'b' }],
+      list_of_maps: [
+        { type: 'context', path: 'a.md', metadata: { status: 'pending' } },
+        { type: 'x', path: 'b' },
+      ],
       list_of_lists: [[1, 2], [], [[3]]],
     });
   });
 
   it('quotes every string that would otherwise change type or meaning', () => {
-    const tricky = ['true', 'False', 'null', '~', 'yes', 'NO', 'on', 'y', '010', '1e3', '0x1F', '.inf', '-.5', '', ' lead', 'trail ',
-      'a: b', 'a #b', '#x', '- item', '[x]', '{x}', '"q"', "'s'", 'multi\nline', 'tab\there', '@at', '`tick', '%pct', '!tag', '&anchor', '*alias',
-      '|', '>', '?', 'Fix issue #12', 'it\'s', 'emoji 🚀', 'ctrl \u0001 \u007f \u0085 \u009f', 'zero\u0000byte', '\ufeffbom', 'a\u2028b', '---', '...',
-      'C:\\path', 'key:', 'http://x.y/z?q=1'];
+    const tricky = [
+      'true',
+      'False',
+      'null',
+      '~',
+      'yes',
+      'NO',
+      'on',
+      'y',
+      '010',
+      '1e3',
+      '0x1F',
+      '.inf',
+      '-.5',
+      '',
+      ' lead',
+      'trail ',
+      'a: b',
+      'a #b',
+      '#x',
+      '- item',
+      '[x]',
+      '{x}',
+      '"q"',
+      "'s'",
+      'multi\nline',
+      'tab\there',
+      '@at',
+      '`tick',
+      '%pct',
+      '!tag',
+      '&anchor',
+      '*alias',
+      '|',
+      '>',
+      '?',
+      'Fix issue #12',
+      "it's",
+      'emoji 🚀',
+      'ctrl \u0001 \u007f \u0085 \u009f',
+      'zero\u0000byte',
+      '\ufeffbom',
+      'a\u2028b',
+      '---',
+      '...',
+      'C:\\path',
+      'key:',
+      'http://x.y/z?q=1',
+    ];
     const value = Object.fromEntries(tricky.map((s, i) => [`k${i}`, s]));
     roundTrip(value);
     roundTrip({ list: tricky });
@@ -41,9 +89,7 @@ describe('emitYaml', () => {
   });
 
   it('looks like hand-written YAML', () => {
-    expect(emitYaml({ tasks: [{ id: '010', name: 'Implement JWT signing', dependencies: [] }] })).toBe(
-      'tasks:\n  - id: "010"\n    name: Implement JWT signing\n    dependencies: []\n',
-    );
+    expect(emitYaml({ tasks: [{ id: '010', name: 'Implement JWT signing', dependencies: [] }] })).toBe('tasks:\n  - id: "010"\n    name: Implement JWT signing\n    dependencies: []\n');
   });
 });
 

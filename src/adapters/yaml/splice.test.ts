@@ -65,7 +65,10 @@ function change(r: () => number, v: unknown, depth = 0): unknown {
 function written(r: () => number, data: Record<string, unknown>): string {
   const text = stringify(data, { flowLevel: r() < 0.3 ? Math.floor(r() * 3) : undefined, indent: r() < 0.3 ? 4 : 2, indentSeq: r() < 0.5 } as never);
   if (r() < 0.5) return text;
-  return `# a header\n${text.split('\n').map((l, i) => (i % 3 === 1 && /\S$/.test(l) && !/[:|>-]$/.test(l) && !l.includes('#') ? `${l}   # note ${i}` : l)).join('\n')}`;
+  return `# a header\n${text
+    .split('\n')
+    .map((l, i) => (i % 3 === 1 && /\S$/.test(l) && !/[:|>-]$/.test(l) && !l.includes('#') ? `${l}   # note ${i}` : l))
+    .join('\n')}`;
 }
 
 const OPTIONS = { keepSourceTokens: true, intAsBigInt: true, uniqueKeys: false, logLevel: 'error' } as const;

@@ -73,7 +73,11 @@ class Splicer {
   /** Text removed or rewritten whole: aliases and anchors inside it are gone. */
   private readonly cleared: [number, number][] = [];
 
-  constructor(private readonly yaml: YamlModule, private readonly doc: Document, private readonly src: string) {
+  constructor(
+    private readonly yaml: YamlModule,
+    private readonly doc: Document,
+    private readonly src: string,
+  ) {
     this.nl = src.includes('\r\n') ? '\r\n' : '\n';
     const root = doc.contents as Node | null;
     const rootToken = root && (root as { srcToken?: CST.Token }).srcToken;
@@ -307,7 +311,8 @@ class Splicer {
       } else {
         const start = this.itemStart(items[a]!);
         if (this.firstOnLine(start)) [from, to] = [this.lineStart(start), this.restOfLine(this.itemEnd(items[b]!))];
-        else if (b + 1 < items.length) [from, to] = [start, this.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
+        else if (b + 1 < items.length)
+          [from, to] = [start, this.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
         else throw new Unspliceable();
       }
       for (let i = a; i <= b; i++) this.forget(items[i]!);
@@ -410,7 +415,9 @@ class Splicer {
   }
 
   private commentsBetween(place: Place, from: number, to: number): string[] {
-    return this.propTokens(place).filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to).map((t) => t.source);
+    return this.propTokens(place)
+      .filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to)
+      .map((t) => t.source);
   }
 
   /** `value` on one line: a scalar (in the quoting `was` used, where it can), `{}`/`[]`, or a flow collection. */

@@ -18,5 +18,10 @@ export const NO_PROJECT: StateDef = { phase: null, lead: null, purpose: 'No proj
 export function tagsOf(project: ProjectState, phase: string): string[] {
   const raw = phaseOf(project, phase).metadata['tags'];
   if (Array.isArray(raw)) return raw.map(String);
-  return typeof raw === 'string' ? raw.split(',').map((t) => t.trim()).filter(Boolean) : [];
+  return typeof raw === 'string'
+    ? raw
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : [];
 }

@@ -77,13 +77,15 @@ describe('the finalizeChecksPassed guard (FinalizeChecks → FinalizeDelete)', (
     for (const state of ['missing', 'failed', 'stale'] as const) {
       expect(guard.check(view([c('unit', 'fresh-pass'), c('lint', state)])), state).toBe(false);
     }
-    const hint = guard.hint(view([
-      c('unit', 'fresh-pass'),
-      c('lint', 'failed', { exit_code: 2, evidence: 'evidence/x-lint.log' }),
-      c('e2e', 'missing'),
-      c('build', 'stale', { changed: 'code' }),
-      c('fmt', 'stale', { changed: 'command' }),
-    ]));
+    const hint = guard.hint(
+      view([
+        c('unit', 'fresh-pass'),
+        c('lint', 'failed', { exit_code: 2, evidence: 'evidence/x-lint.log' }),
+        c('e2e', 'missing'),
+        c('build', 'stale', { changed: 'code' }),
+        c('fmt', 'stale', { changed: 'command' }),
+      ]),
+    );
     expect(hint).toContain('lint: failed (exit 2; log .sow/project/evidence/x-lint.log)');
     expect(hint).toContain('e2e: never run');
     expect(hint).toContain('build: stale (the code changed since it passed)');
@@ -110,7 +112,11 @@ describe('evidenceNeeded: only where a guard reads evidence', () => {
   });
   it('every type that declares evidence outputs has a place for the finalize evidence it reads', () => {
     expect(standard.phases.find((p) => p.name === 'finalize')!.outputs.map((t) => t.name)).toContain('evidence');
-    for (const p of standard.phases) expect(p.outputs.map((t) => t.name), p.name).toContain('evidence');
+    for (const p of standard.phases)
+      expect(
+        p.outputs.map((t) => t.name),
+        p.name,
+      ).toContain('evidence');
     expect(standard.taskOutputs.map((t) => t.name)).toContain('evidence');
   });
 });

@@ -82,7 +82,7 @@ export function describeCheckStatus(c: CheckStatus): string {
     case 'failed':
       return `${c.name}: failed (${c.exit_code === null || c.exit_code === undefined ? 'timed out or killed' : `exit ${c.exit_code}`}${log})`;
     case 'stale':
-      return `${c.name}: stale (${c.changed === 'command' ? "its command in .sow/config.yaml changed since it passed" : 'the code changed since it passed'})`;
+      return `${c.name}: stale (${c.changed === 'command' ? 'its command in .sow/config.yaml changed since it passed' : 'the code changed since it passed'})`;
   }
 }
 

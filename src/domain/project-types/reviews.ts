@@ -27,7 +27,9 @@ export function reviewsOfRound(project: ProjectState, phase: string): Artifact[]
 
 /** The latest approved review of this round decides (by position: a later review supersedes an earlier one). */
 export function latestApprovedReview(project: ProjectState, phase: string): Artifact | undefined {
-  return reviewsOfRound(project, phase).filter((a) => a.approved === true).at(-1);
+  return reviewsOfRound(project, phase)
+    .filter((a) => a.approved === true)
+    .at(-1);
 }
 
 export const assessmentOf = (a: Artifact | undefined): unknown => a?.metadata?.['assessment'];
@@ -39,6 +41,7 @@ export function reviewHint(project: ProjectState, phase: string, assessment: 'pa
   const unapproved = round.filter((a) => a.approved !== true).at(-1);
   if (unapproved) return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
   const latest = latestApprovedReview(project, phase);
-  if (latest) return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}${extra}' and approve it`;
+  if (latest)
+    return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}${extra}' and approve it`;
   return `add this round's review with 'sow output add --type review --path review/report.md --assessment pass|fail${extra}', then approve it with 'sow output set --index <n> approved true'`;
 }

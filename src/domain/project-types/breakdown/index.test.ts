@@ -9,15 +9,30 @@ import { publishOrder, unitBody, unitFileName, unitProblems } from './units.js';
 const T0 = '2026-01-01T00:00:00.000Z';
 const phase = (outputs: Artifact[] = []) => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs });
 const project = (state: string, discovery: Artifact[] = []): ProjectState => ({
-  name: 'auth', type: 'breakdown', description: 'JWT authentication', branch: 'breakdown/auth', created_at: T0, updated_at: T0,
+  name: 'auth',
+  type: 'breakdown',
+  description: 'JWT authentication',
+  branch: 'breakdown/auth',
+  created_at: T0,
+  updated_at: T0,
   statechart: { current_state: state, updated_at: T0, history: [] },
   phases: { discovery: phase(discovery), breakdown: phase(), publishing: phase() },
 });
 const doc = (type: string, path: string, approved: boolean): Artifact => ({ type, path, approved, created_at: T0 });
 const spec = (id: string, approved = true) => doc('work_unit_spec', `units/${id}.md`, approved);
 const unit = (id: string, status: TaskStatus, o: { deps?: string[]; outputs?: Artifact[]; name?: string; published?: unknown } = {}): TaskState => ({
-  id, name: o.name ?? `Unit ${id}`, phase: 'breakdown', status, iteration: 1, parallel: false, dependencies: o.deps ?? [], created_at: T0, updated_at: T0,
-  inputs: [], outputs: o.outputs ?? (status === 'completed' ? [spec(id)] : []), metadata: o.published === undefined ? {} : { published: o.published },
+  id,
+  name: o.name ?? `Unit ${id}`,
+  phase: 'breakdown',
+  status,
+  iteration: 1,
+  parallel: false,
+  dependencies: o.deps ?? [],
+  created_at: T0,
+  updated_at: T0,
+  inputs: [],
+  outputs: o.outputs ?? (status === 'completed' ? [spec(id)] : []),
+  metadata: o.published === undefined ? {} : { published: o.published },
 });
 const view = (state: string, tasks: TaskState[], discovery: Artifact[] = []): ProjectView => ({ project: project(state, discovery), tasks: tasks.map(summaryOf), taskStates: tasks });
 const g = breakdown.guards;
@@ -78,7 +93,11 @@ describe('breakdown guards', () => {
 
   it('unitsPublished: every completed unit has a readable publication (an issue number or a file)', () => {
     expect(g['unitsPublished']!.readsTasks).toBe(true);
-    const all = view('Publishing', [unit('010', 'completed', { published: { issue: 12, url: 'https://github.com/a/b/issues/12' } }), unit('020', 'completed', { published: { file: '.sow/knowledge/breakdowns/auth/020-unit-020.md' } }), unit('030', 'abandoned')]);
+    const all = view('Publishing', [
+      unit('010', 'completed', { published: { issue: 12, url: 'https://github.com/a/b/issues/12' } }),
+      unit('020', 'completed', { published: { file: '.sow/knowledge/breakdowns/auth/020-unit-020.md' } }),
+      unit('030', 'abandoned'),
+    ]);
     expect(g['unitsPublished']!.check(all)).toBe(true);
     const part = view('Publishing', [unit('010', 'completed', { published: { issue: 12 } }), unit('020', 'completed'), unit('030', 'completed', { published: { issue: 'twelve' } })]);
     expect(g['unitsPublished']!.check(part)).toBe(false);
@@ -112,8 +131,9 @@ describe('publishing', () => {
     expect(unitBody('# Refresh\n\nRotate tokens.\n\n\n', deps, { issue: true })).toBe('# Refresh\n\nRotate tokens.\n\nDepends on #12\nDepends on #13\n');
     expect(unitBody('# Token format\n', [], { issue: true })).toBe('# Token format\n');
     const file = '.sow/knowledge/breakdowns/auth/030-refresh.md';
-    expect(unitBody('# Refresh\n', [{ id: '010', title: 'Token format', publication: { file: '.sow/knowledge/breakdowns/auth/010-token-format.md' } }], { file }))
-      .toBe('# Refresh\n\nDepends on [010 Token format](010-token-format.md)\n');
+    expect(unitBody('# Refresh\n', [{ id: '010', title: 'Token format', publication: { file: '.sow/knowledge/breakdowns/auth/010-token-format.md' } }], { file })).toBe(
+      '# Refresh\n\nDepends on [010 Token format](010-token-format.md)\n',
+    );
     expect(unitBody('# Refresh\n', [deps[1]!], { file })).toBe('# Refresh\n\nDepends on [#12 Token format](https://github.com/acme/api/issues/12)\n');
   });
 
@@ -136,7 +156,7 @@ describe('the breakdown machine', () => {
     expect(breakdown.states['Active']!.executesTasks).toBe(true);
   });
 
-  it('completing archives the discovery document and the completed units\' specs, and indexes the units', () => {
+  it("completing archives the discovery document and the completed units' specs, and indexes the units", () => {
     const p = project('Publishing', [doc('discovery', 'discovery.md', true), doc('discovery', 'draft.md', false)]);
     const tasks = [
       unit('010', 'completed', { name: 'Token format', published: { issue: 12, url: 'https://github.com/acme/api/issues/12', at: T0 } }),
@@ -150,7 +170,12 @@ describe('the breakdown machine', () => {
         { from: 'units/020.md', to: '.sow/knowledge/breakdowns/auth/specs/020.md' },
       ],
       entry: {
-        type: 'breakdown', topic: 'JWT authentication', name: 'auth', branch: 'breakdown/auth', date: '2026-11-26', path: '.sow/knowledge/breakdowns/auth',
+        type: 'breakdown',
+        topic: 'JWT authentication',
+        name: 'auth',
+        branch: 'breakdown/auth',
+        date: '2026-11-26',
+        path: '.sow/knowledge/breakdowns/auth',
         units: [
           { id: '010', title: 'Token format', issue: 12, url: 'https://github.com/acme/api/issues/12', depends_on: [] },
           { id: '020', title: 'Verify tokens', file: '.sow/knowledge/breakdowns/auth/020-verify-tokens.md', depends_on: ['010'] },

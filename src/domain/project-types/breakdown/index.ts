@@ -19,15 +19,18 @@ const NAME = 'breakdown';
 
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the feature request, earlier notes, designs)' };
 const discovery: ArtifactTypeDef = {
-  name: 'discovery', root: 'project', approvable: true,
+  name: 'discovery',
+  root: 'project',
+  approvable: true,
   description: 'What the feature is, what it must do, what is known and what is open: the document the units are split from; approving it starts the breakdown',
 };
 const workUnitSpec: ArtifactTypeDef = {
-  name: SPEC, root: 'project', approvable: true,
-  description: 'The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the issue\'s body once approved',
+  name: SPEC,
+  root: 'project',
+  approvable: true,
+  description: "The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the issue's body once approved",
 };
 const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the unit should start from' };
-
 
 const guards = {
   discoveryApproved: {
@@ -41,7 +44,7 @@ const guards = {
     },
   },
   unitsReady: {
-    description: 'every unit is completed or abandoned (at least one completed), each completed unit\'s work_unit_spec is approved, and the dependencies name existing units and form no cycle',
+    description: "every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle",
     readsTasks: true,
     check: ({ taskStates }) => taskStates !== undefined && unitProblems(taskStates).length === 0,
     hint: ({ taskStates }) => (taskStates === undefined ? "run 'sow task list' to see the units" : unitProblems(taskStates).join('; ')),
@@ -52,13 +55,13 @@ const guards = {
     check: ({ taskStates }) => taskStates !== undefined && taskStates.every((t) => (t.status === 'completed' && publicationOf(t) !== undefined) || t.status === 'abandoned'),
     hint: ({ taskStates }) => {
       const reopened = (taskStates ?? []).filter((t) => t.status !== 'completed' && t.status !== 'abandoned').map((t) => t.id);
-      if (reopened.length) return `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: complete or abandon ${reopened.length === 1 ? 'it' : 'them'} ('sow task set --id <id> status completed', 'sow task abandon --id <id>')`;
+      if (reopened.length)
+        return `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: complete or abandon ${reopened.length === 1 ? 'it' : 'them'} ('sow task set --id <id> status completed', 'sow task abandon --id <id>')`;
       const open = (taskStates ?? []).filter((t) => t.status === 'completed' && !publicationOf(t)).map((t) => t.id);
       return `publish ${open.length ? `${open.length === 1 ? 'unit' : 'units'} ${list(open)}` : 'the units'}: 'sow breakdown publish' ('--dry-run' shows what it would do first)`;
     },
   },
 } satisfies Record<string, GuardDef>;
-
 
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [

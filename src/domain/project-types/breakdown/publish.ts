@@ -55,14 +55,21 @@ async function notPublishing(s: TypeSession, type: ProjectType): Promise<SowErro
 
 /** The text of a unit's specs (each approved one, in order), or the error naming the missing file. */
 function specText(s: TypeSession, task: TaskState): string {
-  return specsOf(task).map(({ index, artifact }) => {
-    const text = s.readFile(`${PROJECT_DIR}/${artifact.path}`);
-    if (text === undefined) {
-      throw new SowError('SPEC_MISSING', 'failed', `the spec of unit ${task.id} is missing: '${PROJECT_DIR}/${artifact.path}' does not exist`,
-        `write it again and have the human approve it again ('sow task output set --id ${task.id} --index ${index} approved true'), then publish`, { task: task.id, path: artifact.path });
-    }
-    return text.replace(/\s+$/, '');
-  }).join('\n\n');
+  return specsOf(task)
+    .map(({ index, artifact }) => {
+      const text = s.readFile(`${PROJECT_DIR}/${artifact.path}`);
+      if (text === undefined) {
+        throw new SowError(
+          'SPEC_MISSING',
+          'failed',
+          `the spec of unit ${task.id} is missing: '${PROJECT_DIR}/${artifact.path}' does not exist`,
+          `write it again and have the human approve it again ('sow task output set --id ${task.id} --index ${index} approved true'), then publish`,
+          { task: task.id, path: artifact.path },
+        );
+      }
+      return text.replace(/\s+$/, '');
+    })
+    .join('\n\n');
 }
 
 /** The first free file for a unit: its name, or with -2, -3 … when an earlier breakdown took it. */
@@ -81,8 +88,12 @@ async function publishOne(ctx: TypeCommandContext, id: string, dependsOn: readon
       const dep = await s.task(depId);
       const publication = publicationOf(dep);
       if (!publication) {
-        throw new SowError('DEPENDENCY_NOT_PUBLISHED', 'failed', `unit ${id} depends on ${depId}, which is not published`,
-          "run 'sow breakdown publish' again: it publishes every unit after the units it depends on");
+        throw new SowError(
+          'DEPENDENCY_NOT_PUBLISHED',
+          'failed',
+          `unit ${id} depends on ${depId}, which is not published`,
+          "run 'sow breakdown publish' again: it publishes every unit after the units it depends on",
+        );
       }
       deps.push({ id: depId, title: dep.name, publication });
     }
@@ -102,7 +113,7 @@ async function publishOne(ctx: TypeCommandContext, id: string, dependsOn: readon
 }
 
 function line(row: UnitRow, target: Target): string {
-  const where = row.issue !== undefined ? `#${row.issue}${row.url ? ` ${row.url}` : ''}` : row.file ?? '';
+  const where = row.issue !== undefined ? `#${row.issue}${row.url ? ` ${row.url}` : ''}` : (row.file ?? '');
   if (row.status === 'already_published') return `${row.id} already published: ${where}`;
   if (row.status === 'published') return `${row.id} → ${where}`;
   const deps = row.depends_on.length ? ` (depends on ${row.depends_on.join(', ')})` : '';
@@ -113,7 +124,7 @@ const count = (n: number) => `${n} unit${n === 1 ? '' : 's'}`;
 
 async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<TypeCommandResult> {
   const to = opts['to'];
-  if (to !== undefined && to !== 'github' && to !== 'files') throw notOneOf('destination', String(to), ['github', 'files'], "destinations (--to)");
+  if (to !== undefined && to !== 'github' && to !== 'files') throw notOneOf('destination', String(to), ['github', 'files'], 'destinations (--to)');
   const dryRun = opts['dryRun'] === true;
   const notes: string[] = [];
   let target: Target;
@@ -166,9 +177,10 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
   const data = (units: UnitRow[]) => ({ target, dry_run: dryRun, ...(repo ? { repo } : {}), ...(target === 'files' ? { directory: plan.dir } : {}), units });
 
   if (dryRun || todo.length === 0) {
-    const message = todo.length === 0
-      ? `nothing to publish: every completed unit is already published; run 'sow advance' to complete the breakdown`
-      : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`;
+    const message =
+      todo.length === 0
+        ? `nothing to publish: every completed unit is already published; run 'sow advance' to complete the breakdown`
+        : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`;
     return { data: data(plan.units), text: plan.units.map((u) => line(u, target)).join('\n'), message: [...notes, message].join('\n') };
   }
 
@@ -184,9 +196,11 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       const published = rows.filter((r) => r.status === 'published');
       if (!(err instanceof SowError) || published.length === 0) throw err;
       const so = published.map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`).join(', ');
-      throw new SowError(err.code, err.kind, err.message,
-        `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,
-        { ...err.details, published: published.map((r) => r.id), failed_on: unit.id });
+      throw new SowError(err.code, err.kind, err.message, `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`, {
+        ...err.details,
+        published: published.map((r) => r.id),
+        failed_on: unit.id,
+      });
     }
   }
   const fresh = rows.filter((r) => r.status === 'published').length;

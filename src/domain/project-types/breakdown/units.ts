@@ -48,7 +48,7 @@ export const list = (ids: readonly string[]) => (ids.length <= 2 ? ids.join(' an
  * unit depends on an abandoned one, and the dependencies form no cycle.
  */
 export function unitProblems(tasks: readonly TaskState[]): string[] {
-  if (tasks.length === 0) return ["add the work units, a task each: 'sow task add \"<unit>\" --depends-on <ids>'"];
+  if (tasks.length === 0) return ['add the work units, a task each: \'sow task add "<unit>" --depends-on <ids>\''];
   const problems: string[] = [];
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const open = tasks.filter((t) => !finished(t)).map((t) => t.id);
@@ -70,7 +70,9 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
       const d = byId.get(dep);
       if (!d) problems.push(`unit ${t.id} depends on ${dep}, which does not exist: drop it ('sow task set --id ${t.id} dependencies <the other ids>')`);
       else if (done(t) && d.status === 'abandoned') {
-        problems.push(`unit ${t.id} is completed but depends on ${dep}, which was abandoned: drop the dependency ('sow task set --id ${t.id} dependencies <the other ids>'), or reopen ${dep} ('sow task set --id ${dep} status pending')`);
+        problems.push(
+          `unit ${t.id} is completed but depends on ${dep}, which was abandoned: drop the dependency ('sow task set --id ${t.id} dependencies <the other ids>'), or reopen ${dep} ('sow task set --id ${dep} status pending')`,
+        );
       }
     }
   }
@@ -101,7 +103,14 @@ export function publishOrder(tasks: readonly TaskState[]): TaskState[] {
 
 /** `010-verify-tokens.md`: the id, then the title in lower-case words joined by dashes. */
 export function unitFileName(task: Pick<TaskState, 'id' | 'name'>): string {
-  const slug = task.name.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  const slug = task.name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
   return slug ? `${task.id}-${slug}.md` : `${task.id}.md`;
 }
 

@@ -7,22 +7,41 @@ import { design } from './index.js';
 const T0 = '2026-01-01T00:00:00.000Z';
 const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs: [] as Artifact[] });
 const project = (state: string, outputs: Artifact[] = [], tags?: unknown): ProjectState => ({
-  name: 'storage', type: 'design', description: 'Where do we store events?', branch: 'design/storage', created_at: T0, updated_at: T0,
+  name: 'storage',
+  type: 'design',
+  description: 'Where do we store events?',
+  branch: 'design/storage',
+  created_at: T0,
+  updated_at: T0,
   statechart: { current_state: state, updated_at: T0, history: [] },
   phases: { design: { ...phase(), outputs, metadata: tags === undefined ? {} : { tags } }, finalization: phase() },
 });
 const doc = (type: string, path: string, approved: boolean): Artifact => ({ type, path, approved, created_at: T0 });
 const task = (id: string, name: string, status: TaskState['status'], outputs: Artifact[] = []): TaskState => ({
-  id, name, phase: 'design', status, iteration: 1, parallel: false, dependencies: [], created_at: T0, updated_at: T0, inputs: [], outputs, metadata: {},
+  id,
+  name,
+  phase: 'design',
+  status,
+  iteration: 1,
+  parallel: false,
+  dependencies: [],
+  created_at: T0,
+  updated_at: T0,
+  inputs: [],
+  outputs,
+  metadata: {},
 });
 const summary = (t: TaskState): TaskSummary => ({ id: t.id, name: t.name, status: t.status, parallel: t.parallel, dependencies: t.dependencies });
-const view = (tasks: TaskState[], outputs: Artifact[] = [], withStates = true): ProjectView =>
-  ({ project: project('Active', outputs), tasks: tasks.map(summary), ...(withStates ? { taskStates: tasks } : {}) });
+const view = (tasks: TaskState[], outputs: Artifact[] = [], withStates = true): ProjectView => ({
+  project: project('Active', outputs),
+  tasks: tasks.map(summary),
+  ...(withStates ? { taskStates: tasks } : {}),
+});
 const guard = design.guards['documentsApproved']!;
 const evidence: Artifact = { type: 'evidence', path: 'evidence/tests-1.log', created_at: T0, metadata: { check: 'tests' } };
 
 describe('design: the documentsApproved guard', () => {
-  it('reads the tasks\' whole states, and only in Active', () => {
+  it("reads the tasks' whole states, and only in Active", () => {
     expect(guard.readsTasks).toBe(true);
     expect(readsTaskStates(design, 'Active')).toBe(true);
     expect(readsTaskStates(design, 'Finalizing')).toBe(false);
@@ -74,8 +93,10 @@ describe('design: the documentsApproved guard', () => {
 
   it('several problems at once are all named', () => {
     const v = view([task('010', 'a', 'completed', [doc('adr', 'a.md', false)]), task('020', 'b', 'completed')], [doc('spec', 'specs/s.md', false)]);
-    expect(guard.hint(v)).toBe("task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec); "
-      + "approve task 010's adr: 'sow task output set --id 010 --index 0 approved true', the design phase's spec specs/s.md: 'sow output set --index 0 approved true' (the human's decision)");
+    expect(guard.hint(v)).toBe(
+      "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec); " +
+        "approve task 010's adr: 'sow task output set --id 010 --index 0 approved true', the design phase's spec specs/s.md: 'sow output set --index 0 approved true' (the human's decision)",
+    );
   });
 
   it('a document added to the design phase itself must be approved too', () => {
@@ -84,7 +105,7 @@ describe('design: the documentsApproved guard', () => {
     expect(guard.check(view(tasks, [doc('architecture', 'arch.md', true)]))).toBe(true);
   });
 
-  it('without the tasks\' states it does not hold (the app did not load them)', () => {
+  it("without the tasks' states it does not hold (the app did not load them)", () => {
     const v = view([task('010', 'a', 'completed', [doc('adr', 'a.md', true)])], [], false);
     expect(guard.check(v)).toBe(false);
     expect(guard.hint(v)).toContain('were not read');
@@ -99,7 +120,15 @@ describe('design: the archive', () => {
   ];
   const phaseDocs = [doc('architecture', 'overview/architecture.md', true), doc('spec', 'unapproved.md', false), doc('adr', 'adrs/0001-use-postgres.md', true)];
   const NOW = '2026-11-26T10:00:00.000Z';
-  const entry = (documents: unknown[]) => ({ type: 'design', topic: 'Where do we store events?', name: 'storage', branch: 'design/storage', date: '2026-11-26', tags: ['storage', 'postgres'], documents });
+  const entry = (documents: unknown[]) => ({
+    type: 'design',
+    topic: 'Where do we store events?',
+    name: 'storage',
+    branch: 'design/storage',
+    date: '2026-11-26',
+    tags: ['storage', 'postgres'],
+    documents,
+  });
 
   it('completing leaves the project', () => {
     const next = advance(design, { project: project('Finalizing'), tasks: [] }, T0, { by: 'user' });
@@ -128,11 +157,7 @@ describe('design: the archive', () => {
   it('the places come from .sow/config.yaml where it names them', () => {
     const config: RepoConfig = { knowledge: { places: { adr: 'decisions', diagram: 'docs/diagrams' } } };
     const plan = design.archive!({ project: project('Finalizing', [], ['storage', 'postgres']), tasks, config }, NOW);
-    expect(plan!.files.map((f) => f.to)).toEqual([
-      '.sow/knowledge/decisions/0001-use-postgres.md',
-      '.sow/knowledge/designs/event-store.md',
-      '.sow/knowledge/docs/diagrams/flow.mmd',
-    ]);
+    expect(plan!.files.map((f) => f.to)).toEqual(['.sow/knowledge/decisions/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/docs/diagrams/flow.mmd']);
     expect(plan!.entry['tags']).toEqual(['storage', 'postgres']);
   });
 

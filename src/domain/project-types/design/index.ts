@@ -18,7 +18,7 @@ const PHASE = 'design';
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the problem, constraints, earlier notes)' };
 const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the task starts from (a draft, an earlier design, notes)' };
 
-const approvedNote = 'approved by the human, it is kept in the repository\'s knowledge when the project completes';
+const approvedNote = "approved by the human, it is kept in the repository's knowledge when the project completes";
 /** The documents a design project writes, in the order hints list them. */
 const documentTypes: readonly ArtifactTypeDef[] = [
   { name: 'design', root: 'project', approvable: true, description: `A design document: the problem, the options, the chosen design; ${approvedNote}` },
@@ -29,7 +29,10 @@ const documentTypes: readonly ArtifactTypeDef[] = [
 ];
 const DOCUMENT_TYPES = new Set(documentTypes.map((t) => t.name));
 const isDocument = (a: Artifact) => DOCUMENT_TYPES.has(a.type);
-const typeChoices = `${documentTypes.slice(0, -1).map((t) => t.name).join(', ')} or ${documentTypes.at(-1)!.name}`;
+const typeChoices = `${documentTypes
+  .slice(0, -1)
+  .map((t) => t.name)
+  .join(', ')} or ${documentTypes.at(-1)!.name}`;
 
 /** Where a document type goes under .sow/knowledge/ unless the repository's configuration says otherwise. */
 const DEFAULT_PLACES: Readonly<Record<string, string>> = { adr: 'adrs' };
@@ -68,8 +71,7 @@ const guards = {
     readsTasks: true,
     check: (view) => {
       const m = missingDocuments(view);
-      return m !== undefined && view.tasks.length > 0 && openTasks(view).length === 0 && view.tasks.some((t) => t.status === 'completed')
-        && m.undocumented.length === 0 && m.unapproved.length === 0;
+      return m !== undefined && view.tasks.length > 0 && openTasks(view).length === 0 && view.tasks.some((t) => t.status === 'completed') && m.undocumented.length === 0 && m.unapproved.length === 0;
     },
     hint: (view) => {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
@@ -86,7 +88,6 @@ const guards = {
   },
 } satisfies Record<string, GuardDef>;
 
-
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
@@ -97,7 +98,7 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
 const states = {
   NoProject: NO_PROJECT,
   Active: { phase: PHASE, lead: 'human', purpose: 'Write each document (a task each) with the human; the human approves each one.', executesTasks: true },
-  Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the approved documents say what should be kept; completing stores them in the repository\'s knowledge.' },
+  Finalizing: { phase: 'finalization', lead: 'human', purpose: "Check that the approved documents say what should be kept; completing stores them in the repository's knowledge." },
   Completed: { phase: null, lead: null, purpose: 'The design project is complete; its documents are in .sow/knowledge/.', final: true },
 } satisfies Record<string, StateDef>;
 
@@ -134,7 +135,7 @@ function archivePlan(project: ProjectState, tasks: readonly TaskState[], config:
 
 export const design: ProjectType = {
   name: 'design',
-  description: 'Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository\'s knowledge',
+  description: "Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository's knowledge",
   branchPrefix: 'design/',
   phases: [
     { name: PHASE, canDisable: false, inputs: [context], outputs: [...documentTypes, evidence], hasTasks: true },

@@ -6,7 +6,12 @@ import { exploration } from './index.js';
 const T0 = '2026-01-01T00:00:00.000Z';
 const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs: [] as Artifact[] });
 const project = (state: string, outputs: Artifact[] = [], tags?: unknown): ProjectState => ({
-  name: 'jwt-libs', type: 'exploration', description: 'Which JWT library?', branch: 'explore/jwt-libs', created_at: T0, updated_at: T0,
+  name: 'jwt-libs',
+  type: 'exploration',
+  description: 'Which JWT library?',
+  branch: 'explore/jwt-libs',
+  created_at: T0,
+  updated_at: T0,
   statechart: { current_state: state, updated_at: T0, history: [] },
   phases: { exploration: { ...phase(), outputs, metadata: tags === undefined ? {} : { tags } }, finalization: phase() },
 });
@@ -37,8 +42,19 @@ describe('exploration guards', () => {
     const next = advance(exploration, { project: p, tasks: [] }, T0, { by: 'user' });
     expect(next.to).toBe('Completed');
     expect(exploration.archive!({ project: p, tasks: [], config: {} }, '2026-11-26T10:00:00.000Z')).toEqual({
-      files: [{ from: 'summary.md', to: '.sow/knowledge/explorations/jwt-libs/summary.md' }, { from: 'other/summary.md', to: '.sow/knowledge/explorations/jwt-libs/summary.md' }],
-      entry: { type: 'exploration', topic: 'Which JWT library?', name: 'jwt-libs', branch: 'explore/jwt-libs', date: '2026-11-26', tags: ['auth', 'jwt'], path: '.sow/knowledge/explorations/jwt-libs' },
+      files: [
+        { from: 'summary.md', to: '.sow/knowledge/explorations/jwt-libs/summary.md' },
+        { from: 'other/summary.md', to: '.sow/knowledge/explorations/jwt-libs/summary.md' },
+      ],
+      entry: {
+        type: 'exploration',
+        topic: 'Which JWT library?',
+        name: 'jwt-libs',
+        branch: 'explore/jwt-libs',
+        date: '2026-11-26',
+        tags: ['auth', 'jwt'],
+        path: '.sow/knowledge/explorations/jwt-libs',
+      },
     });
   });
 });

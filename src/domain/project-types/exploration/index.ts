@@ -44,7 +44,6 @@ const guards = {
   },
 } satisfies Record<string, GuardDef>;
 
-
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start('exploration')], automatic: false },
@@ -57,7 +56,7 @@ const states = {
   NoProject: NO_PROJECT,
   Active: { phase: 'exploration', lead: 'human', purpose: 'Investigate each topic (a task each) with the human, writing the findings down.', executesTasks: true },
   Summarizing: { phase: 'exploration', lead: 'human', purpose: 'Write what the exploration found as summaries; the human approves them.' },
-  Finalizing: { phase: 'finalization', lead: 'human', purpose: 'Check that the summaries say what should be kept; completing stores them in the repository\'s knowledge.' },
+  Finalizing: { phase: 'finalization', lead: 'human', purpose: "Check that the summaries say what should be kept; completing stores them in the repository's knowledge." },
   Completed: { phase: null, lead: null, purpose: 'The exploration is complete; its summaries are in .sow/knowledge/explorations/.', final: true },
 } satisfies Record<string, StateDef>;
 
@@ -67,7 +66,7 @@ const actions = {
 
 export const exploration: ProjectType = {
   name: 'exploration',
-  description: 'Research a topic with the human; the approved summaries become the repository\'s knowledge',
+  description: "Research a topic with the human; the approved summaries become the repository's knowledge",
   branchPrefix: 'explore/',
   phases: [
     { name: 'exploration', canDisable: false, inputs: [context], outputs: [summary, findings, evidence], hasTasks: true },

@@ -13,8 +13,22 @@ import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from 
 import { appendEntry, CONTEXT, DIR, domainOf, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
 import { iterationPrompt } from './prompt.js';
 import {
-  blockPhase, CONTEXT_WORDS, saysNothingLeft, currentPhase, extendPhase, findPhase, logIteration, replace,
-  unblockPhase, verifyPhase, withWorkPhases, WORK_PHASE_ID, WorkPhaseBlockedError, wordCount, workPhasesOf, type WorkPhase,
+  blockPhase,
+  CONTEXT_WORDS,
+  saysNothingLeft,
+  currentPhase,
+  extendPhase,
+  findPhase,
+  logIteration,
+  replace,
+  unblockPhase,
+  verifyPhase,
+  withWorkPhases,
+  WORK_PHASE_ID,
+  WorkPhaseBlockedError,
+  wordCount,
+  workPhasesOf,
+  type WorkPhase,
 } from './work-phases.js';
 
 const str = (opts: TypeOptions, key: string): string | undefined => (typeof opts[key] === 'string' ? (opts[key] as string) : undefined);
@@ -31,7 +45,8 @@ function parseMax(raw: string, as: 'flag' | 'field' = 'flag'): number {
 
 /** A work phase id as typed (R1): its form is the command line's business, checked first. */
 function checkPhaseId(id: string): void {
-  if (!WORK_PHASE_ID.test(id)) throw new UsageError(`invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`, 'for example: sow iter phase add R1 --title "…"');
+  if (!WORK_PHASE_ID.test(id))
+    throw new UsageError(`invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`, 'for example: sow iter phase add R1 --title "…"');
 }
 
 function parseAfter(raw: string, list: readonly WorkPhase[], self: string): string[] {
@@ -53,14 +68,17 @@ const STATE_HINTS: Record<string, string> = {
   DiscoverActive: "first the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'",
   PlanActive: "approve the plan ('sow output set --index 0 approved true' once plan.md says what the human agreed) and run 'sow advance'",
   VerifyActive: "the work phases are finished; a failed review ('sow output add --type review --path review.md --assessment fail --phases R2') reopens the ones it names",
-  DeliverActive: 'the work is verified; write the outputs and run \'sow advance\' to complete it',
+  DeliverActive: "the work is verified; write the outputs and run 'sow advance' to complete it",
 };
 
 async function requireState(s: TypeSession, allowed: readonly string[], doing: string): Promise<ProjectState> {
   const project = await s.project();
   const state = project.statechart.current_state;
   if (!allowed.includes(state)) {
-    throw new WorkPhaseBlockedError(`cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`, STATE_HINTS[state] ?? "run 'sow project continue' to see the next step", { state, allowed: [...allowed] });
+    throw new WorkPhaseBlockedError(`cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`, STATE_HINTS[state] ?? "run 'sow project continue' to see the next step", {
+      state,
+      allowed: [...allowed],
+    });
   }
   return project;
 }
@@ -112,7 +130,13 @@ const EDITABLE = ['title', 'criteria', 'output', 'max', 'after'] as const;
 function outputPath(raw: string): string {
   if (raw === '') return raw;
   const inside = relativeInside(PROJECT_DIR, raw);
-  if (inside === undefined) throw new InvalidValueError('output', raw, `a path inside ${PROJECT_DIR}/, relative to it (e.g. outputs/r1.md)`, "outputs live in the project's folder; name one there, e.g. --output outputs/r1.md");
+  if (inside === undefined)
+    throw new InvalidValueError(
+      'output',
+      raw,
+      `a path inside ${PROJECT_DIR}/, relative to it (e.g. outputs/r1.md)`,
+      "outputs live in the project's folder; name one there, e.g. --output outputs/r1.md",
+    );
   return inside;
 }
 
@@ -134,7 +158,8 @@ const phaseAdd: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
       const list = workPhasesOf(project);
-      if (list.some((p) => p.id === id)) throw new SowError('WORK_PHASE_EXISTS', 'failed', `work phase ${id} exists already`, `change it with 'sow iter phase set ${id} <field> <value>'`, { phase: id });
+      if (list.some((p) => p.id === id))
+        throw new SowError('WORK_PHASE_EXISTS', 'failed', `work phase ${id} exists already`, `change it with 'sow iter phase set ${id} <field> <value>'`, { phase: id });
       const phase: WorkPhase = {
         id: id!,
         title: str(opts, 'title')!.trim(),
@@ -162,7 +187,11 @@ const phaseAdd: TypeCommandDef = {
 const phaseSet: TypeCommandDef = {
   name: 'phase set',
   description: `Change a field of a work phase: ${EDITABLE.join(', ')}`,
-  args: [{ name: 'id', description: 'the work phase' }, { name: 'field', description: EDITABLE.join(', ') }, { name: 'value', description: 'the new value' }],
+  args: [
+    { name: 'id', description: 'the work phase' },
+    { name: 'field', description: EDITABLE.join(', ') },
+    { name: 'value', description: 'the new value' },
+  ],
   async run(ctx, [id, field, value], _opts) {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'change a work phase');
@@ -171,11 +200,12 @@ const phaseSet: TypeCommandDef = {
       if (!(EDITABLE as readonly string[]).includes(field!)) {
         throw new InvalidValueError('field', field!, EDITABLE.join(', '), "the status and counts follow the phase's lifecycle ('sow iter log|verify|extend|block|unblock')");
       }
-      if (p.status === 'done') throw new WorkPhaseBlockedError(`${p.id} is done; its definition is kept as it was`, 'add a phase for more work (\'sow iter phase add\')', { phase: p.id });
+      if (p.status === 'done') throw new WorkPhaseBlockedError(`${p.id} is done; its definition is kept as it was`, "add a phase for more work ('sow iter phase add')", { phase: p.id });
       switch (field) {
         case 'max': {
           const max = parseMax(value!, 'field');
-          if (p.status !== 'pending' && max <= p.iterations) throw new InvalidValueError('max', value!, `more than the ${p.iterations} iterations ${p.id} has used`, `sow iter extend ${p.id} --max ${p.iterations + 3}`);
+          if (p.status !== 'pending' && max <= p.iterations)
+            throw new InvalidValueError('max', value!, `more than the ${p.iterations} iterations ${p.id} has used`, `sow iter extend ${p.id} --max ${p.iterations + 3}`);
           p = extendPhase(list, p.id, max).phase;
           break;
         }
@@ -205,8 +235,19 @@ const phaseRemove: TypeCommandDef = {
       const list = workPhasesOf(project);
       const p = findPhase(list, id!);
       const dependents = list.filter((x) => x.after.includes(p.id)).map((x) => x.id);
-      if (dependents.length) throw new SowError('WORK_PHASE_NEEDED', 'failed', `${dependents.join(', ')} ${dependents.length === 1 ? 'comes' : 'come'} after ${p.id}`, `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`, { phase: p.id, dependents });
-      const { reapprove } = storePlan(s, project, list.filter((x) => x.id !== p.id));
+      if (dependents.length)
+        throw new SowError(
+          'WORK_PHASE_NEEDED',
+          'failed',
+          `${dependents.join(', ')} ${dependents.length === 1 ? 'comes' : 'come'} after ${p.id}`,
+          `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`,
+          { phase: p.id, dependents },
+        );
+      const { reapprove } = storePlan(
+        s,
+        project,
+        list.filter((x) => x.id !== p.id),
+      );
       return { data: p, message: `Removed ${p.id} from plan.md.${reapprove ? reapproveNote(project) : ''}` };
     });
   },
@@ -230,7 +271,12 @@ const log: TypeCommandDef = {
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'log an iteration');
       const blockers = str(opts, 'blockers');
-      const r = logIteration(workPhasesOf(project), id!, { did: str(opts, 'did')!, remaining: str(opts, 'remaining')!, ...(blockers !== undefined ? { blockers } : {}), signal: opts['signal'] === true }, s.now);
+      const r = logIteration(
+        workPhasesOf(project),
+        id!,
+        { did: str(opts, 'did')!, remaining: str(opts, 'remaining')!, ...(blockers !== undefined ? { blockers } : {}), signal: opts['signal'] === true },
+        s.now,
+      );
       storePhases(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: { phase: r.phase, iteration: r.iteration, ...(r.confirmation !== undefined ? { confirmation: r.confirmation } : {}) }, text: r.outcome };
@@ -273,7 +319,11 @@ const extend: TypeCommandDef = {
       const before = findPhase(workPhasesOf(project), id!);
       const r = extendPhase(workPhasesOf(project), id!, max);
       const { reapprove } = storePlan(s, project, r.list);
-      return { data: r.phase, text: `${r.phase.id}: max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`, ...(reapprove ? { message: reapproveNote(project).trim() } : {}) };
+      return {
+        data: r.phase,
+        text: `${r.phase.id}: max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`,
+        ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
+      };
     });
   },
 };
@@ -312,7 +362,11 @@ const unblock: TypeCommandDef = {
 };
 
 function statusLine(p: WorkPhase, width: number): string {
-  const extras = [p.confirmations ? `${p.confirmations} confirmation${p.confirmations === 1 ? '' : 's'}` : '', p.verification ? `verification ${p.verification}` : '', p.note ? `note: ${p.note}` : ''].filter(Boolean);
+  const extras = [
+    p.confirmations ? `${p.confirmations} confirmation${p.confirmations === 1 ? '' : 's'}` : '',
+    p.verification ? `verification ${p.verification}` : '',
+    p.note ? `note: ${p.note}` : '',
+  ].filter(Boolean);
   return `${p.id.padEnd(width)}  ${p.status.padEnd(11)}  ${`${p.iterations}/${p.max || '?'}`.padEnd(5)}  ${p.title}${extras.length ? `  (${extras.join('; ')})` : ''}`;
 }
 
@@ -368,7 +422,7 @@ const SPEC_PHASE: Record<string, string> = { DiscoverActive: 'discover', PlanAct
 
 const exportState: TypeCommandDef = {
   name: 'export',
-  description: 'The project as the iterative-work format\'s state.json (task, slug, phase, current_phase, phases…), for other tools',
+  description: "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools",
   async run(ctx) {
     return ctx.read(async (s) => {
       const project = await s.project();
@@ -384,14 +438,19 @@ const exportState: TypeCommandDef = {
         current_phase: cur?.id ?? null,
         // The current phase's work iterations: the one count (confirmations are counted apart).
         current_iteration: cur ? cur.iterations : null,
-        phases: Object.fromEntries(list.map((p) => [p.id, {
-          status: p.status,
-          ...(p.status !== 'pending' ? { iterations_used: p.iterations, confirmations_used: p.confirmations } : {}),
-          ...(p.verification ? { verification_passed: p.verification === 'passed' } : {}),
-          // Not set yet (while planning): null, not a maximum of 0.
-          max_iterations: p.max > 0 ? p.max : null,
-          ...(p.completed_at ? { completed_at: p.completed_at } : {}),
-        }])),
+        phases: Object.fromEntries(
+          list.map((p) => [
+            p.id,
+            {
+              status: p.status,
+              ...(p.status !== 'pending' ? { iterations_used: p.iterations, confirmations_used: p.confirmations } : {}),
+              ...(p.verification ? { verification_passed: p.verification === 'passed' } : {}),
+              // Not set yet (while planning): null, not a maximum of 0.
+              max_iterations: p.max > 0 ? p.max : null,
+              ...(p.completed_at ? { completed_at: p.completed_at } : {}),
+            },
+          ]),
+        ),
       };
       return { data: state, text: JSON.stringify(state, null, 2) };
     });

@@ -7,16 +7,43 @@ import type { WorkPhase } from './work-phases.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
-const phase = (over: Record<string, unknown> = {}) => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs: [] as Artifact[], ...over });
-const work = (id: string, over: Partial<WorkPhase> = {}): WorkPhase => ({ id, title: id, criteria: 'c', output: `outputs/${id}.md`, max: 3, after: [], status: 'done', iterations: 1, confirmations: 1, ...over });
+const phase = (over: Record<string, unknown> = {}) => ({
+  status: 'pending' as const,
+  enabled: true,
+  iteration: 1,
+  created_at: T0,
+  metadata: {} as Record<string, unknown>,
+  inputs: [] as Artifact[],
+  outputs: [] as Artifact[],
+  ...over,
+});
+const work = (id: string, over: Partial<WorkPhase> = {}): WorkPhase => ({
+  id,
+  title: id,
+  criteria: 'c',
+  output: `outputs/${id}.md`,
+  max: 3,
+  after: [],
+  status: 'done',
+  iterations: 1,
+  confirmations: 1,
+  ...over,
+});
 function project(state: string, opts: { plan?: Artifact[]; verify?: Artifact[]; phases?: WorkPhase[]; domain?: string } = {}): ProjectState {
   return {
-    name: 'survey', type: 'iterative', description: 'Survey', branch: 'iter/survey', created_at: T0, updated_at: T0,
+    name: 'survey',
+    type: 'iterative',
+    description: 'Survey',
+    branch: 'iter/survey',
+    created_at: T0,
+    updated_at: T0,
     statechart: { current_state: state, updated_at: T0, history: [] },
     phases: {
-      discover: phase({ metadata: opts.domain ? { domain: opts.domain } : {} }), plan: phase({ outputs: opts.plan ?? [] }),
+      discover: phase({ metadata: opts.domain ? { domain: opts.domain } : {} }),
+      plan: phase({ outputs: opts.plan ?? [] }),
       execute: phase({ metadata: { work_phases: opts.phases ?? [] } }),
-      verify: phase({ status: 'in_progress', started_at: T0, outputs: opts.verify ?? [] }), deliver: phase(),
+      verify: phase({ status: 'in_progress', started_at: T0, outputs: opts.verify ?? [] }),
+      deliver: phase(),
     },
   };
 }
@@ -49,7 +76,7 @@ describe('iterative guards', () => {
     expect(advance(iterative, { project: project('VerifyActive', { phases, verify: [review('pass')] }), tasks: [] }, T1, { by: 'user' }).to).toBe('DeliverActive');
   });
 
-  it('outputsWritten: every phase\'s output exists, the missing ones named', () => {
+  it("outputsWritten: every phase's output exists, the missing ones named", () => {
     const p = project('DeliverActive', { phases: [work('R1'), work('R2')] });
     const exists = (have: string[]) => (rel: string) => have.includes(rel);
     expect(g['outputsWritten']!.check({ project: p, tasks: [], docExists: exists(['.sow/project/outputs/R1.md', '.sow/project/outputs/R2.md']) })).toBe(true);
@@ -58,15 +85,36 @@ describe('iterative guards', () => {
     expect(g['outputsWritten']!.check({ project: p, tasks: [] })).toBe(false);
   });
 
-  it('the archive keeps the spec\'s documents (and each phase\'s output), not reviews or logs', () => {
+  it("the archive keeps the spec's documents (and each phase's output), not reviews or logs", () => {
     const p = project('Complete', { phases: [work('R1', { output: 'deliverables/r1.md' })] });
-    const plan = iterative.archive!({ project: p, tasks: [], config: {}, documents: ['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/.gitkeep', 'sources/a.md', 'outputs/.gitkeep', 'outputs/x.md', 'deliverables/r1.md', 'review/r.md', 'notes.md'] }, T1)!;
+    const plan = iterative.archive!(
+      {
+        project: p,
+        tasks: [],
+        config: {},
+        documents: [
+          'brief.md',
+          'plan.md',
+          'context.md',
+          'progress.md',
+          'guardrails.md',
+          'sources/.gitkeep',
+          'sources/a.md',
+          'outputs/.gitkeep',
+          'outputs/x.md',
+          'deliverables/r1.md',
+          'review/r.md',
+          'notes.md',
+        ],
+      },
+      T1,
+    )!;
     expect(plan.files.map((f) => f.from)).toEqual(['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/a.md', 'outputs/x.md', 'deliverables/r1.md']);
     expect(plan.files[0]!.to).toBe('.sow/knowledge/iterative/survey/brief.md');
     expect(plan.entry).toMatchObject({ type: 'iterative', name: 'survey', phases: [{ id: 'R1', iterations: 1, output: 'deliverables/r1.md' }] });
   });
 
-  it('the scaffold writes the spec\'s documents and folders, and records the brief', () => {
+  it("the scaffold writes the spec's documents and folders, and records the brief", () => {
     const started = project('DiscoverActive');
     const { project: p, files } = iterative.scaffold!(started, T0);
     expect(Object.keys(files)).toEqual(['brief.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/.gitkeep', 'outputs/.gitkeep']);

@@ -13,12 +13,39 @@ import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
-import { BRIEF, BRIEF_PLACEHOLDERS, briefTemplate, CONTEXT, contextTemplate, DIR, DOMAINS, domainOf, GUARDRAILS, GUARDRAILS_HEADER, OUTPUTS, PLAN, PROGRESS, PROGRESS_HEADER, SOURCES } from './documents.js';
+import {
+  BRIEF,
+  BRIEF_PLACEHOLDERS,
+  briefTemplate,
+  CONTEXT,
+  contextTemplate,
+  DIR,
+  DOMAINS,
+  domainOf,
+  GUARDRAILS,
+  GUARDRAILS_HEADER,
+  OUTPUTS,
+  PLAN,
+  PROGRESS,
+  PROGRESS_HEADER,
+  SOURCES,
+} from './documents.js';
 import { iterationPrompt, recovery } from './prompt.js';
 import {
-  checkPhasesNamed, currentPhase, EXECUTE, outOfIterations, planGaps, renderPlan, reopenedBy, reopenPhases, withWorkPhases, workPhasesOf, workPhasesProblem, WORK_PHASES_KEY, type WorkPhase,
+  checkPhasesNamed,
+  currentPhase,
+  EXECUTE,
+  outOfIterations,
+  planGaps,
+  renderPlan,
+  reopenedBy,
+  reopenPhases,
+  withWorkPhases,
+  workPhasesOf,
+  workPhasesProblem,
+  WORK_PHASES_KEY,
+  type WorkPhase,
 } from './work-phases.js';
-
 
 const brief: ArtifactTypeDef = {
   name: 'brief',
@@ -44,9 +71,7 @@ const approvedOutput = (project: ProjectState, phase: string, type: string) => p
 
 function approveHint(project: ProjectState, phase: string, type: string, file: string): string {
   const i = phaseOf(project, phase).outputs.findIndex((a) => a.type === type);
-  return i < 0
-    ? `record it with 'sow output add --phase ${phase} --type ${type} --path ${file}', then approve it`
-    : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
+  return i < 0 ? `record it with 'sow output add --phase ${phase} --type ${type} --path ${file}', then approve it` : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
 }
 
 const guards = {
@@ -88,7 +113,9 @@ const guards = {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
         const outputs = phaseOf(project, 'verify').outputs;
-        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} phases R1,R2' (the phases: ${workPhasesOf(project).map((p) => p.id).join(', ')})`;
+        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} phases R1,R2' (the phases: ${workPhasesOf(project)
+          .map((p) => p.id)
+          .join(', ')})`;
       }
       return reviewHint(project, 'verify', 'fail', ' --phases R1,R2');
     },
@@ -102,7 +129,6 @@ const guards = {
     },
   },
 } satisfies Record<string, GuardDef>;
-
 
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
@@ -152,7 +178,9 @@ export const iterative: ProjectType = {
       canDisable: false,
       inputs: [context, source, review],
       outputs: [deliverable, evidence],
-      metadata: { [WORK_PHASES_KEY]: { kind: 'readonly', why: "the work phases change only through their commands", hint: "use 'sow iter phase add|set', 'sow iter log|verify|extend|block|unblock'" } },
+      metadata: {
+        [WORK_PHASES_KEY]: { kind: 'readonly', why: 'the work phases change only through their commands', hint: "use 'sow iter phase add|set', 'sow iter log|verify|extend|block|unblock'" },
+      },
       hasTasks: true,
     },
     { name: 'verify', canDisable: false, inputs: [context], outputs: [review, evidence] },
@@ -177,8 +205,9 @@ export const iterative: ProjectType = {
   advanceNotes: (event, project) => {
     if (event !== 'verify_fail') return [];
     const list = workPhasesOf(project);
-    return reopenedBy(project).map((id) => list.find((p) => p.id === id)!).map((p) =>
-      p.status === 'timeout' ? `${outOfIterations(p)}.` : `${p.id} is in progress again: iteration ${p.iterations + 1} of ${p.max} is next ('sow iter next').`);
+    return reopenedBy(project)
+      .map((id) => list.find((p) => p.id === id)!)
+      .map((p) => (p.status === 'timeout' ? `${outOfIterations(p)}.` : `${p.id} is in progress again: iteration ${p.iterations + 1} of ${p.max} is next ('sow iter next').`));
   },
   validate: (project) => workPhasesProblem(phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY]),
   scaffold(project, now) {
@@ -200,7 +229,8 @@ export const iterative: ProjectType = {
   archive({ project, documents }, now) {
     const dir = `.sow/knowledge/iterative/${project.name}`;
     const list: WorkPhase[] = workPhasesOf(project);
-    const keep = (rel: string) => !/(^|\/)\.gitkeep$/.test(rel) && ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel));
+    const keep = (rel: string) =>
+      !/(^|\/)\.gitkeep$/.test(rel) && ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel));
     return {
       files: (documents ?? []).filter(keep).map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
       entry: {

@@ -22,7 +22,9 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
     const last = lastIteration(entries, cur.id);
     lines.unshift(
       `- Current work phase: **${cur.id}** (${cur.status}) — ${cur.title}; ${cur.iterations} of ${cur.max} iterations used, next: ${nextStep(cur)}.`,
-      last ? `- Its last entry (${last.label.toLowerCase()}, ${last.at}) left Remaining: ${last.fields['Remaining'] ?? '(not said)'}` : `- It has no entry in progress.md yet: its first iteration starts it.`,
+      last
+        ? `- Its last entry (${last.label.toLowerCase()}, ${last.at}) left Remaining: ${last.fields['Remaining'] ?? '(not said)'}`
+        : `- It has no entry in progress.md yet: its first iteration starts it.`,
       `- Next: 'sow iter next' prints the iteration's prompt; 'sow agent spawn <agent> --iteration' gives it to a fresh worker.`,
     );
   }
@@ -33,11 +35,15 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
       lines.push(`- ${outOfIterations(p)}. Ask the human to raise it, or to simplify its criteria ('sow iter phase set ${p.id} criteria "…"').`);
       continue;
     }
-    lines.push(`- ${p.id} timed out after ${p.iterations} of ${p.max} iterations. Ask the human: raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria "…"'), or intervene by hand.`);
+    lines.push(
+      `- ${p.id} timed out after ${p.iterations} of ${p.max} iterations. Ask the human: raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria "…"'), or intervene by hand.`,
+    );
   }
   for (const p of list.filter((x) => x.status === 'blocked')) {
     const other = list.find((x) => x.id !== p.id && (x.status === 'pending' || x.status === 'in_progress') && waitingFor(list, x).length === 0);
-    lines.push(`- ${p.id} is blocked: ${p.note ?? '(no note)'}. Ask the human for input${other ? `, or go on with the next unblocked phase, ${other.id}` : ''}; 'sow iter unblock ${p.id}' when it is resolved.`);
+    lines.push(
+      `- ${p.id} is blocked: ${p.note ?? '(no note)'}. Ask the human for input${other ? `, or go on with the next unblocked phase, ${other.id}` : ''}; 'sow iter unblock ${p.id}' when it is resolved.`,
+    );
   }
   if (!cur && lines.length === 0) return undefined;
   return ['## Where the work stands', '', ...lines].join('\n');
@@ -56,7 +62,8 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     throw new WorkPhaseBlockedError(
       stuck.length ? `no work phase can go on: ${stuck.map((p) => `${p.id} is ${p.status}`).join(', ')}` : 'every work phase is done',
       stuck.length ? "'sow project continue' says how to get each going again" : "run 'sow advance' to verify the whole work",
-      { phases: list.map((p) => ({ id: p.id, status: p.status })) });
+      { phases: list.map((p) => ({ id: p.id, status: p.status })) },
+    );
   }
   const entries = parseProgress(readDoc(`${DIR}/${PROGRESS}`) ?? '');
   const last = lastIteration(entries, cur.id);
@@ -86,12 +93,16 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     '',
     '## Where the last iteration stopped',
     '',
-    last ? `Remaining: ${last.fields['Remaining'] ?? '(not said)'}${last.fields['Blockers'] && last.fields['Blockers'] !== 'None' ? `\nBlockers: ${last.fields['Blockers']}` : ''}` : 'This is the first iteration of the phase.',
+    last
+      ? `Remaining: ${last.fields['Remaining'] ?? '(not said)'}${last.fields['Blockers'] && last.fields['Blockers'] !== 'None' ? `\nBlockers: ${last.fields['Blockers']}` : ''}`
+      : 'This is the first iteration of the phase.',
     '',
     '## This iteration',
     '',
     ...(verifying
-      ? [`${cur.id} is confirmed and waits for verification: review \`.sow/project/${cur.output}\` against the criteria, then run \`sow iter verify ${cur.id} --pass\` or \`sow iter verify ${cur.id} --fail --note "<what does not meet them>"\`.`]
+      ? [
+          `${cur.id} is confirmed and waits for verification: review \`.sow/project/${cur.output}\` against the criteria, then run \`sow iter verify ${cur.id} --pass\` or \`sow iter verify ${cur.id} --fail --note "<what does not meet them>"\`.`,
+        ]
       : confirming
         ? [
             `${cur.id} was declared done. This iteration confirms it: check the output against the criteria afresh, as if for the first time.`,
@@ -109,4 +120,3 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
           ]),
   ].join('\n');
 }
-

@@ -1,14 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { SowError } from '../../errors.js';
 import {
-  blockPhase, checkPhasesNamed, currentPhase, dependencyProblem, extendPhase, lastIteration, logIteration, nextStep, parseProgress, planGaps, renderPlan,
-  reopenPhases, saysNothingLeft, unblockPhase, verifyPhase, WorkPhaseNotFoundError, workPhasesProblem, type WorkPhase,
+  blockPhase,
+  checkPhasesNamed,
+  currentPhase,
+  dependencyProblem,
+  extendPhase,
+  lastIteration,
+  logIteration,
+  nextStep,
+  parseProgress,
+  planGaps,
+  renderPlan,
+  reopenPhases,
+  saysNothingLeft,
+  unblockPhase,
+  verifyPhase,
+  WorkPhaseNotFoundError,
+  workPhasesProblem,
+  type WorkPhase,
 } from './work-phases.js';
 import type { ProjectState } from '../../schemas.js';
 
 const T = '2026-11-26T10:00:00.000Z';
 const phase = (id: string, over: Partial<WorkPhase> = {}): WorkPhase => ({
-  id, title: `Phase ${id}`, criteria: 'measurable', output: `outputs/${id}.md`, max: 3, after: [], status: 'pending', iterations: 0, confirmations: 0, ...over,
+  id,
+  title: `Phase ${id}`,
+  criteria: 'measurable',
+  output: `outputs/${id}.md`,
+  max: 3,
+  after: [],
+  status: 'pending',
+  iterations: 0,
+  confirmations: 0,
+  ...over,
 });
 const codeOf = (fn: () => unknown) => {
   try {
@@ -150,14 +175,16 @@ describe('the plan', () => {
   it('names what is missing, unknown dependencies and cycles', () => {
     expect(planGaps([])).toEqual([expect.stringContaining('no work phases yet')]);
     expect(planGaps([phase('R1', { criteria: '', output: '', max: 0 })])).toEqual([
-      expect.stringContaining('R1 has no criteria'), expect.stringContaining('R1 has no output'), expect.stringContaining('R1 has no maximum'),
+      expect.stringContaining('R1 has no criteria'),
+      expect.stringContaining('R1 has no output'),
+      expect.stringContaining('R1 has no maximum'),
     ]);
     expect(dependencyProblem([phase('R1', { after: ['R0'] })])).toBe('R1 comes after R0, which is not a work phase');
     expect(dependencyProblem([phase('R1', { after: ['R2'] }), phase('R2', { after: ['R1'] })])).toMatch(/cycle: R1 → R2 → R1|cycle: R2 → R1 → R2/);
     expect(planGaps([phase('R1'), phase('R2', { after: ['R1'] })])).toEqual([]);
   });
 
-  it('plan.md follows spec 002\'s template, rendered from the phases', () => {
+  it("plan.md follows spec 002's template, rendered from the phases", () => {
     const project = { name: 'survey', description: 'Survey JWT libraries', created_at: '2026-11-25T00:00:00.000Z', phases: { plan: { started_at: T } } } as unknown as ProjectState;
     const text = renderPlan(project, [phase('R1', { status: 'done' }), phase('R2', { after: ['R1'] })], 'research');
     expect(text).toContain('# Survey JWT libraries - Phases\n\n**Created:** 2026-11-26T10:00:00.000Z\n**Domain:** research\n**Total:** 2 phases');

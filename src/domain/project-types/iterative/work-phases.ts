@@ -52,10 +52,13 @@ export class WorkPhaseNotFoundError extends SowError {
   /** `named`: who names it, when not the command line ("the review names"). */
   constructor(id: string, known: readonly string[], named?: string) {
     const near = nearMiss(id, known);
-    super('WORK_PHASE_NOT_FOUND', 'failed',
+    super(
+      'WORK_PHASE_NOT_FOUND',
+      'failed',
       `${named ? `${named} '${id}', which is not a work phase` : `no work phase '${id}'`}${near ? `; did you mean '${near}'?` : ''}`,
       known.length ? `the work phases are ${known.join(', ')} ('sow iter status')` : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'",
-      { id, known: [...known], ...(near ? { suggestion: near } : {}) });
+      { id, known: [...known], ...(near ? { suggestion: near } : {}) },
+    );
   }
 }
 
@@ -70,12 +73,15 @@ export class WorkPhaseBlockedError extends SowError {
 export class WorkPhaseOutputMissingError extends SowError {
   constructor(p: WorkPhase) {
     const file = `${PROJECT_DIR}/${p.output}`;
-    super('WORK_PHASE_OUTPUT_MISSING', 'blocked',
+    super(
+      'WORK_PHASE_OUTPUT_MISSING',
+      'blocked',
       p.output ? `cannot pass ${p.id}: its output ${file} does not exist` : `cannot pass ${p.id}: it names no output`,
       p.output
         ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the output is another file, 'sow iter phase set ${p.id} output <path>'`
         : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter verify ${p.id} --pass'`,
-      { phase: p.id, output: p.output ? file : null });
+      { phase: p.id, output: p.output ? file : null },
+    );
   }
 }
 
@@ -95,13 +101,15 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
     ids.add(p['id']);
     for (const key of ['title', 'criteria', 'output'] as const) if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
-    if (p['output'] !== '' && relativeInside(PROJECT_DIR, p['output'] as string) === undefined) return { path: `${at}.output`, message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out` };
+    if (p['output'] !== '' && relativeInside(PROJECT_DIR, p['output'] as string) === undefined)
+      return { path: `${at}.output`, message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out` };
     for (const key of ['max', 'iterations', 'confirmations'] as const) {
       if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0) return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
     }
     if (!Array.isArray(p['after']) || !p['after'].every((x) => typeof x === 'string')) return { path: `${at}.after`, message: 'must be a list of work phase ids' };
     if (typeof p['status'] !== 'string' || !STATUSES.has(p['status'])) return { path: `${at}.status`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
-    if (p['blocked_from'] !== undefined && (typeof p['blocked_from'] !== 'string' || !STATUSES.has(p['blocked_from']))) return { path: `${at}.blocked_from`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
+    if (p['blocked_from'] !== undefined && (typeof p['blocked_from'] !== 'string' || !STATUSES.has(p['blocked_from'])))
+      return { path: `${at}.blocked_from`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
     if (p['verification'] !== undefined && p['verification'] !== 'passed' && p['verification'] !== 'failed') return { path: `${at}.verification`, message: 'must be passed or failed' };
   }
   return undefined;
@@ -128,7 +136,11 @@ export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]
 
 export function findPhase(list: readonly WorkPhase[], id: string): WorkPhase {
   const p = list.find((x) => x.id === id);
-  if (!p) throw new WorkPhaseNotFoundError(id, list.map((x) => x.id));
+  if (!p)
+    throw new WorkPhaseNotFoundError(
+      id,
+      list.map((x) => x.id),
+    );
   return p;
 }
 
@@ -216,7 +228,10 @@ function refuseFor(p: WorkPhase, doing: string): never {
     verifying: [`${p.id} is verifying`, `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail --note "<what is wrong>"'`],
     done: [`${p.id} is done`, "more work needs a new phase ('sow iter phase add'), or a failed review that reopens it"],
     blocked: [`${p.id} is blocked${p.note ? ` (${p.note})` : ''}`, `resolve the blocker, then 'sow iter unblock ${p.id}'`],
-    timeout: [`${p.id} used its ${p.max} iterations without finishing (timeout)`, `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria …'), or step in yourself`],
+    timeout: [
+      `${p.id} used its ${p.max} iterations without finishing (timeout)`,
+      `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria …'), or step in yourself`,
+    ],
   };
   const [message, hint] = why[p.status];
   throw new WorkPhaseBlockedError(`cannot ${doing}: ${message}`, hint, { phase: p.id, status: p.status });
@@ -231,7 +246,11 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
   if (p.status === 'pending') {
     const waiting = waitingFor(list, p);
     if (waiting.length) {
-      throw new WorkPhaseBlockedError(`cannot start ${id}: it comes after ${waiting.join(', ')}, which ${waiting.length === 1 ? 'is' : 'are'} not done`, `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`, { phase: id, waiting });
+      throw new WorkPhaseBlockedError(
+        `cannot start ${id}: it comes after ${waiting.join(', ')}, which ${waiting.length === 1 ? 'is' : 'are'} not done`,
+        `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`,
+        { phase: id, waiting },
+      );
     }
     p = { ...p, status: 'in_progress', started_at: p.started_at ?? now };
   }
@@ -294,7 +313,14 @@ const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
  * Records a verifying phase's verification. A pass vouches for the phase's output, so the file
  * must exist (`written` says whether a file under .sow/project/ does).
  */
-export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolean, note: string | undefined, now: string, written: (output: string) => boolean): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
+export function verifyPhase(
+  list: readonly WorkPhase[],
+  id: string,
+  pass: boolean,
+  note: string | undefined,
+  now: string,
+  written: (output: string) => boolean,
+): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
   if (!pass && !note?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
@@ -317,7 +343,11 @@ export function verifyPhase(list: readonly WorkPhase[], id: string, pass: boolea
 
 export function extendPhase(list: readonly WorkPhase[], id: string, max: number): { list: WorkPhase[]; phase: WorkPhase } {
   let p = findPhase(list, id);
-  if (max <= p.iterations) throw new SowError('MAX_TOO_LOW', 'failed', `${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`, { phase: id, iterations: p.iterations });
+  if (max <= p.iterations)
+    throw new SowError('MAX_TOO_LOW', 'failed', `${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`, {
+      phase: id,
+      iterations: p.iterations,
+    });
   p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
   return { list: replace(list, p), phase: p };
 }
@@ -372,19 +402,25 @@ export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void
 
 /** The ids a review's `phases` metadata names (R2,R3 or a list). */
 export function phasesNamed(raw: unknown): string[] {
-  if (Array.isArray(raw)) return raw.map(String).map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(raw))
+    return raw
+      .map(String)
+      .map((s) => s.trim())
+      .filter(Boolean);
   return typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : [];
 }
 
 /** plan.md (spec 002's template), rendered from the work phases. */
 export function renderPlan(project: ProjectState, list: readonly WorkPhase[], domain: string | undefined): string {
-  const phases = list.map((p) => [
-    `- [${p.status === 'done' ? 'x' : ' '}] **${p.id}**: ${p.title}`,
-    `  - Criteria: ${p.criteria || '(not set)'}`,
-    `  - Output: \`${p.output || '(not set)'}\``,
-    `  - Max iterations: ${p.max}`,
-    ...(p.after.length ? [`  - After: ${p.after.join(', ')}`] : []),
-  ].join('\n'));
+  const phases = list.map((p) =>
+    [
+      `- [${p.status === 'done' ? 'x' : ' '}] **${p.id}**: ${p.title}`,
+      `  - Criteria: ${p.criteria || '(not set)'}`,
+      `  - Output: \`${p.output || '(not set)'}\``,
+      `  - Max iterations: ${p.max}`,
+      ...(p.after.length ? [`  - After: ${p.after.join(', ')}`] : []),
+    ].join('\n'),
+  );
   return [
     `# ${project.description || project.name} - Phases`,
     '',

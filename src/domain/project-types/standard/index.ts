@@ -18,7 +18,7 @@ const documentation: ArtifactTypeDef = { name: 'documentation', root: 'project',
 const githubIssue: ArtifactTypeDef = {
   name: 'github_issue',
   root: 'project',
-  description: "The GitHub issue the project started from (its text in context/issue-<n>.md); metadata number, url, title",
+  description: 'The GitHub issue the project started from (its text in context/issue-<n>.md); metadata number, url, title',
   recordedBy: 'sow project new --issue',
 };
 /** The pull request that delivers the project: the body sow wrote for it; metadata number, url, draft. */
@@ -57,9 +57,10 @@ const guards = {
   tasksApproved: {
     description: 'tasks_approved is true and at least one task exists',
     check: ({ project: p, tasks }) => phaseOf(p, 'implementation').metadata['tasks_approved'] === true && tasks.length > 0,
-    hint: ({ tasks }) => tasks.length === 0
-      ? "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'"
-      : "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'",
+    hint: ({ tasks }) =>
+      tasks.length === 0
+        ? "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'"
+        : "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'",
   },
   allTasksComplete: {
     description: 'every task is completed or abandoned, with at least one completed',
@@ -69,7 +70,10 @@ const guards = {
     hint: ({ tasks }) => {
       const open = tasks.filter((t) => t.status !== 'completed' && t.status !== 'abandoned');
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
-      const shown = open.slice(0, 5).map((t) => `${t.id} (${t.status})`).join(', ');
+      const shown = open
+        .slice(0, 5)
+        .map((t) => `${t.id} (${t.status})`)
+        .join(', ');
       return `unfinished: ${shown}${open.length > 5 ? ` and ${open.length - 5} more` : ''}; finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>'`;
     },
   },
@@ -139,7 +143,6 @@ const states = {
   FinalizeDelete: { phase: 'finalize', lead: 'ai', purpose: 'Clean up the project folder and mark the project deleted.' },
 } satisfies Record<string, StateDef>;
 
-
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'ImplementationPlanning', guard: 'planningDisabled', actions: [start('implementation')], automatic: false },
@@ -174,7 +177,8 @@ export const standard: ProjectType = {
       name: 'finalize',
       canDisable: false,
       whyRequired: 'the project ends there (its checks must pass on the finished code, and its last step closes the project)',
-      inputs: [context], outputs: [documentation, evidence, pullRequest],
+      inputs: [context],
+      outputs: [documentation, evidence, pullRequest],
       metadata: { project_deleted: { kind: 'boolean' } },
     },
   ],
