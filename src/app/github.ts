@@ -18,6 +18,7 @@ import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
+import { contextOf, type Where } from './context.js';
 import { quoted } from '../domain/display.js';
 
 export class NoGithubRepoError extends SowError {
@@ -179,7 +180,9 @@ export interface IssueProjectResult extends NewProjectResult {
  * GitHub (`gh issue develop`, where gh and the repository allow it). Refused when GitHub already
  * links the issue to another branch, or a project here started from it on another branch.
  */
-export async function newProjectFromIssue(cwd: string, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
+export async function newProjectFromIssue(where: Where, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
+  const ctx = contextOf(where);
+  const cwd = ctx.cwd;
   // Without .sow/ yet, newProject initialises it once GitHub has answered.
   let initialised = true;
   const root = await openRoot(cwd).catch((err: unknown) => {
@@ -204,14 +207,14 @@ export async function newProjectFromIssue(cwd: string, n: number, opts: { name?:
   const local = initialised ? await localProjectsOf(cwd, n) : [];
   const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
-  const created = await newProject(cwd, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
+  const created = await newProject(ctx, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
   const input: Artifact = {
     type: 'github_issue',
     path: issueFile(n),
-    created_at: new Date().toISOString(),
+    created_at: ctx.now(),
     metadata: { number: n, url: issue.url, title: issue.title },
   };
-  await update(cwd, async (uow) => {
+  await update(ctx, async (uow) => {
     const project = await uow.project();
     // The first enabled phase that takes the issue (planning, or implementation without it).
     const phase = type.phases.find((p) => project.phases[p.name]?.enabled && p.inputs.some((t) => t.name === 'github_issue'))!.name;

@@ -11,6 +11,7 @@
  * is committed is refused; link names are plain names; `.sow/refs/` is a real folder; and a ref's
  * path stays inside its checkout, which stays inside the cache (checked on every use).
  */
+import { contextOf, type Where } from './context.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
@@ -225,7 +226,7 @@ const existingRefsFolder = (root: string) => existingRealFolder(repoArea(root), 
 const linkPath = (root: string, link: string) => join(refsFolder(root), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
-function materialize(root: string, ref: RefEntry, progress: boolean): { target: string; sha: string | null; cloned: boolean } {
+function materialize(root: string, ref: RefEntry, progress: boolean, now: string): { target: string; sha: string | null; cloned: boolean } {
   const place = placeOf(ref);
   let sha: string | null = null;
   let cloned = false;
@@ -243,7 +244,7 @@ function materialize(root: string, ref: RefEntry, progress: boolean): { target: 
   const index = readCacheIndex();
   const before = index.entries[place.key];
   const users = [...new Set([...(before?.users ?? []), root])];
-  index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? new Date().toISOString() : before.fetched_at, users };
+  index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? now : before.fetched_at, users };
   writeCacheIndex(index);
   return { target, sha, cloned };
 }
@@ -265,10 +266,12 @@ export interface AddRefOptions {
 }
 
 export async function addRef(
-  cwd: string,
+  where: Where,
   rawSource: string,
   o: AddRefOptions,
 ): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; why_local?: string; sha: string | null }> {
+  const ctx = contextOf(where);
+  const cwd = ctx.cwd;
   // A folder is named by where it is (`.` too), a URL by its last part.
   const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
   if (link === undefined) throw new UsageError(`sow cannot make a link name from ${quoted(rawSource)}`, "name it with --link <name> (lower-case letters, digits, '.', '-' and '_')");
@@ -279,7 +282,7 @@ export async function addRef(
   if (!SEMANTICS.includes(semantic as Semantic)) throw notOneOf('--semantic value', semantic, SEMANTICS, 'values');
   if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined))
     throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
-  return withWorkspaceLock(cwd, async (root) => {
+  return withWorkspaceLock(ctx, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === link);
     if (existing) throw new RefExistsError(link, existing.local);
@@ -305,7 +308,7 @@ export async function addRef(
       ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}),
       ...(o.description ? { description: o.description } : {}),
     };
-    const m = materialize(root, ref, o.progress);
+    const m = materialize(root, ref, o.progress, ctx.now());
     const via = makeLink(linkPath(root, link), m.target);
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
@@ -323,8 +326,8 @@ export interface RefInfo extends RefEntry {
   cache: Pick<CacheEntry, 'sha' | 'fetched_at' | 'kind'> | null;
 }
 
-export async function listRefs(cwd: string): Promise<RefInfo[]> {
-  return refInfos(await openRoot(cwd));
+export async function listRefs(where: Where): Promise<RefInfo[]> {
+  return refInfos(await openRoot(where));
 }
 
 /** Each ref of the repository at `root`, whether its link works, and what the cache holds of it; reads only. */
@@ -370,8 +373,9 @@ async function fetching<T>(progress: FetchProgress, link: string, fn: () => Prom
   }
 }
 
-export async function refsStatus(cwd: string, link?: string, progress: FetchProgress = noProgress): Promise<RefStatus[]> {
-  const root = await openRoot(cwd);
+export async function refsStatus(where: Where, link?: string, progress: FetchProgress = noProgress): Promise<RefStatus[]> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
   const out: RefStatus[] = [];
   for (const r of select(allRefs(readIndexes(root)), link)) {
     const place = placeOf(r);
@@ -388,7 +392,7 @@ export async function refsStatus(cwd: string, link?: string, progress: FetchProg
     }
     const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
     if (f.state !== 'offline' && c) {
-      index.entries[place.key] = { ...c, fetched_at: new Date().toISOString() };
+      index.entries[place.key] = { ...c, fetched_at: ctx.now() };
       writeCacheIndex(index);
     }
     out.push({ ...base, sha: headOf(place.dir) || base.sha, ...f });
@@ -405,8 +409,9 @@ export interface RefUpdate {
 }
 
 /** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
-export async function refsUpdate(cwd: string, link: string | undefined, progress: boolean, fetchProgress: FetchProgress = noProgress): Promise<RefUpdate[]> {
-  return withWorkspaceLock(cwd, async (root) => {
+export async function refsUpdate(where: Where, link: string | undefined, progress: boolean, fetchProgress: FetchProgress = noProgress): Promise<RefUpdate[]> {
+  const ctx = contextOf(where);
+  return withWorkspaceLock(ctx, async (root) => {
     const out: RefUpdate[] = [];
     for (const r of select(allRefs(readIndexes(root)), link)) {
       const place = placeOf(r);
@@ -417,7 +422,7 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
         continue;
       }
       if (!isGitFolder(place.dir)) {
-        const m = materialize(root, r, progress);
+        const m = materialize(root, r, progress, ctx.now());
         makeLink(linkPath(root, r.link), m.target);
         out.push({ link: r.link, result: 'cloned', to: m.sha });
         continue;
@@ -443,7 +448,7 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
         const to = headOf(place.dir);
         const index = readCacheIndex();
         const c = index.entries[place.key];
-        if (c) index.entries[place.key] = { ...c, sha: to, fetched_at: new Date().toISOString() };
+        if (c) index.entries[place.key] = { ...c, sha: to, fetched_at: ctx.now() };
         writeCacheIndex(index);
         out.push({ link: r.link, result: 'updated', from, to });
       }
@@ -452,8 +457,8 @@ export async function refsUpdate(cwd: string, link: string | undefined, progress
   });
 }
 
-export async function removeRef(cwd: string, link: string, pruneCache: boolean): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
-  return withWorkspaceLock(cwd, async (root) => {
+export async function removeRef(where: Where, link: string, pruneCache: boolean): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
+  return withWorkspaceLock(where, async (root) => {
     const ix = readIndexes(root);
     const [ref] = select(allRefs(ix), link);
     // Its cache key only: a ref is removed even when its path no longer leads where it may.
@@ -484,8 +489,9 @@ export async function removeRef(cwd: string, link: string, pruneCache: boolean):
 }
 
 /** `sow refs init`: every link of both indexes made again (cloning what the cache lacks), as on a fresh clone. */
-export async function refsInit(cwd: string, progress: boolean): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
-  return withWorkspaceLock(cwd, async (root) => {
+export async function refsInit(where: Where, progress: boolean): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
+  const ctx = contextOf(where);
+  return withWorkspaceLock(ctx, async (root) => {
     const out: { link: string; cloned: boolean; via: 'link' | 'copy' }[] = [];
     // The indexes first: one sow refuses leaves everything as it was.
     const refs = allRefs(readIndexes(root));
@@ -493,7 +499,7 @@ export async function refsInit(cwd: string, progress: boolean): Promise<{ link: 
     ensureGitignore(tx, root);
     tx.commit();
     for (const r of refs) {
-      const m = materialize(root, r, progress);
+      const m = materialize(root, r, progress, ctx.now());
       out.push({ link: r.link, cloned: m.cloned, via: makeLink(linkPath(root, r.link), m.target) });
     }
     return out;

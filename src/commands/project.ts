@@ -69,7 +69,7 @@ export const commands: readonly CommandDef[] = [
       let r: import('../app/project.js').NewProjectResult;
       if (opts.issue !== undefined) {
         const gh = await import('../app/github.js');
-        const got = await gh.newProjectFromIssue(ctx.app.cwd, gh.parseIssueNumber(opts.issue), { planning: opts.planning, ...branchOpt, ...(name !== undefined ? { name } : {}) });
+        const got = await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue), { planning: opts.planning, ...branchOpt, ...(name !== undefined ? { name } : {}) });
         r = got;
         fromIssue = { issue: got.issue, linked: got.linked };
         issueNote =

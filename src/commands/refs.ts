@@ -36,7 +36,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { addRef } = await import('../app/refs.js');
-      const r = await addRef(ctx.app.cwd, args[0] as string, { ...(opts as { semantic: string }), progress: progress() });
+      const r = await addRef(ctx.app, args[0] as string, { ...(opts as { semantic: string }), progress: progress() });
       return {
         data: r,
         text: r.link,
@@ -54,7 +54,7 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx) {
       const { listRefs } = await import('../app/refs.js');
-      const list = await listRefs(ctx.app.cwd);
+      const list = await listRefs(ctx.app);
       return {
         data: list,
         text: list
@@ -74,7 +74,7 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { args }) {
       const { refsStatus } = await import('../app/refs.js');
-      const list = await refsStatus(ctx.app.cwd, args[0] as string | undefined, await fetchSpinner());
+      const list = await refsStatus(ctx.app, args[0] as string | undefined, await fetchSpinner());
       const line = (s: (typeof list)[number]) => {
         switch (s.state) {
           case 'offline':
@@ -103,7 +103,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args }) {
       const { refsUpdate } = await import('../app/refs.js');
-      const list = await refsUpdate(ctx.app.cwd, args[0] as string | undefined, progress(), await fetchSpinner());
+      const list = await refsUpdate(ctx.app, args[0] as string | undefined, progress(), await fetchSpinner());
       const line = (u: (typeof list)[number]) =>
         u.result === 'updated'
           ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
@@ -141,7 +141,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const { removeRef } = await import('../app/refs.js');
       const pruneCache = opts['pruneCache'] === true;
-      const r = await removeRef(ctx.app.cwd, args[0] as string, pruneCache);
+      const r = await removeRef(ctx.app, args[0] as string, pruneCache);
       return {
         data: r,
         message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}`,
@@ -154,7 +154,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx) {
       const { refsInit } = await import('../app/refs.js');
-      const list = await refsInit(ctx.app.cwd, progress());
+      const list = await refsInit(ctx.app, progress());
       return {
         data: list,
         text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'),
