@@ -644,13 +644,21 @@ describe('the lock never changes hands while its holder lives', () => {
   it('a zombie holder, a reused pid and a holder of another boot are gone: the lock is taken over at once', async () => {
     const repo = fresh();
     toExecuting(repo);
-    // `sleep 0` exits and is never reaped by the `sleep 30` that replaced its parent shell.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // `sleep 2` ends after its parent shell has become `sleep 600`, which never reaps it: a zombie.
+    // (A child that ended before the exec could be reaped by the shell itself on a loaded machine.)
+    const parent = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     children.push(parent);
     const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
     expect(pid).toBeGreaterThan(0);
     const deadline = Date.now() + 120_000;
-    while (!readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const stat = () => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    while (!stat().includes(') Z ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'a zombie').toContain(') Z ');
     const live = sleeper();
     const cases: [string, () => void][] = [
