@@ -8,7 +8,7 @@ import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
-import { allCommands, GROUPS } from './commands/index.js';
+import { allCommands, GROUPS, TOPICS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
 import type { Registry } from './cli/def.js';
@@ -42,6 +42,8 @@ async function renderError(err: SowError): Promise<number> {
   return exitCodeFor(err.kind);
 }
 
+const registry: Registry = { groups: GROUPS, topics: TOPICS, typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name) };
+
 async function build(): Promise<Command> {
   const program = new Command('sow')
     .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
@@ -60,9 +62,7 @@ async function build(): Promise<Command> {
   // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
   // command line, so it is not one of the registry's commands.
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
-  const wantsTable = first === 'help' && process.argv.includes('exit-codes');
-  const named = GROUPS.find((g) => g.name === (wantsTable ? 'exit-codes' : first));
-  const registry: Registry = { groups: GROUPS, typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name) };
+  const named = GROUPS.find((g) => g.name === first);
   if (named) await addGroup(program, named, allCommands);
   else if (first === '__complete') registerComplete(program, registry);
   else {
@@ -74,6 +74,11 @@ async function build(): Promise<Command> {
       for (const group of GROUPS) await addGroup(program, group, allCommands);
       registerComplete(program, registry);
       for (const group of await registry.typeGroups()) await addGroup(program, group, allCommands);
+      const { columns } = await import('./cli/render.js');
+      program.addHelpText(
+        'after',
+        `\nHelp topics (sow help <topic>):\n${columns(TOPICS.map((t) => [`  ${t.name}`, t.description]))}\n\nsow help <command> shows a command's help; sow help reference, all of them.`,
+      );
     }
   }
   // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
@@ -181,18 +186,32 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   return new UsageError(message, usage);
 }
 
+/** `sow help <topic>`: the topic's page, run in this process like a command (its data with --json). */
+async function helpTopic(name: string): Promise<number> {
+  const extra = process.argv.slice(4).find((w) => w !== '--json' && w !== '--no-color');
+  if (extra !== undefined) return renderError(new UsageError(`unexpected argument ${quoted(extra)}: 'sow help ${name}' takes only --json`, `run 'sow help ${name}'`));
+  const def = await TOPICS.find((t) => t.name === name)!.load();
+  const { processContext } = await import('./app/context.js');
+  const r = await def.run({ app: processContext(), json, commands: allCommands }, { args: [], opts: {} });
+  if (r) render(r);
+  return 0;
+}
+
 async function main(): Promise<number> {
+  const topicName = process.argv[2] === 'help' ? process.argv[3] : undefined;
+  if (topicName !== undefined && TOPICS.some((t) => t.name === topicName)) return helpTopic(topicName);
   const program = await build();
   if (process.argv.length <= 2) {
     write(process.stdout, program.helpInformation());
     return 0;
   }
-  // `sow help exit-codes` is the documented spelling of the exit-code table.
-  const argv = process.argv[2] === 'help' && process.argv[3] === 'exit-codes' ? [...process.argv.slice(0, 2), 'exit-codes', ...process.argv.slice(4)] : process.argv;
-  const topic = process.argv[2] === 'help' ? process.argv[3] : undefined;
+  const argv = process.argv;
+  const topic = topicName;
   if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
-    const topics = [...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), 'exit-codes'];
-    return renderError(new UsageError(`unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`, "the topics are the commands ('sow --help' lists them) and exit-codes"));
+    const topics = [...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), ...TOPICS.map((t) => t.name)];
+    return renderError(
+      new UsageError(`unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`, `the topics are the commands ('sow --help' lists them) and ${TOPICS.map((t) => t.name).join(', ')}`),
+    );
   }
   try {
     await program.parseAsync(argv);

@@ -175,7 +175,7 @@ function flagsOf(at: Position): Candidate[] {
   return out;
 }
 
-async function candidatesAt(at: Position, current: string, cwd: string): Promise<Candidate[]> {
+async function candidatesAt(at: Position, current: string, cwd: string, registry: Registry): Promise<Candidate[]> {
   if (at.pending) return optionValues(at, at.pending, cwd);
   const inline = /^(--[^=]+)=(.*)$/s.exec(current);
   if (inline && !at.dashes) {
@@ -189,8 +189,9 @@ async function candidatesAt(at: Position, current: string, cwd: string): Promise
     const out = subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
     return at.path.length === 0 ? [...out, { value: 'help', description: 'the help of a command' }] : out;
   }
-  // `sow help <command>`.
-  if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help') return subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
+  // `sow help <command>` and `sow help <topic>`.
+  if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help')
+    return [...subs.map((c) => ({ value: c.name(), description: short(c.description()) })), ...registry.topics.map((t) => ({ value: t.name, description: t.description }))];
   const args = at.cmd.registeredArguments;
   const last = args.at(-1);
   const arg = args[at.positionals.length] ?? (last?.variadic ? last : undefined);
@@ -207,7 +208,7 @@ export async function complete(words: readonly string[], cwd: string, root: Comm
   const first = previous.find((w) => !w.startsWith('-') && w !== '=');
   const at = walk(await commandTree(first, root, registry), previous);
   const seen = new Set<string>();
-  return (await candidatesAt(at, current, cwd)).filter((c) => {
+  return (await candidatesAt(at, current, cwd, registry)).filter((c) => {
     if (!c.value.startsWith(current) || seen.has(c.value)) return false;
     seen.add(c.value);
     return true;

@@ -133,12 +133,21 @@ export interface GroupDef {
   load(): Promise<readonly CommandDef[]>;
 }
 
+/** A help topic: `sow help <name>` runs the page's command (its text, or its data with --json). */
+export interface TopicDef {
+  readonly name: string;
+  readonly description: string;
+  load(): Promise<CommandDef>;
+}
+
 /**
  * The commands a front end may reach: sow's own groups and the project types'. main holds it and
  * hands it down (to `__complete`, to `sow mcp`), so nothing below main imports the registry.
  */
 export interface Registry {
   readonly groups: readonly GroupDef[];
+  /** The help topics that are not commands (`sow help environment`); each page is a command run in-process. */
+  readonly topics: readonly TopicDef[];
   /** The project types' groups: the one named `name`, or all of them. */
   typeGroups(name?: string): Promise<readonly GroupDef[]>;
 }

@@ -7,12 +7,12 @@ import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
 import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
-import { renderLifecycleMap } from '../domain/graph.js';
+import { renderLifecycleMap } from './graph.js';
 import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { toJson } from '../domain/json.js';
-import { renderValue } from '../domain/fields.js';
+import { renderValue } from './value.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
 export function formatArtifact(index: number, a: Artifact): string {

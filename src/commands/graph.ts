@@ -1,15 +1,14 @@
 /** `sow graph …`: the lifecycle and the task dependencies, drawn. */
 import { choiceOf } from '../cli/args.js';
 import type { CommandDef, OptionDef } from '../cli/def.js';
+import { GRAPH_FORMATS, type GraphFormat } from '../cli/graph.js';
 
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
 
-const FORMATS = ['text', 'mermaid', 'dot'] as const;
-const FORMAT: OptionDef = { flags: '-f, --format <format>', description: FORMAT_HELP, choices: FORMATS, parse: choiceOf('graph format', FORMATS) };
+const FORMAT: OptionDef = { flags: '-f, --format <format>', description: FORMAT_HELP, choices: GRAPH_FORMATS, parse: choiceOf('graph format', GRAPH_FORMATS) };
 
-type Format = 'text' | 'mermaid' | 'dot';
-const formatOf = (opts: { format?: unknown }): Format => (opts.format as Format | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
+const formatOf = (opts: { format?: unknown }): GraphFormat => (opts.format as GraphFormat | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
 
 export const commands: readonly CommandDef[] = [
   {
@@ -20,7 +19,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const type = opts['type'] as string | undefined;
       const { lifecycleOf } = await import('../app/graph.js');
-      const { renderLifecycle } = await import('../domain/graph.js');
+      const { renderLifecycle } = await import('../cli/graph.js');
       const { paintFor } = await import('../cli/colour.js');
       const g = await lifecycleOf(ctx.app.cwd, type);
       const note = g.current === null && type === undefined ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)` : undefined;
@@ -34,7 +33,7 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { opts }) {
       const { tasksGraphOf } = await import('../app/graph.js');
-      const { renderTasks } = await import('../domain/graph.js');
+      const { renderTasks } = await import('../cli/graph.js');
       const { paintFor } = await import('../cli/colour.js');
       const g = await tasksGraphOf(ctx.app.cwd);
       if (g.nodes.length === 0) return { data: g, message: 'No tasks yet, so there is nothing to draw; add one with \'sow task add "<name>"\'' };

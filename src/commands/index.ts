@@ -3,7 +3,7 @@
  * `sow mcp` asks for it. A new command is a file beside this one and a line here. Project types
  * bring their groups through their own registry (commands/types.ts).
  */
-import type { CommandDef, GroupDef } from '../cli/def.js';
+import type { CommandDef, GroupDef, TopicDef } from '../cli/def.js';
 
 const group = (name: string, description: string, load: () => Promise<readonly CommandDef[]>, subgroups?: Readonly<Record<string, string>>): GroupDef => ({
   name,
@@ -53,6 +53,14 @@ export const GROUPS: readonly GroupDef[] = [
   single('doctor', async () => (await import('./doctor.js')).doctor),
   single('completion', async () => (await import('./completion.js')).completion),
   single('exit-codes', async () => (await import('./exit-codes.js')).exitCodes),
+];
+
+/** The help topics that are not commands, in the order `sow --help` lists them. */
+export const TOPICS: readonly TopicDef[] = [
+  { name: 'environment', description: 'the environment variables sow reads', load: async () => (await import('./topics.js')).environment },
+  { name: 'exit-codes', description: 'what each exit code means, and which of 1, 2 and 3 a refusal is', load: async () => (await import('./exit-codes.js')).exitCodes },
+  { name: 'json', description: 'what --json prints', load: async () => (await import('./topics.js')).json },
+  { name: 'reference', description: 'every command, with its arguments and options', load: async () => (await import('./topics.js')).reference },
 ];
 
 /** Every command of sow's own groups and the project types' (help, completion and `sow mcp` need them all). */

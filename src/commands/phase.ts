@@ -1,5 +1,5 @@
 /** `sow phase …`: fields of a phase (default: the one in progress). */
-import { renderValue } from '../domain/fields.js';
+import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import type { CommandDef, OptionDef } from '../cli/def.js';
 

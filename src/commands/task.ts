@@ -3,7 +3,7 @@ import { agentArg, oneOf, taskIdArg, taskIdsArg, textArg } from '../cli/args.js'
 import { taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
-import { renderValue } from '../domain/fields.js';
+import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';

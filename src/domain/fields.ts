@@ -132,14 +132,6 @@ export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar 
   }
 }
 
-/** Renders a value for `get`: bare scalars so scripts can use them, JSON for maps and lists. */
-export function renderValue(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'object') return toJson(value, 2);
-  if (typeof value === 'number' && !Number.isFinite(value)) return nonFiniteText(value); // as the file spells it
-  return String(value);
-}
-
 /**
  * Reads a field for `get`: a field of the container (dotted paths reach into it), else a metadata
  * key. Known fields and declared metadata keys that are unset read as undefined; any other name

@@ -55,7 +55,8 @@ export function help(path: string[]): { code: number; text: string } {
 /** The subcommand names a commander help text lists under "Commands:". */
 export function subcommands(helpText: string): Set<string> {
   const names = new Set<string>();
-  const section = helpText.split(/^Commands:$/m)[1];
+  // The section ends at its first blank line (help topics follow it in `sow --help`).
+  const section = helpText.split(/^Commands:$/m)[1]?.split(/\n\s*\n/)[0];
   if (section === undefined) return names;
   for (const line of section.split('\n')) {
     const m = /^ {2}([a-z][a-z-]*)\b/.exec(line);

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { lifecycleGraph, lifecycleMap, mainPath, taskGraph, topologicalOrder } from '../domain/graph.js';
 import {
   GRAPH_FORMATS,
-  lifecycleGraph,
-  lifecycleMap,
-  mainPath,
   renderLifecycle,
   renderLifecycleDot,
   renderLifecycleMap,
@@ -13,14 +11,12 @@ import {
   renderTasksDot,
   renderTasksMermaid,
   renderTasksText,
-  taskGraph,
-  topologicalOrder,
 } from './graph.js';
-import { listTransitions, type TransitionOption } from './lifecycle.js';
-import { PROJECT_TYPES } from './project-types/index.js';
-import { standard } from './project-types/standard/index.js';
-import type { ProjectType } from './project-type.js';
-import type { Artifact, HistoryEntry, ProjectState, TaskSummary } from './schemas.js';
+import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
+import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import { standard } from '../domain/project-types/standard/index.js';
+import type { ProjectType } from '../domain/project-type.js';
+import type { Artifact, HistoryEntry, ProjectState, TaskSummary } from '../domain/schemas.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const TYPES = Object.values(PROJECT_TYPES);

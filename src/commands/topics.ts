@@ -1,0 +1,125 @@
+/**
+ * The help topics that are not commands, each a page built when asked for: `sow help reference`
+ * (every command, from the registry's definitions), `sow help environment`, `sow help json`.
+ * `sow help exit-codes` is the `exit-codes` command's page.
+ */
+import type { ArgDef, CommandDef, OptionDef } from '../cli/def.js';
+import { columns } from '../cli/render.js';
+
+const usageOfArg = (a: ArgDef) => {
+  const name = `${a.name}${a.variadic ? '...' : ''}`;
+  return a.optional ? `[${name}]` : `<${name}>`;
+};
+
+/** `sow task add [options] <name>`, as `--help` writes the usage line (every command takes -h, so [options] always). */
+export const usageOf = (def: CommandDef): string => ['sow', def.name, '[options]', ...(def.args ?? []).map(usageOfArg)].join(' ');
+
+const optionRow = (o: OptionDef) => ({
+  flags: o.flags,
+  description: o.description,
+  ...(o.required ? { required: true } : {}),
+  ...(o.choices ? { choices: [...o.choices] } : {}),
+  ...(o.default !== undefined && typeof o.default !== 'function' ? { default: o.default } : {}),
+});
+
+/** The reference entry of one command: what `--json` prints, and what the text is made of. */
+export function referenceOf(def: CommandDef) {
+  return {
+    command: `sow ${def.name}`,
+    usage: usageOf(def),
+    description: def.description,
+    writes: def.writes,
+    arguments: (def.args ?? []).map((a) => ({
+      name: a.name,
+      ...(a.description ? { description: a.description } : {}),
+      ...(a.optional ? { optional: true } : {}),
+      ...(a.variadic ? { variadic: true } : {}),
+      ...(a.choices ? { choices: [...a.choices] } : {}),
+    })),
+    options: (def.options ?? []).map(optionRow),
+    ...(def.mcp ? { mcp_tool: def.mcp.tool } : {}),
+  };
+}
+
+export const reference: CommandDef = {
+  name: 'help reference',
+  description: 'Every command, with its arguments and options',
+  writes: false,
+  async run(ctx) {
+    const all = ctx.commands ? await ctx.commands() : [];
+    const entries = all.filter((d) => !d.hidden).map(referenceOf);
+    const text = entries.map((e) => {
+      const lines = [e.usage, `  ${e.description}`];
+      const rows = [
+        ...e.arguments.filter((a) => a.description).map((a) => [`${a.optional ? '[' : '<'}${a.name}${a.variadic ? '...' : ''}${a.optional ? ']' : '>'}`, a.description!]),
+        ...e.options.map((o) => [o.flags, o.description + (o.required ? ' (required)' : '')]),
+      ];
+      if (rows.length)
+        lines.push(
+          columns(rows)
+            .split('\n')
+            .map((l) => `    ${l}`.trimEnd())
+            .join('\n'),
+        );
+      return lines.join('\n');
+    });
+    return {
+      data: entries,
+      text: `${text.join('\n\n')}\n\nEvery command also takes --json (one JSON document on stdout), --no-color and -h, --help.\nsow help <command> shows one command's help with its notes and examples.`,
+    };
+  },
+};
+
+/** The variables sow reads, and what each does. */
+export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: string }[] = [
+  { name: 'SOW_AGENTS_<ROLE>', meaning: 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file' },
+  { name: 'SOW_OWNER', meaning: 'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name' },
+  { name: 'SOW_LOCK_TIMEOUT', meaning: 'seconds a command waits for another sow command to finish with the project (default 15, at most 86400)' },
+  { name: 'SOW_ALLOW_CHECKS', meaning: "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)" },
+  { name: 'SOW_DEBUG', meaning: '1: print the stack trace of an internal error' },
+  { name: 'SOW_NO_COMPILE_CACHE', meaning: "1: do not keep sow's compiled code in the cache folder" },
+  { name: 'SOW_AGENT_ID', meaning: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it' },
+  { name: 'SOW_AGENT', meaning: 'set with SOW_AGENT_ID: the agent role (implementer)' },
+  { name: 'SOW_TASK_ID', meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)' },
+  { name: 'SOW_SESSION_ID', meaning: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)' },
+  { name: 'SOW_PROJECT_ROOT', meaning: 'set for a worker: the repository root of its project' },
+  { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal' },
+  { name: 'NO_COLOR', meaning: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same' },
+  { name: 'VISUAL, EDITOR', meaning: "the editor of 'sow config edit'" },
+  { name: 'XDG_CONFIG_HOME', meaning: 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml' },
+  { name: 'XDG_CACHE_HOME', meaning: 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow' },
+  { name: 'XDG_STATE_HOME', meaning: 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow' },
+];
+
+export const environment: CommandDef = {
+  name: 'help environment',
+  description: 'The environment variables sow reads',
+  writes: false,
+  async run() {
+    return {
+      data: ENVIRONMENT,
+      text: `${columns(ENVIRONMENT.map((v) => [v.name, v.meaning]))}\n\ngh and the agent CLIs read their own variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
+    };
+  },
+};
+
+export const json: CommandDef = {
+  name: 'help json',
+  description: 'What --json prints',
+  writes: false,
+  async run() {
+    const text = `With --json every command prints exactly one JSON document on stdout, and nothing else:
+
+  {"ok":true,"data":…}                                  the command's result
+  {"ok":false,"error":{"code","message","hint"}}        a refusal, with the same exit code
+
+code is stable (TASK_NOT_FOUND, TRANSITION_BLOCKED, …): branch on it, never on the message.
+Warnings still go to stderr. Values are printed as the state files hold them: .inf, -.inf and .nan
+as the strings ".inf", "-.inf", ".nan"; an integer beyond 2^53 with every digit (parse it as a big
+integer); !!set as a list, !!omap as a map, !!binary as its base64 text. Text from files keeps its
+exact characters (human output escapes control characters).
+
+'sow help reference --json' describes every command; 'sow schema' gives the JSON Schema of each state file.`;
+    return { data: { topic: 'json', text }, text };
+  },
+};
