@@ -34,6 +34,11 @@ export interface Fakes {
   env: Record<string, string>;
   writeConfig(yaml: string): void;
   calls(): FakeCall[];
+  /** What the fake gh was asked, in order. */
+  ghCalls(): { argv: string[]; cwd: string }[];
+  /** The fake gh's world (issues, linked branches, pull requests), as it answers from and updates it. */
+  ghState(): any;
+  setGhState(state: object): void;
 }
 
 const made: string[] = [];
@@ -55,6 +60,9 @@ export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
   for (const name of FAKE_CLIS) if (!opts.omit?.includes(name)) put(name, FAKE_AGENT, name);
   if (!opts.omit?.includes('gh')) put('gh', FAKE_GH);
   const log = join(dir, 'fake-agent.log');
+  const ghLog = join(dir, 'fake-gh.log');
+  const ghState = join(dir, 'fake-gh-state.json');
+  writeFileSync(ghState, JSON.stringify({ repo: 'acme/api', issues: [] }));
   const configPath = join(xdg, 'sow', 'config.yaml');
   return {
     dir,
@@ -68,6 +76,8 @@ export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
       FAKE_AGENT_HOME: join(dir, 'fake-home'),
       FAKE_AGENT_LOG: log,
       FAKE_AGENT_SCRIPT: '[]',
+      FAKE_GH_LOG: ghLog,
+      FAKE_GH_STATE: ghState,
     },
     writeConfig(yaml) {
       mkdirSync(join(xdg, 'sow'), { recursive: true });
@@ -80,5 +90,14 @@ export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
             .filter(Boolean)
             .map((l) => JSON.parse(l) as FakeCall)
         : [],
+    ghCalls: () =>
+      existsSync(ghLog)
+        ? readFileSync(ghLog, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { argv: string[]; cwd: string })
+        : [],
+    ghState: () => JSON.parse(readFileSync(ghState, 'utf8')),
+    setGhState: (state) => writeFileSync(ghState, JSON.stringify(state)),
   };
 }
