@@ -149,6 +149,18 @@ describe('agent spawn: refusals before any CLI starts, state untouched', () => {
     expect(s.f.calls()).toEqual([]);
   });
 
+  it("an unknown executor named by SOW_AGENTS_<ROLE> in the context's environment: UNKNOWN_EXECUTOR naming the variable; a session recorded with a type this sow lacks", async () => {
+    const s = await setup();
+    const e = await refused(s.w, () => spawnAgent(s.ctx({ SOW_AGENTS_IMPLEMENTER: 'codx' }), 'implementer', '010', s.opts), 'UNKNOWN_EXECUTOR', 4);
+    expect(e.message).toBe("unknown executor: codx (from the environment variable SOW_AGENTS_IMPLEMENTER); did you mean 'codex'?");
+    expect(e.hint).toContain('unset SOW_AGENTS_IMPLEMENTER');
+    await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
+    s.w.write(taskFile('010'), s.w.read(taskFile('010')).replace('executor: claude-code', 'executor: mind').replace('type: claude', 'type: telepathy'));
+    const session = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'go on', s.opts), 'UNKNOWN_EXECUTOR', 4);
+    expect(session.message).toBe('unknown executor type: telepathy (recorded with the session)');
+    expect(session.hint).toContain("start a new session with --force on 'sow agent spawn'");
+  });
+
   it('a task that already has a session: SESSION_EXISTS; --force starts a new one as the next agent id', async () => {
     const s = await setup();
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
