@@ -230,6 +230,7 @@ describe('agent resume', () => {
     const none = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'go on', s.opts), 'NO_SESSION', 1);
     expect(none.message).toBe('no session found for task 010');
     expect(none.hint).toContain('`sow agent spawn implementer 010`');
+    expect(s.f.calls(), 'no CLI started').toEqual([]);
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
     await refused(s.w, () => resumeAgent(s.ctx({ PATH: '/nonexistent' }), { kind: 'task', id: '010' }, 'go on', s.opts), 'EXECUTOR_NOT_FOUND', 5);
 
@@ -276,6 +277,7 @@ describe('a worker without a task (sessions.<agent> on the project)', () => {
     const none = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'project', agent: 'architect' }, 'Go on.', s.opts), 'NO_SESSION', 1);
     expect(none.message).toBe('no session found for agent architect');
     expect(none.hint).toContain('sow agent spawn architect');
+    expect(s.f.calls(), 'the spawn and the resume only').toHaveLength(2);
   });
 
   it('what the worker reported during this run is in the result', async () => {
