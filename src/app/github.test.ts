@@ -9,10 +9,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROJECT, refused, said, T0, worlds, type World } from '../../test/inproc.js';
+import { PROJECT, refused, said, T0, TASK_LIST, worlds, type World } from '../../test/inproc.js';
 import { fakes, type Fakes } from '../../test/inproc-fakes.js';
 import { githubRepo, issueCheck, issueList, issueShow, newProjectFromIssue, parseIssueNumber, prCreate, prReady, pullRequestBody, slugOf } from './github.js';
 import { newProject } from './project.js';
+import { addArtifact, setArtifact } from './artifacts.js';
+import { advanceProject } from './advance.js';
+import { setPhaseField } from './phase.js';
+import { abandonTask, addTask, setTaskField } from './task.js';
 import { addWorktreeFor } from './worktree.js';
 
 const ISSUES = [
@@ -244,6 +248,76 @@ describe('pr create | ready', () => {
     expect(f.ghCalls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo=acme/api']);
     expect(f.ghState().prs[0].isDraft).toBe(false);
     expect(output()[0].metadata.draft).toBe(false);
+  });
+
+  it('while finalizing: the body says what was planned and done, the review and the checks, and closes the issue; refused on another branch or without a base branch', async () => {
+    const { w, f, ctx } = await setup('init');
+    const origin = mkdtempSync(join(tmpdir(), 'sow-inproc-origin-'));
+    temps.push(origin);
+    execFileSync('git', ['init', '-q', '--bare', origin]);
+    w.git(['remote', 'add', 'origin', origin]);
+    w.write('.sow/config.yaml', 'github:\n  repo: acme/api\n');
+    await newProjectFromIssue(ctx(), 42, { planning: true });
+    const c = w.ctx();
+    w.write(TASK_LIST, '# Tasks\n');
+    await addArtifact(c, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} });
+    await setArtifact(c, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    await advanceProject(c, undefined, false);
+    await addTask(c, { name: 'Sign tokens', agent: 'implementer' });
+    await addTask(c, { name: 'Drop the old login', agent: 'implementer' });
+    await setPhaseField(c, 'tasks_approved', 'true');
+    await advanceProject(c, undefined, false);
+    w.write('src/jwt.ts', 'export {}\n');
+    await setTaskField(c, '010', 'status', 'in_progress');
+    await addArtifact(c, { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/jwt.ts', extra: {} });
+    await setTaskField(c, '010', 'status', 'completed');
+    await abandonTask(c, '020');
+    await advanceProject(c, undefined, false);
+    w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
+    await addArtifact(c, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', extra: { assessment: 'pass' } });
+    await setArtifact(c, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    await advanceProject(c, undefined, false);
+    expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeDocumentation');
+    w.git(['add', '-A']);
+    w.git(['commit', '-q', '-m', 'work']);
+
+    w.git(['checkout', '-q', '-b', 'elsewhere']);
+    await refused(w, () => prCreate(ctx(), { draft: false, force: false }), 'WRONG_BRANCH', 1);
+    w.git(['checkout', '-q', 'feat/42-add-jwt-authentication']);
+    const state = w.read(PROJECT);
+    w.write(PROJECT, state.replace(/^base_branch: main\n/m, ''));
+    w.git(['commit', '-q', '-am', 'no base']);
+    const nobase = await refused(w, () => prCreate(ctx(), { draft: false, force: false }), 'NO_BASE_BRANCH', 1);
+    expect(nobase.hint).toContain('base_branch');
+    w.write(PROJECT, state);
+    w.git(['commit', '-q', '-am', 'base again']);
+
+    const r = await prCreate(ctx(), { draft: false, force: false });
+    expect(r).toMatchObject({ number: 101, created: true, pushed: true, draft: false });
+    expect(f.ghState().prs[0].body).toBe(
+      [
+        'Add JWT authentication!',
+        '',
+        'Closes #42',
+        '',
+        '## What was done',
+        '',
+        '- [x] 010 Sign tokens',
+        '  - `src/jwt.ts`',
+        '- [ ] 020 Drop the old login (abandoned)',
+        '',
+        '## Review',
+        '',
+        'Assessment: **pass** (review/report.md, approved)',
+        '',
+        '## Checks',
+        '',
+        'No checks were run while finalizing.',
+        '',
+        "_Opened by sow from the project 'add-jwt-authentication' (branch `feat/42-add-jwt-authentication`)._",
+        '',
+      ].join('\n'),
+    );
   });
 
   it('pr ready without a pull request says how to open one; a project type without pull requests refuses both', async () => {

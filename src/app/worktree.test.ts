@@ -2,7 +2,8 @@
  * Many branches at once, in-process: worktree add, list, remove and prune, and which checkouts
  * hold a project — with the context's clock judging who still works in a worktree.
  */
-import { realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AppContext } from './context.js';
@@ -90,6 +91,28 @@ describe('worktree add', () => {
     expect(w.git(['branch', '--list', 'feat/c'])).toBe('');
     const bare = await world('bare');
     await refused(bare, () => addWorktreeFor(bare.ctx(), 'feat/a'), 'NOT_INITIALIZED', 1);
+  });
+});
+
+describe("worktree add: where it goes is sow's own folder", () => {
+  it('a folder git does not know as a worktree is not overwritten (WORKTREE_PATH_TAKEN); a link on the way is refused, never followed', async () => {
+    const w = await world('withSow');
+    w.write(`${WT('feat/x')}/mine.txt`, 'mine\n');
+    const e = await refused(w, () => addWorktreeFor(w.ctx(), 'feat/x'), 'WORKTREE_PATH_TAKEN', 1);
+    expect(e.message).toBe(`${WT('feat/x')} exists already, but git does not know it as a worktree`);
+    expect(w.read(`${WT('feat/x')}/mine.txt`)).toBe('mine\n');
+    expect(w.git(['branch', '--list', 'feat/x'])).toBe('');
+
+    const other = await world('withSow');
+    const elsewhere = mkdtempSync(join(tmpdir(), 'sow-inproc-elsewhere-'));
+    try {
+      symlinkSync(elsewhere, join(other.dir, '.sow/worktrees'));
+      const link = await refused(other, () => addWorktreeFor(other.ctx(), 'feat/y'), 'PATH_ESCAPES', 4);
+      expect(said(link)).toContain('.sow/worktrees');
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });
 
