@@ -80,10 +80,22 @@ export const GH_ARGS = {
 /** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
 const num = (n: number, what: string): ArgValue => val(String(n), what);
 
+/** Where gh runs: a folder, and the environment of the caller's context (its PATH finds gh; its GH_TOKEN logs in). */
+export interface GhRun {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
 /** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
-export function gh(cwd: string, args: readonly Arg[], repo: string, input?: string): string {
+export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: string): string {
   const argv = argvOf('gh', args);
-  const r = spawnSync('gh', argv, { cwd, encoding: 'utf8', env: { ...process.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024, ...(input !== undefined ? { input } : {}) });
+  const r = spawnSync('gh', argv, {
+    cwd: run.cwd,
+    encoding: 'utf8',
+    env: { ...run.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+    ...(input !== undefined ? { input } : {}),
+  });
   if (r.error) {
     if ((r.error as NodeJS.ErrnoException).code === 'ENOENT') throw new GhNotFoundError();
     throw new ExternalToolError('gh', r.error.message);
@@ -112,8 +124,8 @@ export function ghInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /** Runs gh with --json and parses what it printed. */
-export function ghJson(cwd: string, args: readonly Arg[], repo: string): unknown {
-  const out = gh(cwd, args, repo);
+export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown {
+  const out = gh(run, args, repo);
   try {
     return JSON.parse(out);
   } catch {

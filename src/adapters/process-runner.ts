@@ -31,7 +31,8 @@ export interface RunRequest {
   binary: string;
   args: readonly string[];
   cwd: string;
-  env: Readonly<Record<string, string>>;
+  /** The child's whole environment (the caller's context's, with what the run adds): nothing comes from this process's. */
+  env: Readonly<Record<string, string | undefined>>;
   stdin?: string;
   onLine?: (line: string) => void;
   /** Each line of its stderr (some CLIs say there what they refused). */
@@ -50,7 +51,7 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(req.binary, [...req.args], {
       cwd: req.cwd,
-      env: { ...process.env, ...req.env },
+      env: { ...req.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const forward = (signal: NodeJS.Signals) => () => child.kill(signal);

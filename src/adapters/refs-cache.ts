@@ -13,7 +13,10 @@ import { confine, readRegular, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
-export const refsCacheDir = (env: NodeJS.ProcessEnv = process.env) => join(cacheDir(env), 'refs');
+/** The environment that says where the cache is (XDG_CACHE_HOME, HOME): the caller's context's, never read here from the process. */
+export type CacheEnv = Readonly<Record<string, string | undefined>>;
+
+export const refsCacheDir = (env: CacheEnv) => join(cacheDir(env as NodeJS.ProcessEnv), 'refs');
 
 export interface CacheEntry {
   source: string;
@@ -30,7 +33,7 @@ interface CacheIndex {
   entries: Record<string, CacheEntry>;
 }
 
-const indexFile = () => join(refsCacheDir(), 'index.json');
+const indexFile = (env: CacheEnv) => join(refsCacheDir(env), 'index.json');
 
 /** 16 MiB: an entry is a few hundred bytes, and there is one per source and branch. */
 const CACHE_INDEX_LIMITS: ReadLimits = { max: 16 * 1024 * 1024, what: "sow's cache index", why: 'it holds a few hundred bytes per checkout' };
@@ -52,10 +55,10 @@ function entryOf(raw: unknown): CacheEntry | undefined {
  * only entries of the shape sow writes under keys sow makes. Anything else — missing, too large,
  * not JSON — reads as empty, and the next write replaces it: the checkouts themselves are the truth.
  */
-export function readCacheIndex(): CacheIndex {
+export function readCacheIndex(env: CacheEnv): CacheIndex {
   const entries: Record<string, CacheEntry> = {};
   try {
-    const data = JSON.parse(readRegular(indexFile(), indexFile(), CACHE_INDEX_LIMITS) ?? '') as { format?: unknown; entries?: unknown };
+    const data = JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? '') as { format?: unknown; entries?: unknown };
     if (data.format === 1 && typeof data.entries === 'object' && data.entries !== null) {
       for (const [key, raw] of Object.entries(data.entries)) {
         const entry = KEY.test(key) ? entryOf(raw) : undefined;
@@ -68,8 +71,8 @@ export function readCacheIndex(): CacheIndex {
   return { format: 1, entries };
 }
 
-export function writeCacheIndex(index: CacheIndex): void {
-  writeFileAtomic(indexFile(), `${JSON.stringify(index, null, 2)}\n`, { durable: false });
+export function writeCacheIndex(index: CacheIndex, env: CacheEnv): void {
+  writeFileAtomic(indexFile(env), `${JSON.stringify(index, null, 2)}\n`, { durable: false });
 }
 
 /**
@@ -77,8 +80,8 @@ export function writeCacheIndex(index: CacheIndex): void {
  * must stay inside, whatever links lie on the way. The folder itself is the user's own choice
  * (XDG_CACHE_HOME), so it is resolved once and trusted.
  */
-export function cacheArea(): Area {
-  const dir = refsCacheDir();
+export function cacheArea(env: CacheEnv): Area {
+  const dir = refsCacheDir(env);
   mkdirSync(dir, { recursive: true });
   return { base: realpathSync.native(dir), name: "sow's cache of refs", shown: `${dir}${sep}` };
 }
@@ -99,7 +102,7 @@ export function cacheKey(source: string, branch: string | null): string {
 }
 
 /** The checkout of `key` in the cache (`repos/<key>`), confined to the cache. Throws PathEscapeError. */
-export const checkoutDir = (key: string) => confine(cacheArea(), `repos/${key}`);
+export const checkoutDir = (key: string, env: CacheEnv) => confine(cacheArea(env), `repos/${key}`);
 
 /**
  * A checkout as an area of its own: a ref's `--path` must stay inside the checkout it names, so
@@ -129,18 +132,18 @@ export function isGitFolder(path: string): boolean {
  * Clones `source` (its `branch`, else its default) into the cache, unless it is there. Git's own
  * progress shows on a terminal. Returns the checkout folder and its commit.
  */
-export function ensureClone(key: string, source: string, branch: string | null, progress: boolean): { dir: string; sha: string; cloned: boolean } {
-  const dir = checkoutDir(key);
+export function ensureClone(key: string, source: string, branch: string | null, progress: boolean, env: CacheEnv): { dir: string; sha: string; cloned: boolean } {
+  const dir = checkoutDir(key, env);
   if (existsSync(join(dir, '.git'))) return { dir, sha: headOf(dir), cloned: false };
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(confine(cacheArea(), 'repos'), { recursive: true });
+  mkdirSync(confine(cacheArea(env), 'repos'), { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   // The source and branch may come from the committed index: after `--`, and joined to --branch.
   // core.symlinks=false: a link the source carries is checked out as a small file holding its
   // text, never as a link agents would follow out of the cache (to ~/.ssh, say).
   const r = gitIn(
-    refsCacheDir(),
+    refsCacheDir(env),
     ['clone', progress ? '--progress' : '--quiet', '--config=core.symlinks=false', ...(branch ? [opt('--branch', branch)] : []), '--', val(source, "the ref's source"), val(tmp, 'the folder')],
     { progress },
   );
@@ -158,8 +161,8 @@ export function ensureClone(key: string, source: string, branch: string | null, 
 }
 
 /** Copies a local folder that is not a git repository into the cache (replacing an older copy). */
-export function copyFolder(key: string, source: string): { dir: string } {
-  const dir = checkoutDir(key);
+export function copyFolder(key: string, source: string, env: CacheEnv): { dir: string } {
+  const dir = checkoutDir(key, env);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   cpSync(source, tmp, { recursive: true, dereference: false, filter: (src) => basename(src) !== '.git' });
@@ -243,7 +246,7 @@ export function removeLink(path: string): void {
   else rmSync(path, { recursive: true, force: true });
 }
 
-export function removeCheckout(key: string): void {
+export function removeCheckout(key: string, env: CacheEnv): void {
   // checkoutDir confines it to the cache: no link on the way leads the removal out.
-  rmSync(checkoutDir(key), { recursive: true, force: true });
+  rmSync(checkoutDir(key, env), { recursive: true, force: true });
 }

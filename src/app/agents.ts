@@ -20,7 +20,7 @@ import type { ExecutorModule, Invocation } from '../adapters/executors/types.js'
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
-import { readUserConfig, type LoadedConfig } from '../adapters/user-config.js';
+import { readUserConfig, userConfigPath, type LoadedConfig } from '../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
@@ -74,7 +74,7 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
   const { checkConfig, executorChoices, executorIssues, issueText } = await import('../domain/config.js');
   const { ConfigFileError } = await import('../adapters/user-config.js');
   // Strict: an unknown key or a mistyped role in the file is CONFIG_INVALID (exit 4) before anything runs.
-  const loaded = await readUserConfig();
+  const loaded = await readUserConfig(userConfigPath(env));
   const effective = resolveConfig(loaded.config, env);
   const verbose = (line: string) => opts.verbose && opts.say(line);
   verbose('Loading agent configuration...');
@@ -115,7 +115,8 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
       `${executor.config.custom_args?.length ? `, custom_args=${JSON.stringify(executor.config.custom_args)}` : ''}`,
   );
   const binary = spec.binary(executor.config);
-  const binaryPath = findOnPath(binary);
+  // Looked up on the context's PATH: the worker runs in the context's environment.
+  const binaryPath = findOnPath(binary, env);
   if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, spec.install);
   verbose(`  Binary: ${binaryPath}`);
   return { loaded, effective, executor, spec, binaryPath };
@@ -152,12 +153,12 @@ function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra
   return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
 }
 
-async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd: string): Promise<string | undefined> {
+async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd: string, env: AppContext['env']): Promise<string | undefined> {
   if (spec.sessionIds === 'caller') return randomUUID();
   if (spec.sessionIds !== 'precreated' || !spec.createSession) return undefined;
   const cmd = spec.createSession(resolution.executor.config);
   const lines: string[] = [];
-  const outcome = await runProcess({ binary: resolution.binaryPath, args: cmd.args, cwd, env: {}, onLine: (l) => l.trim() && lines.push(l.trim()) });
+  const outcome = await runProcess({ binary: resolution.binaryPath, args: cmd.args, cwd, env, onLine: (l) => l.trim() && lines.push(l.trim()) });
   const id = lines.at(-1);
   if (outcome.code !== 0 || !id)
     throw new ExternalToolError(cmd.binary, `'${cmd.binary} ${cmd.args.join(' ')}' did not print a session id (exit ${outcome.code})`, outcome.stderrTail.trim().split('\n').at(-1));
@@ -173,6 +174,8 @@ async function runWorker(
   withheld: readonly string[],
   resolution: Resolution,
   env: Record<string, string>,
+  /** The environment the worker starts from (the context's), below what the CLI and sow add. */
+  base: AppContext['env'],
   cwd: string,
   opts: AgentRunOptions,
   onSession?: (id: string) => Promise<void>,
@@ -194,7 +197,7 @@ async function runWorker(
     binary: resolution.binaryPath,
     args: invocation.args,
     cwd,
-    env: { ...invocation.env, ...env },
+    env: { ...base, ...invocation.env, ...env },
     ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
     onLine: (line) => {
       files.appendEvent(line);
@@ -347,7 +350,7 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
   // Read (and validate) .sow/config.yaml before anything is started or written.
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
-  const sessionId = await createSessionId(resolution.spec, resolution, root);
+  const sessionId = await createSessionId(resolution.spec, resolution, root, ctx.env);
   const branch = currentBranch(root);
   const now = ctx.now();
 
@@ -430,7 +433,7 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
   const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>>;
   try {
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, root, opts, persistReported);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, root, opts, persistReported);
   } finally {
     // Whatever happened to the worker, this process no longer waits for it. (If this fails, the
     // owner is stale as soon as this process exits.)
@@ -543,7 +546,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>>;
   try {
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, sessionCwd, opts);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, sessionCwd, opts);
   } finally {
     if (running.kind === 'task') await releaseOwner(inRoot, running.id, session.agent_id).catch(() => undefined);
   }

@@ -11,14 +11,14 @@ import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
 import type { PullRequestCapability } from '../domain/project-type.js';
 import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
-import { gh, GH_ARGS, ghJson, repoOfUrl } from '../adapters/gh.js';
+import { gh, GH_ARGS, ghJson, repoOfUrl, type GhRun } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
-import { contextOf, type Where } from './context.js';
+import { contextOf, type AppContext, type Where } from './context.js';
 import { quoted } from '../domain/display.js';
 
 export class NoGithubRepoError extends SowError {
@@ -98,38 +98,43 @@ export function parseIssueNumber(raw: string): number {
   return Number(m[1]);
 }
 
-export async function issueList(cwd: string, opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number }): Promise<{ repo: string; issues: Issue[] }> {
-  const root = await openRoot(cwd);
+/** gh runs at the root, in the context's environment. */
+const ghAt = (ctx: AppContext, root: string): GhRun => ({ cwd: root, env: ctx.env });
+
+export async function issueList(where: Where, opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number }): Promise<{ repo: string; issues: Issue[] }> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
   const repo = await githubRepo(root);
-  const raw = ghJson(root, GH_ARGS.issueList(repo, opts), repo);
+  const raw = ghJson(ghAt(ctx, root), GH_ARGS.issueList(repo, opts), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of issues', raw);
   return { repo, issues: raw.map(issueOf) };
 }
 
-async function viewIssue(root: string, repo: string, n: number): Promise<Issue> {
-  return issueOf(ghJson(root, GH_ARGS.issueView(repo, n), repo));
+async function viewIssue(run: GhRun, repo: string, n: number): Promise<Issue> {
+  return issueOf(ghJson(run, GH_ARGS.issueView(repo, n), repo));
 }
 
-export async function issueShow(cwd: string, n: number): Promise<{ repo: string; issue: Issue }> {
-  const root = await openRoot(cwd);
+export async function issueShow(where: Where, n: number): Promise<{ repo: string; issue: Issue }> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
   const repo = await githubRepo(root);
-  return { repo, issue: await viewIssue(root, repo, n) };
+  return { repo, issue: await viewIssue(ghAt(ctx, root), repo, n) };
 }
 
 /** The branches GitHub links to the issue (`gh issue develop --list`: a branch name first on each line). */
-function linkedBranches(root: string, repo: string, n: number): string[] {
-  return gh(root, GH_ARGS.issueLinkedBranches(repo, n), repo)
+function linkedBranches(run: GhRun, repo: string, n: number): string[] {
+  return gh(run, GH_ARGS.issueLinkedBranches(repo, n), repo)
     .split('\n')
     .map((l) => l.trim().split(/\s+/)[0] ?? '')
     .filter(Boolean);
 }
 
 /** Projects in this checkout and its worktrees that started from issue `n`. */
-async function localProjectsOf(cwd: string, n: number): Promise<{ branch: string; rel: string; name: string }[]> {
+async function localProjectsOf(ctx: AppContext, n: number): Promise<{ branch: string; rel: string; name: string }[]> {
   const found: { branch: string; rel: string; name: string }[] = [];
   // Only each project file: who works on the tasks does not matter here.
-  for (const tree of checkoutsWithProject(cwd)) {
-    const project = await Reader.read(tree.path, (r) => r.project, { otherBranch: 'quiet' }).catch(() => undefined);
+  for (const tree of checkoutsWithProject(ctx.cwd)) {
+    const project = await Reader.read({ ...ctx, cwd: tree.path }, (r) => r.project, { otherBranch: 'quiet' }).catch(() => undefined);
     if (project && issueInputOf(project)?.metadata?.['number'] === n) found.push({ branch: project.branch, rel: tree.rel, name: project.name });
   }
   return found;
@@ -144,10 +149,11 @@ export interface IssueCheck {
   projects: { branch: string; rel: string; name: string }[];
 }
 
-export async function issueCheck(cwd: string, n: number): Promise<IssueCheck> {
-  const root = await openRoot(cwd);
+export async function issueCheck(where: Where, n: number): Promise<IssueCheck> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
   const repo = await githubRepo(root);
-  return { repo, issue: n, branches: linkedBranches(root, repo, n), projects: await localProjectsOf(cwd, n) };
+  return { repo, issue: n, branches: linkedBranches(ghAt(ctx, root), repo, n), projects: await localProjectsOf(ctx, n) };
 }
 
 /** `Add JWT auth!` → `add-jwt-auth`: lower-case letters, digits and dashes, at most 40 characters. */
@@ -191,7 +197,8 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
     return findRepoRoot(cwd);
   });
   const repo = await githubRepo(root);
-  const issue = await viewIssue(root, repo, n);
+  const run = ghAt(ctx, root);
+  const issue = await viewIssue(run, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
   const type = opts.type !== undefined ? projectType(opts.type) : (typeOfBranch(branch) ?? projectType(DEFAULT_TYPE));
@@ -204,8 +211,8 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
         .join(', ')})`,
     );
   // Without .sow/ here, no project of this checkout can have started from the issue.
-  const local = initialised ? await localProjectsOf(cwd, n) : [];
-  const elsewhere = [...new Set([...linkedBranches(root, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
+  const local = initialised ? await localProjectsOf(ctx, n) : [];
+  const elsewhere = [...new Set([...linkedBranches(run, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
   const created = await newProject(ctx, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
   const input: Artifact = {
@@ -226,9 +233,9 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
   let problem: string | undefined;
   const base = created.project.base_branch;
   try {
-    if (linkedBranches(root, repo, n).includes(branch)) linked = true;
+    if (linkedBranches(run, repo, n).includes(branch)) linked = true;
     else if (base) {
-      gh(root, GH_ARGS.issueLinkBranch(repo, n, branch, base), repo);
+      gh(run, GH_ARGS.issueLinkBranch(repo, n, branch, base), repo);
       linked = true;
     } else problem = 'the project has no base branch to link from';
   } catch (err) {
@@ -308,16 +315,16 @@ interface GhPr {
   isDraft?: boolean;
 }
 
-function openPrOf(root: string, repo: string, branch: string): GhPr | undefined {
-  const raw = ghJson(root, GH_ARGS.prForBranch(repo, branch), repo);
+function openPrOf(run: GhRun, repo: string, branch: string): GhPr | undefined {
+  const raw = ghJson(run, GH_ARGS.prForBranch(repo, branch), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
   const first = raw.find((p) => isObj(p) && Number.isSafeInteger(p['number']) && (p['number'] as number) > 0);
   return first ? { number: first['number'] as number, url: String(first['url'] ?? ''), isDraft: first['isDraft'] === true } : undefined;
 }
 
 /** Records (or updates) the project's pull_request output. */
-async function recordPullRequest(cwd: string, pr: { number: number; url: string; draft: boolean }, body?: string): Promise<void> {
-  await update(cwd, async (uow) => {
+async function recordPullRequest(ctx: AppContext, pr: { number: number; url: string; draft: boolean }, body?: string): Promise<void> {
+  await update(ctx, async (uow) => {
     const project = await uow.project();
     const { recordPhase } = pullRequestOf(project);
     const finalize = phaseOf(project, recordPhase);
@@ -335,10 +342,11 @@ async function recordPullRequest(cwd: string, pr: { number: number; url: string;
  * pull request of the branch is found and recorded instead of opening a second one. A branch
  * without an upstream is pushed to origin first.
  */
-export async function prCreate(cwd: string, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
-  const root = await openRoot(cwd);
+export async function prCreate(where: Where, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
   const { project, tasks } = await Reader.read(
-    cwd,
+    ctx,
     async (r) => {
       requireFinalize(r.project, opts.force);
       return { project: r.project, tasks: await r.taskStates() };
@@ -346,10 +354,11 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
     { otherBranch: 'refuse' },
   );
   const repo = await githubRepo(root);
-  const existing = openPrOf(root, repo, project.branch);
+  const run = ghAt(ctx, root);
+  const existing = openPrOf(run, repo, project.branch);
   if (existing) {
     const found = { number: existing.number, url: existing.url, draft: existing.isDraft === true };
-    await recordPullRequest(cwd, found);
+    await recordPullRequest(ctx, found);
     return { repo, ...found, created: false, pushed: false };
   }
   const base = project.base_branch;
@@ -362,10 +371,10 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
   }
   const body = pullRequestBody(project, tasks);
   // The body is written first: gh reads it from the file, and it stays as the output's document.
-  await update(cwd, async (uow) => uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body));
+  await update(ctx, async (uow) => uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body));
   const title = issueInputOf(project)?.metadata?.['title'];
   const out = gh(
-    root,
+    run,
     GH_ARGS.prCreate(repo, {
       head: project.branch,
       base,
@@ -385,20 +394,22 @@ export async function prCreate(cwd: string, opts: { draft: boolean; force: boole
       "run 'gh pr list --head <branch>' to see it; 'sow pr create' again records it",
     );
   const created = { number, url, draft: opts.draft };
-  await recordPullRequest(cwd, created);
+  await recordPullRequest(ctx, created);
   return { repo, ...created, created: true, pushed };
 }
 
 /** `sow pr ready`: the project's pull request, out of draft. */
-export async function prReady(cwd: string): Promise<{ repo: string; number: number; url: string }> {
-  const root = await openRoot(cwd);
-  const project = await Reader.read(cwd, (r) => r.project, { otherBranch: 'refuse' });
+export async function prReady(where: Where): Promise<{ repo: string; number: number; url: string }> {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
+  const project = await Reader.read(ctx, (r) => r.project, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);
+  const run = ghAt(ctx, root);
   const recorded = [...phaseOf(project, pullRequestOf(project).recordPhase).outputs].reverse().find((a) => a.type === 'pull_request');
-  const pr = recorded ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') } : openPrOf(root, repo, project.branch);
+  const pr = recorded ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') } : openPrOf(run, repo, project.branch);
   if (!pr || !Number.isInteger(pr.number)) throw new SowError('NO_PULL_REQUEST', 'failed', `branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
-  gh(root, GH_ARGS.prReady(repo, pr.number), repo);
-  await recordPullRequest(cwd, { number: pr.number, url: pr.url, draft: false });
+  gh(run, GH_ARGS.prReady(repo, pr.number), repo);
+  await recordPullRequest(ctx, { number: pr.number, url: pr.url, draft: false });
   return { repo, number: pr.number, url: pr.url };
 }
 

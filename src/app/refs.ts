@@ -11,7 +11,7 @@
  * is committed is refused; link names are plain names; `.sow/refs/` is a real folder; and a ref's
  * path stays inside its checkout, which stays inside the cache (checked on every use).
  */
-import { contextOf, type Where } from './context.js';
+import { contextOf, type AppContext, type Where } from './context.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
@@ -37,6 +37,7 @@ import {
   removeLink,
   writeCacheIndex,
   type CacheEntry,
+  type CacheEnv,
   type Freshness,
   type LinkState,
 } from '../adapters/refs-cache.js';
@@ -201,11 +202,11 @@ interface Place {
  * ref's `path` to its checkout (a link the source carries may not lead out of it) — checked each
  * time, so a link that appeared in the cache since is refused too. Throws RefPathEscapeError.
  */
-function placeOf(ref: RefEntry): Place {
+function placeOf(ref: RefEntry, env: CacheEnv): Place {
   const folder = sourceKind(ref.source) === 'folder';
   const kind = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
   const key = cacheKey(ref.source, ref.branch ?? null);
-  const dir = checkoutDir(key);
+  const dir = checkoutDir(key, env);
   return { key, dir, target: targetOf(ref, dir), kind };
 }
 
@@ -226,26 +227,26 @@ const existingRefsFolder = (root: string) => existingRealFolder(repoArea(root), 
 const linkPath = (root: string, link: string) => join(refsFolder(root), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
-function materialize(root: string, ref: RefEntry, progress: boolean, now: string): { target: string; sha: string | null; cloned: boolean } {
-  const place = placeOf(ref);
+function materialize(ctx: AppContext, root: string, ref: RefEntry, progress: boolean): { target: string; sha: string | null; cloned: boolean } {
+  const place = placeOf(ref, ctx.env);
   let sha: string | null = null;
   let cloned = false;
   if (place.kind === 'git') {
-    const r = ensureClone(place.key, ref.source, ref.branch ?? null, progress);
+    const r = ensureClone(place.key, ref.source, ref.branch ?? null, progress, ctx.env);
     sha = r.sha;
     cloned = r.cloned;
   } else {
-    copyFolder(place.key, ref.source);
+    copyFolder(place.key, ref.source, ctx.env);
     cloned = true;
   }
   // Again now that the checkout is there: its links are what the path may go through.
   const target = targetOf(ref, place.dir);
   if (!pathExists(target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
-  const index = readCacheIndex();
+  const index = readCacheIndex(ctx.env);
   const before = index.entries[place.key];
   const users = [...new Set([...(before?.users ?? []), root])];
-  index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? now : before.fetched_at, users };
-  writeCacheIndex(index);
+  index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? ctx.now() : before.fetched_at, users };
+  writeCacheIndex(index, ctx.env);
   return { target, sha, cloned };
 }
 
@@ -308,7 +309,7 @@ export async function addRef(
       ...(o.path ? { path: o.path.replace(/\/+$/, '') } : {}),
       ...(o.description ? { description: o.description } : {}),
     };
-    const m = materialize(root, ref, o.progress, ctx.now());
+    const m = materialize(ctx, root, ref, o.progress);
     const via = makeLink(linkPath(root, link), m.target);
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
@@ -327,17 +328,19 @@ export interface RefInfo extends RefEntry {
 }
 
 export async function listRefs(where: Where): Promise<RefInfo[]> {
-  return refInfos(await openRoot(where));
+  const ctx = contextOf(where);
+  return refInfos({ ...ctx, cwd: await openRoot(ctx) });
 }
 
-/** Each ref of the repository at `root`, whether its link works, and what the cache holds of it; reads only. */
-export function refInfos(root: string): RefInfo[] {
+/** Each ref of the repository at the root (`where`), whether its link works, and what the cache holds of it; reads only. */
+export function refInfos(where: Where): RefInfo[] {
+  const { cwd: root, env } = contextOf(where);
   const refs = allRefs(readIndexes(root));
   if (refs.length === 0) return [];
-  const cache = readCacheIndex();
+  const cache = readCacheIndex(env);
   const folder = existingRefsFolder(root);
   return refs.map((r) => {
-    const place = placeOf(r);
+    const place = placeOf(r, env);
     const c = cache.entries[place.key];
     return { ...r, link_state: folder === undefined ? 'missing' : linkState(join(folder, r.link), place.target), cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null };
   });
@@ -378,8 +381,8 @@ export async function refsStatus(where: Where, link?: string, progress: FetchPro
   const root = await openRoot(ctx);
   const out: RefStatus[] = [];
   for (const r of select(allRefs(readIndexes(root)), link)) {
-    const place = placeOf(r);
-    const index = readCacheIndex();
+    const place = placeOf(r, ctx.env);
+    const index = readCacheIndex(ctx.env);
     const c = index.entries[place.key];
     const base = { link: r.link, kind: place.kind, sha: c?.sha ?? null, fetched_at: c?.fetched_at ?? null };
     if (place.kind === 'copy') {
@@ -393,7 +396,7 @@ export async function refsStatus(where: Where, link?: string, progress: FetchPro
     const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
     if (f.state !== 'offline' && c) {
       index.entries[place.key] = { ...c, fetched_at: ctx.now() };
-      writeCacheIndex(index);
+      writeCacheIndex(index, ctx.env);
     }
     out.push({ ...base, sha: headOf(place.dir) || base.sha, ...f });
   }
@@ -414,15 +417,15 @@ export async function refsUpdate(where: Where, link: string | undefined, progres
   return withWorkspaceLock(ctx, async (root) => {
     const out: RefUpdate[] = [];
     for (const r of select(allRefs(readIndexes(root)), link)) {
-      const place = placeOf(r);
+      const place = placeOf(r, ctx.env);
       if (place.kind === 'copy') {
-        copyFolder(place.key, r.source);
+        copyFolder(place.key, r.source, ctx.env);
         makeLink(linkPath(root, r.link), targetOf(r, place.dir));
         out.push({ link: r.link, result: 'recopied' });
         continue;
       }
       if (!isGitFolder(place.dir)) {
-        const m = materialize(root, r, progress, ctx.now());
+        const m = materialize(ctx, root, r, progress);
         makeLink(linkPath(root, r.link), m.target);
         out.push({ link: r.link, result: 'cloned', to: m.sha });
         continue;
@@ -446,10 +449,10 @@ export async function refsUpdate(where: Where, link: string | undefined, progres
         });
       else {
         const to = headOf(place.dir);
-        const index = readCacheIndex();
+        const index = readCacheIndex(ctx.env);
         const c = index.entries[place.key];
         if (c) index.entries[place.key] = { ...c, sha: to, fetched_at: ctx.now() };
-        writeCacheIndex(index);
+        writeCacheIndex(index, ctx.env);
         out.push({ link: r.link, result: 'updated', from, to });
       }
     }
@@ -458,6 +461,7 @@ export async function refsUpdate(where: Where, link: string | undefined, progres
 }
 
 export async function removeRef(where: Where, link: string, pruneCache: boolean): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
+  const { env } = contextOf(where);
   return withWorkspaceLock(where, async (root) => {
     const ix = readIndexes(root);
     const [ref] = select(allRefs(ix), link);
@@ -470,7 +474,7 @@ export async function removeRef(where: Where, link: string, pruneCache: boolean)
     tx.commit();
     // Other refs of this repository may share the checkout (another --path of the same source).
     const stillHere = allRefs(readIndexes(root)).some((r) => cacheKey(r.source, r.branch ?? null) === key);
-    const index = readCacheIndex();
+    const index = readCacheIndex(env);
     const c = index.entries[key];
     let pruned = false;
     let users = 0;
@@ -478,11 +482,11 @@ export async function removeRef(where: Where, link: string, pruneCache: boolean)
       c.users = stillHere ? c.users : c.users.filter((u) => u !== root);
       users = c.users.length;
       if (pruneCache && users === 0) {
-        removeCheckout(key);
+        removeCheckout(key, env);
         delete index.entries[key];
         pruned = true;
       }
-      writeCacheIndex(index);
+      writeCacheIndex(index, env);
     }
     return { link, local: ref!.local, pruned, still_used_by: users };
   });
@@ -499,7 +503,7 @@ export async function refsInit(where: Where, progress: boolean): Promise<{ link:
     ensureGitignore(tx, root);
     tx.commit();
     for (const r of refs) {
-      const m = materialize(root, r, progress, ctx.now());
+      const m = materialize(ctx, root, r, progress);
       out.push({ link: r.link, cloned: m.cloned, via: makeLink(linkPath(root, r.link), m.target) });
     }
     return out;

@@ -3,7 +3,7 @@
  * other command: reads under the lock, writes validated and committed in one transaction, the
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
-import type { Where } from './context.js';
+import { contextOf, type Where } from './context.js';
 import type { GitHubPort, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-type.js';
@@ -74,7 +74,7 @@ export async function runTypeCommand(where: Where, type: ProjectType, command: T
     createIssue: async ({ title, body }) => {
       const dir = (root ??= await openRoot(where));
       const repo = await githubRepo(dir);
-      const out = gh(dir, GH_ARGS.issueCreate(repo, { title }), repo, body);
+      const out = gh({ cwd: dir, env: contextOf(where).env }, GH_ARGS.issueCreate(repo, { title }), repo, body);
       const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
       const number = Number(/\/issues\/(\d+)/.exec(url)?.[1]);
       if (!Number.isInteger(number) || number < 1) {

@@ -15,6 +15,7 @@ import { addWorktree, defaultBranch, listWorktrees, pruneWorktrees, removeEmptyF
 import { initWorkspace } from './init.js';
 import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
+import { contextOf, type AppContext, type Where } from './context.js';
 
 /** Where sow puts worktrees, in the main checkout. */
 export const WORKTREES_DIR = '.sow/worktrees';
@@ -118,8 +119,8 @@ export interface AddedWorktree {
 }
 
 /** `sow worktree add <branch> [--from <base>]`. */
-export async function addWorktreeFor(cwd: string, branch: string, from?: string): Promise<AddedWorktree> {
-  const { main, here, trees } = mainCheckout(cwd);
+export async function addWorktreeFor(where: Where, branch: string, from?: string): Promise<AddedWorktree> {
+  const { main, here, trees } = mainCheckout(contextOf(where).cwd);
   if (!isValidBranchName(main, branch)) throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
   const taken = trees.find((t) => t.branch === branch);
   if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
@@ -174,12 +175,12 @@ export function checkoutsWithProject(cwd: string): { path: string; rel: string }
   return trees.filter(hasProjectIn).map((t) => ({ path: t.path, rel: relPath(main, t.path) }));
 }
 
-/** What the worktree's project is and who works on it; null without sow or a project there. */
-async function projectIn(tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
+/** What the worktree's project is and who works on it (leases judged at the context's time); null without sow or a project there. */
+async function projectIn(ctx: AppContext, tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
   if (!hasProjectIn(tree)) return { project: null };
   try {
     return await Reader.read(
-      tree.path,
+      { ...ctx, cwd: tree.path },
       async (reader) => {
         const tasks = await reader.tasks();
         const sessions: LiveSession[] = [];
@@ -206,8 +207,9 @@ async function projectIn(tree: Worktree): Promise<Pick<WorktreeInfo, 'project' |
 }
 
 /** `sow worktree list` and `sow status --all`: the main checkout and every worktree, with their projects. */
-export async function listWorktreesFor(cwd: string): Promise<WorktreeInfo[]> {
-  const { main, trees } = mainCheckout(cwd);
+export async function listWorktreesFor(where: Where): Promise<WorktreeInfo[]> {
+  const ctx = contextOf(where);
+  const { main, trees } = mainCheckout(ctx.cwd);
   const sowDir = join(main, WORKTREES_DIR) + sep;
   const out: WorktreeInfo[] = [];
   for (const tree of trees) {
@@ -218,15 +220,16 @@ export async function listWorktreesFor(cwd: string): Promise<WorktreeInfo[]> {
       main: tree.main,
       sow: tree.path.startsWith(sowDir),
       missing: tree.prunable,
-      ...(await projectIn(tree)),
+      ...(await projectIn(ctx, tree)),
     });
   }
   return out;
 }
 
 /** `sow worktree remove <branch> [--force]`: the checkout goes, the branch stays. */
-export async function removeWorktreeFor(cwd: string, branch: string, force: boolean): Promise<{ branch: string; path: string; rel: string }> {
-  const { main, trees } = mainCheckout(cwd);
+export async function removeWorktreeFor(where: Where, branch: string, force: boolean): Promise<{ branch: string; path: string; rel: string }> {
+  const ctx = contextOf(where);
+  const { main, trees } = mainCheckout(ctx.cwd);
   const others = trees.filter((t) => !t.main);
   const tree = others.find((t) => t.branch === branch);
   if (!tree) {
@@ -243,7 +246,7 @@ export async function removeWorktreeFor(cwd: string, branch: string, force: bool
   const rel = relPath(main, tree.path);
   if (!force && !tree.prunable) {
     const uncommitted = uncommittedIn(tree.path);
-    const { project } = await projectIn(tree);
+    const { project } = await projectIn(ctx, tree);
     const sessions = project?.sessions ?? [];
     if (uncommitted.length || sessions.length) throw new WorktreeBusyError(branch, rel, uncommitted, sessions);
   }
@@ -255,8 +258,8 @@ export async function removeWorktreeFor(cwd: string, branch: string, force: bool
 }
 
 /** `sow worktree prune`: forget the worktrees whose folders were deleted by hand. */
-export async function pruneWorktreesFor(cwd: string): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
-  const { main, trees } = mainCheckout(cwd);
+export async function pruneWorktreesFor(where: Where): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
+  const { main, trees } = mainCheckout(contextOf(where).cwd);
   pruneWorktrees(main);
   // Git names what it pruned by its own record's name; say which branch and folder instead.
   const left = new Set(listWorktrees(main).map((t) => t.path));

@@ -19,7 +19,7 @@ export const issue: readonly CommandDef[] = [
       const limit = Number(opts.limit);
       if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
       const gh = await import('../app/github.js');
-      const r = await gh.issueList(ctx.app.cwd, { state: opts.state as 'open' | 'closed' | 'all', limit, ...(opts.label ? { label: opts.label } : {}) });
+      const r = await gh.issueList(ctx.app, { state: opts.state as 'open' | 'closed' | 'all', limit, ...(opts.label ? { label: opts.label } : {}) });
       return {
         data: r.issues,
         text: r.issues.map((i) => `#${i.number}  ${i.title}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`).join('\n'),
@@ -34,7 +34,7 @@ export const issue: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { args }) {
       const gh = await import('../app/github.js');
-      const { issue: i } = await gh.issueShow(ctx.app.cwd, gh.parseIssueNumber(args[0] as string));
+      const { issue: i } = await gh.issueShow(ctx.app, gh.parseIssueNumber(args[0] as string));
       return {
         data: i,
         text: [`#${i.number}  ${i.title}`, `${i.state.toLowerCase()}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}  ${i.url}`, '', (i.body ?? '').trim()].join('\n').trimEnd(),
@@ -48,7 +48,7 @@ export const issue: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { args }) {
       const gh = await import('../app/github.js');
-      const r = await gh.issueCheck(ctx.app.cwd, gh.parseIssueNumber(args[0] as string));
+      const r = await gh.issueCheck(ctx.app, gh.parseIssueNumber(args[0] as string));
       const lines = [...r.branches.map((b) => `branch ${b} (linked on GitHub)`), ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`)];
       return {
         data: r,
@@ -70,7 +70,7 @@ export const pr: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { opts }) {
       const gh = await import('../app/github.js');
-      const r = await gh.prCreate(ctx.app.cwd, { draft: opts['draft'] === true, force: opts['force'] === true });
+      const r = await gh.prCreate(ctx.app, { draft: opts['draft'] === true, force: opts['force'] === true });
       return {
         data: r,
         text: r.url,
@@ -84,7 +84,7 @@ export const pr: readonly CommandDef[] = [
     writes: true,
     async run(ctx) {
       const gh = await import('../app/github.js');
-      const r = await gh.prReady(ctx.app.cwd);
+      const r = await gh.prReady(ctx.app);
       return { data: r, text: r.url, message: `Pull request #${r.number} is ready for review` };
     },
   },

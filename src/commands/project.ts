@@ -8,7 +8,7 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean }): Promise
     // Every project: the main checkout's and each worktree's.
     const { listWorktreesFor } = await import('../app/worktree.js');
     const { renderWorktrees } = await import('../cli/render.js');
-    const trees = await listWorktreesFor(ctx.app.cwd);
+    const trees = await listWorktreesFor(ctx.app);
     return { data: trees.filter((t) => t.project), text: renderWorktrees(trees, { projectsOnly: true }) };
   }
   const { projectStatus } = await import('../app/status.js');

@@ -10,7 +10,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { addWorktreeFor } = await import('../app/worktree.js');
-      const r = await addWorktreeFor(ctx.app.cwd, args[0] as string, opts['from'] as string | undefined);
+      const r = await addWorktreeFor(ctx.app, args[0] as string, opts['from'] as string | undefined);
       const why = {
         from: '',
         default: ", the repository's default branch; --from picks another",
@@ -32,7 +32,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { listWorktreesFor } = await import('../app/worktree.js');
       const { renderWorktrees } = await import('../cli/render.js');
-      const trees = await listWorktreesFor(ctx.app.cwd);
+      const trees = await listWorktreesFor(ctx.app);
       return { data: trees, text: renderWorktrees(trees) };
     },
   },
@@ -44,7 +44,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { removeWorktreeFor } = await import('../app/worktree.js');
-      const r = await removeWorktreeFor(ctx.app.cwd, args[0] as string, opts['force'] === true);
+      const r = await removeWorktreeFor(ctx.app, args[0] as string, opts['force'] === true);
       return { data: r, message: `Removed the worktree of '${r.branch}' (${r.rel}); the branch '${r.branch}' is kept` };
     },
   },
@@ -54,7 +54,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx) {
       const { pruneWorktreesFor } = await import('../app/worktree.js');
-      const r = await pruneWorktreesFor(ctx.app.cwd);
+      const r = await pruneWorktreesFor(ctx.app);
       return {
         data: r,
         text: r.pruned.map((t) => `${t.branch ?? '(detached)'}  ${t.rel}`).join('\n'),

@@ -411,16 +411,6 @@ describe('sessions without a task (sessions.<agent> in the project state)', () =
     expect(calls[1]!.env['SOW_AGENT_ID']).toBe('planner-1');
     expect(f.project().sessions.planner).toMatchObject({ session_id: s.session_id, resumes: 1 });
   });
-
-  it('resume --agent without a session: no session found, with the spawn command', () => {
-    const f = fixture();
-    const before = f.repo.snapshot();
-    const r = f.sow(['agent', 'resume', '--agent', 'architect', 'Go on.']);
-    expect(r.code, show(r)).toBe(1);
-    expect(r.stderr).toContain('error: no session found for agent architect');
-    expect(r.stderr).toContain('sow agent spawn architect');
-    expect(f.repo.snapshot()).toEqual(before);
-  });
 });
 
 describe('--verbose shows how the executor was chosen', () => {
@@ -555,17 +545,6 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(resumed.code, show(resumed)).toBe(5);
     expect(resumed.stderr.split('\n')[0]).toBe('error: executor binary not found: claude');
     expect(g.repo.snapshot(), 'iteration and status unchanged').toEqual(snap);
-  });
-
-  it('no session for the task', () => {
-    const f = fixture();
-    const before = f.repo.snapshot();
-    const r = f.sow(['agent', 'resume', '010', 'Use RS256']);
-    expect(r.code, show(r)).toBe(1);
-    expect(r.stderr.split('\n')[0]).toBe('error: no session found for task 010');
-    expect(r.stderr).toContain('`sow agent spawn implementer 010`');
-    expect(f.repo.snapshot()).toEqual(before);
-    expect(f.world.calls()).toEqual([]);
   });
 
   it("a session id that begins with '-' (a hostile commit) is refused before any CLI starts: it would be read as an option", () => {

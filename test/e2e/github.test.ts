@@ -100,21 +100,6 @@ describe('sow issue list | show | check', () => {
     expectFails(repo, ['issue', 'show', 'forty-two'], 2, 'USAGE');
   });
 
-  it('the repository: .sow/config.yaml github.repo wins over origin; no origin and no setting says how to name it', () => {
-    const repo = fresh();
-    const gh = fakeGh({ repo: 'acme/other', issues: ISSUES });
-    const none = expectFails(repo, ['issue', 'list'], 1, 'NO_GITHUB_REPO');
-    expect(none).toContain('there is no origin remote');
-    expect(none).toContain('github:\n    repo: owner/name');
-    repo.git(['remote', 'add', 'origin', '/srv/not-github.git']);
-    expect(expectFails(repo, ['issue', 'list'], 1, 'NO_GITHUB_REPO')).toContain('origin (/srv/not-github.git) is not a GitHub URL');
-    repo.write('.sow/config.yaml', 'github:\n  repo: acme/other\n');
-    ok(repo, ['issue', 'list'], { env: gh.env });
-    expect(gh.calls().at(-1)!.argv[2]).toBe('--repo=acme/other');
-    repo.write('.sow/config.yaml', 'github:\n  repo: not a repo\n');
-    expectFails(repo, ['issue', 'list'], 4, 'CONFIG_INVALID');
-  });
-
   it('gh missing: exit 5 with how to install it; not logged in: exit 5 with gh auth login; a gh error: exit 5 with its message', () => {
     const repo = onGithub();
     // A PATH with node and git but no gh.
@@ -134,27 +119,6 @@ describe('sow issue list | show | check', () => {
     const failed = repo.sow(['issue', 'list', '--json'], { env: { ...gh.env, FAKE_GH_FAIL: 'error' } });
     expect(failed.code).toBe(5);
     expect(failed.json?.error?.message).toBe("'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)");
-  });
-
-  it('a gh reply of the wrong shape is exit 5 (gh failed us), never a usage error or a crash', () => {
-    const repo = onGithub();
-    const gh = fakeGh();
-    const replies: [string[], string][] = [
-      [['issue', 'list'], '{"not":"a list"}'],
-      [['issue', 'list'], '[{"number":"7","title":"x"}]'],
-      [['issue', 'show', '42'], '[]'],
-      [['issue', 'show', '42'], '{"number":1e308,"title":"x"}'],
-      [['issue', 'show', '42'], '{"number":-1,"title":"x"}'],
-      [['issue', 'show', '42'], 'null'],
-      [['project', 'new', '--issue', '42'], '{"title":"no number"}'],
-    ];
-    for (const [args, reply] of replies) {
-      const before = repo.snapshot();
-      const r = repo.sow([...args, '--json'], { env: { ...gh.env, FAKE_GH_REPLY: reply } });
-      expect(r.code, `${args.join(' ')} ← ${reply}: ${r.stdout}${r.stderr}`).toBe(5);
-      expect(r.json?.error?.code).toBe('GH_UNEXPECTED_REPLY');
-      expect(repo.snapshot()).toEqual(before);
-    }
   });
 });
 
@@ -185,35 +149,6 @@ describe('sow project new --issue', () => {
     expect(ok(repo, ['issue', 'check', '7'], { env: gh.env }).stderr).toContain("Issue #7 is free: 'sow project new --issue 7' starts a project from it");
   });
 
-  it('in a repository without .sow/, initialises it once GitHub has answered; an issue gh cannot show leaves nothing behind', () => {
-    const repo = fresh({ init: false });
-    repo.git(['remote', 'add', 'origin', 'https://github.com/acme/api.git']);
-    const gh = fakeGh();
-    expect(repo.sow(['project', 'new', '--issue', '99'], { env: gh.env }).code).not.toBe(0);
-    expect(repo.exists('.sow'), 'a refused project new initialises nothing').toBe(false);
-    const r = ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
-    expect(r.stderr).toContain('Initialised .sow/ in ');
-    expect(repo.exists('.sow/.version')).toBe(true);
-    expect(repo.yaml(PROJECT).phases.planning.inputs.map((i: any) => i.type)).toEqual(['github_issue']);
-  });
-
-  it('refused when GitHub links the issue to another branch: nothing is created; --branch that branch works', () => {
-    const repo = onGithub();
-    const gh = fakeGh({ repo: 'acme/api', issues: ISSUES, linked: { 7: ['fix/empty-body'] } });
-    const message = expectFails(repo, ['project', 'new', '--issue', '7'], 1, 'ISSUE_LINKED', { env: gh.env });
-    expect(message).toContain("issue #7 is already linked to branch 'fix/empty-body'");
-    expect(message).toContain('--branch fix/empty-body');
-    expect(repo.git(['branch', '--show-current'])).toBe('main');
-    expect(repo.exists(PROJECT)).toBe(false);
-    const r = ok(repo, ['project', 'new', 'empty-body', '--issue', '7', '--branch', 'fix/empty-body'], { env: gh.env });
-    expect(r.stderr).toContain('The branch is linked to the issue on GitHub');
-    expect(
-      gh.calls().filter((c) => c.argv[2] !== '--list' && c.argv[1] === 'develop'),
-      'no second link',
-    ).toEqual([]);
-    expect(repo.yaml(PROJECT)).toMatchObject({ name: 'empty-body', branch: 'fix/empty-body' });
-  });
-
   it('a link gh cannot make is a warning, not a failure; without a name or --issue it is a usage error', () => {
     const repo = onGithub();
     const gh = fakeGh();
@@ -223,26 +158,6 @@ describe('sow project new --issue', () => {
     expect(repo.yaml(PROJECT).phases.implementation.inputs.map((i: any) => i.type)).toEqual(['github_issue']);
     ok(repo, ['project', 'delete', '--yes']);
     expectFails(repo, ['project', 'new'], 2, 'USAGE');
-  });
-});
-
-describe('issue → worktree → project', () => {
-  it('a project started from an issue in a worktree is found by issue check from the main checkout, and a second start is refused', () => {
-    const repo = onGithub();
-    ok(repo, ['init']);
-    repo.git(['add', '.sow']);
-    repo.git(['commit', '-q', '-m', 'sow']);
-    const gh = fakeGh();
-    ok(repo, ['worktree', 'add', 'feat/42-jwt']);
-    const wt = '.sow/worktrees/feat/42-jwt';
-    const r = ok(repo, ['project', 'new', '--issue', '42', '--branch', 'feat/42-jwt'], { env: gh.env, cwd: wt });
-    expect(r.stderr).toContain("Created project 'add-jwt-authentication' (on branch 'feat/42-jwt', started from 'main')");
-    expect(repo.read(`${wt}/.sow/project/context/issue-42.md`)).toContain('Tokens signed with HS256.');
-    const check = ok(repo, ['issue', 'check', '42'], { env: gh.env });
-    expect(check.stdout).toBe('branch feat/42-jwt (linked on GitHub)\nproject add-jwt-authentication on branch feat/42-jwt (.sow/worktrees/feat/42-jwt)\n');
-    // From the main checkout, the issue is taken: starting it again here is refused.
-    expect(expectFails(repo, ['project', 'new', '--issue', '42'], 1, 'ISSUE_LINKED', { env: gh.env })).toContain("issue #42 is already linked to branch 'feat/42-jwt'");
-    expect(repo.exists(PROJECT)).toBe(false);
   });
 });
 
@@ -323,14 +238,5 @@ describe('sow pr create | ready', () => {
     expect(gh.calls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo=acme/api']);
     expect(gh.state().prs[0].isDraft).toBe(false);
     expect(output()[0].metadata.draft).toBe(false);
-  });
-
-  it('pr ready without a pull request says how to open one', () => {
-    const repo = onGithub();
-    const gh = fakeGh();
-    ok(repo, ['project', 'new', 'x', '--description', 'x']);
-    const message = expectFails(repo, ['pr', 'ready'], 1, 'NO_PULL_REQUEST', { env: gh.env });
-    expect(message).toContain("branch 'feat/x' has no pull request yet");
-    expect(gh.calls().map((c) => c.argv.slice(0, 2).join(' '))).toEqual(['pr list']);
   });
 });
