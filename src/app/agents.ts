@@ -7,7 +7,7 @@ import { contextOf, type AppContext, type Where } from './context.js';
 import { randomUUID } from 'node:crypto';
 import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
-import type { PermissionProfile, ProjectState, Session, TaskState } from '../domain/schemas.js';
+import type { PermissionProfile, ProjectState, Session, TaskState, TaskSummary } from '../domain/schemas.js';
 import { checkStatusChange, isFinished, withStatus } from '../domain/tasks.js';
 import { logLeftCompleted } from './log.js';
 import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
@@ -269,11 +269,21 @@ const workerEnv = (agent: string, agentId: string, root: string, taskId?: string
 
 const runningAsRoot = () => process.getuid?.() === 0;
 
+/** What a spawn checks against: the reader before anything starts, the unit of work under the lock. */
+interface SpawnCheck {
+  type: ProjectType;
+  view(): Promise<ProjectView>;
+  dependenciesOf(task: TaskState): Promise<TaskSummary[]>;
+  now: string;
+}
+
 /**
  * Whether a worker may start on the task now: the project is in a state where tasks are worked on,
- * the task is not finished, and nobody else works on it. --force overrides each.
+ * the task is not finished, nobody else works on it, it has no session to resume, and its
+ * dependencies are finished. --force overrides each. Checked before anything starts, and again
+ * under the lock when the session is recorded.
  */
-async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView>, task: TaskState, force: boolean | undefined, now: string): Promise<void> {
+async function checkSpawnable(at: SpawnCheck, task: TaskState, force: boolean | undefined): Promise<void> {
   if (force) return;
   if (isFinished(task.status)) {
     throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, {
@@ -281,9 +291,11 @@ async function checkSpawnable(type: ProjectType, view: () => Promise<ProjectView
       status: task.status,
     });
   }
-  const owner = liveOwner(task, now);
+  const owner = liveOwner(task, at.now);
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
-  await requireExecuting(type, view, task.id);
+  await requireExecuting(at.type, () => at.view(), task.id);
+  if (task.session_id) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+  checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
 }
 
 /** The first ready task nobody works on, for `agent spawn --next` (under the lock). */
@@ -314,13 +326,10 @@ async function releaseOwner(ctx: AppContext, taskId: string, agentId: string): P
 export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
   const ctx = contextOf(where);
   const agent = findAgent(agentName);
-  // Checked before anything starts; checked again under the lock when the session is recorded.
   const { root, target: checked } = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
-      await checkSpawnable(reader.type, () => reader.view(), task, opts.force, reader.ctx.now());
-      if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-      if (!opts.force) checkStatusChange(task, 'in_progress', await reader.dependenciesOf(task));
+      await checkSpawnable({ type: reader.type, view: () => reader.view(), dependenciesOf: (t) => reader.dependenciesOf(t), now: reader.ctx.now() }, task, opts.force);
       return { root: reader.root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {
@@ -364,9 +373,7 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
       let task = checked ? await uow.task(target.id) : await nextReady(uow);
       target = { kind: 'task', id: task.id };
       if (checked) {
-        await checkSpawnable(await uow.type(), () => uow.view(), task, opts.force, uow.now);
-        if (task.session_id && !opts.force) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-        if (!opts.force) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task));
+        await checkSpawnable({ type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now }, task, opts.force);
       }
       // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
       if (task.owner || task.session_id) task = takeOver(task);
