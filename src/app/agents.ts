@@ -7,16 +7,18 @@ import { contextOf, type AppContext, type Where } from './context.js';
 import { randomUUID } from 'node:crypto';
 import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
-import type { PermissionProfile, ProjectState, Session, TaskState, TaskSummary } from '../domain/schemas.js';
+import type { PermissionProfile, ProjectState, Session, TaskState, TaskSummary, UsageEntry } from '../domain/schemas.js';
 import { checkStatusChange, isFinished, withStatus } from '../domain/tasks.js';
 import { logLeftCompleted } from './log.js';
-import { ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { BudgetSpentError, ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
-import type { ExecutorModule, Invocation } from '../adapters/executors/types.js';
+import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
+import { addUsage } from '../adapters/executors/shared.js';
+import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
@@ -178,6 +180,8 @@ async function runWorker(
   base: AppContext['env'],
   cwd: string,
   opts: AgentRunOptions,
+  /** What the run used so far, summed from the CLI's events: the caller records it however the run ends. */
+  meter: { usage: Usage },
   onSession?: (id: string) => Promise<void>,
 ): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
   // (Imported here so that only this function's lines change.)
@@ -216,6 +220,8 @@ async function runWorker(
         }
       }
       refusals.event(event);
+      const used = typeof event === 'object' && event ? resolution.spec.usage?.(event as Record<string, unknown>) : undefined;
+      if (used) meter.usage = addUsage(meter.usage, used);
       if (!opts.quiet) for (const text of describeEvent(event)) opts.say(`  ${text}`);
     },
     onStderrLine: (line) => refusals.stderr(line),
@@ -269,6 +275,19 @@ const workerEnv = (agent: string, agentId: string, root: string, taskId?: string
 
 const runningAsRoot = () => process.getuid?.() === 0;
 
+/** Refuses a new run when the project's workers have used what its budget allows. */
+async function requireBudget(reader: Reader): Promise<void> {
+  const { config } = await readRepoConfig(reader.root);
+  if (!config.budget) return;
+  const entries = reader.project.usage ?? [];
+  const reached = budgetReached(config.budget, costOf(entries, 'task').total);
+  if (!reached) return;
+  const biggest = [...costOf(entries, 'task').rows].sort(
+    (a, b) => (b.cost_usd ?? 0) - (a.cost_usd ?? 0) || (b.input_tokens ?? 0) + (b.output_tokens ?? 0) - ((a.input_tokens ?? 0) + (a.output_tokens ?? 0)),
+  )[0];
+  throw new BudgetSpentError(reached.spent, reached.limit, reached.field, biggest ? (biggest.key === '(project)' ? 'the project’s own workers' : `task ${biggest.key}`) : undefined);
+}
+
 /** What a spawn checks against: the reader before anything starts, the unit of work under the lock. */
 interface SpawnCheck {
   type: ProjectType;
@@ -308,19 +327,31 @@ async function nextReady(uow: UnitOfWork): Promise<TaskState> {
   throw new NoReadyTaskError(tasks);
 }
 
-/** After the run: the task is no longer owned by this process's worker (unless someone took it over). */
-async function releaseOwner(ctx: AppContext, taskId: string, agentId: string): Promise<void> {
+/**
+ * After the run, however it ended: what it used goes into the project's ledger (a run the CLI
+ * reported nothing for too, so every run is counted), and the task is no longer owned by this
+ * process's worker (unless someone took it over).
+ */
+async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry): Promise<void> {
   await update(
     ctx,
     async (uow) => {
-      const task = await uow.task(taskId);
-      if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== process.pid) return;
+      const project = await uow.project();
+      uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
+      if (target.kind !== 'task') return;
+      const task = await uow.task(target.id);
+      if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
       const next = { ...task };
       delete next.owner;
       uow.setTask(next);
     },
     { branchCheck: false },
   );
+}
+
+/** The ledger entry of a run that ended now. */
+function usageEntry(at: string, target: Target, agent: string, agentId: string, executor: string, run: UsageEntry['run'], session: string | undefined, usage: Usage): UsageEntry {
+  return { at, agent_id: agentId, agent, executor, ...(target.kind === 'task' ? { task: target.id } : {}), ...(session ? { session } : {}), run, ...usage };
 }
 
 export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
@@ -353,6 +384,8 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
     }
     return { root: reader.root, target: { kind: 'project', agent: agent.name } };
   });
+  // After what the command names is found: a task that is not there is told as such, even over budget.
+  await readForWorker(ctx, requireBudget);
   let target: Target = checked ?? { kind: 'task', id: '' };
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
@@ -438,13 +471,15 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
   };
   const running = target;
   const startedAt = ctx.now();
-  let run: Awaited<ReturnType<typeof runWorker>>;
+  let run: Awaited<ReturnType<typeof runWorker>> | undefined;
+  const meter = { usage: {} as Usage };
   try {
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, root, opts, persistReported);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, root, opts, meter, persistReported);
   } finally {
-    // Whatever happened to the worker, this process no longer waits for it. (If this fails, the
-    // owner is stale as soon as this process exits.)
-    if (running.kind === 'task') await releaseOwner(inRoot, running.id, agentId).catch(() => undefined);
+    // Whatever happened to the worker, this process no longer waits for it, and what it used is
+    // counted. (If this fails, the owner is stale as soon as this process exits.)
+    const session = sessionId ?? run?.reportedSession;
+    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage)).catch(() => undefined);
   }
   return finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
 }
@@ -497,6 +532,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     return { root: reader.root, target, session: recorded, sessionId: recorded.session_id, agentName: target.agent };
   });
   const { root, session, sessionId, agentName } = found;
+  await readForWorker(ctx, requireBudget);
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
   target = found.target;
@@ -551,11 +587,12 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
   const startedAt = ctx.now();
-  let run: Awaited<ReturnType<typeof runWorker>>;
+  let run: Awaited<ReturnType<typeof runWorker>> | undefined;
+  const meter = { usage: {} as Usage };
   try {
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, sessionCwd, opts);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, sessionCwd, opts, meter);
   } finally {
-    if (running.kind === 'task') await releaseOwner(inRoot, running.id, session.agent_id).catch(() => undefined);
+    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage)).catch(() => undefined);
   }
   return finish(inRoot, running, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts, run.denials, startedAt);
 }

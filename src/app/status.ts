@@ -1,4 +1,5 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
+import { costOf, type CostRow } from '../domain/usage.js';
 import type { Where } from './context.js';
 import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
@@ -31,6 +32,8 @@ export interface StatusReport {
   checks?: CheckStatus[];
   /** Where the project is on its type's main path (asked for by a terminal's status view only). */
   map?: LifecycleMap;
+  /** What its workers used, summed over every run (only once a worker has run). */
+  usage?: Omit<CostRow, 'key'>;
 }
 
 /** A task in progress whose worker or claimant is gone, and what to do about it. */
@@ -71,6 +74,7 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
     tasks: { total: tasks.length, by_status: byStatus, ...(unattended.length ? { unattended } : {}) },
     next: listTransitions(type, view),
     ...(view.checks ? { checks: [...view.checks] } : {}),
+    ...(project.usage?.length ? { usage: costOf(project.usage, 'task').total } : {}),
   };
 }
 

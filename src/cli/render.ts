@@ -12,6 +12,7 @@ import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { toJson } from '../domain/json.js';
+import type { CostReport, CostRow } from '../domain/usage.js';
 import { renderValue } from './value.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
@@ -66,6 +67,7 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
     ...(r.tasks.unattended ?? []).map((u) => `  ${paint('blocked', '!')} ${u.advice}`),
+    ...(r.usage ? [`Used     ${usageLine(r.usage)} (sow cost)`] : []),
     '',
     'Next (sow advance)',
     ...nextLines(r.next, paint),
@@ -121,4 +123,36 @@ export function columns(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ')).join('\n');
+}
+
+/** Tokens with thousands separated, a cost in dollars to the cent (to a tenth of a cent below a dollar). */
+const tokens = (n?: number) => (n === undefined ? '-' : Math.round(n).toLocaleString('en-US'));
+const dollars = (n?: number) => (n === undefined ? '-' : `$${n < 1 ? n.toFixed(3) : n.toFixed(2)}`);
+
+/**
+ * `task  runs  input  output  cost` rows, then the total; a figure no run of a row reported is `-`,
+ * and runs whose CLI reported nothing are counted apart.
+ */
+export function renderCost(report: CostReport): string {
+  if (report.total.runs === 0) return 'No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.';
+  const row = (key: string, r: Omit<CostRow, 'key'>) => [key, String(r.runs), tokens(r.input_tokens), tokens(r.output_tokens), dollars(r.cost_usd), r.unreported ? `${r.unreported} unreported` : ''];
+  const table = columns(
+    [[report.by, 'runs', 'input', 'output', 'cost', ''], ...report.rows.map((r) => row(shown(r.key), r)), ['total', ...row('', report.total).slice(1)]].map((cells) => trimTail(cells)),
+  );
+  return table;
+}
+
+const trimTail = (cells: string[]) => {
+  const out = [...cells];
+  while (out.length > 1 && out.at(-1) === '') out.pop();
+  return out;
+};
+
+/** `3 runs · 2,050 in / 405 out tokens · $0.054`, leaving out what no run reported. */
+function usageLine(u: Omit<CostRow, 'key'>): string {
+  const parts = [`${u.runs} ${u.runs === 1 ? 'run' : 'runs'}`];
+  if (u.input_tokens !== undefined || u.output_tokens !== undefined) parts.push(`${tokens(u.input_tokens)} in / ${tokens(u.output_tokens)} out tokens`);
+  if (u.cost_usd !== undefined) parts.push(dollars(u.cost_usd));
+  if (u.unreported) parts.push(`${u.unreported} unreported`);
+  return parts.join(' · ');
 }

@@ -36,6 +36,7 @@ export const GROUPS: readonly GroupDef[] = [
   single('advance', async () => (await import('./advance.js')).advance),
   group('agent', 'Spawn and resume agent workers, and list the agents', async () => (await import('./agent.js')).commands),
   single('log', async () => (await import('./log.js')).log),
+  single('cost', async () => (await import('./cost.js')).cost),
   single('prompt', async () => (await import('./prompt.js')).prompt),
   group('config', 'Your agent configuration (which agent CLI runs which role)', async () => (await import('./config.js')).commands),
   single('schema', async () => (await import('./schema.js')).schema),

@@ -41,6 +41,10 @@ export const status: CommandDef = {
         phases: z.array(z.looseObject({ name: z.string(), status: z.string() })),
         tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
         next: z.array(z.looseObject({ event: z.string(), to: z.string() })).describe('the transitions out of this state, and what blocks each'),
+        usage: z
+          .looseObject({ runs: z.number(), input_tokens: z.number().optional(), output_tokens: z.number().optional(), cost_usd: z.number().optional() })
+          .optional()
+          .describe('what the workers used so far, over every spawn and resume (once one has run)'),
       }),
     call: async (ctx) => (await import('../app/status.js')).projectStatus(ctx.app),
   },

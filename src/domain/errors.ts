@@ -206,6 +206,19 @@ export class TaskBlockedError extends SowError {
   }
 }
 
+/** The project's workers have used what `.sow/config.yaml` allows: no new worker starts (exit 3). */
+export class BudgetSpentError extends SowError {
+  constructor(spent: string, limit: string, field: string, biggest: string | undefined) {
+    super(
+      'BUDGET_SPENT',
+      'blocked',
+      `this project's workers have used ${spent} of the ${limit} its budget allows${biggest ? ` (most on ${biggest})` : ''}; no worker starts or resumes`,
+      `'sow cost' shows what it went on; to go on, raise ${field} in .sow/config.yaml`,
+      { spent, limit, field },
+    );
+  }
+}
+
 export class DependencyCycleError extends SowError {
   constructor(cycle: readonly string[], hint = 'a task cannot wait for itself; drop one of these dependencies') {
     super('DEPENDENCY_CYCLE', 'failed', `the dependencies would form a cycle: ${cycle.join(' → ')}`, hint);

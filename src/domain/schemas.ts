@@ -115,6 +115,21 @@ export const PhaseSchema = v.looseObject({
 });
 export type Phase = v.InferOutput<typeof PhaseSchema>;
 
+/** What one worker run used (a spawn or a resume), as its agent CLI reported it; a figure it did not report is absent. */
+export const UsageEntrySchema = v.looseObject({
+  at: v.pipe(timestamp, d('When the run ended')),
+  agent_id: v.pipe(v.string(), d('The worker, e.g. implementer-2')),
+  agent: v.pipe(v.string(), d('Its role, e.g. implementer')),
+  executor: v.pipe(v.string(), d('The executor from the user configuration that ran it')),
+  task: v.optional(v.pipe(taskId, d('The task it worked on; absent for a worker of the project (planner, orchestrator)'))),
+  session: v.optional(v.pipe(v.string(), d("The agent CLI's session"))),
+  run: v.picklist(['spawn', 'resume']),
+  input_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
+  output_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
+  cost_usd: v.optional(v.pipe(v.number(), v.minValue(0), d('As the CLI counted it; only some CLIs report a cost'))),
+});
+export type UsageEntry = v.InferOutput<typeof UsageEntrySchema>;
+
 /** One transition of the lifecycle, as `statechart.history` records it. */
 export const HistoryEntrySchema = v.looseObject({
   from: v.string(),
@@ -149,6 +164,7 @@ export const ProjectStateSchema = v.pipe(
       ),
     ),
     spawn_counts: v.optional(v.pipe(v.record(v.string(), v.pipe(v.number(), v.integer())), d('Workers spawned per agent; numbers the agent ids'))),
+    usage: v.optional(v.pipe(v.array(UsageEntrySchema), d('What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them'))),
   }),
   d('.sow/project/state.yaml'),
 );
@@ -239,6 +255,15 @@ export const REPO_CONFIG = '.sow/config.yaml';
 export const RepoConfigSchema = v.pipe(
   v.looseObject({
     checks: v.nullish(v.pipe(v.array(CheckSchema), d("The repository's checks: tests, lint, build"))),
+    budget: v.nullish(
+      v.pipe(
+        v.strictObject({
+          usd: v.nullish(v.pipe(v.number(), v.minValue(0), d('At most this many US dollars, as the agent CLIs report cost'))),
+          tokens: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(0), d('At most this many tokens, input and output together'))),
+        }),
+        d("What this project's workers may use: at the limit sow starts no worker and resumes none (exit 3); workers already running go on"),
+      ),
+    ),
     github: v.nullish(
       v.pipe(
         v.strictObject({

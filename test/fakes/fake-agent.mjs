@@ -12,6 +12,7 @@
  *   FAKE_AGENT_DENY    JSON list of shell commands the worker tried and the CLI refused: each is
  *                      reported in that CLI's own shape (the real ones are in test/fixtures/denials)
  *   FAKE_AGENT_HELP_WITHOUT  comma-separated flags `--help` leaves out (an older CLI, for sow doctor)
+ *   FAKE_AGENT_USAGE   JSON {input, output, cost}: what the run used, reported in the CLI's own fields
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -371,8 +372,21 @@ for (const step of script) {
     writeFileSync(step.out, JSON.stringify({ code: r.status, stdout: r.stdout, stderr: r.stderr }));
   }
 }
+// What the run used, in each CLI's own fields (the shapes of test/fixtures/agent-help/*events-sample*).
+const usage = process.env.FAKE_AGENT_USAGE ? JSON.parse(process.env.FAKE_AGENT_USAGE) : undefined;
+const usageFields = !usage
+  ? {}
+  : cli === 'claude'
+    ? { total_cost_usd: usage.cost, usage: { input_tokens: usage.input, cache_read_input_tokens: 0, output_tokens: usage.output } }
+    : cli === 'codex'
+      ? { usage: { input_tokens: usage.input, cached_input_tokens: 0, output_tokens: usage.output } }
+      : cli === 'gemini'
+        ? { stats: { total_tokens: usage.input + usage.output, input_tokens: usage.input, output_tokens: usage.output, cached: 0 } }
+        : {};
+if (usage && cli === 'opencode')
+  emit({ type: 'step_finish', part: { type: 'step-finish', reason: 'stop', tokens: { total: usage.input + usage.output, input: usage.input, output: usage.output }, cost: usage.cost } });
 emit(
   cli === 'codex'
-    ? { type: 'turn.completed' }
-    : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials },
+    ? { type: 'turn.completed', ...usageFields }
+    : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials, ...usageFields },
 );

@@ -1,0 +1,18 @@
+/** `sow cost`: tokens and cost of the project's workers. */
+import { choiceOf } from '../cli/args.js';
+import type { CommandDef } from '../cli/def.js';
+import { COST_GROUPS as GROUPS, type CostGroup } from '../domain/usage.js';
+
+export const cost: CommandDef = {
+  name: 'cost',
+  description: "What the project's workers used: tokens and cost (as each agent CLI reports them), summed by task, role, session or executor",
+  options: [{ flags: '--by <group>', description: 'task (default), role, session or executor', choices: GROUPS, parse: choiceOf('grouping', GROUPS) }],
+  help: 'Every spawn and resume is counted when its worker stops. Claude Code and OpenCode report a cost in USD; Codex and Gemini CLI only tokens; the others nothing (their runs are counted as unreported).',
+  writes: false,
+  async run(ctx, { opts }) {
+    const { projectCost } = await import('../app/cost.js');
+    const report = await projectCost(ctx.app, (opts['by'] as CostGroup | undefined) ?? 'task');
+    const { renderCost } = await import('../cli/render.js');
+    return { data: report, text: renderCost(report) };
+  },
+};

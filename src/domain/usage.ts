@@ -1,0 +1,70 @@
+/**
+ * What the workers used, summed from the project's ledger (`usage` in state.yaml: one entry per
+ * spawn or resume, written when the run ends), by task, role, session or executor.
+ */
+import type { UsageEntry } from './schemas.js';
+
+export const COST_GROUPS = ['task', 'role', 'session', 'executor'] as const;
+export type CostGroup = (typeof COST_GROUPS)[number];
+
+/** Runs of one group and what they used; a figure is absent when no run of the group reported it. */
+export interface CostRow {
+  key: string;
+  runs: number;
+  /** Runs whose CLI reported no tokens and no cost. */
+  unreported: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+export interface CostReport {
+  by: CostGroup;
+  rows: CostRow[];
+  total: Omit<CostRow, 'key'>;
+}
+
+const keyOf = (e: UsageEntry, by: CostGroup): string =>
+  by === 'task' ? (e.task ?? '(project)') : by === 'role' ? e.agent : by === 'session' ? (e.session ?? `(${e.agent_id}, no session id)`) : e.executor;
+
+const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
+
+function add(row: Omit<CostRow, 'key'>, e: UsageEntry): void {
+  row.runs += 1;
+  if (FIGURES.every((f) => e[f] === undefined)) row.unreported += 1;
+  for (const f of FIGURES) {
+    const v = e[f];
+    if (v !== undefined) row[f] = (row[f] ?? 0) + v;
+  }
+}
+
+/** The ledger summed by `by`, rows in the order their first run ended. */
+export function costOf(entries: readonly UsageEntry[], by: CostGroup): CostReport {
+  const rows = new Map<string, CostRow>();
+  const total: Omit<CostRow, 'key'> = { runs: 0, unreported: 0 };
+  for (const e of entries) {
+    const key = keyOf(e, by);
+    let row = rows.get(key);
+    if (!row) rows.set(key, (row = { key, runs: 0, unreported: 0 }));
+    add(row, e);
+    add(total, e);
+  }
+  return { by, rows: [...rows.values()], total };
+}
+
+/** The limits of `.sow/config.yaml` `budget`. */
+export interface Budget {
+  usd?: number | null;
+  tokens?: number | null;
+}
+
+/** What is spent against the budget, when a limit is reached: the figure, the limit, and its unit. */
+export function budgetReached(budget: Budget | null | undefined, total: Omit<CostRow, 'key'>): { spent: string; limit: string; field: string } | undefined {
+  if (!budget) return undefined;
+  const usd = total.cost_usd ?? 0;
+  if (budget.usd !== undefined && budget.usd !== null && usd >= budget.usd) return { spent: `$${usd.toFixed(2)}`, limit: `$${budget.usd.toFixed(2)}`, field: 'budget.usd' };
+  const tokens = (total.input_tokens ?? 0) + (total.output_tokens ?? 0);
+  if (budget.tokens !== undefined && budget.tokens !== null && tokens >= budget.tokens)
+    return { spent: `${tokens.toLocaleString('en-US')} tokens`, limit: `${budget.tokens.toLocaleString('en-US')} tokens`, field: 'budget.tokens' };
+  return undefined;
+}
