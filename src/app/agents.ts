@@ -18,6 +18,7 @@ import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage } from '../adapters/executors/shared.js';
+import { isReadyFile, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
 import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
@@ -55,7 +56,7 @@ export interface AgentRunResult {
   report?: { status: string; message?: string };
 }
 
-type Target = { kind: 'task'; id: string } | { kind: 'project'; agent: string };
+export type Target = { kind: 'task'; id: string } | { kind: 'project'; agent: string };
 
 const label = (t: Target) => (t.kind === 'task' ? `task ${t.id}` : `agent ${t.agent}`);
 
@@ -354,10 +355,18 @@ function usageEntry(at: string, target: Target, agent: string, agentId: string, 
   return { at, agent_id: agentId, agent, executor, ...(target.kind === 'task' ? { task: target.id } : {}), ...(session ? { session } : {}), run, ...usage };
 }
 
-export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
-  const ctx = contextOf(where);
+/**
+ * What must hold before a worker starts, checked where nothing has started yet: the task (or the
+ * project's session) can take a worker now, then the budget. The root, and the task when one was named.
+ */
+export async function spawnPreconditions(
+  ctx: AppContext,
+  agentName: string,
+  taskId: string | undefined,
+  opts: { force?: boolean; next?: boolean; iteration?: boolean },
+): Promise<{ root: string; target?: Target }> {
   const agent = findAgent(agentName);
-  const { root, target: checked } = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
+  const found = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
       await checkSpawnable({ type: reader.type, view: () => reader.view(), dependenciesOf: (t) => reader.dependenciesOf(t), now: reader.ctx.now() }, task, opts.force);
@@ -385,7 +394,15 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
     return { root: reader.root, target: { kind: 'project', agent: agent.name } };
   });
   // After what the command names is found: a task that is not there is told as such, even over budget.
+  // After what the command names is found: a task that is not there is told as such, even over budget.
   await readForWorker(ctx, requireBudget);
+  return found;
+}
+
+export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
+  const ctx = contextOf(where);
+  const agent = findAgent(agentName);
+  const { root, target: checked } = await spawnPreconditions(ctx, agentName, taskId, opts);
   let target: Target = checked ?? { kind: 'task', id: '' };
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
@@ -445,6 +462,11 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt, refsForPrompt(root));
   const files = runFiles(root, target, 'spawn');
+  // A detached worker's supervisor tells whoever started it that the session is recorded.
+  const ready = ctx.env[READY_VARIABLE];
+  if (ready && isReadyFile(root, ready)) {
+    writeReady(ready, { agent: agent.name, agent_id: agentId, ...(target.kind === 'task' ? { task: target.id } : {}), session_id: sessionId ?? null, pid: process.pid, events_file: files.eventsFile });
+  }
   const promptFile = files.writePrompt(prompt);
   const invocation = resolution.spec.spawn({
     permissions: rights.permissions,
@@ -474,7 +496,9 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
   const meter = { usage: {} as Usage };
   try {
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, root, opts, meter, persistReported);
+    // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
+    const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, root, opts, meter, persistReported);
   } finally {
     // Whatever happened to the worker, this process no longer waits for it, and what it used is
     // counted. (If this fails, the owner is stale as soon as this process exits.)

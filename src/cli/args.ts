@@ -55,3 +55,11 @@ export async function agentArg(raw: string, what = 'agent'): Promise<string> {
   const { ROLES } = await import('../domain/agents.js');
   return oneOf(what, raw, ROLES, "agents ('sow agent list' says what each does)");
 }
+
+/** A duration as typed: 90s, 5m, 1h, or a bare number of seconds; returns seconds. */
+export function durationArg(raw: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/.exec(raw);
+  const seconds = m ? Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1) : NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected a duration such as 90s, 5m or 1h`, `for example ${flag} 5m`);
+  return seconds;
+}

@@ -1,5 +1,5 @@
 /** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
-import { agentArg, taskIdArg } from '../cli/args.js';
+import { agentArg, durationArg, taskIdArg } from '../cli/args.js';
 import { writeText } from '../cli/output.js';
 import { UsageError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
@@ -49,20 +49,37 @@ export const commands: readonly CommandDef[] = [
       { flags: '--next', description: 'work on the next ready task (the one `sow task next --claim` would take), chosen atomically' },
       { flags: '--iteration', description: 'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)' },
       { flags: '--prompt <text>', description: 'extra instructions added to the worker prompt' },
+      { flags: '-d, --detach', description: 'run the worker in the background and return once its session is recorded; it outlives this command (see sow agent wait)' },
       VERBOSE,
       QUIET,
       { flags: '--force', description: 'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)' },
     ],
-    help: configHelp,
+    help: () =>
+      `${configHelp()}\n\nWith --detach the worker runs under a sow supervisor in its own session: the command returns at once with the task, the worker, its pid and where its events go, and the supervisor does what a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). 'sow agent wait' waits for detached workers.`,
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [agentName, taskId] = args as [string, string | undefined];
-      const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean };
+      const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean; detach?: boolean };
       if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       if (opts.iteration && (taskId !== undefined || opts.next))
         throw new UsageError("--iteration spawns a worker for the project's next iteration, not for a task", `sow agent spawn ${agentName} --iteration`);
       await agentArg(agentName);
       if (taskId !== undefined) taskIdArg(taskId, 'task id');
+      if (opts.detach) {
+        const { spawnDetached } = await import('../app/detach.js');
+        const r = await spawnDetached(ctx.app, agentName, taskId, {
+          ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+          force: opts.force === true,
+          next: opts.next === true,
+          iteration: opts.iteration === true,
+          verbose: opts.verbose === true,
+        });
+        const on = r.task !== undefined ? `task ${r.task}` : 'the project';
+        return {
+          data: r,
+          text: `Started ${r.agent_id} on ${on} in the background (pid ${r.pid}${r.session_id ? `, session ${r.session_id}` : ''}).\nIts events: ${r.events_file}\nIts supervisor's log: ${r.log}\nWait for it: sow agent wait${r.task !== undefined ? ` ${r.task}` : ''}`,
+        };
+      }
       const { spawnAgent } = await import('../app/agents.js');
       const r = await spawnAgent(ctx.app, agentName, taskId, {
         ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
@@ -111,6 +128,30 @@ export const commands: readonly CommandDef[] = [
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
       const r = await resumeAgent(ctx.app, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
+    },
+  },
+  {
+    name: 'agent wait',
+    description: 'Wait until workers have stopped (default: every worker running now) and say how each task stands',
+    args: [{ name: 'task-id', description: 'the tasks whose workers to wait for', optional: true, variadic: true, complete: 'task-id' }],
+    options: [
+      { flags: '--any', description: 'return as soon as one of them has stopped' },
+      { flags: '--timeout <duration>', description: 'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying who still runs', parse: (raw) => durationArg(raw, '--timeout') },
+    ],
+    help: 'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
+    writes: false,
+    async run(ctx, { args, opts }) {
+      const ids = ((args[0] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
+      const { waitForWorkers } = await import('../app/detach.js');
+      const timeout = opts['timeout'] as number | undefined;
+      const r = await waitForWorkers(ctx.app, ids, { any: opts['any'] === true, ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}) });
+      const lines = r.stopped.map((t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`);
+      if (r.timedOut) {
+        const { WaitTimeoutError } = await import('../domain/errors.js');
+        throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
+      }
+      const running = r.running.map((w) => `${w.task}  still running (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`);
+      return { data: r, text: [...lines, ...running].join('\n') || 'No worker is running.' };
     },
   },
   {

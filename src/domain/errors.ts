@@ -6,7 +6,7 @@ import type { TaskSummary } from './schemas.js';
 import { quoted } from './display.js';
 import { nearMiss } from './suggest.js';
 
-export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'internal' | 'interrupted';
+export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'timeout' | 'internal' | 'interrupted';
 
 export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
   ok: 0,
@@ -16,6 +16,7 @@ export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
   state: 4,
   external: 5,
   internal: 70,
+  timeout: 124,
   interrupted: 130,
 };
 
@@ -203,6 +204,19 @@ export class TaskNotFoundError extends SowError {
 export class TaskBlockedError extends SowError {
   constructor(message: string, hint: string, details: Record<string, unknown>) {
     super('TASK_BLOCKED', 'blocked', message, hint, details);
+  }
+}
+
+/** `agent wait --timeout` ran out while workers still run (exit 124, as timeout(1)). */
+export class WaitTimeoutError extends SowError {
+  constructor(seconds: number, running: readonly { task: string; by: string; pid?: number }[], stopped: readonly { task: string; status: string }[]) {
+    super(
+      'WAIT_TIMEOUT',
+      'timeout',
+      `after ${seconds} s ${running.length === 1 ? 'a worker still runs' : `${running.length} workers still run`}: ${running.map((w) => `${w.task} (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`).join(', ')}`,
+      `wait again: sow agent wait ${running.map((w) => w.task).join(' ')} --timeout ${seconds}s`,
+      { running, stopped },
+    );
   }
 }
 

@@ -1,0 +1,116 @@
+/**
+ * A detached worker's supervisor: this very sow, started again as `sow agent spawn …` in its own
+ * session and process group (setsid), with its output in files under
+ * `.sow/.runtime/supervisors/<id>/`, so it outlives the command that started it, that command's
+ * tool timeout and the orchestrator's exit. It does what a blocking spawn does — records the
+ * session (its own pid is the task's owner), streams the worker's events, and when the worker
+ * stops reports, lets the task go and counts what it used — and tells the starter, through a
+ * file, once the session is recorded.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+
+/** The variable that tells a supervised `sow agent spawn` where to say it has started. */
+export const READY_VARIABLE = 'SOW_SUPERVISOR_READY';
+
+export interface SupervisorFiles {
+  dir: string;
+  /** Written by the supervisor once the session is recorded: who, on what, its pid. */
+  ready: string;
+  /** The supervisor's stdout: its `--json` result (or refusal) when it ends. */
+  result: string;
+  /** The supervisor's stderr: its progress view of the worker, warnings. */
+  log: string;
+}
+
+export function supervisorFiles(root: string, id: string): SupervisorFiles {
+  const dir = ensureRuntimeDir(root, join('supervisors', id));
+  return { dir, ready: join(dir, 'ready.json'), result: join(dir, 'result.json'), log: join(dir, 'supervisor.log') };
+}
+
+/** Whether `path` is the ready file of a supervisor folder of this repository (a variable is checked, never trusted). */
+export function isReadyFile(root: string, path: string): boolean {
+  const base = join(root, '.sow', '.runtime', 'supervisors');
+  return path.startsWith(`${base}/`) && path.endsWith('/ready.json') && !path.slice(base.length).includes('..');
+}
+
+/** Writes the ready file whole (a rename), so the starter never reads half of it. */
+export function writeReady(path: string, data: unknown): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(data));
+  renameSync(tmp, path);
+}
+
+export interface Started {
+  pid: number;
+  /** Settles with the supervisor's exit code (null after a signal) — only while the starter waits. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `node <script> <args>` detached: its own session, no terminal, output to the files; the starter may exit at once. */
+export function startDetached(script: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>, files: SupervisorFiles): Started {
+  const out = openSync(files.result, 'w');
+  const err = openSync(files.log, 'w');
+  try {
+    const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...env, [READY_VARIABLE]: files.ready }, detached: true, stdio: ['ignore', out, err] });
+    const exited = new Promise<number | null>((resolve) => {
+      child.once('exit', (code) => resolve(code));
+      child.once('error', () => resolve(-1));
+    });
+    child.unref();
+    return { pid: child.pid ?? -1, exited };
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
+}
+
+/** The ready file's content, once it is there. */
+export function readReady(path: string): unknown {
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}
+
+/** The supervisor's `--json` envelope, when it wrote a whole one. */
+export function readEnvelope(path: string): { ok?: boolean; error?: { code: string; message: string; hint?: string } } | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as { ok?: boolean; error?: { code: string; message: string; hint?: string } };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A detached worker this repository started: what its ready file says, and whether a wait has reported it. */
+export interface SupervisedRun {
+  dir: string;
+  ready: { task?: string; agent_id: string; pid: number };
+  waited: boolean;
+}
+
+/** The detached workers of this repository, oldest first (their folders are named by start time). */
+export function supervisedRuns(root: string): SupervisedRun[] {
+  const base = runtimeFolder(root, 'supervisors');
+  if (!base) return [];
+  const out: SupervisedRun[] = [];
+  for (const name of readdirSync(base).sort()) {
+    const dir = join(base, name);
+    let ready: unknown;
+    try {
+      ready = readReady(join(dir, 'ready.json'));
+    } catch {
+      continue;
+    }
+    if (!ready || typeof ready !== 'object') continue;
+    const r = ready as Record<string, unknown>;
+    if (typeof r['agent_id'] !== 'string' || typeof r['pid'] !== 'number') continue;
+    out.push({ dir, ready: { agent_id: r['agent_id'], pid: r['pid'], ...(typeof r['task'] === 'string' ? { task: r['task'] } : {}) }, waited: existsSync(join(dir, 'waited')) });
+  }
+  return out;
+}
+
+/** Marks a detached worker as reported by a wait, so the next wait without names does not report it again. */
+export function markWaited(dir: string): void {
+  writeFileSync(join(dir, 'waited'), '');
+}

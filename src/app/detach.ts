@@ -1,0 +1,145 @@
+/**
+ * Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts)
+ * and returns once it has recorded the session; `agent wait` waits for workers to stop.
+ */
+import { randomUUID } from 'node:crypto';
+import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
+import type { TaskState } from '../domain/schemas.js';
+import { markWaited, readEnvelope, readReady, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
+import { spawnPreconditions } from './agents.js';
+import { contextOf, type Where } from './context.js';
+import { liveOwner } from './ownership.js';
+import { Reader } from './workspace.js';
+
+export interface DetachedStart {
+  detached: true;
+  agent: string;
+  agent_id: string;
+  task?: string;
+  session_id: string | null;
+  /** The supervisor's pid: the task's owner while the worker runs. */
+  pid: number;
+  events_file: string;
+  /** The supervisor's own output (the progress view of the worker). */
+  log: string;
+}
+
+export interface DetachOptions {
+  prompt?: string;
+  force?: boolean;
+  next?: boolean;
+  iteration?: boolean;
+  verbose?: boolean;
+  /** The sow to start (this one's script, unless a test says otherwise). */
+  script?: string;
+}
+
+const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [code, kind as ErrorKind]));
+
+/** How long a supervisor may take to record its session: it waits for the lock like any command, then some. */
+const READY_WITHIN_MS = 120_000;
+
+export async function spawnDetached(where: Where, agentName: string, taskId: string | undefined, opts: DetachOptions): Promise<DetachedStart> {
+  const ctx = contextOf(where);
+  // Refused here, with its own code, what the supervisor would refuse: nothing starts for a request that cannot run.
+  const { root } = await spawnPreconditions(ctx, agentName, taskId, opts);
+  const files = supervisorFiles(root, `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`);
+  const args = [
+    'agent',
+    'spawn',
+    agentName,
+    ...(taskId !== undefined ? [taskId] : []),
+    ...(opts.next ? ['--next'] : []),
+    ...(opts.iteration ? ['--iteration'] : []),
+    // `--prompt=<text>`: a prompt that begins with a dash is still the prompt.
+    ...(opts.prompt !== undefined ? [`--prompt=${opts.prompt}`] : []),
+    ...(opts.force ? ['--force'] : []),
+    ...(opts.verbose ? ['--verbose'] : []),
+    '--json',
+  ];
+  const started = startDetached(opts.script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files);
+  let exit: number | null | undefined;
+  void started.exited.then((code) => (exit = code));
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    const ready = readReady(files.ready) as Omit<DetachedStart, 'detached' | 'log'> | undefined;
+    if (ready) return { detached: true, ...ready, log: files.log };
+    if (exit !== undefined) throw supervisorRefusal(files.result, files.log, exit);
+    if (Date.now() > deadline) {
+      throw new SowError(
+        'SUPERVISOR_SILENT',
+        'external',
+        `the worker's supervisor (pid ${started.pid}) has not recorded a session after ${READY_WITHIN_MS / 1000} s`,
+        `see what it says in ${files.log}; 'sow task list' shows whether it started after all`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Why the supervisor stopped before the worker started: its own refusal (its --json envelope), with its exit code. */
+function supervisorRefusal(resultFile: string, logFile: string, code: number | null): SowError {
+  const envelope = readEnvelope(resultFile);
+  const kind = (code !== null && KIND_OF_EXIT.get(code)) || 'external';
+  if (envelope?.error) return new SowError(envelope.error.code, kind, envelope.error.message, envelope.error.hint ?? `see ${logFile}`);
+  return new SowError(
+    'SUPERVISOR_FAILED',
+    'external',
+    `the worker's supervisor exited (${code === null ? 'killed by a signal' : `code ${code}`}) before it started the worker`,
+    `see what it says in ${logFile}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// agent wait
+// ---------------------------------------------------------------------------------------------
+
+export interface WaitedTask {
+  task: string;
+  name: string;
+  status: string;
+  /** The worker stopped while the task was still in progress: it did not say how its work stands. */
+  unreported: boolean;
+}
+
+export interface WaitResult {
+  stopped: WaitedTask[];
+  /** The watched tasks whose workers still run (only when the time ran out, or with --any). */
+  running: { task: string; by: string; pid?: number }[];
+  timedOut: boolean;
+}
+
+const stoppedOf = (t: TaskState): WaitedTask => ({ task: t.id, name: t.name, status: t.status, unreported: t.status === 'in_progress' });
+
+/**
+ * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling
+ * the state; `timeoutMs` ends the wait early, saying who still runs. Without names: the detached
+ * workers no wait has reported yet (as a shell's `wait` reaps each child once), so a worker that
+ * finished before the wait began is still reported, once. A task no worker runs on counts as
+ * stopped at once.
+ */
+export async function waitForWorkers(where: Where, tasks: readonly string[], opts: { any?: boolean; timeoutMs?: number; pollMs?: number; signal?: AbortSignal }): Promise<WaitResult> {
+  const ctx = contextOf(where);
+  const { root, watched } = await Reader.read(ctx, async (reader) => {
+    if (tasks.length) return { root: reader.root, watched: await Promise.all(tasks.map(async (id) => (await reader.task(id)).id)) };
+    const runs = supervisedRuns(reader.root).filter((r) => !r.waited && r.ready.task !== undefined);
+    return { root: reader.root, watched: [...new Set(runs.map((r) => r.ready.task!))] };
+  });
+  const started = Date.now();
+  for (;;) {
+    const states = await Reader.read(ctx, async (reader) => Promise.all(watched.map((id) => reader.task(id))));
+    const now = ctx.now();
+    const live = states.filter((t) => t.owner?.kind === 'worker' && liveOwner(t, now));
+    const stopped = states.filter((t) => !live.includes(t)).map(stoppedOf);
+    const running = live.map((t) => ({ task: t.id, by: t.owner!.by, ...(t.owner!.pid !== undefined ? { pid: t.owner!.pid } : {}) }));
+    const done = live.length === 0 || (opts.any && stopped.length > 0);
+    const out = opts.timeoutMs !== undefined && Date.now() - started >= opts.timeoutMs;
+    if (done || out || opts.signal?.aborted) {
+      // Reported: the detached runs of the stopped tasks are not reported again.
+      const reported = new Set(stopped.map((t) => t.task));
+      for (const run of supervisedRuns(root)) if (!run.waited && run.ready.task !== undefined && reported.has(run.ready.task)) markWaited(run.dir);
+      return { stopped, running, timedOut: !done };
+    }
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Workers in the background, end to end: `agent spawn --detach` returns once the session is
+ * recorded, and the worker — under its supervisor, in its own session — outlives the command,
+ * reports back through sow and is let go when it stops; `agent wait` waits for it (all, --any,
+ * --timeout with exit 124). The fake claude's script waits on files the test creates, so what
+ * runs at once is shown by files, never by a clock.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentFixtures, until } from './agent-world.js';
+
+const base = agentFixtures({ tasks: ['First task', 'Second task', 'Third task'] });
+
+/** A worker that says it started, waits for `go`, then reports `status` on its task. */
+const script = (dir: string, name: string, status = 'needs_review') =>
+  JSON.stringify([{ touch: join(dir, `${name}.started`) }, { wait: join(dir, 'go') }, ['agent', 'report', '--status', status, `${name} done`]]);
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('agent spawn --detach', () => {
+  it('returns at once with the worker, its pid and its files; the worker outlives the command, reports, and is let go', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
+    const started = r.json!.data;
+    expect(started).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: expect.any(String) });
+    expect(started.log).toContain('/.sow/.runtime/supervisors/');
+    // The command has exited; its supervisor owns the task and the worker runs.
+    expect(alive(started.pid)).toBe(true);
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    const owner = f.task().owner;
+    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1', pid: started.pid });
+    expect(f.ok(['task', 'list']).stdout).toMatch(/^\[010\] in_progress/m);
+    writeFileSync(join(dir, 'go'), '');
+    const waited = f.ok(['agent', 'wait', '010', '--json']).json!.data;
+    expect(waited).toMatchObject({ stopped: [{ task: '010', status: 'needs_review', unreported: false }], running: [], timedOut: false });
+    expect(f.task().owner).toBeUndefined();
+    // The supervisor did what a waiting spawn does: the ledger has the run.
+    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
+    await until(() => !alive(started.pid), 'the supervisor exited');
+    expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({ ok: true, data: { task: '010', status: 'needs_review' } });
+  });
+
+  it('three parallel workers run at once: each has started before any is told to finish; wait returns when all stopped', async () => {
+    const f = base();
+    const dir = f.world.root;
+    for (const [id, name] of [
+      ['010', 'a'],
+      ['020', 'b'],
+      ['030', 'c'],
+    ] as const) {
+      f.ok(['agent', 'spawn', 'implementer', id, '--detach'], { FAKE_AGENT_SCRIPT: script(dir, name) });
+    }
+    await until(() => ['a', 'b', 'c'].every((n) => existsSync(join(dir, `${n}.started`))), 'all three workers started before any finished');
+    const still = f.sow(['agent', 'wait', '--timeout', '1s']);
+    expect(still.code).toBe(124);
+    expect(still.stderr).toMatch(
+      /^error: after 1 s 3 workers still run: 010 \(implementer-1, pid \d+\), 020 \(implementer-2, pid \d+\), 030 \(implementer-3, pid \d+\)\nhint: wait again: sow agent wait 010 020 030 --timeout 1s\n$/,
+    );
+    writeFileSync(join(dir, 'go'), '');
+    const done = f.ok(['agent', 'wait']);
+    expect(done.stdout).toBe('010  needs_review\n020  needs_review\n030  needs_review\n');
+  });
+
+  it('--any returns when the first has stopped, naming who still runs; a worker that exits without reporting is said so', async () => {
+    const f = base();
+    const dir = f.world.root;
+    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: '[]' });
+    f.ok(['agent', 'spawn', 'implementer', '020', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'b') });
+    const first = f.ok(['agent', 'wait', '010', '020', '--any']);
+    expect(first.stdout).toMatch(/^010  in_progress: its worker exited without reporting\n020  still running \(implementer-2, pid \d+\)\n$/);
+    writeFileSync(join(dir, 'go'), '');
+    expect(f.ok(['agent', 'wait', '020']).stdout).toBe('020  needs_review\n');
+    expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
+  });
+
+  it('refusals come back with their own code and exit: before anything starts (no task), and from the supervisor (no agent CLI on PATH)', () => {
+    const f = base();
+    const before = f.repo.snapshot();
+    const missing = f.sow(['agent', 'spawn', 'implementer', '990', '--detach']);
+    expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([1, "error: no task with id '990'"]);
+    expect(f.repo.snapshot()).toEqual(before);
+    const none = base(undefined, { omit: ['claude'] });
+    const gone = none.sow(['agent', 'spawn', 'implementer', '010', '--detach']);
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toMatch(/^error: .*claude.*\nhint: /);
+    expect(none.task().session).toBeUndefined();
+    const bad = f.sow(['agent', 'wait', '--timeout', 'soon']);
+    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, "error: invalid --timeout 'soon': expected a duration such as 90s, 5m or 1h"]);
+  });
+});
