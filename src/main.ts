@@ -11,6 +11,7 @@ import { toJson } from './domain/json.js';
 import { allCommands, GROUPS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
+import { versionOnly } from './cli/version-only.js';
 import type { Registry } from './cli/def.js';
 
 declare const SOW_VERSION: string;
@@ -64,6 +65,7 @@ async function build(): Promise<Command> {
   const named = GROUPS.find((g) => g.name === (wantsTable ? 'exit-codes' : first));
   const registry: Registry = { groups: GROUPS, typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name) };
   if (named) await addGroup(program, named, allCommands);
+  else if (versionOnly(process.argv.slice(2))) return program;
   else if (first === '__complete') registerComplete(program, registry);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
