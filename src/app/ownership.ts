@@ -128,6 +128,14 @@ export function candidateIds(tasks: readonly TaskSummary[]): string[] {
  * report) — the next claim takes it over.
  */
 export function isReady(task: TaskState, now: string): boolean {
-  if (task.status === 'pending') return !liveOwner(task, now);
-  return task.status === 'in_progress' && workerNow(summaryOf(task), now)?.state === 'gone';
+  return readyNow(summaryOf(task), now);
+}
+
+/**
+ * `isReady` from a task's summary, which holds all it needs (status, owner, the session's agent):
+ * a list of ready tasks then reads no task file (a summary is its file's, checked by its stat).
+ */
+export function readyNow(t: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>, now: string): boolean {
+  if (t.status === 'pending') return !(t.owner && ownerLive(t.owner, now));
+  return t.status === 'in_progress' && workerNow(t, now)?.state === 'gone';
 }
