@@ -6,6 +6,7 @@ import { Command, CommanderError, type Option } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
+import { stdout, watchStdout } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS } from './commands/index.js';
@@ -20,19 +21,19 @@ const json = process.argv.includes('--json');
 // `--json --help` prints the help: a person asked for it, and there is no data to wrap.
 const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
 
-function write(stream: NodeJS.WriteStream, text: string): void {
+function write(stream: { write(text: string): unknown }, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 function render(result: CommandResult): void {
-  if (json) return write(process.stdout, toJson({ ok: true, data: result.data ?? null }));
-  if (result.text) writeText(process.stdout, result.text);
+  if (json) return write(stdout, toJson({ ok: true, data: result.data ?? null }));
+  if (result.text) writeText(stdout, result.text);
   if (result.message) writeText(process.stderr, result.message);
 }
 
 async function renderError(err: SowError): Promise<number> {
   if (json) {
-    write(process.stdout, toJson(errorEnvelope(err)));
+    write(stdout, toJson(errorEnvelope(err)));
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(process.stderr);
@@ -55,7 +56,7 @@ async function build(): Promise<Command> {
       writeErr: () => undefined,
       outputError: () => undefined,
       // With --json, stdout carries only our JSON document (help excepted).
-      ...(json && !wantsHelp ? { writeOut: () => undefined } : {}),
+      writeOut: json && !wantsHelp ? () => undefined : (text) => stdout.write(text),
     });
   // Register only the command group argv names, so start-up builds a handful of commands, not
   // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
@@ -186,7 +187,7 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
 async function main(): Promise<number> {
   const program = await build();
   if (process.argv.length <= 2) {
-    write(process.stdout, program.helpInformation());
+    write(stdout, program.helpInformation());
     return 0;
   }
   // `sow help exit-codes` is the documented spelling of the exit-code table.
@@ -202,7 +203,7 @@ async function main(): Promise<number> {
     if (err instanceof CommanderError) {
       const usage = fromCommander(err, program, argv);
       if (usage) return renderError(usage);
-      if (json && err.code === 'commander.version') write(process.stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
+      if (json && err.code === 'commander.version') write(stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
       return 0;
     }
     if (err instanceof SowError) return renderError(err);
@@ -223,11 +224,14 @@ async function main(): Promise<number> {
   return 0;
 }
 
-// `sow … | head` closes the pipe early: that is the reader's choice, not an error.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
+// `sow … | head` closes the pipe early: that is the reader's choice, not an error. (Attached
+// when process.stdout is made: output to a pipe or a file does without it, cli/stdio.ts.)
+watchStdout((stream) =>
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  }),
+);
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
