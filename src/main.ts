@@ -6,7 +6,7 @@ import { Command, CommanderError, type Option } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
-import { stdout, watchStdout } from './cli/stdio.js';
+import { stderr, stdout, watchStream } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS } from './commands/index.js';
@@ -28,7 +28,7 @@ function write(stream: { write(text: string): unknown }, text: string): void {
 function render(result: CommandResult): void {
   if (json) return write(stdout, toJson({ ok: true, data: result.data ?? null }));
   if (result.text) writeText(stdout, result.text);
-  if (result.message) writeText(process.stderr, result.message);
+  if (result.message) writeText(stderr, result.message);
 }
 
 async function renderError(err: SowError): Promise<number> {
@@ -36,10 +36,10 @@ async function renderError(err: SowError): Promise<number> {
     write(stdout, toJson(errorEnvelope(err)));
   } else {
     const { paintFor } = await import('./cli/colour.js');
-    const paint = paintFor(process.stderr);
+    const paint = paintFor(stderr);
     // Values from files in the message are quoted on one line where they are put in (q()); the
     // message may list things on lines of its own (the commands of checks not allowed).
-    writeText(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
+    writeText(stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
   }
   return exitCodeFor(err.kind);
 }
@@ -216,7 +216,7 @@ async function main(): Promise<number> {
       `internal error: ${err instanceof Error ? err.message : String(err)}`,
       'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it',
     );
-    if (process.env['SOW_DEBUG']) write(process.stderr, String(err instanceof Error ? err.stack : err));
+    if (process.env['SOW_DEBUG']) write(stderr, String(err instanceof Error ? err.stack : err));
     return renderError(internal);
   }
   const result = takeResult();
@@ -226,12 +226,13 @@ async function main(): Promise<number> {
 
 // `sow … | head` closes the pipe early: that is the reader's choice, not an error. (Attached
 // when process.stdout is made: output to a pipe or a file does without it, cli/stdio.ts.)
-watchStdout((stream) =>
+watchStream('stdout', (stream) =>
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw err;
   }),
 );
+watchStream('stderr');
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
@@ -240,7 +241,7 @@ main().then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    write(process.stderr, `internal error: ${String(err)}`);
+    write(stderr, `internal error: ${String(err)}`);
     process.exitCode = 70;
   },
 );
