@@ -30,6 +30,33 @@ const lazyChildProcessForCommander = {
 };
 
 /**
+ * node:child_process and node:crypto cost several million instructions to load (crypto alone
+ * loads fifteen internal modules), and a read never uses them: git and agents are spawned, and
+ * journals hashed, only by some commands. sow's own imports of them get a module that loads the
+ * real one on the first call. It exports the functions sow uses by name, so an import of any
+ * other name fails the build instead of failing at run time.
+ */
+const LAZY_BUILTINS = {
+  child_process: ['spawn', 'spawnSync'],
+  crypto: ['createHash', 'randomUUID'],
+};
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?(child_process|crypto)$/ }, (args) =>
+      /[\\/]src[\\/]/.test(args.importer) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'sow-lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'sow-lazy-builtin' }, (args) => ({
+      contents: [
+        `let real; const load = () => (real ??= require('node:${args.path}'));`,
+        ...LAZY_BUILTINS[args.path].map((name) => `export function ${name}(...a) { return load().${name}(...a); }`),
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * The MCP SDK and zod (src/mcp/sdk.ts) are bundled on their own, into dist/mcp-sdk.cjs, which
  * core.cjs requires only when `sow mcp` starts: inside core.cjs they would more than double the
  * file every command reads and caches (docs/decisions/0026-mcp-server.md).
@@ -67,7 +94,7 @@ await build({
     'import.meta.url': '__sowImportMetaUrl',
     SOW_VERSION: JSON.stringify(pkg.version),
   },
-  plugins: [lazyChildProcessForCommander, mcpSdkApart],
+  plugins: [lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart],
 });
 await build({
   ...common,

@@ -4,13 +4,14 @@
  * with source maps on (only Node's own loader applies them), with SOW_NO_COMPILE_CACHE set, or on
  * any trouble with the cache, the CLI is loaded the ordinary way.
  */
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
 
 const CORE = join(__dirname, 'core.cjs');
-const requireCore = createRequire(CORE);
+// This file's own require: core.cjs lies beside it, so it resolves what core.cjs would (node:module's
+// createRequire would load the ES module loader for nothing).
+const requireCore = require;
 
 function compiled(): ModuleWrapper | undefined {
   const crc32 = (zlib as { crc32?: Crc32 }).crc32;

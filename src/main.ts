@@ -6,11 +6,13 @@ import { Command, CommanderError, type Option } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
 import { takeResult, writeText, type CommandResult } from './cli/output.js';
+import { stderr, stdout, watchStream } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS, TOPICS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
+import { versionOnly } from './cli/version-only.js';
 import type { Registry } from './cli/def.js';
 
 declare const SOW_VERSION: string;
@@ -19,25 +21,25 @@ const json = process.argv.includes('--json');
 // `--json --help` prints the help: a person asked for it, and there is no data to wrap.
 const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
 
-function write(stream: NodeJS.WriteStream, text: string): void {
+function write(stream: { write(text: string): unknown }, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 function render(result: CommandResult): void {
-  if (json) return write(process.stdout, toJson({ ok: true, data: result.data ?? null }));
-  if (result.text) writeText(process.stdout, result.text);
-  if (result.message) writeText(process.stderr, result.message);
+  if (json) return write(stdout, toJson({ ok: true, data: result.data ?? null }));
+  if (result.text) writeText(stdout, result.text);
+  if (result.message) writeText(stderr, result.message);
 }
 
 async function renderError(err: SowError): Promise<number> {
   if (json) {
-    write(process.stdout, toJson(errorEnvelope(err)));
+    write(stdout, toJson(errorEnvelope(err)));
   } else {
     const { paintFor } = await import('./cli/colour.js');
-    const paint = paintFor(process.stderr);
+    const paint = paintFor(stderr);
     // Values from files in the message are quoted on one line where they are put in (q()); the
     // message may list things on lines of its own (the commands of checks not allowed).
-    writeText(process.stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
+    writeText(stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
   }
   return exitCodeFor(err.kind);
 }
@@ -56,7 +58,7 @@ async function build(): Promise<Command> {
       writeErr: () => undefined,
       outputError: () => undefined,
       // With --json, stdout carries only our JSON document (help excepted).
-      ...(json && !wantsHelp ? { writeOut: () => undefined } : {}),
+      writeOut: json && !wantsHelp ? () => undefined : (text) => stdout.write(text),
     });
   // Register only the command group argv names, so start-up builds a handful of commands, not
   // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
@@ -64,6 +66,7 @@ async function build(): Promise<Command> {
   const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
   const named = GROUPS.find((g) => g.name === first);
   if (named) await addGroup(program, named, allCommands);
+  else if (versionOnly(process.argv.slice(2))) return program;
   else if (first === '__complete') registerComplete(program, registry);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
@@ -202,7 +205,7 @@ async function main(): Promise<number> {
   if (topicName !== undefined && TOPICS.some((t) => t.name === topicName)) return helpTopic(topicName);
   const program = await build();
   if (process.argv.length <= 2) {
-    write(process.stdout, program.helpInformation());
+    write(stdout, program.helpInformation());
     return 0;
   }
   const argv = process.argv;
@@ -219,7 +222,7 @@ async function main(): Promise<number> {
     if (err instanceof CommanderError) {
       const usage = fromCommander(err, program, argv);
       if (usage) return renderError(usage);
-      if (json && err.code === 'commander.version') write(process.stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
+      if (json && err.code === 'commander.version') write(stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
       return 0;
     }
     if (err instanceof SowError) return renderError(err);
@@ -232,7 +235,7 @@ async function main(): Promise<number> {
       `internal error: ${err instanceof Error ? err.message : String(err)}`,
       'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it',
     );
-    if (process.env['SOW_DEBUG']) write(process.stderr, String(err instanceof Error ? err.stack : err));
+    if (process.env['SOW_DEBUG']) write(stderr, String(err instanceof Error ? err.stack : err));
     return renderError(internal);
   }
   const result = takeResult();
@@ -240,11 +243,15 @@ async function main(): Promise<number> {
   return 0;
 }
 
-// `sow … | head` closes the pipe early: that is the reader's choice, not an error.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
+// `sow … | head` closes the pipe early: that is the reader's choice, not an error. (Attached
+// when process.stdout is made: output to a pipe or a file does without it, cli/stdio.ts.)
+watchStream('stdout', (stream) =>
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  }),
+);
+watchStream('stderr');
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
@@ -253,7 +260,7 @@ main().then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    write(process.stderr, `internal error: ${String(err)}`);
+    write(stderr, `internal error: ${String(err)}`);
     process.exitCode = 70;
   },
 );

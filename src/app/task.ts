@@ -7,7 +7,7 @@ import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } fr
 import { requirePhaseActive } from '../domain/phases.js';
 import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
 import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
-import { candidateIds, checkFinish, isReady, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
+import { candidateIds, checkFinish, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 export interface AddTaskOptions {
@@ -172,7 +172,7 @@ export async function nextTasks(where: Where): Promise<TaskRow[]> {
     const out: TaskRow[] = [];
     const now = reader.ctx.now();
     for (const t of tasks) {
-      if (candidates.has(t.id) && isReady(await reader.task(t.id), now)) out.push(taskRow(t, now));
+      if (candidates.has(t.id) && readyNow(t, now)) out.push(taskRow(t, now));
     }
     return out;
   });

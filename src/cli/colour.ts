@@ -4,6 +4,8 @@
  * `met`, a status), and the word is always printed: output reads the same in monochrome.
  */
 
+import { stdout } from './stdio.js';
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Whether output to `stream` may be coloured. */
@@ -60,4 +62,4 @@ const coloured: Paint = (word, text = word) => {
 export const painter = (enabled: boolean): Paint => (enabled ? coloured : plain);
 
 /** The painter for stdout (default) or stderr, as this process's terminal, environment and flags allow. */
-export const paintFor = (stream: { isTTY?: boolean } = process.stdout): Paint => painter(colourEnabled(stream));
+export const paintFor = (stream: { readonly isTTY?: boolean } = stdout): Paint => painter(colourEnabled(stream));

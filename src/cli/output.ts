@@ -33,7 +33,7 @@ export const cwd = (): string => process.cwd();
  * Control characters from files are shown escaped; sow's line breaks, and its colours where the
  * stream gets colour, pass. `--json` output is written as it is (JSON escapes them itself).
  */
-export function writeText(stream: NodeJS.WriteStream, text: string): void {
+export function writeText(stream: { readonly isTTY?: boolean; write(text: string): unknown }, text: string): void {
   const safe = forTerminal(text, colourEnabled(stream) ? OWN_SEQUENCES : undefined);
   stream.write(safe.endsWith('\n') ? safe : `${safe}\n`);
 }

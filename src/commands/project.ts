@@ -15,7 +15,7 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean }): Promise
   const { renderStatus } = await import('../cli/render.js');
   const { paintFor } = await import('../cli/colour.js');
   // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
-  const r = await projectStatus(ctx.app, { map: process.stdout.isTTY === true && !ctx.json });
+  const r = await projectStatus(ctx.app, { map: (await import('../cli/stdio.js')).stdout.isTTY && !ctx.json });
   return { data: r, text: renderStatus(r, paintFor()) };
 }
 

@@ -1,0 +1,90 @@
+/**
+ * What a command loads before it does its work (start-up is most of what a read costs): reads
+ * load none of the Node modules that only spawning and hashing need.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SOW, taskFile, TEST_ENV, toExecuting, useRepos } from './harness.js';
+
+const fresh = useRepos();
+const dir = mkdtempSync(join(tmpdir(), 'sow-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Preloaded into the sow process: says at exit which of Node's own modules it loaded.
+const preload = join(dir, 'loaded.cjs');
+// (Written with fs.writeSync: process.stderr would load modules of its own first.)
+writeFileSync(preload, "process.on('exit', () => require('fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList)}\\n`));\n");
+
+function loaded(stderr: string): string[] {
+  const line = stderr.split('\n').find((l) => l.startsWith('LOADED '));
+  if (!line) throw new Error(`no module list in: ${stderr}`);
+  return (JSON.parse(line.slice('LOADED '.length)) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+}
+
+describe('start-up', () => {
+  it('reads load neither child_process nor crypto (only spawning git or agents, and hashing a journal, need them), nor net for their output', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    for (const args of [['--version'], ['task', 'list'], ['status'], ['phase', 'get', 'status'], ['task', 'get', '--id', '010'], ['advance', '--dry-run']]) {
+      const r = repo.sow(args, { via: [process.execPath, '-r', preload, SOW] });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBeLessThan(4);
+      const modules = loaded(r.stderr);
+      expect(modules, args.join(' ')).toContain('fs');
+      expect(
+        modules.filter((m) => /^(child_process|crypto)$/.test(m)),
+        args.join(' '),
+      ).toEqual([]);
+      // Output and errors to a pipe are written without making process.stdout or process.stderr, sockets (cli/stdio.ts).
+      expect(modules, args.join(' ')).not.toContain('net');
+    }
+  });
+});
+
+describe('output', () => {
+  it('goes on through a pipe the reader drains slowly, whole and in order', async () => {
+    const repo = fresh();
+    toExecuting(repo, ['First']);
+    // 400 tasks with long names: more than a pipe holds (64 KiB), in the form sow writes.
+    const first = repo.read(taskFile('010'));
+    for (let i = 2; i <= 400; i++) {
+      const id = String(i * 10).padStart(3, '0');
+      repo.write(taskFile(id), first.replace('id: "010"', `id: "${id}"`).replace(/^name: .*$/m, `name: "Task ${i} ${'with a long name '.repeat(11)}"`));
+    }
+    const expected = repo.sow(['task', 'list']);
+    expect(expected.code, expected.stderr).toBe(0);
+    expect(expected.stdout.length).toBeGreaterThan(80_000);
+    const child = spawn(process.execPath, [SOW, 'task', 'list'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    // One chunk at a time, the next only after the event loop turned: the pipe fills up meanwhile.
+    child.stdout.on('data', (d) => {
+      out += d;
+      child.stdout.pause();
+      setImmediate(() => child.stdout.resume());
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect({ code, err, out }).toEqual({ code: 0, err: '', out: expected.stdout });
+  });
+
+  it("ends quietly with the command's own exit code when the reader has gone (sow … | head)", async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const runs: [string[], number][] = [
+      [['task', 'list'], 0],
+      [['--json', 'task', 'list'], 0],
+      [['--json', 'advance', '--dry-run'], 3],
+    ];
+    for (const [args, exit] of runs) {
+      const child = spawn(process.execPath, [SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // The reader goes before sow has started, let alone written.
+      child.stdout.destroy();
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect({ args, code, err }).toEqual({ args, code: exit, err: '' });
+    }
+  });
+});
