@@ -9,8 +9,12 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { readFileIfExists } from './files.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+
+/** A worker's events: a long run writes tens of MB. */
+const EVENTS_LIMITS = { max: 256 * 1024 * 1024, what: 'event files', why: 'a worker run writes at most some tens of MB of events' };
 
 /** The variable that tells a supervised `sow agent spawn` where to say it has started. */
 export const READY_VARIABLE = 'SOW_SUPERVISOR_READY';
@@ -113,4 +117,47 @@ export function supervisedRuns(root: string): SupervisedRun[] {
 /** Marks a detached worker as reported by a wait, so the next wait without names does not report it again. */
 export function markWaited(dir: string): void {
   writeFileSync(join(dir, 'waited'), '');
+}
+
+/**
+ * Sends `signal` to a worker's owner: to its whole process group when it leads one (a detached
+ * supervisor, and with it the agent CLI and whatever that started), else to the process alone (a
+ * waiting `sow agent spawn`, which passes it on to its worker). Whether anything was there.
+ */
+export function signalOwner(pid: number, signal: NodeJS.Signals): 'group' | 'process' | 'gone' {
+  try {
+    process.kill(-pid, signal);
+    return 'group';
+  } catch {
+    try {
+      process.kill(pid, signal);
+      return 'process';
+    } catch {
+      return 'gone';
+    }
+  }
+}
+
+/** Whether any process of the group `pgid` is still there (signal 0 to the group). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The lines of the events file a supervisor's ready file names, when it lies where sow writes
+ * events (`.sow/.runtime/agent-outputs/`); a path that leads anywhere else is not read.
+ */
+export function eventsOfRun(root: string, dir: string): string[] | undefined {
+  const ready = readReady(join(dir, 'ready.json')) as { events_file?: unknown } | undefined;
+  const file = ready?.events_file;
+  const base = join(root, '.sow', '.runtime', 'agent-outputs');
+  if (typeof file !== 'string' || !file.startsWith(`${base}/`) || !file.endsWith('.jsonl')) return undefined;
+  // Read confined, as every path sow reads: no link, nothing out of the repository.
+  const text = readFileIfExists(root, relative(root, file), EVENTS_LIMITS);
+  return text?.split('\n').filter(Boolean);
 }

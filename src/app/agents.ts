@@ -9,7 +9,7 @@ import { findAgent, type AgentDef } from '../domain/agents.js';
 import { permissionProfile, resolveConfig, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
 import type { PermissionProfile, ProjectState, Session, TaskState, TaskSummary, UsageEntry } from '../domain/schemas.js';
 import { checkStatusChange, isFinished, withStatus } from '../domain/tasks.js';
-import { logLeftCompleted } from './log.js';
+import { logLeftCompleted, writeLogEntry } from './log.js';
 import { BudgetSpentError, ExternalToolError, NoReadyTaskError, NotExecutingError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
@@ -18,7 +18,7 @@ import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage } from '../adapters/executors/shared.js';
-import { isReadyFile, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
+import { eventsOfRun, isReadyFile, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
 import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
@@ -348,6 +348,67 @@ async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry): Pr
     },
     { branchCheck: false },
   );
+}
+
+/**
+ * After `agent stop` ended a worker: the task is paused (when it was in progress) with a note in
+ * its log, no longer owned by the stopped worker, and the run is counted as far as its events say
+ * (unless its supervisor counted it itself, having seen the worker end).
+ */
+export async function settleStopped(ctx: AppContext, taskId: string, agentId: string, pid: number, supervisorDir: string | undefined): Promise<string> {
+  return update(ctx, async (uow) => {
+    let task = await uow.task(taskId);
+    const session = task.session;
+    const since = task.owner?.since ?? task.started_at ?? uow.now;
+    if (task.owner?.kind === 'worker' && task.owner.by === agentId && task.owner.pid === pid) {
+      task = { ...task };
+      delete task.owner;
+    }
+    if (task.status === 'in_progress') task = withStatus(task, 'paused', uow.now);
+    uow.setTask(task);
+    await writeLogEntry(
+      uow,
+      task.id,
+      { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+      `Stopped with sow agent stop: its worker ${agentId} (pid ${pid}) was ended. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+    );
+    const project = await uow.project();
+    const counted = (project.usage ?? []).some((e) => e.agent_id === agentId && e.task === task.id && e.at >= since);
+    if (!counted && session) {
+      const events = supervisorDir ? eventsOfRun(uow.root, supervisorDir) : undefined;
+      const usage = events ? usageOfEvents(session.type, events) : {};
+      const entry = usageEntry(
+        uow.now,
+        { kind: 'task', id: task.id },
+        session.agent,
+        agentId,
+        session.executor,
+        session.resumed_at && session.resumed_at >= since ? 'resume' : 'spawn',
+        task.session_id,
+        usage,
+      );
+      uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
+    }
+    return task.status;
+  });
+}
+
+/** What a run's events say it used, read with its CLI's own reader. */
+function usageOfEvents(type: string, lines: readonly string[]): Usage {
+  const reader = executorOf(type)?.usage;
+  let total: Usage = {};
+  if (!reader) return total;
+  for (const line of lines) {
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const used = typeof event === 'object' && event ? reader(event as Record<string, unknown>) : undefined;
+    if (used) total = addUsage(total, used);
+  }
+  return total;
 }
 
 /** The ledger entry of a run that ended now. */

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
-import { markWaited, readEnvelope, readReady, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
-import { spawnPreconditions } from './agents.js';
+import { groupAlive, markWaited, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
+import { settleStopped, spawnPreconditions } from './agents.js';
 import { contextOf, type Where } from './context.js';
 import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
@@ -142,4 +142,62 @@ export async function waitForWorkers(where: Where, tasks: readonly string[], opt
     }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// agent stop
+// ---------------------------------------------------------------------------------------------
+
+export interface StopResult {
+  task: string;
+  /** Who was stopped, and how: its process group (a detached worker) or its process. */
+  stopped: { by: string; pid: number; how: 'group' | 'process' | 'gone'; killed: boolean };
+  status: string;
+}
+
+/** How long a worker may take to end after TERM before it is killed. */
+const GRACE_MS = 10_000;
+
+/**
+ * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after
+ * a grace period), then sets the task `paused` with a note in its log, lets it go, and counts what
+ * the run used as far as its events say. A claim is no process of sow's: it is refused.
+ */
+export async function stopWorker(where: Where, taskId: string, opts: { graceMs?: number } = {}): Promise<StopResult> {
+  const ctx = contextOf(where);
+  const { root, task } = await Reader.read(ctx, async (reader) => ({ root: reader.root, task: await reader.task(taskId) }));
+  const owner = task.owner;
+  if (!owner || owner.kind !== 'worker' || owner.pid === undefined || !liveOwner(task, ctx.now())) {
+    if (owner?.kind === 'claim')
+      throw new SowError(
+        'NOT_A_WORKER',
+        'failed',
+        `task ${task.id} is claimed by ${owner.by}, not worked on by a worker sow started: there is no process to stop`,
+        `the claim ends with its lease; to take the task over now, 'sow task next --claim' after it ends, or 'sow task set --id ${task.id} status paused --force'`,
+      );
+    throw new SowError('NO_WORKER', 'failed', `no worker runs on task ${task.id}`, `'sow agent wait' lists the workers that stopped; 'sow task list' shows who works on what`);
+  }
+  const pid = owner.pid;
+  const how = signalOwner(pid, 'SIGTERM');
+  const grace = opts.graceMs ?? GRACE_MS;
+  const gone = async (ms: number) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const stillOwner = await Reader.read(ctx, async (reader) => liveOwner(await reader.task(task.id), ctx.now()));
+      const rest = how === 'group' && groupAlive(pid);
+      if ((!stillOwner || stillOwner.pid !== pid) && !rest) return true;
+      if (Date.now() >= end) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  let killed = false;
+  if (!(await gone(grace))) {
+    signalOwner(pid, 'SIGKILL');
+    killed = true;
+    await gone(grace);
+  }
+  const run = supervisedRuns(root).find((r) => r.ready.task === task.id && r.ready.pid === pid);
+  const status = await settleStopped(ctx, task.id, owner.by, pid, run?.dir);
+  if (run) markWaited(run.dir);
+  return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
 }

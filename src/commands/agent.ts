@@ -155,6 +155,21 @@ export const commands: readonly CommandDef[] = [
     },
   },
   {
+    name: 'agent stop',
+    description: 'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a note in its log',
+    args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],
+    writes: true,
+    async run(ctx, { args }) {
+      const id = taskIdArg(args[0] as string, 'task id');
+      const { stopWorker } = await import('../app/detach.js');
+      const r = await stopWorker(ctx.app, id);
+      return {
+        data: r,
+        text: `Stopped ${r.stopped.by} (pid ${r.stopped.pid}${r.stopped.how === 'group' ? ' and its process group' : ''}${r.stopped.killed ? ', killed after it did not end on TERM' : ''}); task ${r.task} is ${r.status}.\nResume it with: sow agent resume ${r.task} "<prompt>"`,
+      };
+    },
+  },
+  {
     name: 'agent log',
     description: "For workers: add a note to your task's log (your task and agent id come from the environment sow gave you)",
     args: [{ name: 'message', description: 'what you did, found or decided', variadic: true }],

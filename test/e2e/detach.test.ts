@@ -5,7 +5,7 @@
  * --timeout with exit 124). The fake claude's script waits on files the test creates, so what
  * runs at once is shown by files, never by a clock.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFixtures, until } from './agent-world.js';
@@ -15,6 +15,21 @@ const base = agentFixtures({ tasks: ['First task', 'Second task', 'Third task'] 
 /** A worker that says it started, waits for `go`, then reports `status` on its task. */
 const script = (dir: string, name: string, status = 'needs_review') =>
   JSON.stringify([{ touch: join(dir, `${name}.started`) }, { wait: join(dir, 'go') }, ['agent', 'report', '--status', status, `${name} done`]]);
+
+/** The processes of a process group, from /proc (Linux). */
+const groupMembers = (pgid: number): number[] =>
+  readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(fields[2]) === pgid && fields[0] !== 'Z';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 
 const alive = (pid: number) => {
   try {
@@ -79,6 +94,30 @@ describe('agent spawn --detach', () => {
     expect(first.stdout).toMatch(/^010  in_progress: its worker exited without reporting\n020  still running \(implementer-2, pid \d+\)\n$/);
     writeFileSync(join(dir, 'go'), '');
     expect(f.ok(['agent', 'wait', '020']).stdout).toBe('020  needs_review\n');
+    expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
+  });
+
+  it('agent stop ends the worker and its whole process group, pauses the task with a note, and counts the run; stopping again is refused', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+      FAKE_AGENT_USAGE: JSON.stringify({ input: 10, output: 2, cost: 0.01 }),
+    }).json!.data;
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    const pgid = started.pid as number;
+    expect(groupMembers(pgid).length, 'the supervisor, the agent CLI and its sleep').toBeGreaterThanOrEqual(2);
+    const r = f.ok(['agent', 'stop', '010']);
+    expect(r.stdout).toMatch(/^Stopped implementer-1 \(pid \d+ and its process group\); task 010 is paused\.\nResume it with: sow agent resume 010 "<prompt>"\n$/);
+    expect(groupMembers(pgid)).toEqual([]);
+    const t = f.task();
+    expect(t.status).toBe('paused');
+    expect(t.owner).toBeUndefined();
+    expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Stopped with sow agent stop: its worker implementer-1');
+    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
+    const again = f.sow(['agent', 'stop', '010']);
+    expect([again.code, again.stderr.split('\n')[0]]).toEqual([1, 'error: no worker runs on task 010']);
+    // A reported stop is not reported again by a wait.
     expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
   });
 
