@@ -8,7 +8,7 @@
  * file, once the session is recorded.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readFileIfExists } from './files.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
@@ -160,4 +160,29 @@ export function eventsOfRun(root: string, dir: string): string[] | undefined {
   // Read confined, as every path sow reads: no link, nothing out of the repository.
   const text = readFileIfExists(root, relative(root, file), EVENTS_LIMITS);
   return text?.split('\n').filter(Boolean);
+}
+
+/** The newest run file of a task's (or agent's) outputs folder: the events of its latest spawn or resume. */
+export function latestEventsFile(root: string, owner: string): string | undefined {
+  const dir = runtimeFolder(root, join('agent-outputs', owner));
+  if (!dir) return undefined;
+  const names = readdirSync(dir)
+    .filter((n) => /-(spawn|resume)\.jsonl$/.test(n))
+    .sort();
+  return names.length ? join(dir, names.at(-1)!) : undefined;
+}
+
+/** The events of a run, read confined (see eventsOfRun), and when the file last changed. */
+export function readEvents(root: string, file: string): { lines: string[]; changed: number } | undefined {
+  const base = join(root, '.sow', '.runtime', 'agent-outputs');
+  if (!file.startsWith(`${base}/`) || !file.endsWith('.jsonl')) return undefined;
+  const text = readFileIfExists(root, relative(root, file), EVENTS_LIMITS);
+  if (text === undefined) return undefined;
+  let changed = 0;
+  try {
+    changed = statSync(file).mtimeMs;
+  } catch {
+    changed = 0;
+  }
+  return { lines: text.split('\n').filter(Boolean), changed };
 }

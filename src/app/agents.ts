@@ -393,6 +393,19 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
   });
 }
 
+/** What a run's events say so far: the last thing it did (as its progress line), and what it used. */
+export function activityOf(type: string, lines: readonly string[]): { last?: string; usage: Usage } {
+  let last: string | undefined;
+  for (let i = lines.length - 1; i >= 0 && last === undefined; i--) {
+    try {
+      last = describeEvent(JSON.parse(lines[i]!)).at(-1);
+    } catch {
+      // not an event: a line the CLI printed as text
+    }
+  }
+  return { ...(last !== undefined ? { last } : {}), usage: usageOfEvents(type, lines) };
+}
+
 /** What a run's events say it used, read with its CLI's own reader. */
 function usageOfEvents(type: string, lines: readonly string[]): Usage {
   const reader = executorOf(type)?.usage;

@@ -5,8 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
-import { groupAlive, markWaited, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
-import { settleStopped, spawnPreconditions } from './agents.js';
+import { groupAlive, latestEventsFile, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
+import { activityOf, settleStopped, spawnPreconditions } from './agents.js';
+import { checkoutsWithProject } from './worktree.js';
+import { join } from 'node:path';
 import { contextOf, type Where } from './context.js';
 import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
@@ -200,4 +202,73 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
   const status = await settleStopped(ctx, task.id, owner.by, pid, run?.dir);
   if (run) markWaited(run.dir);
   return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
+}
+
+// ---------------------------------------------------------------------------------------------
+// agent ps
+// ---------------------------------------------------------------------------------------------
+
+export interface LiveWorker {
+  /** The checkout, relative to the main one ('.' for the main checkout itself). */
+  checkout: string;
+  task: string;
+  name: string;
+  agent_id: string;
+  role: string;
+  executor: string;
+  pid: number;
+  detached: boolean;
+  started_at: string;
+  running_seconds: number;
+  /** When its events last changed, and what the last one that says something was. */
+  last_activity_at: string | null;
+  last_activity: string | null;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+/** Every worker running now on this checkout's tasks (with `all`, on every checkout's), oldest first. */
+export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
+  const ctx = contextOf(where);
+  const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
+  const out: LiveWorker[] = [];
+  for (const checkout of checkouts) {
+    const here = { ...ctx, cwd: checkout.path };
+    const found = await Reader.read(here, async (reader) => {
+      const now = reader.ctx.now();
+      const rows: { task: TaskState; root: string }[] = [];
+      for (const s of await reader.tasks()) {
+        if (s.owner?.kind !== 'worker') continue;
+        const task = await reader.task(s.id);
+        if (liveOwner(task, now)) rows.push({ task, root: reader.root });
+      }
+      return rows;
+    });
+    const runs = found.length ? supervisedRuns(found[0]!.root) : [];
+    for (const { task, root } of found) {
+      const owner = task.owner!;
+      const run = runs.find((r) => r.ready.task === task.id && r.ready.pid === owner.pid);
+      const file = (run && (readReady(join(run.dir, 'ready.json')) as { events_file?: string } | undefined)?.events_file) || latestEventsFile(root, task.id);
+      const events = file ? readEvents(root, file) : undefined;
+      const type = task.session?.type ?? '';
+      const seen = events ? activityOf(type, events.lines) : { usage: {} };
+      out.push({
+        checkout: checkout.rel,
+        task: task.id,
+        name: task.name,
+        agent_id: owner.by,
+        role: task.session?.agent ?? task.assigned_agent ?? '',
+        executor: task.session?.executor ?? '',
+        pid: owner.pid!,
+        detached: run !== undefined,
+        started_at: owner.since,
+        running_seconds: Math.max(0, Math.round((Date.parse(ctx.now()) - Date.parse(owner.since)) / 1000)),
+        last_activity_at: events?.changed ? new Date(events.changed).toISOString() : null,
+        last_activity: seen.last ?? null,
+        ...seen.usage,
+      });
+    }
+  }
+  return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }

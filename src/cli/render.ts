@@ -13,6 +13,7 @@ import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { toJson } from '../domain/json.js';
 import type { CostReport, CostRow } from '../domain/usage.js';
+import type { LiveWorker } from '../app/detach.js';
 import { renderValue } from './value.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
@@ -155,4 +156,25 @@ function usageLine(u: Omit<CostRow, 'key'>): string {
   if (u.cost_usd !== undefined) parts.push(dollars(u.cost_usd));
   if (u.unreported) parts.push(`${u.unreported} unreported`);
   return parts.join(' · ');
+}
+
+/** 45s, 12m, 3h 05m. */
+function ago(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** `agent ps`: a row per live worker; what it did last, cut to fit a line. */
+export function renderWorkers(rows: readonly LiveWorker[], now: string, all: boolean): string {
+  if (rows.length === 0) return `No worker is running${all ? ' in any checkout' : ''}.`;
+  const t = Date.parse(now);
+  const header = [...(all ? ['checkout'] : []), 'task', 'worker', 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
+  const body = rows.map((w) => {
+    const tokensUsed = w.input_tokens !== undefined || w.output_tokens !== undefined ? tokens((w.input_tokens ?? 0) + (w.output_tokens ?? 0)) : '-';
+    const last = w.last_activity_at ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago` : '-';
+    const doing = shown(w.last_activity ?? '').slice(0, 60);
+    return [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), shown(w.executor), String(w.pid), ago(w.running_seconds), last, tokensUsed, dollars(w.cost_usd), doing];
+  });
+  return columns([header, ...body]);
 }

@@ -155,6 +155,18 @@ export const commands: readonly CommandDef[] = [
     },
   },
   {
+    name: 'agent ps',
+    description: 'The workers running now: task, worker, CLI, pid, running for, what it did last, tokens and cost so far',
+    options: [{ flags: '--all', description: 'also the workers of every worktree (sow worktree list)' }],
+    writes: false,
+    async run(ctx, { opts }) {
+      const { liveWorkers } = await import('../app/detach.js');
+      const rows = await liveWorkers(ctx.app, { all: opts['all'] === true });
+      const { renderWorkers } = await import('../cli/render.js');
+      return { data: rows, text: renderWorkers(rows, ctx.app.now(), opts['all'] === true) };
+    },
+  },
+  {
     name: 'agent stop',
     description: 'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a note in its log',
     args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],

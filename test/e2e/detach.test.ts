@@ -121,6 +121,26 @@ describe('agent spawn --detach', () => {
     expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
   });
 
+  it('agent ps: every worker running now, with its pid, what it did last and what it used so far; none once they stopped', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const a = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') }).json!.data;
+    const b = f.ok(['agent', 'spawn', 'implementer', '020', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'b') }).json!.data;
+    await until(() => existsSync(join(dir, 'a.started')) && existsSync(join(dir, 'b.started')), 'both workers started');
+    const rows = f.ok(['agent', 'ps', '--json']).json!.data as any[];
+    expect(rows).toEqual([
+      expect.objectContaining({ checkout: '.', task: '010', agent_id: 'implementer-1', role: 'implementer', executor: 'claude-code', pid: a.pid, detached: true, running_seconds: expect.any(Number) }),
+      expect.objectContaining({ task: '020', agent_id: 'implementer-2', pid: b.pid, detached: true }),
+    ]);
+    const text = f.ok(['agent', 'ps']).stdout.split('\n');
+    expect(text[0]).toMatch(/^task +worker +cli +pid +running +last +tokens +cost +doing$/);
+    expect(text[1]).toMatch(new RegExp(`^010 +implementer-1 +claude-code +${a.pid} +\\d+s +`));
+    writeFileSync(join(dir, 'go'), '');
+    f.ok(['agent', 'wait']);
+    expect(f.ok(['agent', 'ps']).stdout).toBe('No worker is running.\n');
+    expect(f.ok(['agent', 'ps', '--all']).stdout).toBe('No worker is running in any checkout.\n');
+  });
+
   it('refusals come back with their own code and exit: before anything starts (no task), and from the supervisor (no agent CLI on PATH)', () => {
     const f = base();
     const before = f.repo.snapshot();
