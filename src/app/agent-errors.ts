@@ -73,7 +73,15 @@ export class SessionExistsError extends SowError {
 
 export class WorkerFailedError extends SowError {
   /** `refused`: the tool calls the CLI refused before it failed, and how to allow them (src/adapters/denials.ts). */
-  constructor(binary: string, code: number | null, signal: string | null, stderrTail: string, eventsFile: string, refused?: { denials: readonly object[]; advice: readonly string[] }) {
+  constructor(
+    binary: string,
+    code: number | null,
+    signal: string | null,
+    /** The end of what it wrote on stderr (where a CLI says it has no such session). */
+    readonly stderrTail: string,
+    eventsFile: string,
+    refused?: { denials: readonly object[]; advice: readonly string[] },
+  ) {
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
     super(
       'WORKER_FAILED',

@@ -18,7 +18,8 @@ import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage } from '../adapters/executors/shared.js';
-import { eventsOfRun, isReadyFile, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
+import { eventsOfRun, isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
+import { gitRun, isTracked, val } from '../adapters/git.js';
 import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
@@ -28,7 +29,7 @@ import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
-import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
+import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
 const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promise<T>) => Reader.read(ctx, fn, { otherBranch: 'refuse' });
@@ -38,6 +39,8 @@ export interface AgentRunOptions {
   verbose: boolean;
   quiet: boolean;
   force?: boolean;
+  /** resume: start a fresh session with a handoff brief instead of continuing the recorded one. */
+  fresh?: boolean;
   /** Where progress and --verbose lines go (stderr). */
   say: (line: string) => void;
 }
@@ -303,9 +306,10 @@ interface SpawnCheck {
  * dependencies are finished. --force overrides each. Checked before anything starts, and again
  * under the lock when the session is recorded.
  */
-async function checkSpawnable(at: SpawnCheck, task: TaskState, force: boolean | undefined): Promise<void> {
+async function checkSpawnable(at: SpawnCheck, task: TaskState, force: boolean | undefined, handoff?: boolean): Promise<void> {
   if (force) return;
-  if (isFinished(task.status)) {
+  // A handoff carries on a session, as a resume does: a finished task may be reopened, and its session is replaced.
+  if (isFinished(task.status) && !handoff) {
     throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, {
       task: task.id,
       status: task.status,
@@ -314,8 +318,8 @@ async function checkSpawnable(at: SpawnCheck, task: TaskState, force: boolean | 
   const owner = liveOwner(task, at.now);
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
   await requireExecuting(at.type, () => at.view(), task.id);
-  if (task.session_id) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
-  checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
+  if (task.session_id && !handoff) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+  if (!isFinished(task.status) || !handoff) checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
 }
 
 /** The first ready task nobody works on, for `agent spawn --next` (under the lock). */
@@ -437,13 +441,13 @@ export async function spawnPreconditions(
   ctx: AppContext,
   agentName: string,
   taskId: string | undefined,
-  opts: { force?: boolean; next?: boolean; iteration?: boolean },
+  opts: { force?: boolean; next?: boolean; iteration?: boolean; handoff?: Handoff },
 ): Promise<{ root: string; target?: Target }> {
   const agent = findAgent(agentName);
   const found = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
-      await checkSpawnable({ type: reader.type, view: () => reader.view(), dependenciesOf: (t) => reader.dependenciesOf(t), now: reader.ctx.now() }, task, opts.force);
+      await checkSpawnable({ type: reader.type, view: () => reader.view(), dependenciesOf: (t) => reader.dependenciesOf(t), now: reader.ctx.now() }, task, opts.force, opts.handoff !== undefined);
       return { root: reader.root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {
@@ -473,7 +477,20 @@ export async function spawnPreconditions(
   return found;
 }
 
-export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: AgentRunOptions & { next?: boolean; iteration?: boolean }): Promise<AgentRunResult> {
+/** A fresh session taking a task over from one that cannot (or is not to) be continued. */
+export interface Handoff {
+  from_agent_id: string;
+  from_session?: string;
+  reason: 'asked' | 'session_gone';
+  cli_said?: string;
+}
+
+export async function spawnAgent(
+  where: Where,
+  agentName: string,
+  taskId: string | undefined,
+  opts: AgentRunOptions & { next?: boolean; iteration?: boolean; handoff?: Handoff },
+): Promise<AgentRunResult> {
   const ctx = contextOf(where);
   const agent = findAgent(agentName);
   const { root, target: checked } = await spawnPreconditions(ctx, agentName, taskId, opts);
@@ -497,7 +514,7 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
       let task = checked ? await uow.task(target.id) : await nextReady(uow);
       target = { kind: 'task', id: task.id };
       if (checked) {
-        await checkSpawnable({ type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now }, task, opts.force);
+        await checkSpawnable({ type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now }, task, opts.force, opts.handoff !== undefined);
       }
       // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
       if (task.owner || task.session_id) task = takeOver(task);
@@ -512,6 +529,9 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
         ...(sessionId ? { session_id: sessionId } : {}),
         session,
         owner: workerOwner(id, sessionId, now),
+        ...(opts.handoff ? { handoffs: [...(task.handoffs ?? []), { at: now, ...opts.handoff, to_agent_id: id }] } : {}),
+        // Taking over is carrying on, as a resume: in progress again, and a correction round after needs_review.
+        ...(opts.handoff && !isFinished(task.status) ? { status: 'in_progress' as const, iteration: task.status === 'needs_review' ? task.iteration + 1 : task.iteration } : {}),
         ...(task.assigned_agent ? {} : { assigned_agent: agent.name }),
         ...(task.status === 'pending' ? { status: 'in_progress' as const, started_at: task.started_at ?? now } : {}),
       };
@@ -630,6 +650,11 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     return { root: reader.root, target, session: recorded, sessionId: recorded.session_id, agentName: target.agent };
   });
   const { root, session, sessionId, agentName } = found;
+  if (opts.fresh) {
+    if (found.target.kind !== 'task')
+      throw new UsageError('--fresh hands a task over to a new session; a worker without a task starts afresh with sow agent spawn', `sow agent spawn ${agentName} --force`);
+    return handOff(ctx, found.target.id, agentName, prompt, opts, { from_agent_id: session.agent_id, ...(sessionId ? { from_session: sessionId } : {}), reason: 'asked' });
+  }
   await readForWorker(ctx, requireBudget);
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
@@ -687,10 +712,88 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
   const meter = { usage: {} as Usage };
+  let gone: string | undefined;
   try {
     run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, sessionCwd, opts, meter);
+  } catch (err) {
+    // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
+    // fresh session takes the task over with a brief of where it stands.
+    gone = err instanceof WorkerFailedError && running.kind === 'task' ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
+    if (!gone) throw err;
   } finally {
     await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage)).catch(() => undefined);
   }
-  return finish(inRoot, running, agentName, session.agent_id, resolution.executor.name, sessionId, run.eventsFile, opts, run.denials, startedAt);
+  if (gone !== undefined && running.kind === 'task') {
+    opts.say(`${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`);
+    return handOff(ctx, running.id, agentName, prompt, opts, { from_agent_id: session.agent_id, from_session: sessionId, reason: 'session_gone', cli_said: gone });
+  }
+  return finish(inRoot, running, agentName, session.agent_id, resolution.executor.name, sessionId, run!.eventsFile, opts, run!.denials, startedAt);
+}
+
+/**
+ * A fresh session of the same role takes the task over: its prompt is a brief of where the task
+ * stands — what it asks, the feedback on it, its log, the files changed and how, the earlier
+ * worker's last message — and what it is asked now. The handoff is recorded in the task.
+ */
+async function handOff(ctx: AppContext, taskId: string, agentName: string, prompt: string, opts: AgentRunOptions, handoff: Handoff): Promise<AgentRunResult> {
+  const brief = await Reader.read(ctx, async (reader) => {
+    const task = await reader.task(taskId);
+    const dir = taskDir(task.phase, task.id);
+    const description = reader.readDoc(`${dir}/description.md`)?.trim();
+    const feedback = task.inputs.filter((a) => a.type === 'feedback').map((a) => ({ path: a.path, text: reader.readDoc(`${PROJECT_DIR}/${a.path}`)?.trim() }));
+    const log = reader.readDoc(`${dir}/log.md`)?.trim();
+    const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
+    const base = reader.project.base_branch;
+    // Tracked files as a diff against the base; files git does not know yet, whole (as git diff would show them added).
+    const tracked = files.filter((f) => isTracked(reader.root, f));
+    const added = files.filter((f) => !tracked.includes(f)).map((f) => ({ f, text: reader.readDoc(f) }));
+    const diff =
+      [
+        base && tracked.length ? diffOf(reader.root, base, tracked) : undefined,
+        ...added
+          .filter((a) => a.text !== undefined)
+          .map(
+            (a) =>
+              `new file ${a.f}\n${a
+                .text!.split('\n')
+                .map((l) => `+${l}`)
+                .join('\n')}`,
+          ),
+      ]
+        .filter(Boolean)
+        .join('\n') || undefined;
+    const events = latestEventsFile(reader.root, task.id);
+    const last = events ? lastMessageOf(readEvents(reader.root, events)?.lines ?? []) : undefined;
+    const cap = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text);
+    return [
+      `You take over task ${task.id} from ${handoff.from_agent_id}, whose session ${handoff.reason === 'asked' ? 'is not to be continued' : `could not be resumed${handoff.cli_said ? ` (the agent CLI said: ${handoff.cli_said})` : ''}`}. You start with no memory of its conversation: this is what it left.`,
+      `## The task\n\n${description || task.name}`,
+      ...(feedback.length ? [`## Feedback on its work\n\n${feedback.map((f) => `### ${f.path}\n\n${f.text ?? '(missing)'}`).join('\n\n')}`] : []),
+      ...(log ? [`## Its log\n\n${cap(log, 20_000)}`] : []),
+      ...(files.length ? [`## Files it changed\n\n${files.map((f) => `- ${f}`).join('\n')}`] : []),
+      ...(diff ? [`## How (against ${base ?? 'the last commit'})\n\n\`\`\`diff\n${cap(diff, 40_000)}\n\`\`\``] : []),
+      ...(last ? [`## Its last message\n\n${cap(last, 4_000)}`] : []),
+      `## What you are asked now\n\n${prompt}`,
+    ].join('\n\n');
+  });
+  return spawnAgent(ctx, agentName, taskId, { ...opts, prompt: brief, handoff });
+}
+
+/** The working tree's changes to `files` against the base branch. */
+function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
+  const diffs = files.map((f) => gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')])).filter((r) => r.ok && r.out);
+  return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
+}
+
+/** The last thing the worker said, from its events. */
+function lastMessageOf(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const said = describeEvent(JSON.parse(lines[i]!)).find((l) => l.startsWith('› '));
+      if (said) return said.slice(2);
+    } catch {
+      // not an event
+    }
+  }
+  return undefined;
 }

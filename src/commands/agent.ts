@@ -105,12 +105,16 @@ export const commands: readonly CommandDef[] = [
       VERBOSE,
       QUIET,
       { flags: '--force', description: 'resume even though another worker still owns the task (it loses the task)' },
+      {
+        flags: '--fresh',
+        description: "don't continue the session: a fresh one of the same role takes the task over, with a brief of where it stands (its description, feedback, log, changed files, the last message)",
+      },
     ],
     help: configHelp,
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [first, second] = args as [string | undefined, string | undefined];
-      const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean };
+      const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean; fresh?: boolean };
       const { resumeAgent } = await import('../app/agents.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
@@ -126,7 +130,7 @@ export const commands: readonly CommandDef[] = [
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
-      const r = await resumeAgent(ctx.app, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, say });
+      const r = await resumeAgent(ctx.app, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, fresh: opts.fresh === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },

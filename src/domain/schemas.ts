@@ -191,6 +191,21 @@ export const TaskStateSchema = v.pipe(
     session: v.optional(SessionSchema),
     owner: v.optional(OwnerSchema),
     retired_owners: v.optional(v.pipe(v.array(v.string()), d('Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to it are refused'))),
+    handoffs: v.optional(
+      v.pipe(
+        v.array(
+          v.looseObject({
+            at: timestamp,
+            from_agent_id: v.string(),
+            from_session: v.optional(v.string()),
+            to_agent_id: v.string(),
+            reason: v.pipe(v.picklist(['asked', 'session_gone']), d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session")),
+            cli_said: v.optional(v.pipe(v.string(), d('What the agent CLI said when it could not resume'))),
+          }),
+        ),
+        d('Sessions that could not (or were not to) be continued, and the fresh session that took over with a handoff brief'),
+      ),
+    ),
   }),
   d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
 );

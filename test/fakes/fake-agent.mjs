@@ -177,7 +177,8 @@ switch (cli) {
     if (!p.flags['--json']) fail('fake codex needs --json');
     if (resuming) {
       sessionId = p.positional[0];
-      if (!sessions[sessionId]) fail(`thread ${sessionId} not found`, 1);
+      // As the real codex says it (test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
+      if (!sessions[sessionId]) fail(`Error: thread/resume: thread/resume failed: no rollout found for thread id ${sessionId} (code -32600)`, 1);
       if (p.positional[1] !== '-') fail('expected - to read the prompt from stdin');
     } else {
       if (p.positional[0] !== '-') fail('expected - to read the prompt from stdin');
@@ -195,7 +196,7 @@ switch (cli) {
     const resume = p.flags['--resume'] ?? p.flags['-r'];
     if (resume) {
       sessionId = resume;
-      if (!sessions[sessionId] || sessions[sessionId].cwd !== process.cwd()) fail(`session ${sessionId} not found for this project`, 1);
+      if (!sessions[sessionId] || sessions[sessionId].cwd !== process.cwd()) fail('Error resuming session: No previous sessions found for this project.', 42);
       resuming = true;
     } else {
       sessionId = p.flags['--session-id'];
@@ -236,7 +237,7 @@ switch (cli) {
     if (p.flags['--format'] !== 'json') fail('fake opencode needs --format json');
     const resume = p.flags['--session'] ?? p.flags['-s'];
     if (resume) {
-      if (!sessions[resume]) fail(`session ${resume} not found`, 1);
+      if (!sessions[resume]) fail('\x1b[91m\x1b[1mError: \x1b[0mSession not found', 1);
       if (sessions[resume].cwd !== process.cwd()) fail('resumed from another directory (the real opencode hangs here)', 1);
       sessionId = resume;
       resuming = true;

@@ -3,7 +3,7 @@
  * stream-json starts with `system/init` and ends with `result`, which lists the calls it refused
  * in `permission_denials` [{tool_name, tool_input}].
  */
-import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV, str, text, toolDetail, usageOf, viaStdin } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV, str, text, toolDetail, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
 const safe = (ctx: InvocationContext): string[] => [
@@ -73,6 +73,8 @@ export const claude: ExecutorModule = {
     }
     return undefined;
   },
+  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt).
+  sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) => (e['type'] === 'result' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd']) : undefined),
   denials: () => ({

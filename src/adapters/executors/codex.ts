@@ -4,7 +4,7 @@
  * /tmp, no network). `codex exec` never asks, so whatever the sandbox refuses fails at once. It
  * creates its own session id and reports it in `thread.started`.
  */
-import { custom, isObj, model, oneLine, OWN_ARGV, reportedSession, text, usageOf, viaStdin } from './shared.js';
+import { custom, isObj, model, oneLine, OWN_ARGV, reportedSession, text, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
 const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"']);
@@ -44,6 +44,8 @@ export const codex: ExecutorModule = {
     if (type === 'turn.failed' || type === 'error') return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
     return undefined;
   },
+  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
+  sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) => (e['type'] === 'turn.completed' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens']) : undefined),
   // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.

@@ -7,7 +7,7 @@
  * commands needs each part allowed too.
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, usageOf, viaStdin } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 
@@ -51,6 +51,8 @@ export const gemini: ExecutorModule = {
     const p = permissions(ctx);
     return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
   },
+  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
+  sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) => (e['type'] === 'result' && isObj(e['stats']) ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens']) : undefined),
   // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.

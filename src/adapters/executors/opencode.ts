@@ -8,7 +8,7 @@
  * which a user may set, is left alone). It creates its own session id and reports it in its events.
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, usageOf, viaStdin } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
 
 export const opencodePermission = (checks: readonly string[]) => ({
@@ -53,6 +53,8 @@ export const opencode: ExecutorModule = {
       files: p.files ?? [],
     };
   },
+  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt).
+  sessionGone: (stderr) => saidLine(stderr, /Error: Session not found/),
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
     const part = e['part'];

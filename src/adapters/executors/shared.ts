@@ -91,3 +91,13 @@ export function denial(tool: string, input: unknown, kinds: { command: readonly 
   return { tool, input: inputText(input), kind, ...(reason ? { reason } : {}) };
 }
 export const none = (): Denial[] => [];
+
+/** The first line of `stderr` (colour codes taken out) that matches `pattern`, trimmed: what a CLI said when a session could not be resumed. */
+export function saidLine(stderr: string, pattern: RegExp): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const line = stderr
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .find((l) => pattern.test(l));
+  return line?.trim();
+}

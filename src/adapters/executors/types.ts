@@ -83,6 +83,11 @@ export interface ExecutorModule {
    * any of them), so the shapes each module claims must not overlap.
    */
   progress?(event: Record<string, unknown>): string[] | undefined;
+  /**
+   * When a resume failed because the CLI has no such session (not found, made on another
+   * machine, lost in an upgrade): what it said, from its stderr; otherwise undefined.
+   */
+  sessionGone?(stderr: string): string | undefined;
   /** What this event adds to the run's tokens and cost, when its events carry them (summed over a run). */
   usage?(event: Record<string, unknown>): Usage | undefined;
   /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
