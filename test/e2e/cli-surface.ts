@@ -64,7 +64,10 @@ function loadHelpCache(): Map<string, { code: number; text: string }> {
   if (helpCache) return helpCache;
   const dist = dirname(SOW);
   const hash = createHash('sha256');
-  for (const name of readdirSync(dist).filter((n) => n.endsWith('.cjs')).sort()) hash.update(name).update(readFileSync(join(dist, name)));
+  for (const name of readdirSync(dist)
+    .filter((n) => n.endsWith('.cjs'))
+    .sort())
+    hash.update(name).update(readFileSync(join(dist, name)));
   helpCacheFile = join(HELP_CACHE_DIR, `${hash.digest('hex').slice(0, 32)}.json`);
   helpCache = new Map();
   try {
