@@ -4,7 +4,10 @@
  * tells someone to run — in the templates it ships and in the hints of its errors.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { SOW } from './harness.js';
 
@@ -40,14 +43,69 @@ export function fillPlaceholders(command: string): string {
   return command.replace(/<([^<>]+)>/g, (_m, key: string) => SAMPLE[key] ?? 'x');
 }
 
-const helpCache = new Map<string, { code: number; text: string }>();
+/**
+ * The help texts of this build, shared by the test files that walk the command tree (about a
+ * hundred `--help` runs each): kept in a file named by a hash of the built files, so a file
+ * reuses what another one of the same build already asked, and a new build asks again.
+ */
+const HELP_CACHE_DIR = join(tmpdir(), 'sow-tests-help-cache');
+let helpCacheFile: string | undefined;
+let helpCache: Map<string, { code: number; text: string }> | undefined;
+
+const safeList = (dir: string): string[] => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+function loadHelpCache(): Map<string, { code: number; text: string }> {
+  if (helpCache) return helpCache;
+  const dist = dirname(SOW);
+  const hash = createHash('sha256');
+  for (const name of readdirSync(dist)
+    .filter((n) => n.endsWith('.cjs'))
+    .sort())
+    hash.update(name).update(readFileSync(join(dist, name)));
+  helpCacheFile = join(HELP_CACHE_DIR, `${hash.digest('hex').slice(0, 32)}.json`);
+  helpCache = new Map();
+  try {
+    for (const [key, value] of Object.entries(JSON.parse(readFileSync(helpCacheFile, 'utf8')) as Record<string, { code: number; text: string }>)) helpCache.set(key, value);
+  } catch {
+    // None yet: the files of earlier builds go (an hour old: a run side by side keeps its own).
+    for (const name of safeList(HELP_CACHE_DIR)) {
+      const file = join(HELP_CACHE_DIR, name);
+      const age = Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (file !== helpCacheFile && age > 3_600_000) rmSync(file, { force: true });
+    }
+  }
+  return helpCache;
+}
+
+/** Adds what this file asked to the shared file (merged with what others added meanwhile, written whole by a rename). */
+function saveHelpCache(): void {
+  mkdirSync(HELP_CACHE_DIR, { recursive: true });
+  let merged: Record<string, unknown> = {};
+  try {
+    merged = JSON.parse(readFileSync(helpCacheFile!, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // none yet
+  }
+  const tmp = `${helpCacheFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ ...merged, ...Object.fromEntries(helpCache!) }));
+  renameSync(tmp, helpCacheFile!);
+}
+
 export function help(path: string[]): { code: number; text: string } {
+  const cache = loadHelpCache();
   const key = path.join(' ');
-  let cached = helpCache.get(key);
+  let cached = cache.get(key);
   if (!cached) {
     const r = spawnSync(process.execPath, [SOW, ...path, '--help'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     cached = { code: r.status ?? -1, text: r.stdout + r.stderr };
-    helpCache.set(key, cached);
+    cache.set(key, cached);
+    saveHelpCache();
   }
   return cached;
 }

@@ -389,45 +389,18 @@ describe('sow task', () => {
     expect(r).toContain('PlanningActive');
   });
 
-  it('set/get: status timestamps, typed fields, metadata by name or dotted path; get prints the bare value', () => {
+  // Status timestamps, typed fields, metadata by name or dotted path and the values refused:
+  // in-process, src/app/task-fields.test.ts. Here what the commands print.
+  it('set/get: get prints the bare value (a number, a boolean, dotted metadata), --json the typed one; --id 10 is 010; an unknown task is named', () => {
     const repo = fresh();
     toExecuting(repo, ['First task', 'Second task']);
-    const created = repo.yaml(taskFile('010'));
-
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    let t = repo.yaml(taskFile('010'));
-    expect(t).toMatchObject({ status: 'in_progress', started_at: ISO });
-    expect(t.updated_at).not.toBe(created.updated_at);
-    expect(t.completed_at).toBeUndefined();
-    const started = t.started_at;
-
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
-    t = repo.yaml(taskFile('010'));
-    expect(t).toMatchObject({ status: 'completed', started_at: started, completed_at: ISO });
-    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[0]).toMatchObject({ id: '010', status: 'completed' });
-
-    // Reopened (a completed task stays completed unless forced): no longer completed.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress', '--force']);
-    t = repo.yaml(taskFile('010'));
-    expect(t.completed_at).toBeUndefined();
-    expect(t.started_at).toBe(started);
-
     ok(repo, ['task', 'set', '--id', '010', 'iteration', '2']);
-    ok(repo, ['task', 'set', '--id', '010', 'priority', 'high']);
     ok(repo, ['task', 'set', '--id', '010', 'metadata.review.round', '2']);
-    ok(repo, ['task', 'set', '--id', '010', 'review.blocking', 'false']);
-    ok(repo, ['task', 'set', '--id', '010', 'assigned_agent', 'reviewer']);
-    t = repo.yaml(taskFile('010'));
-    expect(t.iteration).toBe(2);
-    expect(t.assigned_agent).toBe('reviewer');
-    expect(t.metadata).toEqual({ priority: 'high', review: { round: 2, blocking: false } });
-    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[0].assigned_agent).toBe('reviewer');
-    // --id 10 finds task 010.
-    expect(out(repo, ['task', 'get', '--id', '10', 'assigned_agent'])).toBe('reviewer');
+    ok(repo, ['task', 'set', '--id', '10', 'review.blocking', 'false']);
+    expect(repo.yaml(taskFile('010'))).toMatchObject({ iteration: 2, metadata: { review: { round: 2, blocking: false } } });
 
-    expect(out(repo, ['task', 'get', '--id', '010', 'status'])).toBe('in_progress');
-    expect(out(repo, ['task', 'get', '--id', '010', 'iteration'])).toBe('2');
-    expect(out(repo, ['task', 'get', '--id', '010', 'priority'])).toBe('high');
+    expect(out(repo, ['task', 'get', '--id', '010', 'status'])).toBe('pending');
+    expect(out(repo, ['task', 'get', '--id', '10', 'iteration'])).toBe('2');
     expect(out(repo, ['task', 'get', '--id', '010', 'metadata.review.round'])).toBe('2');
     expect(out(repo, ['task', 'get', '--id', '010', 'review.blocking'])).toBe('false');
     expect(out(repo, ['task', 'get', '--id', '020', 'name'])).toBe('Second task');
@@ -436,12 +409,9 @@ describe('sow task', () => {
     expect(whole).toMatchObject({ id: '020', name: 'Second task', status: 'pending', iteration: 1 });
 
     expectFails(repo, ['task', 'set', '--id', '010', 'status', 'done'], 1, 'INVALID_VALUE');
-    expectFails(repo, ['task', 'set', '--id', '010', 'iteration', '0'], 1, 'INVALID_VALUE');
-    expectFails(repo, ['task', 'set', '--id', '010', 'id', '011'], 1, 'READ_ONLY_FIELD');
     const missing = expectFails(repo, ['task', 'set', '--id', '999', 'status', 'completed'], 1, 'TASK_NOT_FOUND', { human: true });
     expect(missing).toContain("'999'");
     expect(missing).toContain('sow task list');
-    expectFails(repo, ['task', 'get', '--id', '999', 'status'], 1, 'TASK_NOT_FOUND');
   });
 
   it('abandon and list (--status), including an empty list', () => {
@@ -717,33 +687,8 @@ describe('sow advance', () => {
     expect(pass.stdout).toBe('FinalizeDocumentation\n');
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('FinalizeDocumentation');
   });
-
-  it('each guard blocks with exit 3 and a hint, leaving the state files byte-identical', () => {
-    const repo = implementationPlanning();
-    // tasks_approved without tasks, then tasks without approval.
-    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
-    let r = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(r).toContain('sow task add');
-    ok(repo, ['phase', 'set', 'tasks_approved', 'false']);
-    ok(repo, ['task', 'add', 'A']);
-    ok(repo, ['task', 'add', 'B']);
-    r = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(r).toContain('tasks_approved');
-    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
-    ok(repo, ['advance']);
-    // all_tasks_complete: unfinished tasks, then only abandoned ones.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
-    r = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(r).toContain('020');
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'abandoned', '--force']);
-    ok(repo, ['task', 'abandon', '--id', '020']);
-    expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
-    expect(out(repo, ['advance'])).toBe('ReviewActive');
-    // An unapproved review does not count.
-    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
-    expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-  });
+  // Each guard blocking with exit 3 and a hint, the state byte-identical: in-process,
+  // src/app/advance.test.ts.
 });
 
 describe('sow schema', () => {

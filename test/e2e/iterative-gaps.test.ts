@@ -4,7 +4,9 @@
  * a review naming a phase that does not exist), one iteration count everywhere, and what the
  * iterative-work format asks for from the start (the folders, the context template's phase
  * signals, a domain plan.md follows, state.json's null maximum). Also `sow prompt` filling the
- * variables a project knows.
+ * variables a project knows. In-process (src/app/iterative-gaps.test.ts): one iteration count in
+ * the log, status, export, next and continue; a review's --phases; the null maximum; plan.md
+ * following the domain.
  */
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,6 @@ const fresh = useRepos();
 
 const P = '.sow/project';
 const BRIEF = `${P}/brief.md`;
-const PLAN = `${P}/plan.md`;
 const PROGRESS = `${P}/progress.md`;
 
 const FILLED = '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick.\n\n## Done When\n- 3 libraries compared\n\n## Constraints\n- a week\n';
@@ -23,7 +24,6 @@ const FILLED = '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick.\n
 const state = (repo: Repo) => repo.yaml(PROJECT);
 const wp = (repo: Repo, id: string) => (state(repo).phases.execute.metadata.work_phases as any[]).find((p) => p.id === id);
 const log = (repo: Repo, id: string, remaining: string, ...more: string[]) => ok(repo, ['iter', 'log', id, '--did', 'work', '--remaining', remaining, ...more]);
-const headings = (repo: Repo) => (repo.read(PROGRESS).match(/^## .*$/gm) ?? []).map((h) => h.slice(3).replace(/ - \S+$/, ''));
 
 function started(repo: Repo): void {
   ok(repo, ['project', 'new', 'survey', '--type', 'iterative', '--description', 'Survey']);
@@ -84,63 +84,9 @@ describe('approvals vouch only for finished content', () => {
     repo.write(`${P}/outputs/compare.md`, '| lib |\n');
     expect(ok(repo, ['iter', 'verify', 'R1', '--pass']).stdout).toBe('R1 passed verification: it is done.\n');
   });
-
-  it("a review's --phases must name work phases, at output add and output set (exit 1, did you mean, the list)", () => {
-    const repo = fresh();
-    executing(repo, 4, [['R2', '--title', 'Pick', '--criteria', 'one', '--output', 'outputs/pick.md', '--max', '2']]);
-    for (const id of ['R1', 'R2']) {
-      log(repo, id, 'None', '--signal');
-      log(repo, id, 'None');
-      repo.write(`${P}/${wp(repo, id).output}`, 'x\n');
-      ok(repo, ['iter', 'verify', id, '--pass']);
-    }
-    expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
-    repo.write(`${P}/review/r.md`, '# Review\n');
-    const add = expectFails(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R1,r2'], 1, 'WORK_PHASE_NOT_FOUND', { human: true });
-    expect(add).toBe("the review names 'r2', which is not a work phase; did you mean 'R2'?\nthe work phases are R1, R2 ('sow iter status')");
-    expect(expectFails(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R9'], 1, 'WORK_PHASE_NOT_FOUND')).toContain(
-      'the work phases are R1, R2',
-    );
-    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R2']);
-    expect(expectFails(repo, ['output', 'set', '--index', '0', 'phases', 'R2,R7'], 1, 'WORK_PHASE_NOT_FOUND')).toContain("the review names 'R7', which is not a work phase");
-    expect(expectFails(repo, ['output', 'set', '--index', '0', 'metadata.phases', 'R7'], 1, 'WORK_PHASE_NOT_FOUND')).toContain("'R7'");
-    ok(repo, ['output', 'set', '--index', '0', 'phases', 'R1,R2']);
-    expect(state(repo).phases.verify.outputs[0].metadata).toEqual({ assessment: 'fail', phases: 'R1,R2' });
-  });
 });
 
 describe('one iteration count everywhere', () => {
-  it('the log, status, export, next and continue agree: work iterations count, confirmations are counted apart', () => {
-    const repo = fresh();
-    executing(repo, 4);
-    log(repo, 'R1', 'two more');
-    log(repo, 'R1', 'one more');
-    expect(log(repo, 'R1', 'None', '--signal').stdout).toBe(
-      'R1 says it is done after iteration 3 of 4: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
-    );
-    expect(log(repo, 'R1', 'a missing row').stdout).toBe("R1's confirmation found more to do: it is in progress again. Next: iteration 4 of 4.\n");
-    const signalled = log(repo, 'R1', 'None', '--signal');
-    expect(signalled.stdout).toBe(
-      'R1 says it is done after iteration 4 of 4: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
-    );
-    expect(headings(repo)).toEqual(['R1 - Iteration 1', 'R1 - Iteration 2', 'R1 - Iteration 3', 'R1 - Confirmation 1', 'R1 - Iteration 4']);
-    // The same 4 in every view.
-    expect(ok(repo, ['iter', 'status']).stdout).toContain('R1  confirming   4/4    Compare  (1 confirmation)\n');
-    const exported = expectEnvelope(ok(repo, ['iter', 'export', '--json'])).data;
-    expect(exported).toMatchObject({ current_phase: 'R1', current_iteration: 4, phases: { R1: { status: 'confirming', iterations_used: 4, confirmations_used: 1, max_iterations: 4 } } });
-    const next = ok(repo, ['iter', 'next']).stdout;
-    expect(next).toMatch(/^# Survey: R1, its confirmation after iteration 4\n/);
-    expect(next).toContain('- Status: confirming; 4 of 4 iterations used, 1 confirmation (confirmations do not count against the maximum)\n');
-    const cont = ok(repo, ['project', 'continue']).stdout;
-    expect(cont).toContain('- Current work phase: **R1** (confirming) — Compare; 4 of 4 iterations used, next: its confirmation after iteration 4.\n');
-    expect(cont).toMatch(/- Its last entry \(iteration 4, \S+\) left Remaining: None\n/);
-    // The confirmation's entry is its own; the phase keeps its count.
-    const confirmed = expectEnvelope(ok(repo, ['iter', 'log', 'R1', '--did', 'checked', '--remaining', 'None', '--json'])).data;
-    expect(confirmed).toMatchObject({ iteration: 4, confirmation: 2, phase: { status: 'verifying', iterations: 4, confirmations: 2 } });
-    expect(headings(repo).at(-1)).toBe('R1 - Confirmation 2');
-    expect(ok(repo, ['iter', 'next']).stdout).toMatch(/^# Survey: R1, its verification after iteration 4\n/);
-  });
-
   it('a failed review that reopens a phase with no iteration left says at once that it needs iter extend, in advance and in continue', () => {
     const repo = fresh();
     executing(repo, 1, [['R2', '--title', 'Pick', '--criteria', 'one', '--output', 'outputs/pick.md', '--max', '3']]);
@@ -209,36 +155,6 @@ describe('what the iterative-work format asks for', () => {
     repo.git(['add', '-A']);
     expect(repo.git(['ls-files', P]).split('\n')).toEqual(expect.arrayContaining([`${P}/sources/.gitkeep`, `${P}/outputs/.gitkeep`]));
     expect(repo.read(`${P}/context.md`)).toMatch(/\n\*\*Phase signals:\*\*\n- \{R1: what shows it is complete\}\n$/);
-  });
-
-  it('max_iterations not set yet exports as null, not 0', () => {
-    const repo = fresh();
-    started(repo);
-    repo.write(BRIEF, FILLED);
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    ok(repo, ['advance']);
-    ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Compare']);
-    ok(repo, ['iter', 'phase', 'add', 'R2', '--title', 'Pick', '--max', '2']);
-    expect(expectEnvelope(ok(repo, ['iter', 'export', '--json'])).data.phases).toEqual({ R1: { status: 'pending', max_iterations: null }, R2: { status: 'pending', max_iterations: 2 } });
-  });
-
-  it("plan.md follows the domain: the brief's Domain line, and a domain set later, at once", () => {
-    const repo = fresh();
-    started(repo);
-    repo.write(BRIEF, FILLED.replace('**Domain:** research', '**Domain:** writing'));
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    ok(repo, ['advance']);
-    expect(repo.exists(PLAN)).toBe(false);
-    ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Compare']);
-    expect(repo.read(PLAN)).toContain('**Domain:** writing\n');
-    expect(expectEnvelope(ok(repo, ['iter', 'export', '--json'])).data.domain).toBe('writing');
-    // Set by a command after plan.md was drawn: plan.md follows in the same write.
-    ok(repo, ['phase', 'set', '--phase', 'discover', 'domain', 'analysis']);
-    expect(repo.read(PLAN)).toContain('**Domain:** analysis\n');
-    expect(expectEnvelope(ok(repo, ['iter', 'export', '--json'])).data.domain).toBe('analysis');
-    // So does the title.
-    ok(repo, ['project', 'set', 'description', 'Survey of JWT libraries']);
-    expect(repo.read(PLAN)).toMatch(/^# Survey of JWT libraries - Phases\n/);
   });
 });
 

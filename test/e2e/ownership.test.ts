@@ -32,17 +32,13 @@ function sowAsync(repo: Repo, args: string[], env: Record<string, string> = {}):
 }
 
 describe('sow task next', () => {
-  it('lists the ready tasks in id order: pending, every dependency finished, nobody on them', () => {
-    const repo = executing(['A', 'B', 'C', 'D', 'E']);
-    ok(repo, ['task', 'set', '--id', '030', 'dependencies', '010']);
-    ok(repo, ['task', 'set', '--id', '040', 'dependencies', '020']);
-    ok(repo, ['task', 'abandon', '--id', '020']);
-    ok(repo, ['task', 'set', '--id', '050', 'status', 'in_progress']);
-    const r = ok(repo, ['task', 'next', '--json']);
-    expect(ids(r), '030 waits for 010; 040 waited for 020 (abandoned); 050 is in progress').toEqual(['010', '040']);
-    expect(ok(repo, ['task', 'next']).stdout.split('\n')[0]).toMatch(/^\[010\] pending\s+A/);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
-    expect(ids(ok(repo, ['task', 'next', '--json']))).toEqual(['030', '040']);
+  // Which tasks are ready (dependencies, abandoned ones, tasks in progress): in-process,
+  // src/app/task.test.ts. Here what the command prints.
+  it('lists the ready tasks in id order: a line each, and the rows as data with --json', () => {
+    const repo = executing(['A', 'B']);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    expect(ids(ok(repo, ['task', 'next', '--json']))).toEqual(['020']);
+    expect(ok(repo, ['task', 'next']).stdout.split('\n')[0]).toMatch(/^\[020\] pending\s+B/);
   });
 
   it('says so when nothing is ready (exit 0), and --agent/--owner without --claim is a usage error', () => {

@@ -1,0 +1,50 @@
+/**
+ * The standard type's guards through `advance`, in-process: each blocks with exit 3 and a hint,
+ * leaving the state files byte-identical, until what it needs is there. The command line around
+ * advance (--list, --dry-run, explicit events, the words on stderr) is test/e2e/commands.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { refused, said, TASK_LIST, worlds, type World } from '../../test/inproc.js';
+import { advanceProject } from './advance.js';
+import { addArtifact } from './artifacts.js';
+import { setPhaseField } from './phase.js';
+import { newProject } from './project.js';
+import { abandonTask, addTask, setTaskField } from './task.js';
+
+const world = worlds({
+  implementationPlanning: async (w) => {
+    await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true });
+    w.write(TASK_LIST, '# Tasks\n');
+    await addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+    await advanceProject(w.ctx(), undefined, false);
+  },
+});
+
+const blocked = async (w: World) => said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
+
+describe('advance', () => {
+  it('each guard blocks with exit 3 and a hint, leaving the state files byte-identical', async () => {
+    const w = await world('implementationPlanning');
+    const ctx = w.ctx();
+    // tasks_approved without tasks, then tasks without approval.
+    await setPhaseField(ctx, 'tasks_approved', 'true');
+    expect(await blocked(w)).toContain('sow task add');
+    await setPhaseField(ctx, 'tasks_approved', 'false');
+    await addTask(ctx, { name: 'A' });
+    await addTask(ctx, { name: 'B' });
+    expect(await blocked(w)).toContain('tasks_approved');
+    await setPhaseField(ctx, 'tasks_approved', 'true');
+    await advanceProject(ctx, undefined, false);
+    // all_tasks_complete: unfinished tasks, then only abandoned ones.
+    await setTaskField(ctx, '010', 'status', 'completed');
+    expect(await blocked(w)).toContain('020');
+    await setTaskField(ctx, '010', 'status', 'abandoned', { force: true });
+    await abandonTask(ctx, '020');
+    await blocked(w);
+    await setTaskField(ctx, '020', 'status', 'completed');
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('ReviewActive');
+    // An unapproved review does not count.
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', extra: { assessment: 'pass' } });
+    await blocked(w);
+  });
+});
