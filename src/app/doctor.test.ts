@@ -1,13 +1,20 @@
 /**
- * What `sow doctor` looks up in an agent CLI's --help, checked against the help texts of the
- * pinned CLI versions (test/fixtures/agent-help): a CLI of that version is never reported as
- * lacking a flag, and a flag it does not have is.
+ * `sow doctor` in-process. First what it looks up in an agent CLI's --help, checked against the
+ * help texts of the pinned CLI versions (test/fixtures/agent-help): a CLI of that version is never
+ * reported as lacking a flag, and a flag it does not have is. Then the checks, on a machine the
+ * context describes.
  */
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROJECT, refused, said, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig, ExecutorType } from '../domain/schemas.js';
-import { helpChecks, helpListsFlag, invocationShape } from './doctor.js';
+import { doctor, DoctorFoundProblemsError, helpChecks, helpListsFlag, invocationShape, type DoctorCheck, type DoctorReport } from './doctor.js';
+import { addRef } from './refs.js';
 
 const FIXTURES = new URL('../../test/fixtures/agent-help/', import.meta.url);
 /** The pinned help text of each subcommand path sow runs. */
@@ -49,5 +56,187 @@ describe('the flags doctor looks for', () => {
     expect(helpListsFlag(help('codex@0.169.0__exec_resume.txt'), '-C')).toBe(false);
     expect(helpListsFlag('  -m, --model <m>  the model', '--model')).toBe(true);
     expect(helpListsFlag('  --model-name <m>', '--model')).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The checks in-process: the machine is the context's (its PATH, its configuration folder, its
+// SOW_* variables) and the time is its clock.
+// ---------------------------------------------------------------------------------------------
+
+const GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+const FAKE_AGENT = fileURLToPath(new URL('../../test/fakes/fake-agent.mjs', import.meta.url));
+const FAKE_GH = fileURLToPath(new URL('../../test/fakes/fake-gh.mjs', import.meta.url));
+
+const world = worlds({ executing: (w) => toExecuting(w) });
+const temps: string[] = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+/**
+ * A machine for doctor: a PATH holding git and, unless left out, a fake claude and a fake gh —
+ * nothing of this machine's own — and a configuration folder of its own.
+ */
+function machine(w: World, opts: { omit?: string[]; config?: string } = {}) {
+  const base = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-'));
+  temps.push(base);
+  const bin = join(base, 'bin');
+  mkdirSync(bin);
+  symlinkSync(GIT, join(bin, 'git'));
+  const add = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  for (const cli of ['claude', 'codex']) if (!opts.omit?.includes(cli)) add(cli, `exec "${process.execPath}" "${FAKE_AGENT}" ${cli} "$@"`);
+  if (!opts.omit?.includes('gh')) add('gh', `exec "${process.execPath}" "${FAKE_GH}" "$@"`);
+  const env = { PATH: bin, XDG_CONFIG_HOME: join(base, 'xdg'), FAKE_AGENT_HOME: join(base, 'fake-home') };
+  if (opts.config !== undefined) {
+    mkdirSync(join(base, 'xdg', 'sow'), { recursive: true });
+    writeFileSync(join(base, 'xdg', 'sow', 'config.yaml'), opts.config);
+  }
+  return { bin, ctx: (more: Record<string, string> = {}, cwd?: string) => w.ctx({ ...env, ...more }, cwd) };
+}
+
+const find = (r: DoctorReport, id: string): DoctorCheck => {
+  const c = r.checks.find((x) => x.id === id);
+  expect(c, `a check '${id}' among ${r.checks.map((x) => x.id).join(', ')}`).toBeDefined();
+  return c!;
+};
+const failing = (r: DoctorReport) => r.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+
+describe('doctor', () => {
+  it('a healthy repository: every check ok, the agent CLI and gh found on the context’s PATH; --fix does nothing', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(r.checks.map((c) => c.id)).toEqual([
+      'node',
+      'git',
+      'workspace',
+      'gitignore',
+      'lock',
+      'journal',
+      'project',
+      'branch',
+      'tasks',
+      'repo-config',
+      'refs',
+      'worktrees',
+      'config',
+      'agent.claude-code',
+      'gh',
+    ]);
+    expect(r.checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    expect(r.fixable).toEqual([]);
+    expect(find(r, 'agent.claude-code').message).toMatch(/claude 0\.0\.0 \(fake\).*knows every flag sow passes/);
+    expect(find(r, 'gh').message).toBe('gh version 2.23.0 (fake), logged in');
+    expect(find(r, 'project').message).toBe("project 'demo' (standard), in ImplementationExecuting");
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(fixed.checks.filter((c) => c.status !== 'ok' || c.fixed)).toEqual([]);
+    expect(w.snapshot()).toEqual(before);
+  });
+
+  it('a project file sow cannot read: FAIL naming the file, with its fix; branch and tasks are not judged; nothing written, even with --fix', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    w.write(PROJECT, w.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: Nowhere'));
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: true });
+    expect(failing(r)).toEqual(['project']);
+    expect(find(r, 'project')).toMatchObject({ message: expect.stringContaining(`${PROJECT}: statechart.current_state`), fix: expect.stringContaining(`git checkout -- ${PROJECT}`) });
+    expect(r.checks.map((c) => c.id)).not.toContain('branch');
+    expect(r.checks.map((c) => c.id)).not.toContain('tasks');
+    expect(w.snapshot()).toEqual(before);
+    // What the command refuses with: exit 1, naming the failed checks, each FAIL line its own fix.
+    const e = await refused(w, () => Promise.reject(new DoctorFoundProblemsError(r)), 'DOCTOR_FOUND_PROBLEMS', 1);
+    expect(said(e)).toBe('1 check(s) failed: project\neach FAIL line says how to fix it');
+    expect(e.details).toEqual({ checks: r.checks });
+  });
+
+  it('an agent CLI missing from the context’s PATH: a warning with how to install it, whether the file binds it or not', async () => {
+    const w = await world('executing');
+    const unbound = await doctor(machine(w, { omit: ['claude'] }).ctx(), { fix: false });
+    expect(failing(unbound)).toEqual([]);
+    expect(find(unbound, 'agent.claude-code')).toMatchObject({
+      status: 'warn',
+      message: "claude is not on PATH; the 'claude-code' executor (orchestrator, implementer, architect, reviewer, planner, researcher, decomposer) needs it to spawn workers ('sow agent spawn')",
+      fix: 'npm install -g @anthropic-ai/claude-code',
+    });
+    const bound = await doctor(machine(w, { omit: ['codex'], config: 'agents:\n  bindings:\n    implementer: codex\n' }).ctx(), { fix: false });
+    expect(find(bound, 'agent.codex')).toMatchObject({ status: 'warn', message: "codex is not on PATH; the 'codex' executor (implementer) needs it to spawn workers ('sow agent spawn')" });
+    expect(find(bound, 'agent.claude-code').status).toBe('ok');
+    // The environment's binding counts as the person's choice too, and a CLI that lacks a flag sow passes then fails.
+    const lacking = await doctor(machine(w).ctx({ SOW_AGENTS_REVIEWER: 'codex', FAKE_AGENT_HELP_WITHOUT: '-C' }), { fix: false });
+    expect(failing(lacking)).toEqual(['agent.codex']);
+    expect(find(lacking, 'agent.codex').message).toContain('does not list -C (codex exec)');
+  });
+
+  it('git and gh missing from the context’s PATH: git FAIL, gh a warning (the repository names no GitHub repository)', async () => {
+    const w = await world('executing');
+    const m = machine(w, { omit: ['gh'] });
+    rmSync(join(m.bin, 'git'));
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(find(r, 'git')).toMatchObject({ status: 'fail', message: expect.stringContaining('git is not on PATH'), fix: expect.stringContaining('install git') });
+    expect(find(r, 'gh')).toMatchObject({ status: 'warn', message: expect.stringContaining('gh (the GitHub CLI) is not on PATH') });
+  });
+
+  it('an invalid configuration in the context’s configuration folder: config FAIL, the agents not checked; a bad SOW_AGENTS_* names the variable', async () => {
+    const w = await world('executing');
+    const r = await doctor(machine(w, { config: 'agents:\n  executors:\n    mine:\n      typ: claude\n' }).ctx(), { fix: false });
+    expect(failing(r)).toEqual(['config']);
+    expect(find(r, 'config')).toMatchObject({ message: expect.stringContaining("did you mean 'type'"), fix: 'sow config edit' });
+    expect(find(r, 'agents')).toMatchObject({ status: 'warn', message: expect.stringContaining('the configuration is invalid') });
+    const env = await doctor(machine(w).ctx({ SOW_AGENTS_IMPLEMENTER: 'nosuch' }), { fix: false });
+    expect(find(env, 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining('SOW_AGENTS_IMPLEMENTER'), fix: 'change or unset the environment variable named' });
+  });
+
+  it('declared checks: a warning until allowed; SOW_ALLOW_CHECKS=1 in the context’s environment allows them', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(find(r, 'checks')).toMatchObject({ status: 'warn', message: expect.stringContaining('1 of 1 declared check is not allowed to run on this machine: unit') });
+    expect(find(await doctor(m.ctx({ SOW_ALLOW_CHECKS: '1' }), { fix: false }), 'checks')).toEqual({ id: 'checks', status: 'ok', message: 'SOW_ALLOW_CHECKS=1 lets the declared check run' });
+  });
+
+  it('refs are judged stale by the context’s clock: ok for 30 days after they were fetched, then a warning with their age', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    const source = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-ref-'));
+    temps.push(source);
+    writeFileSync(join(source, 'guide.md'), 'Use tabs.\n');
+    await addRef(m.ctx(), source, { link: 'notes', semantic: 'knowledge', local: true, progress: false });
+    w.clock.advance(30 * 86_400);
+    expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toEqual({ id: 'refs', status: 'ok', message: '1 ref(s), every link works' });
+    w.clock.advance(2 * 86_400);
+    expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toMatchObject({ status: 'warn', message: '1 ref(s) linked; not fetched for over 30 days: notes (32 days)' });
+  });
+
+  it('--fix adds the missing ignore lines and runs every check again; without --fix it only says it would', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    w.write('.sow/.gitignore', '.runtime/\n');
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual(['gitignore']);
+    expect(r.fixable).toEqual(['gitignore']);
+    expect(w.snapshot()).toEqual(before);
+    expect(new DoctorFoundProblemsError(r).hint).toBe("run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it");
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(find(fixed, 'gitignore')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: added .backup/, worktrees/ to .sow/.gitignore' });
+    expect(failing(fixed)).toEqual([]);
+  });
+
+  it('outside a workspace: not initialised, or not a git repository, is a FAIL; the machine checks still run and nothing is made', async () => {
+    const w = await world('bare');
+    const m = machine(w);
+    const r = await doctor(m.ctx(), { fix: true });
+    expect(find(r, 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('sow is not initialised'), fix: 'sow init' });
+    expect(r.checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'worktrees', 'config', 'agent.claude-code', 'gh']);
+    expect(w.exists('.sow')).toBe(false);
+    const nowhere = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-nowhere-'));
+    temps.push(nowhere);
+    const outside = await doctor({ ...m.ctx(), cwd: nowhere }, { fix: false });
+    expect(outside.checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'config', 'agent.claude-code', 'gh']);
+    expect(find(outside, 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('is not inside a git repository') });
   });
 });
