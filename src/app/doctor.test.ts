@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROJECT, refused, said, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig, ExecutorType } from '../domain/schemas.js';
 import { doctor, DoctorFoundProblemsError, helpChecks, helpListsFlag, invocationShape, type DoctorCheck, type DoctorReport } from './doctor.js';
+import { validateUserConfig } from './config.js';
 import { addRef } from './refs.js';
 
 const FIXTURES = new URL('../../test/fixtures/agent-help/', import.meta.url);
@@ -162,11 +163,25 @@ describe('doctor', () => {
       fix: 'npm install -g @anthropic-ai/claude-code',
     });
     const bound = await doctor(machine(w, { omit: ['codex'], config: 'agents:\n  bindings:\n    implementer: codex\n' }).ctx(), { fix: false });
-    expect(find(bound, 'agent.codex')).toMatchObject({ status: 'warn', message: "codex is not on PATH; the 'codex' executor (implementer) needs it to spawn workers ('sow agent spawn')" });
+    expect(find(bound, 'agent.codex')).toEqual({
+      id: 'agent.codex',
+      status: 'warn',
+      message: "codex is not on PATH; the 'codex' executor (implementer) needs it to spawn workers ('sow agent spawn')",
+      fix: 'npm install -g @openai/codex',
+    });
     expect(find(bound, 'agent.claude-code').status).toBe('ok');
+    // The verdict 'config validate' gives: valid, with the same warning.
+    const boundCtx = machine(w, { omit: ['codex'], config: 'agents:\n  bindings:\n    implementer: codex\n' }).ctx();
+    const validate = await validateUserConfig(boundCtx);
+    expect(validate.valid).toBe(true);
+    expect(validate.lines).toContainEqual({ level: 'warning', text: expect.stringMatching(/^codex not found on PATH/) });
     // The environment's binding counts as the person's choice too, and a CLI that lacks a flag sow passes then fails.
-    const lacking = await doctor(machine(w).ctx({ SOW_AGENTS_REVIEWER: 'codex', FAKE_AGENT_HELP_WITHOUT: '-C' }), { fix: false });
-    expect(failing(lacking)).toEqual(['agent.codex']);
+    const lacking = await doctor(machine(w, { config: 'agents:\n  bindings:\n    implementer: claude-code\n' }).ctx({ SOW_AGENTS_REVIEWER: 'codex', FAKE_AGENT_HELP_WITHOUT: '--allowedTools,-C' }), {
+      fix: false,
+    });
+    expect(failing(lacking)).toEqual(['agent.claude-code', 'agent.codex']);
+    expect(find(lacking, 'agent.claude-code').message).toMatch(/^claude \(claude 0\.0\.0 \(fake\)\) does not list --allowedTools \(claude\) in its --help/);
+    // codex runs as `codex exec …`: its flags are looked up in `codex exec --help`.
     expect(find(lacking, 'agent.codex').message).toContain('does not list -C (codex exec)');
   });
 
@@ -179,11 +194,18 @@ describe('doctor', () => {
     expect(find(r, 'gh')).toMatchObject({ status: 'warn', message: expect.stringContaining('gh (the GitHub CLI) is not on PATH') });
   });
 
-  it('an invalid configuration in the context’s configuration folder: config FAIL, the agents not checked; a bad SOW_AGENTS_* names the variable', async () => {
+  it('an invalid user configuration (of the context’s folder) and an invalid .sow/config.yaml: FAIL each, with how to fix them, --fix leaves them; the agents not checked; a bad SOW_AGENTS_* names the variable', async () => {
     const w = await world('executing');
-    const r = await doctor(machine(w, { config: 'agents:\n  executors:\n    mine:\n      typ: claude\n' }).ctx(), { fix: false });
-    expect(failing(r)).toEqual(['config']);
+    w.write('.sow/config.yaml', 'checkz:\n  - name: unit\n    run: npm test\n');
+    const before = w.snapshot();
+    const m = machine(w, { config: 'agents:\n  executors:\n    mine:\n      typ: claude\n' });
+    const r = await doctor(m.ctx(), { fix: true });
+    expect(failing(r)).toEqual(['repo-config', 'config']);
     expect(find(r, 'config')).toMatchObject({ message: expect.stringContaining("did you mean 'type'"), fix: 'sow config edit' });
+    expect(find(r, 'repo-config')).toMatchObject({ message: expect.stringContaining("did you mean 'checks'"), fix: expect.stringContaining('sow schema repo-config') });
+    expect(readFileSync(join(m.ctx().env['XDG_CONFIG_HOME']!, 'sow', 'config.yaml'), 'utf8')).toBe('agents:\n  executors:\n    mine:\n      typ: claude\n');
+    expect(w.snapshot()).toEqual(before);
+    w.write('.sow/config.yaml', '');
     expect(find(r, 'agents')).toMatchObject({ status: 'warn', message: expect.stringContaining('the configuration is invalid') });
     const env = await doctor(machine(w).ctx({ SOW_AGENTS_IMPLEMENTER: 'nosuch' }), { fix: false });
     expect(find(env, 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining('SOW_AGENTS_IMPLEMENTER'), fix: 'change or unset the environment variable named' });
@@ -224,6 +246,56 @@ describe('doctor', () => {
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(find(fixed, 'gitignore')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: added .backup/, worktrees/ to .sow/.gitignore' });
     expect(failing(fixed)).toEqual([]);
+  });
+
+  it('gh missing, or not logged in: FAIL when the repository is on GitHub, a warning when it names no GitHub repository', async () => {
+    const w = await world('executing');
+    const m = machine(w, { omit: ['gh'] });
+    expect(find(await doctor(m.ctx(), { fix: false }), 'gh')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('gh (the GitHub CLI) is not on PATH'),
+      fix: expect.stringContaining('https://cli.github.com'),
+    });
+    w.write('.sow/config.yaml', 'github:\n  repo: acme/api\n');
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual(['gh']);
+    expect(find(r, 'gh').message).toContain("sow needs it for acme/api ('sow issue list', 'sow pr create', …)");
+    writeFileSync(join(m.bin, 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, { mode: 0o755 });
+    expect(find(await doctor(m.ctx(), { fix: false }), 'gh')).toEqual({ id: 'gh', status: 'ok', message: 'gh version 2.23.0 (fake), logged in; the repository is acme/api' });
+    expect(find(await doctor(m.ctx({ FAKE_GH_FAIL: 'auth' }), { fix: false }), 'gh')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('not logged in to GitHub'),
+      fix: 'gh auth login (or set GH_TOKEN)',
+    });
+  });
+
+  it('the project belongs to another branch than the one checked out: FAIL with the checkout; --fix changes nothing', async () => {
+    const w = await world('executing');
+    w.git(['checkout', '-q', '-b', 'other']);
+    const before = w.snapshot();
+    const r = await doctor(machine(w).ctx(), { fix: true });
+    expect(failing(r)).toEqual(['branch']);
+    expect(find(r, 'branch')).toMatchObject({
+      message: "this project belongs to 'feat/demo', but 'other' is checked out; sow refuses to change the project from here",
+      fix: expect.stringContaining('git checkout feat/demo'),
+    });
+    expect(w.git(['branch', '--show-current'])).toBe('other');
+    expect(w.snapshot()).toEqual(before);
+  });
+
+  it('a task folder without a state file, and one whose state file is not its task: FAIL naming both; --fix leaves them', async () => {
+    const w = await world('executing');
+    w.write('.sow/project/phases/implementation/tasks/030/description.md', 'A task without a state\n');
+    w.write(taskFile('020'), w.read(taskFile('020')).replace(/^id: .*$/m, "id: '010'"));
+    const before = w.snapshot();
+    const r = await doctor(machine(w).ctx(), { fix: true });
+    expect(failing(r)).toEqual(['tasks']);
+    const { message, fix } = find(r, 'tasks');
+    expect(message).toMatch(/^2 problem\(s\) with the task files: /);
+    expect(message).toContain(`${taskFile('020')}: id: says id '010', but it is the file of task 020`);
+    expect(message).toContain(`${taskFile('030')}: is missing: the task folder has no state file`);
+    expect(fix).toContain('git checkout --');
+    expect(w.snapshot()).toEqual(before);
   });
 
   it('outside a workspace: not initialised, or not a git repository, is a FAIL; the machine checks still run and nothing is made', async () => {
