@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ROLES } from '../domain/agents.js';
 import { exitCodeFor, SowError } from '../domain/errors.js';
 import { refused, said, worlds, type World } from '../../test/inproc.js';
 import { ConfigInvalidError, configPath, configTemplate, editConfig, initConfig, resetConfig, showConfig, validateConfig, validateRepoConfig, validateUserConfig } from './config.js';
@@ -239,7 +240,7 @@ describe('config show', () => {
     expect(lines).toContain('# Environment overrides: SOW_AGENTS_IMPLEMENTER=codex');
     expect(lines).toContain('    implementer: codex  # (from environment: SOW_AGENTS_IMPLEMENTER)');
     expect(lines).toContain('    reviewer: claude-code  # (from config file)');
-    expect(lines).toContain('    planner: claude-code  # (default)');
+    for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer']) expect(lines, role).toContain(`    ${role}: claude-code  # (default)`);
     expect(lines).toContain('        model: sonnet  # (from config file)');
     expect(lines).toContain('        permissions: yolo  # (from config file: yolo_mode: true)');
   });
@@ -251,6 +252,7 @@ describe('config show', () => {
     expect(r.exists).toBe(false);
     expect(r.text).toContain(`# Config file: ${p.path} (not found)`);
     expect(r.text).toContain('# Environment overrides: none');
+    for (const role of ROLES) expect(r.text.split('\n'), role).toContain(`    ${role}: claude-code  # (default)`);
     p.write('agents:\n  bindngs: {}\n');
     const e = await fails(() => showConfig(p.ctx), 'CONFIG_INVALID', 4);
     expect(e.message).toMatch(new RegExp(`^${p.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: agents.bindngs: `));

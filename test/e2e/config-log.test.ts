@@ -197,35 +197,6 @@ describe('sow config validate', () => {
   });
 });
 
-describe('sow config show', () => {
-  it('prints every binding with where it came from', () => {
-    const { world, sow } = configWorld();
-    world.writeConfig(VALID);
-    const r = sow(['show'], { SOW_AGENTS_IMPLEMENTER: 'codex' });
-    expect(r.code, show(r)).toBe(0);
-    const lines = r.stdout.split('\n');
-    expect(lines).toContain(`# Config file: ${world.configPath} (exists)`);
-    expect(lines).toContain('# Environment overrides: SOW_AGENTS_IMPLEMENTER=codex');
-    const binding = (role: string) => lines.find((l) => new RegExp(`^    ${role}: `).test(l));
-    expect(binding('implementer')).toMatch(/^ {4}implementer: "?codex"? {2}# \(from environment: SOW_AGENTS_IMPLEMENTER\)$/);
-    expect(binding('reviewer')).toMatch(/^ {4}reviewer: "?claude-code"? {2}# \(from config file\)$/);
-    for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer']) {
-      expect(binding(role), role).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`));
-    }
-    // Settings carry their source too; yolo_mode: true is shown as the permission profile it means.
-    expect(r.stdout).toMatch(/^ {8}model: "?sonnet"? {2}# \(from config file\)$/m);
-    expect(r.stdout).toMatch(/^ {8}permissions: yolo {2}# \(from config file: yolo_mode: true\)$/m);
-  });
-
-  it('without a file: everything is a default', () => {
-    const { world, sow } = configWorld();
-    const r = sow(['show']);
-    expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toContain(`# Config file: ${world.configPath} (not found)`);
-    for (const role of ROLES) expect(r.stdout).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`, 'm'));
-  });
-});
-
 describe('sow config edit', () => {
   function editor(world: World) {
     const script = join(world.root, 'editor.mjs');
