@@ -4,18 +4,20 @@
  * reported as lacking a flag, and a flag it does not have is. Then the checks, on a machine the
  * context describes.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeJournal } from '../../test/e2e/harness.js';
 import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig, ExecutorType } from '../domain/schemas.js';
 import { doctor, DoctorFoundProblemsError, helpChecks, helpListsFlag, invocationShape, type DoctorCheck, type DoctorReport } from './doctor.js';
 import { validateUserConfig } from './config.js';
 import { addRef } from './refs.js';
+import { addWorktreeFor } from './worktree.js';
 
 const FIXTURES = new URL('../../test/fixtures/agent-help/', import.meta.url);
 /** The pinned help text of each subcommand path sow runs. */
@@ -68,6 +70,14 @@ describe('the flags doctor looks for', () => {
 const GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 const FAKE_AGENT = fileURLToPath(new URL('../../test/fakes/fake-agent.mjs', import.meta.url));
 const FAKE_GH = fileURLToPath(new URL('../../test/fakes/fake-gh.mjs', import.meta.url));
+const LOCK = '.sow/.runtime/lock';
+
+/** A pid no process has any more. */
+function deadPid(): number {
+  const pid = Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
+  expect(() => process.kill(pid, 0), 'the pid belongs to no process').toThrow();
+  return pid;
+}
 
 const world = worlds({ executing: (w) => toExecuting(w) });
 const temps: string[] = [];
@@ -233,19 +243,122 @@ describe('doctor', () => {
     expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toMatchObject({ status: 'warn', message: '1 ref(s) linked; not fetched for over 30 days: notes (32 days)' });
   });
 
-  it('--fix adds the missing ignore lines and runs every check again; without --fix it only says it would', async () => {
+  it('a missing line of .sow/.gitignore: FAIL, nothing written; --fix adds it and nothing else', async () => {
     const w = await world('executing');
     const m = machine(w);
-    w.write('.sow/.gitignore', '.runtime/\n');
+    w.write('.sow/.gitignore', '# mine\n.runtime/\n.backup/\n');
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual(['gitignore']);
     expect(r.fixable).toEqual(['gitignore']);
+    expect(find(r, 'gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('lacks worktrees/'), fix: expect.stringContaining('sow doctor --fix') });
+    const e = new DoctorFoundProblemsError(r);
+    expect(said(e)).toBe("1 check(s) failed: gitignore\nrun 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it");
     expect(w.snapshot()).toEqual(before);
-    expect(new DoctorFoundProblemsError(r).hint).toBe("run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it");
+
     const fixed = await doctor(m.ctx(), { fix: true });
-    expect(find(fixed, 'gitignore')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: added .backup/, worktrees/ to .sow/.gitignore' });
     expect(failing(fixed)).toEqual([]);
+    expect(find(fixed, 'gitignore')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: added worktrees/ to .sow/.gitignore' });
+    expect(w.read('.sow/.gitignore')).toBe('# mine\n.runtime/\n.backup/\nworktrees/\n');
+    expect(w.git(['check-ignore', '.sow/worktrees/feat/x/a'])).toBe('.sow/worktrees/feat/x/a');
+    before.set('.sow/.gitignore', '# mine\n.runtime/\n.backup/\nworktrees/\n');
+    expect(w.snapshot()).toEqual(before);
+  });
+
+  it('runtime files git tracks: FAIL with the git rm that untracks them (not fixed: it changes the index)', async () => {
+    const w = await world('executing');
+    w.write('.sow/.backup/1/.version', '1\n');
+    w.git(['add', '--force', '.sow/.backup/1/.version']);
+    const r = await doctor(machine(w).ctx(), { fix: true });
+    expect(find(r, 'gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('.sow/.backup/1/.version'), fix: expect.stringContaining('git rm -r --cached') });
+    expect(find(r, 'gitignore').fixed).toBeUndefined();
+  });
+
+  it('a stale lock left by a process that is gone: FAIL, the lock kept; --fix removes it. A live holder is ok', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    const stale = JSON.stringify({ pid: deadPid(), host: hostname(), started: Date.now() - 60_000, command: 'sow task set' });
+    w.write(LOCK, stale);
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual(['lock']);
+    expect(find(r, 'lock').message).toMatch(/^a stale lock: pid \d+ \(sow task set\) took it since .* and is gone$/);
+    expect(w.read(LOCK), 'doctor without --fix leaves the lock').toBe(stale);
+    expect(w.snapshot()).toEqual(before);
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(find(fixed, 'lock')).toMatchObject({ status: 'ok', fixed: true, message: expect.stringMatching(/^fixed: removed the stale lock of pid \d+ \(sow task set\)$/) });
+    expect(w.exists(LOCK)).toBe(false);
+    expect(w.snapshot()).toEqual(before);
+    // Held by a process that runs (this test): a command is writing, which is fine, and never removed.
+    const live = JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: 'sow task add' });
+    w.write(LOCK, live);
+    expect(find(await doctor(m.ctx(), { fix: true }), 'lock')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^held by pid \d+ \(sow task add\) since .*: a sow command is writing$/) });
+    expect(w.read(LOCK)).toBe(live);
+  });
+
+  it('a write cut short after its commit point: FAIL, not replayed; --fix finishes it. A journal sow did not write is never applied', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    const project = w.read(PROJECT);
+    const finished = project.replace('description: A demo project', 'description: Finished by doctor');
+    expect(finished).not.toBe(project);
+    writeJournal({ dir: w.dir } as never, [{ to: PROJECT, text: finished }]);
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual(['journal']);
+    expect(find(r, 'journal').message).toContain('a write was cut short after its commit point (.sow/.runtime/journal.json, 1 step(s) left)');
+    expect(w.read(PROJECT), 'doctor without --fix does not replay it').toBe(project);
+    expect(w.exists('.sow/.runtime/journal.json')).toBe(true);
+    expect(w.snapshot()).toEqual(before);
+
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(failing(fixed)).toEqual([]);
+    expect(find(fixed, 'journal')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: finished the interrupted write (1 step(s))' });
+    expect(w.read(PROJECT)).toBe(finished);
+    expect(w.exists('.sow/.runtime/journal.json')).toBe(false);
+    before.set(PROJECT, finished);
+    expect(w.snapshot()).toEqual(before);
+
+    // Whole, but naming a file outside .sow/: refused, with or without --fix.
+    writeJournal({ dir: w.dir } as never, [{ to: PROJECT, text: project }], { edit: (body) => body.renames.push({ from: body.renames[0].from, to: 'README.md' }) });
+    const refusedJournal = await doctor(m.ctx(), { fix: true });
+    expect(find(refusedJournal, 'journal')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('names a target sow does not write through a journal'),
+      fix: expect.stringContaining('rm .sow/.runtime/journal.json'),
+    });
+    expect(find(refusedJournal, 'journal').fixed).toBeUndefined();
+    expect(w.read(PROJECT)).toBe(finished);
+    expect(w.exists('README.md')).toBe(false);
+  });
+
+  it('a ref link that no longer works: FAIL; --fix makes it again', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    const notes = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-notes-'));
+    temps.push(notes);
+    writeFileSync(join(notes, 'guide.md'), 'Use tabs.\n');
+    await addRef(m.ctx(), notes, { link: 'notes', semantic: 'knowledge', local: true, progress: false });
+    unlinkSync(join(w.dir, '.sow/refs/notes'));
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual(['refs']);
+    expect(find(r, 'refs')).toMatchObject({ message: '1 ref link(s) do not work: .sow/refs/notes (missing)', fix: expect.stringContaining('sow refs init') });
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(find(fixed, 'refs')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: made the links again: notes' });
+    expect(w.read('.sow/refs/notes/guide.md')).toBe('Use tabs.\n');
+  });
+
+  it('a worktree whose folder was deleted by hand: a warning; --fix prunes it', async () => {
+    const w = await world('executing');
+    const m = machine(w);
+    await addWorktreeFor(w.dir, 'feat/other');
+    rmSync(join(w.dir, '.sow/worktrees/feat/other'), { recursive: true, force: true });
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual([]);
+    expect(find(r, 'worktrees')).toMatchObject({ status: 'warn', message: 'git still records 1 worktree(s) whose folder is gone: feat/other', fix: expect.stringContaining('sow worktree prune') });
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(find(fixed, 'worktrees')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: forgot feat/other' });
+    expect(w.git(['worktree', 'list']).split('\n')).toHaveLength(1);
   });
 
   it('gh missing, or not logged in: FAIL when the repository is on GitHub, a warning when it names no GitHub repository', async () => {
