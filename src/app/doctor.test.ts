@@ -106,6 +106,9 @@ function machine(w: World, opts: { omit?: string[]; config?: string } = {}) {
   return { bin, ctx: (more: Record<string, string> = {}, cwd?: string) => w.ctx({ ...env, ...more }, cwd) };
 }
 
+/** For the checks of the repository: no agent CLI and no gh to ask (each only a warning), so doctor starts no tool but git. */
+const REPO_ONLY = { omit: ['claude', 'codex', 'gh'] };
+
 const find = (r: DoctorReport, id: string): DoctorCheck => {
   const c = r.checks.find((x) => x.id === id);
   expect(c, `a check '${id}' among ${r.checks.map((x) => x.id).join(', ')}`).toBeDefined();
@@ -148,7 +151,7 @@ describe('doctor', () => {
 
   it('a project file sow cannot read: FAIL naming the file, with its fix; branch and tasks are not judged; nothing written, even with --fix', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     w.write(PROJECT, w.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: Nowhere'));
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: true });
@@ -223,7 +226,7 @@ describe('doctor', () => {
 
   it('declared checks: a warning until allowed; SOW_ALLOW_CHECKS=1 in the context’s environment allows them', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
     const r = await doctor(m.ctx(), { fix: false });
     expect(find(r, 'checks')).toMatchObject({ status: 'warn', message: expect.stringContaining('1 of 1 declared check is not allowed to run on this machine: unit') });
@@ -232,7 +235,7 @@ describe('doctor', () => {
 
   it('refs are judged stale by the context’s clock: ok for 30 days after they were fetched, then a warning with their age', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     const source = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-ref-'));
     temps.push(source);
     writeFileSync(join(source, 'guide.md'), 'Use tabs.\n');
@@ -245,7 +248,7 @@ describe('doctor', () => {
 
   it('a missing line of .sow/.gitignore: FAIL, nothing written; --fix adds it and nothing else', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     w.write('.sow/.gitignore', '# mine\n.runtime/\n.backup/\n');
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: false });
@@ -269,14 +272,14 @@ describe('doctor', () => {
     const w = await world('executing');
     w.write('.sow/.backup/1/.version', '1\n');
     w.git(['add', '--force', '.sow/.backup/1/.version']);
-    const r = await doctor(machine(w).ctx(), { fix: true });
+    const r = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
     expect(find(r, 'gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('.sow/.backup/1/.version'), fix: expect.stringContaining('git rm -r --cached') });
     expect(find(r, 'gitignore').fixed).toBeUndefined();
   });
 
   it('a stale lock left by a process that is gone: FAIL, the lock kept; --fix removes it. A live holder is ok', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     const stale = JSON.stringify({ pid: deadPid(), host: hostname(), started: Date.now() - 60_000, command: 'sow task set' });
     w.write(LOCK, stale);
     const before = w.snapshot();
@@ -298,7 +301,7 @@ describe('doctor', () => {
 
   it('a write cut short after its commit point: FAIL, not replayed; --fix finishes it. A journal sow did not write is never applied', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     const project = w.read(PROJECT);
     const finished = project.replace('description: A demo project', 'description: Finished by doctor');
     expect(finished).not.toBe(project);
@@ -334,7 +337,7 @@ describe('doctor', () => {
 
   it('a ref link that no longer works: FAIL; --fix makes it again', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     const notes = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-notes-'));
     temps.push(notes);
     writeFileSync(join(notes, 'guide.md'), 'Use tabs.\n');
@@ -350,7 +353,7 @@ describe('doctor', () => {
 
   it('a worktree whose folder was deleted by hand: a warning; --fix prunes it', async () => {
     const w = await world('executing');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     await addWorktreeFor(w.dir, 'feat/other');
     rmSync(join(w.dir, '.sow/worktrees/feat/other'), { recursive: true, force: true });
     const r = await doctor(m.ctx(), { fix: false });
@@ -386,7 +389,7 @@ describe('doctor', () => {
     const w = await world('executing');
     w.git(['checkout', '-q', '-b', 'other']);
     const before = w.snapshot();
-    const r = await doctor(machine(w).ctx(), { fix: true });
+    const r = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
     expect(failing(r)).toEqual(['branch']);
     expect(find(r, 'branch')).toMatchObject({
       message: "this project belongs to 'feat/demo', but 'other' is checked out; sow refuses to change the project from here",
@@ -401,7 +404,7 @@ describe('doctor', () => {
     w.write('.sow/project/phases/implementation/tasks/030/description.md', 'A task without a state\n');
     w.write(taskFile('020'), w.read(taskFile('020')).replace(/^id: .*$/m, "id: '010'"));
     const before = w.snapshot();
-    const r = await doctor(machine(w).ctx(), { fix: true });
+    const r = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
     expect(failing(r)).toEqual(['tasks']);
     const { message, fix } = find(r, 'tasks');
     expect(message).toMatch(/^2 problem\(s\) with the task files: /);
@@ -413,7 +416,7 @@ describe('doctor', () => {
 
   it('outside a workspace: not initialised, or not a git repository, is a FAIL; the machine checks still run and nothing is made', async () => {
     const w = await world('bare');
-    const m = machine(w);
+    const m = machine(w, REPO_ONLY);
     const r = await doctor(m.ctx(), { fix: true });
     expect(find(r, 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('sow is not initialised'), fix: 'sow init' });
     expect(r.checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'worktrees', 'config', 'agent.claude-code', 'gh']);
