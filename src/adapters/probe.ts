@@ -17,7 +17,12 @@ export interface ProbeResult {
 
 const MAX_OUTPUT = 1024 * 1024;
 
-export function probe(binary: string, args: readonly string[], opts: { cwd?: string; timeoutMs?: number; env?: Readonly<Record<string, string>> } = {}): Promise<ProbeResult> {
+/** `env` is the environment the tool runs in (its PATH finds it); `extraEnv` is added to it. */
+export function probe(
+  binary: string,
+  args: readonly string[],
+  opts: { env: Readonly<Record<string, string | undefined>>; extraEnv?: Readonly<Record<string, string>>; cwd?: string; timeoutMs?: number },
+): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -26,7 +31,7 @@ export function probe(binary: string, args: readonly string[], opts: { cwd?: str
     try {
       child = spawn(binary, [...args], {
         ...(opts.cwd ? { cwd: opts.cwd } : {}),
-        env: { ...process.env, NO_COLOR: '1', ...opts.env },
+        env: { ...opts.env, NO_COLOR: '1', ...opts.extraEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
     } catch (err) {

@@ -45,7 +45,7 @@ export interface InspectedConfig {
   config?: UserConfig;
 }
 
-export async function inspectUserConfig(path = userConfigPath()): Promise<InspectedConfig> {
+export async function inspectUserConfig(path: string): Promise<InspectedConfig> {
   if (!existsSync(path)) return { path, exists: false, typos: [] };
   const text = readFileSync(path, 'utf8');
   const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([import('./state-files.js'), import('../domain/schemas.js'), import('../domain/config.js')]);

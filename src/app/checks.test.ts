@@ -13,7 +13,7 @@ import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../
 import { advanceProject } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
-import { checkRun, setTaskFieldChecked } from './checks.js';
+import { checkRun, evidenceOutputs, evidenceTarget, recordEvidence, setTaskFieldChecked, type CheckRun } from './checks.js';
 import { projectStatus } from './status.js';
 import { claimNext, setTaskField } from './task.js';
 
@@ -123,6 +123,38 @@ describe('check run', () => {
       1,
     );
     await refused(w, () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: {} }), 'ARTIFACT_RECORDED_BY_SOW', 1);
+  });
+});
+
+describe('where evidence goes', () => {
+  it('resolved before any check runs: a task, the phase in progress, or the phase named; a task or phase that is not there is refused', async () => {
+    const w = await world('code');
+    expect(await evidenceTarget(w.ctx(), { task: '10' })).toEqual({ root: w.dir, target: { task: '010' } });
+    expect(await evidenceTarget(w.ctx(), {})).toEqual({ root: w.dir, target: { phase: 'implementation' } });
+    expect((await evidenceTarget(w.ctx(), { phase: 'finalize' })).target).toEqual({ phase: 'finalize' });
+    await refused(w, () => evidenceTarget(w.ctx(), { task: '090' }), 'TASK_NOT_FOUND', 1);
+    await refused(w, () => evidenceTarget(w.ctx(), { phase: 'nosuch' }), 'PHASE_NOT_FOUND');
+    // The project of another branch: nothing can be recorded there, so nothing runs.
+    w.git(['checkout', '-q', '-b', 'elsewhere']);
+    await refused(w, () => evidenceTarget(w.ctx(), {}), 'WRONG_BRANCH', 1);
+  });
+
+  it('recorded on a task or a phase, at the context’s time, with what the run was and the code it ran on', async () => {
+    const w = await world('code');
+    const run = { name: 'unit', run: 'npm test', passed: true, exit_code: 0, duration_ms: 12, commit: 'abc', dirty: false, tree: 'def', log: 'evidence/x-unit.log' } as unknown as CheckRun;
+    w.clock.advance(7);
+    const at = '2026-11-26T10:00:07.000Z';
+    const artifact = {
+      type: 'evidence',
+      path: 'evidence/x-unit.log',
+      created_at: at,
+      metadata: { check: 'unit', run: 'npm test', exit_code: 0, duration_ms: 12, commit: 'abc', dirty: false, tree: 'def' },
+    };
+    expect(evidenceOutputs([run], at)).toEqual([artifact]);
+    expect(await recordEvidence(w.ctx(), [run], { task: '010' })).toEqual({ owner: 'task 010', task: '010', phase: null, outputs: [{ index: 0, artifact }] });
+    expect(w.yaml(taskFile('010')).outputs).toEqual([artifact]);
+    const onPhase = await recordEvidence(w.ctx(), [run, { ...run, skipped: true } as CheckRun], {});
+    expect(onPhase).toMatchObject({ owner: 'the implementation phase', task: null, phase: 'implementation', outputs: [{ index: 0 }, { index: 1, artifact: { metadata: { skipped: true } } }] });
   });
 });
 

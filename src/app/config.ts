@@ -8,6 +8,7 @@ import { runEditor } from '../adapters/editor.js';
 import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
+import { contextOf, type AppContext, type Where } from './context.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { emitString } from '../adapters/yaml/emit.js';
 import { backupAndRemoveUserConfig, inspectUserConfig, readUserConfig, userConfigExists, userConfigPath, writeUserConfig } from '../adapters/user-config.js';
@@ -55,14 +56,17 @@ ${ROLES.map((r) => `    ${r}: ${DEFAULT_EXECUTOR}`).join('\n')}
 `;
 }
 
-export function configPath(): { path: string; exists: boolean } {
-  const path = userConfigPath();
+/** The user configuration file of whoever runs the command: where their environment (XDG_CONFIG_HOME, HOME) puts it. */
+const pathOf = (ctx: AppContext): string => userConfigPath(ctx.env);
+
+export function configPath(where: Where): { path: string; exists: boolean } {
+  const path = pathOf(contextOf(where));
   return { path, exists: userConfigExists(path) };
 }
 
 /** Writes the template; over an existing file only when the person says yes (a question, or --yes). */
-export async function initConfig(yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; overwritten: boolean }> {
-  const path = userConfigPath();
+export async function initConfig(where: Where, yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; overwritten: boolean }> {
+  const path = pathOf(contextOf(where));
   const exists = userConfigExists(path);
   if (exists && !yes) {
     if (!interactive) throw new ConfirmationRequiredError(`replacing ${path} with the template`, '--yes');
@@ -99,27 +103,29 @@ const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): Validati
   issues.map((i) => ({ level, text: issueText(i), ...(level === 'error' ? { source: isEnvironmentIssue(i) ? ('environment' as const) : ('file' as const) } : {}) }));
 
 /**
- * The user configuration (and the environment's overrides), then, given the cwd of a sow
- * workspace, the repository's .sow/config.yaml. Outside a workspace only the user configuration
- * is checked.
+ * The user configuration (and the environment's overrides), then, when the context's folder is in
+ * a sow workspace, the repository's .sow/config.yaml. Outside a workspace, or with `repository:
+ * false`, only the user configuration is checked.
  */
-export async function validateConfig(cwd?: string): Promise<ValidationReport> {
-  const user = await validateUserConfig();
-  const repository = cwd === undefined ? undefined : await validateRepoConfig(cwd);
+export async function validateConfig(where: Where, opts: { repository?: boolean } = {}): Promise<ValidationReport> {
+  const ctx = contextOf(where);
+  const user = await validateUserConfig(ctx);
+  const repository = opts.repository === false ? undefined : await validateRepoConfig(ctx);
   if (!repository) return user;
   return { ...user, valid: user.valid && repository.report.valid, lines: [...user.lines, ...repository.lines], repository: repository.report };
 }
 
 /** The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors' CLIs on PATH. */
-export async function validateUserConfig(opts: { binaries?: boolean } = {}): Promise<ValidationReport> {
-  const inspected = await inspectUserConfig();
+export async function validateUserConfig(where: Where, opts: { binaries?: boolean } = {}): Promise<ValidationReport> {
+  const ctx = contextOf(where);
+  const inspected = await inspectUserConfig(pathOf(ctx));
   const path = inspected.path;
   const lines: ValidationLine[] = [];
   const done = () => ({ path, exists: inspected.exists, valid: !lines.some((l) => l.level === 'error'), lines });
   if (!inspected.exists) {
     lines.push({ level: 'ok', text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})` });
     // Environment overrides still apply, and can still be wrong.
-    const report = checkConfig(resolveConfig(undefined, process.env), IGNORED_SETTINGS);
+    const report = checkConfig(resolveConfig(undefined, ctx.env), IGNORED_SETTINGS);
     lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
     return done();
   }
@@ -137,14 +143,14 @@ export async function validateUserConfig(opts: { binaries?: boolean } = {}): Pro
     return done();
   }
   if (inspected.typos.length === 0) lines.push({ level: 'ok', text: 'schema valid' });
-  const effective = resolveConfig(inspected.config, process.env);
+  const effective = resolveConfig(inspected.config, ctx.env);
   const types = [...new Set(Object.values(effective.executors).map((e) => e.config.type))];
   lines.push({ level: 'ok', text: `executor types valid (${types.join(', ')})` });
   const report = checkConfig(effective, IGNORED_SETTINGS);
   if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
   if (opts.binaries !== false) {
-    for (const cli of agentClis(effective)) {
+    for (const cli of agentClis(effective, ctx.env)) {
       if (!cli.found) lines.push({ level: MISSING_CLI_LEVEL, text: `${cli.binary || '(no binary)'} not found on PATH\n  The '${cli.executor}' executor requires it. Install: ${cli.install}` });
     }
   }
@@ -163,8 +169,8 @@ export interface AgentCli {
   found?: string;
 }
 
-/** The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them). */
-export function agentClis(effective: EffectiveConfig): AgentCli[] {
+/** The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them), looked up on `env`'s PATH. */
+export function agentClis(effective: EffectiveConfig, env: AppContext['env']): AgentCli[] {
   const roles = new Map<string, string[]>();
   for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b.role]);
   const out: AgentCli[] = [];
@@ -173,7 +179,7 @@ export function agentClis(effective: EffectiveConfig): AgentCli[] {
     const spec = executor ? executorOf(executor.config.type) : undefined;
     if (!executor || !spec) continue;
     const binary = spec.binary(executor.config);
-    const found = binary ? findOnPath(binary) : undefined;
+    const found = binary ? findOnPath(binary, env) : undefined;
     out.push({ executor: name, roles: bound, config: executor.config, spec, binary, install: spec.install, ...(found ? { found } : {}) });
   }
   return out;
@@ -186,11 +192,11 @@ export function agentClis(effective: EffectiveConfig): AgentCli[] {
  */
 export const MISSING_CLI_LEVEL = 'warning' as const;
 
-/** The repository configuration, when cwd is inside a sow workspace; undefined outside one. */
-export async function validateRepoConfig(cwd: string): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
+/** The repository configuration, when the folder is inside a sow workspace; undefined outside one. */
+export async function validateRepoConfig(where: Where): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
   let root: string;
   try {
-    root = findWorkspaceRoot(cwd);
+    root = findWorkspaceRoot(contextOf(where).cwd);
   } catch (err) {
     // Not in a repository, or sow is not initialised there: there is no repository configuration.
     if (err instanceof SowError && err.kind === 'failed') return undefined;
@@ -253,9 +259,10 @@ function settingsLines(e: ResolvedExecutor): string[] {
   return out;
 }
 
-export async function showConfig(): Promise<{ path: string; exists: boolean; effective: EffectiveConfig; text: string }> {
-  const loaded = await readUserConfig();
-  const effective = resolveConfig(loaded.config, process.env);
+export async function showConfig(where: Where): Promise<{ path: string; exists: boolean; effective: EffectiveConfig; text: string }> {
+  const ctx = contextOf(where);
+  const loaded = await readUserConfig(pathOf(ctx));
+  const effective = resolveConfig(loaded.config, ctx.env);
   const overrides = Object.entries(effective.overrides).map(([k, v]) => `${k}=${v}`);
   const out = [
     '# Effective configuration (merged from defaults + file + environment)',
@@ -280,18 +287,19 @@ export async function showConfig(): Promise<{ path: string; exists: boolean; eff
   return { path: loaded.path, exists: loaded.exists, effective, text: out.join('\n') };
 }
 
-export async function editConfig(): Promise<{ path: string; created: boolean; report: ValidationReport }> {
-  const path = userConfigPath();
-  const editor = process.env['VISUAL'] || process.env['EDITOR'];
+export async function editConfig(where: Where): Promise<{ path: string; created: boolean; report: ValidationReport }> {
+  const ctx = contextOf(where);
+  const path = pathOf(ctx);
+  const editor = ctx.env['VISUAL'] || ctx.env['EDITOR'];
   if (!editor) throw new SowError('NO_EDITOR', 'failed', 'no editor is set', `set EDITOR (e.g. export EDITOR="code -w"), or edit ${path} directly`);
   const created = !userConfigExists(path);
   if (created) writeUserConfig(path, configTemplate(path));
-  runEditor(editor, path);
-  return { path, created, report: await validateConfig() };
+  runEditor(editor, path, ctx.env);
+  return { path, created, report: await validateConfig(ctx, { repository: false }) };
 }
 
-export async function resetConfig(yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; backup?: string; removed: boolean }> {
-  const path = userConfigPath();
+export async function resetConfig(where: Where, yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; backup?: string; removed: boolean }> {
+  const path = pathOf(contextOf(where));
   if (!userConfigExists(path)) return { path, removed: false };
   if (!yes) {
     if (!interactive) throw new ConfirmationRequiredError(`removing ${path}`, '--yes');

@@ -20,7 +20,7 @@ import { inspectLock, removeStaleLock } from '../adapters/lock.js';
 import { firstLine, probe } from '../adapters/probe.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { hasJournal, inspectJournal, Transaction } from '../adapters/transaction.js';
-import { readUserConfig } from '../adapters/user-config.js';
+import { readUserConfig, userConfigPath } from '../adapters/user-config.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { listWorktrees } from '../adapters/worktrees.js';
 import { agentClis, MISSING_CLI_LEVEL, validateRepoConfig, validateUserConfig, type ValidationLine } from './config.js';
@@ -29,6 +29,7 @@ import { GITIGNORE_LINES, missingIgnoreLines, repairIgnoreFile } from './init.js
 import { refInfos, refsInit } from './refs.js';
 import { AGENT_OUTPUTS, branchProblem, checkJournalText, hasProject, layoutVersion, loadProject, lockPath, openRoot, taskFileProblems, VERSION_FILE, type LoadedProject } from './workspace.js';
 import { pruneWorktreesFor } from './worktree.js';
+import { contextOf, type AppContext, type Where } from './context.js';
 
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
 
@@ -71,8 +72,9 @@ const FIX = 'sow doctor --fix';
 
 const ok = (id: string, message: string): Finding => ({ id, status: 'ok', message });
 
-/** What the checks share: where the repository is and how far sow is set up in it. */
+/** What the checks share: the command's context, where the repository is and how far sow is set up in it. */
 interface Context {
+  app: AppContext;
   cwd: string;
   root?: string;
   /** `.sow/.version` says this sow's layout. */
@@ -82,8 +84,9 @@ interface Context {
   projectError?: SowError;
 }
 
-async function context(cwd: string): Promise<{ ctx: Context; workspace: Finding }> {
-  const ctx: Context = { cwd, layoutOk: false };
+async function context(app: AppContext): Promise<{ ctx: Context; workspace: Finding }> {
+  const cwd = app.cwd;
+  const ctx: Context = { app, cwd, layoutOk: false };
   let root: string;
   try {
     root = findRepoRoot(cwd);
@@ -124,8 +127,8 @@ function nodeCheck(): Finding {
   return { id: 'node', status: 'fail', message: `Node.js v${version}; sow needs ${NODE_MAJOR} or newer`, fix: `install Node.js ${NODE_MAJOR} or newer (https://nodejs.org)` };
 }
 
-async function gitCheck(): Promise<Finding> {
-  const r = await probe('git', ['--version'], { timeoutMs: PROBE_MS });
+async function gitCheck(app: AppContext): Promise<Finding> {
+  const r = await probe('git', ['--version'], { env: app.env, timeoutMs: PROBE_MS });
   if (r.missing)
     return {
       id: 'git',
@@ -236,7 +239,7 @@ async function journalCheck(ctx: Context): Promise<Finding> {
       ...(ctx.layoutOk
         ? {
             repair: async () => {
-              await openRoot(ctx.cwd);
+              await openRoot(ctx.app);
               return `finished the interrupted write (${steps} step(s))`;
             },
           }
@@ -248,8 +251,8 @@ async function journalCheck(ctx: Context): Promise<Finding> {
   }
 }
 
-async function userConfigCheck(): Promise<Finding> {
-  const r = await validateUserConfig({ binaries: false });
+async function userConfigCheck(app: AppContext): Promise<Finding> {
+  const r = await validateUserConfig(app, { binaries: false });
   const errors = r.lines.filter((l) => l.level === 'error');
   const warnings = r.lines.filter((l) => l.level === 'warning');
   if (errors.length) {
@@ -260,8 +263,8 @@ async function userConfigCheck(): Promise<Finding> {
   return ok('config', r.exists ? `${r.path} is valid` : `no ${r.path}: every role uses ${DEFAULT_EXECUTOR}`);
 }
 
-async function repoConfigCheck(cwd: string): Promise<Finding | undefined> {
-  const r = await validateRepoConfig(cwd);
+async function repoConfigCheck(app: AppContext): Promise<Finding | undefined> {
+  const r = await validateRepoConfig(app);
   if (!r) return undefined;
   const errors = r.lines.filter((l) => l.level === 'error');
   if (errors.length) return { id: 'repo-config', status: 'fail', message: errors.map((l) => l.text).join('; '), fix: `fix ${r.report.path} (its fields: 'sow schema repo-config')` };
@@ -272,7 +275,7 @@ async function repoConfigCheck(cwd: string): Promise<Finding | undefined> {
  * Whether the declared checks may run on this machine (a clone's checks are not, until the person
  * allowed them). No checks, or a configuration repo-config already reports as invalid: no finding.
  */
-async function checksAllowedCheck(root: string): Promise<Finding | undefined> {
+async function checksAllowedCheck(root: string, env: AppContext['env']): Promise<Finding | undefined> {
   let declared;
   try {
     declared = (await readRepoConfig(root)).config.checks ?? [];
@@ -282,7 +285,7 @@ async function checksAllowedCheck(root: string): Promise<Finding | undefined> {
   }
   if (declared.length === 0) return undefined;
   const { standingsOf } = await import('./check-allowance.js');
-  const standings = standingsOf(root, declared, process.env);
+  const standings = standingsOf(root, declared, env);
   const refused = standings.checks.filter((c) => !c.allowed);
   const n = declared.length;
   if (refused.length === 0) {
@@ -344,16 +347,16 @@ export function helpChecks(executor: ExecutorModule, config: ExecutorConfig, roo
   return [...byPath.values()];
 }
 
-async function agentChecks(root: string | undefined): Promise<Finding[]> {
+async function agentChecks(app: AppContext, root: string | undefined): Promise<Finding[]> {
   let config;
   try {
-    config = (await readUserConfig()).config;
+    config = (await readUserConfig(userConfigPath(app.env))).config;
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
     return [{ id: 'agents', status: 'warn', message: 'the agent CLIs were not checked: the configuration is invalid (see the config check)', fix: 'sow config edit' }];
   }
-  const effective = resolveConfig(config, process.env);
-  const clis = new Map(agentClis(effective).map((c) => [c.executor, c]));
+  const effective = resolveConfig(config, app.env);
+  const clis = new Map(agentClis(effective, app.env).map((c) => [c.executor, c]));
   const used = new Map<string, ResolvedBinding[]>();
   for (const b of Object.values(effective.bindings)) used.set(b.executor, [...(used.get(b.executor) ?? []), b]);
   return Promise.all(
@@ -372,13 +375,13 @@ async function agentChecks(root: string | undefined): Promise<Finding[]> {
       }
       // A command of the user's own is not run: sow cannot know what --version would make it do.
       if (executor.doctor === 'on-path') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
-      const version = await probe(binary, ['--version'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
+      const version = await probe(binary, ['--version'], { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS });
       const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
       const missing: string[] = [];
       const unread: string[] = [];
-      for (const shape of helpChecks(executor, cli.config, root ?? process.cwd())) {
+      for (const shape of helpChecks(executor, cli.config, root ?? app.cwd)) {
         if (shape.flags.length === 0) continue;
-        const help = await probe(binary, [...shape.path, '--help'], { cwd: root ?? process.cwd(), timeoutMs: PROBE_MS });
+        const help = await probe(binary, [...shape.path, '--help'], { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS });
         const text = `${help.stdout}\n${help.stderr}`;
         const command = [binary, ...shape.path].join(' ');
         if (help.timedOut || !text.trim()) {
@@ -407,7 +410,7 @@ async function agentChecks(root: string | undefined): Promise<Finding[]> {
   );
 }
 
-async function ghCheck(root: string | undefined): Promise<Finding> {
+async function ghCheck(app: AppContext, root: string | undefined): Promise<Finding> {
   let repo: string | undefined;
   if (root) {
     try {
@@ -421,11 +424,11 @@ async function ghCheck(root: string | undefined): Promise<Finding> {
   const needs = repo
     ? `sow needs it for ${repo} ('sow issue list', 'sow pr create', …)`
     : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub repository";
-  if (!ghInstalled()) return { id: 'gh', status: severity, message: `gh (the GitHub CLI) is not on PATH; ${needs}`, fix: new GhNotFoundError().hint! };
-  const env = { GH_PROMPT_DISABLED: '1' };
+  if (!ghInstalled(app.env)) return { id: 'gh', status: severity, message: `gh (the GitHub CLI) is not on PATH; ${needs}`, fix: new GhNotFoundError().hint! };
+  const extraEnv = { GH_PROMPT_DISABLED: '1' };
   const [version, auth] = await Promise.all([
-    probe('gh', ['--version'], { timeoutMs: PROBE_MS, env }),
-    probe('gh', ['auth', 'status'], { timeoutMs: GH_AUTH_MS, env, ...(root ? { cwd: root } : {}) }),
+    probe('gh', ['--version'], { env: app.env, extraEnv, timeoutMs: PROBE_MS }),
+    probe('gh', ['auth', 'status'], { env: app.env, extraEnv, timeoutMs: GH_AUTH_MS, ...(root ? { cwd: root } : {}) }),
   ]);
   const versionText = version.code === 0 ? firstLine(version.stdout) : 'gh, version unknown';
   if (auth.timedOut) return { id: 'gh', status: 'warn', message: `${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`, fix: 'gh auth status' };
@@ -434,10 +437,12 @@ async function ghCheck(root: string | undefined): Promise<Finding> {
 }
 
 function refsCheck(ctx: Context): Finding {
-  const refs = refInfos(ctx.root!);
+  // The cache is where the context's environment says (XDG_CACHE_HOME).
+  const refs = refInfos({ ...ctx.app, cwd: ctx.root! });
   if (refs.length === 0) return ok('refs', "no references ('sow refs add' links one)");
   const broken = refs.filter((r) => r.link_state !== 'ok');
-  const now = Date.now();
+  // Judged at the command's time, as everything else it reads.
+  const now = Date.parse(ctx.app.now());
   const stale = refs.filter((r) => r.link_state === 'ok' && r.cache?.fetched_at && now - Date.parse(r.cache.fetched_at) > REFS_STALE_DAYS * 86_400_000);
   const age = (fetched: string) => Math.floor((now - Date.parse(fetched)) / 86_400_000);
   const staleText = stale.length ? `not fetched for over ${REFS_STALE_DAYS} days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}` : '';
@@ -447,7 +452,7 @@ function refsCheck(ctx: Context): Finding {
       status: 'fail',
       message: `${broken.length} ref link(s) do not work: ${broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ')}${staleText ? `; ${staleText}` : ''}`,
       fix: `${FIX} (or 'sow refs init') makes them again, cloning what the cache lacks`,
-      repair: async () => `made the links again: ${(await refsInit(ctx.cwd, false)).map((r) => r.link).join(', ')}`,
+      repair: async () => `made the links again: ${(await refsInit(ctx.app, false)).map((r) => r.link).join(', ')}`,
     };
   }
   if (stale.length)
@@ -479,19 +484,19 @@ async function guarded(id: string, check: () => Finding | undefined | Promise<Fi
 }
 
 /** Every check, in the order they are shown. */
-async function runChecks(cwd: string): Promise<Finding[]> {
-  const { ctx, workspace } = await context(cwd);
+async function runChecks(app: AppContext): Promise<Finding[]> {
+  const { ctx, workspace } = await context(app);
   const root = ctx.root;
   const initialised = root !== undefined && fileExists(root, VERSION_FILE);
   // The slow ones (subprocesses) start at once and run side by side.
-  const [gitFinding, ghFinding, agents, userConfig] = await Promise.all([gitCheck(), ghCheck(root), agentChecks(root), userConfigCheck()]);
+  const [gitFinding, ghFinding, agents, userConfig] = await Promise.all([gitCheck(app), ghCheck(app, root), agentChecks(app, root), userConfigCheck(app)]);
   const repo: (Finding | undefined)[] = [];
   if (initialised) {
     repo.push(await guarded('gitignore', () => gitignoreCheck(root)), await guarded('lock', () => lockCheck(root)), await guarded('journal', () => journalCheck(ctx)));
   }
   if (ctx.layoutOk) {
     repo.push(projectCheck(ctx), await guarded('branch', () => branchCheck(ctx)), await guarded('tasks', () => tasksCheck(ctx)));
-    repo.push(await guarded('repo-config', () => repoConfigCheck(cwd)), await guarded('checks', () => checksAllowedCheck(root!)), await guarded('refs', () => refsCheck(ctx)));
+    repo.push(await guarded('repo-config', () => repoConfigCheck(app)), await guarded('checks', () => checksAllowedCheck(root!, app.env)), await guarded('refs', () => refsCheck(ctx)));
   }
   if (root) repo.push(await guarded('worktrees', () => worktreesCheck(ctx)));
   return [nodeCheck(), gitFinding, workspace, ...repo.filter((f): f is Finding => f !== undefined), userConfig, ...agents, ghFinding];
@@ -500,8 +505,9 @@ async function runChecks(cwd: string): Promise<Finding[]> {
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
 
 /** `sow doctor [--fix]`. */
-export async function doctor(cwd: string, opts: { fix: boolean }): Promise<DoctorReport> {
-  const first = await runChecks(cwd);
+export async function doctor(where: Where, opts: { fix: boolean }): Promise<DoctorReport> {
+  const app = contextOf(where);
+  const first = await runChecks(app);
   if (!opts.fix) return { checks: first.map(strip), fix: false, fixable: first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id) };
   const done = new Map<string, string>();
   const failed = new Map<string, string>();
@@ -516,7 +522,7 @@ export async function doctor(cwd: string, opts: { fix: boolean }): Promise<Docto
   }
   if (done.size === 0 && failed.size === 0) return { checks: first.map(strip), fix: true, fixable: [] };
   // Again, all of them: a fix can change what another check sees (a finished write, a freed lock).
-  const after = await runChecks(cwd);
+  const after = await runChecks(app);
   return {
     fix: true,
     fixable: [],

@@ -89,6 +89,22 @@ describe('the way to Publishing', () => {
   });
 });
 
+describe('breakdown publish without --to', () => {
+  it('publishes as issues when gh is on the PATH of the context, as files (saying why) when it is not', async () => {
+    const w = await publishing();
+    w.write('.sow/config.yaml', 'github:\n  repo: acme/api\n');
+    const bin = mkdtempSync(join(tmpdir(), 'sow-inproc-gh-'));
+    temps.push(bin);
+    const without = await typeCommand(w.ctx({ PATH: bin }), ['breakdown', 'publish', '--dry-run']);
+    expect(without.data).toMatchObject({ target: 'files' });
+    expect(without.message).toMatch(/^gh \(the GitHub CLI\) is not on PATH, so the units become markdown files/);
+    writeFileSync(join(bin, 'gh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const withGh = await typeCommand(w.ctx({ PATH: bin }), ['breakdown', 'publish', '--dry-run']);
+    expect(withGh.data).toMatchObject({ target: 'github', repo: 'acme/api' });
+    expect(withGh.message).toBe('dry run: would publish 3 units as issues of acme/api; nothing was changed');
+  });
+});
+
 describe('breakdown publish --to files', () => {
   it('a dry run plans in dependency order and writes nothing; the files link to each other; published units are recorded, archived and indexed', async () => {
     const w = await publishing();

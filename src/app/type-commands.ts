@@ -95,7 +95,8 @@ export async function runTypeCommand(where: Where, type: ProjectType, command: T
         return fn(writerSession(uow));
       }),
     github,
-    hasGh: () => ghInstalled(),
+    // On the PATH of whoever runs the command, as every other tool it looks for.
+    hasGh: () => ghInstalled(contextOf(where).env),
   };
   const result = await command.run(ctx, args, opts);
   for (const w of result.warnings ?? []) warn(w);

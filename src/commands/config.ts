@@ -7,10 +7,10 @@ export const commands: readonly CommandDef[] = [
     description: 'Create the configuration file from a commented template (never overwrites without asking)',
     options: [{ flags: '-y, --yes', description: 'replace an existing file without asking' }],
     writes: true,
-    async run(_ctx, { opts }) {
+    async run(ctx, { opts }) {
       const { initConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const r = await initConfig(opts['yes'] === true, interactive(), askYesNo);
+      const r = await initConfig(ctx.app, opts['yes'] === true, interactive(), askYesNo);
       return { data: r, text: r.path, message: `${r.overwritten ? 'Replaced' : 'Created'} ${r.path}\nNext: sow config edit, then sow config validate` };
     },
   },
@@ -19,9 +19,9 @@ export const commands: readonly CommandDef[] = [
     description: 'Print where the configuration file is (or would be)',
     options: [{ flags: '--exists', description: 'print true or false: whether the file exists' }],
     writes: false,
-    async run(_ctx, { opts }) {
+    async run(ctx, { opts }) {
       const { configPath } = await import('../app/config.js');
-      const r = configPath();
+      const r = configPath(ctx.app);
       return { data: r, text: opts['exists'] ? String(r.exists) : r.path };
     },
   },
@@ -32,7 +32,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { validateConfig, ConfigInvalidError } = await import('../app/config.js');
       const { renderValidation } = await import('../cli/render.js');
-      const r = await validateConfig(ctx.app.cwd);
+      const r = await validateConfig(ctx.app);
       if (!r.valid) {
         // The whole report first (stdout, as when valid), then the refusal: exit 4.
         if (!ctx.json) (await import('../cli/output.js')).writeText(process.stdout, renderValidation(r));
@@ -45,9 +45,9 @@ export const commands: readonly CommandDef[] = [
     name: 'config show',
     description: 'Print the effective configuration with the source of every value',
     writes: false,
-    async run() {
+    async run(ctx) {
       const { showConfig } = await import('../app/config.js');
-      const r = await showConfig();
+      const r = await showConfig(ctx.app);
       return { data: { path: r.path, exists: r.exists, executors: r.effective.executors, bindings: r.effective.bindings, overrides: r.effective.overrides }, text: r.text };
     },
   },
@@ -58,7 +58,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { editConfig, ConfigInvalidError } = await import('../app/config.js');
       const { renderValidation } = await import('../cli/render.js');
-      const r = await editConfig();
+      const r = await editConfig(ctx.app);
       if (!r.report.valid) {
         if (!ctx.json) (await import('../cli/output.js')).writeText(process.stderr, renderValidation(r.report));
         throw new ConfigInvalidError(r.report, 'sow config edit');
@@ -71,10 +71,10 @@ export const commands: readonly CommandDef[] = [
     description: 'Remove the configuration file (a .backup copy is kept) and go back to the defaults',
     options: [{ flags: '-y, --yes', description: 'do not ask' }],
     writes: true,
-    async run(_ctx, { opts }) {
+    async run(ctx, { opts }) {
       const { resetConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const r = await resetConfig(opts['yes'] === true, interactive(), askYesNo);
+      const r = await resetConfig(ctx.app, opts['yes'] === true, interactive(), askYesNo);
       return { data: r, message: r.removed ? `Removed ${r.path} (backup: ${r.backup})` : `No configuration file at ${r.path}; the defaults are in use` };
     },
   },

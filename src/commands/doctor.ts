@@ -24,7 +24,7 @@ export const doctor: CommandDef = {
   writes: true,
   async run(ctx, { opts }) {
     const { doctor, DoctorFoundProblemsError } = await import('../app/doctor.js');
-    const r = await doctor(ctx.app.cwd, { fix: opts['fix'] === true });
+    const r = await doctor(ctx.app, { fix: opts['fix'] === true });
     const text = renderChecks(r.checks);
     const fixed = r.checks.filter((c) => c.fixed).map((c) => c.id);
     const didFix = fixed.length ? `Fixed: ${fixed.join(', ')}. ` : '';

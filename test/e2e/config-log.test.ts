@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROJECT, taskFile } from './harness.js';
+import { taskFile } from './harness.js';
 import { agentFixtures, makeWorld, runSow, show, type World, parseLog } from './agent-world.js';
 
 const ROLES = ['orchestrator', 'implementer', 'architect', 'reviewer', 'planner', 'researcher', 'decomposer'];
@@ -197,35 +197,6 @@ describe('sow config validate', () => {
   });
 });
 
-describe('sow config show', () => {
-  it('prints every binding with where it came from', () => {
-    const { world, sow } = configWorld();
-    world.writeConfig(VALID);
-    const r = sow(['show'], { SOW_AGENTS_IMPLEMENTER: 'codex' });
-    expect(r.code, show(r)).toBe(0);
-    const lines = r.stdout.split('\n');
-    expect(lines).toContain(`# Config file: ${world.configPath} (exists)`);
-    expect(lines).toContain('# Environment overrides: SOW_AGENTS_IMPLEMENTER=codex');
-    const binding = (role: string) => lines.find((l) => new RegExp(`^    ${role}: `).test(l));
-    expect(binding('implementer')).toMatch(/^ {4}implementer: "?codex"? {2}# \(from environment: SOW_AGENTS_IMPLEMENTER\)$/);
-    expect(binding('reviewer')).toMatch(/^ {4}reviewer: "?claude-code"? {2}# \(from config file\)$/);
-    for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer']) {
-      expect(binding(role), role).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`));
-    }
-    // Settings carry their source too; yolo_mode: true is shown as the permission profile it means.
-    expect(r.stdout).toMatch(/^ {8}model: "?sonnet"? {2}# \(from config file\)$/m);
-    expect(r.stdout).toMatch(/^ {8}permissions: yolo {2}# \(from config file: yolo_mode: true\)$/m);
-  });
-
-  it('without a file: everything is a default', () => {
-    const { world, sow } = configWorld();
-    const r = sow(['show']);
-    expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toContain(`# Config file: ${world.configPath} (not found)`);
-    for (const role of ROLES) expect(r.stdout).toMatch(new RegExp(`^ {4}${role}: "?claude-code"? {2}# \\(default\\)$`, 'm'));
-  });
-});
-
 describe('sow config edit', () => {
   function editor(world: World) {
     const script = join(world.root, 'editor.mjs');
@@ -331,7 +302,6 @@ describe('sow config reset', () => {
 const logFixture = agentFixtures({ tasks: ['First task', 'Second task'] });
 
 const TASK_LOG = '.sow/project/phases/implementation/tasks/010/log.md';
-const PROJECT_LOG = '.sow/project/log.md';
 
 function logRepo() {
   const { repo, root, world } = logFixture();
@@ -438,18 +408,6 @@ describe('sow log', () => {
     expect(t.repo.yaml(taskFile('010')).outputs[0]).toMatchObject({ type: 'modified', path: 'src/a.ts', approved: true });
   });
 
-  it('--project appends to the project log and touches no task', () => {
-    const t = logRepo();
-    const task = t.repo.read(taskFile('010'));
-    const r = t.sow(['--agent', 'orchestrator', '--action', 'started_phase', '--result', 'success', '--project', 'Began implementation']);
-    expect(r.code, show(r)).toBe(0);
-    const e = t.entries(PROJECT_LOG).at(-1)!;
-    expect(e.front).toMatchObject({ timestamp: expect.stringMatching(ISO), agent: 'orchestrator', action: 'started_phase', result: 'success' });
-    expect(e.front.files ?? []).toEqual([]);
-    expect(e.body).toBe('Began implementation');
-    expect(t.repo.read(taskFile('010'))).toBe(task);
-  });
-
   it('defaults to SOW_TASK_ID and SOW_AGENT_ID (as a spawned worker has them); paths are relative to where it runs', () => {
     const t = logRepo();
     mkdirSync(join(t.root, 'pkg'), { recursive: true });
@@ -463,93 +421,5 @@ describe('sow log', () => {
       ['modified', 'pkg/index.ts'],
       ['modified', 'src/x.ts'],
     ]);
-  });
-
-  it('entries appended one after another all parse back, in order', () => {
-    const t = logRepo();
-    for (const action of ['started_task', 'implementation_attempt', 'completed_task']) {
-      expect(t.sow(['--agent', 'implementer-1', '--action', action, '--result', 'success', '--task', '010', `Did ${action}`]).code).toBe(0);
-    }
-    const entries = t.entries(TASK_LOG).slice(-3);
-    expect(entries.map((e) => [e.front.action, e.body])).toEqual([
-      ['started_task', 'Did started_task'],
-      ['implementation_attempt', 'Did implementation_attempt'],
-      ['completed_task', 'Did completed_task'],
-    ]);
-  });
-
-  describe('refusals leave the state byte-identical', () => {
-    it('an invalid action or result (flags outside their lists): exit 2 listing the valid ones', () => {
-      const t = logRepo();
-      const before = t.repo.snapshot();
-      const a = t.sow(['--agent', 'x', '--action', 'coded', '--result', 'success', '--task', '010']);
-      expect(a.code, show(a)).toBe(2);
-      expect(a.stderr.split('\n')[0]).toContain("'coded'");
-      for (const valid of [
-        'started_task',
-        'created_file',
-        'modified_file',
-        'deleted_file',
-        'implementation_attempt',
-        'test_run',
-        'refactor',
-        'debugging',
-        'research',
-        'completed_task',
-        'paused_task',
-        'started_phase',
-        'completed_phase',
-      ]) {
-        expect(a.stderr, valid).toContain(valid);
-      }
-      const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'great', '--task', '010']);
-      expect(r.code, show(r)).toBe(2);
-      expect(r.stderr.split('\n')[0]).toContain("'great'");
-      for (const valid of ['success', 'error', 'partial']) expect(r.stderr).toContain(valid);
-      expect(t.repo.snapshot()).toEqual(before);
-    });
-
-    it('no task and no --project: exit 2', () => {
-      const t = logRepo();
-      const before = t.repo.snapshot();
-      const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'success', 'notes']);
-      expect(r.code, show(r)).toBe(2);
-      expect(r.stderr).toMatch(/--task/);
-      expect(r.stderr).toMatch(/--project/);
-      expect(t.repo.snapshot()).toEqual(before);
-    });
-
-    it('a file outside the repository is refused', () => {
-      const t = logRepo();
-      const before = t.repo.snapshot();
-      for (const file of ['/etc/passwd', '../outside.ts', 'src/../../outside.ts']) {
-        const r = t.sow(['--agent', 'x', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/ok.ts', '--file', file]);
-        expect(r.code, `${file}\n${show(r)}`).toBe(1);
-        expect(r.stderr.split('\n')[0]).toContain(file);
-        expect(r.stderr.split('\n')[0]).toContain('outside the repository');
-      }
-      expect(t.repo.snapshot()).toEqual(before);
-    });
-
-    it('an unknown task: refused', () => {
-      const t = logRepo();
-      const before = t.repo.snapshot();
-      const r = t.sow(['--agent', 'x', '--action', 'research', '--result', 'success', '--task', '999', '--file', 'src/a.ts']);
-      expect(r.code, show(r)).toBe(1);
-      expect(r.stderr).toContain("'999'");
-      expect(t.repo.snapshot()).toEqual(before);
-      expect(t.repo.exists('.sow/project/phases/implementation/tasks/999')).toBe(false);
-    });
-  });
-
-  it('project and task logs stay separate', () => {
-    const t = logRepo();
-    const projectBefore = t.repo.read(PROJECT);
-    t.sow(['--agent', 'orchestrator', '--action', 'research', '--result', 'success', '--project', 'P']);
-    t.sow(['--agent', 'implementer-1', '--action', 'research', '--result', 'success', '--task', '020', 'T']);
-    expect(t.entries(PROJECT_LOG).at(-1)!.body).toBe('P');
-    expect(t.entries('.sow/project/phases/implementation/tasks/020/log.md').at(-1)!.body).toBe('T');
-    expect(t.entries(TASK_LOG).map((e) => e.body)).not.toContain('T');
-    expect(t.repo.read(PROJECT)).toBe(projectBefore);
   });
 });

@@ -72,15 +72,6 @@ describe('sow install claude', () => {
     expect(tree(repo)).toEqual(before);
   });
 
-  it("--with-mcp registers sow mcp in .mcp.json beside the user's servers", () => {
-    const repo = fresh();
-    repo.write('.mcp.json', '{"mcpServers":{"db":{"command":"db-mcp","args":[]}}}\n');
-    ok(repo, ['install', 'claude', '--with-mcp']);
-    expect(JSON.parse(repo.read('.mcp.json')).mcpServers).toEqual({ db: { command: 'db-mcp', args: [] }, sow: { command: 'sow', args: ['mcp'] } });
-    ok(repo, ['uninstall', 'claude']);
-    expect(JSON.parse(repo.read('.mcp.json'))).toEqual({ mcpServers: { db: { command: 'db-mcp', args: [] } } });
-  });
-
   it('upgrades what sow wrote, leaves what the user edited (the new version beside it), and refuses nothing it cannot parse by overwriting it', () => {
     const repo = fresh();
     ok(repo, ['install', 'claude']);
@@ -135,34 +126,6 @@ describe('sow install claude', () => {
 });
 
 describe('the other targets', () => {
-  it("share the Agent Skill and the AGENTS.md section; uninstalling one target keeps what another still uses; all out restores the user's files", () => {
-    const repo = fresh();
-    const agents = '# Notes for agents\n\nRun npm test before committing.\n';
-    repo.write('AGENTS.md', agents);
-    ok(repo, ['install', 'codex']);
-    ok(repo, ['install', 'cursor']);
-    ok(repo, ['install', 'gemini']);
-    ok(repo, ['install', 'copilot']);
-    ok(repo, ['install', 'opencode']);
-    expect(repo.read('AGENTS.md').startsWith(agents)).toBe(true);
-    expect(repo.read('AGENTS.md')).toMatch(/<!-- sow:begin[^>]*-->\n## sow\n[\s\S]*sow project continue[\s\S]*<!-- sow:end -->\n$/);
-    expect(repo.read('AGENTS.md').match(/sow:begin/g)).toHaveLength(1);
-    expect(repo.read('.agents/skills/sow/SKILL.md')).toMatch(/^---\nname: sow\n/);
-    expect(repo.read('.cursor/rules/sow.mdc')).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---/);
-    expect(repo.read('.gemini/commands/sow/status.toml')).toMatch(/^description = ".*"\nprompt = """\n[\s\S]*!\{sow project status\}[\s\S]*"""\n$/);
-    expect(repo.read('.gemini/commands/sow/start.toml')).toContain('sow project new {{args}}');
-    expect(repo.read('GEMINI.md')).toContain('<!-- sow:end -->');
-    const record = parse(repo.read('.sow/integrations.yaml'));
-    expect(record.files.find((f: any) => f.path === 'AGENTS.md').targets).toEqual(['codex', 'cursor', 'copilot', 'opencode']);
-
-    const out = ok(repo, ['uninstall', 'codex']).stdout;
-    expect(out).toMatch(/left +AGENTS\.md +\(still used by cursor, copilot, opencode\)/);
-    expect(repo.exists('.agents/skills/sow/SKILL.md')).toBe(true);
-    ok(repo, ['uninstall', 'all']);
-    expect(tree(repo)).toEqual({ 'AGENTS.md': agents });
-    expect(repo.exists('.sow/integrations.yaml')).toBe(false);
-  });
-
   it('an edited section is left on uninstall; an unknown target is a usage error', () => {
     const repo = fresh();
     ok(repo, ['install', 'codex']);

@@ -6,28 +6,6 @@ import { SOW } from './harness.js';
 const sow = (...args: string[]) => spawnSync(process.execPath, [SOW, ...args], { cwd: tmpdir(), encoding: 'utf8' });
 
 describe('sow prompt', () => {
-  it('lists the guidance of every role and the orchestrator prompts', () => {
-    const r = sow('prompt', '--list');
-    expect(r.status).toBe(0);
-    const names = r.stdout.trim().split('\n');
-    for (const expected of [
-      'guidance/implementer/base',
-      'guidance/implementer/tdd',
-      'guidance/implementer/feature',
-      'guidance/implementer/bug',
-      'guidance/implementer/refactor',
-      'guidance/reviewer/base',
-      'guidance/planner/base',
-      'guidance/researcher/base',
-      'guidance/architect/base',
-      'guidance/decomposer/base',
-      'orchestrator/standard/PlanningActive',
-      'orchestrator/standard/ReviewActive',
-      'orchestrator/standard/FinalizeDelete',
-    ])
-      expect(names, expected).toContain(expected);
-  });
-
   it('prints a prompt as it is, and works outside any repository', () => {
     const r = sow('prompt', 'guidance/implementer/tdd');
     expect(r.status).toBe(0);

@@ -1,0 +1,172 @@
+/**
+ * The workspace in-process: finding and opening it (and every layout it refuses), the project
+ * file and what stands in for a missing one, the problems of the task files doctor lists, the
+ * branch a project belongs to, what a journal may write, and the lock.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeJournal } from '../../test/e2e/harness.js';
+import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { branchProblem, checkJournalText, loadProject, lockPath, openRoot, projectLeftovers, taskFileProblems, update, withRootLock, withWorkspaceLock } from './workspace.js';
+
+const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
+const temps: string[] = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+const project = async (w: World) => (await loadProject(w.dir)).file.data;
+
+describe('opening the workspace', () => {
+  it('from the root or a subfolder; outside a repository, without sow, and with a layout it cannot read it refuses, changing nothing', async () => {
+    const w = await world('init');
+    w.write('src/deep/.keep', '');
+    expect(await openRoot(w.ctx({}, 'src/deep'))).toBe(w.dir);
+    const plain = mkdtempSync(join(tmpdir(), 'sow-inproc-ws-'));
+    temps.push(plain);
+    await refused(w, () => openRoot({ ...w.ctx(), cwd: plain }), 'NOT_A_GIT_REPOSITORY', 1);
+    const bare = await world('bare');
+    await refused(bare, () => openRoot(bare.ctx()), 'NOT_INITIALIZED', 1);
+    for (const [version, code] of [
+      ['1\n', 'MIGRATION_NEEDED'],
+      ['3\n', 'SOW_TOO_OLD'],
+      ['v2\n', 'STATE_FILE_INVALID'],
+    ] as const) {
+      const v = await world('init');
+      v.write('.sow/.version', version);
+      await refused(v, () => openRoot(v.ctx()), code, 4);
+      await refused(v, () => withWorkspaceLock(v.ctx(), async () => undefined), code, 4);
+      await refused(v, () => update(v.ctx(), async () => undefined), code, 4);
+    }
+    // `sow migrate` opens any layout.
+    const old = await world('init');
+    old.write('.sow/.version', '1\n');
+    expect(await openRoot(old.ctx(), { anyLayout: true })).toBe(old.dir);
+  });
+
+  it('finishes a write a crashed command left after its commit point; a journal naming what sow would not write is refused', async () => {
+    const w = await world('executing');
+    const text = w.read(PROJECT).replace('description: A demo project', 'description: Finished by the journal');
+    writeJournal({ dir: w.dir } as never, [{ to: PROJECT, text }]);
+    expect(await openRoot(w.ctx())).toBe(w.dir);
+    expect(w.read(PROJECT)).toBe(text);
+    expect(w.exists('.sow/.runtime/journal.json')).toBe(false);
+
+    const bad = await world('executing');
+    writeJournal({ dir: bad.dir } as never, [{ to: PROJECT, text: 'name: [\n' }]);
+    expect((await refused(bad, () => openRoot(bad.ctx()), 'JOURNAL_REFUSED', 4)).message).toContain('nothing of it was applied');
+  });
+});
+
+describe('the project file', () => {
+  it('loaded with its type; none: NO_PROJECT naming the branches that have one; files without it: PROJECT_FILE_MISSING', async () => {
+    const w = await world('executing');
+    expect((await loadProject(w.dir)).type.name).toBe('standard');
+    expect(projectLeftovers(w.dir)).toEqual([]);
+    w.git(['add', '-A']);
+    w.git(['commit', '-qm', 'project']);
+    w.git(['checkout', '-q', 'main']);
+    const none = await refused(w, () => loadProject(w.dir), 'NO_PROJECT', 1);
+    expect(said(none)).toContain('feat/demo');
+    w.write('.sow/project/notes.md', 'left\n');
+    expect(projectLeftovers(w.dir)).toEqual(['notes.md']);
+    const left = await refused(w, () => loadProject(w.dir), 'PROJECT_FILE_MISSING', 4);
+    expect(left.hint).toContain(`git checkout -- ${PROJECT}`);
+  });
+
+  it('an unknown type, or a state its type does not have: STATE_FILE_INVALID naming the field', async () => {
+    const w = await world('executing');
+    w.write(PROJECT, w.read(PROJECT).replace('type: standard', 'type: nosuch'));
+    expect((await refused(w, () => loadProject(w.dir), 'STATE_FILE_INVALID', 4)).message).toContain("unknown project type 'nosuch'");
+    const s = await world('executing');
+    s.write(PROJECT, s.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: Nowhere'));
+    expect((await refused(s, () => loadProject(s.dir), 'STATE_FILE_INVALID', 4)).message).toContain(`${PROJECT}: statechart.current_state`);
+  });
+});
+
+describe('task file problems (doctor)', () => {
+  it('none in a sound project; each problem named: a folder that is not a task, a folder without a state file, a file of another task, a stray tasks folder', async () => {
+    const w = await world('executing');
+    const { type } = await loadProject(w.dir);
+    expect(await taskFileProblems(w.dir, type)).toEqual([]);
+    mkdirSync(join(w.dir, '.sow/project/phases/implementation/tasks/notes'));
+    mkdirSync(join(w.dir, '.sow/project/phases/implementation/tasks/030'));
+    w.write(taskFile('020'), w.read(taskFile('020')).replace('id: "020"', 'id: "010"'));
+    mkdirSync(join(w.dir, '.sow/project/phases/review/tasks/010'), { recursive: true });
+    const problems = (await taskFileProblems(w.dir, type)).map((p) => p.message);
+    expect(problems).toEqual([
+      ".sow/project/phases/implementation/tasks/020/state.yaml: id: says id '010', but it is the file of task 020 (its folder)",
+      '.sow/project/phases/implementation/tasks/030/state.yaml: is missing: the task folder has no state file',
+      '.sow/project/phases/implementation/tasks/notes: is not a task folder: task folders are named by task id (010, 020, …, 1000)',
+      expect.stringContaining('.sow/project/phases/review/tasks: holds 1 folder(s) (010), but the tasks of a standard project live in .sow/project/phases/implementation/tasks'),
+    ]);
+  });
+
+  it('a dependency on a task that is not there: TASK_FOLDER_MISSING, with both ways out', async () => {
+    const w = await world('executing');
+    const { type } = await loadProject(w.dir);
+    w.write(taskFile('020'), w.read(taskFile('020')).replace('dependencies: []', 'dependencies:\n  - "070"'));
+    const [problem] = await taskFileProblems(w.dir, type);
+    expect(problem).toMatchObject({ code: 'TASK_FOLDER_MISSING', message: 'task 070 is missing: its folder .sow/project/phases/implementation/tasks/070 does not exist, and task 020 depends on it' });
+    expect(problem!.hint).toContain('remove 070 from the dependencies in .sow/project/phases/implementation/tasks/020/state.yaml');
+  });
+});
+
+describe('the branch of a project', () => {
+  it('none when its branch is checked out; another branch, a detached HEAD, or a branch gone: why, and what to run', async () => {
+    const w = await world('executing');
+    const p = await project(w);
+    expect(branchProblem(w.dir, p)).toBeUndefined();
+    w.git(['checkout', '-q', '-b', 'other']);
+    expect(branchProblem(w.dir, p)).toEqual({
+      message: "this project belongs to 'feat/demo', but 'other' is checked out",
+      hint: "run 'git checkout feat/demo'; or, to carry the project on in 'other', run 'sow project set branch other'",
+      details: { project_branch: 'feat/demo', current_branch: 'other' },
+    });
+    w.git(['branch', '-D', 'feat/demo']);
+    expect(branchProblem(w.dir, p)?.message).toBe("this project belongs to 'feat/demo', which no longer exists, and 'other' is checked out");
+    w.git(['checkout', '-q', '--detach']);
+    expect(branchProblem(w.dir, p)).toMatchObject({
+      message: expect.stringMatching(/^HEAD is detached at [0-9a-f]{7}, and this project belongs to 'feat\/demo'$/),
+      hint: "run 'git checkout feat/demo'",
+      details: { current_branch: null },
+    });
+    // A write refuses on the wrong branch (WRONG_BRANCH), leaving the state as it was.
+    await refused(w, () => update(w.ctx(), async () => undefined), 'WRONG_BRANCH', 1);
+  });
+});
+
+describe('what a journal may write', () => {
+  it('a project or task file sow would write, a layout number, any other text; not a broken state file, another task’s file, or a version that is not a number', async () => {
+    const w = await world('executing');
+    await checkJournalText(PROJECT, w.read(PROJECT));
+    await checkJournalText(taskFile('010'), w.read(taskFile('010')));
+    await checkJournalText('.sow/.version', '2\n');
+    await checkJournalText('.sow/project/notes.md', 'anything: [\n');
+    for (const [rel, text] of [
+      [PROJECT, 'name: [\n'],
+      [PROJECT, w.read(PROJECT).replace('type: standard', 'type: nosuch')],
+      [taskFile('020'), w.read(taskFile('010'))],
+      ['.sow/.version', 'two\n'],
+    ] as const)
+      await expect(checkJournalText(rel, text), rel).rejects.toMatchObject({ code: 'STATE_FILE_INVALID' });
+  });
+});
+
+describe('the lock', () => {
+  it('held while the function runs (its folder made first), released after, also when it throws', async () => {
+    const w = await world('init');
+    rmSync(join(w.dir, '.sow/.runtime'), { recursive: true, force: true });
+    const seen: string[] = [];
+    await withRootLock(w.dir, () => void seen.push(existsSync(lockPath(w.dir)) ? 'held' : 'free'));
+    expect(seen).toEqual(['held']);
+    expect(existsSync(lockPath(w.dir))).toBe(false);
+    await expect(withRootLock(w.dir, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(existsSync(lockPath(w.dir))).toBe(false);
+
+    expect(await withWorkspaceLock(w.ctx(), (root) => Promise.resolve(`${root}: ${existsSync(lockPath(root)) ? 'held' : 'free'}`))).toBe(`${w.dir}: held`);
+    expect(existsSync(lockPath(w.dir))).toBe(false);
+  });
+});
