@@ -14,6 +14,14 @@ const home = join(tmpdir(), 'sow-tests-home');
 // the tests start (sow, the fake agents, the fake gh) go without it; the test workers inherit this.
 delete process.env['NODE_EXTRA_CA_CERTS'];
 
+// git's own variables point git at a repository: run from a git hook or `git rebase -x`, they
+// would send every git command of the tests (and of the sow they start) to the repository the
+// tests were started from instead of their temp folders — one `git init --bare` there turns the
+// checkout into a bare repository. The tests' processes go without them.
+for (const name of Object.keys(process.env)) {
+  if (/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|PREFIX|QUARANTINE_PATH)$/.test(name)) delete process.env[name];
+}
+
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],

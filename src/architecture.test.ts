@@ -58,6 +58,17 @@ describe('the layers', () => {
     expect(bad).toEqual([]);
   });
 
+  it('app/ reads the environment and the clock only from its context: no process.env, Date.now() or new Date() but in context.ts', () => {
+    const bad = all
+      .filter((s) => s.file.startsWith('app/') && s.file !== 'app/context.ts')
+      .flatMap((s) =>
+        readFileSync(join(SRC, s.file), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (/process\.env\b|Date\.now\(\)|new Date\(\)/.test(line.replace(/\/\/.*$/, '').replace(/^\s*\*.*$/, '')) ? [`${s.file}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(bad).toEqual([]);
+  });
+
   it('what was taken out stays out: no XState, no parse cache', () => {
     const pkg = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
     expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain('xstate');

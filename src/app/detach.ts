@@ -1,5 +1,6 @@
 /**
- * Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts)
+ * Workers in the background (deadlines and waits are measured on the monotonic clock,
+ * performance.now(); what is recorded uses the context's clock): `agent spawn --detach` starts a supervisor (adapters/supervisor.ts)
  * and returns once it has recorded the session; `agent wait` waits for workers to stop.
  */
 import { randomUUID } from 'node:crypto';
@@ -62,12 +63,12 @@ export async function spawnDetached(where: Where, agentName: string, taskId: str
   const started = startDetached(opts.script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files);
   let exit: number | null | undefined;
   void started.exited.then((code) => (exit = code));
-  const deadline = Date.now() + READY_WITHIN_MS;
+  const deadline = performance.now() + READY_WITHIN_MS;
   for (;;) {
     const ready = readReady(files.ready) as Omit<DetachedStart, 'detached' | 'log'> | undefined;
     if (ready) return { detached: true, ...ready, log: files.log };
     if (exit !== undefined) throw supervisorRefusal(files.result, files.log, exit);
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new SowError(
         'SUPERVISOR_SILENT',
         'external',
@@ -127,7 +128,7 @@ export async function waitForWorkers(where: Where, tasks: readonly string[], opt
     const runs = supervisedRuns(reader.root).filter((r) => !r.waited && r.ready.task !== undefined);
     return { root: reader.root, watched: [...new Set(runs.map((r) => r.ready.task!))] };
   });
-  const started = Date.now();
+  const started = performance.now();
   for (;;) {
     const states = await Reader.read(ctx, async (reader) => Promise.all(watched.map((id) => reader.task(id))));
     const now = ctx.now();
@@ -135,7 +136,7 @@ export async function waitForWorkers(where: Where, tasks: readonly string[], opt
     const stopped = states.filter((t) => !live.includes(t)).map(stoppedOf);
     const running = live.map((t) => ({ task: t.id, by: t.owner!.by, ...(t.owner!.pid !== undefined ? { pid: t.owner!.pid } : {}) }));
     const done = live.length === 0 || (opts.any && stopped.length > 0);
-    const out = opts.timeoutMs !== undefined && Date.now() - started >= opts.timeoutMs;
+    const out = opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs;
     if (done || out || opts.signal?.aborted) {
       // Reported: the detached runs of the stopped tasks are not reported again.
       const reported = new Set(stopped.map((t) => t.task));
@@ -183,12 +184,12 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
   const how = signalOwner(pid, 'SIGTERM');
   const grace = opts.graceMs ?? GRACE_MS;
   const gone = async (ms: number) => {
-    const end = Date.now() + ms;
+    const end = performance.now() + ms;
     for (;;) {
       const stillOwner = await Reader.read(ctx, async (reader) => liveOwner(await reader.task(task.id), ctx.now()));
       const rest = how === 'group' && groupAlive(pid);
       if ((!stillOwner || stillOwner.pid !== pid) && !rest) return true;
-      if (Date.now() >= end) return false;
+      if (performance.now() >= end) return false;
       await new Promise((r) => setTimeout(r, 50));
     }
   };
