@@ -11,7 +11,8 @@ import { activityOf, settleStopped, spawnPreconditions } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
 import { join } from 'node:path';
 import { contextOf, type Where } from './context.js';
-import { liveOwner } from './ownership.js';
+import { liveOwner, workerNow } from './ownership.js';
+import { unattendedText } from '../domain/ownership.js';
 import { Reader } from './workspace.js';
 
 export interface DetachedStart {
@@ -210,6 +211,10 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
 // ---------------------------------------------------------------------------------------------
 
 export interface LiveWorker {
+  /** running; gone: the task is still in progress, but its worker (or its supervisor) is no more. */
+  state: 'running' | 'gone';
+  /** For a worker that is gone: what happened and how to go on. */
+  advice?: string;
   /** The checkout, relative to the main one ('.' for the main checkout itself). */
   checkout: string;
   task: string;
@@ -229,7 +234,7 @@ export interface LiveWorker {
   cost_usd?: number;
 }
 
-/** Every worker running now on this checkout's tasks (with `all`, on every checkout's), oldest first. */
+/** Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from a task still in progress, oldest first. */
 export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
   const ctx = contextOf(where);
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
@@ -238,16 +243,21 @@ export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): P
     const here = { ...ctx, cwd: checkout.path };
     const found = await Reader.read(here, async (reader) => {
       const now = reader.ctx.now();
-      const rows: { task: TaskState; root: string }[] = [];
+      const rows: { task: TaskState; root: string; advice?: string }[] = [];
       for (const s of await reader.tasks()) {
         if (s.owner?.kind !== 'worker') continue;
         const task = await reader.task(s.id);
         if (liveOwner(task, now)) rows.push({ task, root: reader.root });
+        else if (task.status === 'in_progress') {
+          // Nobody works on it silently: a worker that died (killed, a crash, a reboot) is shown as gone.
+          const worker = workerNow(s, now);
+          if (worker?.state === 'gone') rows.push({ task, root: reader.root, advice: unattendedText(task, worker) });
+        }
       }
       return rows;
     });
     const runs = found.length ? supervisedRuns(found[0]!.root) : [];
-    for (const { task, root } of found) {
+    for (const { task, root, advice } of found) {
       const owner = task.owner!;
       const run = runs.find((r) => r.ready.task === task.id && r.ready.pid === owner.pid);
       const file = (run && (readReady(join(run.dir, 'ready.json')) as { events_file?: string } | undefined)?.events_file) || latestEventsFile(root, task.id);
@@ -255,6 +265,8 @@ export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): P
       const type = task.session?.type ?? '';
       const seen = events ? activityOf(type, events.lines) : { usage: {} };
       out.push({
+        state: advice === undefined ? 'running' : 'gone',
+        ...(advice !== undefined ? { advice } : {}),
         checkout: checkout.rel,
         task: task.id,
         name: task.name,

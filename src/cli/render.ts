@@ -166,8 +166,11 @@ function ago(seconds: number): string {
 }
 
 /** `agent ps`: a row per live worker; what it did last, cut to fit a line. */
-export function renderWorkers(rows: readonly LiveWorker[], now: string, all: boolean): string {
-  if (rows.length === 0) return `No worker is running${all ? ' in any checkout' : ''}.`;
+export function renderWorkers(workers: readonly LiveWorker[], now: string, all: boolean): string {
+  const gone = workers.filter((w) => w.state === 'gone');
+  const rows = workers.filter((w) => w.state === 'running');
+  const notes = gone.map((w) => `! ${shown(w.advice ?? '')}`);
+  if (rows.length === 0) return [`No worker is running${all ? ' in any checkout' : ''}.`, ...notes].join('\n');
   const t = Date.parse(now);
   const header = [...(all ? ['checkout'] : []), 'task', 'worker', 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
   const body = rows.map((w) => {
@@ -176,5 +179,5 @@ export function renderWorkers(rows: readonly LiveWorker[], now: string, all: boo
     const doing = shown(w.last_activity ?? '').slice(0, 60);
     return [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), shown(w.executor), String(w.pid), ago(w.running_seconds), last, tokensUsed, dollars(w.cost_usd), doing];
   });
-  return columns([header, ...body]);
+  return [columns([header, ...body]), ...notes].join('\n');
 }

@@ -141,6 +141,26 @@ describe('agent spawn --detach', () => {
     expect(f.ok(['agent', 'ps', '--all']).stdout).toBe('No worker is running in any checkout.\n');
   });
 
+  it('a supervisor killed with its worker (SIGKILL to the group) leaves a task every view calls orphaned, with the way on', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') }).json!.data;
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    process.kill(-started.pid, 'SIGKILL');
+    await until(() => groupMembers(started.pid).length === 0, 'the group is gone');
+    const says = /Nobody works on task 010 any more: .*To go on, resume its session \('sow agent resume 010 "<prompt>"'\)/;
+    const list = f.ok(['task', 'list']);
+    expect(list.stdout).toMatch(/^\[010\] in_progress +First task +\(agent: implementer\) +— nobody works on it$/m);
+    expect(list.stdout + list.stderr).toMatch(says);
+    expect(f.ok(['status']).stdout).toMatch(says);
+    expect(f.ok(['project', 'continue']).stdout).toMatch(says);
+    const ps = f.ok(['agent', 'ps']);
+    expect(ps.stdout).toMatch(/^No worker is running\.\n! Nobody works on task 010 any more/);
+    expect(f.ok(['agent', 'ps', '--json']).json!.data).toEqual([expect.objectContaining({ state: 'gone', task: '010', pid: started.pid, advice: expect.stringMatching(says) })]);
+    // Waiting for it returns at once: it has stopped, without reporting.
+    expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  in_progress: its worker exited without reporting\n');
+  });
+
   it('refusals come back with their own code and exit: before anything starts (no task), and from the supervisor (no agent CLI on PATH)', () => {
     const f = base();
     const before = f.repo.snapshot();
