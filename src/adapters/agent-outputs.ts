@@ -26,6 +26,11 @@ export class RunFiles {
     return `${this.prefix}.jsonl`;
   }
 
+  /** The run's events as sow reads them, one JSON object a line, each with the time it arrived. */
+  get workerEventsFile(): string {
+    return `${this.prefix}.events.jsonl`;
+  }
+
   get promptFile(): string {
     return `${this.prefix}.prompt.md`;
   }
@@ -37,6 +42,11 @@ export class RunFiles {
 
   startEvents(): void {
     writeFileSync(this.eventsFile, '');
+    writeFileSync(this.workerEventsFile, '');
+  }
+
+  appendWorkerEvents(events: readonly object[]): void {
+    if (events.length) appendFileSync(this.workerEventsFile, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   }
 
   appendEvent(line: string): void {

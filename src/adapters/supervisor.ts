@@ -186,3 +186,9 @@ export function readEvents(root: string, file: string): { lines: string[]; chang
   }
   return { lines: text.split('\n').filter(Boolean), changed };
 }
+
+/** The newest run of a task's (or agent's) outputs folder: its raw events file and sow's reading of it, when there is one. */
+export function latestRun(root: string, owner: string): { raw: string; events: string } | undefined {
+  const raw = latestEventsFile(root, owner);
+  return raw ? { raw, events: raw.replace(/\.jsonl$/, '.events.jsonl') } : undefined;
+}

@@ -184,8 +184,8 @@ async function runWorker(
   base: AppContext['env'],
   cwd: string,
   opts: AgentRunOptions,
-  /** What the run used so far, summed from the CLI's events: the caller records it however the run ends. */
-  meter: { usage: Usage },
+  /** What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the clock its events are stamped with. */
+  meter: { usage: Usage; now: () => string },
   onSession?: (id: string) => Promise<void>,
 ): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
   // (Imported here so that only this function's lines change.)
@@ -213,9 +213,11 @@ async function runWorker(
       try {
         event = JSON.parse(line);
       } catch {
+        if (line.trim()) files.appendWorkerEvents([{ at: meter.now(), kind: 'text', text: line.trim() }]);
         if (!opts.quiet && line.trim()) opts.say(`  ${line}`);
         return;
       }
+      files.appendWorkerEvents(workerEvents(resolution.spec, event, meter.now()));
       if (!reportedSession && resolution.spec.sessionFromEvent && typeof event === 'object' && event) {
         const id = resolution.spec.sessionFromEvent(event as Record<string, unknown>);
         if (id) {
@@ -233,6 +235,7 @@ async function runWorker(
     throw new ExternalToolError(invocation.binary, `could not start: ${err.code ?? err.message}`);
   });
   await persisting;
+  files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`, code: outcome.code }]);
   const denials = [...refusals.denials];
   const advice = denialAdvice(denials, {
     type: resolution.executor.config.type,
@@ -395,6 +398,43 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
     }
     return task.status;
   });
+}
+
+/** One event of a worker, as `sow agent events` shows it, whatever CLI it came from. */
+export interface WorkerEvent {
+  at: string;
+  kind: 'session' | 'message' | 'tool_call' | 'finished' | 'error' | 'usage' | 'text' | 'exit';
+  text: string;
+  /** tool_call: the CLI's name for the tool (Bash, shell, Write, …). */
+  tool?: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+  /** exit: the CLI's exit code. */
+  code?: number | null;
+}
+
+/** An event of the CLI's stream as sow's own kinds, read by its module (progress lines and usage). */
+export function workerEvents(spec: ExecutorModule, event: unknown, at: string): WorkerEvent[] {
+  const out: WorkerEvent[] = [];
+  for (const line of describeEvent(event)) {
+    if (line.startsWith('› ')) out.push({ at, kind: 'message', text: line.slice(2) });
+    else if (line.startsWith('● ')) out.push({ at, kind: 'tool_call', text: line.slice(2), tool: line.slice(2).split(/[: ]/)[0]! });
+    else if (line.startsWith('✓ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
+    else if (line.startsWith('✗ ')) out.push({ at, kind: 'error', text: line.slice(2) });
+    else if (/^session .* started/.test(line)) out.push({ at, kind: 'session', text: line });
+    else out.push({ at, kind: 'text', text: line });
+  }
+  const used = typeof event === 'object' && event ? spec.usage?.(event as Record<string, unknown>) : undefined;
+  if (used && Object.keys(used).length) {
+    const parts = [
+      used.input_tokens !== undefined ? `${used.input_tokens} in` : '',
+      used.output_tokens !== undefined ? `${used.output_tokens} out` : '',
+      used.cost_usd !== undefined ? `$${used.cost_usd}` : '',
+    ].filter(Boolean);
+    out.push({ at, kind: 'usage', text: parts.join(', '), ...used });
+  }
+  return out;
 }
 
 /** What a run's events say so far: the last thing it did (as its progress line), and what it used. */
@@ -588,7 +628,7 @@ export async function spawnAgent(
   const running = target;
   const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
-  const meter = { usage: {} as Usage };
+  const meter = { usage: {} as Usage, now: ctx.now };
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
@@ -711,7 +751,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const running = target;
   const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
-  const meter = { usage: {} as Usage };
+  const meter = { usage: {} as Usage, now: ctx.now };
   let gone: string | undefined;
   try {
     run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, sessionCwd, opts, meter);

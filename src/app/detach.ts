@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
-import { groupAlive, latestEventsFile, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
-import { activityOf, settleStopped, spawnPreconditions } from './agents.js';
+import { groupAlive, latestEventsFile, latestRun, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
+import { activityOf, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
 import { join } from 'node:path';
 import { contextOf, type Where } from './context.js';
@@ -284,4 +284,63 @@ export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): P
     }
   }
   return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
+}
+
+// ---------------------------------------------------------------------------------------------
+// agent events
+// ---------------------------------------------------------------------------------------------
+
+export interface TaskEvents {
+  task: string;
+  /** The run's raw event stream (the CLI's own lines), or null before any run. */
+  raw: string | null;
+  events: WorkerEvent[];
+  /** Whether a worker still runs on the task. */
+  live: boolean;
+}
+
+/** The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…). */
+export async function taskEvents(where: Where, taskId: string): Promise<TaskEvents> {
+  const ctx = contextOf(where);
+  return Reader.read(ctx, async (reader) => {
+    const task = await reader.task(taskId);
+    const run = latestRun(reader.root, task.id);
+    const lines = run ? (readEvents(reader.root, run.events)?.lines ?? []) : [];
+    const events: WorkerEvent[] = [];
+    for (const line of lines) {
+      try {
+        events.push(JSON.parse(line) as WorkerEvent);
+      } catch {
+        // a line cut short while it was written: the next read has it whole
+      }
+    }
+    return { task: task.id, raw: run?.raw ?? null, events, live: task.owner?.kind === 'worker' && liveOwner(task, reader.ctx.now()) !== undefined };
+  });
+}
+
+/**
+ * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has
+ * stopped and nothing new came (or `signal` aborts), polling the events file.
+ */
+export async function followEvents(where: Where, taskId: string, onEvent: (e: WorkerEvent) => void, opts: { pollMs?: number; signal?: AbortSignal } = {}): Promise<number> {
+  let seen = 0;
+  for (;;) {
+    const r = await taskEvents(where, taskId);
+    // A complete last line only: one being written is taken on the next round.
+    const whole = r.events;
+    for (const e of whole.slice(seen)) onEvent(e);
+    const grew = whole.length > seen;
+    seen = whole.length;
+    if ((!r.live && !grew) || opts.signal?.aborted) return seen;
+    await new Promise((res) => setTimeout(res, opts.pollMs ?? 200));
+  }
+}
+
+/** The newest run's raw stream (the CLI's own lines), read confined; null before any run. */
+export async function rawEvents(where: Where, taskId: string): Promise<{ task: string; raw: string | null; lines: string[] }> {
+  return Reader.read(contextOf(where), async (reader) => {
+    const task = await reader.task(taskId);
+    const run = latestRun(reader.root, task.id);
+    return { task: task.id, raw: run?.raw ?? null, lines: run ? (readEvents(reader.root, run.raw)?.lines ?? []) : [] };
+  });
 }

@@ -14,6 +14,7 @@ import { unattendedText, type Worker } from '../domain/ownership.js';
 import { toJson } from '../domain/json.js';
 import type { CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
+import type { WorkerEvent } from '../app/agents.js';
 import { renderValue } from './value.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
@@ -180,4 +181,11 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
     return [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), shown(w.executor), String(w.pid), ago(w.running_seconds), last, tokensUsed, dollars(w.cost_usd), doing];
   });
   return [columns([header, ...body]), ...notes].join('\n');
+}
+
+const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = { session: '◦', message: '›', tool_call: '●', finished: '✓', error: '✗', usage: '$', text: ' ', exit: '■' };
+
+/** `10:01:02 ● Bash: npm test`: the time (UTC) an event came, its kind as a mark, what it says. */
+export function eventLine(e: WorkerEvent): string {
+  return `${e.at.slice(11, 19)} ${EVENT_MARK[e.kind] ?? ' '} ${shown(e.text)}`;
 }

@@ -171,6 +171,34 @@ export const commands: readonly CommandDef[] = [
     },
   },
   {
+    name: 'agent events',
+    description: 'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same for every CLI (the newest run)',
+    args: [{ name: 'task-id', description: 'the task whose worker to show', complete: 'task-id' }],
+    options: [
+      { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
+      { flags: '--raw', description: "print the CLI's own event stream instead (JSON lines, as it wrote them)" },
+    ],
+    help: "The events are kept under .sow/.runtime/agent-outputs/<task>/ beside the CLI's raw stream, one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines as they come).",
+    writes: false,
+    async run(ctx, { args, opts }) {
+      const id = taskIdArg(args[0] as string, 'task id');
+      if (opts['follow'] && ctx.json)
+        throw new UsageError('--follow prints events as they come, and --json one document at the end: give one of them', `sow agent events ${id} --follow, or sow agent events ${id} --json`);
+      const { taskEvents, followEvents, rawEvents } = await import('../app/detach.js');
+      const { eventLine } = await import('../cli/render.js');
+      if (opts['raw']) {
+        const r = await rawEvents(ctx.app, id);
+        return { data: r, text: r.raw ? r.lines.join('\n') : `No worker has run on task ${r.task} yet.` };
+      }
+      if (opts['follow']) {
+        await followEvents(ctx.app, id, (e) => writeText(process.stdout, eventLine(e)));
+        return undefined;
+      }
+      const r = await taskEvents(ctx.app, id);
+      return { data: r, text: r.events.length ? r.events.map(eventLine).join('\n') : `No events of a worker on task ${r.task} yet.` };
+    },
+  },
+  {
     name: 'agent stop',
     description: 'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a note in its log',
     args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],

@@ -728,10 +728,12 @@ describe('raw events and the progress view', () => {
     expect(r.stderr).toContain('sow task set status needs_review');
     expect(r.stderr).toContain('Task 010 is now needs_review');
     const sid = f.task().session_id;
+    // The CLI's raw stream, and beside it sow's reading of it (agent events).
     const events = only(
-      f.outputs().filter((p) => p.endsWith('.jsonl')),
-      'one events file',
+      f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
+      'one raw events file',
     );
+    expect(f.outputs().filter((p) => p.endsWith('.events.jsonl'))).toEqual([events.replace(/\.jsonl$/, '.events.jsonl')]);
     const lines = readFileSync(events, 'utf8')
       .trim()
       .split('\n')
@@ -755,8 +757,8 @@ describe('raw events and the progress view', () => {
     const q2 = f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
     expect(q2.stdout).toBe('needs_review\n');
     expect(q2.stderr).toBe('');
-    expect(f.outputs().filter((p) => p.endsWith('.jsonl'))).toHaveLength(2);
-    expect(f.outputs('020').filter((p) => p.endsWith('.jsonl'))).toHaveLength(1);
+    expect(f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl'))).toHaveLength(2);
+    expect(f.outputs('020').filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl'))).toHaveLength(1);
 
     // --json: one document on stdout, the progress view stays on stderr.
     const j = f.ok(['agent', 'resume', '020', 'again', '--json']);

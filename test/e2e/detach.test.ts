@@ -8,7 +8,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentFixtures, until } from './agent-world.js';
+import { spawn } from 'node:child_process';
+import { SOW } from './harness.js';
+import { agentFixtures, cleanEnv, until } from './agent-world.js';
 
 const base = agentFixtures({ tasks: ['First task', 'Second task', 'Third task'] });
 
@@ -159,6 +161,33 @@ describe('agent spawn --detach', () => {
     expect(f.ok(['agent', 'ps', '--json']).json!.data).toEqual([expect.objectContaining({ state: 'gone', task: '010', pid: started.pid, advice: expect.stringMatching(says) })]);
     // Waiting for it returns at once: it has stopped, without reporting.
     expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  in_progress: its worker exited without reporting\n');
+  });
+
+  it("agent events: the worker's messages, tool calls, usage and exit in one form; --follow prints them as they come and ends when the worker stops", async () => {
+    const f = base();
+    const dir = f.world.root;
+    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'a'), FAKE_AGENT_USAGE: JSON.stringify({ input: 1200, output: 300, cost: 0.05 }) });
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    const follower = spawn(process.execPath, [SOW, 'agent', 'events', '010', '--follow'], { cwd: f.root, env: cleanEnv(f.world.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    follower.stdout!.on('data', (d) => (out += d));
+    const ended = new Promise<number | null>((res) => follower.on('exit', (code) => res(code)));
+    await until(() => /◦ session .* started/.test(out), 'the follower printed the start of the run');
+    writeFileSync(join(dir, 'go'), '');
+    expect(await ended).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d ◦ session [0-9a-f-]+ started/);
+    expect(lines).toContainEqual(expect.stringMatching(/● Bash: sow agent report --status needs_review a done$/));
+    expect(lines).toContainEqual(expect.stringMatching(/\$ 1200 in, 300 out, \$0.05$/));
+    expect(lines.at(-1)).toMatch(/■ exited with code 0$/);
+    // The same, at once and as data; the raw stream is the CLI's own.
+    const json = f.ok(['agent', 'events', '010', '--json']).json!.data;
+    expect(json.events.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['session', 'tool_call', 'usage', 'exit']));
+    expect(json.live).toBe(false);
+    expect(JSON.parse(f.ok(['agent', 'events', '010', '--raw']).stdout.split('\n')[0]!)).toMatchObject({ type: 'system', subtype: 'init' });
+    const both = f.sow(['agent', 'events', '010', '--follow', '--json']);
+    expect(both.code).toBe(2);
+    expect(f.ok(['agent', 'events', '020']).stdout).toBe('No events of a worker on task 020 yet.\n');
   });
 
   it('refusals come back with their own code and exit: before anything starts (no task), and from the supervisor (no agent CLI on PATH)', () => {

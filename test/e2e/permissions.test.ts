@@ -259,7 +259,7 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
     expect(call.argv).toEqual(c.safe(ctx));
 
     // The permission files are written beside the prompt, only for the CLI that reads them.
-    const files = f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl)$/.test(n));
+    const files = f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl|events\.jsonl)$/.test(n));
     expect(files).toEqual(c.type === 'gemini' ? ['gemini-sow-policy.toml'] : c.type === 'opencode' ? ['opencode-sow.json'] : []);
     if (c.type === 'gemini') {
       const policy = readFileSync(join(ctx.dir, 'gemini-sow-policy.toml'), 'utf8');
@@ -325,7 +325,7 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     expect(call.cli).toBe(c.cli);
     expect(call.argv).toEqual(c.yolo({ sid: f.task().session_id, root: f.root, dir: f.dir() }));
     expect(
-      f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl)$/.test(n)),
+      f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl|events\.jsonl)$/.test(n)),
       'no permission files',
     ).toEqual([]);
     expect(openCodeEnv(call)).toEqual([]);
