@@ -114,9 +114,9 @@ function git(cwd, ...argv) {
 }
 
 /** Runs sow and insists on an exit code; returns the parsed --json document when asked. */
-function sow(cwd, argv, { expect = [0], json = false } = {}) {
+function sow(cwd, argv, { expect = [0], json = false, env } = {}) {
   const full = json ? ['--json', ...argv] : argv;
-  const r = run(process.execPath, [SOW, ...full], cwd);
+  const r = env ? spawnSync(process.execPath, [SOW, ...full], { cwd, env: { ...CHILD_ENV, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }) : run(process.execPath, [SOW, ...full], cwd);
   if (expect === null) return { ...safeJson(r.stdout), status: r.status };
   if (!expect.includes(r.status)) {
     throw new Error(`'sow ${full.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`);
@@ -432,6 +432,73 @@ async function measureMcp(repo, size, runs) {
   });
 }
 
+/**
+ * Workers at work: `sow agent ps` with ten detached workers running (the fake claude of the tests,
+ * waiting on a file), and `sow agent events` reading a run of 10,000 events. Each sample is paired
+ * with a floor run just before it, as the rows above.
+ */
+const WORKERS = 10;
+const EVENTS = 10_000;
+const WORKER_BUDGETS = { ps: 50, events: 100 };
+function measureWorkers(runs) {
+  const repo = setUpProject(WORKERS + 2);
+  const bin = join(repo, '..', `${repo.split('/').pop()}-bin`);
+  workDirs.push(bin);
+  mkdirSync(bin, { recursive: true });
+  const fake = fileURLToPath(new URL('../test/fakes/fake-agent.mjs', import.meta.url));
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec "${process.execPath}" "${fake}" claude "$@"\n`, { mode: 0o755 });
+  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`, { mode: 0o755 });
+  const go = join(bin, 'go');
+  const env = { PATH: `${bin}:${CHILD_ENV.PATH ?? ''}`, FAKE_AGENT_HOME: join(bin, 'home'), FAKE_AGENT_LOG: join(bin, 'calls.log'), FAKE_AGENT_SCRIPT: JSON.stringify([{ wait: go }]) };
+  const ids = taskIds(WORKERS + 2).slice(0, WORKERS);
+  const out = [];
+  const row = (command, budget, fn) => {
+    const samples = [];
+    const over = [];
+    for (let i = 0; i < runs + 1; i++) {
+      const floor = timeOnce(process.execPath, FLOOR_ARGV).ms;
+      const r = fn();
+      if (r.status !== 0)
+        return out.push({ command, median_ms: null, over_floor_ms: null, budget_ms: budget, verdict: 'ERROR', error: `exit ${r.status}: ${(r.stderr || r.stdout).trim().split('\n')[0]}` });
+      if (i === 0) continue; // warm-up
+      samples.push(r.ms);
+      over.push(r.ms - floor);
+    }
+    const s = stats(samples);
+    const o = stats(over).median;
+    out.push({ command, median_ms: round1(s.median), p90_ms: round1(s.p90), over_floor_ms: round1(o), budget_ms: budget, verdict: o <= budget ? 'PASS' : 'OVER' });
+  };
+  try {
+    // --force: the generated tasks are in every state; the bench wants ten workers, not the guards.
+    for (const id of ids) sow(repo, ['agent', 'spawn', 'implementer', id, '--detach', '--force'], { env });
+    const live = sow(repo, ['agent', 'ps'], { json: true, env }).data.filter((w) => w.state === 'running').length;
+    if (live !== WORKERS) throw new Error(`${live} of ${WORKERS} workers running`);
+    row(`sow agent ps (${WORKERS} workers running)`, WORKER_BUDGETS.ps, () => timeOnce(process.execPath, [SOW, 'agent', 'ps'], repo, env));
+  } finally {
+    writeFileSync(go, '');
+    timeOnce(process.execPath, [SOW, 'agent', 'wait', '--timeout', '60s'], repo, env);
+  }
+  // A long run: 10,000 events, as Claude Code writes them, and sow's reading of them.
+  const dir = join(repo, '.sow/.runtime/agent-outputs', ids[0]);
+  const stamp = '2999-01-01T00-00-00-000Z-resume';
+  const raw = [];
+  const events = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const at = new Date(Date.UTC(2026, 10, 26, 10, 0, 0) + i * 100).toISOString();
+    if (i % 2 === 0) {
+      raw.push(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `npm test -- --grep case-${i}` } }] } }));
+      events.push(JSON.stringify({ at, kind: 'tool_call', text: `Bash: npm test -- --grep case-${i}`, tool: 'Bash' }));
+    } else {
+      raw.push(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `Case ${i} passes; on to the next one.` }] } }));
+      events.push(JSON.stringify({ at, kind: 'message', text: `Case ${i} passes; on to the next one.` }));
+    }
+  }
+  writeFileSync(join(dir, `${stamp}.jsonl`), `${raw.join('\n')}\n`);
+  writeFileSync(join(dir, `${stamp}.events.jsonl`), `${events.join('\n')}\n`);
+  row(`sow agent events (${EVENTS.toLocaleString('en-US')} events)`, WORKER_BUDGETS.events, () => timeOnce(process.execPath, [SOW, 'agent', 'events', ids[0]], repo, env));
+  return out;
+}
+
 let loadStart = 0;
 let loadPeak = 0;
 
@@ -579,7 +646,10 @@ async function main() {
   const mcp = [];
   for (const n of SIZES) mcp.push(...(await measureMcp(repos.get(n), n, Math.max(RUNS, 20))));
 
-  const over = [...results, ...memory, ...mcp].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
+  log('  timing workers at work (agent ps, agent events)…');
+  const workers = measureWorkers(Math.min(RUNS, 11));
+
+  const over = [...results, ...memory, ...mcp, ...workers].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
   const report = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
@@ -597,6 +667,7 @@ async function main() {
     rows: results,
     memory,
     mcp,
+    workers,
     instructions,
     over_budget: over,
   };
@@ -656,6 +727,10 @@ function renderTable(report) {
   lines.push(`sow mcp tool calls (one server per size; each call timed from request to answer; budget p50 ≤ ${MCP_BUDGET_MS} ms at ${LARGE} tasks):`);
   const mcpBody = report.mcp.map((m) => [m.command, String(m.tasks), ms(m.min_ms), ms(m.p50_ms), ms(m.p90_ms), String(m.calls), m.budget_ms === null ? '' : `≤ ${m.budget_ms} ms`, m.verdict]);
   lines.push(...table(['tool', 'tasks', 'min', 'p50', 'p90', 'calls', 'budget', ''], mcpBody, [false, true, true, true, true, true, true, false]));
+  lines.push('');
+  lines.push('workers at work (each run paired with a floor run just before it):');
+  const workerBody = report.workers.map((w) => [w.command, ms(w.median_ms), ms(w.p90_ms), w.over_floor_ms === null ? '' : `+${f(w.over_floor_ms)} ms`, `+${w.budget_ms} ms`, w.verdict]);
+  lines.push(...table(['command', 'median', 'p90', '+floor', 'budget', ''], workerBody, [false, true, true, true, true, false]));
   if (report.instructions.length) {
     lines.push('');
     lines.push("instructions (valgrind callgrind, one run each; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):");
@@ -668,7 +743,7 @@ function renderTable(report) {
     ]);
     lines.push(...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]));
   }
-  const errors = [...report.rows, ...report.memory, ...report.mcp].filter((r) => r.error);
+  const errors = [...report.rows, ...report.memory, ...report.mcp, ...report.workers].filter((r) => r.error);
   if (errors.length) {
     lines.push('');
     lines.push('errors:');
