@@ -66,6 +66,29 @@ describe('agent spawn --detach', () => {
     expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({ ok: true, data: { task: '010', status: 'needs_review' } });
   });
 
+  it("outlives its caller's whole process group killed (as an agent CLI ends its tool calls), and finishes its work", async () => {
+    const f = base();
+    const dir = f.world.root;
+    // The caller: a shell in a process group of its own that spawns the worker and then lingers, as a tool call would.
+    const caller = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" "${SOW}" agent spawn implementer 010 --detach --json > "${join(dir, 'spawned.json')}"; touch "${join(dir, 'returned')}"; exec sleep 600`],
+      {
+        cwd: f.root,
+        env: cleanEnv({ ...f.world.env, FAKE_AGENT_SCRIPT: script(dir, 'a') }),
+        detached: true,
+        stdio: 'ignore',
+      },
+    );
+    await until(() => existsSync(join(dir, 'returned')) && existsSync(join(dir, 'a.started')), 'the spawn returned and the worker started');
+    process.kill(-caller.pid!, 'SIGKILL');
+    await until(() => groupMembers(caller.pid!).length === 0, "the caller's group is gone");
+    const supervisor = JSON.parse(readFileSync(join(dir, 'spawned.json'), 'utf8')).data.pid as number;
+    expect(alive(supervisor)).toBe(true);
+    writeFileSync(join(dir, 'go'), '');
+    expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  needs_review\n');
+  });
+
   it('three parallel workers run at once: each has started before any is told to finish; wait returns when all stopped', async () => {
     const f = base();
     const dir = f.world.root;
