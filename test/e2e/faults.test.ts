@@ -857,13 +857,25 @@ describe('readers get a consistent view', () => {
       const readerExit = new Promise<number | null>((resolve) => reader.on('exit', (code) => resolve(code)));
       await new Promise((res) => setTimeout(res, 80 + Math.random() * 220));
       reader.kill('SIGSTOP');
+      let written = false;
       const writer = (async () => {
         const added = await r.sowAsync(['task', 'add', `Dependency ${i}`, '--agent', 'implementer', '--json'], { env: { SOW_LOCK_TIMEOUT: '60' } });
         if (added.code !== 0) failures.push(`task add: ${added.stdout}${added.stderr}`);
         const set = await r.sowAsync(['task', 'set', '--id', last, 'dependencies', added.json?.data?.id as string], { env: { SOW_LOCK_TIMEOUT: '60' } });
         if (set.code !== 0) failures.push(`task set: ${set.stdout}${set.stderr}`);
+        written = true;
       })();
-      await new Promise((res) => setTimeout(res, 1_500));
+      // The reader stays paused until the writer has written — or cannot, because the paused
+      // reader holds the lock (then it waits for the reader, whatever the time).
+      const readerHoldsLock = () => {
+        try {
+          return (JSON.parse(readFileSync(join(r.dir, LOCK), 'utf8')) as { pid?: number }).pid === reader.pid;
+        } catch {
+          return false;
+        }
+      };
+      const until = Date.now() + 60_000;
+      while (!written && !readerHoldsLock() && Date.now() < until) await new Promise((res) => setTimeout(res, 20));
       reader.kill('SIGCONT');
       const [code] = await Promise.all([readerExit, writer]);
       if (code !== 0) failures.push(`read ${i}: exit ${code}: ${out}`);
