@@ -163,6 +163,26 @@ export const commands: readonly CommandDef[] = [
     description: 'The workers running now: task, worker, CLI, pid, running for, what it did last, tokens and cost so far',
     options: [{ flags: '--all', description: 'also the workers of every worktree (sow worktree list)' }],
     writes: false,
+    mcp: {
+      tool: 'agent_ps',
+      description: 'The workers running now (and any gone from a task still in progress): task, worker, role, CLI, pid, running for, what it did last, tokens and cost so far.',
+      listKey: 'workers',
+      input: (z) => z.strictObject({ all: z.boolean().optional().describe('also the workers of every worktree') }),
+      output: (z) =>
+        z.looseObject({
+          workers: z.array(
+            z.looseObject({
+              state: z.enum(['running', 'gone']),
+              task: z.string(),
+              agent_id: z.string(),
+              pid: z.number(),
+              running_seconds: z.number(),
+              last_activity: z.string().nullable(),
+              advice: z.string().optional().describe('for a worker that is gone: what happened and how to go on'),
+            }),
+          ),
+        }),
+    },
     async run(ctx, { opts }) {
       const { liveWorkers } = await import('../app/detach.js');
       const rows = await liveWorkers(ctx.app, { all: opts['all'] === true });

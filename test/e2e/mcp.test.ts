@@ -13,10 +13,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, inPlanning, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import { stringify } from 'yaml';
 
 const fresh = useRepos();
 
-const TOOL_NAMES = ['advance', 'artifact', 'check_run', 'continue', 'log', 'status', 'task_next', 'task_update'];
+const TOOL_NAMES = ['advance', 'agent_ps', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task_next', 'task_update'];
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -173,6 +174,27 @@ describe('sow mcp: the tools', () => {
     expect(refused.isError).toBe(true);
     expect(refused.json).toEqual(cliRefusal(bare, ['project', 'status']));
     expect(refused.json.error.code).toBe('NOT_INITIALIZED');
+  });
+
+  it('cost and agent_ps: the data of sow cost / sow agent ps, checked against their output schemas', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const project = repo.yaml(PROJECT);
+    // A ledger as workers leave it: two runs on 010, one of the project's own.
+    project.usage = [
+      { at: '2026-11-26T10:00:00.000Z', agent_id: 'implementer-1', agent: 'implementer', executor: 'claude-code', task: '010', run: 'spawn', input_tokens: 100, output_tokens: 10, cost_usd: 0.5 },
+      { at: '2026-11-26T10:05:00.000Z', agent_id: 'implementer-1', agent: 'implementer', executor: 'claude-code', task: '010', run: 'resume', input_tokens: 50, output_tokens: 5, cost_usd: 0.25 },
+      { at: '2026-11-26T10:06:00.000Z', agent_id: 'planner-1', agent: 'planner', executor: 'codex', run: 'spawn' },
+    ];
+    repo.write(PROJECT, stringify(project));
+    const { client } = await connect(repo);
+    const byTask = await data(client, 'cost');
+    expect(byTask).toEqual(cliData(repo, ['cost']));
+    expect(byTask.total).toEqual({ runs: 3, unreported: 1, input_tokens: 150, output_tokens: 15, cost_usd: 0.75 });
+    expect(await data(client, 'cost', { by: 'role' })).toEqual(cliData(repo, ['cost', '--by', 'role']));
+    expect(await data(client, 'agent_ps')).toEqual(cliData(repo, ['agent', 'ps']));
+    const bad = await call(client, 'cost', { by: 'tasks' });
+    expect(bad.isError).toBe(true);
   });
 
   it('task_next and task_update: the data of sow task next / task set', async () => {
