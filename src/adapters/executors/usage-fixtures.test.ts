@@ -1,0 +1,38 @@
+/**
+ * What each CLI reports as usage, read from the event streams captured from the pinned CLIs
+ * (test/fixtures/agent-help/<cli>__events-sample-success.jsonl, recorded against the scripted
+ * loopback model of `npm run test:real-agents`): the sums `sow cost` would record for those runs.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { EXECUTORS } from './registry.js';
+import { addUsage } from './shared.js';
+import type { Usage } from './types.js';
+
+const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/agent-help/', import.meta.url));
+
+function usageOfFixture(cli: keyof typeof EXECUTORS, file: string): Usage {
+  const reader = EXECUTORS[cli].usage;
+  let total: Usage = {};
+  for (const line of readFileSync(`${FIXTURES}${file}`, 'utf8').split('\n').filter(Boolean)) {
+    const used = reader?.(JSON.parse(line) as Record<string, unknown>);
+    if (used) total = addUsage(total, used);
+  }
+  return total;
+}
+
+describe('usage in the real CLIs’ own events', () => {
+  it('Claude Code: the closing result’s usage and total_cost_usd, once (not each assistant message too)', () => {
+    expect(usageOfFixture('claude', 'claude__events-sample-success.jsonl')).toEqual({ input_tokens: 5, output_tokens: 3, cost_usd: 0.0001 });
+  });
+  it('Gemini CLI: the result’s stats, tokens only', () => {
+    expect(usageOfFixture('gemini', 'gemini__events-sample-success.jsonl')).toEqual({ input_tokens: 1, output_tokens: 3 });
+  });
+  it('OpenCode: each step_finish’s tokens and cost', () => {
+    expect(usageOfFixture('opencode', 'opencode__events-sample-success.jsonl')).toEqual({ input_tokens: 5, output_tokens: 3, cost_usd: 0.00006 });
+  });
+  it('Copilot CLI: its result has premium requests and durations, no tokens: nothing to count', () => {
+    expect(usageOfFixture('copilot', 'copilot__events-sample-success.jsonl')).toEqual({});
+  });
+});
