@@ -26,6 +26,9 @@ describe('usage in the real CLIs’ own events', () => {
   it('Claude Code: the closing result’s usage and total_cost_usd, once (not each assistant message too)', () => {
     expect(usageOfFixture('claude', 'claude__events-sample-success.jsonl')).toEqual({ input_tokens: 5, output_tokens: 3, cost_usd: 0.0001 });
   });
+  it('Codex: each turn.completed’s usage, tokens only (two model calls of 50 in / 20 out in this run)', () => {
+    expect(usageOfFixture('codex', 'codex__events-sample-success.jsonl')).toEqual({ input_tokens: 100, output_tokens: 40 });
+  });
   it('Gemini CLI: the result’s stats, tokens only', () => {
     expect(usageOfFixture('gemini', 'gemini__events-sample-success.jsonl')).toEqual({ input_tokens: 1, output_tokens: 3 });
   });
