@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 const FAKE_AGENT = fileURLToPath(new URL('./fakes/fake-agent.mjs', import.meta.url));
 const FAKE_GH = fileURLToPath(new URL('./fakes/fake-gh.mjs', import.meta.url));
@@ -41,15 +41,11 @@ export interface Fakes {
   setGhState(state: object): void;
 }
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A folder of fake CLIs for one test (removed after it), without the names in `omit`. */
 export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
   const dir = mkdtempSync(join(tmpdir(), 'sow-inproc-fakes-'));
-  made.push(dir);
+  // Removed when the test that made it ends (a hook of this module would only serve the first test file of a shared process).
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const bin = join(dir, 'bin');
   const xdg = join(dir, 'xdg');
   for (const d of [bin, xdg, join(dir, 'home'), join(dir, 'fake-home')]) mkdirSync(d, { recursive: true });

@@ -35,9 +35,9 @@ function fixedClock(at = T0): Clock {
 }
 
 /** What every context's environment holds: a state folder of this test file's own (check allowances), no colour. */
-const STATE_HOME = mkdtempSync(join(tmpdir(), 'sow-inproc-state-'));
-afterAll(() => rmSync(STATE_HOME, { recursive: true, force: true }));
-const BASE_ENV: Readonly<Record<string, string>> = { NO_COLOR: '1', HOME: join(STATE_HOME, 'home'), XDG_STATE_HOME: STATE_HOME, XDG_CONFIG_HOME: join(STATE_HOME, 'config') };
+// Beside the worlds of the test file (under its root, removed with it): the file's own, also when
+// test files share a process (`test:fast` runs them without isolation).
+const baseEnv = (stateHome: string): Readonly<Record<string, string>> => ({ NO_COLOR: '1', HOME: join(stateHome, 'home'), XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: join(stateHome, 'config') });
 
 /** The environment of a worker sow spawned: its agent id and, when it works on one, its task. */
 export const workerEnv = (agentId: string, task?: string): Record<string, string> => ({
@@ -73,7 +73,8 @@ const git = (dir: string, args: string[]) => execFileSync('git', args, { cwd: di
 
 function world(dir: string): World {
   const clock = fixedClock();
-  const ctx = (env: Record<string, string> = {}, cwd?: string): AppContext => ({ cwd: cwd ? join(dir, cwd) : dir, env: { ...BASE_ENV, ...env }, now: clock.now });
+  const base = baseEnv(join(dirname(dir), 'state'));
+  const ctx = (env: Record<string, string> = {}, cwd?: string): AppContext => ({ cwd: cwd ? join(dir, cwd) : dir, env: { ...base, ...env }, now: clock.now });
   return {
     dir,
     clock,
