@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { refused, said, T0, worlds, type World } from '../../test/inproc.js';
+import { GIT_ID, refSource } from '../../test/ref-source.js';
 import { addRef, listRefs, refInfos, refsForPrompt, refsInit, refsStatus, refsUpdate, removeRef, withRefs } from './refs.js';
 
 const world = worlds();
@@ -25,48 +26,7 @@ const temp = (prefix: string) => {
   return d;
 };
 
-const GIT_ID = ['-c', 'user.email=t@example.com', '-c', 'user.name=T'];
-
-interface Source {
-  url: string;
-  bare: string;
-  /** Commits a change to a file of the source and pushes it; its commit. */
-  push(file: string, text: string): string;
-  branch(name: string, file: string, text: string): void;
-}
-
-/** A bare repository with a working clone that pushes to it (branch main): README.md, docs/guide.md. */
-function source(): Source {
-  const dir = temp('sow-ref-src-');
-  const bare = join(dir, 'origin.git');
-  const work = join(dir, 'work');
-  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', bare]);
-  execFileSync('git', ['init', '-q', '-b', 'main', work]);
-  mkdirSync(join(work, 'docs'));
-  writeFileSync(join(work, 'README.md'), '# Style guide\n');
-  writeFileSync(join(work, 'docs', 'guide.md'), 'Use tabs.\n');
-  const git = (args: string[]) => execFileSync('git', [...GIT_ID, ...args], { cwd: work, encoding: 'utf8' }).trim();
-  git(['add', '-A']);
-  git(['commit', '-q', '-m', 'first']);
-  git(['push', '-q', bare, 'main']);
-  return {
-    url: `file://${bare}`,
-    bare,
-    push(file, text) {
-      writeFileSync(join(work, file), text);
-      git(['commit', '-q', '-am', `change ${file}`]);
-      git(['push', '-q', bare, 'main']);
-      return git(['rev-parse', 'HEAD']);
-    },
-    branch(name, file, text) {
-      git(['checkout', '-q', '-b', name]);
-      writeFileSync(join(work, file), text);
-      git(['commit', '-q', '-am', `on ${name}`]);
-      git(['push', '-q', bare, name]);
-      git(['checkout', '-q', 'main']);
-    },
-  };
-}
+const source = refSource;
 
 /** A world whose contexts keep sow's cache in a folder of this test's own. */
 async function setup(): Promise<{ w: World; cache: string; ctx: () => ReturnType<World['ctx']> }> {

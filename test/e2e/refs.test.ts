@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, expectFails, makeRepo, ok, SOW, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
 import { makeWorld, runSow, show } from './agent-world.js';
+import { GIT_ID, refSource, type RefSource } from '../ref-source.js';
 
 const fresh = useRepos();
 const temps: string[] = [];
@@ -23,52 +24,15 @@ const temp = (prefix: string) => {
   return d;
 };
 
-const GIT_ID = ['-c', 'user.email=t@example.com', '-c', 'user.name=T'];
-
-interface Source {
-  /** file:// of the bare repository: a source of this machine, so never in the committed index. */
-  url: string;
+interface Source extends RefSource {
   /** The same repository as an https:// URL, which the committed index may name (git maps it to `url`: cacheEnv). */
   shared: string;
-  bare: string;
-  /** Commits a change to a file of the source and pushes it. */
-  push(file: string, text: string): string;
-  /** Pushes a new branch with one change. */
-  branch(name: string, file: string, text: string): void;
 }
 
-/** A bare repository with a working clone that pushes to it (branch main): README.md, docs/guide.md. */
+/** A source (test/ref-source.ts), also under the https:// name the committed index may use. */
 function source(): Source {
-  const dir = temp('sow-ref-src-');
-  const bare = join(dir, 'origin.git');
-  const work = join(dir, 'work');
-  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', bare]);
-  execFileSync('git', ['init', '-q', '-b', 'main', work]);
-  mkdirSync(join(work, 'docs'));
-  writeFileSync(join(work, 'README.md'), '# Style guide\n');
-  writeFileSync(join(work, 'docs', 'guide.md'), 'Use tabs.\n');
-  const git = (args: string[]) => execFileSync('git', [...GIT_ID, ...args], { cwd: work, encoding: 'utf8' }).trim();
-  git(['add', '-A']);
-  git(['commit', '-q', '-m', 'first']);
-  git(['push', '-q', bare, 'main']);
-  return {
-    url: `file://${bare}`,
-    shared: `${SHARED_PREFIX}${relative(tmpdir(), bare)}`,
-    bare,
-    push(file, text) {
-      writeFileSync(join(work, file), text);
-      git(['commit', '-q', '-am', `change ${file}`]);
-      git(['push', '-q', bare, 'main']);
-      return git(['rev-parse', 'HEAD']);
-    },
-    branch(name, file, text) {
-      git(['checkout', '-q', '-b', name]);
-      writeFileSync(join(work, file), text);
-      git(['commit', '-q', '-am', `on ${name}`]);
-      git(['push', '-q', bare, name]);
-      git(['checkout', '-q', 'main']);
-    },
-  };
+  const src = refSource();
+  return { ...src, shared: `${SHARED_PREFIX}${relative(tmpdir(), src.bare)}` };
 }
 
 /** What the committed index may name: an https URL, which git here reads from the temp folder instead (url.<base>.insteadOf). */
