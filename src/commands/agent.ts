@@ -144,6 +144,31 @@ export const commands: readonly CommandDef[] = [
     ],
     help: 'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
     writes: false,
+    mcp: {
+      tool: 'agent_wait',
+      description: "Wait until workers stop (default: detached ones not yet reported) and get each task's status; waits at most timeout_seconds (default 30), then says who still runs: call again.",
+      input: (z) =>
+        z.strictObject({
+          tasks: z.array(z.string()).optional().describe('the tasks whose workers to wait for'),
+          any: z.boolean().optional().describe('return as soon as one of them has stopped'),
+          timeout_seconds: z.number().min(1).max(600).optional().describe('how long to wait at most (default 30)'),
+        }),
+      output: (z) =>
+        z.looseObject({
+          stopped: z
+            .array(z.looseObject({ task: z.string(), status: z.string(), unreported: z.boolean() }))
+            .describe('the tasks whose workers stopped, with their status; unreported: the worker exited without saying'),
+          running: z.array(z.looseObject({ task: z.string(), by: z.string() })).describe('the tasks whose workers still run'),
+          timedOut: z.boolean().describe('the time ran out before they stopped: call again to wait more'),
+        }),
+      async call(ctx, args) {
+        const ids = ((args['tasks'] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
+        const { waitForWorkers } = await import('../app/detach.js');
+        const seconds = (args['timeout_seconds'] as number | undefined) ?? 30;
+        // A tool call answers: the time running out is an answer (timedOut), not an error; the client's cancel ends the wait.
+        return waitForWorkers(ctx.app, ids, { any: args['any'] === true, timeoutMs: seconds * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      },
+    },
     async run(ctx, { args, opts }) {
       const ids = ((args[0] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
       const { waitForWorkers } = await import('../app/detach.js');

@@ -9,6 +9,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SOW } from './harness.js';
 import { agentFixtures, cleanEnv, until } from './agent-world.js';
 
@@ -211,6 +213,26 @@ describe('agent spawn --detach', () => {
     const both = f.sow(['agent', 'events', '010', '--follow', '--json']);
     expect(both.code).toBe(2);
     expect(f.ok(['agent', 'events', '020']).stdout).toBe('No events of a worker on task 020 yet.\n');
+  });
+
+  it("over MCP, agent_wait waits in slices: timed out, with who still runs; then each task's status", async () => {
+    const f = base();
+    const dir = f.world.root;
+    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: f.root, env: cleanEnv(f.world.env) as Record<string, string> });
+    const client = new Client({ name: 'sow-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const slice = await client.callTool({ name: 'agent_wait', arguments: { tasks: ['010'], timeout_seconds: 1 } });
+      expect(slice.isError).toBeFalsy();
+      expect(slice.structuredContent).toMatchObject({ stopped: [], running: [{ task: '010', by: 'implementer-1' }], timedOut: true });
+      writeFileSync(join(dir, 'go'), '');
+      const done = await client.callTool({ name: 'agent_wait', arguments: { tasks: ['010'] } });
+      expect(done.structuredContent).toMatchObject({ stopped: [{ task: '010', status: 'needs_review', unreported: false }], running: [], timedOut: false });
+    } finally {
+      await client.close();
+    }
   });
 
   it('refusals come back with their own code and exit: before anything starts (no task), and from the supervisor (no agent CLI on PATH)', () => {

@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 
 const fresh = useRepos();
 
-const TOOL_NAMES = ['advance', 'agent_ps', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task_next', 'task_update'];
+const TOOL_NAMES = ['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task_next', 'task_update'];
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -137,7 +137,7 @@ const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVe
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('sow mcp: the tools', () => {
-  it('lists exactly the eight tools, each with a short description and every argument described', async () => {
+  it('lists exactly the tools of the registry, each with a short description and every argument described', async () => {
     const repo = fresh();
     const { client } = await connect(repo);
     const { tools } = await client.listTools();
