@@ -8,7 +8,7 @@
  * file, once the session is recorded.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readFileIfExists } from './files.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
@@ -73,8 +73,20 @@ export function startDetached(script: string, args: readonly string[], cwd: stri
 
 /** The ready file's content, once it is there. */
 export function readReady(path: string): unknown {
-  if (!existsSync(path)) return undefined;
-  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  let fd: number;
+  try {
+    // O_NOFOLLOW: the runtime folder may have come with the repository; a link there is not followed.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    return JSON.parse(readFileSync(fd, 'utf8')) as unknown;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The supervisor's `--json` envelope, when it wrote a whole one. */
@@ -98,8 +110,10 @@ export function supervisedRuns(root: string): SupervisedRun[] {
   const base = runtimeFolder(root, 'supervisors');
   if (!base) return [];
   const out: SupervisedRun[] = [];
-  for (const name of readdirSync(base).sort()) {
-    const dir = join(base, name);
+  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    // Only real folders: a link here (committed with the repository) leads somewhere sow did not make.
+    if (!entry.isDirectory()) continue;
+    const dir = join(base, entry.name);
     let ready: unknown;
     try {
       ready = readReady(join(dir, 'ready.json'));
@@ -109,15 +123,29 @@ export function supervisedRuns(root: string): SupervisedRun[] {
     if (!ready || typeof ready !== 'object') continue;
     const r = ready as Record<string, unknown>;
     if (typeof r['agent_id'] !== 'string' || typeof r['pid'] !== 'number') continue;
-    out.push({ dir, ready: { agent_id: r['agent_id'], pid: r['pid'], ...(typeof r['task'] === 'string' ? { task: r['task'] } : {}) }, waited: existsSync(join(dir, 'waited')) });
+    out.push({ dir, ready: { agent_id: r['agent_id'], pid: r['pid'], ...(typeof r['task'] === 'string' ? { task: r['task'] } : {}) }, waited: lexists(join(dir, 'waited')) });
   }
   return out;
 }
 
 /** Marks a detached worker as reported by a wait, so the next wait without names does not report it again. */
 export function markWaited(dir: string): void {
-  writeFileSync(join(dir, 'waited'), '');
+  try {
+    // O_EXCL: created new or not at all — never written through a link that was there already.
+    writeFileSync(join(dir, 'waited'), '', { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
+
+const lexists = (path: string): boolean => {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /**
  * Sends `signal` to a worker's owner: to its whole process group when it leads one (a detached

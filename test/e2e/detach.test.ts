@@ -5,7 +5,7 @@
  * --timeout with exit 124). The fake claude's script waits on files the test creates, so what
  * runs at once is shown by files, never by a clock.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -233,6 +233,30 @@ describe('agent spawn --detach', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('a supervisors folder that came with the repository is not followed out of it: links are skipped, nothing outside is written', () => {
+    const f = base();
+    const outside = join(f.world.root, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+    writeFileSync(join(outside, 'ready.json'), JSON.stringify({ agent_id: 'implementer-9', pid: 1, task: '020' }));
+    const runs = join(f.root, '.sow/.runtime/supervisors');
+    mkdirSync(join(runs, '2020-01-01-evil'), { recursive: true });
+    writeFileSync(join(runs, '2020-01-01-evil/ready.json'), JSON.stringify({ agent_id: 'implementer-8', pid: 1, task: '010' }));
+    symlinkSync(join(outside, 'precious.txt'), join(runs, '2020-01-01-evil/waited'));
+    symlinkSync(outside, join(runs, '2020-01-02-linked'));
+    symlinkSync(join(outside, 'ready.json'), join(runs, '2020-01-01-evil/result.json'));
+    // The evil run counts as reported already (its `waited` is there); the linked folder is no run at all.
+    expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect(readdirSync(outside).sort()).toEqual(['precious.txt', 'ready.json']);
+    // A ready file that is a link is not read.
+    rmSync(join(runs, '2020-01-01-evil/waited'));
+    rmSync(join(runs, '2020-01-01-evil/ready.json'));
+    symlinkSync(join(outside, 'ready.json'), join(runs, '2020-01-01-evil/ready.json'));
+    expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
+    expect(readdirSync(outside).sort()).toEqual(['precious.txt', 'ready.json']);
   });
 
   it('refusals come back with their own code and exit: before anything starts (no task), and from the supervisor (no agent CLI on PATH)', () => {
