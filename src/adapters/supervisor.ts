@@ -101,7 +101,7 @@ export function readEnvelope(path: string): { ok?: boolean; error?: { code: stri
 /** A detached worker this repository started: what its ready file says, and whether a wait has reported it. */
 export interface SupervisedRun {
   dir: string;
-  ready: { task?: string; agent_id: string; pid: number };
+  ready: { task?: string; agent_id: string; pid: number; events_file?: string };
   waited: boolean;
 }
 
@@ -123,7 +123,16 @@ export function supervisedRuns(root: string): SupervisedRun[] {
     if (!ready || typeof ready !== 'object') continue;
     const r = ready as Record<string, unknown>;
     if (typeof r['agent_id'] !== 'string' || typeof r['pid'] !== 'number') continue;
-    out.push({ dir, ready: { agent_id: r['agent_id'], pid: r['pid'], ...(typeof r['task'] === 'string' ? { task: r['task'] } : {}) }, waited: lexists(join(dir, 'waited')) });
+    out.push({
+      dir,
+      ready: {
+        agent_id: r['agent_id'],
+        pid: r['pid'],
+        ...(typeof r['task'] === 'string' ? { task: r['task'] } : {}),
+        ...(typeof r['events_file'] === 'string' ? { events_file: r['events_file'] } : {}),
+      },
+      waited: lexists(join(dir, 'waited')),
+    });
   }
   return out;
 }
@@ -176,20 +185,6 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
-/**
- * The lines of the events file a supervisor's ready file names, when it lies where sow writes
- * events (`.sow/.runtime/agent-outputs/`); a path that leads anywhere else is not read.
- */
-export function eventsOfRun(root: string, dir: string): string[] | undefined {
-  const ready = readReady(join(dir, 'ready.json')) as { events_file?: unknown } | undefined;
-  const file = ready?.events_file;
-  const base = join(root, '.sow', '.runtime', 'agent-outputs');
-  if (typeof file !== 'string' || !file.startsWith(`${base}/`) || !file.endsWith('.jsonl')) return undefined;
-  // Read confined, as every path sow reads: no link, nothing out of the repository.
-  const text = readFileIfExists(root, relative(root, file), EVENTS_LIMITS);
-  return text?.split('\n').filter(Boolean);
-}
-
 /** The newest run file of a task's (or agent's) outputs folder: the events of its latest spawn or resume. */
 export function latestEventsFile(root: string, owner: string): string | undefined {
   const dir = runtimeFolder(root, join('agent-outputs', owner));
@@ -200,7 +195,10 @@ export function latestEventsFile(root: string, owner: string): string | undefine
   return names.length ? join(dir, names.at(-1)!) : undefined;
 }
 
-/** The events of a run, read confined (see eventsOfRun), and when the file last changed. */
+/**
+ * The events of a run, and when the file last changed — only a file where sow writes events
+ * (`.sow/.runtime/agent-outputs/`), read confined as every path sow reads: no link, nothing out of the repository.
+ */
 export function readEvents(root: string, file: string): { lines: string[]; changed: number } | undefined {
   const base = join(root, '.sow', '.runtime', 'agent-outputs');
   if (!file.startsWith(`${base}/`) || !file.endsWith('.jsonl')) return undefined;

@@ -18,7 +18,7 @@ import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage } from '../adapters/executors/shared.js';
-import { eventsOfRun, isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
+import { isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
 import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
@@ -362,7 +362,7 @@ async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry): Pr
  * its log, no longer owned by the stopped worker, and the run is counted as far as its events say
  * (unless its supervisor counted it itself, having seen the worker end).
  */
-export async function settleStopped(ctx: AppContext, taskId: string, agentId: string, pid: number, supervisorDir: string | undefined): Promise<string> {
+export async function settleStopped(ctx: AppContext, taskId: string, agentId: string, pid: number, eventsFile: string | undefined): Promise<string> {
   return update(ctx, async (uow) => {
     let task = await uow.task(taskId);
     const session = task.session;
@@ -382,7 +382,7 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
     const project = await uow.project();
     const counted = (project.usage ?? []).some((e) => e.agent_id === agentId && e.task === task.id && e.at >= since);
     if (!counted && session) {
-      const events = supervisorDir ? eventsOfRun(uow.root, supervisorDir) : undefined;
+      const events = eventsFile ? readEvents(uow.root, eventsFile)?.lines : undefined;
       const usage = events ? usageOfEvents(session.type, events) : {};
       const entry = usageEntry(
         uow.now,

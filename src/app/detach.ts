@@ -9,7 +9,6 @@ import type { TaskState } from '../domain/schemas.js';
 import { groupAlive, latestEventsFile, latestRun, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
 import { activityOf, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
-import { join } from 'node:path';
 import { contextOf, type Where } from './context.js';
 import { liveOwner, workerNow } from './ownership.js';
 import { unattendedText } from '../domain/ownership.js';
@@ -201,7 +200,7 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
     await gone(grace);
   }
   const run = supervisedRuns(root).find((r) => r.ready.task === task.id && r.ready.pid === pid);
-  const status = await settleStopped(ctx, task.id, owner.by, pid, run?.dir);
+  const status = await settleStopped(ctx, task.id, owner.by, pid, run?.ready.events_file);
   if (run) markWaited(run.dir);
   return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
 }
@@ -260,7 +259,7 @@ export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): P
     for (const { task, root, advice } of found) {
       const owner = task.owner!;
       const run = runs.find((r) => r.ready.task === task.id && r.ready.pid === owner.pid);
-      const file = (run && (readReady(join(run.dir, 'ready.json')) as { events_file?: string } | undefined)?.events_file) || latestEventsFile(root, task.id);
+      const file = run?.ready.events_file ?? latestEventsFile(root, task.id);
       const events = file ? readEvents(root, file) : undefined;
       const type = task.session?.type ?? '';
       const seen = events ? activityOf(type, events.lines) : { usage: {} };
