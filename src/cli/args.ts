@@ -5,6 +5,7 @@
  */
 import { notOneOf, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';
+import { durationSeconds } from '../domain/ownership.js';
 
 /** `word` if it is one of `values`, else a refusal naming the near miss and the values. */
 export function oneOf<T extends string>(what: string, word: string, values: readonly T[], listed?: string): T {
@@ -58,8 +59,7 @@ export async function agentArg(raw: string, what = 'agent'): Promise<string> {
 
 /** A duration as typed: 90s, 5m, 1h, or a bare number of seconds; returns seconds. */
 export function durationArg(raw: string, flag: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/.exec(raw);
-  const seconds = m ? Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1) : NaN;
+  const seconds = durationSeconds(raw, 's');
   if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected a duration such as 90s, 5m or 1h`, `for example ${flag} 5m`);
   return seconds;
 }

@@ -65,15 +65,17 @@ export const commands: readonly CommandDef[] = [
         throw new UsageError("--iteration spawns a worker for the project's next iteration, not for a task", `sow agent spawn ${agentName} --iteration`);
       await agentArg(agentName);
       if (taskId !== undefined) taskIdArg(taskId, 'task id');
+      // What the worker is to do, the same whether this command waits for it or not.
+      const run = {
+        ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+        verbose: opts.verbose === true,
+        force: opts.force === true,
+        next: opts.next === true,
+        iteration: opts.iteration === true,
+      };
       if (opts.detach) {
         const { spawnDetached } = await import('../app/detach.js');
-        const r = await spawnDetached(ctx.app, agentName, taskId, {
-          ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
-          force: opts.force === true,
-          next: opts.next === true,
-          iteration: opts.iteration === true,
-          verbose: opts.verbose === true,
-        });
+        const r = await spawnDetached(ctx.app, agentName, taskId, run);
         const on = r.task !== undefined ? `task ${r.task}` : 'the project';
         return {
           data: r,
@@ -81,15 +83,7 @@ export const commands: readonly CommandDef[] = [
         };
       }
       const { spawnAgent } = await import('../app/agents.js');
-      const r = await spawnAgent(ctx.app, agentName, taskId, {
-        ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
-        verbose: opts.verbose === true,
-        quiet: opts.quiet === true,
-        force: opts.force === true,
-        next: opts.next === true,
-        iteration: opts.iteration === true,
-        say,
-      });
+      const r = await spawnAgent(ctx.app, agentName, taskId, { ...run, quiet: opts.quiet === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },

@@ -129,10 +129,15 @@ export function unattendedText(task: { id: string; assigned_agent?: string }, w:
 }
 
 /** `30m`, `2h`, `90s`, or a number of minutes. */
-export function parseLease(raw: string): number {
+/** `90s`, `5m`, `2h`, or a bare number in `bare` units: seconds, or NaN for what is no duration. */
+export function durationSeconds(raw: string, bare: 's' | 'm'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/.exec(raw);
-  const unit = m?.[2] ?? 'm';
-  const seconds = m ? Math.round(Number(m[1]) * (unit === 'h' ? 3600 : unit === 'm' ? 60 : 1)) : NaN;
+  const unit = m?.[2] ?? bare;
+  return m ? Number(m[1]) * (unit === 'h' ? 3600 : unit === 'm' ? 60 : 1) : NaN;
+}
+
+export function parseLease(raw: string): number {
+  const seconds = Math.round(durationSeconds(raw, 'm'));
   if (!Number.isFinite(seconds) || seconds < 1 || seconds > 7 * 86_400) {
     throw new UsageError(`invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`, 'for example --lease 45m');
   }
