@@ -252,12 +252,20 @@ watchStream('stdout', (stream) =>
   }),
 );
 watchStream('stderr');
-process.on('SIGINT', () => process.exit(130));
-process.on('SIGTERM', () => process.exit(143));
+// A signal ends sow at once — unless a part of it that runs a child (an agent CLI) listens too: that
+// part passes the signal on and lets the command finish (the task paused, the run counted), and sow
+// then exits as the signal would have it. A second signal ends it at once.
+let interrupted: number | undefined;
+const onSignal = (code: number) => () => {
+  if (interrupted === undefined && process.listenerCount(code === 130 ? 'SIGINT' : 'SIGTERM') > 1) interrupted = code;
+  else process.exit(code);
+};
+process.on('SIGINT', onSignal(130));
+process.on('SIGTERM', onSignal(143));
 
 main().then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = interrupted ?? code;
   },
   (err: unknown) => {
     write(stderr, `internal error: ${String(err)}`);

@@ -1,7 +1,9 @@
 /**
  * Runs an agent CLI: argv array, never a shell; explicit cwd; prompt on stdin. Its stdout is read
- * line by line (agent CLIs print JSON events); the tail of its stderr is kept for errors. The
- * child is killed if sow is interrupted, so no worker outlives the command that started it.
+ * line by line (agent CLIs print JSON events); the tail of its stderr is kept for errors. A SIGINT
+ * or SIGTERM that reaches sow is passed on to the child, and sow waits for it to end (a second one
+ * ends sow at once, main.ts), so no worker outlives the command that started it and the command
+ * can still say how the task stands; the outcome names the signal.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -43,6 +45,8 @@ export interface RunOutcome {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderrTail: string;
+  /** The first SIGINT or SIGTERM sow received (and passed on) while the child ran. */
+  interrupted?: 'SIGINT' | 'SIGTERM';
 }
 
 const TAIL = 4_000;
@@ -54,7 +58,11 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       env: { ...req.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+    let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
+    const forward = (signal: 'SIGINT' | 'SIGTERM') => () => {
+      interrupted ??= signal;
+      child.kill(signal);
+    };
     const onInt = forward('SIGINT');
     const onTerm = forward('SIGTERM');
     const onExit = () => child.kill('SIGTERM');
@@ -101,7 +109,7 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       cleanup();
       if (pending) req.onLine?.(pending);
       if (pendingErr) req.onStderrLine?.(pendingErr);
-      resolve({ code, signal, stderrTail: stderr });
+      resolve({ code, signal, stderrTail: stderr, ...(interrupted ? { interrupted } : {}) });
     });
   });
 }

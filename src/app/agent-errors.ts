@@ -71,6 +71,17 @@ export class SessionExistsError extends SowError {
   }
 }
 
+/** sow received SIGINT or SIGTERM while its worker ran, passed it on, and the worker ended. */
+export class WorkerStoppedError extends SowError {
+  constructor(
+    readonly signal: 'SIGINT' | 'SIGTERM',
+    target: string,
+    resume: string,
+  ) {
+    super('WORKER_STOPPED', 'failed', `the worker on ${target} was stopped: sow received ${signal} and passed it on`, `its session is kept; go on with ${resume}`);
+  }
+}
+
 export class WorkerFailedError extends SowError {
   /** `refused`: the tool calls the CLI refused before it failed, and how to allow them (src/adapters/denials.ts). */
   constructor(

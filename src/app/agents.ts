@@ -26,7 +26,7 @@ import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, userConfigPath, type LoadedConfig } from '../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
-import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError } from './agent-errors.js';
+import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError, WorkerStoppedError } from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
 import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
@@ -247,6 +247,10 @@ async function runWorker(
     notAllowed: withheld,
     profile: invocation.granted.permissions,
   });
+  if (outcome.interrupted) {
+    const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
+    throw new WorkerStoppedError(outcome.interrupted, label(target), `'${resume}'`);
+  }
   if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, { denials, advice });
   // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
   for (const line of advice) opts.say(line);
@@ -340,7 +344,7 @@ async function nextReady(uow: UnitOfWork): Promise<TaskState> {
  * reported nothing for too, so every run is counted), and the task is no longer owned by this
  * process's worker (unless someone took it over).
  */
-async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry): Promise<void> {
+async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry, stopped?: unknown): Promise<void> {
   await update(
     ctx,
     async (uow) => {
@@ -349,8 +353,18 @@ async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry): Pr
       if (target.kind !== 'task') return;
       const task = await uow.task(target.id);
       if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
-      const next = { ...task };
+      let next = { ...task };
       delete next.owner;
+      // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused, as agent stop leaves it, with a note.
+      if (stopped instanceof WorkerStoppedError) {
+        if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
+        await writeLogEntry(
+          uow,
+          task.id,
+          { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+          `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+        );
+      }
       uow.setTask(next);
     },
     { branchCheck: false },
@@ -367,10 +381,11 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
     let task = await uow.task(taskId);
     const session = task.session;
     const since = task.owner?.since ?? task.started_at ?? uow.now;
-    if (task.owner?.kind === 'worker' && task.owner.by === agentId && task.owner.pid === pid) {
-      task = { ...task };
-      delete task.owner;
-    }
+    // A sow process that was running the worker passes the signal on and settles the task itself
+    // (settleRun): then nothing is left to do here.
+    if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return task.status;
+    task = { ...task };
+    delete task.owner;
     if (task.status === 'in_progress') task = withStatus(task, 'paused', uow.now);
     uow.setTask(task);
     await writeLogEntry(
@@ -512,7 +527,6 @@ export async function spawnPreconditions(
     return { root: reader.root, target: { kind: 'project', agent: agent.name } };
   });
   // After what the command names is found: a task that is not there is told as such, even over budget.
-  // After what the command names is found: a task that is not there is told as such, even over budget.
   await readForWorker(ctx, requireBudget);
   return found;
 }
@@ -596,11 +610,7 @@ export async function spawnAgent(
 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt, refsForPrompt(root));
   const files = runFiles(root, target, 'spawn');
-  // A detached worker's supervisor tells whoever started it that the session is recorded.
-  const ready = ctx.env[READY_VARIABLE];
-  if (ready && isReadyFile(root, ready)) {
-    writeReady(ready, { agent: agent.name, agent_id: agentId, ...(target.kind === 'task' ? { task: target.id } : {}), session_id: sessionId ?? null, pid: process.pid, events_file: files.eventsFile });
-  }
+  announceStart(ctx, root, { agent: agent.name, agent_id: agentId, target, session_id: sessionId ?? null, events_file: files.eventsFile });
   const promptFile = files.writePrompt(prompt);
   const invocation = resolution.spec.spawn({
     permissions: rights.permissions,
@@ -629,17 +639,29 @@ export async function spawnAgent(
   const startedAt = ctx.now();
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
   const meter = { usage: {} as Usage, now: ctx.now };
+  let failure: unknown;
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
     run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, root, opts, meter, persistReported);
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
     // Whatever happened to the worker, this process no longer waits for it, and what it used is
     // counted. (If this fails, the owner is stale as soon as this process exits.)
     const session = sessionId ?? run?.reportedSession;
-    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage)).catch(() => undefined);
+    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage), failure).catch(() => undefined);
   }
   return finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
+}
+
+/** A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one continued). */
+function announceStart(ctx: AppContext, root: string, run: { agent: string; agent_id: string; target: Target; session_id: string | null; events_file: string }): void {
+  const ready = ctx.env[READY_VARIABLE];
+  if (!ready || !isReadyFile(root, ready)) return;
+  const { target, ...rest } = run;
+  writeReady(ready, { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid });
 }
 
 async function finish(
@@ -672,8 +694,12 @@ async function finish(
   return result;
 }
 
-export async function resumeAgent(where: Where, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
-  const ctx = contextOf(where);
+/**
+ * What a resume needs before anything starts: the session to continue, not owned by a live worker
+ * (unless forced), a status that may go back in progress; and, unless it is handed to a fresh
+ * session, the budget.
+ */
+export async function resumePreconditions(ctx: AppContext, target: Target, opts: { force?: boolean; fresh?: boolean }) {
   const found = await readForWorker(ctx, async (reader) => {
     if (target.kind === 'task') {
       const task = await reader.task(target.id);
@@ -689,13 +715,19 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     if (!recorded) throw new NoSessionError(`agent ${target.agent}`, `sow agent spawn ${target.agent}`);
     return { root: reader.root, target, session: recorded, sessionId: recorded.session_id, agentName: target.agent };
   });
+  if (opts.fresh && found.target.kind !== 'task')
+    throw new UsageError('--fresh hands a task over to a new session; a worker without a task starts afresh with sow agent spawn', `sow agent spawn ${found.agentName} --force`);
+  await readForWorker(ctx, requireBudget);
+  return found;
+}
+
+export async function resumeAgent(where: Where, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
+  const ctx = contextOf(where);
+  const found = await resumePreconditions(ctx, target, opts);
   const { root, session, sessionId, agentName } = found;
-  if (opts.fresh) {
-    if (found.target.kind !== 'task')
-      throw new UsageError('--fresh hands a task over to a new session; a worker without a task starts afresh with sow agent spawn', `sow agent spawn ${agentName} --force`);
+  if (opts.fresh && found.target.kind === 'task') {
     return handOff(ctx, found.target.id, agentName, prompt, opts, { from_agent_id: session.agent_id, ...(sessionId ? { from_session: sessionId } : {}), reason: 'asked' });
   }
-  await readForWorker(ctx, requireBudget);
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
   target = found.target;
@@ -734,6 +766,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     }
   });
   const files = runFiles(root, target, 'resume');
+  announceStart(ctx, root, { agent: agentName, agent_id: session.agent_id, target, session_id: sessionId, events_file: files.eventsFile });
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
@@ -753,15 +786,21 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
   const meter = { usage: {} as Usage, now: ctx.now };
   let gone: string | undefined;
+  let failure: unknown;
   try {
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, ctx.env, sessionCwd, opts, meter);
+    // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
+    const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, sessionCwd, opts, meter);
   } catch (err) {
     // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
     // fresh session takes the task over with a brief of where it stands.
     gone = err instanceof WorkerFailedError && running.kind === 'task' ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
-    if (!gone) throw err;
+    if (!gone) {
+      failure = err;
+      throw err;
+    }
   } finally {
-    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage)).catch(() => undefined);
+    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage), failure).catch(() => undefined);
   }
   if (gone !== undefined && running.kind === 'task') {
     opts.say(`${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`);

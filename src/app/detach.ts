@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
 import { groupAlive, latestEventsFile, latestRun, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
-import { activityOf, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
+import { activityOf, resumePreconditions, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
 import { contextOf, type Where } from './context.js';
 import { liveOwner, workerNow } from './ownership.js';
@@ -46,8 +46,7 @@ export async function spawnDetached(where: Where, agentName: string, taskId: str
   const ctx = contextOf(where);
   // Refused here, with its own code, what the supervisor would refuse: nothing starts for a request that cannot run.
   const { root } = await spawnPreconditions(ctx, agentName, taskId, opts);
-  const files = supervisorFiles(root, `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`);
-  const args = [
+  return supervise(ctx, root, opts.script, [
     'agent',
     'spawn',
     agentName,
@@ -59,8 +58,40 @@ export async function spawnDetached(where: Where, agentName: string, taskId: str
     ...(opts.force ? ['--force'] : []),
     ...(opts.verbose ? ['--verbose'] : []),
     '--json',
-  ];
-  const started = startDetached(opts.script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files);
+  ]);
+}
+
+export interface ResumeDetachOptions {
+  force?: boolean;
+  fresh?: boolean;
+  verbose?: boolean;
+  /** The sow to start (this one's script, unless a test says otherwise). */
+  script?: string;
+}
+
+/** `agent resume --detach`: the same session continued under a supervisor, as `agent spawn --detach` starts one. */
+export async function resumeDetached(where: Where, target: { kind: 'task'; id: string } | { kind: 'project'; agent: string }, prompt: string, opts: ResumeDetachOptions): Promise<DetachedStart> {
+  const ctx = contextOf(where);
+  const { root } = await resumePreconditions(ctx, target, opts);
+  return supervise(ctx, root, opts.script, [
+    'agent',
+    'resume',
+    ...(target.kind === 'project' ? ['--agent', target.agent] : []),
+    ...(opts.force ? ['--force'] : []),
+    ...(opts.fresh ? ['--fresh'] : []),
+    ...(opts.verbose ? ['--verbose'] : []),
+    '--json',
+    // After `--`, a prompt that begins with a dash is still the prompt.
+    '--',
+    ...(target.kind === 'task' ? [target.id] : []),
+    prompt,
+  ]);
+}
+
+/** Starts `sow <args>` under a supervisor of its own and returns once it has recorded the session (or refused). */
+async function supervise(ctx: ReturnType<typeof contextOf>, root: string, script: string | undefined, args: string[]): Promise<DetachedStart> {
+  const files = supervisorFiles(root, `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`);
+  const started = startDetached(script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files);
   let exit: number | null | undefined;
   void started.exited.then((code) => (exit = code));
   const deadline = performance.now() + READY_WITHIN_MS;

@@ -76,11 +76,7 @@ export const commands: readonly CommandDef[] = [
       if (opts.detach) {
         const { spawnDetached } = await import('../app/detach.js');
         const r = await spawnDetached(ctx.app, agentName, taskId, run);
-        const on = r.task !== undefined ? `task ${r.task}` : 'the project';
-        return {
-          data: r,
-          text: `Started ${r.agent_id} on ${on} in the background (pid ${r.pid}${r.session_id ? `, session ${r.session_id}` : ''}).\nIts events: ${r.events_file}\nIts supervisor's log: ${r.log}\nWait for it: sow agent wait${r.task !== undefined ? ` ${r.task}` : ''}`,
-        };
+        return { data: r, text: detachedText('Started', r) };
       }
       const { spawnAgent } = await import('../app/agents.js');
       const r = await spawnAgent(ctx.app, agentName, taskId, { ...run, quiet: opts.quiet === true, say });
@@ -103,12 +99,13 @@ export const commands: readonly CommandDef[] = [
         flags: '--fresh',
         description: "don't continue the session: a fresh one of the same role takes the task over, with a brief of where it stands (its description, feedback, log, changed files, the last message)",
       },
+      { flags: '-d, --detach', description: 'continue the worker in the background and return once it has started; it outlives this command (see sow agent wait)' },
     ],
     help: configHelp,
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [first, second] = args as [string | undefined, string | undefined];
-      const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean; fresh?: boolean };
+      const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean; fresh?: boolean; detach?: boolean };
       const { resumeAgent } = await import('../app/agents.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
@@ -124,6 +121,11 @@ export const commands: readonly CommandDef[] = [
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
+      if (opts.detach) {
+        const { resumeDetached } = await import('../app/detach.js');
+        const r = await resumeDetached(ctx.app, target, prompt, { verbose: opts.verbose === true, force: opts.force === true, fresh: opts.fresh === true });
+        return { data: r, text: detachedText(opts.fresh ? 'Started' : 'Resumed', r) };
+      }
       const r = await resumeAgent(ctx.app, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, fresh: opts.fresh === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
@@ -286,3 +288,9 @@ export const commands: readonly CommandDef[] = [
     },
   },
 ];
+
+/** What a detached start prints: who runs on what, where to watch it, how to wait for it. */
+function detachedText(verb: 'Started' | 'Resumed', r: import('../app/detach.js').DetachedStart): string {
+  const on = r.task !== undefined ? `task ${r.task}` : 'the project';
+  return `${verb} ${r.agent_id} on ${on} in the background (pid ${r.pid}${r.session_id ? `, session ${r.session_id}` : ''}).\nIts events: ${r.events_file}\nIts supervisor's log: ${r.log}\nWait for it: sow agent wait${r.task !== undefined ? ` ${r.task}` : ''}`;
+}

@@ -140,12 +140,79 @@ describe('agent spawn --detach', () => {
     const t = f.task();
     expect(t.status).toBe('paused');
     expect(t.owner).toBeUndefined();
-    expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Stopped with sow agent stop: its worker implementer-1');
+    // The supervisor passed the TERM on to its worker and settled the task itself: one note, from it.
+    const log = f.repo.read('.sow/project/phases/implementation/tasks/010/log.md');
+    expect(log).toMatch(/Stopped: SIGTERM reached sow \(pid \d+\) while its worker implementer-1 ran, and ended the worker\./);
+    expect(log.match(/Stopped/g)).toHaveLength(1);
     expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
     const again = f.sow(['agent', 'stop', '010']);
     expect([again.code, again.stderr.split('\n')[0]]).toEqual([1, 'error: no worker runs on task 010']);
     // A reported stop is not reported again by a wait.
     expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
+  });
+
+  it('a supervisor sent TERM from elsewhere (a shutdown, a kill of its pid) ends its worker, pauses the task with a note and counts the run', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+      FAKE_AGENT_USAGE: JSON.stringify({ input: 10, output: 2, cost: 0.01 }),
+    }).json!.data;
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    const pgid = started.pid as number;
+    process.kill(pgid, 'SIGTERM'); // the supervisor alone, not its group
+    await until(() => groupMembers(pgid).length === 0, 'the supervisor and its worker are gone');
+    const t = f.task();
+    expect([t.status, t.owner]).toEqual(['paused', undefined]);
+    expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(/Stopped: SIGTERM reached sow \(pid \d+\) while its worker implementer-1 ran/);
+    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
+    expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({ ok: false, error: { code: 'WORKER_STOPPED' } });
+    expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  paused\n');
+  });
+
+  it('a waiting spawn interrupted (Ctrl-C) passes it on, pauses the task with a note and exits 130; the session is kept for a resume', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const child = spawn(process.execPath, [SOW, 'agent', 'spawn', 'implementer', '010', '--quiet'], {
+      cwd: f.root,
+      env: cleanEnv({ ...f.world.env, FAKE_AGENT_SCRIPT: script(dir, 'a') }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('error: the worker on task 010 was stopped: sow received SIGINT and passed it on');
+    const t = f.task();
+    expect([t.status, t.owner, typeof t.session_id]).toEqual(['paused', undefined, 'string']);
+    expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Stopped: SIGINT reached sow');
+    const workers = f.world.calls().map((c) => c.pid);
+    expect(workers.filter(alive)).toEqual([]);
+  });
+
+  it('agent resume --detach continues the same session in the background; wait returns when it reports, and the ledger counts the resume', async () => {
+    const f = base();
+    const dir = f.world.root;
+    const first = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') }).json!.data;
+    writeFileSync(join(dir, 'go'), '');
+    expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  needs_review\n');
+    rmSync(join(dir, 'go'));
+    const r = f.ok(['agent', 'resume', '010', '--detach', '--json', '--', '-x: a prompt with a dash'], { FAKE_AGENT_SCRIPT: script(dir, 'b') });
+    const resumed = r.json!.data;
+    expect(resumed).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: first.session_id });
+    expect(resumed.pid).not.toBe(first.pid);
+    await until(() => existsSync(join(dir, 'b.started')), 'the resumed worker started');
+    const t = f.task();
+    expect([t.status, t.iteration, t.owner?.pid]).toEqual(['in_progress', 2, resumed.pid]);
+    const call = f.world.calls().at(-1)!;
+    expect([call.resuming, call.session, call.prompt]).toEqual([true, first.session_id, '-x: a prompt with a dash']);
+    const text = f.sow(['agent', 'resume', '010', 'again', '--detach']);
+    expect([text.code, text.stderr.split('\n')[0]]).toEqual([1, expect.stringMatching(/^error: task 010 is being worked on by implementer-1/)]);
+    writeFileSync(join(dir, 'go'), '');
+    expect(f.ok(['agent', 'wait']).stdout).toBe('010  needs_review\n');
+    expect(f.repo.yaml('.sow/project/state.yaml').usage.map((e: { run: string }) => e.run)).toEqual(['spawn', 'resume']);
   });
 
   it('agent ps: every worker running now, with its pid, what it did last and what it used so far; none once they stopped', async () => {
