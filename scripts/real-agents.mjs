@@ -11,10 +11,14 @@
  *  4. the integrations with the real Claude Code: `sow install claude --plugin` passes
  *     `claude plugin validate --strict`; with `--plugin-dir` the SessionStart hook's
  *     `sow project continue` text is in the first request, and the model's call of /sow:status
- *     runs sow; with `--mcp-config` naming `sow mcp`, the model's call of `status` gets the state.
+ *     runs sow; with `--mcp-config` naming `sow mcp`, the model's call of `status` gets the state;
+ *  5. a real orchestrator, unattended (test/real-agents/orchestra.mjs): Claude Code set up by
+ *     `sow install claude`, its Bash limit at 4 s, takes a standard project from
+ *     ImplementationExecuting to FinalizeDelete with three detached real Claude Code workers.
  *
  *   npm run test:real-agents                      everything
  *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs
+ *   npm run test:real-agents -- orchestra         only the orchestrator run (with the flag checks)
  *   REAL_AGENTS_DIR=/path  REAL_AGENTS_KEEP=1     reuse an install / keep the temp dirs
  *   REAL_AGENTS_YOLO=0 | both                     end to end with yolo_mode false (or both ways); a run
  *                                                 without yolo (permissions: safe) proves the safe profile:
@@ -22,7 +26,7 @@
  *                                                 refused command that sow reports, then sow task set
  *   REAL_AGENTS_TIMEOUT_MS=120000                 per sow agent run (killed after it)
  *
- * Exit 1 if the claude run (its safe profile included), the integrations or any flag check failed
+ * Exit 1 if the claude run (its safe profile included), the integrations, the orchestrator run or any flag check failed
  * (the other CLIs' runs are reported only).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,17 +38,20 @@ import { checkFlags, loadExecutors } from '../test/real-agents/flags.mjs';
 import { runScenario, writeSowWrapper } from '../test/real-agents/scenario.mjs';
 import { SETUPS } from '../test/real-agents/setups.mjs';
 import { runIntegrations } from '../test/real-agents/integrations.mjs';
+import { runOrchestra } from '../test/real-agents/orchestra.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOW_JS = process.env.SOW_TEST_BIN || join(ROOT, 'dist', 'sow.cjs');
 const CLIS = Object.keys(PINNED);
-const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-for (const a of only)
-  if (!CLIS.includes(a)) {
-    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')})\n`);
+const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const a of words)
+  if (!CLIS.includes(a) && a !== 'orchestra') {
+    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra)\n`);
     process.exit(2);
   }
-const selected = only.length ? only : CLIS;
+const only = words.filter((a) => a !== 'orchestra');
+const selected = only.length ? only : words.length ? [] : CLIS;
+const orchestraSelected = !words.length || words.includes('orchestra');
 const KEEP = Boolean(process.env.REAL_AGENTS_KEEP);
 const RUN_TIMEOUT_MS = Number(process.env.REAL_AGENTS_TIMEOUT_MS) || 120_000;
 // The end-to-end runs use settings.yolo_mode true; REAL_AGENTS_YOLO=0 runs them with yolo_mode false
@@ -103,6 +110,8 @@ const rowName = (r) => `${r.cli} ${PINNED[r.cli].version}${r.yolo ? '' : ' (no y
 let flagFailure = false;
 /** Section 4: each proof's outcome ('not run' until it runs). */
 const integrations = { validate: 'not run', sessionStart: 'not run', slashCommand: 'not run', mcp: 'not run' };
+/** Section 5's outcome. */
+let orchestra = 'not run';
 const work = mkdtempSync(join(tmpdir(), 'sow-real-agents-'));
 // The safe-profile run's refused command writes here: outside the repository, and outside /tmp
 // (which Codex's sandbox lets a worker write), so that only a real refusal keeps it empty.
@@ -192,6 +201,20 @@ try {
     }
     for (const [k, v] of Object.entries(integrations)) out(`  ${k}: ${v}`);
   }
+
+  if (orchestraSelected) {
+    heading('5. a real orchestrator, unattended (Claude Code, three detached Claude Code workers)');
+    const odir = join(work, 'orchestra');
+    const env = isolatedEnv(base, join(odir, 'home'), [sowBin, binDir]);
+    try {
+      const r = await runOrchestra({ claude: join(binDir, PINNED.claude.bin), dir: odir, env, log: out, timeoutMs: 15 * 60_000 });
+      for (const d of r.details) out(`  ${d}`);
+      orchestra = r.ok ? 'ok' : `FAILED: ${r.why.join('; ')}`;
+    } catch (err) {
+      orchestra = `FAILED: ${err.message}`;
+    }
+    out(`  orchestra: ${orchestra}`);
+  }
 } catch (err) {
   out(`\nFAILED: ${err.stack ?? err}`);
   flagFailure = true;
@@ -212,6 +235,7 @@ try {
   out(
     `\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`,
   );
+  out(`orchestrator unattended (claude ${PINNED.claude.version}): ${orchestra}`);
   if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
   else {
     rmSync(work, { recursive: true, force: true });
@@ -221,8 +245,9 @@ try {
 const claudeRuns = runs.filter((r) => r.cli === 'claude' && selected.includes('claude'));
 const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' && (r.yolo || r.safe === 'ok'));
 const integrationsOk = !selected.includes('claude') || Object.values(integrations).every((v) => v === 'ok');
-const failed = flagFailure || !claudeOk || !integrationsOk;
+const orchestraOk = !orchestraSelected || orchestra === 'ok';
+const failed = flagFailure || !claudeOk || !integrationsOk || !orchestraOk;
 out(
-  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
+  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
 );
 process.exit(failed ? 1 : 0);

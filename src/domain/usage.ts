@@ -29,12 +29,22 @@ const keyOf = (e: UsageEntry, by: CostGroup): string =>
 
 const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
 
+/**
+ * Two figures of usage added: dollars rounded to a billionth, so that a sum of the CLIs' own
+ * binary fractions (0.001234 + …) says 0.007095, not 0.007095000000000001.
+ */
+export function addFigure(figure: (typeof FIGURES)[number], a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return figure === 'cost_usd' ? Math.round((a + b) * 1e9) / 1e9 : a + b;
+}
+
 function add(row: Omit<CostRow, 'key'>, e: UsageEntry): void {
   row.runs += 1;
   if (FIGURES.every((f) => e[f] === undefined)) row.unreported += 1;
   for (const f of FIGURES) {
-    const v = e[f];
-    if (v !== undefined) row[f] = (row[f] ?? 0) + v;
+    const v = addFigure(f, row[f], e[f]);
+    if (v !== undefined) row[f] = v;
   }
 }
 

@@ -23,7 +23,8 @@ export function normaliseAnthropic(messages = []) {
   });
 }
 
-export function messageStream(model, blocks, stopReason) {
+/** `usage`: what the response reports it used ({ input, output } tokens). */
+export function messageStream(model, blocks, stopReason, usage = { input: 50, output: 20 }) {
   const id = `msg_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const events = [
     {
@@ -38,7 +39,7 @@ export function messageStream(model, blocks, stopReason) {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: 50, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          usage: { input_tokens: usage.input, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
         },
       },
     },
@@ -53,7 +54,7 @@ export function messageStream(model, blocks, stopReason) {
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   });
-  events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } } });
+  events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output } } });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return { id, events };
 }

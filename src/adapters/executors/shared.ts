@@ -1,5 +1,6 @@
 /** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
 import type { ExecutorConfig } from '../../domain/schemas.js';
+import { addFigure } from '../../domain/usage.js';
 import type { Denial, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
@@ -56,10 +57,9 @@ export function usageOf(input: unknown, output: unknown, cost?: unknown): Usage 
 }
 /** The sum of a run's usage. */
 export function addUsage(total: Usage, more: Usage): Usage {
-  const sum = (a?: number, b?: number) => (a === undefined ? b : b === undefined ? a : a + b);
   const out: Usage = {};
   for (const k of ['input_tokens', 'output_tokens', 'cost_usd'] as const) {
-    const v = sum(total[k], more[k]);
+    const v = addFigure(k, total[k], more[k]);
     if (v !== undefined) out[k] = v;
   }
   return out;
