@@ -17,7 +17,7 @@ import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
-import { addUsage } from '../adapters/executors/shared.js';
+import { addUsage, usageOfLines } from '../adapters/executors/shared.js';
 import { isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
 import { budgetReached, costOf } from '../domain/usage.js';
@@ -467,20 +467,8 @@ export function activityOf(type: string, lines: readonly string[]): { last?: str
 
 /** What a run's events say it used, read with its CLI's own reader. */
 function usageOfEvents(type: string, lines: readonly string[]): Usage {
-  const reader = executorOf(type)?.usage;
-  let total: Usage = {};
-  if (!reader) return total;
-  for (const line of lines) {
-    let event: unknown;
-    try {
-      event = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const used = typeof event === 'object' && event ? reader(event as Record<string, unknown>) : undefined;
-    if (used) total = addUsage(total, used);
-  }
-  return total;
+  const spec = executorOf(type);
+  return spec ? usageOfLines(spec, lines) : {};
 }
 
 /** The ledger entry of a run that ended now. */

@@ -77,6 +77,15 @@ export const claude: ExecutorModule = {
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) => (e['type'] === 'result' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd']) : undefined),
+  // While it runs, each answer's `assistant` event (one per content block, the same message id)
+  // carries the input tokens of that answer; its output count is the stream's first (1), so only
+  // the input is told, and the cost not at all, until the `result`.
+  usageSoFar: (e) => {
+    const m = e['type'] === 'assistant' && isObj(e['message']) ? e['message'] : undefined;
+    if (!m || !isObj(m['usage']) || typeof m['id'] !== 'string') return undefined;
+    const used = usageOf(m['usage']['input_tokens'], undefined);
+    return Object.keys(used).length ? { key: m['id'], usage: used } : undefined;
+  },
   denials: () => ({
     event(e) {
       if (e['type'] !== 'result' || !Array.isArray(e['permission_denials'])) return [];

@@ -1,7 +1,7 @@
 /** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
 import type { ExecutorConfig } from '../../domain/schemas.js';
 import { addFigure } from '../../domain/usage.js';
-import type { Denial, Invocation, InvocationContext, Usage } from './types.js';
+import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
@@ -52,7 +52,8 @@ export function usageOf(input: unknown, output: unknown, cost?: unknown): Usage 
   const [i, o, c] = [amount(input), amount(output), amount(cost)];
   if (i !== undefined) u.input_tokens = i;
   if (o !== undefined) u.output_tokens = o;
-  if (c !== undefined) u.cost_usd = c;
+  // A CLI's own float (0.0014910000000000001) to the billionth of a dollar, as sums are kept.
+  if (c !== undefined) u.cost_usd = Math.round(c * 1e9) / 1e9;
   return u;
 }
 /** The sum of a run's usage. */
@@ -63,6 +64,31 @@ export function addUsage(total: Usage, more: Usage): Usage {
     if (v !== undefined) out[k] = v;
   }
   return out;
+}
+
+/**
+ * What a run's events (the CLI's own lines) say it used: the module's totals; for a CLI that tells
+ * them only when it ends, what it said so far while it runs, each answer once.
+ */
+export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>, lines: readonly string[]): Usage {
+  let total: Usage = {};
+  if (!spec.usage) return total;
+  const soFar = new Map<string, Usage>();
+  for (const line of lines) {
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof event !== 'object' || !event) continue;
+    const used = spec.usage(event as Record<string, unknown>);
+    if (used) total = addUsage(total, used);
+    const partial = spec.usageSoFar?.(event as Record<string, unknown>);
+    if (partial) soFar.set(partial.key, partial.usage);
+  }
+  if (Object.keys(total).length || !soFar.size) return total;
+  return [...soFar.values()].reduce(addUsage, {});
 }
 
 /** What a tool call is about, for a progress line. */

@@ -90,6 +90,11 @@ export interface ExecutorModule {
   sessionGone?(stderr: string): string | undefined;
   /** What this event adds to the run's tokens and cost, when its events carry them (summed over a run). */
   usage?(event: Record<string, unknown>): Usage | undefined;
+  /**
+   * For a CLI that tells its totals only when it ends: what an event says was used so far, while
+   * it runs (for `agent ps`), keyed so that an event repeated for one model answer counts once.
+   */
+  usageSoFar?(event: Record<string, unknown>): { key: string; usage: Usage } | undefined;
   /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
   denials?(): DenialReader;
   /** Under permissions: safe, when its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
