@@ -1,5 +1,6 @@
 // Bundles sow into dist/ with esbuild: dist/sow.cjs (the executable, src/bin.ts), dist/core.cjs
-// (the CLI, src/main.ts) and dist/mcp-sdk.cjs (the MCP SDK, for `sow mcp` alone). Heavy modules
+// (the CLI, src/main.ts), dist/mcp-sdk.cjs (the MCP SDK, for `sow mcp` alone) and dist/acp-sdk.cjs
+// (the ACP SDK, for workers on the ACP transport alone). Heavy modules
 // (yaml's Document API, the JSON Schema generator) are behind dynamic import(), so a command runs
 // only what it needs. The output depends only on the source:
 // building the same source twice gives the same bytes (so the code cache is not rebuilt for nothing).
@@ -68,6 +69,14 @@ const mcpSdkApart = {
   },
 };
 
+/** The ACP SDK likewise (src/adapters/acp/sdk.ts → dist/acp-sdk.cjs), for workers on the ACP transport alone. */
+const acpSdkApart = {
+  name: 'acp-sdk-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) => (/[\\/]src[\\/]adapters[\\/]acp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './acp-sdk.cjs', external: true } : undefined));
+  },
+};
+
 // Build beside dist/ and swap it in, so a sow process running meanwhile never finds it half gone.
 const outArg = process.argv.indexOf('--out');
 const out = outArg > 0 ? pathToFileURL(resolve(process.argv[outArg + 1])) : new URL('../dist', import.meta.url);
@@ -94,12 +103,17 @@ await build({
     'import.meta.url': '__sowImportMetaUrl',
     SOW_VERSION: JSON.stringify(pkg.version),
   },
-  plugins: [lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart],
+  plugins: [lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart, acpSdkApart],
 });
 await build({
   ...common,
   entryPoints: ['src/mcp/sdk.ts'],
   outfile: fileURLToPath(new URL('mcp-sdk.cjs', `${next.href}/`)),
+});
+await build({
+  ...common,
+  entryPoints: ['src/adapters/acp/sdk.ts'],
+  outfile: fileURLToPath(new URL('acp-sdk.cjs', `${next.href}/`)),
 });
 // The executable: a few lines that load core.cjs through the code cache.
 await build({

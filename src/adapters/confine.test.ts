@@ -7,6 +7,7 @@ import {
   confineReal,
   existingRealFolder,
   FileTooLargeError,
+  namesWithin,
   normalRelative,
   NotARealFolderError,
   PathEscapeError,
@@ -134,5 +135,32 @@ describe('readConfined', () => {
     renameSync(real, join(root, 'src/a.bak'));
     symlinkSync(join(outside, 'secret'), real);
     expect(() => readRegular(real, 'src/a.ts', limits)).toThrow(/became a link/);
+  });
+});
+
+describe('namesWithin (paths an agent names, over ACP)', () => {
+  it('follows links, judges files not there yet by their folder, keeps out .git and what lies outside', () => {
+    const base = mkdtempSync(join(tmpdir(), 'sow-names-'));
+    try {
+      const root = join(base, 'repo');
+      mkdirSync(join(root, 'src'), { recursive: true });
+      mkdirSync(join(root, '.git'));
+      mkdirSync(join(base, 'outside'));
+      symlinkSync(join(base, 'outside'), join(root, 'link-out'));
+      symlinkSync(join(root, 'src'), join(base, 'link-in'));
+      const area = repoArea(root);
+      expect(namesWithin(area, root, 'src/a.ts')).toBe(true);
+      expect(namesWithin(area, root, join(root, 'new/deep/file.txt'))).toBe(true);
+      expect(namesWithin(area, join(root, 'src'), '../README.md')).toBe(true);
+      expect(namesWithin(area, root, '../outside/x')).toBe(false);
+      expect(namesWithin(area, root, 'src/../../outside/x')).toBe(false);
+      expect(namesWithin(area, root, 'link-out/new-file')).toBe(false);
+      expect(namesWithin(area, root, '.git/config')).toBe(false);
+      expect(namesWithin(area, root, '/etc/passwd')).toBe(false);
+      // A link from outside into the repository names a file inside it.
+      expect(namesWithin(area, base, 'link-in/a.ts')).toBe(true);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

@@ -91,6 +91,26 @@ export function withinArea(area: Area, real: string): boolean {
 }
 
 /**
+ * Whether a path another program names (absolute, or relative to `cwd`) lies in the area once
+ * every link is followed; a file not there yet is judged by the nearest folder that is (and the
+ * rest of its path, in which `..` cannot climb out: it is resolved before).
+ */
+export function namesWithin(area: Area, cwd: string, path: string): boolean {
+  let existing = resolve(cwd, path);
+  let rest = '';
+  for (;;) {
+    try {
+      return withinArea(area, join(realpathSync.native(existing), rest));
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return false;
+      rest = join(basename(existing), rest);
+      existing = parent;
+    }
+  }
+}
+
+/**
  * Where a link leads, fully resolved; for a dangling link, where its text points (resolved as far
  * as it exists): writing through it would create the file there.
  */

@@ -48,6 +48,8 @@ export interface AdviceContext {
   /** Declared checks not granted: the person has not allowed them on this machine. */
   notAllowed?: readonly string[];
   profile: PermissionProfile;
+  /** Over ACP, sow itself answered the agent's permission requests: the CLI's own sandbox and wording do not apply. */
+  decidedBySow?: boolean;
 }
 
 const quoted = (s: string) => JSON.stringify(s);
@@ -65,10 +67,10 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     const key = d.input === null ? `#${i}` : `${d.tool}\0${d.input}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  const lines = [`${ctx.title} refused ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} (permissions: ${ctx.profile}):`];
+  const lines = [`${ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`} ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} (permissions: ${ctx.profile}):`];
   for (const d of unique) {
     const what = d.input ?? (d.kind === 'command' ? '(a command; codex does not say which)' : '(not named)');
-    lines.push(`  ${d.tool}: ${what}${d.reason && d.input === null ? ` — ${d.reason}` : ''}`);
+    lines.push(`  ${d.tool}: ${what}${d.reason && (d.input === null || ctx.decidedBySow) ? ` — ${d.reason}` : ''}`);
   }
   const checks = new Set(ctx.checks.map((c) => c.trim()));
   const commands = unique.filter((d) => d.kind === 'command' && d.input !== null);
@@ -76,7 +78,7 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
   const declared = commands.filter((d) => checks.has(d.input!.trim()));
   const notAllowed = commands.filter((d) => !checks.has(d.input!.trim()) && withheld.has(d.input!.trim()));
   const undeclared = commands.filter((d) => !checks.has(d.input!.trim()) && !withheld.has(d.input!.trim()));
-  const cli = executorOf(ctx.type);
+  const cli = ctx.decidedBySow ? undefined : executorOf(ctx.type);
   if (ctx.profile === 'safe' && cli?.sandbox) {
     lines.push(`${cli.sandbox}; declaring a check does not widen it.`);
   } else if (ctx.profile === 'safe') {

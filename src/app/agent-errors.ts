@@ -71,6 +71,23 @@ export class SessionExistsError extends SowError {
   }
 }
 
+/** Over ACP, the agent could not continue the session (`session/load` unsupported or refused): a fresh session takes over. */
+export class AcpSessionNotLoadedError extends SowError {
+  constructor(
+    title: string,
+    session: string,
+    readonly reason: string,
+    eventsFile: string,
+  ) {
+    super(
+      'SESSION_NOT_LOADED',
+      'external',
+      `${title} could not continue session ${session} over the Agent Client Protocol: ${reason}`,
+      `its messages are in ${eventsFile}; 'sow agent resume --fresh' hands the task to a new session with a brief`,
+    );
+  }
+}
+
 /** sow received SIGINT or SIGTERM while its worker ran, passed it on, and the worker ended. */
 export class WorkerStoppedError extends SowError {
   constructor(
@@ -92,12 +109,14 @@ export class WorkerFailedError extends SowError {
     readonly stderrTail: string,
     eventsFile: string,
     refused?: { denials: readonly object[]; advice: readonly string[] },
+    /** What went wrong, when it was not the exit (over ACP: the request the agent did not answer). */
+    what?: string,
   ) {
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
     super(
       'WORKER_FAILED',
       'external',
-      `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
+      what ?? `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
       `${tail ? `its last error output:\n${tail}\n` : ''}${refused?.advice.length ? `${refused.advice.join('\n')}\n` : ''}its events are in ${eventsFile}; the session is kept, so you can resume it`,
       refused?.denials.length ? { denials: refused.denials } : undefined,
     );

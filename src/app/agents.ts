@@ -26,7 +26,16 @@ import { findOnPath, runProcess } from '../adapters/process-runner.js';
 import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, userConfigPath, type LoadedConfig } from '../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
-import { ExecutorBinaryNotFoundError, NoSessionError, ResumeNotSupportedError, SessionExistsError, UnknownExecutorError, WorkerFailedError, WorkerStoppedError } from './agent-errors.js';
+import {
+  AcpSessionNotLoadedError,
+  ExecutorBinaryNotFoundError,
+  NoSessionError,
+  ResumeNotSupportedError,
+  SessionExistsError,
+  UnknownExecutorError,
+  WorkerFailedError,
+  WorkerStoppedError,
+} from './agent-errors.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
 import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
@@ -69,13 +78,15 @@ interface Resolution {
   executor: ResolvedExecutor;
   spec: ExecutorModule;
   binaryPath: string;
+  /** How sow talks to it: its command line, or the Agent Client Protocol (a session keeps the one it began with). */
+  transport: 'cli' | 'acp';
 }
 
 function sourceText(source: string, variable?: string): string {
   return source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
 }
 
-async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'executor' | 'type'> | undefined, opts: AgentRunOptions, env: AppContext['env']): Promise<Resolution> {
+async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'executor' | 'type' | 'transport'> | undefined, opts: AgentRunOptions, env: AppContext['env']): Promise<Resolution> {
   // (Loaded already by this module; imported here so that only this function's lines change.)
   const { checkConfig, executorChoices, executorIssues, issueText } = await import('../domain/config.js');
   const { ConfigFileError } = await import('../adapters/user-config.js');
@@ -120,12 +131,14 @@ async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'ex
       `${executor.config.settings?.model ? `, model=${executor.config.settings.model} (${settingsSource})` : ''}` +
       `${executor.config.custom_args?.length ? `, custom_args=${JSON.stringify(executor.config.custom_args)}` : ''}`,
   );
-  const binary = spec.binary(executor.config);
+  const transport = (recordedExecutor ? recordedExecutor.transport : executor.config.transport) === 'acp' ? 'acp' : 'cli';
+  if (transport === 'acp' && !spec.acp) throw new ConfigFileError(loaded.path, `sow has no way to start ${spec.title} over the Agent Client Protocol`, `agents.executors.${executor.name}.transport`);
+  const binary = transport === 'acp' ? spec.acp!.binary(executor.config) : spec.binary(executor.config);
   // Looked up on the context's PATH: the worker runs in the context's environment.
   const binaryPath = findOnPath(binary, env);
-  if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, spec.install);
-  verbose(`  Binary: ${binaryPath}`);
-  return { loaded, effective, executor, spec, binaryPath };
+  if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, transport === 'acp' ? spec.acp!.install : spec.install);
+  verbose(`  Binary: ${binaryPath}${transport === 'acp' ? ' (Agent Client Protocol)' : ''}`);
+  return { loaded, effective, executor, spec, binaryPath, transport };
 }
 
 /**
@@ -192,6 +205,7 @@ async function runWorker(
   const { denialAdvice, denialCollector } = await import('../adapters/denials.js');
   const kind = files.kind;
   const eventsFile = files.eventsFile;
+  if (resolution.transport === 'acp') return runOverAcp(files, target, invocation, withheld, resolution, env, base, cwd, opts, meter.now, onSession);
   // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
   const refusals = denialCollector(resolution.executor.config.type);
   files.startEvents();
@@ -255,6 +269,97 @@ async function runWorker(
   // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
   for (const line of advice) opts.say(line);
   return { eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
+}
+
+declare const SOW_VERSION: string;
+
+/** The session a resume over ACP continues (`session/load`); a spawn opens one. */
+const ACP_LOAD = Symbol('acp-load');
+type AcpInvocation = Invocation & { [ACP_LOAD]?: string };
+
+/** What starts the agent over ACP: its own argv (no permission flags: sow answers each request), the prompt sent once the session is open. */
+function acpInvocation(resolution: Resolution, prompt: string, granted: Invocation['granted'], load?: string): AcpInvocation {
+  const acp = resolution.spec.acp!;
+  return {
+    binary: acp.binary(resolution.executor.config),
+    args: acp.args(resolution.executor.config),
+    env: {},
+    stdin: prompt,
+    notes: [`transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`],
+    granted,
+    ...(load !== undefined ? { [ACP_LOAD]: load } : {}),
+  };
+}
+
+async function runOverAcp(
+  files: RunFiles,
+  target: Target,
+  invocation: AcpInvocation,
+  withheld: readonly string[],
+  resolution: Resolution,
+  env: Record<string, string>,
+  base: AppContext['env'],
+  cwd: string,
+  opts: AgentRunOptions,
+  now: () => string,
+  onSession?: (id: string) => Promise<void>,
+): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
+  const { runAcpWorker } = await import('./acp-worker.js');
+  const { denialAdvice } = await import('../adapters/denials.js');
+  files.startEvents();
+  for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
+  if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
+  if (!opts.quiet) opts.say(`${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`);
+  const load = invocation[ACP_LOAD];
+  const r = await runAcpWorker({
+    binaryPath: resolution.binaryPath,
+    args: invocation.args,
+    title: resolution.spec.title,
+    files,
+    root: env['SOW_PROJECT_ROOT'] ?? cwd,
+    cwd,
+    env: base,
+    workerEnv: env,
+    prompt: invocation.stdin ?? '',
+    ...(load !== undefined ? { load } : {}),
+    permissions: invocation.granted.permissions,
+    checks: invocation.granted.checks,
+    now,
+    say: opts.say,
+    quiet: opts.quiet === true,
+    onSession: async (id) => {
+      if (load === undefined && onSession) await onSession(id);
+    },
+    version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
+  });
+  const advice = denialAdvice(r.denials, {
+    type: resolution.executor.config.type,
+    title: resolution.spec.title,
+    executor: resolution.executor.name,
+    configPath: resolution.loaded.path,
+    repoConfig: REPO_CONFIG,
+    checks: invocation.granted.checks,
+    notAllowed: withheld,
+    profile: invocation.granted.permissions,
+    decidedBySow: true,
+  });
+  if (r.interrupted) {
+    const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
+    throw new WorkerStoppedError(r.interrupted, label(target), `'${resume}'`);
+  }
+  if (r.loadFailed !== undefined) throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
+  if (r.failure !== undefined)
+    throw new WorkerFailedError(
+      invocation.binary,
+      r.code,
+      r.signal,
+      r.stderrTail,
+      files.eventsFile,
+      { denials: r.denials, advice },
+      `${invocation.binary} (Agent Client Protocol) failed: ${r.failure}`,
+    );
+  for (const line of advice) opts.say(line);
+  return { eventsFile: files.eventsFile, ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}), denials: r.denials };
 }
 
 function nextAgentId(project: ProjectState, agent: string): { id: string; counts: Record<string, number> } {
@@ -418,7 +523,7 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
 /** One event of a worker, as `sow agent events` shows it, whatever CLI it came from. */
 export interface WorkerEvent {
   at: string;
-  kind: 'session' | 'message' | 'tool_call' | 'finished' | 'error' | 'usage' | 'text' | 'exit';
+  kind: 'session' | 'message' | 'tool_call' | 'finished' | 'error' | 'usage' | 'text' | 'exit' | 'agent_plan';
   text: string;
   /** tool_call: the CLI's name for the tool (Bash, shell, Write, …). */
   tool?: string;
@@ -542,7 +647,8 @@ export async function spawnAgent(
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
   // Read (and validate) .sow/config.yaml before anything is started or written.
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
-  const sessionId = await createSessionId(resolution.spec, resolution, root, ctx.env);
+  // Over ACP the agent opens the session and says its id (session/new).
+  const sessionId = resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
   const branch = currentBranch(root);
   const now = ctx.now();
 
@@ -550,7 +656,16 @@ export async function spawnAgent(
   const { agentId, assignment } = await update(inRoot, async (uow) => {
     const project = await uow.project();
     const { id, counts } = nextAgentId(project, agent.name);
-    const session: Session = { executor: resolution.executor.name, type: resolution.executor.config.type, agent: agent.name, agent_id: id, cwd: root, ...(branch ? { branch } : {}), started_at: now };
+    const session: Session = {
+      executor: resolution.executor.name,
+      type: resolution.executor.config.type,
+      agent: agent.name,
+      agent_id: id,
+      cwd: root,
+      ...(branch ? { branch } : {}),
+      ...(resolution.transport === 'acp' ? { transport: 'acp' as const } : {}),
+      started_at: now,
+    };
     if (target.kind === 'task') {
       // --next: the first ready task, chosen under the lock, so two spawns never pick the same one.
       let task = checked ? await uow.task(target.id) : await nextReady(uow);
@@ -600,16 +715,19 @@ export async function spawnAgent(
   const files = runFiles(root, target, 'spawn');
   announceStart(ctx, root, { agent: agent.name, agent_id: agentId, target, session_id: sessionId ?? null, events_file: files.eventsFile });
   const promptFile = files.writePrompt(prompt);
-  const invocation = resolution.spec.spawn({
-    permissions: rights.permissions,
-    checks: rights.checks,
-    config: resolution.executor.config,
-    cwd: root,
-    prompt,
-    promptFile,
-    ...(sessionId ? { sessionId } : {}),
-    runningAsRoot: runningAsRoot(),
-  });
+  const invocation =
+    resolution.transport === 'acp'
+      ? acpInvocation(resolution, prompt, { permissions: rights.permissions, checks: rights.checks })
+      : resolution.spec.spawn({
+          permissions: rights.permissions,
+          checks: rights.checks,
+          config: resolution.executor.config,
+          cwd: root,
+          prompt,
+          promptFile,
+          ...(sessionId ? { sessionId } : {}),
+          runningAsRoot: runningAsRoot(),
+        });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
     await update(inRoot, async (uow) => {
@@ -720,7 +838,8 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const inRoot: AppContext = { ...ctx, cwd: root };
   target = found.target;
   const resolution = await resolveFor(agentName, session, opts, ctx.env);
-  if (!resolution.spec.supportsResumption(resolution.executor.config)) {
+  // Over ACP, whether the agent can continue a session is its answer to initialize (session/load), known once it runs.
+  if (resolution.transport === 'cli' && !resolution.spec.supportsResumption(resolution.executor.config)) {
     const resumable = Object.values(resolution.effective.executors)
       .filter((e) => executorOf(e.config.type)?.supportsResumption(e.config))
       .map((e) => e.name);
@@ -758,16 +877,19 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began.
   const sessionCwd = session.cwd;
-  const invocation = resolution.spec.resume({
-    permissions: rights.permissions,
-    checks: rights.checks,
-    config: resolution.executor.config,
-    cwd: sessionCwd,
-    prompt,
-    promptFile,
-    sessionId,
-    runningAsRoot: runningAsRoot(),
-  });
+  const invocation =
+    resolution.transport === 'acp'
+      ? acpInvocation(resolution, prompt, { permissions: rights.permissions, checks: rights.checks }, sessionId)
+      : resolution.spec.resume({
+          permissions: rights.permissions,
+          checks: rights.checks,
+          config: resolution.executor.config,
+          cwd: sessionCwd,
+          prompt,
+          promptFile,
+          sessionId,
+          runningAsRoot: runningAsRoot(),
+        });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
   const startedAt = ctx.now();
@@ -782,7 +904,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   } catch (err) {
     // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
     // fresh session takes the task over with a brief of where it stands.
-    gone = err instanceof WorkerFailedError && running.kind === 'task' ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
+    gone = running.kind !== 'task' ? undefined : err instanceof AcpSessionNotLoadedError ? err.reason : err instanceof WorkerFailedError ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
     if (!gone) {
       failure = err;
       throw err;

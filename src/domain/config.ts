@@ -142,7 +142,7 @@ export function typosIn(data: unknown): ConfigIssue[] {
   return found;
 }
 
-export type ExecutorSetting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume';
+export type ExecutorSetting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume' | 'transport';
 
 /**
  * The settings each executor type does not take, with why. Each agent CLI's module says (its
@@ -169,6 +169,8 @@ export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): C
     ['model', `${base}.settings.model`, s?.model !== undefined],
     ['spawn', `${base}.spawn`, c.spawn !== undefined],
     ['resume', `${base}.resume`, c.resume !== undefined],
+    // transport: cli is every type's; acp only where the CLI speaks it.
+    ['transport', `${base}.transport`, c.transport === 'acp'],
   ];
   for (const [setting, field, set] of present) {
     const why = set ? ignored[c.type]?.[setting] : undefined;

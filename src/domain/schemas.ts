@@ -63,6 +63,7 @@ export const SessionSchema = v.looseObject({
   agent: v.string(),
   agent_id: v.pipe(v.string(), d('e.g. implementer-2; workers see it as SOW_AGENT_ID')),
   cwd: v.pipe(v.string(), d('Where the session runs; resumes run there too')),
+  transport: v.optional(v.pipe(v.literal('acp'), d('The session was opened over the Agent Client Protocol: it is continued over it too'))),
   branch: v.optional(v.string()),
   started_at: timestamp,
   resumed_at: v.optional(timestamp),
@@ -235,6 +236,14 @@ export const ExecutorConfigSchema = v.looseObject({
     }),
   ),
   custom_args: v.optional(v.pipe(v.array(v.string()), d('Extra arguments, added last'))),
+  transport: v.optional(
+    v.pipe(
+      v.picklist(['cli', 'acp']),
+      d(
+        'How sow talks to the agent: cli (the default) runs its command line and reads its events; acp speaks the Agent Client Protocol with it, and sow answers each permission it asks by the profile (claude, codex, gemini, copilot, opencode)',
+      ),
+    ),
+  ),
   spawn: v.optional(v.pipe(v.array(v.string()), d('type command: argv of a new session; placeholders {prompt_file} {prompt} {session_id} {model} {cwd}'))),
   resume: v.optional(v.pipe(v.array(v.string()), d('type command: argv to resume a session; without it the executor cannot resume'))),
 });

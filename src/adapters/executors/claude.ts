@@ -33,6 +33,8 @@ export const claude: ExecutorModule = {
   install: 'npm install -g @anthropic-ai/claude-code',
   sessionIds: 'caller',
   binary: () => 'claude',
+  // Claude Code speaks ACP through Zed's adapter, which runs Claude Code's own SDK.
+  acp: { binary: () => 'claude-agent-acp', args: (c) => custom(c), install: 'npm install -g @zed-industries/claude-agent-acp' },
   supportsResumption: () => true,
   spawn(ctx) {
     const c = ctx.config;

@@ -20,6 +20,8 @@ export const codex: ExecutorModule = {
   install: 'npm install -g @openai/codex',
   sessionIds: 'reported',
   binary: () => 'codex',
+  // Codex speaks ACP through Zed's adapter.
+  acp: { binary: () => 'codex-acp', args: (c) => custom(c), install: 'npm install -g @zed-industries/codex-acp' },
   supportsResumption: () => true,
   sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
   spawn(ctx) {

@@ -2,7 +2,7 @@
  * A command of the user's own (type `command`): its spawn and resume argv, with {placeholders}
  * filled in each word, never through a shell. Its permissions are whatever that argv grants.
  */
-import { custom, viaStdin } from './shared.js';
+import { custom, NO_ACP, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
 /** Replaces {placeholders} in one argv word; unknown placeholders are left for the user to see. */
@@ -35,6 +35,6 @@ export const command: ExecutorModule = {
     return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
   },
   // Its events, if it prints any, are read in whichever dialect they are; it has no refusals sow can read.
-  ignores: { permissions: OWN_PERMISSIONS, yolo_mode: OWN_PERMISSIONS },
+  ignores: { permissions: OWN_PERMISSIONS, yolo_mode: OWN_PERMISSIONS, transport: NO_ACP },
   doctor: 'on-path',
 };

@@ -36,6 +36,7 @@ export const copilot: ExecutorModule = {
   install: 'npm install -g @github/copilot',
   sessionIds: 'caller',
   binary: () => 'copilot',
+  acp: { binary: () => 'copilot', args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)], install: 'npm install -g @github/copilot' },
   supportsResumption: () => true,
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {

@@ -4,7 +4,7 @@
  * (permissions.allow, by first word), never per run; so safe runs its shell commands in Cursor's
  * sandbox, like Codex. --force is "allow everything not explicitly denied".
  */
-import { custom, denial, isObj, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import { custom, denial, isObj, model, NO_ACP, none, OWN_ARGV, str, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 
@@ -55,6 +55,6 @@ export const cursor: ExecutorModule = {
     };
   },
   sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
-  ignores: OWN_ARGV,
+  ignores: { ...OWN_ARGV, transport: NO_ACP },
   doctor: 'flags',
 };

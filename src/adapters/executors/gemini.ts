@@ -39,6 +39,7 @@ export const gemini: ExecutorModule = {
   install: 'npm install -g @google/gemini-cli',
   sessionIds: 'caller',
   binary: () => 'gemini',
+  acp: { binary: () => 'gemini', args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)], install: 'npm install -g @google/gemini-cli' },
   supportsResumption: () => true,
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
   spawn(ctx) {

@@ -38,6 +38,7 @@ export const opencode: ExecutorModule = {
   install: 'npm install -g opencode-ai',
   sessionIds: 'reported',
   binary: () => 'opencode',
+  acp: { binary: () => 'opencode', args: (c) => ['acp', ...custom(c)], install: 'npm install -g opencode-ai' },
   supportsResumption: () => true,
   sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
   spawn(ctx) {

@@ -28,6 +28,8 @@ export const viaStdin = (binary: string, args: string[], ctx: InvocationContext,
 export const checksOf = (ctx: InvocationContext): string[] => [...new Set(ctx.checks.map((c) => c.trim()).filter(Boolean))];
 export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map((c) => `\`${c}\``).join(', ');
 
+/** For a CLI without the Agent Client Protocol (or with one sow cannot start): transport stays cli. */
+export const NO_ACP = 'sow has no way to start it over the Agent Client Protocol; leave transport out (cli)';
 /** The settings only a command of the user's own takes. */
 export const OWN_ARGV = { spawn: "only type 'command' runs an argv of your own", resume: "only type 'command' runs an argv of your own" } as const;
 

@@ -70,6 +70,12 @@ export interface ExecutorModule {
   readonly install: string;
   readonly sessionIds: SessionIdMode;
   binary(config: ExecutorConfig): string;
+  /**
+   * How the agent is started to speak the Agent Client Protocol on stdio (sow is the client),
+   * for `transport: acp`; absent when it cannot. Its permissions are sow's to decide, so no
+   * permission flag goes here.
+   */
+  readonly acp?: { binary(config: ExecutorConfig): string; args(config: ExecutorConfig): string[]; install: string };
   supportsResumption(config: ExecutorConfig): boolean;
   spawn(ctx: InvocationContext): Invocation;
   resume(ctx: InvocationContext & { sessionId: string }): Invocation;

@@ -1,5 +1,5 @@
 /** Windsurf (`windsurf`): sow passes it only the user's custom_args, and it cannot resume a session. */
-import { custom, OWN_ARGV, viaStdin } from './shared.js';
+import { custom, NO_ACP, OWN_ARGV, viaStdin } from './shared.js';
 import type { ExecutorModule } from './types.js';
 
 const NO_PERMISSIONS = 'sow passes windsurf no permission flags; its custom_args decide';
@@ -15,6 +15,6 @@ export const windsurf: ExecutorModule = {
   resume() {
     throw new Error('windsurf cannot resume sessions');
   },
-  ignores: { permissions: NO_PERMISSIONS, yolo_mode: NO_PERMISSIONS, model: 'sow passes windsurf no model flag', ...OWN_ARGV },
+  ignores: { permissions: NO_PERMISSIONS, yolo_mode: NO_PERMISSIONS, model: 'sow passes windsurf no model flag', ...OWN_ARGV, transport: NO_ACP },
   doctor: 'flags',
 };

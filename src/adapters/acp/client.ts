@@ -1,0 +1,254 @@
+/**
+ * A worker over the Agent Client Protocol: sow is the client. It starts the agent (argv, never a
+ * shell), `initialize`s it, opens a session in the task's folder (`session/new`, with `sow mcp`
+ * handed over as an MCP server) or continues one (`session/load`), sends the prompt and answers
+ * what the agent asks of it while it works:
+ *
+ * - `session/request_permission`: by the caller's decision (domain/acp-permissions.ts), for this
+ *   one call only;
+ * - `session/update`: passed to the caller (messages, tool calls, plans);
+ * - anything else (files, terminals, methods sow does not know): refused — sow advertises no such
+ *   capability, and the SDK answers "method not found".
+ *
+ * Every line the agent writes is kept as it came (the raw stream); a line that is not JSON-RPC is
+ * kept and otherwise ignored. A SIGINT or SIGTERM that reaches sow sends `session/cancel`, gives
+ * the agent a moment to stop, then ends its process.
+ */
+import { spawn } from 'node:child_process';
+import type { AnyMessage, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
+// A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only over ACP).
+import { client, methods, PROTOCOL_VERSION } from './sdk.js';
+import { decidePermission, optionFor, type AskedToolCall, type PermissionDecision, type PermissionPolicy } from '../../domain/acp-permissions.js';
+
+export interface McpServerStdio {
+  name: string;
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
+}
+
+export interface AcpRunRequest {
+  binary: string;
+  args: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  prompt: string;
+  /** Continue this session (`session/load`) instead of opening a new one. */
+  load?: string;
+  mcpServers: McpServerStdio[];
+  policy: PermissionPolicy;
+  clientVersion: string;
+  /** Each line the agent wrote on stdout, as it came. */
+  onRaw(line: string): void;
+  /** Each `session/update`'s `update`. */
+  onUpdate(update: Record<string, unknown>): void;
+  /** The session, once the agent has opened (or loaded) it. */
+  onSession(id: string): void;
+  /** Each permission request and what sow answered. */
+  onPermission(call: AskedToolCall, decision: PermissionDecision): void;
+  onStderrLine?(line: string): void;
+}
+
+export interface AcpRunOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+  interrupted?: 'SIGINT' | 'SIGTERM';
+  sessionId?: string;
+  /** The prompt turn's `stopReason` (end_turn, cancelled, refusal, max_tokens, …). */
+  stopReason?: string;
+  /** Where the protocol failed, when it did: the agent refused a request or went away. */
+  failure?: string;
+  /** The session could not be continued: the agent cannot load sessions, or refused this one. */
+  loadFailed?: string;
+}
+
+const TAIL = 4_000;
+/** How long an agent has to stop after `session/cancel`, and to exit once its stdin is closed, before it is ended. */
+const GRACE_MS = 5_000;
+/** One message larger than this is not read (and the agent is ended): a flood must not fill memory. */
+const MAX_LINE = 16 * 1024 * 1024;
+
+/** A JSON object from the agent; the SDK checks that it is JSON-RPC (and answers or drops what is not). */
+type Message = AnyMessage;
+
+export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
+  const child = spawn(req.binary, [...req.args], { cwd: req.cwd, env: { ...req.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  const started = new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', (err) => resolve(err));
+  });
+  const startError = await started;
+  if (startError) throw startError;
+
+  let stderr = '';
+  let pendingErr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-TAIL);
+    if (!req.onStderrLine) return;
+    pendingErr += chunk;
+    let nl: number;
+    while ((nl = pendingErr.indexOf('\n')) >= 0) {
+      req.onStderrLine(pendingErr.slice(0, nl));
+      pendingErr = pendingErr.slice(nl + 1);
+    }
+  });
+
+  // The stream the SDK reads: the agent's stdout, one JSON-RPC message per line. Every line is kept
+  // as it came; one that is not a JSON object is not passed on.
+  let tooLong = false;
+  const readable = new ReadableStream<Message>({
+    start(controller) {
+      let pending = '';
+      child.stdout.setEncoding('utf8');
+      const take = (line: string) => {
+        if (!line.trim()) return;
+        req.onRaw(line);
+        let message: unknown;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          return;
+        }
+        if (message && typeof message === 'object' && !Array.isArray(message)) controller.enqueue(message as Message);
+      };
+      child.stdout.on('data', (chunk: string) => {
+        pending += chunk;
+        let nl: number;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, nl);
+          pending = pending.slice(nl + 1);
+          take(line);
+        }
+        if (pending.length > MAX_LINE) {
+          tooLong = true;
+          pending = '';
+          child.kill('SIGTERM');
+        }
+      });
+      child.stdout.on('end', () => {
+        take(pending);
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      });
+    },
+  });
+  const writable = new WritableStream<Message>({
+    write(message) {
+      return new Promise<void>((resolve) => {
+        if (child.stdin.destroyed || !child.stdin.writable) return resolve();
+        child.stdin.write(`${JSON.stringify(message)}\n`, () => resolve());
+      });
+    },
+    close() {
+      child.stdin.end();
+    },
+  });
+  child.stdin.on('error', () => undefined); // an agent that exits without reading everything
+
+  let sessionId: string | undefined;
+  let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
+  let cancel: (() => void) | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    interrupted ??= signal;
+    if (cancel) cancel();
+    else child.kill(signal);
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  const onExit = () => child.kill('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  process.on('exit', onExit);
+
+  const outcome: Omit<AcpRunOutcome, 'code' | 'signal' | 'stderrTail'> = {};
+  const app = client({ name: 'sow' })
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      const call = (params.toolCall ?? {}) as AskedToolCall;
+      const decision = decidePermission(call, req.policy);
+      req.onPermission(call, decision);
+      const optionId = optionFor(params.options ?? [], decision.allow);
+      return optionId ? { outcome: { outcome: 'selected' as const, optionId } } : { outcome: { outcome: 'cancelled' as const } };
+    })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      // Only the session sow opened: updates about another are not this worker's.
+      if (sessionId !== undefined && params.sessionId !== sessionId) return;
+      req.onUpdate(params.update as unknown as Record<string, unknown>);
+    });
+
+  const work = app.connectWith({ readable, writable }, async (agent) => {
+    const init = await agent.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: 'sow', version: req.clientVersion },
+    });
+    if (req.load !== undefined) {
+      if (!init.agentCapabilities?.loadSession) {
+        outcome.loadFailed = 'the agent cannot load sessions (its initialize answer has no loadSession)';
+        return;
+      }
+      try {
+        await agent.request(methods.agent.session.load, { sessionId: req.load, cwd: req.cwd, mcpServers: req.mcpServers });
+      } catch (err) {
+        outcome.loadFailed = errorText(err);
+        return;
+      }
+      sessionId = req.load;
+    } else {
+      const opened = await agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, { cwd: req.cwd, mcpServers: req.mcpServers });
+      sessionId = opened.sessionId;
+    }
+    req.onSession(sessionId!);
+    outcome.sessionId = sessionId;
+    const id = sessionId;
+    cancel = () => {
+      cancel = () => child.kill('SIGTERM');
+      void agent.notify(methods.agent.session.cancel, { sessionId: id }).catch(() => undefined);
+      setTimeout(() => child.kill('SIGTERM'), GRACE_MS).unref();
+    };
+    if (interrupted) cancel();
+    const answer = await agent.request<PromptResponse, PromptRequest>(methods.agent.session.prompt, { sessionId: id, prompt: [{ type: 'text', text: req.prompt }] });
+    outcome.stopReason = answer.stopReason;
+  });
+  // The agent may go away at any point: then the request it did not answer fails.
+  const done = await Promise.race([
+    work.then(
+      () => undefined,
+      (err: unknown) => errorText(err),
+    ),
+    exited.then(() => 'the agent exited before it answered'),
+  ]);
+  if (done !== undefined && outcome.stopReason === undefined && outcome.loadFailed === undefined) outcome.failure = tooLong ? `the agent wrote a line of more than ${MAX_LINE} bytes` : done;
+  // Finished (or failed): the agent's stdin is closed, and it has a moment to exit on its own.
+  try {
+    child.stdin.end();
+  } catch {
+    // gone
+  }
+  const timer = setTimeout(() => child.kill('SIGTERM'), GRACE_MS);
+  timer.unref();
+  const { code, signal } = await exited;
+  clearTimeout(timer);
+  process.off('SIGINT', onInt);
+  process.off('SIGTERM', onTerm);
+  process.off('exit', onExit);
+  if (pendingErr) req.onStderrLine?.(pendingErr);
+  return { code, signal, stderrTail: stderr, ...outcome, ...(interrupted ? { interrupted } : {}) };
+}
+
+function errorText(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { message?: unknown; code?: unknown; data?: unknown };
+    const data = e.data !== undefined ? ` (${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)})` : '';
+    if (typeof e.message === 'string') return `${e.message}${typeof e.code === 'number' ? ` [${e.code}]` : ''}${data}`.slice(0, 500);
+  }
+  return String(err).slice(0, 500);
+}

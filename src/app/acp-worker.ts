@@ -1,0 +1,125 @@
+/**
+ * A worker on the ACP transport (`transport: acp`): what `runWorker` does for a CLI's command
+ * line, done over the Agent Client Protocol. sow answers each permission the agent asks by the
+ * executor's profile (domain/acp-permissions.ts), hands it `sow mcp` as an MCP server so it can
+ * call sow's tools natively, keeps the raw messages and sow's own events, and says what it
+ * refused as a CLI's refusals are said.
+ */
+import { runAcp } from '../adapters/acp/client.js';
+import { namesWithin, repoArea } from '../adapters/confine.js';
+import type { RunFiles } from '../adapters/agent-outputs.js';
+import type { Denial } from '../adapters/executors/types.js';
+import type { PermissionProfile } from '../domain/schemas.js';
+import type { WorkerEvent } from './agents.js';
+
+export interface AcpWorkerRun {
+  binaryPath: string;
+  args: string[];
+  title: string;
+  files: RunFiles;
+  /** The repository: paths the agent names are judged against it. */
+  root: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** What sow adds for the worker (its id, task, the sow to run); the MCP server gets it too. */
+  workerEnv: Record<string, string>;
+  prompt: string;
+  /** Continue this session instead of opening one. */
+  load?: string;
+  permissions: PermissionProfile;
+  checks: readonly string[];
+  now: () => string;
+  say: (line: string) => void;
+  quiet: boolean;
+  onSession: (id: string) => Promise<void>;
+  version: string;
+}
+
+export interface AcpWorkerResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+  interrupted?: 'SIGINT' | 'SIGTERM';
+  sessionId?: string;
+  stopReason?: string;
+  failure?: string;
+  loadFailed?: string;
+  denials: Denial[];
+}
+
+export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
+  const denials: Denial[] = [];
+  let message = '';
+  const flush = () => {
+    const text = message.trim();
+    message = '';
+    if (!text) return;
+    emit({ at: run.now(), kind: 'message', text: text.replace(/\s+/g, ' ').slice(0, 2_000) });
+  };
+  const emit = (e: WorkerEvent) => {
+    run.files.appendWorkerEvents([e]);
+    if (run.quiet) return;
+    const mark = e.kind === 'message' ? '›' : e.kind === 'tool_call' ? '●' : e.kind === 'error' ? '✗' : e.kind === 'agent_plan' ? '☐' : '◦';
+    run.say(`  ${mark} ${e.text}`);
+  };
+  let persisting: Promise<void> = Promise.resolve();
+  const sow = run.workerEnv['SOW_BIN'];
+  // The repository but its .git/: where a safe worker may read and change files.
+  const area = repoArea(run.root);
+  const outcome = await runAcp({
+    binary: run.binaryPath,
+    args: run.args,
+    cwd: run.cwd,
+    env: { ...run.env, ...run.workerEnv },
+    prompt: run.prompt,
+    ...(run.load !== undefined ? { load: run.load } : {}),
+    // sow's own tools, as the worker itself: the same environment a command it runs would have.
+    mcpServers: sow ? [{ name: 'sow', command: process.execPath, args: [sow, 'mcp'], env: Object.entries(run.workerEnv).map(([name, value]) => ({ name, value })) }] : [],
+    policy: { profile: run.permissions, checks: run.checks, inside: (p) => namesWithin(area, run.cwd, p) },
+    clientVersion: run.version,
+    onRaw: (line) => run.files.appendEvent(line),
+    onSession: (id) => {
+      emit({ at: run.now(), kind: 'session', text: `session ${id} ${run.load !== undefined ? 'continued' : 'started'} (Agent Client Protocol)` });
+      persisting = persisting.then(() => run.onSession(id));
+    },
+    onUpdate: (update) => {
+      const kind = update['sessionUpdate'];
+      if (kind === 'agent_message_chunk') {
+        const content = update['content'] as { type?: string; text?: unknown } | undefined;
+        if (content?.type === 'text' && typeof content.text === 'string') message += content.text;
+        // A flood of chunks is one message, written once it ends: never a line per chunk.
+        if (message.length > 64_000) flush();
+        return;
+      }
+      flush();
+      if (kind === 'tool_call') {
+        const title = typeof update['title'] === 'string' ? update['title'] : 'a tool';
+        emit({ at: run.now(), kind: 'tool_call', text: title.slice(0, 500), tool: typeof update['kind'] === 'string' ? update['kind'] : 'other' });
+      } else if (kind === 'tool_call_update' && update['status'] === 'failed') {
+        emit({ at: run.now(), kind: 'error', text: `${typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call')} failed`.slice(0, 500) });
+      } else if (kind === 'plan' && Array.isArray(update['entries'])) {
+        const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter((e) => typeof e?.content === 'string');
+        emit({
+          at: run.now(),
+          kind: 'agent_plan',
+          text: entries
+            .map((e) => `${e.status === 'completed' ? '[x]' : '[ ]'} ${String(e.content)}`)
+            .join('; ')
+            .slice(0, 2_000),
+        });
+      }
+    },
+    onPermission: (call, decision) => {
+      flush();
+      if (decision.allow) return;
+      const tool = typeof call.title === 'string' && call.title ? call.title.slice(0, 200) : (call.kind ?? 'tool');
+      denials.push({ tool, input: decision.what, kind: decision.kind, reason: decision.reason });
+      emit({ at: run.now(), kind: 'error', text: `refused ${decision.what}: ${decision.reason}` });
+    },
+  });
+  flush();
+  await persisting;
+  const end = outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`;
+  run.files.appendWorkerEvents([{ at: run.now(), kind: 'exit', text: outcome.stopReason ? `${end} (the turn ended: ${outcome.stopReason})` : end, code: outcome.code }]);
+  return { ...outcome, denials };
+}
