@@ -161,8 +161,14 @@ const lexists = (path: string): boolean => {
  * supervisor, and with it the agent CLI and whatever that started), else to the process alone (a
  * waiting `sow agent spawn`, which passes it on to its worker). Whether anything was there.
  */
-export function signalOwner(pid: number, signal: NodeJS.Signals): 'group' | 'process' | 'gone' {
+export function signalOwner(pid: number, signal: NodeJS.Signals, opts: { leaderFirst?: boolean } = {}): 'group' | 'process' | 'gone' {
   try {
+    // The leader alone first (it tells its agent to stop: ACP's session/cancel); the group is
+    // still what a KILL after the grace period reaches. A leader that is no group's gets it alone.
+    if (opts.leaderFirst && groupAlive(pid)) {
+      process.kill(pid, signal);
+      return 'group';
+    }
     process.kill(-pid, signal);
     return 'group';
   } catch {

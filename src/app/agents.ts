@@ -283,7 +283,7 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Invocati
   return {
     binary: acp.binary(resolution.executor.config),
     args: acp.args(resolution.executor.config),
-    env: {},
+    env: acp.env?.({ runningAsRoot: runningAsRoot() }) ?? {},
     stdin: prompt,
     notes: [`transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`],
     granted,
@@ -318,7 +318,7 @@ async function runOverAcp(
     files,
     root: env['SOW_PROJECT_ROOT'] ?? cwd,
     cwd,
-    env: base,
+    env: { ...base, ...invocation.env },
     workerEnv: env,
     prompt: invocation.stdin ?? '',
     ...(load !== undefined ? { load } : {}),

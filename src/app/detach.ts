@@ -212,7 +212,8 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
     throw new SowError('NO_WORKER', 'failed', `no worker runs on task ${task.id}`, `'sow agent wait' lists the workers that stopped; 'sow task list' shows who works on what`);
   }
   const pid = owner.pid;
-  const how = signalOwner(pid, 'SIGTERM');
+  // Over ACP, sow's process asks the agent to stop (session/cancel) before it ends it: TERM reaches it alone first.
+  const how = signalOwner(pid, 'SIGTERM', { leaderFirst: task.session?.transport === 'acp' });
   const grace = opts.graceMs ?? GRACE_MS;
   const gone = async (ms: number) => {
     const end = performance.now() + ms;

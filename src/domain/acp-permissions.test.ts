@@ -29,7 +29,8 @@ describe('decidePermission (safe)', () => {
       expect([c, d.allow]).toEqual([c, false]);
       if (!d.allow) expect(d.kind).toBe('command');
     }
-    expect(decidePermission({ kind: 'execute', title: 'Run something' }, safe)).toMatchObject({ allow: false, reason: 'it does not say which command it runs' });
+    expect(decidePermission({ kind: 'execute', title: 'Run something' }, safe)).toMatchObject({ allow: false, reason: 'the safe profile runs only sow and the declared checks you allowed' });
+    expect(decidePermission({ kind: 'execute', rawInput: {} }, safe)).toMatchObject({ allow: false, reason: 'it does not say which command it runs' });
   });
 
   it('edits, deletes and moves only inside the repository, never in .git', () => {
@@ -70,5 +71,32 @@ describe('optionFor', () => {
   it('allows once, never always; refuses once', () => {
     expect([optionFor(options, true), optionFor(options, false)]).toEqual(['a1', 'r1']);
     expect(optionFor([{ optionId: 'aa', kind: 'allow_always' }], true)).toBeUndefined();
+  });
+});
+
+describe('the shapes of the real agents (the pinned versions)', () => {
+  it('finds the command where each puts it: rawInput.command, an argv of a shell, or (Gemini) the title', () => {
+    const cases: [string, object][] = [
+      ['claude-agent-acp', { kind: 'execute', title: 'sow status', rawInput: { command: 'sow status', description: 'Run a command' } }],
+      ['copilot', { kind: 'execute', title: 'Run a command', rawInput: { command: 'sow status', commands: ['sow status'] } }],
+      ['codex-acp', { kind: 'execute', title: 'sow status', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/repo' } }],
+      ['gemini', { kind: 'execute', title: 'sow status', content: [] }],
+      ['opencode', { kind: 'execute', title: 'sow status', rawInput: { command: 'sow status' } }],
+    ];
+    for (const [who, call] of cases) expect([who, decidePermission(call, safe)]).toEqual([who, { allow: true, what: 'sow status' }]);
+    // A title is the command only when there is no input at all: Copilot's title is a description.
+    expect(decidePermission({ kind: 'execute', title: 'sow status', rawInput: { description: 'x' } }, safe).allow).toBe(false);
+  });
+
+  it('finds the files each names: locations, a diff, file_path / fileName / filepath, Codex changes', () => {
+    const outside = [
+      { kind: 'edit', title: 'Write x', rawInput: { file_path: '/etc/x', content: 'a' } },
+      { kind: 'edit', title: 'Create file', rawInput: { fileName: '/etc/x', diff: '' } },
+      { kind: 'edit', title: '/etc/x', content: [{ type: 'diff', path: '/etc/x', oldText: '', newText: 'a' }], rawInput: { filepath: '/etc/x' } },
+      { kind: 'edit', title: 'Edit', rawInput: { changes: { '/etc/x': { type: 'add', content: 'a' } } } },
+      { kind: 'edit', title: 'Writing to x', content: [{ type: 'diff', path: '/etc/x', oldText: '', newText: 'a' }] },
+    ];
+    for (const call of outside) expect(decidePermission(call, safe)).toMatchObject({ allow: false, kind: 'edit' });
+    for (const call of outside) expect(decidePermission(JSON.parse(JSON.stringify(call).replaceAll('/etc/x', '/repo/x')), safe).allow).toBe(true);
   });
 });

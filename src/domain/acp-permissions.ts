@@ -19,6 +19,8 @@ export interface AskedToolCall {
   title?: string | null;
   rawInput?: unknown;
   locations?: readonly { path: string }[] | null;
+  /** What the call shows; a `diff` names the file it changes. */
+  content?: readonly unknown[] | null;
 }
 
 export interface PermissionPolicy {
@@ -31,11 +33,18 @@ export interface PermissionPolicy {
 
 export type PermissionDecision = { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
 
-/** The shell command a tool call is about, when it says (`rawInput.command` as a string or argv). */
+const record = (x: unknown): Record<string, unknown> | undefined => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
+
+/**
+ * The shell command a tool call is about. The agents put it in different places (measured with
+ * the pinned ones): `rawInput.command` as a string (Claude Code's and OpenCode's adapters,
+ * Copilot) or as argv run by a shell (Codex: ["/bin/bash", "-lc", "<command>"]); Gemini CLI sends
+ * no rawInput, and its title is the command.
+ */
 export function commandOf(call: AskedToolCall): string | undefined {
-  const raw = call.rawInput;
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-    const c = (raw as Record<string, unknown>)['command'] ?? (raw as Record<string, unknown>)['cmd'];
+  const raw = record(call.rawInput);
+  if (raw) {
+    const c = raw['command'] ?? raw['cmd'];
     if (typeof c === 'string') return c.trim();
     if (Array.isArray(c) && c.every((x) => typeof x === 'string')) {
       // ["bash", "-lc", "<command>"]: the command is the script.
@@ -43,7 +52,25 @@ export function commandOf(call: AskedToolCall): string | undefined {
       return c.join(' ').trim();
     }
   }
-  return undefined;
+  return raw === undefined && typeof call.title === 'string' && call.title.trim() ? call.title.trim() : undefined;
+}
+
+/**
+ * Every file a tool call names: its `locations`, the files of the diffs it shows, and the path
+ * fields of its input (file_path, filePath, filepath, fileName, path; Codex's `changes` map).
+ */
+export function pathsOf(call: AskedToolCall): string[] {
+  const paths = new Set<string>();
+  const add = (p: unknown) => typeof p === 'string' && p && paths.add(p);
+  for (const l of call.locations ?? []) add(record(l)?.['path']);
+  for (const c of call.content ?? []) if (record(c)?.['type'] === 'diff') add(record(c)?.['path']);
+  const raw = record(call.rawInput);
+  if (raw) {
+    for (const key of ['file_path', 'filePath', 'filepath', 'fileName', 'path', 'notebook_path']) add(raw[key]);
+    const changes = record(raw['changes']);
+    if (changes) for (const key of Object.keys(changes)) add(key);
+  }
+  return [...paths];
 }
 
 /**
@@ -77,8 +104,8 @@ export function isSimpleCommand(command: string): boolean {
 /** The decision on one permission request. */
 export function decidePermission(call: AskedToolCall, policy: PermissionPolicy): PermissionDecision {
   const kind = call.kind ?? 'other';
-  const command = commandOf(call);
-  const paths = (call.locations ?? []).map((l) => l.path).filter((p) => typeof p === 'string');
+  const command = kind === 'execute' ? commandOf(call) : undefined;
+  const paths = pathsOf(call);
   const what = command ?? (paths.length ? paths.join(', ') : (call.title ?? kind));
   if (policy.profile === 'yolo') return { allow: true, what };
   const refuse = (k: 'command' | 'edit' | 'other', reason: string): PermissionDecision => ({ allow: false, what, kind: k, reason });

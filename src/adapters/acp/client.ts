@@ -64,6 +64,8 @@ export interface AcpRunOutcome {
 }
 
 const TAIL = 4_000;
+/** ACP's error code for "authentication required". */
+const AUTH_REQUIRED = -32000;
 /** How long an agent has to stop after `session/cancel`, and to exit once its stdin is closed, before it is ended. */
 const GRACE_MS = 5_000;
 /** One message larger than this is not read (and the agent is ended): a flood must not fill memory. */
@@ -203,7 +205,26 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       }
       sessionId = req.load;
     } else {
-      const opened = await agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, { cwd: req.cwd, mcpServers: req.mcpServers });
+      const open = () => agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, { cwd: req.cwd, mcpServers: req.mcpServers });
+      let opened: NewSessionResponse;
+      try {
+        opened = await open();
+      } catch (err) {
+        // "Authentication required" (Codex's adapter): sign in with an API key from the
+        // environment, never a method that would open a browser, and try once more.
+        const keyMethods = (init.authMethods ?? []).map((m) => m.id).filter((id) => /api[-_]?key$/i.test(id));
+        if ((err as { code?: unknown }).code !== AUTH_REQUIRED || !keyMethods.length) throw err;
+        let signedIn = false;
+        for (const methodId of keyMethods) {
+          signedIn = await agent.request(methods.agent.authenticate, { methodId }).then(
+            () => true,
+            () => false,
+          );
+          if (signedIn) break;
+        }
+        if (!signedIn) throw err;
+        opened = await open();
+      }
       sessionId = opened.sessionId;
     }
     req.onSession(sessionId!);

@@ -34,7 +34,14 @@ export const claude: ExecutorModule = {
   sessionIds: 'caller',
   binary: () => 'claude',
   // Claude Code speaks ACP through Zed's adapter, which runs Claude Code's own SDK.
-  acp: { binary: () => 'claude-agent-acp', args: (c) => custom(c), install: 'npm install -g @zed-industries/claude-agent-acp' },
+  // As root it refuses to start a session unless told it runs in a sandbox (IS_SANDBOX=1), as for yolo
+  // on its command line; sow still answers every permission it asks.
+  acp: {
+    binary: () => 'claude-agent-acp',
+    args: (c) => custom(c),
+    env: ({ runningAsRoot }): Record<string, string> => (runningAsRoot ? { IS_SANDBOX: '1' } : {}),
+    install: 'npm install -g @zed-industries/claude-agent-acp',
+  },
   supportsResumption: () => true,
   spawn(ctx) {
     const c = ctx.config;

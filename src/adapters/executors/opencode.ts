@@ -38,7 +38,13 @@ export const opencode: ExecutorModule = {
   install: 'npm install -g opencode-ai',
   sessionIds: 'reported',
   binary: () => 'opencode',
-  acp: { binary: () => 'opencode', args: (c) => ['acp', ...custom(c)], install: 'npm install -g opencode-ai' },
+  // Over ACP opencode asks its client only where its permission config says "ask"; otherwise it just acts.
+  acp: {
+    binary: () => 'opencode',
+    args: (c) => ['acp', ...custom(c)],
+    env: () => ({ OPENCODE_PERMISSION: JSON.stringify({ edit: 'ask', bash: 'ask', webfetch: 'ask', external_directory: 'ask' }) }),
+    install: 'npm install -g opencode-ai',
+  },
   supportsResumption: () => true,
   sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
   spawn(ctx) {

@@ -75,7 +75,13 @@ export interface ExecutorModule {
    * for `transport: acp`; absent when it cannot. Its permissions are sow's to decide, so no
    * permission flag goes here.
    */
-  readonly acp?: { binary(config: ExecutorConfig): string; args(config: ExecutorConfig): string[]; install: string };
+  readonly acp?: {
+    binary(config: ExecutorConfig): string;
+    args(config: ExecutorConfig): string[];
+    /** What its environment needs so that it runs headless and asks sow before it acts. */
+    env?(ctx: { runningAsRoot: boolean }): Record<string, string>;
+    install: string;
+  };
   supportsResumption(config: ExecutorConfig): boolean;
   spawn(ctx: InvocationContext): Invocation;
   resume(ctx: InvocationContext & { sessionId: string }): Invocation;
