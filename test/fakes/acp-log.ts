@@ -11,7 +11,7 @@ export interface AcpEvent {
   argv: string[];
   /** The agent process's working directory (a session's is in its session/new params). */
   cwd: string;
-  event: 'start' | 'initialize' | 'session/new' | 'session/load' | 'prompt' | 'permission' | 'step' | 'cancel' | 'stop' | 'exit';
+  event: 'start' | 'initialize' | 'authenticate' | 'session/new' | 'session/load' | 'prompt' | 'permission' | 'step' | 'cancel' | 'stop' | 'exit';
   session?: string;
   params?: any;
   text?: string;
@@ -19,6 +19,8 @@ export interface AcpEvent {
   result?: any;
   toolCall?: any;
   outcome?: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+  /** Why the agent ran a tool without asking (opencode, unless its configuration says "ask"). */
+  notAsked?: string;
   error?: { code: number | null; message: string };
   known?: boolean;
   stopReason?: string;

@@ -7,63 +7,85 @@
  *
  *   node fake-acp-agent.mjs <name> [args...]
  *
- * Arguments after the name are not checked (only logged): what each real agent accepts beside its
- * ACP switch is not pinned down.
+ * Arguments after the name are only logged (and `--skip-trust` read for gemini, below).
  *
  * Behaviour knobs (environment):
  *   FAKE_ACP_SCRIPT  JSON array of steps run, in order, on every session/prompt (see below); then the
  *                    turn ends with stopReason "end_turn". Absent: no steps.
  *   FAKE_ACP_LOAD    "0": the agent does not support session/load (loadSession false, and the method
- *                    answers "Method not found").
+ *                    answers "Method not found", -32601).
+ *   FAKE_ACP_SHAPE   "generic": every name behaves as the generic agent (no quirks, below).
  *   FAKE_AGENT_LOG   the JSON-lines log below (the same file the fake CLIs write to).
  *   FAKE_AGENT_HOME  where sessions are kept (one file per session, <name>-acp-sessions/<id>.json),
- *                    so that a later process can load them.
+ *                    so that a later process can load them: session/load of an id no process made
+ *                    answers -32002 (resource not found); of a known one, replays its history
+ *                    (user_message_chunk, agent_message_chunk) and answers {}.
  *
  * Steps (each logged as a `step` event with its `result`):
  *   {say: text}               agent_message_chunk updates (the text in up to three chunks).
  *   {plan: [entry, ...]}      a plan update (entries pending, priority medium).
- *   {run: command}            tool_call (kind execute, rawInput {command}), then
- *                             session/request_permission; if an allow option is chosen, `sh -c command` in
- *                             the session's cwd (with this process's environment), then tool_call_update
- *                             completed (exit 0) or failed, with its output. Refused: tool_call_update
- *                             failed, result "refused".
- *   {edit: path, text}        tool_call (kind edit, locations [{path}], a diff), permission; on allow the
- *                             file is written (a relative path is taken from the session's cwd).
- *   {read: path}              tool_call (kind read, locations [{path}]), permission; on allow the file is read.
+ *   {run: command}            tool_call (kind execute; the command where this agent puts it, see SHAPES),
+ *                             then session/request_permission with this agent's options; if an option
+ *                             of kind allow_* is chosen, `sh -c command` in the session's cwd (with this
+ *                             process's environment: a worker's SOW_* reach sow), then tool_call_update
+ *                             completed (exit 0) or failed, with its output; result {allowed, exitCode,
+ *                             output}. Refused: tool_call_update failed, result "refused".
+ *   {edit: path, text}        tool_call (kind edit, locations [{path}], this agent's diff), permission;
+ *                             on allow the file is written (a relative path is taken from the session's
+ *                             cwd; locations always carry the absolute one).
+ *   {read: path}              tool_call (kind read, locations [{path}], rawInput {path}: the same for
+ *                             every agent, not measured), permission; on allow the file is read.
  *   {mcp: {tool, arguments, server?}}  starts the stdio MCP server handed over in session/new (the one
- *                             named `server`, else the first stdio one) with the MCP SDK's client
- *                             (environment: the MCP SDK's default one — HOME, PATH, SHELL, TERM, USER,
- *                             LOGNAME — plus the server's `env`; cwd: the session's), calls the tool,
- *                             logs {structuredContent, text, isError}, closes.
+ *                             named `server`, else the first stdio one) with the MCP SDK's client, in
+ *                             the session's cwd, with the server's `env` added to the environment
+ *                             (codex-acp and generic: the MCP SDK's minimal one — HOME, PATH, SHELL,
+ *                             TERM, USER, LOGNAME; the others: their own whole one); calls the tool,
+ *                             result {server, structuredContent, text, isError} or {server, error}; closes.
  *   {flood: n}                n agent_message_chunk updates, sent without waiting.
  *   {garbage: text}           writes that raw line (not JSON-RPC) to stdout.
- *   {unknown: method}         sends a request with that method to the client; logs the error it got.
- *   {fsRead: path}            calls the client's fs/read_text_file (advertised or not); logs result or error.
- *   {wait: file}              polls until the file exists; if session/cancel arrives meanwhile the turn
- *                             ends at once with stopReason "cancelled".
- *   {usage: {input, output, size?, cost?}}  the stable schema has no per-turn token counts, only the
- *                             context window: a usage_update {used: input + output, size (default
- *                             200000), cost? {amount: cost, currency: "USD"}} is sent; and the turn's
- *                             answer carries the unstable `usage` {inputTokens, outputTokens, totalTokens}
- *                             (a client on the stable schema does not see it).
+ *   {unknown: method}         sends a request with that method to the client; result {error} it got back.
+ *   {fsRead: path}            calls the client's fs/read_text_file (advertised or not); {result} or {error}.
+ *   {wait: file}              polls until the file exists ("done"); if session/cancel arrives meanwhile,
+ *                             "cancelled" and the turn ends at once with stopReason "cancelled".
+ *   {usage: {input, output, size?, cost?}}  the stable schema has a usage_update about the context
+ *                             window only: {used: input + output, size (default 200000), cost? {amount:
+ *                             cost, currency: "USD"}} is sent. The turn's answer then also carries the
+ *                             unstable PromptResponse.usage {inputTokens, outputTokens, totalTokens}, as
+ *                             copilot, opencode and claude-agent-acp send it (the stable SDK client
+ *                             passes it through).
  *   {exit: code}              exits the process at once.
- * A permission answered "cancelled" (or an error) counts as refused; "cancelled" also ends the turn
- * with stopReason "cancelled". session/cancel during a permission request or a command ends the turn
- * "cancelled" once that step is over.
+ * A permission answered "cancelled" (or with an error, or an option not offered) is a refusal;
+ * "cancelled" also ends the turn with stopReason "cancelled". session/cancel during a permission
+ * request or a command ends the turn "cancelled" once that step is over.
+ *
+ * Quirks of the real agents (measured 2026-11-27; off with FAKE_ACP_SHAPE=generic):
+ *   every one     its own option ids and tool-call shape (SHAPES): choose options by kind.
+ *   gemini        no rawInput: the command is the title. session/load always fails (-32603, data.details
+ *                 "No previous sessions found for this project."). MCP servers are not started
+ *                 without --skip-trust (an untrusted folder).
+ *   copilot       refuses stdio MCP servers (only http/sse): the mcp step fails.
+ *   opencode      asks no permission unless OPENCODE_CONFIG_CONTENT's `permission` says "ask" (for
+ *                 all, or for bash / edit / read): otherwise it just runs (logged as notAsked).
+ *   claude-agent-acp  as root with IS_SANDBOX set to anything but "1", session/new fails: -32603,
+ *                 data.details "Query closed before response received".
+ *   codex-acp     session/new fails (-32000 "Authentication required") until `authenticate` with
+ *                 methodId "codex-api-key" (CODEX_API_KEY set) or "openai-api-key" (OPENAI_API_KEY);
+ *                 a refused permission ends the whole turn (stopReason "cancelled").
  *
  * Log: one JSON object per line, every one with
  *   {cli, pid, acp: true, argv, cwd, event, ...}
  * where cwd is the process's, and event is one of
  *   start        {env}: the SOW_* / IS_SANDBOX / OPENCODE_* environment
  *   initialize   {params}: the client's initialize params (clientCapabilities, protocolVersion, ...)
- *   session/new  {session, params}: params has cwd and mcpServers as sent
- *   session/load {session, params, known}: known false when the session was never created (an error)
+ *   authenticate {params, result: "ok" | "refused"}
+ *   session/new  {session, params}: params has cwd and mcpServers as sent; session null and an
+ *                `error` when refused
+ *   session/load {session, params, known}: known false when no process made that session
  *   prompt       {session, text, params}: text is the prompt's text blocks joined by "\n"
  *   permission   {session, step, toolCall, outcome}: outcome as the client answered
- *                ({outcome: "selected", optionId} or {outcome: "cancelled"}), or {error: {code, message}}
- *   step         {session, step, result}: result per step kind, e.g. run → {allowed, exitCode, output}
- *                or "refused"; mcp → {structuredContent, text, isError} or {error}; unknown/fsRead →
- *                {result} or {error: {code, message}}; wait → "done" or "cancelled"
+ *                ({outcome: "selected", optionId} or {outcome: "cancelled"}); or `error` {code,
+ *                message} instead of outcome; or `notAsked` (why) when the agent did not ask
+ *   step         {session, step, result}: result as listed with each step above
  *   cancel       {session}: session/cancel received
  *   stop         {session, stopReason}
  *   exit         {code, reason}: "stdin closed", "SIGTERM", "script"
@@ -71,18 +93,96 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 
-const PERMISSION_OPTIONS = [
-  { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
-  { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },
-  { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
-  { optionId: 'reject-always', name: 'Always reject', kind: 'reject_always' },
-];
-const ALLOWING = new Set(PERMISSION_OPTIONS.filter((o) => o.kind.startsWith('allow')).map((o) => o.optionId));
+const option = ([optionId, name, kind]) => ({ optionId, name, kind });
+const say = (text) => [{ type: 'content', content: { type: 'text', text } }];
+const diffText = (path, oldText, newText) =>
+  `--- ${oldText === null ? '/dev/null' : path}\n+++ ${path}\n@@ -0,0 +1 @@\n${newText
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => `+${l}`)
+    .join('\n')}\n`;
+
+/**
+ * How each agent words a permission request: the options it offers and the tool call it shows, as
+ * the real ones did in the pinned versions (2026-11-27; gemini 0.61.0, copilot 1.0.102, opencode
+ * 1.18.33, claude-agent-acp 0.23.1, codex-acp 0.16.0). `generic` is any other name, or every name
+ * with FAKE_ACP_SHAPE=generic. No two agents agree on option ids or on where the command is.
+ */
+const SHAPES = {
+  generic: {
+    options: [
+      ['allow-once', 'Allow', 'allow_once'],
+      ['allow-always', 'Always allow', 'allow_always'],
+      ['reject-once', 'Reject', 'reject_once'],
+      ['reject-always', 'Always reject', 'reject_always'],
+    ],
+    execute: (command) => ({ title: `Run ${command}`, rawInput: { command } }),
+    edit: (path, oldText, newText) => ({ title: `Edit ${path}`, content: [{ type: 'diff', path, oldText, newText }], rawInput: { path, text: newText } }),
+  },
+  // No rawInput: the command is the title, the folder is in the text.
+  gemini: {
+    options: [
+      ['proceed_always', 'Allow for this session', 'allow_always'],
+      ['proceed_once', 'Allow', 'allow_once'],
+      ['cancel', 'Reject', 'reject_once'],
+    ],
+    execute: (command, cwd) => ({ title: command, content: say(`[current working directory ${cwd}] (Run a command)`), locations: [] }),
+    edit: (path, oldText, newText, cwd) => ({ title: `Writing to ${relative(cwd, path)}`, content: [{ type: 'diff', path, oldText: oldText ?? '', newText }] }),
+  },
+  // The title is the model's description of the command, not the command.
+  copilot: {
+    options: [
+      ['allow_once', 'Allow once', 'allow_once'],
+      ['allow_always', 'Always allow', 'allow_always'],
+      ['reject_once', 'Deny', 'reject_once'],
+    ],
+    execute: (command) => ({ title: 'Run a command', rawInput: { command, commands: [command] } }),
+    edit: (path, oldText, newText) => ({ title: oldText === null ? 'Create file' : 'Edit file', rawInput: { fileName: path, diff: diffText(path, oldText, newText) } }),
+  },
+  opencode: {
+    options: [
+      ['once', 'Allow once', 'allow_once'],
+      ['always', 'Always allow', 'allow_always'],
+      ['reject', 'Reject', 'reject_once'],
+    ],
+    execute: (command) => ({ title: command, locations: [], rawInput: { command } }),
+    edit: (path, oldText, newText) => ({ title: path, content: [{ type: 'diff', path, oldText: oldText ?? '', newText }], rawInput: { filepath: path, diff: diffText(path, oldText, newText) } }),
+  },
+  'claude-agent-acp': {
+    options: [
+      ['allow_always', 'Always Allow', 'allow_always'],
+      ['allow', 'Allow', 'allow_once'],
+      ['reject', 'Reject', 'reject_once'],
+    ],
+    execute: (command) => ({ title: command, content: say('Run a command'), rawInput: { command, description: 'Run a command' } }),
+    edit: (path, oldText, newText, cwd) => ({
+      title: `Write ${relative(cwd, path)}`,
+      content: [{ type: 'diff', path, oldText, newText }],
+      rawInput: { file_path: path, content: newText },
+    }),
+  },
+  // The command is an argv list run by a login shell; refusing ("abort") ends the whole turn.
+  'codex-acp': {
+    options: [
+      ['approved', 'Yes, proceed', 'allow_once'],
+      ['approved-execpolicy-amendment', "Yes, and don't ask again for commands that start with this", 'allow_always'],
+      ['abort', 'No, and tell Codex what to do differently', 'reject_once'],
+    ],
+    execute: (command, cwd) => ({ title: command, rawInput: { command: ['/bin/bash', '-lc', command], cwd, parsed_cmd: [{ type: 'unknown', cmd: command }] } }),
+    edit: (path, oldText, newText) => ({
+      title: `Edit ${path}`,
+      content: [{ type: 'diff', path, newText }],
+      rawInput: { changes: { [path]: oldText === null ? { type: 'add', content: newText } : { type: 'update', unified_diff: diffText(path, oldText, newText) } } },
+    }),
+    rejectEndsTurn: true,
+  },
+};
+for (const shape of Object.values(SHAPES)) shape.options = shape.options.map(option);
 
 /** Serves ACP on stdin/stdout as `cli`; resolves with the exit code once stdin closes. */
 export function main(cli, argv) {
@@ -98,6 +198,11 @@ export function main(cli, argv) {
     process.exit(143);
   });
 
+  const generic = process.env.FAKE_ACP_SHAPE === 'generic' || !(cli in SHAPES);
+  const shape = generic ? SHAPES.generic : SHAPES[cli];
+  /** The agent's own ways, as the real one has them (none with FAKE_ACP_SHAPE=generic). */
+  const quirk = generic ? '' : cli;
+  let authenticated = false;
   const script = process.env.FAKE_ACP_SCRIPT ? JSON.parse(process.env.FAKE_ACP_SCRIPT) : [];
   const canLoad = process.env.FAKE_ACP_LOAD !== '0';
   const sessionsDir = join(process.env.FAKE_AGENT_HOME ?? '/tmp/fake-agent-home', `${cli}-acp-sessions`);
@@ -129,10 +234,34 @@ export function main(cli, argv) {
           mcpCapabilities: { http: false, sse: false },
         },
         agentInfo: { name: cli, version: '0.0.0-fake' },
-        authMethods: [],
+        authMethods:
+          quirk === 'codex-acp'
+            ? [
+                { type: 'env_var', id: 'codex-api-key', name: 'Use CODEX_API_KEY', vars: [{ name: 'CODEX_API_KEY' }] },
+                { type: 'env_var', id: 'openai-api-key', name: 'Use OPENAI_API_KEY', vars: [{ name: 'OPENAI_API_KEY' }] },
+              ]
+            : [],
       };
     })
+    .onRequest(methods.agent.authenticate, ({ params }) => {
+      const variable = { 'codex-api-key': 'CODEX_API_KEY', 'openai-api-key': 'OPENAI_API_KEY' }[params.methodId];
+      authenticated = quirk === 'codex-acp' && variable !== undefined && !!process.env[variable];
+      log('authenticate', { params, result: authenticated ? 'ok' : 'refused' });
+      if (!authenticated) throw new RequestError(-32000, 'Authentication required');
+      return {};
+    })
     .onRequest(methods.agent.session.new, ({ params }) => {
+      // codex-acp serves no session before `authenticate`, whatever key is in its environment.
+      if (quirk === 'codex-acp' && !authenticated) {
+        log('session/new', { session: null, params, error: { code: -32000, message: 'Authentication required' } });
+        throw new RequestError(-32000, 'Authentication required');
+      }
+      // Any IS_SANDBOX makes the adapter offer Claude Code's bypass mode; run as root, Claude Code then
+      // refuses to start unless it is exactly "1", and the adapter says only this.
+      if (quirk === 'claude-agent-acp' && process.getuid?.() === 0 && process.env.IS_SANDBOX && process.env.IS_SANDBOX !== '1') {
+        log('session/new', { session: null, params, error: { code: -32603, message: 'Internal error' } });
+        throw new RequestError(-32603, 'Internal error', { details: 'Query closed before response received' });
+      }
       const id = randomUUID();
       sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: [], cancelled: false });
       save(id);
@@ -143,6 +272,7 @@ export function main(cli, argv) {
       const id = params.sessionId;
       const s = session(id);
       s.cancelled = false;
+      s.endTurn = false;
       const text = params.prompt
         .filter((b) => b.type === 'text')
         .map((b) => b.text)
@@ -160,7 +290,7 @@ export function main(cli, argv) {
         const result = await runStep(client, id, s, i, step);
         log('step', { session: id, step, result });
         if (step.usage) usage = { inputTokens: step.usage.input, outputTokens: step.usage.output, totalTokens: step.usage.input + step.usage.output };
-        if (result === 'cancelled' || s.cancelled) return stop('cancelled');
+        if (result === 'cancelled' || s.cancelled || s.endTurn) return stop('cancelled');
       }
       return stop('end_turn', usage ? { usage } : {});
     })
@@ -177,6 +307,9 @@ export function main(cli, argv) {
       const id = params.sessionId;
       const known = existsSync(sessionFile(id));
       log('session/load', { session: id, params, known });
+      // gemini 0.61.0 advertises loadSession but, in a new process, rewrites the session's file
+      // before reading it, and then finds nothing to load.
+      if (quirk === 'gemini') throw new RequestError(-32603, 'Internal error', { details: 'No previous sessions found for this project.' });
       if (!known) throw RequestError.sessionNotFound(id);
       const stored = JSON.parse(readFileSync(sessionFile(id), 'utf8'));
       sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: stored.history, cancelled: false });
@@ -196,14 +329,40 @@ export function main(cli, argv) {
   async function ask(client, sessionId, step, toolCall) {
     let answer;
     try {
-      answer = await client.request(methods.client.session.requestPermission, { sessionId, toolCall, options: PERMISSION_OPTIONS });
+      answer = await client.request(methods.client.session.requestPermission, { sessionId, toolCall, options: shape.options });
     } catch (e) {
       log('permission', { session: sessionId, step, toolCall, error: errorOf(e) });
-      return { allowed: false, cancelled: false };
+      return { allowed: false, cancelled: false, endsTurn: !!shape.rejectEndsTurn };
     }
     log('permission', { session: sessionId, step, toolCall, outcome: answer.outcome });
     const o = answer.outcome;
-    return { allowed: o.outcome === 'selected' && ALLOWING.has(o.optionId), cancelled: o.outcome === 'cancelled' };
+    // An option this agent did not offer allows nothing.
+    const chosen = o.outcome === 'selected' ? shape.options.find((x) => x.optionId === o.optionId) : undefined;
+    const allowed = !!chosen?.kind.startsWith('allow');
+    return { allowed, cancelled: o.outcome === 'cancelled', endsTurn: !allowed && !!shape.rejectEndsTurn };
+  }
+
+  /**
+   * opencode asks nothing unless its configuration (OPENCODE_CONFIG_CONTENT) says "ask" for the
+   * tool, `permission: "ask"` or `permission: {bash|edit: "ask"}`: by default it just runs.
+   */
+  function opencodeAsks(tool) {
+    let permission;
+    try {
+      permission = JSON.parse(process.env.OPENCODE_CONFIG_CONTENT ?? '{}').permission;
+    } catch {
+      return false;
+    }
+    return permission === 'ask' || permission?.[tool] === 'ask';
+  }
+
+  /** Asks, unless this agent would not have asked (logged as notAsked). */
+  async function permit(client, sessionId, step, toolCall, tool) {
+    if (quirk === 'opencode' && !opencodeAsks(tool)) {
+      log('permission', { session: sessionId, step, toolCall, notAsked: `its configuration does not say "ask" for ${tool}` });
+      return { allowed: true, cancelled: false, endsTurn: false };
+    }
+    return ask(client, sessionId, step, toolCall);
   }
 
   async function runStep(client, sessionId, s, i, step) {
@@ -221,11 +380,12 @@ export function main(cli, argv) {
       return 'planned';
     }
     if (step.run !== undefined) {
-      const toolCall = { toolCallId, title: `Run ${step.run}`, kind: 'execute', status: 'pending', rawInput: { command: step.run } };
+      const toolCall = { toolCallId, kind: 'execute', status: 'pending', ...shape.execute(step.run, s.cwd) };
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
-      const { allowed, cancelled } = await ask(client, sessionId, step, toolCall);
+      const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, 'bash');
       if (!allowed) {
         await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused to run this command.') });
+        s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
       await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'in_progress' });
@@ -242,19 +402,12 @@ export function main(cli, argv) {
     if (step.edit !== undefined) {
       const path = isAbsolute(step.edit) ? step.edit : resolve(s.cwd, step.edit);
       const oldText = existsSync(path) ? readFileSync(path, 'utf8') : null;
-      const toolCall = {
-        toolCallId,
-        title: `Edit ${step.edit}`,
-        kind: 'edit',
-        status: 'pending',
-        locations: [{ path }],
-        content: [{ type: 'diff', path, oldText, newText: step.text ?? '' }],
-        rawInput: { path, text: step.text ?? '' },
-      };
+      const toolCall = { toolCallId, kind: 'edit', status: 'pending', locations: [{ path }], ...shape.edit(path, oldText, step.text ?? '', s.cwd) };
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
-      const { allowed, cancelled } = await ask(client, sessionId, step, toolCall);
+      const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, 'edit');
       if (!allowed) {
         await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused this edit.') });
+        s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
       try {
@@ -270,9 +423,10 @@ export function main(cli, argv) {
       const path = isAbsolute(step.read) ? step.read : resolve(s.cwd, step.read);
       const toolCall = { toolCallId, title: `Read ${step.read}`, kind: 'read', status: 'pending', locations: [{ path }], rawInput: { path } };
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
-      const { allowed, cancelled } = await ask(client, sessionId, step, toolCall);
+      const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, 'read');
       if (!allowed) {
         await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused this read.') });
+        s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
       let content;
@@ -342,12 +496,16 @@ export function main(cli, argv) {
     const stdio = s.mcpServers.filter((m) => typeof m.command === 'string' && (server === undefined || m.name === server));
     if (!stdio.length) return { error: `no stdio MCP server${server ? ` named ${server}` : ''} in session/new` };
     const m = stdio[0];
+    // Copilot takes only http/sse servers from a client; gemini starts none in a folder it does not trust.
+    if (quirk === 'copilot') return { server: m.name, error: `Rejecting non-http/sse MCP server "${m.name}" from client` };
+    if (quirk === 'gemini' && !argv.includes('--skip-trust')) return { server: m.name, error: 'the folder is not trusted (no --skip-trust): MCP servers are not started' };
     // Loaded here only: most runs never call an MCP tool, and the fake starts faster without it.
     const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/stdio.js')]);
     const transport = new StdioClientTransport({
       command: m.command,
       args: m.args ?? [],
-      env: { ...getDefaultEnvironment(), ...Object.fromEntries((m.env ?? []).map((e) => [e.name, e.value])) },
+      // codex-acp gives a server only a minimal environment and what the client handed over; the others their own whole one.
+      env: { ...(quirk && quirk !== 'codex-acp' ? process.env : getDefaultEnvironment()), ...Object.fromEntries((m.env ?? []).map((e) => [e.name, e.value])) },
       cwd: s.cwd,
       stderr: 'pipe',
     });

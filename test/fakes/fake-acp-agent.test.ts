@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type McpServer, type SessionUpdate } from '@agentclientprotocol/sdk';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type McpServer, type PermissionOptionKind, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acpEvents } from './acp-log.js';
 
@@ -31,12 +31,15 @@ function world() {
   return { dir, log: join(dir, 'agent.log'), home: join(dir, 'home') };
 }
 
+/** This process's environment without what steers the fakes (IS_SANDBOX is set on some machines). */
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(FAKE_|SOW_|OPENCODE_|CODEX_|OPENAI_)/.test(k) && k !== 'IS_SANDBOX'));
+
 /** Starts the fake agent as `cli args` (through fake-agent.mjs, as the fake PATH does). */
 function start(w: ReturnType<typeof world>, cliArgs: string[], env: Record<string, string> = {}): ChildProcess {
   const child = spawn(process.execPath, [FAKE_AGENT, ...cliArgs], {
     cwd: w.dir,
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, FAKE_AGENT_LOG: w.log, FAKE_AGENT_HOME: w.home, ...env },
+    env: { ...inherited, FAKE_AGENT_LOG: w.log, FAKE_AGENT_HOME: w.home, ...env },
   });
   children.push(child);
   return child;
@@ -44,11 +47,14 @@ function start(w: ReturnType<typeof world>, cliArgs: string[], env: Record<strin
 
 const exited = (child: ChildProcess) => new Promise<number | null>((done) => (child.exitCode !== null ? done(child.exitCode) : child.on('exit', (code) => done(code))));
 
-/** A client that records updates and answers permissions with `decide`; runs `op` against `child`. */
+/**
+ * A client that records updates and answers each permission with the option of the kind `decide`
+ * names (allow_once unless it says otherwise); runs `op` against `child`.
+ */
 async function drive<T>(
   child: ChildProcess,
   op: (ctx: ClientContext, updates: SessionUpdate[]) => Promise<T>,
-  opts: { decide?: (toolCall: any) => string; onUpdate?: (u: SessionUpdate, ctx: ClientContext) => void } = {},
+  opts: { decide?: (toolCall: any) => PermissionOptionKind; onUpdate?: (u: SessionUpdate, ctx: ClientContext) => void } = {},
 ): Promise<T> {
   const updates: SessionUpdate[] = [];
   const app = client({ name: 'test' })
@@ -56,7 +62,10 @@ async function drive<T>(
       updates.push(params.update);
       opts.onUpdate?.(params.update, agent);
     })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => ({ outcome: { outcome: 'selected', optionId: opts.decide?.(params.toolCall) ?? 'allow-once' } }));
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      const kind = opts.decide?.(params.toolCall) ?? 'allow_once';
+      return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
+    });
   return app.connectWith(ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>), (ctx) => op(ctx, updates));
 }
 
@@ -92,7 +101,7 @@ describe('the fake ACP agent', () => {
       { edit: 'notes.md', text: 'edited\n' },
       { mcp: { tool: 'status', arguments: {} } },
     ];
-    const child = start(w, ['gemini', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    const child = start(w, ['claude-agent-acp'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
     const mcpServers: McpServer[] = [{ name: 'sow', command: process.execPath, args: [mcpServer(w.dir)], env: [{ name: 'GREETING', value: 'hello' }] }];
     const { initialized, sessionId, answer, updates } = await drive(
       child,
@@ -102,7 +111,7 @@ describe('the fake ACP agent', () => {
         const answer = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Do task 010' }] });
         return { initialized, sessionId, answer, updates };
       },
-      { decide: (toolCall) => (toolCall.rawInput.command?.startsWith('touch') ? 'reject-once' : 'allow-once') },
+      { decide: (toolCall) => (toolCall.rawInput.command?.startsWith('touch') ? 'reject_once' : 'allow_once') },
     );
     child.stdin!.end();
     expect(await exited(child)).toBe(0);
@@ -125,7 +134,7 @@ describe('the fake ACP agent', () => {
 
     // What it logged.
     const events = acpEvents(w.log);
-    expect(events.every((e) => e.cli === 'gemini' && e.pid === child.pid && e.argv.join(' ') === '--acp')).toBe(true);
+    expect(events.every((e) => e.cli === 'claude-agent-acp' && e.pid === child.pid && e.argv.length === 0)).toBe(true);
     expect(events.map((e) => e.event)).toEqual([
       'start',
       'initialize',
@@ -148,9 +157,9 @@ describe('the fake ACP agent', () => {
     expect(byEvent('session/new')[0]!.params).toEqual({ cwd: w.dir, mcpServers });
     expect(byEvent('prompt')[0]!.text).toBe('Do task 010');
     expect(byEvent('permission').map((e) => [e.toolCall.kind, e.outcome])).toEqual([
-      ['execute', { outcome: 'selected', optionId: 'allow-once' }],
-      ['execute', { outcome: 'selected', optionId: 'reject-once' }],
-      ['edit', { outcome: 'selected', optionId: 'allow-once' }],
+      ['execute', { outcome: 'selected', optionId: 'allow' }],
+      ['execute', { outcome: 'selected', optionId: 'reject' }],
+      ['edit', { outcome: 'selected', optionId: 'allow' }],
     ]);
     const results = byEvent('step').map((e) => e.result);
     expect(results[2]).toEqual({ allowed: true, exitCode: 0, output: 'ran\n' });
@@ -163,7 +172,7 @@ describe('the fake ACP agent', () => {
   it('ends a waiting turn as cancelled when the client cancels, and exits 143 on SIGTERM', async () => {
     const w = world();
     const never = join(w.dir, 'never');
-    const child = start(w, ['codex-acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'waiting' }, { wait: never }, { say: 'not reached' }]) });
+    const child = start(w, ['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'waiting' }, { wait: never }, { say: 'not reached' }]) });
     const answer = await drive(
       child,
       async (ctx) => {
@@ -188,7 +197,7 @@ describe('the fake ACP agent', () => {
 
   it('loads a session it made, replaying it; refuses one it never made; without FAKE_ACP_LOAD it cannot load', async () => {
     const w = world();
-    const first = start(w, ['claude-agent-acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'first answer' }]) });
+    const first = start(w, ['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'first answer' }]) });
     const sessionId = await drive(first, async (ctx) => {
       await init(ctx);
       const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [] });
@@ -198,7 +207,7 @@ describe('the fake ACP agent', () => {
     first.stdin!.end();
     await exited(first);
 
-    const second = start(w, ['claude-agent-acp']);
+    const second = start(w, ['copilot', '--acp']);
     const { replayed, unknown } = await drive(second, async (ctx, updates) => {
       await init(ctx);
       await ctx.request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] });
@@ -232,5 +241,93 @@ describe('the fake ACP agent', () => {
     await exited(noLoad);
     expect(capabilities?.loadSession).toBe(false);
     expect(refused.code).toBe(-32601);
+  });
+
+  /** Where each agent puts the command of a permission request, as the real ones do. */
+  const AGENTS: { argv: string[]; env?: Record<string, string>; auth?: string; command: (toolCall: any) => string; ids: string[] }[] = [
+    { argv: ['gemini', '--acp'], command: (t) => t.title, ids: ['proceed_always', 'proceed_once', 'cancel'] },
+    { argv: ['copilot', '--acp'], command: (t) => t.rawInput.command, ids: ['allow_once', 'allow_always', 'reject_once'] },
+    { argv: ['opencode', 'acp'], env: { OPENCODE_CONFIG_CONTENT: JSON.stringify({ permission: 'ask' }) }, command: (t) => t.rawInput.command, ids: ['once', 'always', 'reject'] },
+    { argv: ['claude-agent-acp'], command: (t) => t.rawInput.command, ids: ['allow_always', 'allow', 'reject'] },
+    { argv: ['codex-acp'], env: { CODEX_API_KEY: 'test' }, auth: 'codex-api-key', command: (t) => t.rawInput.command[2], ids: ['approved', 'approved-execpolicy-amendment', 'abort'] },
+  ];
+
+  it('words its permission requests as each real agent does; codex ends its turn on a refusal', async () => {
+    for (const a of AGENTS) {
+      const w = world();
+      const child = start(w, a.argv, { ...a.env, FAKE_ACP_SCRIPT: JSON.stringify([{ edit: 'e.txt', text: 'e\n' }, { run: 'touch ran.txt' }, { say: 'after' }]) });
+      const asked: any[] = [];
+      const answer = await drive(
+        child,
+        async (ctx) => {
+          await init(ctx);
+          if (a.auth) await ctx.request(methods.agent.authenticate, { methodId: a.auth });
+          const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [] });
+          return ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+        },
+        { decide: (toolCall) => (asked.push(toolCall), toolCall.kind === 'edit' ? 'allow_once' : 'reject_once') },
+      );
+      child.stdin!.end();
+      await exited(child);
+      const events = acpEvents(w.log);
+      expect(
+        events.filter((e) => e.event === 'permission').map((e) => e.toolCall.kind),
+        a.argv[0],
+      ).toEqual(['edit', 'execute']);
+      expect(a.command(asked[1]), a.argv[0]).toBe('touch ran.txt');
+      expect(events.find((e) => e.event === 'permission')!.toolCall.locations, a.argv[0]).toEqual([{ path: join(w.dir, 'e.txt') }]);
+      expect(readFileSync(join(w.dir, 'e.txt'), 'utf8')).toBe('e\n');
+      expect(existsSync(join(w.dir, 'ran.txt'))).toBe(false);
+      expect(answer.stopReason, a.argv[0]).toBe(a.argv[0] === 'codex-acp' ? 'cancelled' : 'end_turn');
+      expect(
+        events.filter((e) => e.event === 'step').map((e) => e.result),
+        a.argv[0],
+      ).toEqual(a.argv[0] === 'codex-acp' ? [{ allowed: true, written: join(w.dir, 'e.txt') }, 'refused'] : [{ allowed: true, written: join(w.dir, 'e.txt') }, 'refused', 'said']);
+    }
+  });
+
+  it("has each real agent's quirks: opencode runs unasked by default, codex wants authenticate, copilot refuses stdio MCP servers, gemini cannot load, claude minds IS_SANDBOX", async () => {
+    const w = world();
+    const newSession = (argv: string[], env: Record<string, string>, op: (ctx: ClientContext, sessionId: string) => Promise<unknown> = async () => null) => {
+      const child = start(w, argv, env);
+      return drive(child, async (ctx) => {
+        await init(ctx);
+        try {
+          const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [{ name: 'sow', command: process.execPath, args: [mcpServer(w.dir)], env: [] }] });
+          return { result: await op(ctx, sessionId) };
+        } catch (e: any) {
+          return { error: { code: e.code, message: e.message, data: e.data } };
+        } finally {
+          child.stdin!.end();
+        }
+      });
+    };
+    const prompt = (ctx: ClientContext, sessionId: string) => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    const lastSteps = () =>
+      acpEvents(w.log)
+        .filter((e) => e.event === 'step')
+        .slice(-1)
+        .map((e) => e.result);
+
+    await newSession(['opencode', 'acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ run: 'touch unasked.txt' }]) }, prompt);
+    expect(existsSync(join(w.dir, 'unasked.txt'))).toBe(true);
+    expect(acpEvents(w.log).find((e) => e.event === 'permission')).toMatchObject({ notAsked: expect.stringContaining('ask') });
+
+    expect(await newSession(['codex-acp'], { CODEX_API_KEY: 'test' })).toEqual({ error: { code: -32000, message: 'Authentication required' } });
+
+    await newSession(['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) }, prompt);
+    expect(lastSteps()).toEqual([{ server: 'sow', error: 'Rejecting non-http/sse MCP server "sow" from client' }]);
+    await newSession(['gemini', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) }, prompt);
+    expect(lastSteps()[0]).toMatchObject({ server: 'sow', error: expect.stringContaining('--skip-trust') });
+    await newSession(['gemini', '--acp', '--skip-trust'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) }, prompt);
+    expect(lastSteps()[0]).toMatchObject({ server: 'sow', structuredContent: { cwd: w.dir } });
+
+    const loaded = await newSession(['gemini', '--acp'], {}, (ctx, sessionId) => ctx.request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] }));
+    expect(loaded).toMatchObject({ error: { code: -32603, data: { details: 'No previous sessions found for this project.' } } });
+
+    // Run as root (as here), the adapter's Claude Code refuses to start when IS_SANDBOX is set but not to "1".
+    const claude = await newSession(['claude-agent-acp'], { IS_SANDBOX: 'yes' });
+    if (process.getuid?.() === 0) expect(claude).toEqual({ error: { code: -32603, message: 'Internal error', data: { details: 'Query closed before response received' } } });
+    else expect(claude).toEqual({ result: null });
   });
 });
