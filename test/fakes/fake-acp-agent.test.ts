@@ -330,4 +330,49 @@ describe('the fake ACP agent', () => {
     if (process.getuid?.() === 0) expect(claude).toEqual({ error: { code: -32603, message: 'Internal error', data: { details: 'Query closed before response received' } } });
     else expect(claude).toEqual({ result: null });
   });
+
+  it('floods, asks what the client never offered, reports usage, writes garbage, and exits when told', async () => {
+    const w = world();
+    const script = [
+      { flood: 200 },
+      { unknown: 'x/unheard_of' },
+      { fsRead: '/etc/hostname' },
+      { usage: { input: 10, output: 5, cost: 0.25 } },
+      { garbage: 'this is not JSON-RPC' },
+      { say: 'still here' },
+    ];
+    const child = start(w, ['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    const { answer, updates } = await drive(child, async (ctx, updates) => {
+      await init(ctx);
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [] });
+      return { answer: await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] }), updates };
+    });
+    child.stdin!.end();
+    await exited(child);
+    expect(updates.filter((u) => u.sessionUpdate === 'agent_message_chunk' && (u.content as any).text.startsWith('flood '))).toHaveLength(200);
+    expect(updates.find((u) => u.sessionUpdate === 'usage_update')).toMatchObject({ used: 15, size: 200_000, cost: { amount: 0.25, currency: 'USD' } });
+    expect(answer).toMatchObject({ stopReason: 'end_turn', usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } });
+    const results = acpEvents(w.log)
+      .filter((e) => e.event === 'step')
+      .map((e) => e.result);
+    expect(results.slice(0, 3)).toEqual([
+      { sent: 200 },
+      { error: { code: -32601, message: expect.stringContaining('x/unheard_of') } },
+      { error: { code: -32601, message: expect.stringContaining('fs/read_text_file') } },
+    ]);
+    expect(results.slice(3)).toEqual(['sent', 'written', 'said']);
+
+    const quitter = start(w, ['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ exit: 3 }]) });
+    // The prompt never gets its answer: the connection ends with the process.
+    const ended = await drive(quitter, async (ctx) => {
+      await init(ctx);
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [] });
+      return ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    }).then(
+      () => 'answered',
+      () => 'connection lost',
+    );
+    expect(ended).toBe('connection lost');
+    expect(await exited(quitter)).toBe(3);
+  });
 });
