@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { acpEvents, logLines, type AcpEvent } from './fakes/acp-log.js';
 
 const FAKE_AGENT = fileURLToPath(new URL('./fakes/fake-agent.mjs', import.meta.url));
 const FAKE_GH = fileURLToPath(new URL('./fakes/fake-gh.mjs', import.meta.url));
-export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
+export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent', 'claude-agent-acp', 'codex-acp'] as const;
 
 /** What a fake agent CLI was given (test/fakes/fake-agent.mjs logs one line per run). */
 export interface FakeCall {
@@ -33,7 +34,10 @@ export interface Fakes {
   /** The environment to add to a context: PATH with the fakes first, the fakes' homes and log. */
   env: Record<string, string>;
   writeConfig(yaml: string): void;
+  /** The runs of the fake CLIs (one each), without the fake ACP agents' events. */
   calls(): FakeCall[];
+  /** What the fake ACP agents received and decided (test/fakes/fake-acp-agent.mjs). */
+  acpEvents(): AcpEvent[];
   /** What the fake gh was asked, in order. */
   ghCalls(): { argv: string[]; cwd: string }[];
   /** The fake gh's world (issues, linked branches, pull requests), as it answers from and updates it. */
@@ -79,13 +83,8 @@ export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
       mkdirSync(join(xdg, 'sow'), { recursive: true });
       writeFileSync(configPath, yaml);
     },
-    calls: () =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as FakeCall)
-        : [],
+    calls: () => logLines(log).filter((l) => l.acp !== true) as FakeCall[],
+    acpEvents: () => acpEvents(log),
     ghCalls: () =>
       existsSync(ghLog)
         ? readFileSync(ghLog, 'utf8')

@@ -3,16 +3,17 @@
  * wrapper, an isolated HOME and XDG_CONFIG_HOME, and a log of every fake call.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { acpEvents, logLines, type AcpEvent } from '../fakes/acp-log.js';
 import { makeRepo, SOW, taskFile, TEST_ENV, toExecuting, type Repo } from './harness.js';
 
 export const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
-export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent'] as const;
+export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent', 'claude-agent-acp', 'codex-acp'] as const;
 
 export interface FakeCall {
   cli: string;
@@ -46,7 +47,10 @@ export interface World {
   env: Record<string, string>;
   writeConfig(yaml: string): void;
   readConfig(): string;
+  /** The runs of the fake CLIs (one each), without the fake ACP agents' events. */
   calls(): FakeCall[];
+  /** What the fake ACP agents received and decided (test/fakes/fake-acp-agent.mjs). */
+  acpEvents(): AcpEvent[];
   cleanup(): void;
 }
 
@@ -80,14 +84,8 @@ export function makeWorld(opts: { omit?: string[]; prefix?: string } = {}): Worl
       writeFileSync(configPath, yaml);
     },
     readConfig: () => readFileSync(configPath, 'utf8'),
-    calls: () =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .trim()
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as FakeCall)
-        : [],
+    calls: () => logLines(log).filter((l) => l.acp !== true) as FakeCall[],
+    acpEvents: () => acpEvents(log),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * A strict fake of the agent CLIs sow drives (claude, cursor-agent, codex, gemini, copilot,
- * opencode, windsurf, and a generic "my-agent"). It records what it was given (argv, stdin, cwd,
- * the SOW_* environment) to $FAKE_AGENT_LOG as one JSON line, refuses flags the real CLI does not
- * have, keeps sessions like the real one (in $FAKE_AGENT_HOME), prints events in the CLI's JSON
- * format, and calls `sow` back the way a worker would.
+ * opencode, windsurf, and a generic "my-agent"); in ACP mode (`gemini --acp`, `copilot --acp`,
+ * `opencode acp`, `claude-agent-acp`, `codex-acp`) it hands over to fake-acp-agent.mjs, the fake
+ * ACP agent. It records what it was given (argv, stdin, cwd, the SOW_* environment) to
+ * $FAKE_AGENT_LOG as one JSON line, refuses flags the real CLI does not have, keeps sessions like
+ * the real one (in $FAKE_AGENT_HOME), prints events in the CLI's JSON format, and calls `sow` back
+ * the way a worker would.
  *
  * Behaviour knobs (environment):
  *   FAKE_AGENT_SCRIPT  JSON list of sow argv lists to run instead of the default
@@ -20,6 +22,14 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
 const [cli, ...args] = process.argv.slice(2);
+
+// Started in ACP mode, the agent serves the Agent Client Protocol on stdio instead: the fake ACP
+// agent takes over (before stdin is read, as that is where the client speaks).
+const acpMode = ((cli === 'gemini' || cli === 'copilot') && args.includes('--acp')) || (cli === 'opencode' && args[0] === 'acp') || cli === 'claude-agent-acp' || cli === 'codex-acp';
+if (acpMode) {
+  const { main } = await import('./fake-acp-agent.mjs');
+  process.exit(await main(cli, args));
+}
 const home = process.env.FAKE_AGENT_HOME ?? '/tmp/fake-agent-home';
 mkdirSync(home, { recursive: true });
 const stdin = (() => {
