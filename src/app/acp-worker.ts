@@ -8,7 +8,7 @@
 import { runAcp } from '../adapters/acp/client.js';
 import { namesWithin, repoArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
-import type { Denial } from '../adapters/executors/types.js';
+import type { Denial, Usage } from '../adapters/executors/types.js';
 import type { PermissionProfile } from '../domain/schemas.js';
 import type { WorkerEvent } from './agents.js';
 
@@ -45,6 +45,8 @@ export interface AcpWorkerResult {
   failure?: string;
   loadFailed?: string;
   denials: Denial[];
+  /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
+  usage: Usage;
 }
 
 export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
@@ -63,6 +65,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     run.say(`  ${mark} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
+  let cost: number | undefined;
   const sow = run.workerEnv['SOW_BIN'];
   // The repository but its .git/: where a safe worker may read and change files.
   const area = repoArea(run.root);
@@ -89,6 +92,12 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
         if (content?.type === 'text' && typeof content.text === 'string') message += content.text;
         // A flood of chunks is one message, written once it ends: never a line per chunk.
         if (message.length > 64_000) flush();
+        return;
+      }
+      if (kind === 'usage_update') {
+        // The session's cost so far, in dollars when the agent counts in them.
+        const c = update['cost'] as { amount?: unknown; currency?: unknown } | undefined;
+        if (c && typeof c.amount === 'number' && Number.isFinite(c.amount) && c.currency === 'USD') cost = c.amount;
         return;
       }
       flush();
@@ -119,7 +128,20 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   });
   flush();
   await persisting;
+  const usage: Usage = {
+    ...(outcome.tokens?.input !== undefined ? { input_tokens: outcome.tokens.input } : {}),
+    ...(outcome.tokens?.output !== undefined ? { output_tokens: outcome.tokens.output } : {}),
+    ...(cost !== undefined ? { cost_usd: Math.round(cost * 1e9) / 1e9 } : {}),
+  };
+  if (Object.keys(usage).length) {
+    const parts = [
+      usage.input_tokens !== undefined ? `${usage.input_tokens} in` : '',
+      usage.output_tokens !== undefined ? `${usage.output_tokens} out` : '',
+      usage.cost_usd !== undefined ? `$${usage.cost_usd}` : '',
+    ];
+    emit({ at: run.now(), kind: 'usage', text: parts.filter(Boolean).join(', '), ...usage });
+  }
   const end = outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`;
   run.files.appendWorkerEvents([{ at: run.now(), kind: 'exit', text: outcome.stopReason ? `${end} (the turn ended: ${outcome.stopReason})` : end, code: outcome.code }]);
-  return { ...outcome, denials };
+  return { ...outcome, denials, usage };
 }

@@ -205,7 +205,7 @@ async function runWorker(
   const { denialAdvice, denialCollector } = await import('../adapters/denials.js');
   const kind = files.kind;
   const eventsFile = files.eventsFile;
-  if (resolution.transport === 'acp') return runOverAcp(files, target, invocation, withheld, resolution, env, base, cwd, opts, meter.now, onSession);
+  if (resolution.transport === 'acp') return runOverAcp(files, target, invocation, withheld, resolution, env, base, cwd, opts, meter, onSession);
   // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
   const refusals = denialCollector(resolution.executor.config.type);
   files.startEvents();
@@ -301,7 +301,7 @@ async function runOverAcp(
   base: AppContext['env'],
   cwd: string,
   opts: AgentRunOptions,
-  now: () => string,
+  meter: { usage: Usage; now: () => string },
   onSession?: (id: string) => Promise<void>,
 ): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
   const { runAcpWorker } = await import('./acp-worker.js');
@@ -324,7 +324,7 @@ async function runOverAcp(
     ...(load !== undefined ? { load } : {}),
     permissions: invocation.granted.permissions,
     checks: invocation.granted.checks,
-    now,
+    now: meter.now,
     say: opts.say,
     quiet: opts.quiet === true,
     onSession: async (id) => {
@@ -332,6 +332,7 @@ async function runOverAcp(
     },
     version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
   });
+  meter.usage = addUsage(meter.usage, r.usage);
   const advice = denialAdvice(r.denials, {
     type: resolution.executor.config.type,
     title: resolution.spec.title,
@@ -568,6 +569,31 @@ export function activityOf(type: string, lines: readonly string[]): { last?: str
     }
   }
   return { ...(last !== undefined ? { last } : {}), usage: usageOfEvents(type, lines) };
+}
+
+/** The same from sow's own events of a run (an ACP run's raw stream is JSON-RPC): the last thing it did, and what it used. */
+export function activityOfEvents(lines: readonly string[]): { last?: string; usage: Usage } {
+  let last: string | undefined;
+  let usage: Usage = {};
+  const MARK: Partial<Record<WorkerEvent['kind'], string>> = { message: '›', tool_call: '●', error: '✗', agent_plan: '☐' };
+  for (const line of lines) {
+    let e: WorkerEvent;
+    try {
+      e = JSON.parse(line) as WorkerEvent;
+    } catch {
+      continue;
+    }
+    if (!e || typeof e !== 'object') continue;
+    const mark = MARK[e.kind];
+    if (mark && typeof e.text === 'string') last = `${mark} ${e.text}`;
+    if (e.kind === 'usage')
+      usage = addUsage(usage, {
+        ...(e.input_tokens !== undefined ? { input_tokens: e.input_tokens } : {}),
+        ...(e.output_tokens !== undefined ? { output_tokens: e.output_tokens } : {}),
+        ...(e.cost_usd !== undefined ? { cost_usd: e.cost_usd } : {}),
+      });
+  }
+  return { ...(last !== undefined ? { last } : {}), usage };
 }
 
 /** What a run's events say it used, read with its CLI's own reader. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
 import { groupAlive, latestEventsFile, latestRun, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
-import { activityOf, resumePreconditions, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
+import { activityOf, activityOfEvents, resumePreconditions, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
 import { contextOf, type Where } from './context.js';
 import { liveOwner, workerNow } from './ownership.js';
@@ -291,10 +291,13 @@ export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): P
     for (const { task, root, advice } of found) {
       const owner = task.owner!;
       const run = runs.find((r) => r.ready.task === task.id && r.ready.pid === owner.pid);
-      const file = run?.ready.events_file ?? latestEventsFile(root, task.id);
+      const raw = run?.ready.events_file ?? latestEventsFile(root, task.id);
+      // Over ACP the raw stream is JSON-RPC: what the worker does is read from sow's own events of it.
+      const acp = task.session?.transport === 'acp';
+      const file = raw && acp ? raw.replace(/\.jsonl$/, '.events.jsonl') : raw;
       const events = file ? readEvents(root, file) : undefined;
       const type = task.session?.type ?? '';
-      const seen = events ? activityOf(type, events.lines) : { usage: {} };
+      const seen = events ? (acp ? activityOfEvents(events.lines) : activityOf(type, events.lines)) : { usage: {} };
       out.push({
         state: advice === undefined ? 'running' : 'gone',
         ...(advice !== undefined ? { advice } : {}),

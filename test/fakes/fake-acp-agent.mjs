@@ -64,7 +64,7 @@
  *                 "No previous sessions found for this project."). MCP servers are not started
  *                 without --skip-trust (an untrusted folder).
  *   copilot       refuses stdio MCP servers (only http/sse): the mcp step fails.
- *   opencode      asks no permission unless OPENCODE_CONFIG_CONTENT's `permission` says "ask" (for
+ *   opencode      asks no permission unless OPENCODE_PERMISSION or OPENCODE_CONFIG_CONTENT's `permission` says "ask" (for
  *                 all, or for bash / edit / read): otherwise it just runs (logged as notAsked).
  *   claude-agent-acp  as root with IS_SANDBOX set to anything but "1", session/new fails: -32603,
  *                 data.details "Query closed before response received".
@@ -343,16 +343,20 @@ export function main(cli, argv) {
   }
 
   /**
-   * opencode asks nothing unless its configuration (OPENCODE_CONFIG_CONTENT) says "ask" for the
-   * tool, `permission: "ask"` or `permission: {bash|edit: "ask"}`: by default it just runs.
+   * opencode asks nothing unless its configuration says "ask" for the tool, `permission: "ask"` or
+   * `permission: {bash|edit: "ask"}` — in OPENCODE_CONFIG_CONTENT, or in OPENCODE_PERMISSION, which
+   * is merged over every other layer: by default it just runs.
    */
   function opencodeAsks(tool) {
-    let permission;
-    try {
-      permission = JSON.parse(process.env.OPENCODE_CONFIG_CONTENT ?? '{}').permission;
-    } catch {
-      return false;
-    }
+    const read = (text, key) => {
+      try {
+        const value = JSON.parse(text ?? 'null');
+        return key ? value?.[key] : value;
+      } catch {
+        return undefined;
+      }
+    };
+    const permission = read(process.env.OPENCODE_PERMISSION) ?? read(process.env.OPENCODE_CONFIG_CONTENT, 'permission');
     return permission === 'ask' || permission?.[tool] === 'ask';
   }
 

@@ -57,6 +57,8 @@ export interface AcpRunOutcome {
   sessionId?: string;
   /** The prompt turn's `stopReason` (end_turn, cancelled, refusal, max_tokens, …). */
   stopReason?: string;
+  /** What the turn used, when the agent says (the prompt answer's `usage`, not yet in the stable protocol). */
+  tokens?: { input?: number; output?: number };
   /** Where the protocol failed, when it did: the agent refused a request or went away. */
   failure?: string;
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
@@ -238,6 +240,14 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     if (interrupted) cancel();
     const answer = await agent.request<PromptResponse, PromptRequest>(methods.agent.session.prompt, { sessionId: id, prompt: [{ type: 'text', text: req.prompt }] });
     outcome.stopReason = answer.stopReason;
+    // Copilot, opencode and Claude Code's adapter tell the turn's tokens in the answer (a field of the unstable protocol).
+    const usage = (answer as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
+    const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined);
+    if (usage && typeof usage === 'object') {
+      const input = count(usage.inputTokens);
+      const output = count(usage.outputTokens);
+      if (input !== undefined || output !== undefined) outcome.tokens = { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) };
+    }
   });
   // The agent may go away at any point: then the request it did not answer fails.
   const done = await Promise.race([

@@ -1,0 +1,195 @@
+/**
+ * Workers over the Agent Client Protocol, end to end: the built sow as the ACP client of the fake
+ * ACP agent (test/fakes/fake-acp-agent.mjs, on the SDK's agent side, worded as each real agent
+ * words its requests). sow answers every permission by the executor's profile; hands the agent
+ * `sow mcp`; continues a session with session/load, or hands the task to a fresh session when the
+ * agent cannot; stops a worker with session/cancel first; and is not harmed by what a broken or
+ * hostile agent sends.
+ */
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { acpEvents } from '../fakes/acp-log.js';
+import { SOW } from './harness.js';
+import { agentFixtures, until } from './agent-world.js';
+
+const base = agentFixtures({ tasks: ['First task', 'Second task'] });
+
+/** An executor of `type` over ACP, bound to the implementer. */
+const config = (type: string, extra = '') => `agents:\n  executors:\n    w:\n      type: ${type}\n      transport: acp\n${extra}  bindings:\n    implementer: w\n`;
+
+/** A folder outside every test repository, for what the safe profile must refuse. */
+const outside = realpathSync(mkdtempSync(join(tmpdir(), 'sow-acp-outside-')));
+afterAll(() => rmSync(outside, { recursive: true, force: true }));
+
+const REPORT = { run: 'sow task set --id 010 status needs_review' };
+
+describe('agent spawn over ACP', () => {
+  // Each real agent's wording, by the executor type that starts it.
+  const agents: [type: string, cli: string][] = [
+    ['gemini', 'gemini'],
+    ['copilot', 'copilot'],
+    ['opencode', 'opencode'],
+    ['claude', 'claude-agent-acp'],
+    ['codex', 'codex-acp'],
+  ];
+  for (const [type, cli] of agents) {
+    it(`${type}: sow decides each permission (safe): sow runs, a command outside is refused and reported, the worker reports back`, () => {
+      const f = base(config(type));
+      const marker = join(outside, `${type}-touched`);
+      const script = [{ say: 'Working on it.' }, { run: 'sow status' }, { run: `touch ${marker}` }, REPORT];
+      const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json'], { FAKE_ACP_SCRIPT: JSON.stringify(script), CODEX_API_KEY: 'test' });
+      expect(existsSync(marker), 'the refused command did not run').toBe(false);
+      const t = f.task();
+      // Codex's adapter has no "no" but "abort": a refusal ends its whole turn, so it never reports.
+      expect([t.status, t.session.transport]).toEqual([type === 'codex' ? 'in_progress' : 'needs_review', 'acp']);
+      const log = acpEvents(f.world.log);
+      const opened = log.find((e) => e.event === 'session/new' && e.session);
+      expect(t.session_id).toBe(opened!.session);
+      // sow chose, by kind, the option of this agent's own wording that allows once, then the one that refuses.
+      const asked = log.filter((e) => e.event === 'permission' && e.cli === cli);
+      expect(asked.map((e) => [e.toolCall?.kind, e.outcome?.outcome])).toEqual([['execute', 'selected'], ['execute', 'selected'], ...(type === 'codex' ? [] : [['execute', 'selected']])]);
+      const steps = log.filter((e) => e.event === 'step' && e.step?.run);
+      expect(steps.map((e) => (e.result === 'refused' ? 'refused' : e.result?.allowed ? 'ran' : JSON.stringify(e.result)))).toEqual(['ran', 'refused', ...(type === 'codex' ? [] : ['ran'])]);
+      expect(r.json!.data.denials).toEqual([expect.objectContaining({ kind: 'command', input: `touch ${marker}` })]);
+      expect(r.stderr).toContain(`sow refused`);
+    });
+  }
+
+  it('hands the agent no file or terminal capability, opens the session in the repository, and hands it sow mcp as the worker', () => {
+    const f = base(config('claude'));
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status', arguments: {} } }, REPORT]) });
+    const log = acpEvents(f.world.log);
+    const init = log.find((e) => e.event === 'initialize')!;
+    expect(init.params.clientCapabilities).toMatchObject({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
+    const opened = log.find((e) => e.event === 'session/new')!;
+    expect(opened.params.cwd).toBe(f.root);
+    const server = opened.params.mcpServers[0];
+    expect(server).toMatchObject({ name: 'sow', command: process.execPath, args: [SOW, 'mcp'] });
+    expect(server.env).toEqual(
+      expect.arrayContaining([
+        { name: 'SOW_AGENT_ID', value: 'implementer-1' },
+        { name: 'SOW_TASK_ID', value: '010' },
+      ]),
+    );
+    // The worker called sow's tool natively, and got the project's state.
+    const step = log.find((e) => e.event === 'step' && e.step?.mcp)!;
+    expect(step.result.error).toBeUndefined();
+    expect(JSON.stringify(step.result.structuredContent)).toContain('ImplementationExecuting');
+  });
+
+  it('edits and reads inside the repository are allowed; outside, and in .git, refused; the messages, plan and refusals are its events', () => {
+    const f = base(config('gemini'));
+    const script = [
+      { say: 'Planning.' },
+      { plan: ['write hello', 'report'] },
+      { edit: 'hello.txt', text: 'hello\n' },
+      { edit: join(outside, 'evil.txt'), text: 'x\n' },
+      { edit: '.git/hooks/post-commit', text: '#!/bin/sh\n' },
+      { read: '/etc/hostname' },
+      REPORT,
+    ];
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    expect(readFileSync(join(f.root, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(existsSync(join(outside, 'evil.txt'))).toBe(false);
+    expect(existsSync(join(f.root, '.git/hooks/post-commit'))).toBe(false);
+    const events = f.ok(['agent', 'events', '010']).stdout;
+    expect(events).toMatch(/› Planning\./);
+    expect(events).toMatch(/☐ \[ \] write hello; \[ \] report/);
+    expect(events).toMatch(/✗ refused .*evil\.txt: it changes files outside the repository/);
+    expect(events).toMatch(/✗ refused .*post-commit: it changes files outside the repository/);
+    expect(events).toMatch(/✗ refused \/etc\/hostname: it reads outside the repository/);
+    expect(f.task().status).toBe('needs_review');
+  });
+
+  it('yolo allows what safe refuses', () => {
+    const f = base(config('gemini', '      settings:\n        permissions: yolo\n'));
+    const marker = join(outside, 'yolo-touched');
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ run: `touch ${marker}` }, REPORT]) });
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('counts what the agent says it used: the turn tokens and the session cost', () => {
+    const f = base(config('claude'));
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ usage: { input: 1200, output: 300, cost: 0.25 } }, REPORT]) });
+    const cost = f.ok(['cost', '--json']).json!.data.total;
+    expect(cost).toMatchObject({ runs: 1, input_tokens: 1200, output_tokens: 300, cost_usd: 0.25 });
+  });
+
+  it('a broken or hostile agent does no harm: garbage lines, unknown methods, a file read it was not offered, a flood of updates', () => {
+    const f = base(config('copilot'));
+    const script = [{ garbage: 'this is not JSON-RPC {' }, { unknown: 'sow/take_over' }, { fsRead: '/etc/passwd' }, { flood: 3000 }, REPORT];
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    expect(f.task().status).toBe('needs_review');
+    const steps = acpEvents(f.world.log).filter((e) => e.event === 'step');
+    expect(steps.find((e) => e.step?.unknown)!.result.error.code).toBe(-32601);
+    expect(steps.find((e) => e.step?.fsRead)!.result.error).toBeDefined();
+    // The raw stream keeps what came; sow's own events have the flood as one message, not 3000 lines.
+    const raw = f.ok(['agent', 'events', '010', '--raw']).stdout;
+    expect(raw).toContain('this is not JSON-RPC {');
+    const kinds = (f.ok(['agent', 'events', '010', '--json']).json!.data.events as { kind: string }[]).map((e) => e.kind);
+    expect(kinds.filter((k) => k === 'message').length).toBeLessThan(5);
+  });
+
+  it('an agent that exits in the middle of its turn fails the run (exit 5), the session kept', () => {
+    const f = base(config('gemini'));
+    const r = f.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ exit: 3 }]) });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/^error: .*gemini \(Agent Client Protocol\) failed: /m);
+    const t = f.task();
+    expect([t.status, t.owner, typeof t.session_id]).toEqual(['in_progress', undefined, 'string']);
+  });
+
+  it('a type with no ACP transport is refused with the field to fix (exit 4), before anything starts', () => {
+    const f = base(config('cursor'));
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/transport/);
+    expect(f.world.calls()).toEqual([]);
+  });
+});
+
+describe('agent resume over ACP', () => {
+  it('continues the session with session/load when the agent can', () => {
+    const f = base(config('claude'));
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]) });
+    const first = f.task().session_id;
+    f.ok(['agent', 'resume', '010', 'Please also log your work'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]) });
+    const load = acpEvents(f.world.log).find((e) => e.event === 'session/load')!;
+    expect([load.params.sessionId, load.known]).toEqual([first, true]);
+    const t = f.task();
+    expect([t.session_id, t.iteration, t.status]).toEqual([first, 2, 'needs_review']);
+    expect(acpEvents(f.world.log).filter((e) => e.event === 'session/new')).toHaveLength(1);
+  });
+
+  it('hands the task to a fresh session with a brief when the agent cannot continue it (Gemini)', () => {
+    const f = base(config('gemini'));
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]) });
+    const first = f.task().session_id;
+    const r = f.ok(['agent', 'resume', '010', 'Please also log your work'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]) });
+    expect(r.stderr).toMatch(/could not resume session|could not continue session/);
+    const t = f.task();
+    expect(t.session_id).not.toBe(first);
+    expect(t.handoffs).toEqual([expect.objectContaining({ from_session: first, reason: 'session_gone' })]);
+    const prompts = acpEvents(f.world.log).filter((e) => e.event === 'prompt');
+    expect(prompts.at(-1)!.text).toContain('Please also log your work');
+    expect(prompts.at(-1)!.text).toContain('You take over task 010');
+  });
+});
+
+describe('agent stop over ACP', () => {
+  it('asks the agent to stop (session/cancel) before it is ended; the task is paused', async () => {
+    const f = base(config('claude'));
+    const go = join(f.world.root, 'go');
+    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'waiting' }, { wait: go }, REPORT]) });
+    await until(() => acpEvents(f.world.log).some((e) => e.event === 'step' && e.step?.say), 'the agent is in its turn');
+    const r = f.ok(['agent', 'stop', '010']);
+    expect(r.stdout).toMatch(/task 010 is paused/);
+    const log = acpEvents(f.world.log);
+    expect(log.some((e) => e.event === 'cancel')).toBe(true);
+    expect(log.find((e) => e.event === 'stop')).toMatchObject({ stopReason: 'cancelled' });
+    expect(f.task().status).toBe('paused');
+    writeFileSync(go, '');
+  });
+});
