@@ -282,7 +282,7 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Invocati
   const acp = resolution.spec.acp!;
   return {
     binary: acp.binary(resolution.executor.config),
-    args: acp.args(resolution.executor.config),
+    args: acp.args(resolution.executor.config, granted.permissions),
     env: acp.env?.({ runningAsRoot: runningAsRoot() }) ?? {},
     stdin: prompt,
     notes: [`transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`],

@@ -45,6 +45,16 @@ describe('agent spawn over ACP', () => {
       // Codex's adapter has no "no" but "abort": a refusal ends its whole turn, so it never reports.
       expect([t.status, t.session.transport]).toEqual([type === 'codex' ? 'in_progress' : 'needs_review', 'acp']);
       const log = acpEvents(f.world.log);
+      // How each is started: its ACP mode; Codex's adapter told to ask (it asks nothing by default).
+      const argv = log.find((e) => e.event === 'start')!.argv;
+      const expected: Record<string, string[]> = {
+        gemini: ['--acp'],
+        copilot: ['--acp'],
+        opencode: ['acp'],
+        claude: [],
+        codex: ['-c', 'approval_policy="untrusted"', '-c', 'sandbox_mode="workspace-write"'],
+      };
+      expect(argv).toEqual(expected[type]);
       const opened = log.find((e) => e.event === 'session/new' && e.session);
       expect(t.session_id).toBe(opened!.session);
       // sow chose, by kind, the option of this agent's own wording that allows once, then the one that refuses.

@@ -21,7 +21,20 @@ export const codex: ExecutorModule = {
   sessionIds: 'reported',
   binary: () => 'codex',
   // Codex speaks ACP through Zed's adapter.
-  acp: { binary: () => 'codex-acp', args: (c) => custom(c), install: 'npm install -g @zed-industries/codex-acp' },
+  // It asks its client nothing by default (read-only sandbox, commands run unasked): under safe it is
+  // told to ask before anything it does not know to be harmless, inside its workspace-write sandbox;
+  // under yolo, never to ask, with no sandbox — as its command line is run.
+  acp: {
+    binary: () => 'codex-acp',
+    args: (c, permissions) => [
+      '-c',
+      permissions === 'yolo' ? 'approval_policy="never"' : 'approval_policy="untrusted"',
+      '-c',
+      permissions === 'yolo' ? 'sandbox_mode="danger-full-access"' : 'sandbox_mode="workspace-write"',
+      ...custom(c),
+    ],
+    install: 'npm install -g @zed-industries/codex-acp',
+  },
   supportsResumption: () => true,
   sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
   spawn(ctx) {

@@ -77,7 +77,7 @@ export interface ExecutorModule {
    */
   readonly acp?: {
     binary(config: ExecutorConfig): string;
-    args(config: ExecutorConfig): string[];
+    args(config: ExecutorConfig, permissions: PermissionProfile): string[];
     /** What its environment needs so that it runs headless and asks sow before it acts. */
     env?(ctx: { runningAsRoot: boolean }): Record<string, string>;
     install: string;
