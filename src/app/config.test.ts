@@ -154,6 +154,19 @@ describe('config validate', () => {
     expect(texts(await validateUserConfig(p.ctx, { binaries: false }))).not.toContainEqual(expect.stringContaining('not found on PATH'));
   });
 
+  it('over ACP the program looked for is the agent’s ACP server (an adapter for Claude Code); a type without one is an error naming the field', async () => {
+    const w = await world('bare');
+    const p = person(w);
+    p.write('agents:\n  executors:\n    cc:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: cc\n');
+    p.command('claude');
+    const warnings = (await validateUserConfig(p.ctx)).lines.filter((l) => l.level === 'warning');
+    expect(warnings.map((l) => l.text)).toEqual([expect.stringMatching(/^claude-agent-acp not found on PATH\n.*Install: npm install -g @zed-industries\/claude-agent-acp/s)]);
+    p.write('agents:\n  executors:\n    cur:\n      type: cursor\n      transport: acp\n  bindings:\n    implementer: cur\n');
+    const bad = await validateUserConfig(p.ctx, { binaries: false });
+    expect(bad.valid).toBe(false);
+    expect(bad.lines.find((l) => l.level === 'error')!.text).toMatch(/agents\.executors\.cur\.transport.*Agent Client Protocol/);
+  });
+
   it('no file: the defaults, and the environment’s overrides are still checked', async () => {
     const w = await world('bare');
     const p = person(w);

@@ -178,9 +178,11 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']): A
     const executor = effective.executors[name];
     const spec = executor ? executorOf(executor.config.type) : undefined;
     if (!executor || !spec) continue;
-    const binary = spec.binary(executor.config);
+    // Over ACP the program started is the agent's ACP server (an adapter for Claude Code and Codex).
+    const acp = executor.config.transport === 'acp' ? spec.acp : undefined;
+    const binary = acp ? acp.binary(executor.config) : spec.binary(executor.config);
     const found = binary ? findOnPath(binary, env) : undefined;
-    out.push({ executor: name, roles: bound, config: executor.config, spec, binary, install: spec.install, ...(found ? { found } : {}) });
+    out.push({ executor: name, roles: bound, config: executor.config, spec, binary, install: acp ? acp.install : spec.install, ...(found ? { found } : {}) });
   }
   return out;
 }
