@@ -23,6 +23,8 @@ export interface AcpWorkerRun {
   env: Record<string, string | undefined>;
   /** What sow adds for the worker (its id, task, the sow to run); the MCP server gets it too. */
   workerEnv: Record<string, string>;
+  /** The MCP servers handed over in session/new (sow's own). */
+  mcpServers?: { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
   prompt: string;
   /** Continue this session instead of opening one. */
   load?: string;
@@ -33,6 +35,12 @@ export interface AcpWorkerRun {
   quiet: boolean;
   onSession: (id: string) => Promise<void>;
   version: string;
+}
+
+/** sow's own tools for the worker: `sow mcp`, run by this very sow, as the worker (its environment has who the worker is). */
+export function sowMcpServer(workerEnv: Record<string, string>): { name: string; command: string; args: string[] } | undefined {
+  const sow = workerEnv['SOW_BIN'];
+  return sow ? { name: 'sow', command: process.execPath, args: [sow, 'mcp'] } : undefined;
 }
 
 export interface AcpWorkerResult {
@@ -66,7 +74,6 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;
-  const sow = run.workerEnv['SOW_BIN'];
   // The repository but its .git/: where a safe worker may read and change files.
   const area = repoArea(run.root);
   const outcome = await runAcp({
@@ -77,7 +84,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     prompt: run.prompt,
     ...(run.load !== undefined ? { load: run.load } : {}),
     // sow's own tools, as the worker itself: the same environment a command it runs would have.
-    mcpServers: sow ? [{ name: 'sow', command: process.execPath, args: [sow, 'mcp'], env: Object.entries(run.workerEnv).map(([name, value]) => ({ name, value })) }] : [],
+    mcpServers: run.mcpServers ?? [],
     policy: { profile: run.permissions, checks: run.checks, inside: (p) => namesWithin(area, run.cwd, p) },
     clientVersion: run.version,
     onRaw: (line) => run.files.appendEvent(line),

@@ -304,16 +304,18 @@ async function runOverAcp(
   meter: { usage: Usage; now: () => string },
   onSession?: (id: string) => Promise<void>,
 ): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
-  const { runAcpWorker } = await import('./acp-worker.js');
+  const { runAcpWorker, sowMcpServer } = await import('./acp-worker.js');
   const { denialAdvice } = await import('../adapters/denials.js');
   files.startEvents();
   for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
   if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
   if (!opts.quiet) opts.say(`${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`);
   const load = invocation[ACP_LOAD];
+  const server = sowMcpServer(env);
   const r = await runAcpWorker({
     binaryPath: resolution.binaryPath,
-    args: invocation.args,
+    args: [...invocation.args, ...(server && resolution.spec.acp?.mcpArgs ? resolution.spec.acp.mcpArgs({ ...server, env }) : [])],
+    ...(server ? { mcpServers: [{ ...server, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] } : {}),
     title: resolution.spec.title,
     files,
     root: env['SOW_PROJECT_ROOT'] ?? cwd,

@@ -49,12 +49,17 @@ describe('agent spawn over ACP', () => {
       const argv = log.find((e) => e.event === 'start')!.argv;
       const expected: Record<string, string[]> = {
         gemini: ['--acp'],
-        copilot: ['--acp'],
+        copilot: ['--acp', '--additional-mcp-config', expect.any(String)],
         opencode: ['acp'],
         claude: [],
         codex: ['-c', 'approval_policy="untrusted"', '-c', 'sandbox_mode="workspace-write"'],
       };
       expect(argv).toEqual(expected[type]);
+      // Copilot takes sow mcp on its command line, as it refuses a stdio server in session/new.
+      if (type === 'copilot') {
+        const mcp = JSON.parse(argv[2]).mcpServers.sow;
+        expect(mcp).toMatchObject({ type: 'local', command: process.execPath, args: [SOW, 'mcp'], env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' }, tools: ['*'] });
+      }
       const opened = log.find((e) => e.event === 'session/new' && e.session);
       expect(t.session_id).toBe(opened!.session);
       // sow chose, by kind, the option of this agent's own wording that allows once, then the one that refuses.

@@ -36,7 +36,13 @@ export const copilot: ExecutorModule = {
   install: 'npm install -g @github/copilot',
   sessionIds: 'caller',
   binary: () => 'copilot',
-  acp: { binary: () => 'copilot', args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)], install: 'npm install -g @github/copilot' },
+  acp: {
+    binary: () => 'copilot',
+    args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)],
+    // Over ACP it refuses a stdio MCP server handed over in session/new; on its command line it takes one.
+    mcpArgs: (server) => ['--additional-mcp-config', JSON.stringify({ mcpServers: { [server.name]: { type: 'local', command: server.command, args: server.args, env: server.env, tools: ['*'] } } })],
+    install: 'npm install -g @github/copilot',
+  },
   supportsResumption: () => true,
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {

@@ -78,6 +78,11 @@ export interface ExecutorModule {
   readonly acp?: {
     binary(config: ExecutorConfig): string;
     args(config: ExecutorConfig, permissions: PermissionProfile): string[];
+    /**
+     * For an agent that takes MCP servers only on its command line (Copilot accepts none but
+     * http/sse in session/new): the arguments that give it `sow mcp`.
+     */
+    mcpArgs?(server: { name: string; command: string; args: string[]; env: Record<string, string> }): string[];
     /** What its environment needs so that it runs headless and asks sow before it acts. */
     env?(ctx: { runningAsRoot: boolean }): Record<string, string>;
     install: string;
