@@ -26,6 +26,8 @@ export interface AcpWorkerRun {
   /** The MCP servers handed over in session/new (sow's own). */
   mcpServers?: { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
   prompt: string;
+  /** The executor's model, chosen in a new session where the agent offers the choice. */
+  model?: string;
   /** Continue this session instead of opening one. */
   load?: string;
   permissions: PermissionProfile;
@@ -83,6 +85,8 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     env: { ...run.env, ...run.workerEnv },
     prompt: run.prompt,
     ...(run.load !== undefined ? { load: run.load } : {}),
+    ...(run.model !== undefined ? { model: run.model } : {}),
+    onNote: (text) => run.say(`warning: ${text}`),
     // sow's own tools, as the worker itself: the same environment a command it runs would have.
     mcpServers: run.mcpServers ?? [],
     policy: { profile: run.permissions, checks: run.checks, inside: (p) => namesWithin(area, run.cwd, p) },

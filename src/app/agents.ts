@@ -324,6 +324,7 @@ async function runOverAcp(
     workerEnv: env,
     prompt: invocation.stdin ?? '',
     ...(load !== undefined ? { load } : {}),
+    ...(resolution.executor.config.settings?.model ? { model: resolution.executor.config.settings.model } : {}),
     permissions: invocation.granted.permissions,
     checks: invocation.granted.checks,
     now: meter.now,

@@ -57,7 +57,7 @@ describe('agent spawn over ACP', () => {
       expect(argv).toEqual(expected[type]);
       // Copilot takes sow mcp on its command line, as it refuses a stdio server in session/new.
       if (type === 'copilot') {
-        const mcp = JSON.parse(argv[2]).mcpServers.sow;
+        const mcp = JSON.parse(argv[2]!).mcpServers.sow;
         expect(mcp).toMatchObject({ type: 'local', command: process.execPath, args: [SOW, 'mcp'], env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' }, tools: ['*'] });
       }
       const opened = log.find((e) => e.event === 'session/new' && e.session);
@@ -116,6 +116,17 @@ describe('agent spawn over ACP', () => {
     expect(events).toMatch(/✗ refused .*post-commit: it changes files outside the repository/);
     expect(events).toMatch(/✗ refused \/etc\/hostname: it reads outside the repository/);
     expect(f.task().status).toBe('needs_review');
+  });
+
+  it('the configured model is chosen through the session’s model option; one the agent does not offer is said, and the run goes on', () => {
+    const f = base(config('opencode', '      settings:\n        model: anthropic/claude-sonnet-4-5\n'));
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]), FAKE_ACP_MODELS: 'opencode/big-pickle,anthropic/claude-sonnet-4-5' });
+    const set = acpEvents(f.world.log).find((e) => (e.event as string) === 'session/set_config_option')!;
+    expect(set.params).toMatchObject({ configId: 'model', value: 'anthropic/claude-sonnet-4-5' });
+    const g = base(config('opencode', '      settings:\n        model: nosuch\n'));
+    const r = g.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]), FAKE_ACP_MODELS: 'opencode/big-pickle' });
+    expect(r.stderr).toContain("warning: the agent offers no model 'nosuch' (it offers opencode/big-pickle); it keeps opencode/big-pickle");
+    expect(g.task().status).toBe('needs_review');
   });
 
   it('yolo allows what safe refuses', () => {

@@ -15,6 +15,8 @@
  *   FAKE_ACP_LOAD    "0": the agent does not support session/load (loadSession false, and the method
  *                    answers "Method not found", -32601).
  *   FAKE_ACP_SHAPE   "generic": every name behaves as the generic agent (no quirks, below).
+ *   FAKE_ACP_MODELS  "a,b": session/new offers a model option (category model, a current), and
+ *                    session/set_config_option is answered and logged (event session/set_config_option).
  *   FAKE_AGENT_LOG   the JSON-lines log below (the same file the fake CLIs write to).
  *   FAKE_AGENT_HOME  where sessions are kept (one file per session, <name>-acp-sessions/<id>.json),
  *                    so that a later process can load them: session/load of an id no process made
@@ -266,7 +268,15 @@ export function main(cli, argv) {
       sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: [], cancelled: false });
       save(id);
       log('session/new', { session: id, params });
-      return { sessionId: id };
+      // FAKE_ACP_MODELS="a,b": a model option (the first is current), as opencode and the adapters offer one.
+      const models = (process.env.FAKE_ACP_MODELS ?? '').split(',').filter(Boolean);
+      if (!models.length) return { sessionId: id };
+      const configOptions = [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: models[0], options: models.map((m) => ({ value: m, name: m })) }];
+      return { sessionId: id, configOptions };
+    })
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+      log('session/set_config_option', { session: params.sessionId, params });
+      return { configOptions: [] };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const id = params.sessionId;

@@ -36,6 +36,10 @@ export interface AcpRunRequest {
   /** Continue this session (`session/load`) instead of opening a new one. */
   load?: string;
   mcpServers: McpServerStdio[];
+  /** The model to choose in a new session, where the agent offers a model option (opencode, the adapters). */
+  model?: string;
+  /** Something the person should know (a model the agent does not offer). */
+  onNote?(text: string): void;
   policy: PermissionPolicy;
   clientVersion: string;
   /** Each line the agent wrote on stdout, as it came. */
@@ -194,6 +198,24 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: 'sow', version: req.clientVersion },
     });
+    /** The configured model, through the session's model option; said when the agent offers no such choice. */
+    const chooseModel = async (opened: NewSessionResponse, model: string) => {
+      const option = (opened.configOptions ?? []).find((o) => o.type === 'select' && (o.category === 'model' || o.id === 'model'));
+      if (!option || option.type !== 'select') return;
+      if (option.currentValue === model) return;
+      const flat = (option.options as ({ value: string; name: string } | { options: { value: string; name: string }[] })[]).flatMap((o) => ('options' in o ? o.options : [o]));
+      const match = flat.find((o) => o.value === model || o.name === model || o.value.split('/').at(-1) === model);
+      if (!match) {
+        req.onNote?.(
+          `the agent offers no model '${model}' (it offers ${flat
+            .map((o) => o.value)
+            .slice(0, 12)
+            .join(', ')}); it keeps ${option.currentValue}`,
+        );
+        return;
+      }
+      await agent.request(methods.agent.session.setConfigOption, { sessionId: opened.sessionId, configId: option.id, value: match.value });
+    };
     if (req.load !== undefined) {
       if (!init.agentCapabilities?.loadSession) {
         outcome.loadFailed = 'the agent cannot load sessions (its initialize answer has no loadSession)';
@@ -228,6 +250,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         opened = await open();
       }
       sessionId = opened.sessionId;
+      if (req.model !== undefined) await chooseModel(opened, req.model);
     }
     req.onSession(sessionId!);
     outcome.sessionId = sessionId;
