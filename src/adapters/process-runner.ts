@@ -51,6 +51,40 @@ export interface RunOutcome {
 
 const TAIL = 4_000;
 
+/** Splits a stream's text into lines for `onLine`; `end()` gives it what is left after the last newline. */
+export function lineSplitter(onLine: (line: string) => void): { push(chunk: string): string; end(): void } {
+  let pending = '';
+  return {
+    /** Takes a chunk; returns what is still waiting for its newline. */
+    push(chunk) {
+      pending += chunk;
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        onLine(line);
+      }
+      return pending;
+    },
+    end() {
+      if (pending) onLine(pending);
+      pending = '';
+    },
+  };
+}
+
+/** A child's stderr: its last few thousand characters kept for errors, each line to `onLine`. */
+export function followStderr(stream: NodeJS.ReadableStream, onLine?: (line: string) => void): { tail(): string; end(): void } {
+  let tail = '';
+  const lines = lineSplitter((line) => onLine?.(line));
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-TAIL);
+    if (onLine) lines.push(chunk);
+  });
+  return { tail: () => tail, end: () => lines.end() };
+}
+
 export function runProcess(req: RunRequest): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(req.binary, [...req.args], {
@@ -75,30 +109,10 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       process.off('exit', onExit);
     };
 
-    let stderr = '';
-    let pending = '';
+    const out = lineSplitter((line) => req.onLine?.(line));
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      pending += chunk;
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        req.onLine?.(line);
-      }
-    });
-    child.stderr.setEncoding('utf8');
-    let pendingErr = '';
-    child.stderr.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-TAIL);
-      if (!req.onStderrLine) return;
-      pendingErr += chunk;
-      let nl: number;
-      while ((nl = pendingErr.indexOf('\n')) >= 0) {
-        req.onStderrLine(pendingErr.slice(0, nl));
-        pendingErr = pendingErr.slice(nl + 1);
-      }
-    });
+    child.stdout.on('data', (chunk: string) => out.push(chunk));
+    const stderr = followStderr(child.stderr, req.onStderrLine);
     child.stdin.on('error', () => undefined); // a CLI that exits without reading stdin
     child.stdin.end(req.stdin ?? '');
     child.on('error', (err) => {
@@ -107,9 +121,9 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
     });
     child.on('close', (code, signal) => {
       cleanup();
-      if (pending) req.onLine?.(pending);
-      if (pendingErr) req.onStderrLine?.(pendingErr);
-      resolve({ code, signal, stderrTail: stderr, ...(interrupted ? { interrupted } : {}) });
+      out.end();
+      stderr.end();
+      resolve({ code, signal, stderrTail: stderr.tail(), ...(interrupted ? { interrupted } : {}) });
     });
   });
 }

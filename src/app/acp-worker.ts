@@ -5,7 +5,7 @@
  * call sow's tools natively, keeps the raw messages and sow's own events, and says what it
  * refused as a CLI's refusals are said.
  */
-import { runAcp } from '../adapters/acp/client.js';
+import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
 import { namesWithin, repoArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { Denial, Usage } from '../adapters/executors/types.js';
@@ -45,15 +45,7 @@ export function sowMcpServer(workerEnv: Record<string, string>): { name: string;
   return sow ? { name: 'sow', command: process.execPath, args: [sow, 'mcp'] } : undefined;
 }
 
-export interface AcpWorkerResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderrTail: string;
-  interrupted?: 'SIGINT' | 'SIGTERM';
-  sessionId?: string;
-  stopReason?: string;
-  failure?: string;
-  loadFailed?: string;
+export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'tokens'> {
   denials: Denial[];
   /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
   usage: Usage;

@@ -18,6 +18,7 @@ import { spawn } from 'node:child_process';
 import type { AnyMessage, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
 // A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only over ACP).
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
+import { followStderr, lineSplitter } from '../process-runner.js';
 import { decidePermission, optionFor, type AskedToolCall, type PermissionDecision, type PermissionPolicy } from '../../domain/acp-permissions.js';
 
 export interface McpServerStdio {
@@ -69,7 +70,6 @@ export interface AcpRunOutcome {
   loadFailed?: string;
 }
 
-const TAIL = 4_000;
 /** ACP's error code for "authentication required". */
 const AUTH_REQUIRED = -32000;
 /** How long an agent has to stop after `session/cancel`, and to exit once its stdin is closed, before it is ended. */
@@ -93,26 +93,13 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const startError = await started;
   if (startError) throw startError;
 
-  let stderr = '';
-  let pendingErr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-TAIL);
-    if (!req.onStderrLine) return;
-    pendingErr += chunk;
-    let nl: number;
-    while ((nl = pendingErr.indexOf('\n')) >= 0) {
-      req.onStderrLine(pendingErr.slice(0, nl));
-      pendingErr = pendingErr.slice(nl + 1);
-    }
-  });
+  const stderr = followStderr(child.stderr, req.onStderrLine);
 
   // The stream the SDK reads: the agent's stdout, one JSON-RPC message per line. Every line is kept
   // as it came; one that is not a JSON object is not passed on.
   let tooLong = false;
   const readable = new ReadableStream<Message>({
     start(controller) {
-      let pending = '';
       child.stdout.setEncoding('utf8');
       const take = (line: string) => {
         if (!line.trim()) return;
@@ -125,22 +112,16 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         }
         if (message && typeof message === 'object' && !Array.isArray(message)) controller.enqueue(message as Message);
       };
+      const lines = lineSplitter(take);
       child.stdout.on('data', (chunk: string) => {
-        pending += chunk;
-        let nl: number;
-        while ((nl = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
-          take(line);
-        }
-        if (pending.length > MAX_LINE) {
+        if (tooLong) return;
+        if (lines.push(chunk).length > MAX_LINE) {
           tooLong = true;
-          pending = '';
           child.kill('SIGTERM');
         }
       });
       child.stdout.on('end', () => {
-        take(pending);
+        if (!tooLong) lines.end();
         try {
           controller.close();
         } catch {
@@ -294,8 +275,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   process.off('SIGINT', onInt);
   process.off('SIGTERM', onTerm);
   process.off('exit', onExit);
-  if (pendingErr) req.onStderrLine?.(pendingErr);
-  return { code, signal, stderrTail: stderr, ...outcome, ...(interrupted ? { interrupted } : {}) };
+  stderr.end();
+  return { code, signal, stderrTail: stderr.tail(), ...outcome, ...(interrupted ? { interrupted } : {}) };
 }
 
 function errorText(err: unknown): string {
