@@ -3,7 +3,11 @@ import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import type { CommandContext, CommandDef, CommandResult } from '../cli/def.js';
 
-async function showStatus(ctx: CommandContext, opts: { all?: boolean }): Promise<CommandResult> {
+async function showStatus(ctx: CommandContext, opts: { all?: boolean; watch?: boolean }): Promise<CommandResult | undefined> {
+  if (opts.watch) {
+    const { watchView } = await import('../cli/watch.js');
+    return watchView(ctx, opts.all ? 'sow status --all' : 'sow status', async () => (await showStatus(ctx, { ...opts, watch: false }))!, opts.all ? { all: true } : {});
+  }
   if (opts.all) {
     // Every project: the main checkout's and each worktree's.
     const { listWorktreesFor } = await import('../app/worktree.js');
@@ -20,6 +24,7 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean }): Promise
 }
 
 const ALL_OPTION = { flags: '--all', description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)' };
+const WATCH_OPTION = { flags: '-w, --watch', description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)' };
 
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
@@ -27,7 +32,7 @@ const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and
 export const status: CommandDef = {
   name: 'status',
   description: `${STATUS_DESCRIPTION} (same as 'sow project status')`,
-  options: [ALL_OPTION],
+  options: [ALL_OPTION, WATCH_OPTION],
   writes: false,
   mcp: {
     tool: 'status',
@@ -132,7 +137,7 @@ export const commands: readonly CommandDef[] = [
       return { data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) };
     },
   },
-  { name: 'project status', description: STATUS_DESCRIPTION, options: [ALL_OPTION], writes: false, run: (ctx, { opts }) => showStatus(ctx, opts) },
+  { name: 'project status', description: STATUS_DESCRIPTION, options: [ALL_OPTION, WATCH_OPTION], writes: false, run: (ctx, { opts }) => showStatus(ctx, opts) },
   {
     name: 'project history',
     description: 'List every transition of the lifecycle: when, which event, and who fired it',

@@ -160,21 +160,30 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'task list',
     description: 'List the tasks',
-    options: [{ flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' }],
+    options: [
+      { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
+      { flags: '-w, --watch', description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)' },
+    ],
     writes: false,
     async run(ctx, { opts }) {
       const status = opts['status'] as string | undefined;
       if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
-      const { listTasks } = await import('../app/task.js');
-      const { formatTaskLine, unattendedLines } = await import('../cli/render.js');
-      const paint = (await import('../cli/colour.js')).paintFor();
-      const tasks = await listTasks(ctx.app, status);
-      const unattended = unattendedLines(tasks);
-      return {
-        data: tasks,
-        text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
-        ...(tasks.length === 0 ? { message: status ? `No ${status} tasks` : 'No tasks yet' } : unattended.length ? { message: unattended.join('\n') } : {}),
+      const view = async () => {
+        const { listTasks } = await import('../app/task.js');
+        const { formatTaskLine, unattendedLines } = await import('../cli/render.js');
+        const paint = (await import('../cli/colour.js')).paintFor();
+        const tasks = await listTasks(ctx.app, status);
+        const unattended = unattendedLines(tasks);
+        return {
+          data: tasks,
+          text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
+          ...(tasks.length === 0 ? { message: status ? `No ${status} tasks` : 'No tasks yet' } : unattended.length ? { message: unattended.join('\n') } : {}),
+        };
       };
+      if (!opts['watch']) return view();
+      const { watchView } = await import('../cli/watch.js');
+      // (The view's title: the command as typed.)
+      return watchView(ctx, ['sow task list', ...(status ? ['--status', status] : [])].join(' '), view);
     },
   },
   {

@@ -1,0 +1,53 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isShownChange, watchSow } from './watch.js';
+
+describe('isShownChange', () => {
+  it('state, documents and a worker’s events are news; what sow writes to read is not', () => {
+    for (const p of ['project/state.yaml', 'project/phases/implementation/tasks/010/state.yaml', 'project/phases/implementation/tasks/010/log.md', 'knowledge/x.md', 'config.yaml'])
+      expect([p, isShownChange(p)]).toEqual([p, true]);
+    for (const p of ['.runtime/agent-outputs/010/2026-11-27T00-00-00-000Z-spawn.events.jsonl', '.runtime/supervisors/2026-11-27-ab/ready.json', '.runtime/supervisors/2026-11-27-ab/result.json'])
+      expect([p, isShownChange(p)]).toEqual([p, true]);
+    for (const p of [
+      '.runtime/lock',
+      '.runtime/tasks.json',
+      '.runtime/journal.json',
+      '.runtime/tmp/x',
+      '.runtime',
+      '.runtime/agent-outputs/010/2026-spawn.jsonl',
+      'project/state.yaml.4242.tmp',
+      'project/.state.yaml.tmp-1',
+    ])
+      expect([p, isShownChange(p)]).toEqual([p, false]);
+  });
+});
+
+describe('watchSow', () => {
+  let dir: string | undefined;
+  afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+    return check();
+  };
+
+  for (const poll of [false, true]) {
+    it(`${poll ? 'by polling' : 'by watching'}: a burst of changes is told once, and told again for the next`, async () => {
+      dir = mkdtempSync(join(tmpdir(), 'sow-watch-'));
+      mkdirSync(join(dir, '.sow', 'project'), { recursive: true });
+      let told = 0;
+      const feed = watchSow(dir, () => told++, { settleMs: 30, pollMs: 50, poll });
+      try {
+        writeFileSync(join(dir, '.sow', 'project', 'state.yaml'), 'a: 1\n');
+        writeFileSync(join(dir, '.sow', 'project', 'other.md'), 'x\n');
+        expect(await until(() => told >= 1)).toBe(true);
+        const after = told;
+        writeFileSync(join(dir, '.sow', 'project', 'state.yaml'), 'a: 22\n');
+        expect(await until(() => told > after)).toBe(true);
+      } finally {
+        feed.close();
+      }
+    });
+  }
+});

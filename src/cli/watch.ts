@@ -1,0 +1,81 @@
+/**
+ * `--watch` for a view (`sow status`, `sow task list`): shows it, then again each time what it shows
+ * may have changed (the workspace's change feed), until Ctrl-C. At a terminal the screen is
+ * redrawn; piped, each new view follows the last, a blank line apart; with `--json`, one JSON
+ * document per line, each time it differs. A view that fails (the project was removed) shows its
+ * error and the watch goes on.
+ */
+import { SowError } from '../domain/errors.js';
+import { toJson } from '../domain/json.js';
+import type { CommandContext, CommandResult } from './def.js';
+import { writeText } from './output.js';
+import { stdout } from './stdio.js';
+
+export async function watchView(ctx: CommandContext, what: string, view: () => Promise<CommandResult>, opts: { all?: boolean } = {}): Promise<undefined> {
+  const { followWorkspace } = await import('../app/feed.js');
+  const tty = stdout.isTTY === true && !ctx.json;
+  let last: string | undefined;
+  const show = async () => {
+    let out: string;
+    try {
+      const r = await view();
+      out = ctx.json ? toJson({ ok: true, data: r.data ?? null }) : [r.text, r.message].filter(Boolean).join('\n');
+    } catch (err) {
+      if (!(err instanceof SowError)) throw err;
+      out = ctx.json
+        ? toJson({ ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } })
+        : `error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}`;
+    }
+    if (out === last) return;
+    const first = last === undefined;
+    last = out;
+    if (ctx.json) return void stdout.write(`${out}\n`);
+    if (tty) {
+      stdout.write('\x1b[H\x1b[2J');
+      writeText(stdout, `${what} — ${new Date().toTimeString().slice(0, 8)}, follows every change (Ctrl-C to stop)\n`);
+    } else if (!first) stdout.write('\n');
+    writeText(stdout, out || '(nothing)');
+  };
+  // One view at a time; a change during one shows again after it.
+  let running: Promise<void> = Promise.resolve();
+  let again = false;
+  let busy = false;
+  const queue = () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    running = (async () => {
+      do {
+        again = false;
+        await show();
+      } while (again);
+      busy = false;
+    })();
+  };
+  await show();
+  await new Promise<void>((resolve, reject) => {
+    let feed: { close(): void } | undefined;
+    const stop = () => {
+      feed?.close();
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      running.then(() => resolve(), reject);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    feed = followWorkspace(
+      ctx.app,
+      () => {
+        queue();
+        running.catch((err: unknown) => {
+          feed?.close();
+          reject(err);
+        });
+      },
+      opts,
+    );
+  });
+  return undefined;
+}
