@@ -7,7 +7,7 @@ import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import type { CommandContext, CommandDef, OptionDef, ZodApi } from '../cli/def.js';
+import type { CommandContext, CommandDef, McpExposure, OptionDef, ZodApi } from '../cli/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
@@ -23,6 +23,93 @@ const toolProgress = (ctx: CommandContext) => (event: import('../app/checks.js')
 };
 
 const taskShape = (z: ZodApi) => z.looseObject({ id: z.string(), name: z.string(), status: z.string() });
+
+interface AddOpts {
+  agent?: string;
+  description?: string;
+  id?: string;
+  parallel?: boolean;
+  dependsOn?: string;
+}
+
+/** `task add` as the command line and the task tool check it: the name, the id, the dependencies, the agent. */
+async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
+  textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
+  const { TASK_NAME_MAX } = await import('../domain/tasks.js');
+  if (name.trim().length > TASK_NAME_MAX) throw new UsageError(`the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`, 'put the details in --description');
+  if (opts.id !== undefined) taskIdArg(opts.id);
+  if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
+  if (opts.agent !== undefined) await agentArg(opts.agent.trim());
+  const { addTask } = await import('../app/task.js');
+  return addTask(ctx.app, { name, ...opts });
+}
+
+/** Which arguments each action of the task tool takes, besides action. */
+const TASK_TOOL_ARGS = {
+  list: ['status'],
+  get: ['id'],
+  add: ['name', 'description', 'agent', 'parallel', 'depends_on'],
+} as const;
+
+/**
+ * The `task` tool of `sow mcp`: list the tasks, show one, add one — what an agent on MCP alone
+ * needs to plan (task_update and task_next change and claim them). One tool with an action, as
+ * `artifact`, so that the tool list stays short.
+ */
+const taskTool: McpExposure = {
+  tool: 'task',
+  listKey: 'tasks',
+  description: 'List the tasks (status filters), get one task whole (id), or add a task (name, description, agent, parallel, depends_on).',
+  input: (z) =>
+    z.strictObject({
+      action: z.enum(['list', 'get', 'add']).describe('list (status?), get (id) or add (name, description?, agent?, parallel?, depends_on?)'),
+      status: z.string().optional().describe('list: only tasks with this status, e.g. pending'),
+      id: z.string().optional().describe('get: the task id, e.g. 010'),
+      name: z.string().optional().describe('add: what the task does'),
+      description: z.string().optional().describe('add: requirements and acceptance criteria'),
+      agent: z.string().optional().describe('add: the agent role that will do it, e.g. implementer'),
+      parallel: z.boolean().optional().describe('add: whether it may run in parallel with others'),
+      depends_on: z.string().optional().describe('add: ids of tasks that must finish first, e.g. 010,020'),
+    }),
+  output: (z) =>
+    z.looseObject({
+      tasks: z
+        .array(z.looseObject({ id: z.string(), name: z.string(), status: z.string() }))
+        .optional()
+        .describe('list: the tasks'),
+      id: z.string().optional().describe('get, add: the task'),
+      name: z.string().optional(),
+      status: z.string().optional(),
+    }),
+  async call(ctx, args) {
+    const action = args['action'] as keyof typeof TASK_TOOL_ARGS;
+    const extra = Object.keys(args).filter((k) => k !== 'action' && args[k] !== undefined && !(TASK_TOOL_ARGS[action] as readonly string[]).includes(k));
+    if (extra.length)
+      throw new UsageError(`task ${action} does not take ${extra.join(', ')}`, `leave ${extra.join(', ')} out (list: status; get: id; add: name, description, agent, parallel, depends_on)`);
+    const app = await import('../app/task.js');
+    switch (action) {
+      case 'list': {
+        const status = args['status'] as string | undefined;
+        if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
+        return app.listTasks(ctx.app, status);
+      }
+      case 'get': {
+        if (args['id'] === undefined) throw new UsageError('task get needs id', 'pass the task id, e.g. {"action": "get", "id": "010"}');
+        return (await app.getTask(ctx.app, taskIdArg(args['id'] as string, 'task id'))).task;
+      }
+      case 'add': {
+        if (args['name'] === undefined) throw new UsageError('task add needs name', 'say what the task does, e.g. {"action": "add", "name": "Add the login form"}');
+        const opts: AddOpts = {
+          ...(args['description'] !== undefined ? { description: args['description'] as string } : {}),
+          ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
+          ...(args['parallel'] !== undefined ? { parallel: args['parallel'] as boolean } : {}),
+          ...(args['depends_on'] !== undefined ? { dependsOn: args['depends_on'] as string } : {}),
+        };
+        return checkedAdd(ctx, args['name'] as string, opts);
+      }
+    }
+  },
+};
 
 const inputs = artifactCommands('inputs', 'task');
 const outputs = artifactCommands('outputs', 'task');
@@ -40,17 +127,9 @@ export const commands: readonly CommandDef[] = [
       { flags: '--depends-on <ids>', description: 'ids of tasks that must finish first, e.g. 010,020', complete: 'task-id' },
     ],
     writes: true,
+    mcp: taskTool,
     async run(ctx, { args, opts: o }) {
-      const name = args[0] as string;
-      const opts = o as { agent?: string; description?: string; id?: string; parallel?: boolean; dependsOn?: string };
-      textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
-      const { TASK_NAME_MAX } = await import('../domain/tasks.js');
-      if (name.trim().length > TASK_NAME_MAX) throw new UsageError(`the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`, 'put the details in --description');
-      if (opts.id !== undefined) taskIdArg(opts.id);
-      if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
-      if (opts.agent !== undefined) await agentArg(opts.agent.trim());
-      const { addTask } = await import('../app/task.js');
-      const t = await addTask(ctx.app, { name, ...opts });
+      const t = await checkedAdd(ctx, args[0] as string, o as AddOpts);
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
   },

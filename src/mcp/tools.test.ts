@@ -46,9 +46,9 @@ describe('callTool', () => {
     expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual({ ok: false, error: { code: 'USAGE', message: 'not so', hint: 'do this' } });
   });
 
-  it('the tools of the registry: the eleven, each with an input and an output schema', async () => {
+  it('the tools of the registry: twelve, the most a person reads through, each with an input and an output schema', async () => {
     const all = await loadTools(allCommands);
-    expect(all.map((t) => t.name).sort()).toEqual(['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task_next', 'task_update']);
+    expect(all.map((t) => t.name).sort()).toEqual(['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task', 'task_next', 'task_update']);
     for (const t of all) expect(z.toJSONSchema(t.output, { io: 'output' }), t.name).toMatchObject({ type: 'object' });
   });
 });

@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 
 const fresh = useRepos();
 
-const TOOL_NAMES = ['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task_next', 'task_update'];
+const TOOL_NAMES = ['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task', 'task_next', 'task_update'];
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -149,6 +149,36 @@ describe('sow mcp: the tools', () => {
       for (const [name, schema] of Object.entries(properties)) expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
     }
     expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
+  });
+
+  it('task: an agent on MCP alone can plan — list, get and add tasks, as sow task list / get / add; a mistake is refused with the way on', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const { client } = await connect(repo);
+    const call = (args: Record<string, unknown>) => client.callTool({ name: 'task', arguments: args });
+    const added = await call({ action: 'add', name: 'Write the docs', description: 'The README section', parallel: true, depends_on: '010' });
+    expect(added.isError).toBeFalsy();
+    expect(added.structuredContent).toMatchObject({ id: '030', name: 'Write the docs', parallel: true, dependencies: ['010'] });
+    expect(repo.read('.sow/project/phases/implementation/tasks/030/description.md')).toContain('The README section');
+    const list = await call({ action: 'list' });
+    expect((list.structuredContent as { tasks: unknown[] }).tasks).toEqual(cliData(repo, ['task', 'list']));
+    expect((await call({ action: 'list', status: 'pending' })).structuredContent).toEqual({ tasks: cliData(repo, ['task', 'list', '--status', 'pending']) });
+    expect((await call({ action: 'get', id: '30' })).structuredContent).toEqual(cliData(repo, ['task', 'get', '--id', '030']));
+    const before = repo.snapshot();
+    for (const [args, code] of [
+      [{ action: 'add' }, 'USAGE'],
+      [{ action: 'get', id: '999' }, 'TASK_NOT_FOUND'],
+      [{ action: 'list', status: 'done' }, 'USAGE'],
+      [{ action: 'list', name: 'x' }, 'USAGE'],
+      [{ action: 'add', name: 'y', depends_on: '999' }, undefined],
+    ] as const) {
+      const r = await call(args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      const error = JSON.parse((r.content as { text: string }[])[0]!.text).error;
+      if (code) expect(error.code, JSON.stringify(args)).toBe(code);
+      expect(error.hint, JSON.stringify(args)).toMatch(/\S/);
+    }
+    expect(repo.snapshot()).toEqual(before);
   });
 
   it('status and continue: the data of sow project status / continue --json', async () => {
