@@ -39,7 +39,7 @@ const lazyChildProcessForCommander = {
  */
 const LAZY_BUILTINS = {
   child_process: ['spawn', 'spawnSync'],
-  crypto: ['createHash', 'randomUUID'],
+  crypto: ['createHash', 'randomBytes', 'randomUUID', 'timingSafeEqual'],
 };
 const lazyBuiltins = {
   name: 'lazy-builtins',

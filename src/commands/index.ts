@@ -47,6 +47,7 @@ export const GROUPS: readonly GroupDef[] = [
   group('pr', "The project's pull request on GitHub (through gh)", async () => (await import('./github.js')).pr),
   group('refs', 'Shared references for agents: repositories and folders cloned once into your cache, linked as .sow/refs/<link>', async () => (await import('./refs.js')).commands),
   single('mcp', async () => (await import('./mcp.js')).mcp),
+  single('ui', async () => (await import('./ui.js')).ui),
   group('graph', 'Draw the lifecycle or the task dependencies: text, mermaid (renders on GitHub) or graphviz dot', async () => (await import('./graph.js')).commands),
   single('install', async () => (await import('./install.js')).install),
   single('uninstall', async () => (await import('./install.js')).uninstall),

@@ -1,0 +1,239 @@
+/**
+ * `sow ui`: the work, live, in a browser. A local HTTP server (127.0.0.1 only) that reads the
+ * same files through the same commands as the terminal — every view is a sow command's `--json`
+ * data, every action a sow command — so the page cannot disagree with the CLI.
+ *
+ * Safe by default: a random token is required on every request (403 and nothing else without it);
+ * `Host` must be this server's (no DNS rebinding) and an `Origin`, when sent, this page's (no
+ * cross-site request); actions only by POST with the token in a header and a JSON body; no file is
+ * served at all — documents reach the page only through sow's confined reads. The page follows
+ * changes through server-sent events from the workspace's change feed.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CommandContext, CommandDef } from '../cli/def.js';
+import { SowError } from '../domain/errors.js';
+import { PAGE } from './page.js';
+
+export interface UiOptions {
+  port: number;
+  version: string;
+  commands: () => Promise<readonly CommandDef[]>;
+  /** The token (tests give one; otherwise 32 random bytes). */
+  token?: string;
+}
+
+export interface Ui {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** The views: each a fixed sow command with the page's values as its arguments (never a free command line). */
+const VIEWS: Record<string, (q: URLSearchParams) => { name: string; args: string[]; opts: Record<string, unknown> }[]> = {
+  projects: () => [{ name: 'status', args: [], opts: { all: true } }],
+  project: () => [
+    { name: 'status', args: [], opts: {} },
+    { name: 'graph lifecycle', args: [], opts: { format: 'text' } },
+    { name: 'task list', args: [], opts: {} },
+    { name: 'project history', args: [], opts: {} },
+    { name: 'output list', args: [], opts: {} },
+    { name: 'agent ps', args: [], opts: {} },
+  ],
+  task: (q) => {
+    const id = q.get('id') ?? '';
+    return [
+      { name: 'task get', args: [], opts: { id } },
+      { name: 'agent events', args: [id], opts: {} },
+      { name: 'task input list', args: [], opts: { id } },
+      { name: 'task output list', args: [], opts: { id } },
+    ];
+  },
+};
+
+/** The actions a person takes, each one sow command: what the page sends is checked by that command as if typed. */
+const ACTIONS: Record<string, (b: Record<string, unknown>) => { name: string; args: string[]; opts: Record<string, unknown> }> = {
+  advance: () => ({ name: 'advance', args: [], opts: {} }),
+  approve_output: (b) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: String(b['index'] ?? '') } }),
+  approve_tasks: () => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} }),
+  resume: (b) => ({ name: 'agent resume', args: [String(b['task'] ?? ''), String(b['prompt'] ?? '')], opts: { detach: true } }),
+  stop: (b) => ({ name: 'agent stop', args: [String(b['task'] ?? '')], opts: {} }),
+};
+
+/** commander's key for an option: '--depends-on <ids>' → dependsOn, '--no-open' → open. */
+function optionKey(flags: string): string {
+  const long = /--([\w-]+)/.exec(flags)?.[1] ?? '';
+  return long.replace(/^no-/, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+}
+
+export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui> {
+  const token = opts.token ?? randomBytes(32).toString('hex');
+  const defs = new Map((await opts.commands()).map((d) => [d.name, d]));
+  const { checkoutsWithProject } = await import('../app/worktree.js');
+  const { followWorkspace } = await import('../app/feed.js');
+  let port = 0;
+  const listeners = new Set<ServerResponse>();
+
+  /** The checkout a request names (by its path relative to the main one), among those with a project; the first by default. */
+  const checkout = (rel: string | null): string => {
+    const all = checkoutsWithProject(ctx.app.cwd);
+    if (rel === null || rel === '') return all.find((c) => c.rel === '.')?.path ?? all[0]?.path ?? ctx.app.cwd;
+    const found = all.find((c) => c.rel === rel);
+    if (!found) throw new SowError('NO_SUCH_CHECKOUT', 'failed', `no checkout '${rel}' with a project`, 'the page lists the checkouts that have one');
+    return found.path;
+  };
+
+  /** Runs a command as commander would after parsing its line: each argument and option read by its own parser. */
+  const runCommand = async (name: string, args: string[], options: Record<string, unknown>, cwd: string): Promise<unknown> => {
+    const def = defs.get(name);
+    if (!def) throw new Error(`sow ui: no command ${name}`);
+    const parsedArgs = args.map((a, i) => def.args?.[i]?.parse?.(a) ?? a);
+    const parsedOpts = Object.fromEntries(
+      Object.entries(options).map(([k, v]) => {
+        const od = def.options?.find((o) => optionKey(o.flags) === k);
+        return [k, od?.parse && typeof v === 'string' ? od.parse(v, undefined) : v];
+      }),
+    );
+    const r = await def.run({ ...ctx, app: { ...ctx.app, cwd }, json: true }, { args: parsedArgs, opts: parsedOpts });
+    return r?.data ?? null;
+  };
+
+  const envelope = (err: unknown) => {
+    if (err instanceof SowError) return { ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } };
+    return { ok: false, error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } };
+  };
+
+  const sameToken = (given: string | null | undefined): boolean => {
+    if (typeof given !== 'string' || given.length !== token.length) return false;
+    return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  };
+
+  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const allowedOrigins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+
+  const send = (res: ServerResponse, status: number, type: string, body: string) => {
+    res.writeHead(status, {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'content-security-policy':
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    });
+    res.end(body);
+  };
+  const refuse = (res: ServerResponse) => {
+    res.writeHead(403, { 'content-length': '0', 'cache-control': 'no-store' });
+    res.end();
+  };
+
+  const readBody = (req: IncomingMessage): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      let size = 0;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > 64 * 1024) {
+          resolve(undefined);
+          req.destroy();
+        } else chunks.push(c);
+      });
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', () => resolve(undefined));
+    });
+
+  const server = createServer(async (req, res) => {
+    // The gate: this server's Host, a same-origin Origin when one is sent, and the token.
+    const host = req.headers.host ?? '';
+    const origin = req.headers.origin;
+    if (!allowedHosts().has(host) || (origin !== undefined && !allowedOrigins().has(origin))) return refuse(res);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${host}`);
+    } catch {
+      return refuse(res);
+    }
+    const method = req.method ?? 'GET';
+    const given = method === 'POST' ? req.headers['x-sow-token'] : url.searchParams.get('token');
+    if (!sameToken(Array.isArray(given) ? given[0] : given)) return refuse(res);
+
+    if (method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE);
+    if (method === 'GET' && url.pathname === '/api/view') {
+      const make = VIEWS[url.searchParams.get('name') ?? ''];
+      if (!make) return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }));
+      try {
+        const cwd = url.searchParams.get('name') === 'projects' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
+        // One after the other: each takes the workspace's lock, as the command would.
+        const parts: [string, unknown][] = [];
+        for (const c of make(url.searchParams)) {
+          try {
+            parts.push([c.name, { ok: true, data: await runCommand(c.name, c.args, c.opts, cwd) }]);
+          } catch (err) {
+            parts.push([c.name, envelope(err)]);
+          }
+        }
+        return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: Object.fromEntries(parts) }));
+      } catch (err) {
+        return send(res, 200, 'application/json', JSON.stringify(envelope(err)));
+      }
+    }
+    if (method === 'GET' && url.pathname === '/api/changes') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.write(': sow\n\n');
+      listeners.add(res);
+      req.on('close', () => listeners.delete(res));
+      return;
+    }
+    if (method === 'POST' && url.pathname === '/api/action') {
+      if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res);
+      const raw = await readBody(req);
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(raw ?? '') as Record<string, unknown>;
+        if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
+      } catch {
+        return send(res, 400, 'application/json', JSON.stringify({ ok: false, error: { code: 'USAGE', message: 'the body is not a JSON object' } }));
+      }
+      const make = ACTIONS[String(body['action'] ?? '')];
+      if (!make) return send(res, 400, 'application/json', JSON.stringify({ ok: false, error: { code: 'USAGE', message: `no action '${String(body['action'] ?? '')}'` } }));
+      try {
+        const c = make(body);
+        const data = await runCommand(c.name, c.args, c.opts, checkout(typeof body['checkout'] === 'string' ? body['checkout'] : null));
+        return send(res, 200, 'application/json', JSON.stringify({ ok: true, data }));
+      } catch (err) {
+        return send(res, 200, 'application/json', JSON.stringify(envelope(err)));
+      }
+    }
+    return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } }));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  port = typeof address === 'object' && address ? address.port : opts.port;
+  // Every change the page shows is told to every open page; it fetches its view again.
+  const feed = followWorkspace(
+    ctx.app,
+    () => {
+      for (const res of listeners) res.write('event: change\ndata: {}\n\n');
+    },
+    { all: true },
+  );
+  const url = `http://127.0.0.1:${port}/?token=${token}`;
+  return {
+    url,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        feed.close();
+        for (const res of listeners) res.end();
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      }),
+  };
+}
