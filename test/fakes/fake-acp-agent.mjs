@@ -15,6 +15,8 @@
  *   FAKE_ACP_LOAD    "0": the agent does not support session/load (loadSession false, and the method
  *                    answers "Method not found", -32601).
  *   FAKE_ACP_SHAPE   "generic": every name behaves as the generic agent (no quirks, below).
+ *   FAKE_ACP_LINGER  "1": the process stays when its stdin closes and ignores SIGTERM (as Codex's
+ *                    adapter and Gemini CLI do): only SIGKILL ends it.
  *   FAKE_AGENT_LOG   the JSON-lines log below (the same file the fake CLIs write to).
  *   FAKE_AGENT_HOME  where sessions are kept (one file per session, <name>-acp-sessions/<id>.json),
  *                    so that a later process can load them: session/load of an id no process made
@@ -193,7 +195,9 @@ export function main(cli, argv) {
   log('start', {
     env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
   });
+  const linger = process.env.FAKE_ACP_LINGER === '1';
   process.on('SIGTERM', () => {
+    if (linger) return log('ignored', { signal: 'SIGTERM' });
     log('exit', { code: 143, reason: 'SIGTERM' });
     process.exit(143);
   });
@@ -532,6 +536,15 @@ export function main(cli, argv) {
   }
 
   const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  if (linger)
+    return connection.closed.then(
+      () => {
+        log('linger', { reason: 'stdin closed' });
+        setInterval(() => {}, 60_000);
+        return new Promise(() => {});
+      },
+      () => new Promise(() => setInterval(() => {}, 60_000)),
+    );
   return connection.closed.then(
     () => (log('exit', { code: 0, reason: 'stdin closed' }), 0),
     (e) => (log('exit', { code: 0, reason: `connection closed: ${e?.message ?? e}` }), 0),
