@@ -48,6 +48,8 @@ export const ACP_RUNS = {
   },
   copilot: {
     executor: (p) => ({ ...p.executor, transport: 'acp', settings: { permissions: 'safe', model: p.executor.settings.model } }),
+    // It takes only http/sse MCP servers from a client, and says so in its own log only.
+    mcpWhy: (home) => saidInLogs(join(home, 'copilot-home', 'logs'), /Rejecting non-http\/sse MCP server[^\n]*/),
     notes: [],
   },
   opencode: {
@@ -58,10 +60,21 @@ export const ACP_RUNS = {
   },
 };
 
+/** The first line matching `re` in the .log files of a folder. */
+function saidInLogs(dir, re) {
+  if (!existsSync(dir)) return undefined;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.log'))) {
+    const m = re.exec(readFileSync(join(dir, f), 'utf8'));
+    if (m) return m[0].trim();
+  }
+  return undefined;
+}
+
 const outcome = (ok, text) => ({ ok, text: ok ? (text ?? 'ok') : `FAILED: ${text}` });
 
 /**
  * opts: { cli, dir, env (for sow and the agent), executor, server, timeoutMs, log, outsideDir }
+ * (the outside folder: outside the repository and outside /tmp, which Codex's sandbox may write)
  */
 export async function runAcpScenario(opts) {
   const { cli, dir, env, executor, server, timeoutMs = 120_000, log, outsideDir } = opts;
@@ -171,7 +184,8 @@ export async function runAcpScenario(opts) {
   if (!acpReqs.length) result.mcp = outcome(false, 'not reached (no ACP-script request)');
   else if (!mcpReq) {
     const sowish = offered.filter((n) => /sow|status/i.test(n));
-    result.mcp = outcome(false, `no sow MCP tool among the ${offered.length} tools the agent declared${sowish.length ? ` (closest: ${sowish.join(', ')})` : ''}`);
+    const why = ACP_RUNS[cli]?.mcpWhy?.(env.HOME);
+    result.mcp = outcome(false, `no sow MCP tool among the ${offered.length} tools the agent declared${sowish.length ? ` (closest: ${sowish.join(', ')})` : ''}${why ? `; its log: ${why}` : ''}`);
   } else {
     const i = mcpReq.decision.n;
     const after = acpReqs.find((r) => (r.decision?.results?.length ?? 0) > i);
@@ -190,13 +204,14 @@ export async function runAcpScenario(opts) {
 
   // (c) refused: the touch outside the repository.
   const denials = json?.data?.denials ?? [];
-  const named = denials.find((d) => typeof d.input === 'string' && d.input.includes(forbiddenFile));
+  // The denial names the command, or (opencode, which first asks to reach outside its folder) the folder.
+  const named = denials.find((d) => [d.input, d.tool].some((x) => typeof x === 'string' && (x.includes(forbiddenFile) || x.includes(outsideDir))));
   if (!askedCommand(plan.forbidden)) result.refused = outcome(false, 'the model never got to ask for the refused command');
   else if (existsSync(forbiddenFile)) result.refused = outcome(false, `NOT refused: ${forbiddenFile} exists`);
   else if (!json) result.refused = outcome(false, 'refused (no file), but sow printed no JSON result');
   else if (!named) result.refused = outcome(false, `refused (no file), but sow reported no denial naming it (denials: ${JSON.stringify(denials)})`);
   else if (!/refused/.test(stripAnsi(spawn.stderr))) result.refused = outcome(false, 'the JSON result lists the denial but stderr says nothing');
-  else result.refused = outcome(true, 'ok (touch outside, reported)');
+  else result.refused = outcome(true, named.input.includes(forbiddenFile) ? 'ok (touch outside, reported)' : `ok (reported as ${named.kind} ${named.input})`);
   if (named) details.push(`refused: sow reported ${JSON.stringify(named)}`);
   for (const l of stripAnsi(spawn.stderr)
     .split('\n')
