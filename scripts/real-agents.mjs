@@ -125,7 +125,12 @@ const rowName = (r) => `${r.cli} ${PINNED[r.cli].version}${r.yolo ? '' : ' (no y
 /** Section 6: one row per agent over ACP ({ spawn, granted, refused, mcp, resume }: each an outcome's text). */
 const acpRuns = CLIS.map((cli) => ({ cli, spawn: 'not run', granted: 'not run', refused: 'not run', mcp: 'not run', resume: 'not run', notes: [] }));
 const ACP_KEYS = ['spawn', 'granted', 'refused', 'mcp', 'resume'];
-const acpName = (cli) => (cli === 'claude' ? `claude ${PINNED.claude.version} via claude-agent-acp ${ACP_ADAPTERS['claude-agent-acp'].version}` : cli === 'codex' ? `codex-acp ${ACP_ADAPTERS['codex-acp'].version}` : `${cli} ${PINNED[cli].version}`);
+const acpName = (cli) =>
+  cli === 'claude'
+    ? `claude ${PINNED.claude.version} via claude-agent-acp ${ACP_ADAPTERS['claude-agent-acp'].version}`
+    : cli === 'codex'
+      ? `codex-acp ${ACP_ADAPTERS['codex-acp'].version}`
+      : `${cli} ${PINNED[cli].version}`;
 let flagFailure = false;
 /** Section 4: each proof's outcome ('not run' until it runs). */
 const integrations = { validate: 'not run', sessionStart: 'not run', slashCommand: 'not run', mcp: 'not run' };

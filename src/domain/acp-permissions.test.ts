@@ -51,7 +51,8 @@ describe('decidePermission (safe)', () => {
     // As Claude Code's adapter and Gemini CLI ask (measured with the pinned ones).
     expect(decidePermission({ kind: 'other', title: 'mcp__sow__status', rawInput: {}, content: [] }, safe).allow).toBe(true);
     expect(decidePermission({ kind: 'other', title: 'task_update (sow MCP Server)' }, safe).allow).toBe(true);
-    for (const title of ['mcp__github__create_issue', 'mcp__sow__status; rm', 'status (github MCP Server)', 'mcp__sowx__status', 'sow status']) expect([title, decidePermission({ kind: 'other', title }, safe).allow]).toEqual([title, false]);
+    for (const title of ['mcp__github__create_issue', 'mcp__sow__status; rm', 'status (github MCP Server)', 'mcp__sowx__status', 'sow status'])
+      expect([title, decidePermission({ kind: 'other', title }, safe).allow]).toEqual([title, false]);
     // Only as a tool of its own: never a fetch or a command that borrows the name.
     expect(decidePermission({ kind: 'fetch', title: 'mcp__sow__status' }, safe).allow).toBe(false);
   });

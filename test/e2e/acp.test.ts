@@ -234,12 +234,18 @@ describe('ending an agent over ACP', () => {
     child.stderr.on('data', (d) => (stderr += d));
     let code: number | null | undefined;
     child.on('close', (c) => (code = c));
-    const agents = () => acpEvents(f.world.log).filter((e) => e.event === 'start').map((e) => e.pid);
+    const agents = () =>
+      acpEvents(f.world.log)
+        .filter((e) => e.event === 'start')
+        .map((e) => e.pid);
     try {
       await until(() => code !== undefined, 'sow to end the agent and exit', 60_000);
       expect(code, stderr).toBe(0);
       expect(f.task().status).toBe('needs_review');
-      expect(acpEvents(f.world.log).some((e) => e.event === 'linger'), 'the agent stayed after its stdin closed').toBe(true);
+      expect(
+        acpEvents(f.world.log).some((e) => e.event === 'linger'),
+        'the agent stayed after its stdin closed',
+      ).toBe(true);
       expect(agents().length).toBe(1);
       await until(() => !agents().some(alive), 'the agent to be gone', 30_000);
     } finally {

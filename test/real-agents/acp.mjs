@@ -38,7 +38,7 @@ export const ACP_RUNS = {
     }),
     notes: [
       '@zed-industries/codex-acp 0.16.0 (its own Codex, not the pinned codex CLI)',
-      "custom_args -c sandbox_mode=\"danger-full-access\": Codex's workspace-write sandbox needs bubblewrap, which is not available here; sow's safe profile still answers every permission",
+      'custom_args -c sandbox_mode="danger-full-access": Codex\'s workspace-write sandbox needs bubblewrap, which is not available here; sow\'s safe profile still answers every permission',
     ],
   },
   gemini: {
@@ -134,7 +134,11 @@ export async function runAcpScenario(opts) {
     server.requests
       .slice(from)
       .map((r) => {
-        const what = r.decision ? (r.decision.kind === 'tool' ? `tool ${r.decision.step.kind === 'mcp' ? (r.mcpTool ?? '(none)') : r.shellTool} ${JSON.stringify(r.decision.command)}` : 'final text') : '';
+        const what = r.decision
+          ? r.decision.kind === 'tool'
+            ? `tool ${r.decision.step.kind === 'mcp' ? (r.mcpTool ?? '(none)') : r.shellTool} ${JSON.stringify(r.decision.command)}`
+            : 'final text'
+          : '';
         const line = `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}${r.kind ? ` [${r.kind}${what ? `: ${what}` : ''}]` : ''}${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
         const last = r.decision?.results?.length ? r.decision.results.at(-1).replace(/\s+/g, ' ').trim().slice(0, 240) : '';
         return last ? `${line}\n          previous tool result: ${last}` : line;
@@ -152,7 +156,9 @@ export async function runAcpScenario(opts) {
   const forbiddenFile = join(outsideDir, `outside-acp-${cli}`);
   const plan = { forbidden: `touch ${forbiddenFile}` };
   const before = server.requests.length;
-  const spawn = await step('sow agent spawn implementer 010 --json --prompt <ACP script>', 'sow', ['agent', 'spawn', 'implementer', '010', '--json', '--prompt', acpPrompt(plan)], { timeout: timeoutMs });
+  const spawn = await step('sow agent spawn implementer 010 --json --prompt <ACP script>', 'sow', ['agent', 'spawn', 'implementer', '010', '--json', '--prompt', acpPrompt(plan)], {
+    timeout: timeoutMs,
+  });
   const afterSpawn = await task();
   const reqs = mainRequests(before);
   const json = parse(spawn.stdout);
@@ -169,7 +175,9 @@ export async function runAcpScenario(opts) {
   result.spawn = outcome(!spawnWhy.length, spawnWhy.join('; ') || `exit 0, session ${sessionId}`);
   if (spawnWhy.length) result.spawn.text = `FAILED: ${spawnWhy.join('; ')}`;
   else result.spawn.text = 'ok';
-  details.push(`spawn: exit ${spawn.code}; session ${sessionId ?? '(none)'}${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} main-loop request(s), ${server.requests.length - before} in all, ${(spawn.ms / 1000).toFixed(1)} s`);
+  details.push(
+    `spawn: exit ${spawn.code}; session ${sessionId ?? '(none)'}${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} main-loop request(s), ${server.requests.length - before} in all, ${(spawn.ms / 1000).toFixed(1)} s`,
+  );
   const acpReqs = reqs.filter((r) => r.decision?.script === 'acp');
   if (reqs.length && !acpReqs.length) details.push(`spawn: the model never saw the ACP script's marker (scripts seen: ${[...new Set(reqs.map((r) => r.decision?.script))].join(', ')})`);
   const asked = (kind) => acpReqs.find((r) => r.decision?.kind === 'tool' && r.decision.step.kind === kind);
@@ -219,7 +227,13 @@ export async function runAcpScenario(opts) {
     details.push(`  sow said: ${l.trim()}`);
   const finalSeen = lastReq?.decision?.kind === 'text';
   details.push(
-    `spawn: ${allResults.length} tool result(s) reached the model${finalSeen ? `, then its final text (steps: ${stepsOf(lastReq).map((s) => s.kind).join(', ')})` : ' (the turn ended before the final text)'}; stop reason ${/the turn ended: (\w+)/.exec(readEvents(repo, 'spawn'))?.[1] ?? '(none recorded)'}`,
+    `spawn: ${allResults.length} tool result(s) reached the model${
+      finalSeen
+        ? `, then its final text (steps: ${stepsOf(lastReq)
+            .map((s) => s.kind)
+            .join(', ')})`
+        : ' (the turn ended before the final text)'
+    }; stop reason ${/the turn ended: (\w+)/.exec(readEvents(repo, 'spawn'))?.[1] ?? '(none recorded)'}`,
   );
   if (!result.spawn.ok || !result.granted.ok || !result.refused.ok || !result.mcp.ok) {
     details.push(`  sow stderr (tail):\n${tail(spawn.stderr, 25)}`);
@@ -263,8 +277,12 @@ export async function runAcpScenario(opts) {
     const earlierPrompt = history.some((m) => m.role === 'user' && m.texts.some((t) => t.includes('REAL-AGENTS ACP RUN')));
     const earlierCall = history.some((m) => m.toolCalls.some((c) => JSON.stringify(c.input ?? '').includes(SPAWN_COMMANDS[0])));
     const earlierFinal = history.some((m) => m.role === 'assistant' && m.texts.some((t) => t.includes(FINAL_TEXT)));
-    if (rreqs.length && !(earlierPrompt && earlierCall)) rwhy.push(`session ${sessionId} kept, but the first resumed request lacks the earlier conversation (spawn prompt: ${earlierPrompt}, earlier report call: ${earlierCall})`);
-    else if (rreqs.length) details.push(`resume: session/load of ${sessionId}; the first resumed request carries the earlier conversation (${history.length} messages${earlierFinal ? ', the earlier final answer included' : ''})`);
+    if (rreqs.length && !(earlierPrompt && earlierCall))
+      rwhy.push(`session ${sessionId} kept, but the first resumed request lacks the earlier conversation (spawn prompt: ${earlierPrompt}, earlier report call: ${earlierCall})`);
+    else if (rreqs.length)
+      details.push(
+        `resume: session/load of ${sessionId}; the first resumed request carries the earlier conversation (${history.length} messages${earlierFinal ? ', the earlier final answer included' : ''})`,
+      );
   } else rwhy.push(`session_id is ${afterResume?.session_id ?? '(none)'} after the resume`);
   details.push(`resume: exit ${resume.code}; ${rreqs.length} main-loop request(s), ${(resume.ms / 1000).toFixed(1)} s`);
   result.resume = rwhy.length ? outcome(false, rwhy.join('; ')) : outcome(true, notes.length ? `ok, ${notes.join('; ')}` : 'ok (session/load)');

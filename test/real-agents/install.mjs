@@ -39,7 +39,13 @@ export async function ensureClis(dir, env, log) {
   const missing = wanted.filter(([d, p]) => installedVersion(d, p.pkg) !== p.version || !existsSync(join(d, 'node_modules', '.bin', p.bin)));
   let reused = true;
   if (missing.length) {
-    if (missing.some(([d]) => d !== dir)) throw new Error(`ACP_ADAPTERS_DIR=${adapterDir} lacks ${missing.filter(([d]) => d !== dir).map(([, p]) => `${p.pkg}@${p.version}`).join(', ')}`);
+    if (missing.some(([d]) => d !== dir))
+      throw new Error(
+        `ACP_ADAPTERS_DIR=${adapterDir} lacks ${missing
+          .filter(([d]) => d !== dir)
+          .map(([, p]) => `${p.pkg}@${p.version}`)
+          .join(', ')}`,
+      );
     reused = false;
     if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'sow-real-agents-clis', private: true }, null, 2)}\n`);
     const specs = wanted.filter(([d]) => d === dir).map(([, p]) => `${p.pkg}@${p.version}`);
