@@ -91,6 +91,8 @@
  *   cancel       {session}: session/cancel received
  *   stop         {session, stopReason}
  *   exit         {code, reason}: "stdin closed", "SIGTERM", "script"
+ *   linger       {reason: "stdin closed"}: FAKE_ACP_LINGER, it stays
+ *   ignored      {signal: "SIGTERM"}: FAKE_ACP_LINGER, it goes on
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
