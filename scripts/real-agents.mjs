@@ -201,6 +201,7 @@ try {
       for (const d of r.details) out(`  ${d}`);
       row.spawn = r.spawn.ok ? 'ok' : `FAILED: ${r.spawn.why.join('; ')}`;
       row.resume = r.resume.ok ? 'ok' : r.spawn.ok ? `FAILED: ${r.resume.why.join('; ')}` : 'not run (spawn failed)';
+      if (r.safe) row.safeWhy = r.safe.why;
       if (r.safe) row.safe = r.safe.ok ? `ok${r.safe.notes.length ? ` (${r.safe.notes.join('; ')})` : ''}` : `FAILED: ${r.safe.why.join('; ')}`;
       if (setup.notes) for (const n of setup.notes) out(`  note: ${n}`);
     } catch (err) {
@@ -298,12 +299,22 @@ try {
   if (selectedAcp.length) {
     // Each CLI × transport: the CLI rows from section 3 (its safe-profile run, else its yolo run), the ACP rows from section 6.
     out('\nCLI × transport (permissions safe where it says so):');
+    // The safe-profile run's (a) edit, (b) check and (d) report were granted; (c) was refused.
+    const safeColumns = (c) => {
+      if (!c.safeWhy) return [c.safe, c.safe];
+      const part = (re, ok) => {
+        const why = c.safeWhy.filter((w) => re.test(w));
+        return why.length ? `FAILED: ${why.join('; ')}` : ok;
+      };
+      // The notes (Codex names no command) are about the refusal.
+      return [part(/^\((a|b|d)\)/, 'ok (edit, check, report)'), part(/^\(c\)/, c.safe.startsWith('ok') ? c.safe : 'ok')];
+    };
     const cliRow = (cli) => runs.find((r) => r.cli === cli && !r.yolo) ?? runs.find((r) => r.cli === cli);
     const t = [['agent', 'transport', 'spawn', 'permission granted', 'permission refused', 'via sow mcp', 'resume']];
     for (const cli of CLIS) {
       const c = cliRow(cli);
       if (selected.includes(cli))
-        t.push([`${cli} ${PINNED[cli].version}`, c.yolo ? 'cli (yolo)' : 'cli', c.spawn, c.yolo ? 'n/a (yolo)' : c.safe, c.yolo ? 'n/a (yolo)' : c.safe, 'n/a (not handed over)', c.resume]);
+        t.push([`${cli} ${PINNED[cli].version}`, c.yolo ? 'cli (yolo)' : 'cli', c.spawn, ...(c.yolo ? ['n/a (yolo)', 'n/a (yolo)'] : safeColumns(c)), 'n/a (not handed over)', c.resume]);
       const a = acpRuns.find((r) => r.cli === cli);
       if (selectedAcp.includes(cli)) t.push([acpName(cli), 'acp', a.spawn, a.granted, a.refused, a.mcp, a.resume]);
     }

@@ -193,7 +193,9 @@ export async function runAcpScenario(opts) {
   else if (!mcpReq) {
     const sowish = offered.filter((n) => /sow|status/i.test(n));
     const why = ACP_RUNS[cli]?.mcpWhy?.(env.HOME);
-    result.mcp = outcome(false, `no sow MCP tool among the ${offered.length} tools the agent declared${sowish.length ? ` (closest: ${sowish.join(', ')})` : ''}${why ? `; its log: ${why}` : ''}`);
+    const none = `no sow MCP tool among the ${offered.length} tools the agent declared${sowish.length ? ` (closest: ${sowish.join(', ')})` : ''}`;
+    // The agent itself refused the server sow handed over: a limit of the agent, said as such.
+    result.mcp = why ? { ok: false, text: `unavailable: ${none}; its log: ${why}` } : outcome(false, none);
   } else {
     const i = mcpReq.decision.n;
     const after = acpReqs.find((r) => (r.decision?.results?.length ?? 0) > i);
