@@ -14,26 +14,35 @@
  *     runs sow; with `--mcp-config` naming `sow mcp`, the model's call of `status` gets the state;
  *  5. a real orchestrator, unattended (test/real-agents/orchestra.mjs): Claude Code set up by
  *     `sow install claude`, its Bash limit at 4 s, takes a standard project from
- *     ImplementationExecuting to FinalizeDelete with three detached real Claude Code workers.
+ *     ImplementationExecuting to FinalizeDelete with three detached real Claude Code workers;
+ *  6. over ACP (test/real-agents/acp.mjs): each agent as a `transport: acp` worker with the safe
+ *     profile — gemini --acp, copilot --acp, opencode acp, Claude Code and Codex through Zed's
+ *     adapters — against the same scripted models: spawn, the model calls sow's `status` through
+ *     the `sow mcp` server sow hands over, reports with `sow task set` (granted), tries a `touch`
+ *     outside the repository (refused, and reported), then `sow agent resume` (session/load).
  *
  *   npm run test:real-agents                      everything
- *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs
+ *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs (CLI and ACP)
  *   npm run test:real-agents -- orchestra         only the orchestrator run (with the flag checks)
+ *   npm run test:real-agents -- acp               only the ACP runs (all five); `acp claude` only claude's
+ *   npm run test:real-agents -- cli claude        only claude's CLI-transport run
  *   REAL_AGENTS_DIR=/path  REAL_AGENTS_KEEP=1     reuse an install / keep the temp dirs
  *   REAL_AGENTS_YOLO=0 | both                     end to end with yolo_mode false (or both ways); a run
  *                                                 without yolo (permissions: safe) proves the safe profile:
  *                                                 an edit with the CLI's own tool, a declared check, a
  *                                                 refused command that sow reports, then sow task set
  *   REAL_AGENTS_TIMEOUT_MS=120000                 per sow agent run (killed after it)
+ *   ACP_ADAPTERS_DIR=/path                        the ACP adapters from another install (else installed with the CLIs)
  *
- * Exit 1 if the claude run (its safe profile included), the integrations, the orchestrator run or any flag check failed
- * (the other CLIs' runs are reported only).
+ * Exit 1 if the claude run (its safe profile included), claude's ACP run, the integrations, the
+ * orchestrator run or any flag check failed (the other CLIs' runs are reported only).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureClis, PINNED } from '../test/real-agents/install.mjs';
+import { ACP_ADAPTERS, ensureClis, PINNED } from '../test/real-agents/install.mjs';
+import { ACP_RUNS, runAcpScenario } from '../test/real-agents/acp.mjs';
 import { checkFlags, loadExecutors } from '../test/real-agents/flags.mjs';
 import { runScenario, writeSowWrapper } from '../test/real-agents/scenario.mjs';
 import { SETUPS } from '../test/real-agents/setups.mjs';
@@ -44,13 +53,19 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOW_JS = process.env.SOW_TEST_BIN || join(ROOT, 'dist', 'sow.cjs');
 const CLIS = Object.keys(PINNED);
 const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const TRANSPORTS = ['cli', 'acp'];
 for (const a of words)
-  if (!CLIS.includes(a) && a !== 'orchestra') {
-    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra)\n`);
+  if (!CLIS.includes(a) && a !== 'orchestra' && !TRANSPORTS.includes(a)) {
+    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra, cli, acp)\n`);
     process.exit(2);
   }
-const only = words.filter((a) => a !== 'orchestra');
-const selected = only.length ? only : words.length ? [] : CLIS;
+const only = words.filter((a) => CLIS.includes(a));
+// `cli` / `acp` narrow the end-to-end runs to one transport (alone: every CLI's runs on it, and nothing else).
+const transportsNamed = words.filter((a) => TRANSPORTS.includes(a));
+const clisNamed = only.length ? only : transportsNamed.length || !words.length ? CLIS : [];
+const selectedCli = !transportsNamed.length || transportsNamed.includes('cli') ? clisNamed : [];
+const selectedAcp = !transportsNamed.length || transportsNamed.includes('acp') ? clisNamed : [];
+const selected = selectedCli;
 const orchestraSelected = !words.length || words.includes('orchestra');
 const KEEP = Boolean(process.env.REAL_AGENTS_KEEP);
 const RUN_TIMEOUT_MS = Number(process.env.REAL_AGENTS_TIMEOUT_MS) || 120_000;
@@ -107,6 +122,15 @@ const flagsResult = Object.fromEntries(CLIS.map((c) => [c, 'not run']));
 /** One row per CLI and yolo mode: { cli, yolo, spawn, resume, safe }. */
 const runs = CLIS.flatMap((cli) => MODES.map((yolo) => ({ cli, yolo, spawn: 'not run', resume: 'not run', safe: yolo ? 'n/a (yolo)' : 'not run' })));
 const rowName = (r) => `${r.cli} ${PINNED[r.cli].version}${r.yolo ? '' : ' (no yolo)'}`;
+/** Section 6: one row per agent over ACP ({ spawn, granted, refused, mcp, resume }: each an outcome's text). */
+const acpRuns = CLIS.map((cli) => ({ cli, spawn: 'not run', granted: 'not run', refused: 'not run', mcp: 'not run', resume: 'not run', notes: [] }));
+const ACP_KEYS = ['spawn', 'granted', 'refused', 'mcp', 'resume'];
+const acpName = (cli) =>
+  cli === 'claude'
+    ? `claude ${PINNED.claude.version} via claude-agent-acp ${ACP_ADAPTERS['claude-agent-acp'].version}`
+    : cli === 'codex'
+      ? `codex-acp ${ACP_ADAPTERS['codex-acp'].version}`
+      : `${cli} ${PINNED[cli].version}`;
 let flagFailure = false;
 /** Section 4: each proof's outcome ('not run' until it runs). */
 const integrations = { validate: 'not run', sessionStart: 'not run', slashCommand: 'not run', mcp: 'not run' };
@@ -130,7 +154,7 @@ try {
   const installHome = join(installDir, '.home');
   mkdirSync(installHome, { recursive: true });
   const installEnv = isolatedEnv(base, installHome, []);
-  const { binDir, versions, reused } = await ensureClis(installDir, installEnv, out);
+  const { binDir, adapterBinDir, versions, reused } = await ensureClis(installDir, installEnv, out);
   out(
     `${reused ? 'reused' : 'installed'} ${installDir}: ${Object.entries(versions)
       .map(([c, v]) => `${c} ${v}`)
@@ -177,6 +201,7 @@ try {
       for (const d of r.details) out(`  ${d}`);
       row.spawn = r.spawn.ok ? 'ok' : `FAILED: ${r.spawn.why.join('; ')}`;
       row.resume = r.resume.ok ? 'ok' : r.spawn.ok ? `FAILED: ${r.resume.why.join('; ')}` : 'not run (spawn failed)';
+      if (r.safe) row.safeWhy = r.safe.why;
       if (r.safe) row.safe = r.safe.ok ? `ok${r.safe.notes.length ? ` (${r.safe.notes.join('; ')})` : ''}` : `FAILED: ${r.safe.why.join('; ')}`;
       if (setup.notes) for (const n of setup.notes) out(`  note: ${n}`);
     } catch (err) {
@@ -215,6 +240,41 @@ try {
     }
     out(`  orchestra: ${orchestra}`);
   }
+
+  if (selectedAcp.length) {
+    heading('6. over ACP: transport acp, permissions safe, against the scripted model');
+    for (const row of acpRuns.filter((r) => selectedAcp.includes(r.cli))) {
+      const { cli } = row;
+      out(`\n-- ${acpName(cli)}: transport acp`);
+      const dir = join(work, `${cli}-acp`);
+      const env = isolatedEnv(base, join(dir, 'home'), [sowBin, binDir, adapterBinDir]);
+      const setup = SETUPS[cli];
+      const how = ACP_RUNS[cli];
+      let server;
+      try {
+        server = await setup.startServer({ logFile: join(dir, 'requests.jsonl') });
+        const prepared = await setup.prepare({ env, server, dir, yolo: false });
+        const r = await runAcpScenario({
+          cli,
+          dir,
+          env: { ...env, ...prepared.env, ...(how.env?.({ prepared, binDir }) ?? {}) },
+          executor: how.executor(prepared),
+          server,
+          timeoutMs: RUN_TIMEOUT_MS,
+          log: out,
+          outsideDir,
+        });
+        for (const d of r.details) out(`  ${d}`);
+        for (const k of ACP_KEYS) row[k] = r[k].text;
+        for (const n of how.notes) out(`  note: ${n}`);
+      } catch (err) {
+        out(`  FAILED: ${err.message}`);
+        row.spawn = `FAILED: ${err.message.split('\n')[0]}`;
+      } finally {
+        await server?.close();
+      }
+    }
+  }
 } catch (err) {
   out(`\nFAILED: ${err.stack ?? err}`);
   flagFailure = true;
@@ -236,6 +296,36 @@ try {
     `\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`,
   );
   out(`orchestrator unattended (claude ${PINNED.claude.version}): ${orchestra}`);
+  if (selectedAcp.length) {
+    // Each CLI × transport: the CLI rows from section 3 (its safe-profile run, else its yolo run), the ACP rows from section 6.
+    out('\nCLI × transport (permissions safe where it says so):');
+    // The safe-profile run's (a) edit, (b) check and (d) report were granted; (c) was refused.
+    const safeColumns = (c) => {
+      if (!c.safeWhy) return [c.safe, c.safe];
+      const part = (re, ok) => {
+        const why = c.safeWhy.filter((w) => re.test(w));
+        return why.length ? `FAILED: ${why.join('; ')}` : ok;
+      };
+      // The notes (Codex names no command) are about the refusal.
+      return [part(/^\((a|b|d)\)/, 'ok (edit, check, report)'), part(/^\(c\)/, c.safe.startsWith('ok') ? c.safe : 'ok')];
+    };
+    const cliRow = (cli) => runs.find((r) => r.cli === cli && !r.yolo) ?? runs.find((r) => r.cli === cli);
+    const t = [['agent', 'transport', 'spawn', 'permission granted', 'permission refused', 'via sow mcp', 'resume']];
+    for (const cli of CLIS) {
+      const c = cliRow(cli);
+      if (selected.includes(cli))
+        t.push([`${cli} ${PINNED[cli].version}`, c.yolo ? 'cli (yolo)' : 'cli', c.spawn, ...(c.yolo ? ['n/a (yolo)', 'n/a (yolo)'] : safeColumns(c)), 'n/a (not handed over)', c.resume]);
+      const a = acpRuns.find((r) => r.cli === cli);
+      if (selectedAcp.includes(cli)) t.push([acpName(cli), 'acp', a.spawn, a.granted, a.refused, a.mcp, a.resume]);
+    }
+    const w = t[0].map((_, i) => Math.max(...t.map((r) => short(r[i]).length)));
+    for (const [i, r] of t.entries()) {
+      out(`| ${r.map((c, j) => short(c).padEnd(w[j])).join(' | ')} |`);
+      if (i === 0) out(`|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`);
+    }
+    const longAcp = acpRuns.filter((r) => selectedAcp.includes(r.cli)).flatMap((r) => ACP_KEYS.filter((k) => r[k].length > 60).map((k) => `  ${acpName(r.cli)} acp ${k}: ${r[k]}`));
+    if (longAcp.length) out(`\n${longAcp.join('\n')}`);
+  }
   if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
   else {
     rmSync(work, { recursive: true, force: true });
@@ -243,11 +333,14 @@ try {
   }
 }
 const claudeRuns = runs.filter((r) => r.cli === 'claude' && selected.includes('claude'));
+// Over ACP only claude's row gates, as in section 3; the others are reported.
+const claudeAcp = acpRuns.find((r) => r.cli === 'claude');
+const claudeAcpOk = !selectedAcp.includes('claude') || ACP_KEYS.every((k) => claudeAcp[k].startsWith('ok'));
 const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' && (r.yolo || r.safe === 'ok'));
 const integrationsOk = !selected.includes('claude') || Object.values(integrations).every((v) => v === 'ok');
 const orchestraOk = !orchestraSelected || orchestra === 'ok';
-const failed = flagFailure || !claudeOk || !integrationsOk || !orchestraOk;
+const failed = flagFailure || !claudeOk || !claudeAcpOk || !integrationsOk || !orchestraOk;
 out(
-  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
+  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
 );
 process.exit(failed ? 1 : 0);

@@ -47,6 +47,16 @@ describe('decidePermission (safe)', () => {
     for (const kind of ['fetch', 'switch_mode', 'other', 'teleport', undefined]) expect(decidePermission({ kind }, safe).allow).toBe(false);
   });
 
+  it("allows sow's own tools through the sow mcp server it handed over, as each agent that asks names them; no other MCP server's", () => {
+    // As Claude Code's adapter and Gemini CLI ask (measured with the pinned ones).
+    expect(decidePermission({ kind: 'other', title: 'mcp__sow__status', rawInput: {}, content: [] }, safe).allow).toBe(true);
+    expect(decidePermission({ kind: 'other', title: 'task_update (sow MCP Server)' }, safe).allow).toBe(true);
+    for (const title of ['mcp__github__create_issue', 'mcp__sow__status; rm', 'status (github MCP Server)', 'mcp__sowx__status', 'sow status'])
+      expect([title, decidePermission({ kind: 'other', title }, safe).allow]).toEqual([title, false]);
+    // Only as a tool of its own: never a fetch or a command that borrows the name.
+    expect(decidePermission({ kind: 'fetch', title: 'mcp__sow__status' }, safe).allow).toBe(false);
+  });
+
   it('yolo allows everything', () => {
     expect(decidePermission({ kind: 'execute', rawInput: { command: 'rm -rf /tmp/x' } }, { ...safe, profile: 'yolo' }).allow).toBe(true);
   });

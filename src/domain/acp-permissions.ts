@@ -6,7 +6,9 @@
  * - safe: reading and searching inside the repository; editing, deleting and moving files inside
  *   it (never inside `.git/`); running `sow` itself and the declared checks the person allowed, each
  *   as one plain command (no `;`, `&&`, pipes, redirections or substitutions that could smuggle in
- *   another); thinking. Nothing else: no command, fetch, mode switch or tool sow does not know.
+ *   another); sow's own tools through the `sow mcp` server sow hands the agent (what the worker may
+ *   run as `sow` anyway); thinking. Nothing else: no command, fetch, mode switch or tool sow does
+ *   not know.
  *
  * Paths are judged by the caller's `inside` (resolved, links followed, against the repository);
  * this module only decides.
@@ -101,6 +103,17 @@ export function isSimpleCommand(command: string): boolean {
   return quote === undefined;
 }
 
+/**
+ * Whether a tool call is one of sow's own tools, from the MCP server sow hands over as `sow`. The
+ * agents that ask before an MCP tool name it in the title (measured with the pinned ones): Claude
+ * Code's adapter `mcp__sow__<tool>`, Gemini CLI `<tool> (sow MCP Server)`, both as kind `other`;
+ * Codex's adapter and OpenCode do not ask.
+ */
+export function isSowTool(call: AskedToolCall): boolean {
+  const title = typeof call.title === 'string' ? call.title : '';
+  return /^mcp__sow__[a-z][a-z0-9_]*$/.test(title) || /^[a-z][a-z0-9_]* \(sow MCP Server\)$/.test(title);
+}
+
 /** The decision on one permission request. */
 export function decidePermission(call: AskedToolCall, policy: PermissionPolicy): PermissionDecision {
   const kind = call.kind ?? 'other';
@@ -132,6 +145,7 @@ export function decidePermission(call: AskedToolCall, policy: PermissionPolicy):
       return refuse('command', 'the safe profile runs only sow and the declared checks you allowed');
     }
     default:
+      if (kind === 'other' && isSowTool(call)) return { allow: true, what };
       return refuse('other', `the safe profile does not allow a tool call of kind ${kind}`);
   }
 }

@@ -6,13 +6,14 @@
  * agent cannot; stops a worker with session/cancel first; and is not harmed by what a broken or
  * hostile agent sends.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acpEvents } from '../fakes/acp-log.js';
 import { SOW } from './harness.js';
-import { agentFixtures, until } from './agent-world.js';
+import { agentFixtures, cleanEnv, FAKE, until } from './agent-world.js';
 
 const base = agentFixtures({ tasks: ['First task', 'Second task'] });
 
@@ -217,5 +218,55 @@ describe('agent stop over ACP', () => {
     expect(log.find((e) => e.event === 'stop')).toMatchObject({ stopReason: 'cancelled' });
     expect(f.task().status).toBe('paused');
     writeFileSync(go, '');
+  });
+});
+
+describe('ending an agent over ACP', () => {
+  /** A process that has not ended (one ended but not yet reaped, a zombie, has). */
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return false;
+    }
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return !existsSync('/proc');
+    }
+  };
+  it("ends an agent that outlives its stdin and ignores TERM, behind a wrapper that passes no signal on (Codex's adapter, Gemini CLI): its whole process group", async () => {
+    const f = base(config('codex'));
+    // As the real adapter is: a node script that runs the agent with spawnSync and inherited stdio.
+    const wrapper = join(f.world.bin, 'codex-acp');
+    writeFileSync(
+      wrapper,
+      `#!${process.execPath}\nconst { spawnSync } = require('node:child_process');\nconst r = spawnSync(${JSON.stringify(process.execPath)}, [${JSON.stringify(FAKE)}, 'codex-acp', ...process.argv.slice(2)], { stdio: 'inherit' });\nprocess.exit(r.status ?? 1);\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const env = cleanEnv({ ...f.world.env, FAKE_ACP_SCRIPT: JSON.stringify([REPORT]), FAKE_ACP_LINGER: '1', CODEX_API_KEY: 'test' });
+    const child = spawn(process.execPath, [SOW, 'agent', 'spawn', 'implementer', '010', '--json'], { cwd: f.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    let code: number | null | undefined;
+    child.on('close', (c) => (code = c));
+    const agents = () =>
+      acpEvents(f.world.log)
+        .filter((e) => e.event === 'start')
+        .map((e) => e.pid);
+    try {
+      await until(() => code !== undefined, 'sow to end the agent and exit', 60_000);
+      expect(code, stderr).toBe(0);
+      expect(f.task().status).toBe('needs_review');
+      expect(
+        acpEvents(f.world.log).some((e) => e.event === 'linger'),
+        'the agent stayed after its stdin closed',
+      ).toBe(true);
+      expect(agents().length).toBe(1);
+      await until(() => !agents().some(alive), 'the agent to be gone', 30_000);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of agents()) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 });

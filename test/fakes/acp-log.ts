@@ -11,7 +11,7 @@ export interface AcpEvent {
   argv: string[];
   /** The agent process's working directory (a session's is in its session/new params). */
   cwd: string;
-  event: 'start' | 'initialize' | 'authenticate' | 'session/new' | 'session/load' | 'prompt' | 'permission' | 'step' | 'cancel' | 'stop' | 'exit';
+  event: 'start' | 'initialize' | 'authenticate' | 'session/new' | 'session/load' | 'prompt' | 'permission' | 'step' | 'cancel' | 'stop' | 'exit' | 'linger' | 'ignored';
   session?: string;
   params?: any;
   text?: string;

@@ -17,6 +17,8 @@
  *   FAKE_ACP_SHAPE   "generic": every name behaves as the generic agent (no quirks, below).
  *   FAKE_ACP_MODELS  "a,b": session/new offers a model option (category model, a current), and
  *                    session/set_config_option is answered and logged (event session/set_config_option).
+ *   FAKE_ACP_LINGER  "1": the process stays when its stdin closes and ignores SIGTERM (as Codex's
+ *                    adapter and Gemini CLI do): only SIGKILL ends it.
  *   FAKE_AGENT_LOG   the JSON-lines log below (the same file the fake CLIs write to).
  *   FAKE_AGENT_HOME  where sessions are kept (one file per session, <name>-acp-sessions/<id>.json),
  *                    so that a later process can load them: session/load of an id no process made
@@ -91,6 +93,8 @@
  *   cancel       {session}: session/cancel received
  *   stop         {session, stopReason}
  *   exit         {code, reason}: "stdin closed", "SIGTERM", "script"
+ *   linger       {reason: "stdin closed"}: FAKE_ACP_LINGER, it stays
+ *   ignored      {signal: "SIGTERM"}: FAKE_ACP_LINGER, it goes on
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -195,7 +199,9 @@ export function main(cli, argv) {
   log('start', {
     env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
   });
+  const linger = process.env.FAKE_ACP_LINGER === '1';
   process.on('SIGTERM', () => {
+    if (linger) return log('ignored', { signal: 'SIGTERM' });
     log('exit', { code: 143, reason: 'SIGTERM' });
     process.exit(143);
   });
@@ -542,6 +548,15 @@ export function main(cli, argv) {
   }
 
   const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  if (linger)
+    return connection.closed.then(
+      () => {
+        log('linger', { reason: 'stdin closed' });
+        setInterval(() => {}, 60_000);
+        return new Promise(() => {});
+      },
+      () => new Promise(() => setInterval(() => {}, 60_000)),
+    );
   return connection.closed.then(
     () => (log('exit', { code: 0, reason: 'stdin closed' }), 0),
     (e) => (log('exit', { code: 0, reason: `connection closed: ${e?.message ?? e}` }), 0),

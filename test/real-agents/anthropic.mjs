@@ -74,8 +74,8 @@ export function answerAnthropic(body, record) {
   const d = planTurn(record, messages, shell, tools);
   if (d.kind === 'tool' && d.step.kind === 'edit' && !d.tool) return { blocks: [{ type: 'text', text: `I cannot write ${d.step.path}: no file-writing tool was offered.` }], stop: 'end_turn' };
   if (d.kind === 'tool') {
-    const tool = d.step.kind === 'edit' ? d.tool : shell;
-    const input = d.step.kind === 'edit' ? writeInput(tool, d.step) : shellInput(shell, d.command);
+    const tool = d.step.kind === 'shell' ? shell : d.tool;
+    const input = d.step.kind === 'edit' ? writeInput(tool, d.step) : d.step.kind === 'mcp' ? {} : shellInput(shell, d.command);
     record.toolInput = input;
     return { blocks: [{ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: tool.name, input }], stop: 'tool_use' };
   }

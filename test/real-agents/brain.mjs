@@ -1,15 +1,20 @@
 /**
  * The scripted "model" behind every fake endpoint. It sees the conversation (normalised by each
  * API adapter) and answers with the next step of its script — a shell command, or a file written
- * with the CLI's own edit tool — or a closing text once every step has a result. Three scripts:
- * the spawn prompt, the resume prompt (RESUME_MARKER), and the safe-profile spawn prompt
- * (SAFE_MARKER, followed by a JSON line naming the file to write, the check and the forbidden command).
+ * with the CLI's own edit tool, or a call of one of sow's MCP tools — or a closing text once every
+ * step has a result. Four scripts: the spawn prompt, the resume prompt (RESUME_MARKER), the
+ * safe-profile spawn prompt (SAFE_MARKER, followed by a JSON line naming the file to write, the
+ * check and the forbidden command), and the ACP spawn prompt (ACP_MARKER, followed by a JSON line
+ * naming the forbidden command).
  */
 export const RESUME_MARKER = 'Please also log your work';
 export const SPAWN_COMMANDS = ['sow task set --id 010 status needs_review'];
 export const RESUME_COMMANDS = ['sow log --action completed_task --result success "hello"', 'sow task set --id 010 status needs_review'];
 export const FINAL_TEXT = 'Done: task 010 is ready for review.';
 export const SAFE_MARKER = 'REAL-AGENTS SAFE PROFILE RUN:';
+export const ACP_MARKER = 'REAL-AGENTS ACP RUN:';
+/** The MCP tool of `sow mcp` the ACP script calls. */
+export const MCP_TOOL = 'status';
 
 /**
  * The safe-profile script: write a file with the edit tool, run the declared check, try a command
@@ -25,11 +30,28 @@ export const safeSteps = (plan) => [
 /** The line the scenario appends to the spawn prompt to ask for the safe-profile script. */
 export const safePrompt = (plan) => `${SAFE_MARKER} ${JSON.stringify(plan)}`;
 
-function safePlan(texts) {
+/**
+ * The ACP script: sow's `status` through the `sow mcp` server sow handed over (left out where the
+ * agent offers no such tool), the report (a command the safe profile allows), then a command it
+ * refuses — last, because a refusal ends Codex's turn. `plan`: { forbidden }.
+ */
+export const acpSteps = (plan) => [
+  { kind: 'mcp', name: MCP_TOOL },
+  { kind: 'shell', command: SPAWN_COMMANDS[0] },
+  { kind: 'shell', command: plan.forbidden, escalate: true },
+];
+export const acpPrompt = (plan) => `${ACP_MARKER} ${JSON.stringify(plan)}`;
+
+/** sow's MCP tool `name` among the tools an agent declares: `status`, or prefixed with the server's name (`mcp__sow__status`, `sow_status`, …). */
+export function mcpTool(tools, name) {
+  return tools.find((t) => t.name === name) ?? tools.find((t) => new RegExp(`sow[^a-z0-9]+${name}$`, 'i').test(t.name));
+}
+
+function markedPlan(texts, marker) {
   for (const t of texts) {
-    const i = t.indexOf(SAFE_MARKER);
+    const i = t.indexOf(marker);
     if (i < 0) continue;
-    const rest = t.slice(i + SAFE_MARKER.length).trim();
+    const rest = t.slice(i + marker.length).trim();
     const end = rest.indexOf('}');
     try {
       return JSON.parse(rest.slice(0, end + 1));
@@ -45,7 +67,7 @@ function safePlan(texts) {
  * Returns { kind: 'tool', step: { kind: 'shell', command } | { kind: 'edit', path, relPath, content }, command, n, script }
  * or { kind: 'text', text, script }. `command` is the shell command (or a description of the edit).
  */
-export function decide(messages) {
+export function decide(messages, tools = []) {
   const hasText = (m, needle) => m.role === 'user' && m.texts.some((t) => t.includes(needle));
   let start = -1;
   let script = 'spawn';
@@ -59,18 +81,25 @@ export function decide(messages) {
   if (start < 0) start = messages.findIndex((m) => m.role === 'user' && m.texts.some((t) => t.trim()));
   let steps = (script === 'resume' ? RESUME_COMMANDS : SPAWN_COMMANDS).map((command) => ({ kind: 'shell', command }));
   if (script === 'spawn') {
-    const plan = safePlan(messages.filter((m) => m.role === 'user').flatMap((m) => m.texts));
+    const userTexts = messages.filter((m) => m.role === 'user').flatMap((m) => m.texts);
+    const plan = markedPlan(userTexts, SAFE_MARKER);
+    const acp = !plan && markedPlan(userTexts, ACP_MARKER);
     if (plan) {
       script = 'safe';
       steps = safeSteps(plan);
+    } else if (acp) {
+      script = 'acp';
+      // Where the agent offers no sow tool (Copilot refuses the server), the script goes on without it.
+      steps = acpSteps(acp).filter((s) => s.kind !== 'mcp' || mcpTool(tools, s.name));
     }
   }
-  const done = messages.slice(start + 1).reduce((n, m) => n + m.toolResults.length, 0);
+  const results = messages.slice(start + 1).flatMap((m) => m.toolResults);
+  const done = results.length;
   if (done < steps.length) {
     const step = steps[done];
-    return { kind: 'tool', step, command: step.kind === 'shell' ? step.command : `edit ${step.path}`, n: done, script };
+    return { kind: 'tool', step, command: step.kind === 'shell' ? step.command : step.kind === 'mcp' ? `mcp ${step.name}` : `edit ${step.path}`, n: done, script, results };
   }
-  return { kind: 'text', text: FINAL_TEXT, script };
+  return { kind: 'text', text: FINAL_TEXT, script, results, steps };
 }
 
 /** Picks the shell tool among the tools a CLI declares: [{ name, schema }]. */
@@ -151,8 +180,12 @@ export function recordSide(record, tools) {
  * `tool` is the CLI's write tool (undefined when it offers none: record.note says so).
  */
 export function planTurn(record, messages, shell, tools = []) {
-  const d = decide(messages);
+  const d = decide(messages, tools);
   Object.assign(record, { kind: 'main', messages, decision: d, shellTool: shell.name, toolNames: tools.map((t) => t.name) });
+  if (d.kind === 'tool' && d.step.kind === 'mcp') {
+    d.tool = mcpTool(tools, d.step.name);
+    record.mcpTool = d.tool?.name;
+  }
   if (d.kind === 'tool' && d.step.kind === 'edit') {
     d.tool = writeTool(tools);
     record.editTool = d.tool?.name;

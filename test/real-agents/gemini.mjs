@@ -61,8 +61,8 @@ export function answerGemini(body, record, model) {
   const d = planTurn(record, messages, shell, tools);
   if (d.kind === 'tool' && d.step.kind === 'edit' && !d.tool) return candidate([{ text: `I cannot write ${d.step.path}: no file-writing tool was offered.` }]);
   if (d.kind === 'tool') {
-    const tool = d.step.kind === 'edit' ? d.tool : shell;
-    const input = d.step.kind === 'edit' ? writeInput(tool, d.step) : shellInput(shell, d.command);
+    const tool = d.step.kind === 'shell' ? shell : d.tool;
+    const input = d.step.kind === 'edit' ? writeInput(tool, d.step) : d.step.kind === 'mcp' ? {} : shellInput(shell, d.command);
     record.toolInput = input;
     return candidate([{ functionCall: { name: tool.name, args: input } }]);
   }

@@ -45,11 +45,11 @@ const usage = { input_tokens: 50, input_tokens_details: { cached_tokens: 0 }, ou
  */
 export function declaredTools(body) {
   const flat = [];
-  const walk = (list) => {
+  const walk = (list, namespace) => {
     for (const t of list ?? []) {
       if (!t) continue;
-      if (t.type === 'namespace') walk(t.tools);
-      else if (t.name || t.type === 'local_shell') flat.push({ name: t.name ?? t.type, schema: t.parameters, type: t.type, description: t.description ?? '' });
+      if (t.type === 'namespace') walk(t.tools, t.name);
+      else if (t.name || t.type === 'local_shell') flat.push({ name: t.name ?? t.type, schema: t.parameters, type: t.type, description: t.description ?? '', ...(namespace ? { namespace } : {}) });
     }
   };
   walk(body.tools);
@@ -85,9 +85,14 @@ export function answerResponses(body, record) {
   }
   // Codex edits files with apply_patch: nested in code mode, else a freeform tool of its own.
   const patchTool = tools.find((t) => t.name === 'apply_patch');
-  const d = planTurn(record, messages, shell, codeMode || patchTool ? [{ name: 'apply_patch' }] : []);
+  const d = planTurn(record, messages, shell, [...(codeMode || patchTool ? [{ name: 'apply_patch' }] : []), ...tools.filter((t) => t.name !== 'apply_patch')]);
   if (d.kind === 'tool') {
     const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    if (d.step.kind === 'mcp') {
+      // A tool of an MCP server: a plain function call by the name Codex declared it under.
+      record.toolInput = {};
+      return [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: d.tool.name, ...(d.tool.namespace ? { namespace: d.tool.namespace } : {}), arguments: '{}', status: 'completed' }];
+    }
     if (d.step.kind === 'edit') {
       const patch = addFilePatch(d.step);
       if (shell === codeMode) {

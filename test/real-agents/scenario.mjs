@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { FINAL_TEXT, RESUME_COMMANDS, RESUME_MARKER, SPAWN_COMMANDS, safePrompt } from './brain.mjs';
 import { run, stripAnsi, tail } from './util.mjs';
 
-const GIT_ENV = {
+export const GIT_ENV = {
   GIT_AUTHOR_NAME: 'sow real-agents',
   GIT_AUTHOR_EMAIL: 'real-agents@example.invalid',
   GIT_COMMITTER_NAME: 'sow real-agents',

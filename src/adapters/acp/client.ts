@@ -13,6 +13,11 @@
  * Every line the agent writes is kept as it came (the raw stream); a line that is not JSON-RPC is
  * kept and otherwise ignored. A SIGINT or SIGTERM that reaches sow sends `session/cancel`, gives
  * the agent a moment to stop, then ends its process.
+ *
+ * The agent runs in a process group of its own, and is ended as a group (TERM, then KILL): an
+ * agent is often a wrapper that does not pass a signal on (Codex's adapter is a node script that
+ * runs its binary; killing the script leaves the binary running, holding sow's pipes), or one that
+ * ignores TERM (Gemini CLI, relaunched by its own wrapper), and neither exits when its stdin closes.
  */
 import { spawn } from 'node:child_process';
 import type { AnyMessage, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
@@ -74,6 +79,8 @@ export interface AcpRunOutcome {
 const AUTH_REQUIRED = -32000;
 /** How long an agent has to stop after `session/cancel`, and to exit once its stdin is closed, before it is ended. */
 const GRACE_MS = 5_000;
+/** How long an agent's group has to end after TERM before it is killed. */
+const KILL_AFTER_MS = 2_000;
 /** One message larger than this is not read (and the agent is ended): a flood must not fill memory. */
 const MAX_LINE = 16 * 1024 * 1024;
 
@@ -81,7 +88,7 @@ const MAX_LINE = 16 * 1024 * 1024;
 type Message = AnyMessage;
 
 export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
-  const child = spawn(req.binary, [...req.args], { cwd: req.cwd, env: { ...req.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(req.binary, [...req.args], { cwd: req.cwd, env: { ...req.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
@@ -92,6 +99,23 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   });
   const startError = await started;
   if (startError) throw startError;
+  let ended = false;
+  void exited.then(() => (ended = true));
+  const signalGroup = (signal: NodeJS.Signals) => {
+    // Once its pipes are closed the group may be gone, and its number another's.
+    if (ended) return;
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group is gone
+    }
+  };
+  let killTimer: NodeJS.Timeout | undefined;
+  /** Ends the agent and all it started: TERM to its group, KILL to what is left of it a moment later. */
+  const end = () => {
+    signalGroup('SIGTERM');
+    killTimer ??= setTimeout(() => signalGroup('SIGKILL'), KILL_AFTER_MS);
+  };
 
   const stderr = followStderr(child.stderr, req.onStderrLine);
 
@@ -117,7 +141,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         if (tooLong) return;
         if (lines.push(chunk).length > MAX_LINE) {
           tooLong = true;
-          child.kill('SIGTERM');
+          end();
         }
       });
       child.stdout.on('end', () => {
@@ -149,11 +173,12 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
     interrupted ??= signal;
     if (cancel) cancel();
-    else child.kill(signal);
+    else end();
   };
   const onInt = onSignal('SIGINT');
   const onTerm = onSignal('SIGTERM');
-  const onExit = () => child.kill('SIGTERM');
+  // sow going away cannot wait for the agent to end: it ends at once.
+  const onExit = () => signalGroup('SIGKILL');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   process.on('exit', onExit);
@@ -237,9 +262,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     outcome.sessionId = sessionId;
     const id = sessionId;
     cancel = () => {
-      cancel = () => child.kill('SIGTERM');
+      cancel = end;
       void agent.notify(methods.agent.session.cancel, { sessionId: id }).catch(() => undefined);
-      setTimeout(() => child.kill('SIGTERM'), GRACE_MS).unref();
+      setTimeout(end, GRACE_MS).unref();
     };
     if (interrupted) cancel();
     const answer = await agent.request<PromptResponse, PromptRequest>(methods.agent.session.prompt, { sessionId: id, prompt: [{ type: 'text', text: req.prompt }] });
@@ -268,10 +293,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   } catch {
     // gone
   }
-  const timer = setTimeout(() => child.kill('SIGTERM'), GRACE_MS);
+  const timer = setTimeout(end, GRACE_MS);
   timer.unref();
   const { code, signal } = await exited;
   clearTimeout(timer);
+  clearTimeout(killTimer);
   process.off('SIGINT', onInt);
   process.off('SIGTERM', onTerm);
   process.off('exit', onExit);
