@@ -433,6 +433,111 @@ async function measureMcp(repo, size, runs) {
 }
 
 /**
+ * `sow ui` at 1,000 tasks: the project page (its HTML, then its data — what the page fetches on
+ * load) timed from request to answer; a task change made by a sow command, timed from the command's
+ * exit to the server-sent event that tells the page; and the server's CPU while nothing happens.
+ */
+const UI_BUDGETS = { pageAndDataOverFloorMs: 100, changeVisibleMs: 1000, idleCpuPercent: 1 };
+async function measureUi(repo, floorMs, runs) {
+  const child = spawn(process.execPath, [SOW, 'ui', '--json', '--no-open'], { cwd: repo, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  const rows = [];
+  try {
+    const first = await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]).data);
+      });
+      child.on('exit', (code) => reject(new Error(`sow ui exited ${code}`)));
+    });
+    const base = `http://127.0.0.1:${first.port}`;
+    const get = async (path) => {
+      const res = await fetch(`${base}${path}${path.includes('?') ? '&' : '?'}token=${first.token}`);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      return res.text();
+    };
+    await get('/api/view?name=project');
+    const samples = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      await get('/');
+      await get('/api/view?name=project');
+      samples.push(performance.now() - t0);
+    }
+    const st = stats(samples);
+    rows.push({
+      command: 'sow ui: project page + its data (1000 tasks)',
+      median_ms: round1(st.median),
+      p90_ms: round1(st.p90),
+      over_floor_ms: round1(st.median - floorMs),
+      budget: `+${UI_BUDGETS.pageAndDataOverFloorMs} ms`,
+      verdict: st.median - floorMs <= UI_BUDGETS.pageAndDataOverFloorMs ? 'PASS' : 'OVER',
+    });
+
+    // A change, from the command's exit to the event.
+    const res = await fetch(`${base}/api/changes?token=${first.token}`);
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let seen = 0;
+    let text = '';
+    const pump = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value);
+        seen = (text.match(/event: change/g) ?? []).length;
+      }
+    })();
+    const delays = [];
+    for (let i = 0; i < 5; i++) {
+      const before = seen;
+      sow(repo, ['task', 'set', '--id', '010', 'metadata.bench', String(i)]);
+      const t0 = performance.now();
+      while (seen === before && performance.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 5));
+      delays.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const worst = Math.max(...delays);
+    rows.push({
+      command: 'sow ui: a task change reaches the page (after the command exits)',
+      median_ms: round1(stats(delays).median),
+      p90_ms: round1(worst),
+      over_floor_ms: null,
+      budget: `≤ ${UI_BUDGETS.changeVisibleMs} ms`,
+      verdict: worst <= UI_BUDGETS.changeVisibleMs ? 'PASS' : 'OVER',
+    });
+
+    // Idle: CPU ticks of the server over five quiet seconds (an open page listening).
+    const ticks = () => {
+      const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      return Number(parts[11]) + Number(parts[12]);
+    };
+    if (existsSync(`/proc/${child.pid}/stat`)) {
+      const t0 = ticks();
+      await new Promise((r) => setTimeout(r, 5_000));
+      const percent = ((ticks() - t0) / 100 / 5) * 100;
+      rows.push({
+        command: 'sow ui: CPU while idle, a page listening (5 s)',
+        median_ms: null,
+        p90_ms: null,
+        over_floor_ms: null,
+        cpu_percent: round1(percent),
+        budget: `< ${UI_BUDGETS.idleCpuPercent} %`,
+        verdict: percent < UI_BUDGETS.idleCpuPercent ? 'PASS' : 'OVER',
+      });
+    }
+    await reader.cancel().catch(() => undefined);
+    await pump.catch(() => undefined);
+  } catch (err) {
+    rows.push({ command: 'sow ui', median_ms: null, p90_ms: null, over_floor_ms: null, budget: '', verdict: 'ERROR', error: String(err?.message ?? err).slice(0, 200) });
+  } finally {
+    child.kill('SIGINT');
+  }
+  return rows;
+}
+
+/**
  * Workers at work: `sow agent ps` with ten detached workers running (the fake claude of the tests,
  * waiting on a file), and `sow agent events` reading a run of 10,000 events. Each sample is paired
  * with a floor run just before it, as the rows above.
@@ -649,7 +754,10 @@ async function main() {
   log('  timing workers at work (agent ps, agent events)…');
   const workers = measureWorkers(Math.min(RUNS, 11));
 
-  const over = [...results, ...memory, ...mcp, ...workers].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
+  log('  timing sow ui at 1000 tasks…');
+  const ui = repos.has(LARGE) ? await measureUi(repos.get(LARGE), floorStats.median, Math.min(RUNS, 11)) : [];
+
+  const over = [...results, ...memory, ...mcp, ...workers, ...ui].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
   const report = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
@@ -668,6 +776,7 @@ async function main() {
     memory,
     mcp,
     workers,
+    ui,
     instructions,
     over_budget: over,
   };
@@ -731,6 +840,19 @@ function renderTable(report) {
   lines.push('workers at work (each run paired with a floor run just before it):');
   const workerBody = report.workers.map((w) => [w.command, ms(w.median_ms), ms(w.p90_ms), w.over_floor_ms === null ? '' : `+${f(w.over_floor_ms)} ms`, `+${w.budget_ms} ms`, w.verdict]);
   lines.push(...table(['command', 'median', 'p90', '+floor', 'budget', ''], workerBody, [false, true, true, true, true, false]));
+  if (report.ui.length) {
+    lines.push('');
+    lines.push('sow ui (1000 tasks):');
+    const uiBody = report.ui.map((u) => [
+      u.command,
+      u.cpu_percent !== undefined ? `${f(u.cpu_percent)} %` : ms(u.median_ms),
+      ms(u.p90_ms),
+      u.over_floor_ms === null ? '' : `+${f(u.over_floor_ms)} ms`,
+      u.budget,
+      u.verdict,
+    ]);
+    lines.push(...table(['what', 'median', 'p90 / worst', '+floor', 'budget', ''], uiBody, [false, true, true, true, true, false]));
+  }
   if (report.instructions.length) {
     lines.push('');
     lines.push("instructions (valgrind callgrind, one run each; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):");
@@ -743,7 +865,7 @@ function renderTable(report) {
     ]);
     lines.push(...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]));
   }
-  const errors = [...report.rows, ...report.memory, ...report.mcp, ...report.workers].filter((r) => r.error);
+  const errors = [...report.rows, ...report.memory, ...report.mcp, ...report.workers, ...report.ui].filter((r) => r.error);
   if (errors.length) {
     lines.push('');
     lines.push('errors:');

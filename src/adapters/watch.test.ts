@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,9 +42,24 @@ describe('watchSow', () => {
         writeFileSync(join(dir, '.sow', 'project', 'state.yaml'), 'a: 1\n');
         writeFileSync(join(dir, '.sow', 'project', 'other.md'), 'x\n');
         expect(await until(() => told >= 1)).toBe(true);
-        const after = told;
-        writeFileSync(join(dir, '.sow', 'project', 'state.yaml'), 'a: 22\n');
-        expect(await until(() => told > after)).toBe(true);
+        // sow writes a state file whole: a temporary file renamed over it. Each such write is told,
+        // not only the first (a watch of the file itself would stay on the replaced one).
+        for (let round = 0; round < 3; round++) {
+          const after = told;
+          mkdirSync(join(dir, '.sow', '.runtime', 'tmp'), { recursive: true });
+          const tmp = join(dir, '.sow', '.runtime', 'tmp', `w-${round}`);
+          writeFileSync(tmp, `a: ${round}${'0'.repeat(round + 1)}\n`);
+          renameSync(tmp, join(dir, '.sow', 'project', 'state.yaml'));
+          expect(await until(() => told > after), `round ${round}`).toBe(true);
+        }
+        // A folder that came later (a new task) is watched too.
+        const made = told;
+        mkdirSync(join(dir, '.sow', 'project', 'tasks', '030'), { recursive: true });
+        // (Watching, the new folder is itself news; polling compares files only.)
+        if (!poll) expect(await until(() => told > made)).toBe(true);
+        const before = told;
+        writeFileSync(join(dir, '.sow', 'project', 'tasks', '030', 'state.yaml'), 'id: "030"\n');
+        expect(await until(() => told > before)).toBe(true);
       } finally {
         feed.close();
       }

@@ -1,12 +1,12 @@
 /**
  * The change feed: tells when what sow shows may have changed — a state file, a task's documents,
- * a worker's events — by watching `.sow/` (recursively; inotify on Linux). What sow itself writes
+ * a worker's events — by watching each folder of `.sow/` (inotify on Linux). What sow itself writes
  * to read (the lock, the task index, journals, temporary files) is not a change: a view that
  * reads on each change would otherwise wake itself for ever. Changes are gathered for a moment
  * (`settleMs`) and told once. Where the platform cannot watch, the folder's files are compared by
  * their stats every `pollMs` instead.
  */
-import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { lstatSync, readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
 
 export interface Feed {
@@ -21,33 +21,68 @@ export function isShownChange(rel: string): boolean {
   return /^\.runtime\/agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(path) || /^\.runtime\/supervisors\/[^/]+\/(ready|result)\.json$/.test(path);
 }
 
-/** Calls `onChange` after each burst of changes under `<root>/.sow/`, until `close()`. */
+/** Folders under `.sow/` a view never shows: other checkouts (each has its own `.sow/`), shared references, scratch space. */
+const UNWATCHED = /^(worktrees|refs|\.runtime\/tmp)(\/|$)/;
+
+/**
+ * Calls `onChange` after each burst of changes under `<root>/.sow/`, until `close()`. Each folder
+ * is watched on its own (inotify on Linux): a state file is replaced by a rename, and a watch of
+ * the file itself would go on watching the replaced one (Node 20's recursive watching on Linux
+ * does just that, and misses every write after the first).
+ */
 export function watchSow(root: string, onChange: () => void, opts: { settleMs?: number; pollMs?: number; poll?: boolean } = {}): Feed {
   const dir = join(root, '.sow');
   const settle = opts.settleMs ?? 100;
   let timer: NodeJS.Timeout | undefined;
+  let closed = false;
   const changed = () => {
-    if (timer) return;
+    if (timer || closed) return;
     timer = setTimeout(() => {
       timer = undefined;
-      onChange();
+      if (!closed) onChange();
     }, settle);
   };
-  let watcher: FSWatcher | undefined;
-  try {
-    if (opts.poll) throw new Error('polling asked for');
-    watcher = watch(dir, { recursive: true, persistent: true }, (_event, name) => {
-      // Without a name the platform does not say what changed: anything may have.
-      if (name === null || isShownChange(String(name))) changed();
+  const watchers = new Map<string, FSWatcher>();
+  /** Watches the folder `rel` of `.sow/` and every folder in it; false when the platform cannot. */
+  const add = (rel: string): boolean => {
+    if (closed || watchers.has(rel) || UNWATCHED.test(rel)) return true;
+    const abs = rel ? join(dir, rel) : dir;
+    let w: FSWatcher;
+    try {
+      w = watch(abs, { persistent: true }, (_event, name) => {
+        if (name === null) return changed();
+        const path = rel ? `${rel}/${String(name)}` : String(name);
+        // A folder that came: watch it (and what it holds) too.
+        try {
+          if (lstatSync(join(dir, path)).isDirectory()) add(path);
+        } catch {
+          // gone again, or never a folder
+        }
+        if (isShownChange(path)) changed();
+      });
+    } catch {
+      return false;
+    }
+    w.on('error', () => {
+      w.close();
+      watchers.delete(rel);
     });
-    watcher.on('error', () => undefined);
-  } catch {
-    watcher = undefined;
-  }
-  if (watcher) {
+    watchers.set(rel, w);
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      // removed meanwhile
+    }
+    for (const e of entries) if (e.isDirectory()) add(rel ? `${rel}/${e.name}` : e.name);
+    return true;
+  };
+  if (!opts.poll && add('')) {
     return {
       close() {
-        watcher!.close();
+        closed = true;
+        for (const w of watchers.values()) w.close();
+        watchers.clear();
         if (timer) clearTimeout(timer);
       },
     };
@@ -63,6 +98,7 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
   }, opts.pollMs ?? 1_000);
   return {
     close() {
+      closed = true;
       clearInterval(poll);
       if (timer) clearTimeout(timer);
     },
@@ -82,8 +118,9 @@ function signature(dir: string): string {
     }
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(join(abs, e.name), r, depth + 1);
-      else if (e.isFile() && isShownChange(r)) {
+      if (e.isDirectory()) {
+        if (!UNWATCHED.test(r)) walk(join(abs, e.name), r, depth + 1);
+      } else if (e.isFile() && isShownChange(r)) {
         try {
           const st = statSync(join(abs, e.name));
           parts.push(`${r}:${st.size}:${st.mtimeMs}`);
