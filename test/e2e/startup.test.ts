@@ -40,6 +40,30 @@ describe('start-up', () => {
       expect(modules, args.join(' ')).not.toContain('net');
     }
   });
+
+  it('sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the templates)', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    // node:os is for the home folder when HOME is unset, and the host name a lock records.
+    const version = repo.sow(['--version'], { via: [process.execPath, '-r', preload, SOW] });
+    expect(version.code).toBe(0);
+    expect(loaded(version.stderr)).not.toContain('os');
+    // import.meta.url (the CLI's own file as a URL, to find the templates) is made when asked for.
+    const counting = join(dir, 'file-urls.cjs');
+    writeFileSync(
+      counting,
+      "const url = require('url'); const made = url.pathToFileURL; let n = 0; url.pathToFileURL = (...a) => (n++, made(...a));\n" +
+        "process.on('exit', () => require('fs').writeSync(2, `\\nFILE URLS ${n}\\n`));\n",
+    );
+    const urls = (args: string[]) => {
+      const r = repo.sow(args, { via: [process.execPath, '-r', counting, SOW] });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return Number(/^FILE URLS (\d+)$/m.exec(r.stderr)?.[1]);
+    };
+    expect(urls(['--version'])).toBe(0);
+    expect(urls(['task', 'list'])).toBe(0);
+    expect(urls(['phase', 'get', 'status'])).toBe(0);
+  });
 });
 
 describe('output', () => {
