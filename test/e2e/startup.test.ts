@@ -3,9 +3,10 @@
  * load none of the Node modules that only spawning and hashing need.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SOW, taskFile, TEST_ENV, toExecuting, useRepos } from './harness.js';
 
@@ -39,6 +40,14 @@ describe('start-up', () => {
       // Output and errors to a pipe are written without making process.stdout or process.stderr, sockets (cli/stdio.ts).
       expect(modules, args.join(' ')).not.toContain('net');
     }
+  });
+
+  it('the bundle is ASCII, so the executable reads it without decoding UTF-8 (a character esbuild keeps as written: a regular expression)', () => {
+    const bytes = readFileSync(join(dirname(SOW), 'core.cjs'));
+    const text = bytes.toString('utf8');
+    const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
+    expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`).toBe('');
+    expect(isAscii(bytes)).toBe(true);
   });
 
   it('sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the templates)', () => {
