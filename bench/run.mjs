@@ -720,13 +720,27 @@ async function main() {
   // whether a change made a command cheaper when the medians are too noisy to say.
   const instructions = [];
   if (args.has('--instructions')) {
-    log('  counting instructions with valgrind (one run each)…');
-    const count = (argv, cwd) => {
-      const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-      const m = /Collected : (\d+)/.exec(r.stderr ?? '');
-      return m ? Number(m[1]) : null;
+    log('  counting instructions with valgrind (lowest of three runs each)…');
+    // V8 picks its hash seed by testing random numbers for primality (HashSeed::InitializeRoots,
+    // detail::sprp): a random amount of work in every process, the floor's too, 4 to 16 M
+    // instructions here. Left out, and with the lowest of three runs, repeated counts of one build
+    // agree to about 1 M. `argvFor(k)` may differ per run (a write that writes each time).
+    const out = join(tmpdir(), `sow-bench-callgrind-${process.pid}.out`);
+    const countOnce = (argv, cwd) => {
+      const r = spawnSync('valgrind', ['--tool=callgrind', '--log-file=/dev/null', `--callgrind-out-file=${out}`, process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      if (r.error || !existsSync(out)) return null;
+      const total = /^summary: (\d+)$/m.exec(readFileSync(out, 'utf8'));
+      const annotated = spawnSync('callgrind_annotate', [out], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      rmSync(out, { force: true });
+      if (!total) return null;
+      const seed = /^\s*([\d,]+) .*detail::sprp\(/m.exec(annotated.stdout ?? '');
+      return Number(total[1]) - (seed ? Number(seed[1].replaceAll(',', '')) : 0);
     };
-    const floorCount = count(FLOOR_ARGV, bigRepo);
+    const count = (argvFor, cwd) => {
+      const counts = [0, 1, 2].map((k) => countOnce(argvFor(k), cwd));
+      return counts.includes(null) ? null : Math.min(...counts);
+    };
+    const floorCount = count(() => FLOOR_ARGV, bigRepo);
     if (floorCount === null) log('  valgrind is not available; skipping instruction counts');
     else {
       // Convert to milliseconds at the floor's own pace: its median time over its instructions.
@@ -734,7 +748,7 @@ async function main() {
       instructions.push({ command: 'node -e 0 (floor)', tasks: null, instructions: floorCount, over_floor: 0, est_ms_over_floor: 0 });
       for (const row of rows) {
         if (row.error || row.cold || row.info) continue;
-        const n = count([SOW, ...row.args(RUNS + 2)], repos.get(row.size));
+        const n = count((k) => [SOW, ...row.args(RUNS + 2 + k)], repos.get(row.size));
         if (n === null) continue;
         instructions.push({
           command: `sow ${row.label}`,
@@ -855,7 +869,7 @@ function renderTable(report) {
   }
   if (report.instructions.length) {
     lines.push('');
-    lines.push("instructions (valgrind callgrind, one run each; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):");
+    lines.push("instructions (valgrind callgrind, lowest of three runs each, without V8's random hash-seed search; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):");
     const body = report.instructions.map((r) => [
       r.command,
       r.tasks === null ? '—' : String(r.tasks),

@@ -33,18 +33,20 @@ const lazyChildProcessForCommander = {
 /**
  * node:child_process and node:crypto cost several million instructions to load (crypto alone
  * loads fifteen internal modules), and a read never uses them: git and agents are spawned, and
- * journals hashed, only by some commands. sow's own imports of them get a module that loads the
+ * journals hashed, only by some commands. node:os is smaller (0.65 M), and needed only for the
+ * home folder when HOME is unset, the host name a lock records, the temp folder of a git call. sow's own imports of them get a module that loads the
  * real one on the first call. It exports the functions sow uses by name, so an import of any
  * other name fails the build instead of failing at run time.
  */
 const LAZY_BUILTINS = {
   child_process: ['spawn', 'spawnSync'],
   crypto: ['createHash', 'randomBytes', 'randomUUID', 'timingSafeEqual'],
+  os: ['homedir', 'hostname', 'tmpdir'],
 };
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?(child_process|crypto)$/ }, (args) =>
+    b.onResolve({ filter: /^(node:)?(child_process|crypto|os)$/ }, (args) =>
       /[\\/]src[\\/]/.test(args.importer) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'sow-lazy-builtin' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'sow-lazy-builtin' }, (args) => ({
@@ -98,9 +100,11 @@ await build({
   entryPoints: ['src/main.ts'],
   outfile: fileURLToPath(new URL('core.cjs', `${next.href}/`)),
   sourcemap: 'linked',
-  banner: { js: "const __sowImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // import.meta.url, worked out when first asked for (finding the templates, a prompt): making a
+  // file URL costs every command about 0.5 M instructions otherwise (docs/decisions/0044).
+  banner: { js: "const __sowImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
   define: {
-    'import.meta.url': '__sowImportMetaUrl',
+    'import.meta.url': '__sowImportMeta.url',
     SOW_VERSION: JSON.stringify(pkg.version),
   },
   plugins: [lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart, acpSdkApart],
@@ -119,6 +123,7 @@ await build({
 await build({
   ...common,
   entryPoints: ['src/bin.ts'],
+  plugins: [lazyBuiltins],
   outfile: fileURLToPath(new URL('sow.cjs', `${next.href}/`)),
   banner: { js: '#!/usr/bin/env node' },
 });

@@ -10,6 +10,7 @@
  *
  * Used only by src/bin.ts, so it imports nothing of sow's.
  */
+import { isAscii } from 'node:buffer';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, win32 } from 'node:path';
@@ -128,7 +129,9 @@ function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly
 export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
   const bytes = readFileSync(file);
   const sourceCrc = crc32(bytes);
-  const source = bytes.toString('utf8');
+  // The bundle is ASCII (test/e2e/startup.test.ts): read as Latin-1, its bytes are the same string
+  // without UTF-8 decoding, 1.4 M instructions less at every start. Anything else is UTF-8.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
   const group = key.split(' ')[0] || 'sow';

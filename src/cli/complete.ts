@@ -94,7 +94,8 @@ function walk(program: Command, previous: readonly string[]): Position {
 
 /** The first clause of a description: enough to tell candidates apart in zsh and fish. */
 function short(text: string): string {
-  const first = text.split(/[:;(]| — /)[0]!.trim();
+  // \u2014 (an em dash): esbuild keeps a regular expression's characters as written, and the bundle stays ASCII.
+  const first = text.split(/[:;(]| \u2014 /)[0]!.trim();
   return first.length > 72 ? `${first.slice(0, 71)}…` : first;
 }
 

@@ -4,13 +4,14 @@
  * does not check the data, and a damaged cache would crash every sow command. Each test has a
  * cache folder of its own; SOW_DEBUG makes the loader say what it did.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ok, PROJECT, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+import { ok, PROJECT, SOW, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
 
 const newRepo = useRepos();
 const homes: string[] = [];
@@ -190,6 +191,24 @@ describe('compile cache', () => {
       }
     }
     expect(repo.read(PROJECT)).toBe(before);
+  });
+
+  it('runs the bundle as written, whether it is ASCII (read as Latin-1) or not (read as UTF-8)', () => {
+    // The executable beside a bundle of our own; the real one is ASCII (test/e2e/startup.test.ts).
+    const bin = join(cacheHome(), 'dist');
+    mkdirSync(bin);
+    copyFileSync(SOW, join(bin, 'sow.cjs'));
+    const home = cacheHome();
+    const run = () => {
+      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], { env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, encoding: 'utf8' });
+      return { stdout: r.stdout, events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }) };
+    };
+    for (const text of ['plain ASCII', 'caf\u00e9 \u2014 \u20ac5 \u{1F331}']) {
+      writeFileSync(join(bin, 'core.cjs'), `process.stdout.write(${JSON.stringify(`${text}\n`)} + ${JSON.stringify(text)}.length + '\\n');\n// ${text}\n`);
+      const expected = `${text}\n${text.length}\n`;
+      expect(run()).toEqual({ stdout: expected, events: ['missing', 'wrote'] });
+      expect(run()).toEqual({ stdout: expected, events: ['hit'] });
+    }
   });
 
   it('keeps working for a user mistake and for commands that write, through the cache', () => {

@@ -3,9 +3,10 @@
  * load none of the Node modules that only spawning and hashing need.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SOW, taskFile, TEST_ENV, toExecuting, useRepos } from './harness.js';
 
@@ -39,6 +40,38 @@ describe('start-up', () => {
       // Output and errors to a pipe are written without making process.stdout or process.stderr, sockets (cli/stdio.ts).
       expect(modules, args.join(' ')).not.toContain('net');
     }
+  });
+
+  it('the bundle is ASCII, so the executable reads it without decoding UTF-8 (a character esbuild keeps as written: a regular expression)', () => {
+    const bytes = readFileSync(join(dirname(SOW), 'core.cjs'));
+    const text = bytes.toString('utf8');
+    const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
+    expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`).toBe('');
+    expect(isAscii(bytes)).toBe(true);
+  });
+
+  it('sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the templates)', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    // node:os is for the home folder when HOME is unset, and the host name a lock records.
+    const version = repo.sow(['--version'], { via: [process.execPath, '-r', preload, SOW] });
+    expect(version.code).toBe(0);
+    expect(loaded(version.stderr)).not.toContain('os');
+    // import.meta.url (the CLI's own file as a URL, to find the templates) is made when asked for.
+    const counting = join(dir, 'file-urls.cjs');
+    writeFileSync(
+      counting,
+      "const url = require('url'); const made = url.pathToFileURL; let n = 0; url.pathToFileURL = (...a) => (n++, made(...a));\n" +
+        "process.on('exit', () => require('fs').writeSync(2, `\\nFILE URLS ${n}\\n`));\n",
+    );
+    const urls = (args: string[]) => {
+      const r = repo.sow(args, { via: [process.execPath, '-r', counting, SOW] });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return Number(/^FILE URLS (\d+)$/m.exec(r.stderr)?.[1]);
+    };
+    expect(urls(['--version'])).toBe(0);
+    expect(urls(['task', 'list'])).toBe(0);
+    expect(urls(['phase', 'get', 'status'])).toBe(0);
   });
 });
 
