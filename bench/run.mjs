@@ -727,7 +727,12 @@ async function main() {
     // agree to about 1 M. `argvFor(k)` may differ per run (a write that writes each time).
     const out = join(tmpdir(), `sow-bench-callgrind-${process.pid}.out`);
     const countOnce = (argv, cwd) => {
-      const r = spawnSync('valgrind', ['--tool=callgrind', '--log-file=/dev/null', `--callgrind-out-file=${out}`, process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const r = spawnSync('valgrind', ['--tool=callgrind', '--log-file=/dev/null', `--callgrind-out-file=${out}`, process.execPath, ...argv], {
+        cwd,
+        env: CHILD_ENV,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
       if (r.error || !existsSync(out)) return null;
       const total = /^summary: (\d+)$/m.exec(readFileSync(out, 'utf8'));
       const annotated = spawnSync('callgrind_annotate', [out], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -869,7 +874,9 @@ function renderTable(report) {
   }
   if (report.instructions.length) {
     lines.push('');
-    lines.push("instructions (valgrind callgrind, lowest of three runs each, without V8's random hash-seed search; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):");
+    lines.push(
+      "instructions (valgrind callgrind, lowest of three runs each, without V8's random hash-seed search; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):",
+    );
     const body = report.instructions.map((r) => [
       r.command,
       r.tasks === null ? '—' : String(r.tasks),

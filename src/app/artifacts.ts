@@ -12,7 +12,7 @@ import type { ProjectType } from '../domain/project-type.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
 import { realPath } from '../adapters/files.js';
 import { warn } from '../adapters/notices.js';
-import { Reader, update, type UnitOfWork } from './workspace.js';
+import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 
 export type Direction = 'inputs' | 'outputs';
 export type ArtifactHolder = { kind: 'phase'; phase?: string } | { kind: 'task'; id: string };
@@ -90,6 +90,31 @@ export async function addArtifact(where: Where, owner: ArtifactHolder, direction
     checkFile(uow, slot, artifact);
     const placed = placeArtifact(list, artifact);
     return { list: placed.list, result: { index: placed.index, artifact } };
+  });
+}
+
+/**
+ * Feedback on a task, in one step: the next `feedback/<nnn>.md` of its folder written with `text`
+ * and registered as a pending feedback input, in one transaction (what the prompts describe as
+ * writing the file and `sow task input add --type feedback`).
+ */
+export async function addFeedback(where: Where, taskId: string, text: string): Promise<{ index: number; artifact: Artifact }> {
+  return update(where, async (uow) => {
+    const type = await uow.type();
+    const task = await uow.task(taskId);
+    const slot = taskSlot(type, task.id, 'inputs');
+    // Paths of documents are relative to the project folder: phases/<phase>/tasks/<id>/feedback/<nnn>.md.
+    const folder = `${taskDir(await uow.taskPhase(), task.id).slice(PROJECT_DIR.length + 1)}/feedback`;
+    const list = [...task.inputs];
+    const name = (n: number) => `${folder}/${String(n).padStart(3, '0')}.md`;
+    let n = 1;
+    while (list.some((a) => a.path === name(n)) || uow.docExists(`${PROJECT_DIR}/${name(n)}`)) n++;
+    uow.writeDoc(`${PROJECT_DIR}/${name(n)}`, `${text.trim()}\n`);
+    const { artifact } = createArtifact(slot, { type: 'feedback', path: name(n), extra: {} }, uow.now, uow.root);
+    const placed = placeArtifact(list, artifact);
+    checkChanged(await uow.project(), slot, task.inputs, placed.list);
+    uow.setTask({ ...task, inputs: placed.list });
+    return { index: placed.index, artifact };
   });
 }
 

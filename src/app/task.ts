@@ -236,6 +236,8 @@ export async function getTask(where: Where, rawId: string, field?: string): Prom
     if (name === 'description') {
       return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
     }
+    // Its log, as the worker and sow wrote it (log.md): read, not a field of the state.
+    if (name === 'log') return { task, field: 'log', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/log.md`) ?? '' };
     const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`, Object.keys(TASK_FIELD_ALIASES));
     return { task, field: label, value };
   });

@@ -449,6 +449,8 @@ export class UnitOfWork {
   private readonly tasksNext = new Map<string, TaskState>();
   /** New tasks: the other files of their folder, created with it in one rename. */
   private readonly newTasks = new Map<string, Record<string, string>>();
+  /** Documents of the project written with the state, in the same transaction (paths from the repository root). */
+  private readonly docsNext = new Map<string, string>();
   readonly tx: Transaction;
   /** This command's time: every file it writes is stamped with it. */
   readonly now: string;
@@ -561,11 +563,17 @@ export class UnitOfWork {
   }
 
   readDoc(rel: string): string | undefined {
-    return readFileIfExists(this.root, rel);
+    return this.docsNext.get(rel) ?? readFileIfExists(this.root, rel);
+  }
+
+  /** Writes a document under the project folder with the state, in the same transaction. */
+  writeDoc(rel: string, text: string): void {
+    if (!rel.startsWith(`${PROJECT_DIR}/`)) throw new Error(`writeDoc: ${rel} is not under ${PROJECT_DIR}/`);
+    this.docsNext.set(rel, text);
   }
 
   docExists(rel: string): boolean {
-    return fileExists(this.root, rel);
+    return this.docsNext.has(rel) || fileExists(this.root, rel);
   }
 
   async commit(): Promise<void> {
@@ -585,6 +593,7 @@ export class UnitOfWork {
       if (files) this.tx.createFolder(taskDir(phase, id), { 'state.yaml': text, ...files });
       else this.tx.write(taskFile(phase, id), text);
     }
+    for (const [rel, text] of this.docsNext) this.tx.write(rel, text);
     this.tx.commit();
   }
 }

@@ -123,8 +123,12 @@ function drawTask(d, r) {
     el('p', {}, 'Status: ', el('strong', { id: 'task-status' }, t.status), ' · iteration ' + t.iteration + (t.owner ? ' · owned by ' + t.owner.by : '')),
     live ? el('button', { id: 'stop', onclick: () => act({ action: 'stop', task: t.id, checkout: r.checkout }) }, 'Stop its worker') : null,
     t.session ? el('div', {}, el('input', { id: 'prompt', placeholder: 'What to tell the worker', size: '60' }), el('button', { id: 'resume', onclick: () => act({ action: 'resume', task: t.id, prompt: document.getElementById('prompt').value, checkout: r.checkout }) }, 'Resume')) : null,
-    el('h2', {}, 'Inputs'), el('ul', {}, inputs.map((a) => el('li', {}, a.type + ': ' + a.path + (a.metadata && a.metadata.status ? ' (' + a.metadata.status + ')' : '')))),
+    el('h2', {}, 'Description'), el('pre', { id: 'description' }, ((part(d, 'description') || {}).value) || ''),
+    el('div', {}, el('textarea', { id: 'feedback-text', rows: '3', cols: '60', placeholder: 'Feedback: what to change, and why' }),
+      el('button', { id: 'feedback', onclick: () => act({ action: 'feedback', task: t.id, text: document.getElementById('feedback-text').value, checkout: r.checkout }) }, 'Add feedback')),
+    el('h2', {}, 'Inputs'), el('ul', { id: 'inputs' }, inputs.map((a) => el('li', {}, a.type + ': ' + a.path + (a.metadata && a.metadata.status ? ' (' + a.metadata.status + ')' : '')))),
     el('h2', {}, 'Outputs'), el('ul', {}, outputs.map((a) => el('li', {}, a.type + ': ' + a.path))),
+    el('h2', {}, 'Log'), el('pre', { id: 'log' }, ((part(d, 'log') || {}).value) || 'nothing logged yet'),
     el('h2', {}, "Its worker's events"),
     el('pre', { id: 'events' }, events.map((e) => e.at.slice(11, 19) + ' ' + (MARKS[e.kind] || ' ') + ' ' + e.text).join('\\n') || 'none yet'),
   ];

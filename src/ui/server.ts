@@ -31,7 +31,7 @@ export interface Ui {
 }
 
 /** The views: each a fixed sow command with the page's values as its arguments (never a free command line). */
-const VIEWS: Record<string, (q: URLSearchParams) => { name: string; args: string[]; opts: Record<string, unknown> }[]> = {
+const VIEWS: Record<string, (q: URLSearchParams) => { name: string; label?: string; args: string[]; opts: Record<string, unknown> }[]> = {
   projects: () => [{ name: 'status', args: [], opts: { all: true } }],
   project: () => [
     { name: 'status', args: [], opts: {} },
@@ -45,6 +45,8 @@ const VIEWS: Record<string, (q: URLSearchParams) => { name: string; args: string
     const id = q.get('id') ?? '';
     return [
       { name: 'task get', args: [], opts: { id } },
+      { name: 'task get', label: 'description', args: ['description'], opts: { id } },
+      { name: 'task get', label: 'log', args: ['log'], opts: { id } },
       { name: 'agent events', args: [id], opts: {} },
       { name: 'task input list', args: [], opts: { id } },
       { name: 'task output list', args: [], opts: { id } },
@@ -59,6 +61,7 @@ const ACTIONS: Record<string, (b: Record<string, unknown>) => { name: string; ar
   approve_tasks: () => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} }),
   resume: (b) => ({ name: 'agent resume', args: [String(b['task'] ?? ''), String(b['prompt'] ?? '')], opts: { detach: true } }),
   stop: (b) => ({ name: 'agent stop', args: [String(b['task'] ?? '')], opts: {} }),
+  feedback: (b) => ({ name: 'task feedback', args: [String(b['text'] ?? '')], opts: { id: String(b['task'] ?? '') } }),
 };
 
 /** commander's key for an option: '--depends-on <ids>' → dependsOn, '--no-open' → open. */
@@ -169,9 +172,9 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
         const parts: [string, unknown][] = [];
         for (const c of make(url.searchParams)) {
           try {
-            parts.push([c.name, { ok: true, data: await runCommand(c.name, c.args, c.opts, cwd) }]);
+            parts.push([c.label ?? c.name, { ok: true, data: await runCommand(c.name, c.args, c.opts, cwd) }]);
           } catch (err) {
-            parts.push([c.name, envelope(err)]);
+            parts.push([c.label ?? c.name, envelope(err)]);
           }
         }
         return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: Object.fromEntries(parts) }));

@@ -181,6 +181,12 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
       await page.click('#stop');
       await page.waitForFunction(() => document.querySelector('#task-status')?.textContent === 'paused');
       expect(f.task().status).toBe('paused');
+      // Feedback from the page: written and registered as sow task feedback does it.
+      await page.fill('#feedback-text', 'Say which task this is.');
+      await page.click('#feedback');
+      await page.waitForFunction(() => /feedback: .*feedback\/001\.md \(pending\)/.test(document.querySelector('#inputs')?.textContent ?? ''));
+      expect(f.repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe('Say which task this is.\n');
+      expect(await page.textContent('#description')).toContain('First task');
       writeFileSync(go, '');
     } finally {
       await browser.close();
