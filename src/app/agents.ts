@@ -962,24 +962,7 @@ async function handOff(ctx: AppContext, taskId: string, agentName: string, promp
     const log = reader.readDoc(`${dir}/log.md`)?.trim();
     const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
     const base = reader.project.base_branch;
-    // Tracked files as a diff against the base; files git does not know yet, whole (as git diff would show them added).
-    const tracked = files.filter((f) => isTracked(reader.root, f));
-    const added = files.filter((f) => !tracked.includes(f)).map((f) => ({ f, text: reader.readDoc(f) }));
-    const diff =
-      [
-        base && tracked.length ? diffOf(reader.root, base, tracked) : undefined,
-        ...added
-          .filter((a) => a.text !== undefined)
-          .map(
-            (a) =>
-              `new file ${a.f}\n${a
-                .text!.split('\n')
-                .map((l) => `+${l}`)
-                .join('\n')}`,
-          ),
-      ]
-        .filter(Boolean)
-        .join('\n') || undefined;
+    const diff = diffOfTask(reader, task);
     const events = latestEventsFile(reader.root, task.id);
     const last = events ? lastMessageOf(readEvents(reader.root, events)?.lines ?? []) : undefined;
     const cap = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text);
@@ -995,6 +978,34 @@ async function handOff(ctx: AppContext, taskId: string, agentName: string, promp
     ].join('\n\n');
   });
   return spawnAgent(ctx, agentName, taskId, { ...opts, prompt: brief, handoff });
+}
+
+/**
+ * What a task changed: its modified files — tracked ones as a diff against the project's base
+ * branch, files git does not know yet whole (as git diff would show them added); undefined when
+ * there is nothing to show.
+ */
+export function diffOfTask(reader: Reader, task: TaskState): string | undefined {
+  const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
+  const base = reader.project.base_branch;
+  const tracked = files.filter((f) => isTracked(reader.root, f));
+  const added = files.filter((f) => !tracked.includes(f)).map((f) => ({ f, text: reader.readDoc(f) }));
+  return (
+    [
+      base && tracked.length ? diffOf(reader.root, base, tracked) : undefined,
+      ...added
+        .filter((a) => a.text !== undefined)
+        .map(
+          (a) =>
+            `new file ${a.f}\n${a
+              .text!.split('\n')
+              .map((l) => `+${l}`)
+              .join('\n')}`,
+        ),
+    ]
+      .filter(Boolean)
+      .join('\n') || undefined
+  );
 }
 
 /** The working tree's changes to `files` against the base branch. */

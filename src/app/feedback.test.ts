@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
-import { addFeedback } from './artifacts.js';
-import { getTask } from './task.js';
+import { addArtifact, addFeedback } from './artifacts.js';
+import { getTask, taskDiff } from './task.js';
 
 const world = worlds({ two: (w) => toExecuting(w, ['First task', 'Second task']) });
 const dir = '.sow/project/phases/implementation/tasks/010';
@@ -40,5 +40,15 @@ describe('task get log', () => {
     expect((await getTask(w.ctx(), '010', 'log')).value).toBe(w.read(`${dir}/log.md`));
     w.write(`${dir}/log.md`, '---\naction: started_task\n---\n\nbegun\n');
     expect(await getTask(w.ctx(), '010', 'log')).toMatchObject({ field: 'log', value: '---\naction: started_task\n---\n\nbegun\n' });
+  });
+});
+
+describe('task diff', () => {
+  it('shows what the task changed: a new file whole; nothing before it records a file', async () => {
+    const w = await world('two');
+    expect(await taskDiff(w.ctx(), '010')).toEqual({ task: '010', files: [], diff: '' });
+    w.write('src/hello.ts', 'export const hello = 1;\n');
+    await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/hello.ts', extra: {} });
+    expect(await taskDiff(w.ctx(), '010')).toEqual({ task: '010', files: ['src/hello.ts'], diff: 'new file src/hello.ts\n+export const hello = 1;\n+' });
   });
 });

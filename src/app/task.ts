@@ -243,6 +243,15 @@ export async function getTask(where: Where, rawId: string, field?: string): Prom
   });
 }
 
+/** What a task changed, as a diff (its modified files against the project's base branch; new files whole). */
+export async function taskDiff(where: Where, rawId: string): Promise<{ task: string; files: string[]; diff: string }> {
+  const { diffOfTask } = await import('./agents.js');
+  return Reader.read(where, async (reader) => {
+    const task = await reader.task(rawId);
+    return { task: task.id, files: task.outputs.filter((a) => a.type === 'modified').map((a) => a.path), diff: diffOfTask(reader, task) ?? '' };
+  });
+}
+
 export async function listTasks(where: Where, status?: string): Promise<TaskRow[]> {
   if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);

@@ -220,6 +220,21 @@ export const commands: readonly CommandDef[] = [
     },
   },
   {
+    name: 'task diff',
+    description: "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
+    options: [ID],
+    writes: false,
+    async run(ctx, { opts }) {
+      const { taskDiff } = await import('../app/task.js');
+      const r = await taskDiff(ctx.app, taskIdOf(opts));
+      return {
+        data: r,
+        text: r.diff,
+        ...(r.diff ? {} : { message: r.files.length ? `Task ${r.task}'s files show no change against the base branch` : `Task ${r.task} records no modified file yet` }),
+      };
+    },
+  },
+  {
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
     args: [{ name: 'field', optional: true }],

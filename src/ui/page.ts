@@ -73,10 +73,15 @@ function drawProjects(d) {
   const rows = part(d, 'status') || [];
   return [el('h1', {}, 'All projects'),
     rows.length === 0 ? el('p', { class: 'muted' }, 'No project in this repository or its worktrees.') :
-    el('table', { id: 'projects' }, el('tr', {}, ['Checkout', 'Project', 'State', 'Branch', 'Tasks done', 'Live workers'].map((h) => el('th', {}, h))),
-      rows.map((w) => el('tr', { 'data-checkout': w.rel },
-        el('td', {}, w.rel), el('td', {}, el('a', { href: '#/p/' + encodeURIComponent(w.rel) }, w.project.name)), el('td', { class: 'project-state' }, w.project.state),
-        el('td', {}, w.project.branch || w.branch || ''), el('td', {}, w.project.tasks.done + '/' + w.project.tasks.total), el('td', {}, String((w.project.sessions || []).length)))))];
+    el('table', { id: 'projects' }, el('tr', {}, ['Checkout', 'Project', 'Type', 'State', 'Branch', 'Tasks done', 'Live workers', 'Cost'].map((h) => el('th', {}, h))),
+      rows.map((w) => {
+        const more = (part(d, 'details') || {})[w.rel] || {};
+        const u = more.usage;
+        const cost = !u ? '—' : [u.cost_usd !== undefined ? '$' + u.cost_usd.toFixed(2) : '', u.input_tokens !== undefined ? (u.input_tokens + (u.output_tokens || 0)) + ' tokens' : ''].filter(Boolean).join(', ') || u.runs + ' runs';
+        return el('tr', { 'data-checkout': w.rel },
+          el('td', {}, w.rel), el('td', {}, el('a', { href: '#/p/' + encodeURIComponent(w.rel) }, w.project.name)), el('td', {}, more.type || ''), el('td', { class: 'project-state' }, w.project.state),
+          el('td', {}, w.project.branch || w.branch || ''), el('td', {}, w.project.tasks.done + '/' + w.project.tasks.total), el('td', {}, String((w.project.sessions || []).length)), el('td', { class: 'cost' }, cost));
+      }))];
 }
 
 function drawProject(d, r) {
@@ -128,6 +133,7 @@ function drawTask(d, r) {
       el('button', { id: 'feedback', onclick: () => act({ action: 'feedback', task: t.id, text: document.getElementById('feedback-text').value, checkout: r.checkout }) }, 'Add feedback')),
     el('h2', {}, 'Inputs'), el('ul', { id: 'inputs' }, inputs.map((a) => el('li', {}, a.type + ': ' + a.path + (a.metadata && a.metadata.status ? ' (' + a.metadata.status + ')' : '')))),
     el('h2', {}, 'Outputs'), el('ul', {}, outputs.map((a) => el('li', {}, a.type + ': ' + a.path))),
+    el('h2', {}, 'What it changed'), el('pre', { id: 'diff' }, ((part(d, 'task diff') || {}).diff) || 'no modified file recorded'),
     el('h2', {}, 'Log'), el('pre', { id: 'log' }, ((part(d, 'log') || {}).value) || 'nothing logged yet'),
     el('h2', {}, "Its worker's events"),
     el('pre', { id: 'events' }, events.map((e) => e.at.slice(11, 19) + ' ' + (MARKS[e.kind] || ' ') + ' ' + e.text).join('\\n') || 'none yet'),

@@ -47,6 +47,7 @@ const VIEWS: Record<string, (q: URLSearchParams) => { name: string; label?: stri
       { name: 'task get', args: [], opts: { id } },
       { name: 'task get', label: 'description', args: ['description'], opts: { id } },
       { name: 'task get', label: 'log', args: ['log'], opts: { id } },
+      { name: 'task diff', args: [], opts: { id } },
       { name: 'agent events', args: [id], opts: {} },
       { name: 'task input list', args: [], opts: { id } },
       { name: 'task output list', args: [], opts: { id } },
@@ -176,6 +177,20 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
           } catch (err) {
             parts.push([c.label ?? c.name, envelope(err)]);
           }
+        }
+        // The list of projects: each project's type and what its workers used, from its own status.
+        if (url.searchParams.get('name') === 'projects') {
+          const rows = ((parts[0]?.[1] as { data?: { path: string; rel: string; project?: unknown }[] }).data ?? []).filter((r) => r.project);
+          const details: Record<string, unknown> = {};
+          for (const row of rows) {
+            try {
+              const st = (await runCommand('status', [], {}, row.path)) as { type?: string; usage?: unknown };
+              details[row.rel] = { type: st.type, usage: st.usage ?? null };
+            } catch (err) {
+              details[row.rel] = envelope(err);
+            }
+          }
+          parts.push(['details', { ok: true, data: details }]);
         }
         return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: Object.fromEntries(parts) }));
       } catch (err) {
