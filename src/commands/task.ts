@@ -205,36 +205,6 @@ export const commands: readonly CommandDef[] = [
     },
   },
   {
-    name: 'task feedback',
-    description: 'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending feedback input',
-    args: [{ name: 'text', description: 'the findings: what to change, and why' }],
-    options: [ID],
-    writes: true,
-    help: 'What the orchestrator prompts describe in two steps (write the file, then \'sow task input add --type feedback\'), in one. Then set the task in_progress and resume its worker: sow agent resume <id> "<prompt>" --detach.',
-    async run(ctx, { args, opts }) {
-      const text = args[0] as string;
-      textArg(text, 'the feedback', 'say what to change: sow task feedback --id 010 "The form needs a label"');
-      const { addFeedback } = await import('../app/artifacts.js');
-      const r = await addFeedback(ctx.app, taskIdOf(opts), text);
-      return { data: r, text: r.artifact.path, message: `Added feedback ${r.artifact.path} (input ${r.index}, pending)` };
-    },
-  },
-  {
-    name: 'task diff',
-    description: "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
-    options: [ID],
-    writes: false,
-    async run(ctx, { opts }) {
-      const { taskDiff } = await import('../app/task.js');
-      const r = await taskDiff(ctx.app, taskIdOf(opts));
-      return {
-        data: r,
-        text: r.diff,
-        ...(r.diff ? {} : { message: r.files.length ? `Task ${r.task}'s files show no change against the base branch` : `Task ${r.task} records no modified file yet` }),
-      };
-    },
-  },
-  {
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
     args: [{ name: 'field', optional: true }],
@@ -362,6 +332,36 @@ export const commands: readonly CommandDef[] = [
         ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       });
       return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
+    },
+  },
+  {
+    name: 'task feedback',
+    description: 'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending feedback input',
+    args: [{ name: 'text', description: 'the findings: what to change, and why' }],
+    options: [ID],
+    writes: true,
+    help: 'What the orchestrator prompts describe in two steps (write the file, then \'sow task input add --type feedback\'), in one. Then set the task in_progress and resume its worker: sow agent resume <id> "<prompt>" --detach.',
+    async run(ctx, { args, opts }) {
+      const text = args[0] as string;
+      textArg(text, 'the feedback', 'say what to change: sow task feedback --id 010 "The form needs a label"');
+      const { addFeedback } = await import('../app/artifacts.js');
+      const r = await addFeedback(ctx.app, taskIdOf(opts), text);
+      return { data: r, text: r.artifact.path, message: `Added feedback ${r.artifact.path} (input ${r.index}, pending)` };
+    },
+  },
+  {
+    name: 'task diff',
+    description: "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
+    options: [ID],
+    writes: false,
+    async run(ctx, { opts }) {
+      const { taskDiff } = await import('../app/task.js');
+      const r = await taskDiff(ctx.app, taskIdOf(opts));
+      return {
+        data: r,
+        text: r.diff,
+        ...(r.diff ? {} : { message: r.files.length ? `Task ${r.task}'s files show no change against the base branch` : `Task ${r.task} records no modified file yet` }),
+      };
     },
   },
   ...inputs.commands,
