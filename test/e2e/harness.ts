@@ -139,7 +139,9 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     copyTemplate(
       template(`repo:${branch}:${init}`, (t) => {
         const at = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
-        at('git', ['init', '-q', '-b', branch]);
+        // No template: git's sample hooks and description are a dozen inert files that every copy of
+        // the repository would copy again and every test would remove.
+        at('git', ['init', '-q', '--template=', '-b', branch]);
         at('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
         if (init) {
           const r = spawnSync(process.execPath, [SOW, 'init'], { cwd: t, env: baseEnv(), encoding: 'utf8' });
