@@ -3,12 +3,15 @@
  * file and what stands in for a missing one, the problems of the task files doctor lists, the
  * branch a project belongs to, what a journal may write, and the lock.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeJournal } from '../../test/e2e/harness.js';
+import { writeJournal, type JournalStep } from '../../test/e2e/harness.js';
 import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { advanceProject } from './advance.js';
+import { projectStatus } from './status.js';
+import { listTasks, setTaskField } from './task.js';
 import { branchProblem, checkJournalText, loadProject, lockPath, openRoot, projectLeftovers, taskFileProblems, update, withRootLock, withWorkspaceLock } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
@@ -135,6 +138,119 @@ describe('the branch of a project', () => {
     });
     // A write refuses on the wrong branch (WRONG_BRANCH), leaving the state as it was.
     await refused(w, () => update(w.ctx(), async () => undefined), 'WRONG_BRANCH', 1);
+  });
+});
+
+// Moved from test/e2e/faults.test.ts (which keeps one hostile journal and the one 0.1.0 left,
+// through the command line): every use case, a read, a write, the status and a dry run, meets
+// the journal first.
+describe('a journal is runtime data, never trusted input: every use case refuses a hostile one', () => {
+  const JOURNAL = '.sow/.runtime/journal.json';
+  /** A project executing two tasks beside a folder outside it that a hostile journal aims at. */
+  async function target(): Promise<{ w: World; outside: string }> {
+    const w = await world('executing');
+    const outside = mkdtempSync(join(tmpdir(), 'sow-inproc-outside-'));
+    temps.push(outside);
+    writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+    return { w, outside };
+  }
+  const journal = (w: World, steps: JournalStep[], opts?: Parameters<typeof writeJournal>[2]) => writeJournal({ dir: w.dir } as never, steps, opts);
+
+  /** A read, a write, the status and a dry run each refuse the journal (exit 4), applying nothing of it and leaving it for the user to look at. */
+  async function refusedEverywhere(w: World, outside: string, problem: RegExp): Promise<void> {
+    const text = w.read(JOURNAL);
+    const uses: [string, () => Promise<unknown>][] = [
+      ['task list', () => listTasks(w.ctx())],
+      ['task set', () => setTaskField(w.ctx(), '010', 'metadata.x', '1')],
+      ['project status', () => projectStatus(w.ctx())],
+      ['advance --dry-run', () => advanceProject(w.ctx(), undefined, true)],
+    ];
+    for (const [what, run] of uses) {
+      const said_ = said(await refused(w, run, 'JOURNAL_REFUSED', 4));
+      expect(said_, what).toContain('.sow/.runtime/journal.json');
+      expect(said_, what).toMatch(problem);
+      expect(said_, what).toContain('nothing of it was applied');
+      expect(w.read(JOURNAL), `${what}: the journal is left for the user to look at`).toBe(text);
+    }
+    expect(readdirSync(outside).sort(), 'nothing written or removed outside the repository').toEqual(['precious.txt']);
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect(existsSync(join(w.dir, '..', 'pwned.txt'))).toBe(false);
+  }
+
+  it('a journal whose targets lie outside .sow/ — by ../, by an absolute path, through a symlink — is refused', async () => {
+    const { w, outside } = await target();
+    const text = 'pwned\n';
+    const name = outside.split('/').pop();
+    for (const to of [`../${name}/pwned.txt`, `.sow/../../${name}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.sow/.runtime/lock']) {
+      journal(w, [
+        { to, text },
+        { to: '.sow/project/notes.md', text },
+      ]);
+      await refusedEverywhere(w, outside, /target sow does not write through a journal/);
+      expect(w.exists('README.md')).toBe(false);
+    }
+    // A link inside .sow/ that leads out of it: the path looks inside, the file would not be.
+    symlinkSync(outside, join(w.dir, '.sow/project/elsewhere'));
+    journal(w, [
+      { to: '.sow/project/elsewhere/pwned.txt', text },
+      { to: '.sow/project/notes.md', text },
+    ]);
+    await refusedEverywhere(w, outside, /target sow does not write through a journal/);
+  });
+
+  it('a journal that removes a tree outside .sow/, or reads from outside its temp folder, is refused', async () => {
+    const { w, outside } = await target();
+    for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git', '.sow/knowledge', '.sow/worktrees/feat/x', '.sow/project/phases']) {
+      journal(w, [{ to: '.sow/project/notes.md', text: 'x\n' }], { removals: [removal] });
+      await refusedEverywhere(w, outside, /names a removal sow never journals/);
+    }
+    expect(existsSync(join(w.dir, '.git'))).toBe(true);
+    // Renames whose source is not a temp file sow made: a state file moved away, a file outside.
+    for (const from of [PROJECT, join(outside, 'precious.txt'), '.sow/.runtime/tmp/../../project/state.yaml']) {
+      journal(
+        w,
+        [
+          { to: '.sow/project/notes.md', text: 'x\n' },
+          { to: '.sow/project/more.md', text: 'y\n' },
+        ],
+        { edit: (body) => (body.renames[0].from = from) },
+      );
+      await refusedEverywhere(w, outside, /source outside sow's temp folder/);
+    }
+  });
+
+  it('a journal that is not whole (its checksum), not of this format, or would write an invalid state file is refused; removed, sow works again', async () => {
+    const { w, outside } = await target();
+    const project = w.read(PROJECT);
+    journal(
+      w,
+      [
+        { to: PROJECT, text: project.replace('A demo project', 'Changed') },
+        { to: '.sow/project/notes.md', text: 'x\n' },
+      ],
+      { tamper: (body) => body.renames.reverse() },
+    );
+    await refusedEverywhere(w, outside, /checksum/);
+    journal(w, [
+      { to: PROJECT, text: 'name: [unclosed\n' },
+      { to: '.sow/project/notes.md', text: 'x\n' },
+    ]);
+    await refusedEverywhere(w, outside, /would write \.sow\/project\/state\.yaml, which would not be valid/);
+    // A task file that says it is another task: what sow writes always agrees with its folder.
+    journal(w, [
+      { to: taskFile('010'), text: w.read(taskFile('020')) },
+      { to: '.sow/project/notes.md', text: 'x\n' },
+    ]);
+    await refusedEverywhere(w, outside, /would write .*010\/state\.yaml, which would not be valid/);
+    w.write(JOURNAL, JSON.stringify({ version: 1, writes: [{ path: '../pwned.txt', text: 'x' }], removals: [] }));
+    await refusedEverywhere(w, outside, /not a journal of this sow/);
+    w.write(JOURNAL, '{"version": 2, "renames": [');
+    await refusedEverywhere(w, outside, /not valid JSON/);
+    // Once the user removes it, sow works again, and nothing of it was applied.
+    rmSync(join(w.dir, JOURNAL));
+    expect(w.read(PROJECT)).toBe(project);
+    await setTaskField(w.ctx(), '010', 'metadata.after', '1');
+    expect(w.exists('.sow/project/notes.md')).toBe(false);
   });
 });
 
