@@ -842,21 +842,15 @@ describe('odd names and values', () => {
     }
   });
 
-  it('integers beyond 2^53, -0 and numbers with leading zeros come back exactly as set', () => {
+  // Every odd number read back as set: in-process (src/app/task-fields.test.ts). Here, how the
+  // command line prints three kinds: beyond 2^53, -0, a plain integer.
+  it('integers beyond 2^53, -0 and numbers come back exactly as set, bare and with --json', () => {
     const repo = fresh();
     toExecuting(repo);
     const values: [string, unknown][] = [
-      ['9999999999999999', '9999999999999999'],
       ['9007199254740993', '9007199254740993'],
-      ['-9007199254740993', '-9007199254740993'],
-      ['9007199254740991', 9007199254740991],
       ['-0', '-0'],
-      ['007', '007'],
-      ['1e3', '1e3'],
-      ['0x10', '0x10'],
       ['12', 12],
-      ['-12', -12],
-      ['0', 0],
     ];
     for (const [i, [raw]] of values.entries()) ok(repo, ['task', 'set', '--id', '010', `metadata.n${i}`, raw]);
     for (const [i, [raw, expected]] of values.entries()) {
