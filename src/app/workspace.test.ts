@@ -10,8 +10,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeJournal, type JournalStep } from '../../test/e2e/harness.js';
 import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
+import { addArtifact, setArtifact } from './artifacts.js';
+import { appendLog } from './log.js';
+import { setPhaseField } from './phase.js';
+import { setProjectField } from './project.js';
 import { projectStatus } from './status.js';
-import { listTasks, setTaskField } from './task.js';
+import { abandonTask, addTask, listTasks, setTaskField } from './task.js';
 import { branchProblem, checkJournalText, loadProject, lockPath, openRoot, projectLeftovers, taskFileProblems, update, withRootLock, withWorkspaceLock } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
@@ -118,6 +122,50 @@ describe('task file problems (doctor)', () => {
 });
 
 describe('the branch of a project', () => {
+  // Moved from test/e2e/branch-ownership.test.ts, which keeps two of these writes through the
+  // command line, and the reads that warn.
+  it('a project carried to another branch uncommitted: every write is refused with WRONG_BRANCH and the way back, changing nothing', async () => {
+    const w = await world('executing');
+    for (const id of ['010', '020']) {
+      await setTaskField(w.ctx(), id, 'status', 'in_progress');
+      await setTaskField(w.ctx(), id, 'status', 'completed');
+    }
+    expect(w.git(['status', '--porcelain'])).toBe('?? .sow/');
+    w.git(['checkout', '-q', 'main']);
+    const log = (task?: string) => ({
+      agent: task ? 'implementer-1' : 'orchestrator',
+      action: task ? 'test_run' : 'research',
+      result: 'success',
+      files: [],
+      project: !task,
+      notes: 'a note',
+      ...(task ? { task } : {}),
+    });
+    const writes: [string, () => Promise<unknown>][] = [
+      ['task add', () => addTask(w.ctx(), { name: 'Another' })],
+      ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+      ['input add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} })],
+      ['output add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/more.md', extra: {} })],
+      ['advance', () => advanceProject(w.ctx(), undefined, false)],
+      ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
+      ['log --project', () => appendLog(w.ctx(), log())],
+      ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
+      ['task abandon', () => abandonTask(w.ctx(), '020')],
+      ['task output add', () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/a.ts', extra: {} })],
+      ['output set --phase planning', () => setArtifact(w.ctx(), { kind: 'phase', phase: 'planning' }, 'outputs', 0, 'approved', 'false')],
+      ['log --task', () => appendLog(w.ctx(), log('010'))],
+    ];
+    for (const [what, run] of writes) {
+      const e = await refused(w, run, 'WRONG_BRANCH', 1);
+      expect(e.message, what).toBe("this project belongs to 'feat/demo', but 'main' is checked out");
+      expect(e.hint, what).toContain('git checkout feat/demo');
+    }
+    expect(w.yaml(taskFile('010')).name).toBe('First task');
+    // Back on its branch, writes work again.
+    w.git(['checkout', '-q', 'feat/demo']);
+    expect((await addTask(w.ctx(), { name: 'Back home' })).id).toBe('030');
+  });
+
   it('none when its branch is checked out; another branch, a detached HEAD, or a branch gone: why, and what to run', async () => {
     const w = await world('executing');
     const p = await project(w);
