@@ -248,7 +248,7 @@ describe('a journal is runtime data, never trusted input: every use case refuses
 
   it('a journal that removes a tree outside .sow/, or reads from outside its temp folder, is refused', async () => {
     const { w, outside } = await target();
-    for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git', '.sow/knowledge', '.sow/worktrees/feat/x', '.sow/project/phases']) {
+    for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git', '.sow/knowledge', '.sow/worktrees/feat/x', '.sow/.backup', '.sow/refs', '.sow/project/phases']) {
       journal(w, [{ to: '.sow/project/notes.md', text: 'x\n' }], { removals: [removal] });
       await refusedEverywhere(w, outside, /names a removal sow never journals/);
     }
