@@ -2,8 +2,9 @@
  * What sow accepts as state, in-process: a project file whose state, type or phases are not those
  * of its lifecycle, and task files that disagree with their folder or with each other, are refused
  * (exit 4, naming the file and the field in the message and the details) by every use case that
- * reads them, changing nothing. Moved from test/e2e/integrity.test.ts, which keeps one command of
- * each on the command line (stderr, --json, exit 4) and the YAML syntax errors.
+ * reads them, changing nothing; so are state files that are not YAML or break the schema. Moved
+ * from test/e2e/integrity.test.ts and test/e2e/robustness.test.ts, which keep one command of each
+ * on the command line (stderr, --json, exit 4) and the YAML syntax errors.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +12,11 @@ import { parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { advanceProject, listAdvanceOptions } from './advance.js';
+import { addArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
 import { newProject, setProjectField } from './project.js';
 import { continueProject, projectStatus } from './status.js';
-import { addTask, getTask, listTasks, setTaskField } from './task.js';
+import { abandonTask, addTask, getTask, listTasks, setTaskField } from './task.js';
 
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
@@ -219,5 +221,73 @@ describe('task files that disagree with their folder or with each other', () => 
 
     // All restored: it loads.
     expect((await listTasks(w.ctx())).map((t) => t.id)).toEqual(['010', '020']);
+  });
+});
+
+describe('state files are validated on every read and never overwritten when invalid', () => {
+  it('an unreadable project state.yaml: refused naming the file, for reads and writes', async () => {
+    const w = await world('executing');
+    writeFileSync(join(w.dir, PROJECT), `${w.read(PROJECT)}extra: [unclosed\n`);
+    await refusedBy(
+      w,
+      [
+        ['task list', () => listTasks(w.ctx())],
+        ['task add', () => addTask(w.ctx(), { name: 'Another' })],
+        ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+        ['advance', () => advanceProject(w.ctx(), undefined, false)],
+      ],
+      PROJECT,
+      undefined,
+    );
+  });
+
+  it('a task status that is no status: refused naming the task file and the field; the other task stays usable', async () => {
+    const w = await world('executing');
+    const file = taskFile('010');
+    editYaml(w, file, (doc) => doc.set('status', 'bogus'));
+    await refusedBy(
+      w,
+      [
+        ['task get', () => getTask(w.ctx(), '010')],
+        ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
+        ['task abandon', () => abandonTask(w.ctx(), '010')],
+        ['task input add', () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', { type: 'reference', path: 'refs/a.md', extra: {} })],
+      ],
+      file,
+      'status',
+    );
+    await setTaskField(w.ctx(), '020', 'status', 'in_progress');
+    expect(w.read(file)).toContain('status: bogus');
+  });
+
+  it('a missing required field: refused naming the field', async () => {
+    const w = await world('executing');
+    const file = taskFile('020');
+    editYaml(w, file, (doc) => doc.delete('name'));
+    await refusedBy(
+      w,
+      [
+        ['task get', () => getTask(w.ctx(), '020')],
+        ['task set', () => setTaskField(w.ctx(), '020', 'metadata.x', 'y')],
+      ],
+      file,
+      'name',
+    );
+  });
+
+  it('an iteration of "x" in the project file: refused with the field path, and writes leave it alone', async () => {
+    const w = await world('executing');
+    editYaml(w, PROJECT, (doc) => doc.setIn(['phases', 'implementation', 'iteration'], 'x'));
+    await refusedBy(
+      w,
+      [
+        ['task list', () => listTasks(w.ctx())],
+        ['phase set', () => setPhaseField(w.ctx(), 'iteration', '2')],
+        ['task add', () => addTask(w.ctx(), { name: 'Another' })],
+        ['output add --phase review', () => addArtifact(w.ctx(), { kind: 'phase', phase: 'review' }, 'outputs', { type: 'review', path: 'review/r.md', extra: {} })],
+      ],
+      PROJECT,
+      'phases.implementation.iteration',
+    );
   });
 });
