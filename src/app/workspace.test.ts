@@ -14,7 +14,7 @@ import { addArtifact, setArtifact } from './artifacts.js';
 import { appendLog } from './log.js';
 import { setPhaseField } from './phase.js';
 import { setProjectField } from './project.js';
-import { projectStatus } from './status.js';
+import { continueProject, projectStatus } from './status.js';
 import { abandonTask, addTask, listTasks, setTaskField } from './task.js';
 import { branchProblem, checkJournalText, loadProject, lockPath, openRoot, projectLeftovers, taskFileProblems, update, withRootLock, withWorkspaceLock } from './workspace.js';
 
@@ -300,6 +300,36 @@ describe('a journal is runtime data, never trusted input: every use case refuses
     await setTaskField(w.ctx(), '010', 'metadata.after', '1');
     expect(w.exists('.sow/project/notes.md')).toBe(false);
   });
+});
+
+// Moved from test/e2e/hostile-paths.test.ts, which keeps .sow/.runtime itself linked out, and
+// .sow/.runtime/tmp linked to the repository's own source, in a clone.
+describe('runtime folders that are links are refused, never emptied', () => {
+  for (const rel of ['.sow/.runtime/tmp', '.sow/.runtime/trash']) {
+    it(`${rel} -> a folder outside: every read and a write refuse it (exit 4, naming the link) and empty nothing`, async () => {
+      const w = await world('executing');
+      const outside = mkdtempSync(join(tmpdir(), 'sow-inproc-sentinel-'));
+      temps.push(outside);
+      writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+      mkdirSync(join(outside, 'folder'));
+      writeFileSync(join(outside, 'folder', 'inner.txt'), 'me too\n');
+      rmSync(join(w.dir, rel), { recursive: true, force: true });
+      mkdirSync(join(w.dir, '.sow/.runtime'), { recursive: true });
+      symlinkSync(outside, join(w.dir, rel));
+      const pattern = new RegExp(`${rel.replaceAll('.', '\\.')} is a link \\(to '${outside}'\\)`);
+      for (const [what, run] of [
+        ['status', () => projectStatus(w.ctx())],
+        ['project continue', () => continueProject(w.ctx())],
+        ['task list', () => listTasks(w.ctx())],
+        ['task set', () => setTaskField(w.ctx(), '010', 'status', 'in_progress')],
+      ] as [string, () => Promise<unknown>][]) {
+        expect(said(await refused(w, run, 'RUNTIME_FOLDER_INVALID', 4)), what).toMatch(pattern);
+      }
+      expect(readdirSync(outside).sort()).toEqual(['folder', 'precious.txt']);
+      expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+      expect(readFileSync(join(outside, 'folder', 'inner.txt'), 'utf8')).toBe('me too\n');
+    });
+  }
 });
 
 describe('what a journal may write', () => {
