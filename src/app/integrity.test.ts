@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact } from './artifacts.js';
+import { appendLog } from './log.js';
 import { setPhaseField } from './phase.js';
 import { newProject, setProjectField } from './project.js';
 import { continueProject, projectStatus } from './status.js';
@@ -289,5 +290,37 @@ describe('state files are validated on every read and never overwritten when inv
       PROJECT,
       'phases.implementation.iteration',
     );
+  });
+});
+
+// Moved from test/e2e/integrity.test.ts, which keeps three commands of it (stderr and --json).
+describe('initialised means initialised', () => {
+  it('a .sow/ holding only runtime files is not a workspace: every use case says to run sow init, and initialises nothing; project new initialises by itself', async () => {
+    const w = await world('bare');
+    w.write('.sow/.runtime/.gitignore', '*\n');
+    w.write('.sow/.runtime/tmp/leftover.tmp', 'x');
+    const uses: Use[] = [
+      ['task list', () => listTasks(w.ctx())],
+      ['task add', () => addTask(w.ctx(), { name: 'X' })],
+      ['project status', () => projectStatus(w.ctx())],
+      ['project continue', () => continueProject(w.ctx())],
+      ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+      ['advance', () => advanceProject(w.ctx(), undefined, false)],
+      ['advance --list', () => listAdvanceOptions(w.ctx())],
+      ['log --project', () => appendLog(w.ctx(), { agent: 'a', action: 'research', result: 'success', files: [], project: true, notes: 'note' })],
+    ];
+    for (const [what, run] of uses) {
+      const e = await refused(w, run, 'NOT_INITIALIZED', 1);
+      expect(e.message, what).toContain('not initialised');
+      expect(e.hint, what).toBe("run 'sow init'");
+      expect(w.exists('.sow/.version'), `${what} did not initialise`).toBe(false);
+      expect(w.exists(PROJECT)).toBe(false);
+    }
+    expect(w.git(['status', '--porcelain', '--untracked-files=all'])).toBe('');
+    const made = await newProject(w.ctx(), { name: 'y', description: 'd', planning: true });
+    expect(made.initialised).toBe(w.dir);
+    expect(w.read('.sow/.version').trim()).toMatch(/^\d+$/);
+    expect(w.exists('.sow/.gitignore')).toBe(true);
+    expect(w.yaml(PROJECT).name).toBe('y');
   });
 });
