@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useRepos, ok, expectEnvelope, expectFails, inImplementationPlanning, inPlanning, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
-const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
 const fresh = useRepos();
 const planning = () => inPlanning(fresh);
