@@ -46,7 +46,6 @@ function refused(repo: Repo, args: string[], exit: number, code: string, human =
 }
 
 const state = (repo: Repo) => repo.yaml(PROJECT);
-const current = (repo: Repo) => state(repo).statechart.current_state;
 const workPhases = (repo: Repo): any[] => state(repo).phases.execute.metadata.work_phases ?? [];
 const wp = (repo: Repo, id: string) => workPhases(repo).find((p) => p.id === id);
 /** The headings of progress.md's entries, without their timestamps ("R1 - Iteration 2"). */
