@@ -77,6 +77,26 @@ describe('task add and set', () => {
     await refused(w, () => setTaskField(w.ctx(), '010', 'dependencies', '020'), 'DEPENDENCY_CYCLE');
   });
 
+  // Moved from test/e2e/guards.test.ts, which keeps completed on stderr, the details in --json, and --force.
+  it('every status of work is refused while a dependency is pending (exit 3, naming it, with the way out)', async () => {
+    const w = await world('two');
+    await setTaskField(w.ctx(), '020', 'dependencies', '010');
+    for (const [status, verb] of [
+      ['completed', 'cannot be completed'],
+      ['needs_review', 'cannot go to review'],
+      ['in_progress', 'cannot start'],
+      ['paused', 'cannot be paused'],
+      ['failed', 'cannot be marked failed'],
+    ] as const) {
+      const e = await refused(w, () => setTaskField(w.ctx(), '020', 'status', status), 'TASK_BLOCKED', 3);
+      const text = `${e.message}\n${e.hint}`;
+      expect(text, status).toContain(`task 020 ${verb}: it depends on 010 (pending)`);
+      expect(text, status).toContain('finish or abandon 010 first');
+      expect(text, status).toContain('--force');
+      expect(e.details, status).toMatchObject({ task: '020', status, blocked_by: [{ id: '010', status: 'pending' }] });
+    }
+  });
+
   it('a status change waits for the dependencies; --force overrides it', async () => {
     const w = await world('two');
     await setTaskField(w.ctx(), '020', 'dependencies', '010');
