@@ -24,7 +24,14 @@ for (const name of Object.keys(process.env)) {
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Two projects in one run: the unit and in-process tests (src/) share worker processes instead
+    // of each loading sow's modules in a fresh one (safe: no test leaves module state behind, see
+    // test:fast and decision 0043); the end-to-end tests (test/) keep a process per file, since
+    // their harness keeps per-file state (templates, a state folder) at module level.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'] } },
+    ],
     // Limits only a test that hangs meets: a busy machine (two suites side by side, other work)
     // makes a long test slower, never wrong. Waits inside tests are on events, with their own
     // generous limits; no test asserts on how long something took (that is npm run bench).

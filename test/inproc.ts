@@ -113,7 +113,9 @@ export function worlds<K extends string>(setups: Record<K, (w: World) => Promise
     p = (async () => {
       const dir = fresh();
       if (key === 'bare' || key === 'init') {
-        git(dir, ['init', '-q', '-b', 'main']);
+        // No template: git's sample hooks and description are a dozen inert files that every copy of
+        // the repository would copy again and every test would remove.
+        git(dir, ['init', '-q', '--template=', '-b', 'main']);
         git(dir, ['commit', '-q', '--allow-empty', '-m', 'initial']);
         if (key === 'init') (await import('../src/app/init.js')).initWorkspace(dir);
         return dir;

@@ -10,11 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
-import { advanceProject } from './advance.js';
+import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
 import { checkRun, evidenceOutputs, evidenceTarget, recordEvidence, setTaskFieldChecked, type CheckRun } from './checks.js';
-import { projectStatus } from './status.js';
+import { setPhaseField } from './phase.js';
+import { newProject } from './project.js';
+import { continueProject, projectStatus } from './status.js';
 import { claimNext, setTaskField } from './task.js';
 
 interface CheckDecl {
@@ -72,6 +74,8 @@ function codeTree(w: World): string {
 }
 
 const EVIDENCE_DIR = '.sow/project/evidence';
+const LOG = /^evidence\/\d{8}T\d{6}\.\d{3}Z-[a-z0-9_-]+(\.\d+)?\.log$/;
+const said = (e: { message: string; hint?: string }) => `${e.message}\n${e.hint}`;
 const logs = (w: World) => (w.exists(EVIDENCE_DIR) ? readdirSync(join(w.dir, EVIDENCE_DIR)).sort() : []);
 
 describe('check run', () => {
@@ -158,6 +162,35 @@ describe('where evidence goes', () => {
   });
 });
 
+// Moved from test/e2e/checks.test.ts: evidence is appended after the documents people approve by index.
+describe('evidence never moves the documents people approve by index', () => {
+  it('a check run while planning, before the task list: the task list is still [0], and the evidence follows it', async () => {
+    const w = await world();
+    const ctx = w.ctx();
+    await newProject(ctx, { name: 'demo', description: 'd', planning: true });
+    await declare(w, [{ name: 'unit', run: 'true' }]);
+    await checkRun(ctx, []);
+    w.write('.sow/project/planning/tasks.md', '# Tasks\n');
+    const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} });
+    expect(added).toMatchObject({ index: 0, artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false } });
+    // What the README and the planning prompt tell people to run.
+    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual(['task_list', 'evidence']);
+    await checkRun(ctx, []);
+    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual(['task_list', 'evidence', 'evidence']);
+    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'ImplementationPlanning' });
+  });
+
+  it('on a task too: an output added after a check run of the task comes first', async () => {
+    const w = await world('code');
+    await declare(w, [{ name: 'unit', run: 'true' }]);
+    await setTaskField(w.ctx(), '010', 'status', 'in_progress');
+    await checkRun(w.ctx(), [], { task: '010' });
+    expect(await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/app.js', extra: {} })).toMatchObject({ index: 0, artifact: { type: 'modified' } });
+    expect(w.yaml(taskFile('010')).outputs.map((a: { type: string }) => a.type)).toEqual(['modified', 'evidence']);
+  });
+});
+
 describe('completing a task runs the task_complete checks', () => {
   it('a completion refused anyway (another owner holds the task) runs no check and writes nothing', async () => {
     const w = await world('code');
@@ -193,6 +226,64 @@ describe('completing a task runs the task_complete checks', () => {
 });
 
 describe('FinalizeChecks: checked, not trusted', () => {
+  it('needs fresh passing evidence of every finalize check: missing, failed, stale blocked; a commit of .sow/ alone keeps it fresh', async () => {
+    const w = await world('finalize');
+    await declare(w, [
+      { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
+      { name: 'lint', run: 'true', when: ['task_complete', 'finalize'] },
+      { name: 'slow', run: 'exit 1' },
+      { name: 'perf', run: 'exit 1', when: ['task_complete'] },
+    ]);
+    const blocked = async (dryRun = false) => said(await refused(w, () => advanceProject(w.ctx(), undefined, dryRun), 'TRANSITION_BLOCKED', 3));
+    const checksDone = async () => (await listAdvanceOptions(w.ctx())).transitions.find((t) => t.event === 'checks_done')!;
+
+    // Missing: named, with what to run.
+    let text = await blocked();
+    expect(text).toContain('cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code');
+    expect(text).toContain("unit: never run; lint: never run; run 'sow check run unit lint'");
+    expect(text).not.toMatch(/slow|perf/);
+    await blocked(true);
+
+    // Failed: with the exit code and the log.
+    w.write('src/app.js', 'nothing here\n');
+    await expect(checkRun(w.ctx(), ['unit', 'lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
+    const failedLog = w.yaml(PROJECT).phases.finalize.outputs[0].path;
+    expect(await blocked()).toContain(`unit: failed (exit 1; log .sow/project/${failedLog}); run 'sow check run unit'`);
+
+    // Fixed and run again: fresh, so the guard holds (the dry run, the list and the status agree).
+    w.write('src/app.js', 'console.log("app")\n');
+    await checkRun(w.ctx(), ['unit', 'lint']);
+    expect(await advanceProject(w.ctx(), undefined, true)).toMatchObject({ from: 'FinalizeChecks', to: 'FinalizeDelete', event: 'checks_done', dryRun: true });
+    expect(await checksDone()).toMatchObject({ to: 'FinalizeDelete', blocked: false });
+    const status = await projectStatus(w.ctx());
+    expect(status.checks).toEqual([
+      { name: 'unit', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 },
+      { name: 'lint', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 },
+    ]);
+    expect(status.next).toEqual([expect.objectContaining({ event: 'checks_done', blocked: false })]);
+
+    // Stale: the code changed since the checks passed (not even committed).
+    w.write('src/app.js', 'console.log("app, changed")\n');
+    expect(await blocked()).toContain("unit: stale (the code changed since it passed); lint: stale (the code changed since it passed); run 'sow check run unit lint'");
+    const continued = (await continueProject(w.ctx())).prompt;
+    expect(continued).toContain('sow check run');
+    expect(continued).toContain(
+      "`checks_done` → FinalizeDelete: every check declared for finalize in .sow/config.yaml has passed on the current code ('sow check run') — **not yet met**: unit: stale",
+    );
+    expect(await checksDone()).toMatchObject({ blocked: true });
+
+    // The same code as when they passed: fresh again (the tree is the code, whatever happened between).
+    w.write('src/app.js', 'console.log("app")\n');
+    await advanceProject(w.ctx(), undefined, true);
+
+    // A commit of sow's own state changes HEAD, not the code: still fresh.
+    w.git(['add', '.sow']);
+    w.git(['commit', '-q', '-m', 'sow state']);
+    expect(w.git(['status', '--porcelain'])).toBe('');
+    await setPhaseField(w.ctx(), 'metadata.note', 'after the commit');
+    expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({ to: 'FinalizeDelete' });
+  });
+
   it('the command of a check changed since it passed: stale', async () => {
     const w = await world('finalize');
     await declare(w, [{ name: 'unit', run: 'true', when: ['finalize'] }]);

@@ -6,10 +6,16 @@
 import { cpSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES_V1 } from '../../test/e2e/fixtures.js';
-import { PROJECT, refused, T0, worlds, type World } from '../../test/inproc.js';
+import { FIXTURES_V1, loadFixture, SCENARIOS, type Scenario } from '../../test/e2e/fixtures.js';
+import { PROJECT, refused, T0, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { advanceProject } from './advance.js';
+import { addArtifact } from './artifacts.js';
+import { initWorkspace } from './init.js';
 import { migrate } from './migrate.js';
-import { projectStatus } from './status.js';
+import { getPhaseField } from './phase.js';
+import { newProject } from './project.js';
+import { continueProject, projectStatus } from './status.js';
+import { listTasks, setTaskField } from './task.js';
 
 const world = worlds({
   /** The executing fixture of sow 0.1.0 (in place of the .sow/ of init), committed on its branch. */
@@ -21,6 +27,66 @@ const world = worlds({
     w.git(['add', '-A']);
     w.git(['commit', '-qm', 'fixture']);
   },
+});
+
+/** A fixture of sow 0.1.0 as test/e2e/fixtures.ts's fixtureRepo makes it: on its branch, committed, no `sow init`. */
+async function v1World(scenario: Scenario): Promise<World> {
+  const w = await world('bare');
+  cpSync(join(FIXTURES_V1, scenario, 'tree'), w.dir, { recursive: true });
+  renameSync(join(w.dir, 'dot-sow'), join(w.dir, '.sow'));
+  const { branch } = loadFixture(scenario).meta;
+  if (branch !== 'main') w.git(['checkout', '-q', '-b', branch]);
+  w.git(['add', '-A']);
+  w.git(['commit', '-qm', 'fixture']);
+  return w;
+}
+
+/** The use cases of the commands that read or write the workspace (task set only where task 010 exists). */
+function workspaceUses(w: World): [string, () => Promise<unknown>][] {
+  return [
+    ['task list', () => listTasks(w.ctx())],
+    ['project status', () => projectStatus(w.ctx())],
+    ['project continue', () => continueProject(w.ctx())],
+    ['advance', () => advanceProject(w.ctx(), undefined, false)],
+    ...(w.exists('.sow/project/phases/implementation/tasks/010/state.yaml') || w.exists('.sow/project/phases/implementation/tasks/010')
+      ? ([['task set', () => setTaskField(w.ctx(), '010', 'status', 'completed')]] as [string, () => Promise<unknown>][])
+      : []),
+    ['input add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'x.md', extra: {} })],
+    ['init', async () => initWorkspace(w.dir)],
+    ['phase get', () => getPhaseField(w.ctx(), 'status')],
+    ['project new', () => newProject(w.ctx(), { name: 'other', description: 'x', planning: true })],
+  ];
+}
+
+// Moved from test/e2e/migrate.test.ts, which keeps every command through the command line on one
+// fixture (and a few on each of the others).
+describe('a layout it does not read', () => {
+  it.each(SCENARIOS)('layout 1 (%s, as sow 0.1.0 left it): every use case that reads or writes the workspace is refused with MIGRATION_NEEDED (exit 4), changing nothing', async (scenario) => {
+    const w = await v1World(scenario);
+    const head = w.git(['rev-parse', 'HEAD']);
+    const branches = w.git(['branch', '--list']);
+    for (const [what, run] of workspaceUses(w)) {
+      const e = await refused(w, run, 'MIGRATION_NEEDED', 4);
+      expect(e.message, what).toMatch(/layout version 1\b/);
+      expect(e.hint, what).toMatch(/sow migrate/);
+    }
+    expect(w.read('.sow/.version')).toBe(loadFixture(scenario).files.get('.sow/.version'));
+    expect(w.git(['branch', '--list'])).toBe(branches);
+    expect(w.git(['rev-parse', 'HEAD'])).toBe(head);
+    expect(w.git(['status', '--porcelain', '--untracked-files=all'])).toBe('');
+  });
+
+  it('a layout newer than this sow: every use case that reads or writes the workspace is refused with SOW_TOO_OLD (exit 4), changing nothing', async () => {
+    const w = await world('init');
+    await toExecuting(w);
+    w.write('.sow/.version', '3\n');
+    for (const [what, run] of workspaceUses(w)) {
+      const e = await refused(w, run, 'SOW_TOO_OLD', 4);
+      expect(e.message, what).toMatch(/layout version 3\b/);
+      expect(e.hint, what).toMatch(/upgrade sow/);
+    }
+    expect(w.exists('.sow/.backup')).toBe(false);
+  });
 });
 
 const changedFiles = (r: { changes: { file: string }[] }) => [...new Set(r.changes.map((c) => c.file))];

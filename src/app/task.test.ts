@@ -4,11 +4,24 @@
  * and test/e2e/lifecycle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { refused, T0, taskFile, toExecuting, worlds } from '../../test/inproc.js';
+import { PROJECT, refused, T0, TASK_LIST, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { advanceProject } from './advance.js';
+import { addArtifact } from './artifacts.js';
+import { newProject } from './project.js';
 import { appendLog } from './log.js';
 import { abandonTask, addTask, claimNext, getTask, listTasks, nextTasks, setTaskField } from './task.js';
 
+/** A project in ImplementationPlanning (no tasks yet). */
+async function implementationPlanning(w: World): Promise<void> {
+  const ctx = w.ctx();
+  await newProject(ctx, { name: 'demo', description: 'A demo project', planning: true });
+  w.write(TASK_LIST, '# Tasks\n');
+  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+  await advanceProject(ctx, undefined, false);
+}
+
 const world = worlds({
+  implementationPlanning,
   five: (w) => toExecuting(w, ['A', 'B', 'C', 'D', 'E']),
   two: (w) => toExecuting(w, ['A', 'B']),
   one: (w) => toExecuting(w, ['A']),
@@ -17,6 +30,34 @@ const world = worlds({
 const ids = (rows: readonly { id: string }[]) => rows.map((t) => t.id);
 
 describe('task add and set', () => {
+  // Moved from test/e2e/commands.test.ts, which keeps the ids add prints, --json, a refusal on stderr, and --id that is no id (a usage error).
+  it('gap-numbered ids, --id, --parallel, --depends-on, --description; each task in its own file, listed in id order; a taken id or an unknown dependency refused', async () => {
+    const w = await world('implementationPlanning');
+    const add = async (opts: Parameters<typeof addTask>[1]) => (await addTask(w.ctx(), opts)).id;
+    expect(await add({ name: 'Design the API', agent: 'architect', description: 'Write the OpenAPI spec' })).toBe('010');
+    expect(await add({ name: 'Build it' })).toBe('020');
+    expect(await add({ name: 'Squeeze in', id: '015', parallel: true })).toBe('015');
+    expect(await add({ name: 'Test it', dependsOn: '010,015' })).toBe('030');
+    // The list is read from the task files, in id order; the project file keeps no copy of it.
+    expect(await listTasks(w.ctx())).toEqual([
+      { id: '010', name: 'Design the API', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'architect' },
+      { id: '015', name: 'Squeeze in', status: 'pending', parallel: true, dependencies: [] },
+      { id: '020', name: 'Build it', status: 'pending', parallel: false, dependencies: [] },
+      { id: '030', name: 'Test it', status: 'pending', parallel: false, dependencies: ['010', '015'] },
+    ]);
+    expect(w.yaml(PROJECT).phases.implementation.tasks).toBeUndefined();
+    expect(w.yaml(taskFile('030'))).toMatchObject({ id: '030', name: 'Test it', phase: 'implementation', status: 'pending', iteration: 1, parallel: false, dependencies: ['010', '015'] });
+    expect(w.yaml(taskFile('015')).parallel).toBe(true);
+    const dir = '.sow/project/phases/implementation/tasks/010';
+    expect(w.read(`${dir}/description.md`)).toContain('Write the OpenAPI spec');
+    expect(w.exists(`${dir}/log.md`)).toBe(true);
+    expect(w.exists(`${dir}/feedback`)).toBe(true);
+    expect((await refused(w, () => addTask(w.ctx(), { name: 'Clash', id: '010' }), 'TASK_ID_TAKEN', 1)).message).toContain("'010'");
+    // --id 10 means 010: taken.
+    await refused(w, () => addTask(w.ctx(), { name: 'Clash', id: '10' }), 'TASK_ID_TAKEN', 1);
+    await refused(w, () => addTask(w.ctx(), { name: 'Bad dep', dependsOn: '010,999' }), 'TASK_NOT_FOUND', 1);
+  });
+
   it('numbers tasks by tens, stamps them with the clock, and records who changed them', async () => {
     const w = await world('two');
     w.clock.set('2026-12-01T08:00:00.000Z');
@@ -34,6 +75,26 @@ describe('task add and set', () => {
     await refused(w, () => addTask(w.ctx(), { name: 'X', dependsOn: '990' }), 'TASK_NOT_FOUND');
     await setTaskField(w.ctx(), '020', 'dependencies', '010');
     await refused(w, () => setTaskField(w.ctx(), '010', 'dependencies', '020'), 'DEPENDENCY_CYCLE');
+  });
+
+  // Moved from test/e2e/guards.test.ts, which keeps completed on stderr, the details in --json, and --force.
+  it('every status of work is refused while a dependency is pending (exit 3, naming it, with the way out)', async () => {
+    const w = await world('two');
+    await setTaskField(w.ctx(), '020', 'dependencies', '010');
+    for (const [status, verb] of [
+      ['completed', 'cannot be completed'],
+      ['needs_review', 'cannot go to review'],
+      ['in_progress', 'cannot start'],
+      ['paused', 'cannot be paused'],
+      ['failed', 'cannot be marked failed'],
+    ] as const) {
+      const e = await refused(w, () => setTaskField(w.ctx(), '020', 'status', status), 'TASK_BLOCKED', 3);
+      const text = `${e.message}\n${e.hint}`;
+      expect(text, status).toContain(`task 020 ${verb}: it depends on 010 (pending)`);
+      expect(text, status).toContain('finish or abandon 010 first');
+      expect(text, status).toContain('--force');
+      expect(e.details, status).toMatchObject({ task: '020', status, blocked_by: [{ id: '010', status: 'pending' }] });
+    }
   });
 
   it('a status change waits for the dependencies; --force overrides it', async () => {

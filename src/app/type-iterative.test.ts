@@ -4,15 +4,21 @@
  * move is checked to leave .sow/ (state.yaml and progress.md above all) byte-identical. The rest
  * of the type through the command line is test/e2e/type-iterative.test.ts.
  */
+import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused as refusedBy, said, typeCommand, worlds, type World } from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
-import { setArtifact } from './artifacts.js';
+import { listArtifacts, setArtifact } from './artifacts.js';
+import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
+import { continueProject, projectStatus } from './status.js';
 
 const P = '.sow/project';
 const PROGRESS = `${P}/progress.md`;
 const PLAN = `${P}/plan.md`;
+const GUARDRAILS = `${P}/guardrails.md`;
+const CONTEXT = `${P}/context.md`;
+const GUARDRAILS_HEADER = '# Guardrails\n\nRead before starting any iteration. Append when issues discovered.\n';
 const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 const AN_ISO = expect.stringMatching(new RegExp(`^${ISO}$`));
 
@@ -60,21 +66,40 @@ async function finish(w: World, id: string): Promise<void> {
   expect(wp(w, id).status).toBe('done');
 }
 
-/** A new iterative project, its brief filled in and approved, these work phases defined and the plan approved: ExecuteActive. */
-async function executing(w: World, defs: Def[]): Promise<void> {
+/** brief.md as the human fills it in: every placeholder of the template replaced. */
+const fillBrief = (w: World) =>
+  w.write(`${P}/brief.md`, '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n\n## Constraints\n- two weeks\n');
+
+/** A new iterative project, its brief filled in and approved: PlanActive. */
+async function planning(w: World): Promise<void> {
   const ctx = w.ctx();
   await newProject(ctx, { name: 'lit', description: 'Literature review', type: 'iterative', planning: true });
-  w.write(`${P}/brief.md`, '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n\n## Constraints\n- two weeks\n');
+  fillBrief(w);
   await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
   expect((await advanceProject(ctx, undefined, false)).to).toBe('PlanActive');
-  for (const d of defs) {
-    await ok(w, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
-  }
-  await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
-  expect((await advanceProject(ctx, undefined, false)).to).toBe('ExecuteActive');
 }
 
-const world = worlds({ three: (w) => executing(w, THREE) });
+const addPhase = (w: World, d: Def, max = d.max) =>
+  ok(w, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(max), ...(d.after ? ['--after', d.after] : [])]);
+
+/** The plan approved: ExecuteActive. */
+async function approvePlan(w: World): Promise<void> {
+  await setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+  expect((await advanceProject(w.ctx(), undefined, false)).to).toBe('ExecuteActive');
+}
+
+/** A new iterative project, its brief filled in and approved, these work phases defined and the plan approved: ExecuteActive. */
+async function executing(w: World, defs: Def[]): Promise<void> {
+  await planning(w);
+  for (const d of defs) await addPhase(w, d);
+  await approvePlan(w);
+}
+
+const world = worlds({
+  three: (w) => executing(w, THREE),
+  planning,
+  standard: async (w) => void (await newProject(w.ctx(), { name: 'demo', description: 'A standard project', planning: true })),
+});
 
 describe('the work-phase lifecycle', () => {
   it('dependencies, --signal, confirmation that finds work, verify, timeout and extend; progress.md only appended to', async () => {
@@ -252,5 +277,322 @@ describe('the work-phase lifecycle', () => {
     // The iteration count goes on where it was.
     await log(w, 'R1', 'went on', 'a little');
     expect(headings(w)).toEqual(['R1 - Iteration 1', 'R1 - Blocked', 'R3 - Blocked', 'R3 - Unblocked', 'R1 - Unblocked', 'R1 - Iteration 2']);
+  });
+});
+
+// Moved from test/e2e/type-iterative.test.ts: what `sow iter …` and the generic commands say and
+// write is the use cases' doing; the command line keeps its own test there (stderr, exit codes,
+// a missing required option, a warning beside --json).
+
+describe('the plan guard', () => {
+  it('a cycle made by hand in state.yaml is named by the plan guard', async () => {
+    const w = await world('planning');
+    await ok(w, ['iter', 'phase', 'add', 'R1', '--title', 'A', '--criteria', 'a', '--output', 'outputs/a.md', '--max', '2']);
+    await ok(w, ['iter', 'phase', 'add', 'R2', '--title', 'B', '--criteria', 'b', '--output', 'outputs/b.md', '--max', '2', '--after', 'R1']);
+    await setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    const doc = w.yaml(PROJECT);
+    doc.phases.execute.metadata.work_phases[0].after = ['R2'];
+    w.write(PROJECT, stringify(doc));
+    expect(said(await refusedBy(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3))).toContain('the work phases depend on each other in a cycle: R1 → R2 → R1');
+    expect(w.yaml(PROJECT).statechart.current_state).toBe('PlanActive');
+  });
+});
+
+describe('iter status, export, guardrail add, the context check', () => {
+  it('status: each phase with its status, iterations used/max, confirmations, verification (text and data)', async () => {
+    const w = await world('planning');
+    expect((await ok(w, ['iter', 'status'])).stdout).toBe("PlanActive — no work phases yet ('sow iter phase add R1 --title …')\n");
+    for (const d of THREE) await addPhase(w, d);
+    await approvePlan(w);
+    await finish(w, 'R1');
+    await log(w, 'R2', 'outlined', 'the body');
+    await ok(w, ['iter', 'block', 'R3', '--note', 'waiting for data']);
+    const r = await typeCommand(w.ctx(), ['iter', 'status']);
+    expect(`${r.text}\n`).toBe(
+      [
+        'ExecuteActive — current: R2',
+        'ID  STATUS       ITER   TITLE',
+        'R1  done         1/3    Collect sources  (1 confirmation; verification passed)',
+        'R2  in_progress  1/4    Write the review',
+        'R3  blocked      0/2    Executive summary  (note: waiting for data)',
+        '',
+      ].join('\n'),
+    );
+    expect(r.data).toEqual({
+      state: 'ExecuteActive',
+      current: 'R2',
+      context_words: expect.any(Number),
+      phases: [
+        { ...THREE[0], after: [], status: 'done', iterations: 1, confirmations: 1, verification: 'passed', started_at: AN_ISO, completed_at: AN_ISO },
+        { ...THREE[1], after: ['R1'], status: 'in_progress', iterations: 1, confirmations: 0, started_at: AN_ISO },
+        { ...THREE[2], after: [], status: 'blocked', iterations: 0, confirmations: 0, blocked_from: 'pending', note: 'waiting for data' },
+      ],
+    });
+    expect((r.data as { phases: unknown }).phases).toEqual(workPhases(w));
+  });
+
+  it("export: spec 002's state.json shape", async () => {
+    const w = await world();
+    const ctx = w.ctx();
+    await newProject(ctx, { name: 'lit', description: 'Literature review', type: 'iterative', planning: true });
+    await setPhaseField(ctx, 'domain', 'research');
+    fillBrief(w);
+    const created = w.yaml(PROJECT).created_at;
+    const exported = async () => (await typeCommand(w.ctx(), ['iter', 'export'])).data as Record<string, unknown>;
+    expect(await exported()).toEqual({
+      task: 'Literature review',
+      slug: 'lit',
+      created,
+      updated: AN_ISO,
+      domain: 'research',
+      phase: 'discover',
+      current_phase: null,
+      current_iteration: null,
+      phases: {},
+    });
+    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    await advanceProject(ctx, undefined, false);
+    for (const d of THREE) await addPhase(w, d);
+    expect(await exported()).toMatchObject({ phase: 'plan', current_phase: 'R1', current_iteration: 0 });
+    await approvePlan(w);
+    await finish(w, 'R1');
+    await log(w, 'R2', 'outlined', 'the body');
+    await log(w, 'R2', 'wrote', 'None', '--signal');
+    await log(w, 'R2', 'checked', 'a missing citation');
+    const data = await exported();
+    const s = w.yaml(PROJECT);
+    expect(data).toEqual({
+      task: 'Literature review',
+      slug: 'lit',
+      created,
+      updated: s.updated_at,
+      domain: 'research',
+      phase: 'execute',
+      current_phase: 'R2',
+      // R2's work iterations: its confirmation is counted apart (confirmations_used).
+      current_iteration: 2,
+      phases: {
+        R1: { status: 'done', iterations_used: 1, confirmations_used: 1, verification_passed: true, max_iterations: 3, completed_at: wp(w, 'R1').completed_at },
+        R2: { status: 'in_progress', iterations_used: 2, confirmations_used: 1, max_iterations: 4 },
+        R3: { status: 'pending', max_iterations: 2 },
+      },
+    });
+    expect(Object.keys(data)).toEqual(['task', 'slug', 'created', 'updated', 'domain', 'phase', 'current_phase', 'current_iteration', 'phases']);
+  });
+
+  it("guardrail add appends the spec's entry with where it was learned; earlier entries stay as they were", async () => {
+    const w = await world('planning');
+    await ok(w, ['iter', 'guardrail', 'add', '--pattern', 'Plan small', '--context', 'planning', '--problem', 'phases too big', '--solution', 'split them']);
+    expect(w.read(GUARDRAILS)).toBe(`${GUARDRAILS_HEADER}\n## Plan small\n- **Context:** planning\n- **Problem:** phases too big\n- **Solution:** split them\n- **Learned:** PlanActive\n`);
+    const first = w.read(GUARDRAILS);
+    for (const d of THREE) await addPhase(w, d);
+    await approvePlan(w);
+    await log(w, 'R1', 'found 4', '6 more');
+    await log(w, 'R1', 'found 3', '3 more');
+    const r = await typeCommand(w.ctx(), ['iter', 'guardrail', 'add', '--pattern', 'Cite DOIs', '--context', 'writing\nsummaries', '--problem', 'links rot', '--solution', 'use DOIs, not URLs']);
+    expect(r.message).toContain('Added to .sow/project/guardrails.md (learned: R1 iteration 2)');
+    const second = w.read(GUARDRAILS);
+    expect(second).toBe(`${first}\n## Cite DOIs\n- **Context:** writing summaries\n- **Problem:** links rot\n- **Solution:** use DOIs, not URLs\n- **Learned:** R1 iteration 2\n`);
+    // --phase: learned in another phase (one without an entry yet counts as its first iteration).
+    await ok(w, ['iter', 'guardrail', 'add', '--pattern', 'One page', '--context', 'summaries', '--problem', 'too long', '--solution', 'cut', '--phase', 'R3']);
+    expect(w.read(GUARDRAILS)).toBe(`${second}\n## One page\n- **Context:** summaries\n- **Problem:** too long\n- **Solution:** cut\n- **Learned:** R3 iteration 1\n`);
+    await refused(w, ['iter', 'guardrail', 'add', '--pattern', 'x', '--context', 'x', '--problem', 'x', '--solution', 'x', '--phase', 'R9'], 1, 'WORK_PHASE_NOT_FOUND');
+  });
+
+  it('context.md above 200 words: a warning from iter status and iter next, and a line in project continue; 200 is fine', async () => {
+    const w = await world('three');
+    const words = (n: number) => `# Context\n\n${Array.from({ length: n - 2 }, (_, i) => `w${i}`).join(' ')}\n`;
+    w.write(CONTEXT, words(200));
+    for (const argv of [
+      ['iter', 'status'],
+      ['iter', 'next'],
+    ])
+      expect((await typeCommand(w.ctx(), argv)).warnings ?? [], argv.join(' ')).toEqual([]);
+    expect((await continueProject(w.ctx())).prompt).not.toContain('context.md has');
+    w.write(CONTEXT, words(201));
+    const warning = '.sow/project/context.md has 201 words; keep it under 200: every iteration reads it';
+    for (const argv of [
+      ['iter', 'status'],
+      ['iter', 'next'],
+    ]) {
+      const r = await typeCommand(w.ctx(), argv);
+      expect(r.warnings, argv.join(' ')).toEqual([warning]);
+      expect(r.text, argv.join(' ')).not.toContain('warning');
+      expect(JSON.stringify(r.data), argv.join(' ')).not.toContain('warning');
+    }
+    expect(((await typeCommand(w.ctx(), ['iter', 'status'])).data as { context_words: number }).context_words).toBe(201);
+    expect((await continueProject(w.ctx())).prompt).toContain('- .sow/project/context.md has 201 words: keep it under 200, every iteration reads it.');
+  });
+});
+
+describe('iter next and recovery', () => {
+  it('iter next: context.md, the guardrails, the criteria and the last Remaining — all a zero-context worker needs', async () => {
+    const w = await world('three');
+    w.write(CONTEXT, '# Context\n\n**Goal:** a review of caching papers for the platform team.\n');
+    // The first iteration: no entry yet.
+    const firstPrompt = (await ok(w, ['iter', 'next'])).stdout;
+    expect(firstPrompt).toMatch(/^# Literature review: R1, iteration 1\n\nYou are a fresh worker with no memory of earlier iterations\./);
+    expect(firstPrompt).toContain('## Where the last iteration stopped\n\nThis is the first iteration of the phase.\n');
+    expect(firstPrompt).toContain('## Guardrails (.sow/project/guardrails.md): read them before you start\n\n(none yet)\n');
+
+    await log(w, 'R1', 'found 4 sources', '6 more sources, from 2020 on', '--blockers', 'two are paywalled');
+    await ok(w, ['iter', 'guardrail', 'add', '--pattern', 'Cite DOIs', '--context', 'summaries', '--problem', 'links rot', '--solution', 'use DOIs']);
+    const r = await typeCommand(w.ctx(), ['iter', 'next']);
+    const prompt = `${r.text}\n`;
+    expect(prompt).toMatch(/^# Literature review: R1, iteration 2\n/);
+    expect(prompt).toContain('## Context (.sow/project/context.md)\n\n# Context\n\n**Goal:** a review of caching papers for the platform team.\n');
+    expect(prompt).toContain('## Cite DOIs\n- **Context:** summaries\n- **Problem:** links rot\n- **Solution:** use DOIs\n- **Learned:** R1 iteration 1\n');
+    expect(prompt).not.toContain('Read before starting any iteration. Append when issues discovered.');
+    expect(prompt).toContain(
+      '## The phase: R1 — Collect sources\n\n- Criteria: 10 sources, each summarised\n- Output: `.sow/project/outputs/sources.md`\n- Status: in_progress; 1 of 3 iterations used\n',
+    );
+    expect(prompt).toContain('## Where the last iteration stopped\n\nRemaining: 6 more sources, from 2020 on\nBlockers: two are paywalled\n');
+    expect(prompt).toContain('sow iter log R1 --did "<what you did>" --remaining "<what is left, or None>"');
+    expect(r.warnings ?? []).toEqual([]);
+    expect(r.data).toEqual({ phase: 'R1', status: 'in_progress', prompt: prompt.replace(/\n$/, '') });
+    // iter next only reads.
+    const snap = w.snapshot();
+    await ok(w, ['iter', 'next']);
+    expect(w.snapshot()).toEqual(snap);
+
+    // Confirming: the prompt asks for the N+1 check; verifying: for the verification.
+    await log(w, 'R1', 'found the rest', 'None', '--signal');
+    const confirm = (await ok(w, ['iter', 'next'])).stdout;
+    expect(confirm).toMatch(/^# Literature review: R1, its confirmation after iteration 2\n/);
+    expect(confirm).toContain('R1 was declared done. This iteration confirms it');
+    expect(confirm).toContain('`sow iter log R1 --did "<what you checked>" --remaining None`');
+    await log(w, 'R1', 'checked', 'None');
+    expect((await ok(w, ['iter', 'next'])).stdout).toContain('run `sow iter verify R1 --pass` or `sow iter verify R1 --fail --note "<what does not meet them>"`');
+    await ok(w, ['iter', 'verify', 'R1', '--fail', '--note', 'summaries lack years']);
+    expect((await ok(w, ['iter', 'next'])).stdout).toContain('- Note: summaries lack years\n');
+  });
+
+  it('iter next is refused outside ExecuteActive, and when every phase is done, blocked or timed out', async () => {
+    const w = await world('planning');
+    expect(await refused(w, ['iter', 'next'], 3, 'WORK_PHASE_BLOCKED')).toContain('iterations run in ExecuteActive, and the project is in PlanActive');
+    await addPhase(w, THREE[0]!, 1);
+    await approvePlan(w);
+    await log(w, 'R1', 'tried', 'all of it');
+    expect(await refused(w, ['iter', 'next'], 3, 'WORK_PHASE_BLOCKED')).toBe("no work phase can go on: R1 is timeout\n'sow project continue' says how to get each going again");
+    await ok(w, ['iter', 'extend', 'R1', '--max', '2']);
+    await finish(w, 'R1');
+    expect(await refused(w, ['iter', 'next'], 3, 'WORK_PHASE_BLOCKED')).toBe("every work phase is done\nrun 'sow advance' to verify the whole work");
+  });
+
+  it('project continue names the phase, the iteration and what was Remaining; the ways out of a timeout; the next unblocked phase', async () => {
+    const w = await world('three');
+    await log(w, 'R1', 'found 4 sources', '6 more sources');
+    // An interruption: a new session starts from project continue.
+    const cont = (await continueProject(w.ctx())).prompt;
+    expect(cont).toContain('## Where the work stands\n\n- Current work phase: **R1** (in_progress) — Collect sources; 1 of 3 iterations used, next: iteration 2.\n');
+    const at = w.read(PROGRESS).match(/^## R1 - Iteration 1 - (\S+)$/m)![1]!;
+    expect(cont).toContain(`- Its last entry (iteration 1, ${at}) left Remaining: 6 more sources\n`);
+    expect(cont).toContain("- Next: 'sow iter next' prints the iteration's prompt; 'sow agent spawn <agent> --iteration' gives it to a fresh worker.");
+
+    // A timeout: raise the maximum, simplify the criteria, or intervene.
+    await log(w, 'R1', 'found 2 more', '4 more sources');
+    await log(w, 'R1', 'found 1 more', '3 more sources');
+    expect(wp(w, 'R1').status).toBe('timeout');
+    const timedOut = (await continueProject(w.ctx())).prompt;
+    expect(timedOut).toContain(
+      "- R1 timed out after 3 of 3 iterations. Ask the human: raise the maximum ('sow iter extend R1 --max 6'), simplify its criteria ('sow iter phase set R1 criteria \"…\"'), or intervene by hand.",
+    );
+    // R2 waits for R1: the phase to work on is R3.
+    expect(timedOut).toContain(
+      '- Current work phase: **R3** (pending) — Executive summary; 0 of 2 iterations used, next: iteration 1.\n- It has no entry in progress.md yet: its first iteration starts it.\n',
+    );
+
+    // A block: ask the human, or go on with the next unblocked phase.
+    await ok(w, ['iter', 'extend', 'R1', '--max', '6']);
+    await ok(w, ['iter', 'block', 'R1', '--note', 'the library is closed']);
+    const blocked = (await continueProject(w.ctx())).prompt;
+    expect(blocked).toContain("- R1 is blocked: the library is closed. Ask the human for input, or go on with the next unblocked phase, R3; 'sow iter unblock R1' when it is resolved.");
+    expect(blocked).toContain('- Current work phase: **R3** (pending)');
+    expect(blocked).not.toContain('timed out');
+  });
+});
+
+describe("the type's guards", () => {
+  it('iter log, verify, block and phase changes belong to their states (exit 3)', async () => {
+    const w = await world();
+    const ctx = w.ctx();
+    await newProject(ctx, { name: 'lit', description: 'Literature review', type: 'iterative', planning: true });
+    const discover = await refused(w, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED');
+    expect(discover).toBe(
+      "cannot log an iteration in DiscoverActive: it belongs to ExecuteActive\nfirst the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'",
+    );
+    fillBrief(w);
+    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    await advanceProject(ctx, undefined, false);
+    await ok(w, ['iter', 'phase', 'add', 'R1', '--title', 'A', '--criteria', 'a', '--output', 'outputs/a.md', '--max', '2']);
+    expect(await refused(w, ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot log an iteration in PlanActive');
+    expect(await refused(w, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot verify a work phase in PlanActive');
+    expect(await refused(w, ['iter', 'block', 'R1', '--note', 'x'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot block a work phase in PlanActive');
+    await approvePlan(w);
+    await finish(w, 'R1');
+    await advanceProject(ctx, undefined, false);
+    expect(w.yaml(PROJECT).statechart.current_state).toBe('VerifyActive');
+    for (const argv of [
+      ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'],
+      ['iter', 'phase', 'add', 'R2', '--title', 'B'],
+      ['iter', 'phase', 'set', 'R1', 'title', 'x'],
+      ['iter', 'extend', 'R1', '--max', '9'],
+      ['iter', 'unblock', 'R1'],
+    ]) {
+      expect(await refused(w, argv, 3, 'WORK_PHASE_BLOCKED'), argv.join(' ')).toContain('in VerifyActive');
+    }
+  });
+
+  it('sow iter in a standard project: WRONG_PROJECT_TYPE (exit 1)', async () => {
+    const w = await world('standard');
+    for (const argv of [
+      ['iter', 'status'],
+      ['iter', 'next'],
+      ['iter', 'export'],
+      ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'],
+    ]) {
+      expect(await refused(w, argv, 1, 'WRONG_PROJECT_TYPE'), argv.join(' ')).toContain(`'sow ${argv.slice(0, 2).join(' ')}' belongs to iterative projects, and this project is standard`);
+    }
+  });
+
+  it('the work phases are read-only to the generic commands (READ_ONLY_FIELD, exit 1)', async () => {
+    const w = await world('three');
+    for (const field of ['work_phases.0.status', 'metadata.work_phases.0.status', 'work_phases']) {
+      const text = said(await refusedBy(w, () => setPhaseField(w.ctx(), field, 'done', 'execute'), 'READ_ONLY_FIELD', 1));
+      expect(text, field).toContain('the work phases change only through their commands');
+      expect(text, field).toContain("use 'sow iter phase add|set', 'sow iter log|verify|extend|block|unblock'");
+    }
+    expect(wp(w, 'R1').status).toBe('pending');
+  });
+
+  it('a hand-edited state.yaml with an invalid work phase: refused (exit 4) by every use case, nothing overwritten', async () => {
+    const w = await world('three');
+    await log(w, 'R1', 'started', 'the rest');
+    const good = w.read(PROJECT);
+    const edits: [string, (p: any[]) => void][] = [
+      ['work_phases.0.status', (p) => (p[0].status = 'finished')],
+      ['work_phases.1.max', (p) => (p[1].max = -1)],
+      ['work_phases.2.id', (p) => (p[2].id = 'R1')],
+      ['work_phases.0.after', (p) => (p[0].after = 'R2')],
+    ];
+    const runs: [string, () => Promise<unknown>][] = [
+      ['iter status', () => typeCommand(w.ctx(), ['iter', 'status'])],
+      ['iter log', () => typeCommand(w.ctx(), ['iter', 'log', 'R1', '--did', 'x', '--remaining', 'y'])],
+      ['project status', () => projectStatus(w.ctx())],
+      ['project continue', () => continueProject(w.ctx())],
+      ['advance', () => advanceProject(w.ctx(), undefined, false)],
+      ['output list', () => listArtifacts(w.ctx(), { kind: 'phase' }, 'outputs')],
+    ];
+    for (const [field, edit] of edits) {
+      const doc = parse(good);
+      edit(doc.phases.execute.metadata.work_phases);
+      w.write(PROJECT, stringify(doc));
+      for (const [what, run] of runs) {
+        const text = said(await refusedBy(w, run, 'STATE_FILE_INVALID', 4));
+        expect(text, `${field}: ${what}`).toContain(`.sow/project/state.yaml: phases.execute.metadata.${field}:`);
+      }
+    }
+    w.write(PROJECT, good);
+    expect((await ok(w, ['iter', 'status'])).stdout).toContain('R1  in_progress  1/3');
   });
 });

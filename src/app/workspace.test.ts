@@ -3,12 +3,19 @@
  * file and what stands in for a missing one, the problems of the task files doctor lists, the
  * branch a project belongs to, what a journal may write, and the lock.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeJournal } from '../../test/e2e/harness.js';
+import { writeJournal, type JournalStep } from '../../test/e2e/harness.js';
 import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { advanceProject } from './advance.js';
+import { addArtifact, setArtifact } from './artifacts.js';
+import { appendLog } from './log.js';
+import { setPhaseField } from './phase.js';
+import { setProjectField } from './project.js';
+import { continueProject, projectStatus } from './status.js';
+import { abandonTask, addTask, listTasks, setTaskField } from './task.js';
 import { branchProblem, checkJournalText, loadProject, lockPath, openRoot, projectLeftovers, taskFileProblems, update, withRootLock, withWorkspaceLock } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
@@ -115,6 +122,50 @@ describe('task file problems (doctor)', () => {
 });
 
 describe('the branch of a project', () => {
+  // Moved from test/e2e/branch-ownership.test.ts, which keeps two of these writes through the
+  // command line, and the reads that warn.
+  it('a project carried to another branch uncommitted: every write is refused with WRONG_BRANCH and the way back, changing nothing', async () => {
+    const w = await world('executing');
+    for (const id of ['010', '020']) {
+      await setTaskField(w.ctx(), id, 'status', 'in_progress');
+      await setTaskField(w.ctx(), id, 'status', 'completed');
+    }
+    expect(w.git(['status', '--porcelain'])).toBe('?? .sow/');
+    w.git(['checkout', '-q', 'main']);
+    const log = (task?: string) => ({
+      agent: task ? 'implementer-1' : 'orchestrator',
+      action: task ? 'test_run' : 'research',
+      result: 'success',
+      files: [],
+      project: !task,
+      notes: 'a note',
+      ...(task ? { task } : {}),
+    });
+    const writes: [string, () => Promise<unknown>][] = [
+      ['task add', () => addTask(w.ctx(), { name: 'Another' })],
+      ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+      ['input add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} })],
+      ['output add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/more.md', extra: {} })],
+      ['advance', () => advanceProject(w.ctx(), undefined, false)],
+      ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
+      ['log --project', () => appendLog(w.ctx(), log())],
+      ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
+      ['task abandon', () => abandonTask(w.ctx(), '020')],
+      ['task output add', () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/a.ts', extra: {} })],
+      ['output set --phase planning', () => setArtifact(w.ctx(), { kind: 'phase', phase: 'planning' }, 'outputs', 0, 'approved', 'false')],
+      ['log --task', () => appendLog(w.ctx(), log('010'))],
+    ];
+    for (const [what, run] of writes) {
+      const e = await refused(w, run, 'WRONG_BRANCH', 1);
+      expect(e.message, what).toBe("this project belongs to 'feat/demo', but 'main' is checked out");
+      expect(e.hint, what).toContain('git checkout feat/demo');
+    }
+    expect(w.yaml(taskFile('010')).name).toBe('First task');
+    // Back on its branch, writes work again.
+    w.git(['checkout', '-q', 'feat/demo']);
+    expect((await addTask(w.ctx(), { name: 'Back home' })).id).toBe('030');
+  });
+
   it('none when its branch is checked out; another branch, a detached HEAD, or a branch gone: why, and what to run', async () => {
     const w = await world('executing');
     const p = await project(w);
@@ -136,6 +187,149 @@ describe('the branch of a project', () => {
     // A write refuses on the wrong branch (WRONG_BRANCH), leaving the state as it was.
     await refused(w, () => update(w.ctx(), async () => undefined), 'WRONG_BRANCH', 1);
   });
+});
+
+// Moved from test/e2e/faults.test.ts (which keeps one hostile journal and the one 0.1.0 left,
+// through the command line): every use case, a read, a write, the status and a dry run, meets
+// the journal first.
+describe('a journal is runtime data, never trusted input: every use case refuses a hostile one', () => {
+  const JOURNAL = '.sow/.runtime/journal.json';
+  /** A project executing two tasks beside a folder outside it that a hostile journal aims at. */
+  async function target(): Promise<{ w: World; outside: string }> {
+    const w = await world('executing');
+    const outside = mkdtempSync(join(tmpdir(), 'sow-inproc-outside-'));
+    temps.push(outside);
+    writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+    return { w, outside };
+  }
+  const journal = (w: World, steps: JournalStep[], opts?: Parameters<typeof writeJournal>[2]) => writeJournal({ dir: w.dir } as never, steps, opts);
+
+  /** A read, a write, the status and a dry run each refuse the journal (exit 4), applying nothing of it and leaving it for the user to look at. */
+  async function refusedEverywhere(w: World, outside: string, problem: RegExp): Promise<void> {
+    const text = w.read(JOURNAL);
+    const uses: [string, () => Promise<unknown>][] = [
+      ['task list', () => listTasks(w.ctx())],
+      ['task set', () => setTaskField(w.ctx(), '010', 'metadata.x', '1')],
+      ['project status', () => projectStatus(w.ctx())],
+      ['advance --dry-run', () => advanceProject(w.ctx(), undefined, true)],
+    ];
+    for (const [what, run] of uses) {
+      const said_ = said(await refused(w, run, 'JOURNAL_REFUSED', 4));
+      expect(said_, what).toContain('.sow/.runtime/journal.json');
+      expect(said_, what).toMatch(problem);
+      expect(said_, what).toContain('nothing of it was applied');
+      expect(w.read(JOURNAL), `${what}: the journal is left for the user to look at`).toBe(text);
+    }
+    expect(readdirSync(outside).sort(), 'nothing written or removed outside the repository').toEqual(['precious.txt']);
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect(existsSync(join(w.dir, '..', 'pwned.txt'))).toBe(false);
+  }
+
+  it('a journal whose targets lie outside .sow/ — by ../, by an absolute path, through a symlink — is refused', async () => {
+    const { w, outside } = await target();
+    const text = 'pwned\n';
+    const name = outside.split('/').pop();
+    for (const to of [`../${name}/pwned.txt`, `.sow/../../${name}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.sow/.runtime/lock']) {
+      journal(w, [
+        { to, text },
+        { to: '.sow/project/notes.md', text },
+      ]);
+      await refusedEverywhere(w, outside, /target sow does not write through a journal/);
+      expect(w.exists('README.md')).toBe(false);
+    }
+    // A link inside .sow/ that leads out of it: the path looks inside, the file would not be.
+    symlinkSync(outside, join(w.dir, '.sow/project/elsewhere'));
+    journal(w, [
+      { to: '.sow/project/elsewhere/pwned.txt', text },
+      { to: '.sow/project/notes.md', text },
+    ]);
+    await refusedEverywhere(w, outside, /target sow does not write through a journal/);
+  });
+
+  it('a journal that removes a tree outside .sow/, or reads from outside its temp folder, is refused', async () => {
+    const { w, outside } = await target();
+    for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git', '.sow/knowledge', '.sow/worktrees/feat/x', '.sow/.backup', '.sow/refs', '.sow/project/phases']) {
+      journal(w, [{ to: '.sow/project/notes.md', text: 'x\n' }], { removals: [removal] });
+      await refusedEverywhere(w, outside, /names a removal sow never journals/);
+    }
+    expect(existsSync(join(w.dir, '.git'))).toBe(true);
+    // Renames whose source is not a temp file sow made: a state file moved away, a file outside.
+    for (const from of [PROJECT, join(outside, 'precious.txt'), '.sow/.runtime/tmp/../../project/state.yaml']) {
+      journal(
+        w,
+        [
+          { to: '.sow/project/notes.md', text: 'x\n' },
+          { to: '.sow/project/more.md', text: 'y\n' },
+        ],
+        { edit: (body) => (body.renames[0].from = from) },
+      );
+      await refusedEverywhere(w, outside, /source outside sow's temp folder/);
+    }
+  });
+
+  it('a journal that is not whole (its checksum), not of this format, or would write an invalid state file is refused; removed, sow works again', async () => {
+    const { w, outside } = await target();
+    const project = w.read(PROJECT);
+    journal(
+      w,
+      [
+        { to: PROJECT, text: project.replace('A demo project', 'Changed') },
+        { to: '.sow/project/notes.md', text: 'x\n' },
+      ],
+      { tamper: (body) => body.renames.reverse() },
+    );
+    await refusedEverywhere(w, outside, /checksum/);
+    journal(w, [
+      { to: PROJECT, text: 'name: [unclosed\n' },
+      { to: '.sow/project/notes.md', text: 'x\n' },
+    ]);
+    await refusedEverywhere(w, outside, /would write \.sow\/project\/state\.yaml, which would not be valid/);
+    // A task file that says it is another task: what sow writes always agrees with its folder.
+    journal(w, [
+      { to: taskFile('010'), text: w.read(taskFile('020')) },
+      { to: '.sow/project/notes.md', text: 'x\n' },
+    ]);
+    await refusedEverywhere(w, outside, /would write .*010\/state\.yaml, which would not be valid/);
+    w.write(JOURNAL, JSON.stringify({ version: 1, writes: [{ path: '../pwned.txt', text: 'x' }], removals: [] }));
+    await refusedEverywhere(w, outside, /not a journal of this sow/);
+    w.write(JOURNAL, '{"version": 2, "renames": [');
+    await refusedEverywhere(w, outside, /not valid JSON/);
+    // Once the user removes it, sow works again, and nothing of it was applied.
+    rmSync(join(w.dir, JOURNAL));
+    expect(w.read(PROJECT)).toBe(project);
+    await setTaskField(w.ctx(), '010', 'metadata.after', '1');
+    expect(w.exists('.sow/project/notes.md')).toBe(false);
+  });
+});
+
+// Moved from test/e2e/hostile-paths.test.ts, which keeps .sow/.runtime itself linked out, and
+// .sow/.runtime/tmp linked to the repository's own source, in a clone.
+describe('runtime folders that are links are refused, never emptied', () => {
+  for (const rel of ['.sow/.runtime/tmp', '.sow/.runtime/trash']) {
+    it(`${rel} -> a folder outside: every read and a write refuse it (exit 4, naming the link) and empty nothing`, async () => {
+      const w = await world('executing');
+      const outside = mkdtempSync(join(tmpdir(), 'sow-inproc-sentinel-'));
+      temps.push(outside);
+      writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+      mkdirSync(join(outside, 'folder'));
+      writeFileSync(join(outside, 'folder', 'inner.txt'), 'me too\n');
+      rmSync(join(w.dir, rel), { recursive: true, force: true });
+      mkdirSync(join(w.dir, '.sow/.runtime'), { recursive: true });
+      symlinkSync(outside, join(w.dir, rel));
+      const pattern = new RegExp(`${rel.replaceAll('.', '\\.')} is a link \\(to '${outside}'\\)`);
+      for (const [what, run] of [
+        ['status', () => projectStatus(w.ctx())],
+        ['project continue', () => continueProject(w.ctx())],
+        ['task list', () => listTasks(w.ctx())],
+        ['task set', () => setTaskField(w.ctx(), '010', 'status', 'in_progress')],
+      ] as [string, () => Promise<unknown>][]) {
+        expect(said(await refused(w, run, 'RUNTIME_FOLDER_INVALID', 4)), what).toMatch(pattern);
+      }
+      expect(readdirSync(outside).sort()).toEqual(['folder', 'precious.txt']);
+      expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).toBe('keep me\n');
+      expect(readFileSync(join(outside, 'folder', 'inner.txt'), 'utf8')).toBe('me too\n');
+    });
+  }
 });
 
 describe('what a journal may write', () => {

@@ -122,88 +122,18 @@ describe('the journal is runtime data, never trusted input', () => {
     expect(existsSync(join(repo.dir, '..', 'pwned.txt'))).toBe(false);
   }
 
-  it('a journal whose targets lie outside .sow/ — by ../, by an absolute path, through a symlink — is refused', () => {
-    const { repo, outside, cleanup } = target();
-    try {
-      const text = 'pwned\n';
-      for (const to of [`../${outside.split('/').pop()}/pwned.txt`, `.sow/../../${outside.split('/').pop()}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.sow/.runtime/lock']) {
-        writeJournal(repo, [
-          { to, text },
-          { to: '.sow/project/notes.md', text },
-        ]);
-        expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
-        expect(repo.exists('README.md')).toBe(false);
-      }
-      // A link inside .sow/ that leads out of it: the path looks inside, the file would not be.
-      symlinkSync(outside, join(repo.dir, '.sow/project/elsewhere'));
-      writeJournal(repo, [
-        { to: '.sow/project/elsewhere/pwned.txt', text },
-        { to: '.sow/project/notes.md', text },
-      ]);
-      expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
-    } finally {
-      cleanup();
-    }
-  });
-
-  it('a journal that removes a tree outside .sow/, or reads from outside its temp folder, is refused', () => {
-    const { repo, outside, cleanup } = target();
-    try {
-      for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git', '.sow/knowledge', '.sow/worktrees/feat/x', '.sow/project/phases']) {
-        writeJournal(repo, [{ to: '.sow/project/notes.md', text: 'x\n' }], { removals: [removal] });
-        expectRefusedEverywhere(repo, outside, /names a removal sow never journals/);
-      }
-      expect(existsSync(join(repo.dir, '.git'))).toBe(true);
-      // Renames whose source is not a temp file sow made: a state file moved away, a file outside.
-      for (const from of [PROJECT, join(outside, 'precious.txt'), '.sow/.runtime/tmp/../../project/state.yaml']) {
-        writeJournal(
-          repo,
-          [
-            { to: '.sow/project/notes.md', text: 'x\n' },
-            { to: '.sow/project/more.md', text: 'y\n' },
-          ],
-          {
-            edit: (body) => (body.renames[0].from = from),
-          },
-        );
-        expectRefusedEverywhere(repo, outside, /source outside sow's temp folder/);
-      }
-    } finally {
-      cleanup();
-    }
-  });
-
-  it('a journal that is not whole (its checksum), not of this format, or would write an invalid state file is refused', () => {
+  // Every hostile journal (targets and removals outside .sow/, sources outside the temp folder,
+  // not whole, of another format, writing an invalid state file) refused by every use case:
+  // in-process (src/app/workspace.test.ts). Here, one through the command line.
+  it('a journal whose target lies outside .sow/ is refused by every command (exit 4, on stderr); once removed, sow works again and nothing of it was applied', () => {
     const { repo, outside, cleanup } = target();
     try {
       const project = repo.read(PROJECT);
-      writeJournal(
-        repo,
-        [
-          { to: PROJECT, text: project.replace('A demo project', 'Changed') },
-          { to: '.sow/project/notes.md', text: 'x\n' },
-        ],
-        {
-          tamper: (body) => body.renames.reverse(),
-        },
-      );
-      expectRefusedEverywhere(repo, outside, /checksum/);
       writeJournal(repo, [
-        { to: PROJECT, text: 'name: [unclosed\n' },
-        { to: '.sow/project/notes.md', text: 'x\n' },
+        { to: `../${outside.split('/').pop()}/pwned.txt`, text: 'pwned\n' },
+        { to: '.sow/project/notes.md', text: 'pwned\n' },
       ]);
-      expectRefusedEverywhere(repo, outside, /would write \.sow\/project\/state\.yaml, which would not be valid/);
-      // A task file that says it is another task: what sow writes always agrees with its folder.
-      writeJournal(repo, [
-        { to: taskFile('010'), text: repo.read(taskFile('020')) },
-        { to: '.sow/project/notes.md', text: 'x\n' },
-      ]);
-      expectRefusedEverywhere(repo, outside, /would write .*010\/state\.yaml, which would not be valid/);
-      repo.write(JOURNAL, JSON.stringify({ version: 1, writes: [{ path: '../pwned.txt', text: 'x' }], removals: [] }));
-      expectRefusedEverywhere(repo, outside, /not a journal of this sow/);
-      repo.write(JOURNAL, '{"version": 2, "renames": [');
-      expectRefusedEverywhere(repo, outside, /not valid JSON/);
-      // Once the user removes it, sow works again, and nothing of it was applied.
+      expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
       rmSync(join(repo.dir, JOURNAL));
       expect(repo.read(PROJECT)).toBe(project);
       ok(repo, ['task', 'set', '--id', '010', 'metadata.after', '1']);
@@ -912,21 +842,15 @@ describe('odd names and values', () => {
     }
   });
 
-  it('integers beyond 2^53, -0 and numbers with leading zeros come back exactly as set', () => {
+  // Every odd number read back as set: in-process (src/app/task-fields.test.ts). Here, how the
+  // command line prints three kinds: beyond 2^53, -0, a plain integer.
+  it('integers beyond 2^53, -0 and numbers come back exactly as set, bare and with --json', () => {
     const repo = fresh();
     toExecuting(repo);
     const values: [string, unknown][] = [
-      ['9999999999999999', '9999999999999999'],
       ['9007199254740993', '9007199254740993'],
-      ['-9007199254740993', '-9007199254740993'],
-      ['9007199254740991', 9007199254740991],
       ['-0', '-0'],
-      ['007', '007'],
-      ['1e3', '1e3'],
-      ['0x10', '0x10'],
       ['12', 12],
-      ['-12', -12],
-      ['0', 0],
     ];
     for (const [i, [raw]] of values.entries()) ok(repo, ['task', 'set', '--id', '010', `metadata.n${i}`, raw]);
     for (const [i, [raw, expected]] of values.entries()) {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,27 +101,70 @@ export interface RepoOptions {
 }
 
 /**
- * Starting points made once per test process and copied for each repository: a fresh repository
- * (git init, a first commit, `sow init`) costs three processes, and most tests start from one.
- * A copy is the same repository (its commit, its .sow/), in another folder.
+ * Starting points made once per run of the suite and copied for each repository: a fresh
+ * repository (git init, a first commit, `sow init`) costs three processes, a project executing
+ * tasks eleven, and most tests start from one. A copy is the same repository (its commit, its
+ * .sow/), in another folder. The templates are kept in the temp folder under the vitest process
+ * that runs the test files (their parent) and a hash of the built files and of this harness
+ * (which holds the recipes), so every test file of a run copies what the first one made; another
+ * run, a new build or a changed recipe makes them afresh. Those of runs that have ended go.
  */
+const TEMPLATES_DIR = join(tmpdir(), 'sow-tests-templates');
 const templates = new Map<string, string>();
-let templatesDir: string | undefined;
-// Each test file runs in a process of its own: its templates go when it is done.
-afterAll(() => {
-  if (templatesDir) rmSync(templatesDir, { recursive: true, force: true });
-  templatesDir = undefined;
-  templates.clear();
-});
+let templatesRoot: string | undefined;
 
-/** The folder of the template `key`, made by `build` (in an empty folder) on first use. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+function templatesOfThisRun(): string {
+  if (templatesRoot) return templatesRoot;
+  const hash = createHash('sha256');
+  const dist = dirname(SOW);
+  for (const name of readdirSync(dist)
+    .filter((n) => n.endsWith('.cjs'))
+    .sort())
+    hash.update(name).update(readFileSync(join(dist, name)));
+  hash.update(readFileSync(fileURLToPath(import.meta.url)));
+  templatesRoot = join(TEMPLATES_DIR, `${process.ppid}-${hash.digest('hex').slice(0, 32)}`);
+  if (!existsSync(templatesRoot)) {
+    for (const name of existsSync(TEMPLATES_DIR) ? readdirSync(TEMPLATES_DIR) : []) {
+      const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+      if (!(pid > 0 && alive(pid))) rmSync(join(TEMPLATES_DIR, name), { recursive: true, force: true });
+    }
+    mkdirSync(templatesRoot, { recursive: true });
+  }
+  return templatesRoot;
+}
+
+/** The folder of the template `key`, made by `build` (in an empty folder) unless a test file of this build made it already in this run. */
 function template(key: string, build: (dir: string) => void): string {
   let dir = templates.get(key);
   if (dir === undefined) {
-    templatesDir ??= mkdtempSync(join(tmpdir(), 'sow-e2e-templates-'));
-    dir = join(templatesDir, String(templates.size));
-    mkdirSync(dir);
-    build(dir);
+    const root = templatesOfThisRun();
+    dir = join(root, createHash('sha256').update(key).digest('hex').slice(0, 32));
+    if (!existsSync(dir)) {
+      // Made aside and renamed into place whole: a test file running beside this one either
+      // sees none yet (and makes its own, one rename wins) or a finished one.
+      const aside = mkdtempSync(join(root, 'making-'));
+      try {
+        mkdirSync(join(aside, 't'));
+        build(join(aside, 't'));
+        try {
+          renameSync(join(aside, 't'), dir);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+        }
+      } finally {
+        rmSync(aside, { recursive: true, force: true });
+      }
+    }
     templates.set(key, dir);
   }
   return dir;
@@ -139,7 +182,9 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     copyTemplate(
       template(`repo:${branch}:${init}`, (t) => {
         const at = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
-        at('git', ['init', '-q', '-b', branch]);
+        // No template: git's sample hooks and description are a dozen inert files that every copy of
+        // the repository would copy again and every test would remove.
+        at('git', ['init', '-q', '--template=', '-b', branch]);
         at('git', ['commit', '-q', '--allow-empty', '-m', 'initial']);
         if (init) {
           const r = spawnSync(process.execPath, [SOW, 'init'], { cwd: t, env: baseEnv(), encoding: 'utf8' });

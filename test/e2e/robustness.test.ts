@@ -153,65 +153,22 @@ function assertAllOk(results: RunResult[], what: string): void {
 
 // ---------------------------------------------------------------------------------------------
 
+// Every use case on an unreadable project file, a task status that is no status, a missing
+// required field, an iteration of "x": in-process (src/app/integrity.test.ts). Here, the
+// command line on an unreadable file, and sow working again once it is fixed by hand.
 describe('state files are validated on every read and never overwritten when invalid', () => {
   it('an unreadable project state.yaml gives exit 4 naming the file, for reads and writes', () => {
     repo = makeRepo();
     toExecuting(repo);
     writeFileSync(join(repo.dir, PROJECT), `${repo.read(PROJECT)}extra: [unclosed\n`);
-    expectRefused(repo, [['task', 'list'], ['task', 'add', 'Another'], ['phase', 'set', 'metadata.a', 'b'], ['advance']], PROJECT, undefined);
-  });
-
-  it('a task status that is no status gives exit 4 naming the task file and the field', () => {
-    repo = makeRepo();
-    toExecuting(repo);
-    const file = taskFile('010');
-    editYaml(repo, file, (doc) => doc.set('status', 'bogus'));
-    expectRefused(
-      repo,
-      [
-        ['task', 'get', '--id', '010'],
-        ['task', 'set', '--id', '010', 'name', 'Renamed'],
-        ['task', 'abandon', '--id', '010'],
-        ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'refs/a.md'],
-      ],
-      file,
-      'status',
-    );
-    // The other task is untouched and still usable.
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
-    expect(repo.read(file)).toContain('status: bogus');
-  });
-
-  it('a missing required field gives exit 4 naming the field', () => {
-    repo = makeRepo();
-    toExecuting(repo);
-    const file = taskFile('020');
-    editYaml(repo, file, (doc) => doc.delete('name'));
-    expectRefused(
-      repo,
-      [
-        ['task', 'get', '--id', '020'],
-        ['task', 'set', '--id', '020', 'metadata.x', 'y'],
-      ],
-      file,
-      'name',
-    );
-  });
-
-  it('an iteration of "x" in the project file gives exit 4 with the field path, and writes leave it alone', () => {
-    repo = makeRepo();
-    toExecuting(repo);
-    editYaml(repo, PROJECT, (doc) => doc.setIn(['phases', 'implementation', 'iteration'], 'x'));
     expectRefused(
       repo,
       [
         ['task', 'list'],
-        ['phase', 'set', 'iteration', '2'],
         ['task', 'add', 'Another'],
-        ['output', 'add', '--phase', 'review', '--type', 'review', '--path', 'review/r.md'],
       ],
       PROJECT,
-      'phases.implementation.iteration',
+      undefined,
     );
   });
 
