@@ -97,6 +97,14 @@ function drawProject(d, r) {
     el('h1', {}, s.name + ' ', el('span', { class: 'muted' }, '(' + s.type + ', ' + s.branch + ')')),
     el('p', {}, 'State: ', el('strong', { id: 'state' }, s.state), ' — ', s.purpose || ''),
     g ? el('div', { id: 'lifecycle' }, g.states.filter((st) => st.name !== 'NoProject').map((st) => el('span', { class: 'state' + (st.name === s.state ? ' current' : '') }, st.name))) : null,
+    g ? el('details', {}, el('summary', {}, 'The lifecycle: every transition, and its guard'),
+      el('table', { id: 'transitions' }, el('tr', {}, ['From', 'Event', 'To', 'Guard'].map((h) => el('th', {}, h))),
+        g.transitions.filter((t) => t.from !== 'NoProject').map((t) => {
+          const now = t.from === s.state ? (s.next || []).find((n) => n.event === t.event && n.to === t.to) : undefined;
+          return el('tr', { class: now ? (now.blocked ? 'blocked' : 'met') : (t.from === s.state ? 'current' : '') },
+            el('td', {}, t.from), el('td', {}, t.event + (t.automatic ? ' (automatic)' : '')), el('td', {}, t.to),
+            el('td', {}, (t.guardDescription || '—') + (now ? (now.blocked ? ' — blocked' + (now.hint ? ': ' + now.hint : '') : ' — met') : '')));
+        }))) : null,
     el('h2', {}, 'Next'),
     el('ul', { id: 'next' }, (s.next || []).map((n) => el('li', { class: n.blocked ? 'blocked' : 'met' }, n.event + ' → ' + n.to + (n.guardDescription ? ': ' + n.guardDescription : '') + (n.blocked && n.hint ? ' — ' + n.hint : '')))),
     el('div', {}, el('button', { id: 'advance', onclick: () => act({ action: 'advance', checkout: r.checkout }) }, 'Advance'),

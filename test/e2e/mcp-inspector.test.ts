@@ -36,7 +36,7 @@ describe('sow mcp, through the MCP Inspector CLI', () => {
   it('tools/list: each tool with its input and output schema (objects, as the spec asks)', () => {
     const repo = fresh();
     const { tools } = inspector(repo, ['--method', 'tools/list']);
-    expect(tools.map((t: any) => t.name).sort()).toEqual(['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task_next', 'task_update']);
+    expect(tools.map((t: any) => t.name).sort()).toEqual(['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task', 'task_next', 'task_update']);
     for (const tool of tools) {
       expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', properties: expect.any(Object) });

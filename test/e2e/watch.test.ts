@@ -24,9 +24,10 @@ function follow(dir: string, args: string[]) {
 describe('--watch', () => {
   it('task list --watch --json: one document now, and one for each change, each different; Ctrl-C ends it (130)', async () => {
     const repo = makeRepo();
+    let started: ReturnType<typeof follow> | undefined;
     try {
       toExecuting(repo, ['First task']);
-      const w = follow(repo.dir, ['task', 'list', '--watch', '--json']);
+      const w = (started = follow(repo.dir, ['task', 'list', '--watch', '--json']));
       const docs = () =>
         w
           .out()
@@ -49,15 +50,17 @@ describe('--watch', () => {
       expect(await w.exited).toBe(130);
       expect(w.err()).toBe('');
     } finally {
+      started?.child.kill('SIGKILL');
       repo.cleanup();
     }
   });
 
   it('status --watch (piped): each new view after a blank line; a change of phase shows', async () => {
     const repo = makeRepo();
+    let started: ReturnType<typeof follow> | undefined;
     try {
       toExecuting(repo, ['First task']);
-      const w = follow(repo.dir, ['status', '--watch']);
+      const w = (started = follow(repo.dir, ['status', '--watch']));
       await w.until((o) => /ImplementationExecuting/.test(o), 'the first view');
       expect(repo.sow(['task', 'set', '--id', '010', 'status', 'in_progress']).code).toBe(0);
       const views = () => w.out().split(/\n\n(?=Project  )/);
@@ -69,6 +72,7 @@ describe('--watch', () => {
       w.child.kill('SIGINT');
       expect(await w.exited).toBe(130);
     } finally {
+      started?.child.kill('SIGKILL');
       repo.cleanup();
     }
   });
