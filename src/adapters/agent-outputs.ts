@@ -9,6 +9,20 @@ import { ensureRuntimeDir } from './runtime.js';
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
+/** One event of a worker, as `sow agent events` shows it, whatever CLI (or protocol) it came from. */
+export interface WorkerEvent {
+  at: string;
+  kind: 'session' | 'message' | 'tool_call' | 'finished' | 'error' | 'usage' | 'text' | 'exit' | 'agent_plan';
+  text: string;
+  /** tool_call: the CLI's name for the tool (Bash, shell, Write, …). */
+  tool?: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+  /** exit: the CLI's exit code. */
+  code?: number | null;
+}
+
 export class RunFiles {
   readonly dir: string;
   readonly prefix: string;

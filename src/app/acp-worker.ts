@@ -10,7 +10,7 @@ import { namesWithin, repoArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { Denial, Usage } from '../adapters/executors/types.js';
 import type { PermissionProfile } from '../domain/schemas.js';
-import type { WorkerEvent } from './agents.js';
+import type { WorkerEvent } from '../adapters/agent-outputs.js';
 
 export interface AcpWorkerRun {
   binaryPath: string;

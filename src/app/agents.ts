@@ -14,7 +14,7 @@ import { BudgetSpentError, ExternalToolError, NoReadyTaskError, NotExecutingErro
 import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { RunFiles, writeRunFiles } from '../adapters/agent-outputs.js';
+import { RunFiles, writeRunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../adapters/executors/shared.js';
@@ -524,19 +524,8 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
   });
 }
 
-/** One event of a worker, as `sow agent events` shows it, whatever CLI it came from. */
-export interface WorkerEvent {
-  at: string;
-  kind: 'session' | 'message' | 'tool_call' | 'finished' | 'error' | 'usage' | 'text' | 'exit' | 'agent_plan';
-  text: string;
-  /** tool_call: the CLI's name for the tool (Bash, shell, Write, …). */
-  tool?: string;
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
-  /** exit: the CLI's exit code. */
-  code?: number | null;
-}
+/** One event of a worker, as `sow agent events` shows it (its shape is the events file's: adapters/agent-outputs.ts). */
+export type { WorkerEvent } from '../adapters/agent-outputs.js';
 
 /** An event of the CLI's stream as sow's own kinds, read by its module (progress lines and usage). */
 export function workerEvents(spec: ExecutorModule, event: unknown, at: string): WorkerEvent[] {
