@@ -15,11 +15,11 @@ import { refsForPrompt, withRefs } from './refs.js';
 import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { RunFiles, writeRunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
+import { diffOfTask } from './task.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../adapters/executors/shared.js';
 import { isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
-import { gitRun, isTracked, val } from '../adapters/git.js';
 import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
@@ -967,40 +967,6 @@ async function handOff(ctx: AppContext, taskId: string, agentName: string, promp
     ].join('\n\n');
   });
   return spawnAgent(ctx, agentName, taskId, { ...opts, prompt: brief, handoff });
-}
-
-/**
- * What a task changed: its modified files — tracked ones as a diff against the project's base
- * branch, files git does not know yet whole (as git diff would show them added); undefined when
- * there is nothing to show.
- */
-export function diffOfTask(reader: Reader, task: TaskState): string | undefined {
-  const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
-  const base = reader.project.base_branch;
-  const tracked = files.filter((f) => isTracked(reader.root, f));
-  const added = files.filter((f) => !tracked.includes(f)).map((f) => ({ f, text: reader.readDoc(f) }));
-  return (
-    [
-      base && tracked.length ? diffOf(reader.root, base, tracked) : undefined,
-      ...added
-        .filter((a) => a.text !== undefined)
-        .map(
-          (a) =>
-            `new file ${a.f}\n${a
-              .text!.split('\n')
-              .map((l) => `+${l}`)
-              .join('\n')}`,
-        ),
-    ]
-      .filter(Boolean)
-      .join('\n') || undefined
-  );
-}
-
-/** The working tree's changes to `files` against the base branch. */
-function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
-  const diffs = files.map((f) => gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')])).filter((r) => r.ok && r.out);
-  return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
 }
 
 /** The last thing the worker said, from its events. */

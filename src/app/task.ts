@@ -9,6 +9,7 @@ import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStat
 import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
 import { candidateIds, checkFinish, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
+import { gitRun, isTracked, val } from '../adapters/git.js';
 
 export interface AddTaskOptions {
   name: string;
@@ -245,7 +246,6 @@ export async function getTask(where: Where, rawId: string, field?: string): Prom
 
 /** What a task changed, as a diff (its modified files against the project's base branch; new files whole). */
 export async function taskDiff(where: Where, rawId: string): Promise<{ task: string; files: string[]; diff: string }> {
-  const { diffOfTask } = await import('./agents.js');
   return Reader.read(where, async (reader) => {
     const task = await reader.task(rawId);
     return { task: task.id, files: task.outputs.filter((a) => a.type === 'modified').map((a) => a.path), diff: diffOfTask(reader, task) ?? '' };
@@ -260,4 +260,38 @@ export async function listTasks(where: Where, status?: string): Promise<TaskRow[
   const tasks = await Reader.read(ctx, (reader) => reader.tasks());
   const now = ctx.now();
   return (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
+}
+
+/**
+ * What a task changed: its modified files — tracked ones as a diff against the project's base
+ * branch, files git does not know yet whole (as git diff would show them added); undefined when
+ * there is nothing to show.
+ */
+export function diffOfTask(reader: Reader, task: TaskState): string | undefined {
+  const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
+  const base = reader.project.base_branch;
+  const tracked = files.filter((f) => isTracked(reader.root, f));
+  const added = files.filter((f) => !tracked.includes(f)).map((f) => ({ f, text: reader.readDoc(f) }));
+  return (
+    [
+      base && tracked.length ? diffOf(reader.root, base, tracked) : undefined,
+      ...added
+        .filter((a) => a.text !== undefined)
+        .map(
+          (a) =>
+            `new file ${a.f}\n${a
+              .text!.split('\n')
+              .map((l) => `+${l}`)
+              .join('\n')}`,
+        ),
+    ]
+      .filter(Boolean)
+      .join('\n') || undefined
+  );
+}
+
+/** The working tree's changes to `files` against the base branch. */
+function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
+  const diffs = files.map((f) => gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')])).filter((r) => r.ok && r.out);
+  return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
 }

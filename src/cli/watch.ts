@@ -5,7 +5,7 @@
  * document per line, each time it differs. A view that fails (the project was removed) shows its
  * error and the watch goes on.
  */
-import { SowError } from '../domain/errors.js';
+import { errorEnvelope, SowError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import type { CommandContext, CommandResult } from './def.js';
 import { writeText } from './output.js';
@@ -22,9 +22,7 @@ export async function watchView(ctx: CommandContext, what: string, view: () => P
       out = ctx.json ? toJson({ ok: true, data: r.data ?? null }) : [r.text, r.message].filter(Boolean).join('\n');
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
-      out = ctx.json
-        ? toJson({ ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } })
-        : `error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}`;
+      out = ctx.json ? toJson(errorEnvelope(err)) : `error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}`;
     }
     if (out === last) return;
     const first = last === undefined;

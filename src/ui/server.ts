@@ -12,7 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommandContext, CommandDef } from '../cli/def.js';
-import { SowError } from '../domain/errors.js';
+import { errorEnvelope, SowError } from '../domain/errors.js';
 import { PAGE } from './page.js';
 
 export interface UiOptions {
@@ -104,7 +104,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
   };
 
   const envelope = (err: unknown) => {
-    if (err instanceof SowError) return { ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } };
+    if (err instanceof SowError) return errorEnvelope(err);
     return { ok: false, error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } };
   };
 
