@@ -1,0 +1,354 @@
+/**
+ * Three-way merges of sow's files by what they mean, for `sow merge-driver` (git calls it when two
+ * branches changed the same file under `.sow/`). Pure: data and text in, data and text out.
+ *
+ * - A state file (the project's, a task's) merges field by field: a field only one side changed
+ *   takes that side's value, a field both sides set alike takes it. Some fields have a meaning that
+ *   decides for them: a stamp of the last change (`updated_at`, `completed_at`) takes the later
+ *   time, a stamp of a beginning (`created_at`, `started_at`) the earlier; a counter that numbers
+ *   agent ids (`spawn_counts`) the larger. A field both sides changed to different values any
+ *   other way is a conflict: the merge keeps this side's ("ours") value and reports the field.
+ * - Artifact lists (inputs, outputs) merge item by item, an artifact known by its type and path:
+ *   what both sides added is kept (in time order, after the artifacts the sides shared), a change
+ *   to an artifact merges field by field, an artifact one side removed and the other left alone
+ *   is removed.
+ * - Lists that only grow (the lifecycle's history, usage, handoffs, the knowledge index's entries)
+ *   and the logs (log.md) take what either side added, once, in time order; what one side removed
+ *   and the other left alone stays removed. Sets of names (dependencies, retired owners) likewise.
+ */
+
+/** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
+export interface FieldConflict {
+  /** Dotted path in the file, as sow's messages name fields: `statechart.current_state`, `phases.review.outputs.0.approved`. */
+  field: string;
+  base?: unknown;
+  ours?: unknown;
+  theirs?: unknown;
+}
+
+export interface MergedData {
+  value: unknown;
+  conflicts: FieldConflict[];
+}
+
+/** The files merged by meaning; anything else is merged as text. */
+export type MergeKind = 'project' | 'task' | 'knowledge' | 'log';
+
+/** What kind of sow file `path` (repository-relative, as git names it) is, or undefined for one merged as text. */
+export function mergeKindOf(path: string): MergeKind | undefined {
+  if (path === '.sow/project/state.yaml') return 'project';
+  if (path === '.sow/knowledge/index.yaml') return 'knowledge';
+  if (path === '.sow/project/log.md') return 'log';
+  const task = /^\.sow\/project\/phases\/[^/]+\/tasks\/[^/]+\/(state\.yaml|log\.md)$/.exec(path);
+  if (task) return task[1] === 'log.md' ? 'log' : 'task';
+  return undefined;
+}
+
+type Rule =
+  | { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' }
+  | {
+      kind: 'grows';
+      /** The member holding an item's time, for the order. */
+      time: string;
+    };
+
+/** Rules by path; `*` stands for any one key (a phase, an agent, a list index). */
+const RULES: Record<MergeKind, readonly (readonly [string, Rule])[]> = {
+  project: [
+    ['statechart.history', { kind: 'grows', time: 'at' }],
+    ['usage', { kind: 'grows', time: 'at' }],
+    ['phases.*.inputs', { kind: 'artifacts' }],
+    ['phases.*.outputs', { kind: 'artifacts' }],
+    ['sessions.*', { kind: 'atomic' }],
+    ['spawn_counts.*', { kind: 'max' }],
+  ],
+  task: [
+    ['inputs', { kind: 'artifacts' }],
+    ['outputs', { kind: 'artifacts' }],
+    ['dependencies', { kind: 'set' }],
+    ['retired_owners', { kind: 'set' }],
+    ['handoffs', { kind: 'grows', time: 'at' }],
+    ['owner', { kind: 'owner' }],
+    ['session', { kind: 'atomic' }],
+  ],
+  knowledge: [['entries', { kind: 'grows', time: 'date' }]],
+  log: [],
+};
+
+/** Stamps whose meaning picks between two times, wherever they are (a phase, a task, an artifact). */
+const STAMPS: Readonly<Record<string, Rule>> = {
+  updated_at: { kind: 'latest' },
+  completed_at: { kind: 'latest' },
+  created_at: { kind: 'earliest' },
+  started_at: { kind: 'earliest' },
+};
+
+function ruleAt(kind: MergeKind, path: readonly string[]): Rule | undefined {
+  for (const [pattern, rule] of RULES[kind]) {
+    const parts = pattern.split('.');
+    if (parts.length === path.length && parts.every((p, i) => p === '*' || p === path[i])) return rule;
+  }
+  const last = path.at(-1);
+  return last !== undefined && Object.hasOwn(STAMPS, last) ? STAMPS[last] : undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A text that two equal values share and two different ones do not (keys sorted; bigints kept apart from numbers). */
+export function dataKey(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return `[${value.map(dataKey).join(',')}]`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${dataKey(value[k])}`)
+      .join(',')}}`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+const same = (a: unknown, b: unknown): boolean => a === b || dataKey(a) === dataKey(b);
+
+/** A time as milliseconds, or undefined when `v` is not one. */
+function timeOf(v: unknown): number | undefined {
+  if (typeof v !== 'string') return undefined;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** Three-way merge of the parsed data of a state file (`base` undefined when both sides added the file). */
+export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs: unknown): MergedData {
+  const conflicts: FieldConflict[] = [];
+  const value = mergeValue(kind, [], base, ours, theirs, conflicts);
+  return { value, conflicts };
+}
+
+function conflict(conflicts: FieldConflict[], path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
+  conflicts.push({ field: path.join('.') || '(the whole file)', ...(base !== undefined ? { base } : {}), ...(ours !== undefined ? { ours } : {}), ...(theirs !== undefined ? { theirs } : {}) });
+  return ours;
+}
+
+function mergeValue(kind: MergeKind, path: readonly string[], base: unknown, ours: unknown, theirs: unknown, conflicts: FieldConflict[]): unknown {
+  if (same(ours, theirs)) return ours;
+  if (same(base, ours)) return theirs;
+  if (same(base, theirs)) return ours;
+  const rule = ruleAt(kind, path);
+  switch (rule?.kind) {
+    case 'latest':
+    case 'earliest': {
+      const o = timeOf(ours);
+      const t = timeOf(theirs);
+      if (o === undefined || t === undefined) break;
+      return (rule.kind === 'latest' ? t > o : t < o) ? theirs : ours;
+    }
+    case 'max':
+      if (typeof ours === 'number' && typeof theirs === 'number') return Math.max(ours, theirs);
+      break;
+    case 'owner':
+      return mergeOwner(path, base, ours, theirs, conflicts);
+    case 'set':
+      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeSet(base ?? [], ours, theirs);
+      break;
+    case 'grows':
+      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeGrowing(base ?? [], ours, theirs, (item) => (isObject(item) ? timeOf(item[rule.time]) : undefined));
+      break;
+    case 'artifacts':
+      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeArtifacts(kind, path, base ?? [], ours, theirs, conflicts);
+      break;
+    case 'atomic':
+      break;
+    case undefined:
+      if (isObject(ours) && isObject(theirs) && (base === undefined || isObject(base))) return mergeObject(kind, path, base ?? {}, ours, theirs, conflicts);
+  }
+  return conflict(conflicts, path, base, ours, theirs);
+}
+
+const listOrNone = (v: unknown): v is unknown[] | undefined => v === undefined || Array.isArray(v);
+
+function mergeObject(kind: MergeKind, path: readonly string[], base: Record<string, unknown>, ours: Record<string, unknown>, theirs: Record<string, unknown>, conflicts: FieldConflict[]) {
+  const out: Record<string, unknown> = {};
+  // This side's key order, then the keys only the other side has.
+  const keys = [...Object.keys(ours), ...Object.keys(theirs).filter((k) => !Object.hasOwn(ours, k))];
+  for (const key of keys) {
+    const pick = (o: Record<string, unknown>) => (Object.hasOwn(o, key) ? o[key] : undefined);
+    const merged = mergeValue(kind, [...path, key], pick(base), pick(ours), pick(theirs), conflicts);
+    if (merged !== undefined) out[key] = merged;
+  }
+  return out;
+}
+
+/**
+ * Who works on a task: one claim or worker, never a mix of two. The same owner on both sides (a
+ * lease renewed on one) takes the later lease; two different owners are a conflict.
+ */
+function mergeOwner(path: readonly string[], base: unknown, ours: unknown, theirs: unknown, conflicts: FieldConflict[]): unknown {
+  if (isObject(ours) && isObject(theirs) && ours['kind'] === theirs['kind'] && ours['by'] === theirs['by'] && ours['session'] === theirs['session']) {
+    const o = timeOf(ours['lease_until']) ?? timeOf(ours['since']) ?? 0;
+    const t = timeOf(theirs['lease_until']) ?? timeOf(theirs['since']) ?? 0;
+    return t > o ? theirs : ours;
+  }
+  return conflict(conflicts, path, base, ours, theirs);
+}
+
+/** A list of names: what one side removed goes, what either added comes (once). */
+function mergeSet(base: readonly unknown[], ours: readonly unknown[], theirs: readonly unknown[]): unknown[] {
+  const keyed = (l: readonly unknown[]) => new Set(l.map(dataKey));
+  const b = keyed(base);
+  const t = keyed(theirs);
+  const out = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
+  const have = keyed(out);
+  for (const x of theirs) {
+    const k = dataKey(x);
+    if (b.has(k) || have.has(k)) continue;
+    have.add(k);
+    out.push(x);
+  }
+  return out;
+}
+
+/**
+ * Two sequences, each in its own order, into one in time order: the merge step of a merge sort,
+ * so neither side's order changes. An item without a time goes with the one before it.
+ */
+export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (item: T) => number | undefined): T[] {
+  const stamped = (list: readonly T[]) => {
+    let last = -Infinity;
+    return list.map((item) => {
+      last = time(item) ?? last;
+      return { item, at: last };
+    });
+  };
+  const a = stamped(ours);
+  const b = stamped(theirs);
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.at <= b[j]!.at)) out.push(a[i++]!.item);
+    else out.push(b[j++]!.item);
+  }
+  return out;
+}
+
+/**
+ * A list that only grows: this side's items but those the other side removed (and this side left
+ * as they were), then what the other side added, woven in by time. An item both sides hold is kept once.
+ */
+function mergeGrowing(base: readonly unknown[], ours: readonly unknown[], theirs: readonly unknown[], time: (item: unknown) => number | undefined): unknown[] {
+  const b = new Set(base.map(dataKey));
+  const t = new Set(theirs.map(dataKey));
+  const kept = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
+  const have = new Set(kept.map(dataKey));
+  const added: unknown[] = [];
+  for (const x of theirs) {
+    const k = dataKey(x);
+    if (b.has(k) || have.has(k)) continue;
+    have.add(k);
+    added.push(x);
+  }
+  return interleave(kept, added, time);
+}
+
+/** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, the second, …). */
+function identities(list: readonly unknown[]): string[] {
+  const seen = new Map<string, number>();
+  return list.map((a) => {
+    const base = isObject(a) ? `${String(a['type'])}\u0000${String(a['path'])}` : `\u0001${dataKey(a)}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    return `${base}\u0000${n}`;
+  });
+}
+
+function mergeArtifacts(kind: MergeKind, path: readonly string[], base: readonly unknown[], ours: readonly unknown[], theirs: readonly unknown[], conflicts: FieldConflict[]): unknown[] {
+  const index = (list: readonly unknown[]) => {
+    const ids = identities(list);
+    return new Map(ids.map((id, i) => [id, list[i]]));
+  };
+  const b = index(base);
+  const o = index(ours);
+  const t = index(theirs);
+  // Conflicts inside an artifact are named by where it ends up in the merged list.
+  type Slot = { id: string; at: 'shared' | 'ours' | 'theirs' };
+  const shared: Slot[] = [];
+  const addedOurs: Slot[] = [];
+  const addedTheirs: Slot[] = [];
+  for (const id of o.keys()) {
+    if (b.has(id)) {
+      // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
+      if (!t.has(id) && same(o.get(id), b.get(id))) continue;
+      shared.push({ id, at: 'shared' });
+    } else addedOurs.push({ id, at: 'ours' });
+  }
+  for (const id of t.keys()) {
+    if (o.has(id)) continue;
+    if (b.has(id)) {
+      // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
+      if (!same(t.get(id), b.get(id))) conflict(conflicts, [...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
+      continue;
+    }
+    addedTheirs.push({ id, at: 'theirs' });
+  }
+  const createdAt = (s: Slot) => {
+    const item = (s.at === 'theirs' ? t : o).get(s.id);
+    return isObject(item) ? timeOf(item['created_at']) : undefined;
+  };
+  const order = [...shared, ...interleave(addedOurs, addedTheirs, createdAt)];
+  return order.map((s, i) => {
+    const here = [...path, String(i)];
+    if (s.at === 'theirs') return t.get(s.id);
+    if (s.at === 'ours' && !t.has(s.id)) return o.get(s.id);
+    // Shared, or added on both sides (base undefined: every field that differs is the pair's to settle).
+    const theirsItem = t.get(s.id);
+    if (theirsItem === undefined) return conflict(conflicts, here, b.get(s.id), o.get(s.id), undefined);
+    return mergeValue(kind, here, b.get(s.id), o.get(s.id), theirsItem, conflicts);
+  });
+}
+
+function describeArtifact(a: unknown): string {
+  return isObject(a) ? `${String(a['type'])} ${String(a['path'])}` : dataKey(a);
+}
+
+/** A log as sow writes it: a heading, then entries that each begin with front matter (`---`, `timestamp: …`). */
+interface LogParts {
+  head: string;
+  entries: string[];
+}
+
+const ENTRY_START = /^---\n(?=timestamp:)/gm;
+
+export function splitLog(text: string): LogParts {
+  const starts = [...text.matchAll(ENTRY_START)].map((m) => m.index!);
+  if (starts.length === 0) return { head: text, entries: [] };
+  const entries = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
+  return { head: text.slice(0, starts[0]), entries };
+}
+
+function entryTime(entry: string): number | undefined {
+  const m = /^timestamp:[ \t]*["']?([^"'\n]*)["']?[ \t]*$/m.exec(entry);
+  return m ? timeOf(m[1]!.trim()) : undefined;
+}
+
+/** An entry's text as compared and written: ending in one blank line, as sow writes them. */
+const entryText = (e: string) => `${e.replace(/\s+$/, '')}\n\n`;
+
+/**
+ * Three-way merge of a log (log.md): the entries either side added, once each, in time order.
+ * Undefined when the sides changed the heading differently: then the text merge decides.
+ */
+export function mergeLog(base: string, ours: string, theirs: string): string | undefined {
+  if (ours === theirs || theirs === base) return ours;
+  if (ours === base) return theirs;
+  const b = splitLog(base);
+  const o = splitLog(ours);
+  const t = splitLog(theirs);
+  let head: string;
+  if (o.head === t.head || t.head === b.head) head = o.head;
+  else if (o.head === b.head) head = t.head;
+  else return undefined;
+  const merged = mergeGrowing(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText), (e) => entryTime(e as string)) as string[];
+  const body = merged.join('');
+  if (head !== '' && body !== '' && !head.endsWith('\n\n')) head = head.endsWith('\n') ? `${head}\n` : `${head}\n\n`;
+  return `${head}${body}`;
+}
