@@ -53,8 +53,8 @@ const TMP = '.sow/.runtime/tmp';
 /** 4 MiB: a journal names paths, never texts; the largest sow writes (a project's archive) is a few KB. */
 const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 
-/** Where transactions write: the project, the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore`. */
-const WRITABLE = /^\.sow\/(?:(?:project|knowledge|refs)\/.+|\.version|\.gitignore)$/;
+/** Where transactions write: the project, the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore`, `.sow/.gitattributes`. */
+const WRITABLE = /^\.sow\/(?:(?:project|knowledge|refs)\/.+|\.version|\.gitignore|\.gitattributes)$/;
 /** What transactions remove: the project folder (project delete, a completed project) and the workers' outputs. */
 const REMOVABLE: ReadonlySet<string> = new Set(['.sow/project', '.sow/.runtime/agent-outputs']);
 /** A removal replayed from a journal keeps the project here instead of deleting it. */

@@ -4,6 +4,7 @@
  * reported as lacking a flag, and a flag it does not have is. Then the checks, on a machine the
  * context describes.
  */
+import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -98,6 +99,8 @@ function machine(w: World, opts: { omit?: string[]; config?: string } = {}) {
   const add = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   for (const cli of ['claude', 'codex']) if (!opts.omit?.includes(cli)) add(cli, `exec "${process.execPath}" "${FAKE_AGENT}" ${cli} "$@"`);
   if (!opts.omit?.includes('gh')) add('gh', `exec "${process.execPath}" "${FAKE_GH}" "$@"`);
+  // git finds the merge driver by this name (doctor only looks whether it is there).
+  if (!opts.omit?.includes('sow')) add('sow', 'exit 0');
   const env = { PATH: bin, XDG_CONFIG_HOME: join(base, 'xdg'), FAKE_AGENT_HOME: join(base, 'fake-home') };
   if (opts.config !== undefined) {
     mkdirSync(join(base, 'xdg', 'sow'), { recursive: true });
@@ -127,6 +130,8 @@ describe('doctor', () => {
       'git',
       'workspace',
       'gitignore',
+      'merge-driver',
+      'merge-conflicts',
       'lock',
       'journal',
       'project',
@@ -266,6 +271,74 @@ describe('doctor', () => {
     expect(w.git(['check-ignore', '.sow/worktrees/feat/x/a'])).toBe('.sow/worktrees/feat/x/a');
     before.set('.sow/.gitignore', '# mine\n.runtime/\n.backup/\nworktrees/\n');
     expect(w.snapshot()).toEqual(before);
+  });
+
+  it('the merge driver: missing from git config and .sow/.gitattributes (a repository made before it): FAIL; --fix registers it and nothing else', async () => {
+    const w = await world('executing');
+    const m = machine(w, REPO_ONLY);
+    w.git(['config', '--unset', 'merge.sow.driver']);
+    w.git(['config', '--unset', 'merge.sow.name']);
+    rmSync(join(w.dir, '.sow/.gitattributes'));
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: false });
+    expect(failing(r)).toEqual(['merge-driver']);
+    expect(r.fixable).toEqual(['merge-driver']);
+    expect(find(r, 'merge-driver')).toMatchObject({
+      message: expect.stringMatching(/^\.sow\/\.gitattributes lacks '\* merge=sow'; git config has no merge\.sow\.driver: git merges \.sow\/ files as text/),
+      fix: "sow doctor --fix (or 'sow init') registers it",
+    });
+    expect(w.snapshot()).toEqual(before);
+
+    const fixed = await doctor(m.ctx(), { fix: true });
+    expect(failing(fixed)).toEqual([]);
+    expect(find(fixed, 'merge-driver')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: wrote .sow/.gitattributes; set git config merge.sow.driver, merge.sow.name' });
+    expect(w.git(['check-attr', 'merge', '--', '.sow/project/phases/implementation/tasks/010/state.yaml'])).toMatch(/: merge: sow$/);
+    expect(w.git(['config', '--get', 'merge.sow.driver'])).toBe('sow merge-driver %O %A %B %P');
+  });
+
+  it('the merge driver: a command of the user’s own is kept (FAIL only when it is not sow’s); no sow on PATH is a warning', async () => {
+    const w = await world('executing');
+    w.git(['config', 'merge.sow.driver', '/opt/sow/bin/sow merge-driver %O %A %B %P']);
+    expect(find(await doctor(machine(w, REPO_ONLY).ctx(), { fix: false }), 'merge-driver')).toMatchObject({
+      status: 'ok',
+      message: "git merges .sow/ files with '/opt/sow/bin/sow merge-driver %O %A %B %P'",
+    });
+    w.git(['config', 'merge.sow.driver', 'cat %A']);
+    const other = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
+    expect(find(other, 'merge-driver')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining("merge.sow.driver is 'cat %A'"),
+      fix: "git config merge.sow.driver 'sow merge-driver %O %A %B %P'",
+    });
+    expect(w.git(['config', '--get', 'merge.sow.driver'])).toBe('cat %A');
+    w.git(['config', 'merge.sow.driver', 'sow merge-driver %O %A %B %P']);
+    const noSow = await doctor(machine(w, { omit: [...REPO_ONLY.omit, 'sow'] }).ctx(), { fix: false });
+    expect(find(noSow, 'merge-driver')).toMatchObject({ status: 'warn', message: expect.stringContaining('no sow is on PATH'), fix: expect.stringContaining('npm install -g') });
+  });
+
+  it('a merge left a file of .sow/ unmerged: FAIL naming the fields and both values the driver recorded, or the text merge’s markers; ok once git add', async () => {
+    const w = await world('executing');
+    const file = taskFile('010');
+    const blob = (text: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: w.dir, input: text, encoding: 'utf8' }).trim();
+    const text = w.read(file);
+    // The index as git leaves it after a stopped merge: stages 1, 2 and 3 of the file.
+    const stages = [1, 2, 3].map((n) => `100644 ${blob(text.replace('First task', `First task ${n}`))} ${n}\t${file}`).join('\n');
+    execFileSync('git', ['update-index', '--index-info'], { cwd: w.dir, input: `0 ${'0'.repeat(40)}\t${file}\n${stages}\n` });
+    const m = machine(w, REPO_ONLY);
+    const plain = await doctor(m.ctx(), { fix: false });
+    expect(find(plain, 'merge-conflicts')).toMatchObject({ status: 'fail', message: `a merge stopped at 1 file(s) under .sow/: ${file}: git's text merge left conflict markers in it` });
+    w.write(
+      `.sow/.runtime/merge-conflicts/${createHash('sha256').update(file).digest('hex').slice(0, 32)}.json`,
+      JSON.stringify({ path: file, at: 'x', fields: [{ field: 'name', ours: 'First task 2', theirs: 'First task 3' }] }),
+    );
+    const recorded = await doctor(m.ctx(), { fix: true });
+    expect(find(recorded, 'merge-conflicts')).toMatchObject({
+      status: 'fail',
+      message: `a merge stopped at 1 file(s) under .sow/: ${file}: 'name' is 'First task 2' here and 'First task 3' on the other branch; it holds this branch's values`,
+      fix: `edit ${file} so each field named holds the value you want, then 'git add ${file}' (and so on for each file), then 'git commit'`,
+    });
+    w.git(['add', file]);
+    expect(find(await doctor(m.ctx(), { fix: false }), 'merge-conflicts').status).toBe('ok');
   });
 
   it('runtime files git tracks: FAIL with the git rm that untracks them (not fixed: it changes the index)', async () => {

@@ -29,6 +29,9 @@ import { GITIGNORE_LINES, missingIgnoreLines, repairIgnoreFile } from './init.js
 import { refInfos, refsInit } from './refs.js';
 import { AGENT_OUTPUTS, branchProblem, checkJournalText, hasProject, layoutVersion, loadProject, lockPath, openRoot, taskFileProblems, VERSION_FILE, type LoadedProject } from './workspace.js';
 import { pruneWorktreesFor } from './worktree.js';
+import { ATTRIBUTES_FILE, ATTRIBUTES_LINE, attributesMissing, configureDriver, configuredDriver, isSowDriver, MERGE_DRIVER, repairAttributesFile } from './merge-setup.js';
+import { conflictRecords, describeConflicts } from './merge-driver.js';
+import { findOnPath } from '../adapters/process-runner.js';
 import { contextOf, type AppContext, type Where } from './context.js';
 
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
@@ -209,6 +212,83 @@ function gitignoreCheck(root: string): Finding {
     };
   }
   return ok('gitignore', "git ignores sow's runtime files, backups and worktrees");
+}
+
+/**
+ * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the
+ * repository's git config says what it runs, and that command is found.
+ */
+function mergeDriverCheck(app: AppContext, root: string): Finding {
+  const attribute = git(root, ['check-attr', 'merge', '--', '.sow/project/state.yaml']).split(': ').at(-1)?.trim();
+  const command = configuredDriver(root);
+  const problems: string[] = [];
+  if (attribute !== 'sow')
+    problems.push(
+      attributesMissing(root)
+        ? `${ATTRIBUTES_FILE} lacks '${ATTRIBUTES_LINE}'`
+        : `another attributes rule takes .sow/ files from the merge driver (git says merge: ${attribute ?? 'unspecified'}; 'git check-attr -a -- .sow/project/state.yaml' shows them)`,
+    );
+  if (command === undefined) problems.push('git config has no merge.sow.driver');
+  else if (!isSowDriver(command)) problems.push(`git config merge.sow.driver is '${command}', not '${MERGE_DRIVER}'`);
+  if (problems.length) {
+    const fixable = (attribute !== 'sow' && attributesMissing(root)) || command === undefined;
+    return {
+      id: 'merge-driver',
+      status: 'fail',
+      message: `${problems.join('; ')}: git merges .sow/ files as text, and two branches that changed the same project conflict in them`,
+      fix: fixable ? `${FIX} (or 'sow init') registers it` : `git config merge.sow.driver '${MERGE_DRIVER}'`,
+      ...(fixable
+        ? {
+            repair: () => {
+              const did: string[] = [];
+              const tx = new Transaction(root);
+              const attributes = repairAttributesFile(root, tx);
+              tx.commit();
+              if (attributes) did.push(`${attributes === 'created' ? 'wrote' : 'added the line to'} ${ATTRIBUTES_FILE}`);
+              const set = configureDriver(root);
+              if (set.set.length) did.push(`set git config ${set.set.join(', ')}`);
+              if (set.failed) throw new SowError('GIT_CONFIG_FAILED', 'external', `'git config' failed: ${set.failed}`);
+              return did.join('; ');
+            },
+          }
+        : {}),
+    };
+  }
+  if (/^sow /.test(command!) && !findOnPath('sow', app.env))
+    return {
+      id: 'merge-driver',
+      status: 'warn',
+      message: `git runs '${MERGE_DRIVER}' to merge .sow/ files, but no sow is on PATH: such a merge would stop at each of them`,
+      fix: "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow merge-driver %O %A %B %P'",
+    };
+  return ok('merge-driver', `git merges .sow/ files with '${command}'`);
+}
+
+/** Files under .sow/ a merge left unmerged, with the fields and values the driver recorded for each. */
+function mergeConflictsCheck(root: string): Finding {
+  const unmerged = [
+    ...new Set(
+      git(root, ['ls-files', '-u', '-z', '--', '.sow'])
+        .split('\0')
+        .filter(Boolean)
+        .map((line) => line.slice(line.indexOf('\t') + 1)),
+    ),
+  ];
+  if (unmerged.length === 0) return ok('merge-conflicts', 'no file under .sow/ is left unmerged');
+  const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
+  const said = unmerged.slice(0, 3).map((path) => {
+    const record = records.get(path);
+    return record ? `${path}: ${describeConflicts(record.fields)}; it holds this branch's values` : `${path}: git's text merge left conflict markers in it`;
+  });
+  const first = unmerged[0]!;
+  return {
+    id: 'merge-conflicts',
+    status: 'fail',
+    message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${said.join('; ')}${unmerged.length > 3 ? '; …' : ''}`,
+    fix: records.has(first)
+      ? `edit ${first} so each field named holds the value you want, then 'git add ${first}' (and so on for each file), then 'git commit'`
+      : `edit ${first} to keep what both sides meant and remove the markers, then 'git add ${first}' (and so on for each file), then 'git commit'`,
+  };
 }
 
 function lockCheck(root: string): Finding {
@@ -492,7 +572,13 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
   const [gitFinding, ghFinding, agents, userConfig] = await Promise.all([gitCheck(app), ghCheck(app, root), agentChecks(app, root), userConfigCheck(app)]);
   const repo: (Finding | undefined)[] = [];
   if (initialised) {
-    repo.push(await guarded('gitignore', () => gitignoreCheck(root)), await guarded('lock', () => lockCheck(root)), await guarded('journal', () => journalCheck(ctx)));
+    repo.push(
+      await guarded('gitignore', () => gitignoreCheck(root)),
+      await guarded('merge-driver', () => mergeDriverCheck(app, root)),
+      await guarded('merge-conflicts', () => mergeConflictsCheck(root)),
+      await guarded('lock', () => lockCheck(root)),
+      await guarded('journal', () => journalCheck(ctx)),
+    );
   }
   if (ctx.layoutOk) {
     repo.push(projectCheck(ctx), await guarded('branch', () => branchCheck(ctx)), await guarded('tasks', () => tasksCheck(ctx)));

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Transaction } from '../adapters/transaction.js';
 import { refused, worlds } from '../../test/inproc.js';
 import { GITIGNORE_LINES, initWorkspace, missingIgnoreLines, repairIgnoreFile, SOW_GITIGNORE } from './init.js';
+import { SOW_GITATTRIBUTES } from './merge-setup.js';
 
 const world = worlds();
 
@@ -13,8 +14,18 @@ describe('init', () => {
     const w = await world('bare');
     w.write('src/deep/.keep', '');
     const r = initWorkspace(`${w.dir}/src/deep`);
-    expect(r).toEqual({ root: w.dir, created: ['.sow/.gitignore', '.sow/knowledge/.gitkeep', '.sow/refs/.gitkeep', '.sow/.version'], repaired: [], alreadyInitialised: false });
+    expect(r).toEqual({
+      root: w.dir,
+      created: ['.sow/.gitignore', '.sow/.gitattributes', '.sow/knowledge/.gitkeep', '.sow/refs/.gitkeep', '.sow/.version'],
+      repaired: [],
+      alreadyInitialised: false,
+      configured: ['merge.sow.driver', 'merge.sow.name'],
+    });
     expect(w.read('.sow/.gitignore')).toBe(SOW_GITIGNORE);
+    // git merges every file of .sow/ with sow's driver, which the repository's git config names.
+    expect(w.read('.sow/.gitattributes')).toBe(SOW_GITATTRIBUTES);
+    expect(w.git(['check-attr', 'merge', '--', '.sow/project/state.yaml'])).toBe('.sow/project/state.yaml: merge: sow');
+    expect(w.git(['config', '--local', '--get', 'merge.sow.driver'])).toBe('sow merge-driver %O %A %B %P');
     expect(w.read('.sow/.version')).toBe('2\n');
     expect(missingIgnoreLines(w.dir)).toEqual([]);
   });
@@ -22,13 +33,18 @@ describe('init', () => {
   it('again: nothing to do; with files gone or ignore lines missing, it fills in only those, keeping the person’s own lines', async () => {
     const w = await world('init');
     const before = w.snapshot();
-    expect(initWorkspace(w.dir)).toEqual({ root: w.dir, created: [], repaired: [], alreadyInitialised: true });
+    expect(initWorkspace(w.dir)).toEqual({ root: w.dir, created: [], repaired: [], alreadyInitialised: true, configured: [] });
     expect(w.snapshot()).toEqual(before);
     w.write('.sow/.gitignore', '# mine\n.runtime/\nnotes/');
     w.git(['rm', '-q', '--cached', '--ignore-unmatch', '.sow/refs/.gitkeep']);
     rmSync(`${w.dir}/.sow/refs/.gitkeep`);
     const r = initWorkspace(w.dir);
-    expect(r).toEqual({ root: w.dir, created: ['.sow/refs/.gitkeep'], repaired: ['.sow/.gitignore: .backup/', '.sow/.gitignore: worktrees/'], alreadyInitialised: true });
+    expect(r).toEqual({ root: w.dir, created: ['.sow/refs/.gitkeep'], repaired: ['.sow/.gitignore: .backup/', '.sow/.gitignore: worktrees/'], alreadyInitialised: true, configured: [] });
+    // A repository initialised before the merge driver: init again registers it, keeping the person's attributes.
+    w.write('.sow/.gitattributes', '*.md text\n');
+    w.git(['config', '--unset', 'merge.sow.driver']);
+    expect(initWorkspace(w.dir)).toEqual({ root: w.dir, created: [], repaired: ['.sow/.gitattributes: * merge=sow'], alreadyInitialised: true, configured: ['merge.sow.driver'] });
+    expect(w.read('.sow/.gitattributes')).toBe('*.md text\n* merge=sow\n');
     expect(w.read('.sow/.gitignore')).toBe('# mine\n.runtime/\nnotes/\n.backup/\nworktrees/\n');
   });
 

@@ -6,6 +6,7 @@ import { Transaction } from '../adapters/transaction.js';
 import { layoutVersion, VERSION_FILE } from './workspace.js';
 import { MigrationNeededError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
+import { ATTRIBUTES_FILE, configureDriver, repairAttributesFile } from './merge-setup.js';
 
 /** The lines `.sow/.gitignore` must hold; `sow init` adds any that are missing. */
 export const GITIGNORE_LINES = ['.runtime/', '.backup/', 'worktrees/'];
@@ -42,6 +43,10 @@ export interface InitResult {
   created: string[];
   repaired: string[];
   alreadyInitialised: boolean;
+  /** What was set in the repository's git config (the merge driver, docs/decisions/0058). */
+  configured: string[];
+  /** Why the git config could not be set (sow doctor says it again, with the fix). */
+  warnings?: string[];
 }
 
 export function initWorkspace(cwd: string): InitResult {
@@ -63,10 +68,23 @@ export function initWorkspace(cwd: string): InitResult {
   const ignore = repairIgnoreFile(root, tx);
   if (ignore.created) created.push(IGNORE_FILE);
   else repaired.push(...ignore.added.map((l) => `${IGNORE_FILE}: ${l}`));
+  const attributes = repairAttributesFile(root, tx);
+  if (attributes === 'created') created.push(ATTRIBUTES_FILE);
+  else if (attributes === 'added') repaired.push(`${ATTRIBUTES_FILE}: * merge=sow`);
   file('.sow/knowledge/.gitkeep', '');
   file('.sow/refs/.gitkeep', '');
   // Last, so a half-done init is not taken for a workspace.
   file(VERSION_FILE, `${LAYOUT_VERSION}\n`);
   tx.commit();
-  return { root, created, repaired, alreadyInitialised };
+  // After the files: git config is not part of the transaction, and a failure there leaves a
+  // workspace that works (git then merges .sow/ as text) and that doctor --fix completes.
+  const driver = configureDriver(root);
+  return {
+    root,
+    created,
+    repaired,
+    alreadyInitialised,
+    configured: driver.set,
+    ...(driver.failed ? { warnings: [`git merges .sow/ files as text until the merge driver is set in git config, which failed: ${driver.failed}; 'sow doctor --fix' sets it`] } : {}),
+  };
 }

@@ -52,6 +52,7 @@ export const GROUPS: readonly GroupDef[] = [
   single('install', async () => (await import('./install.js')).install),
   single('uninstall', async () => (await import('./install.js')).uninstall),
   group('hook', 'Hooks the agent CLIs run (installed by sow install)', async () => (await import('./install.js')).hook),
+  single('merge-driver', async () => (await import('./merge-driver.js')).mergeDriver),
   single('doctor', async () => (await import('./doctor.js')).doctor),
   single('completion', async () => (await import('./completion.js')).completion),
   single('exit-codes', async () => (await import('./exit-codes.js')).exitCodes),

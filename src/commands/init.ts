@@ -8,11 +8,14 @@ export const init: CommandDef = {
   async run(ctx) {
     const { initWorkspace } = await import('../app/init.js');
     const result = initWorkspace(ctx.app.cwd);
+    const { warnings, ...data } = result;
+    const done = [...result.created.map((c) => `added ${c}`), ...result.repaired.map((r) => `added ${r}`), ...result.configured.map((k) => `set git config ${k}`)];
     return {
-      data: result,
+      data,
+      ...(warnings ? { warnings } : {}),
       message: result.alreadyInitialised
-        ? result.created.length || result.repaired.length
-          ? `Completed .sow/ in ${result.root} (${[...result.created.map((c) => `added ${c}`), ...result.repaired.map((r) => `added ${r}`)].join(', ')})`
+        ? done.length
+          ? `Completed .sow/ in ${result.root} (${done.join(', ')})`
           : `.sow/ already initialised in ${result.root}`
         : `Initialised .sow/ in ${result.root}\nNext: sow project new <name> --description "..."`,
     };

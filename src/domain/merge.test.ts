@@ -186,7 +186,12 @@ describe('mergeData: lists', () => {
   });
 
   it('dependencies and retired owners merge as sets', () => {
-    const r = mergeData('task', task({ dependencies: ['010', '020'] }), task({ dependencies: ['010', '030'], retired_owners: ['a'] }), task({ dependencies: ['010', '020', '040'], retired_owners: ['b', 'a'] }));
+    const r = mergeData(
+      'task',
+      task({ dependencies: ['010', '020'] }),
+      task({ dependencies: ['010', '030'], retired_owners: ['a'] }),
+      task({ dependencies: ['010', '020', '040'], retired_owners: ['b', 'a'] }),
+    );
     expect(r.conflicts).toEqual([]);
     expect(r.value).toMatchObject({ dependencies: ['010', '030', '040'], retired_owners: ['a', 'b'] });
   });
@@ -212,7 +217,14 @@ describe('mergeData: lists', () => {
 describe('interleave', () => {
   it('weaves two ordered sequences by time, keeping each side’s order; an item without a time follows the one before it', () => {
     const t = (x: { t?: number }) => x.t;
-    const out = interleave([{ n: 'a', t: 1 }, { n: 'a2' }, { n: 'c', t: 5 }], [{ n: 'b', t: 3 }, { n: 'd', t: 5 }], t);
+    const out = interleave(
+      [{ n: 'a', t: 1 }, { n: 'a2' }, { n: 'c', t: 5 }],
+      [
+        { n: 'b', t: 3 },
+        { n: 'd', t: 5 },
+      ],
+      t,
+    );
     expect(out.map((x) => x.n)).toEqual(['a', 'a2', 'b', 'c', 'd']);
   });
 });

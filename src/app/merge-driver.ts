@@ -1,0 +1,189 @@
+/**
+ * `sow merge-driver`: git calls it (`merge=sow` in `.sow/.gitattributes`, `merge.sow.driver` in the
+ * repository's git config) for every file under `.sow/` that two branches both changed, with the
+ * three versions in temp files (%O base, %A ours, %B theirs) and the file's path (%P). The merge
+ * goes into %A; exit 0 says it merged, anything else that git must stop (docs/decisions/0058).
+ *
+ * The files come from another branch and may be hostile: each is read as a regular file (never
+ * through a link) inside the folder git runs the merge in, with the size limits of state files,
+ * and parsed by the same guarded reader as every state file. Nothing in them is run. The only
+ * files written are %A and the record of a conflict under `.sow/.runtime/merge-conflicts/`.
+ * What the driver does not understand (another file, one too large, one that does not parse)
+ * goes to git's own text merge (`git merge-file`), so nothing is lost.
+ */
+import { SowError } from '../domain/errors.js';
+import { quoted } from '../domain/display.js';
+import { toJson } from '../domain/json.js';
+import { mergeData, mergeKindOf, mergeLog, type FieldConflict, type MergeKind } from '../domain/merge.js';
+import { ProjectStateSchema, TaskStateSchema, check } from '../domain/schemas.js';
+import type { ReadLimits } from '../adapters/confine.js';
+import { DOCUMENT_LIMITS } from '../adapters/files.js';
+import { gitRun, val } from '../adapters/git.js';
+import { forgetConflictRecord, gitTempFile, readConflictRecords, readGitTempFile, TempFileTooLarge, writeConflictRecord, writeGitTempFile } from '../adapters/merge-files.js';
+import { MAX_STATE_BYTES, parseStateText } from '../adapters/state-files.js';
+import { editYaml } from '../adapters/yaml/document.js';
+import { emitYaml } from '../adapters/yaml/emit.js';
+
+export interface MergeDriverRequest {
+  /** %O, %A, %B: the temp files git wrote (relative to where it runs the driver, or absolute). */
+  base: string;
+  ours: string;
+  theirs: string;
+  /** %P: the file's path in the repository. */
+  path: string;
+}
+
+export interface MergeDriverResult {
+  path: string;
+  /** by-meaning: sow merged it; text: git's text merge did. */
+  how: 'by-meaning' | 'text';
+}
+
+/** Where conflicts are recorded for `sow doctor`, under `.sow/.runtime/` (never committed). */
+export const CONFLICTS_FOLDER = 'merge-conflicts';
+
+export interface ConflictRecord {
+  path: string;
+  at: string;
+  fields: FieldConflict[];
+}
+
+/** Both branches changed fields of a state file differently: git stops the merge (exit 1), and the file keeps this branch's values. */
+export class MergeConflictError extends SowError {
+  constructor(path: string, fields: readonly FieldConflict[]) {
+    super(
+      'MERGE_CONFLICT',
+      'failed',
+      `${quoted(path)}: ${fields.length === 1 ? 'a field' : `${fields.length} fields`} both branches changed to different values: ${describeConflicts(fields)}; the file keeps this branch's values`,
+      resolveHint(path),
+      { path, fields },
+    );
+  }
+}
+
+/** git's text merge left conflict markers in a file sow does not merge by meaning. */
+export class MergeTextConflictError extends SowError {
+  constructor(path: string) {
+    super(
+      'MERGE_TEXT_CONFLICT',
+      'failed',
+      `${quoted(path)}: both branches changed the same lines; git's text merge left conflict markers in it`,
+      `edit it to keep what both sides meant and remove the markers, then 'git add ${path}' and 'git commit'`,
+      { path },
+    );
+  }
+}
+
+const resolveHint = (path: string) => `edit ${path} so each field named holds the value you want (it holds this branch's now), then 'git add ${path}' and 'git commit'; 'sow doctor' names them again`;
+
+const MAX_SHOWN = 60;
+/** A value of a conflict, on one line: a string in quotes, anything else as JSON; "nothing" where a side removed it. */
+export function showValue(v: unknown): string {
+  if (v === undefined) return 'nothing (removed)';
+  const text = typeof v === 'string' ? v : toJson(v);
+  return quoted(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+}
+
+export function describeConflicts(fields: readonly FieldConflict[], max = 3): string {
+  const shown = fields.slice(0, max).map((f) => `${quoted(f.field)} is ${showValue(f.ours)} here and ${showValue(f.theirs)} on the other branch`);
+  return `${shown.join('; ')}${fields.length > max ? `; and ${fields.length - max} more` : ''}`;
+}
+
+/** git's own text merge, in place in %A (what git would have done without the driver). */
+function textMerge(cwd: string, files: { base: string; ours: string; theirs: string }, path: string): MergeDriverResult {
+  const r = gitRun(cwd, ['merge-file', '-L', 'ours', '-L', 'base', '-L', 'theirs', '--', val(files.ours, 'a temp file'), val(files.base, 'a temp file'), val(files.theirs, 'a temp file')]);
+  forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
+  if (!r.ok) {
+    // Exit 1..127: that many conflicts, markers written; else git failed (and wrote nothing).
+    if (/error|fatal/i.test(r.err) && !/^\d+$/.test(r.err))
+      throw new SowError(
+        'GIT_MERGE_FILE_FAILED',
+        'external',
+        `'git merge-file' failed on ${quoted(path)}: ${r.err.split('\n').at(-1)}`,
+        'the merge stops with this file as it was on this branch; merge it by hand, then git add it',
+      );
+    throw new MergeTextConflictError(path);
+  }
+  return { path, how: 'text' };
+}
+
+const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
+
+/** Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what sow does not read. */
+async function parsed(kind: MergeKind, path: string, text: string, isBase: boolean): Promise<{ data: unknown; handWritten: boolean } | 'unreadable'> {
+  if (isBase && text.trim() === '') return { data: undefined, handWritten: false };
+  try {
+    const p = await parseStateText(path, text);
+    if (!validFor(kind, p.data)) return 'unreadable';
+    return p;
+  } catch (err) {
+    if (err instanceof SowError) return 'unreadable';
+    throw err;
+  }
+}
+
+function validFor(kind: MergeKind, data: unknown): boolean {
+  if (kind === 'project' || kind === 'task') return check(SCHEMAS[kind], data).ok;
+  if (kind === 'knowledge') return typeof data === 'object' && data !== null && !Array.isArray(data) && Array.isArray((data as { entries?: unknown }).entries);
+  return false;
+}
+
+/** Runs the driver: the merge in %A, or a conflict error (git stops), or git's text merge for what sow does not understand. */
+export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: () => string): Promise<MergeDriverResult> {
+  const files = { base: gitTempFile(cwd, req.base, 'the base version'), ours: gitTempFile(cwd, req.ours, 'this branch’s version'), theirs: gitTempFile(cwd, req.theirs, 'the other branch’s version') };
+  const path = req.path;
+  const kind = mergeKindOf(path);
+  if (!kind) return textMerge(cwd, files, path);
+  const limits: ReadLimits = kind === 'log' ? DOCUMENT_LIMITS : { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB' };
+  let texts: { base: string; ours: string; theirs: string };
+  try {
+    texts = { base: readGitTempFile(files.base, path, limits), ours: readGitTempFile(files.ours, path, limits), theirs: readGitTempFile(files.theirs, path, limits) };
+  } catch (err) {
+    if (err instanceof TempFileTooLarge) return textMerge(cwd, files, path);
+    throw err;
+  }
+  let merged: string;
+  let conflicts: FieldConflict[] = [];
+  if (kind === 'log') {
+    const log = mergeLog(texts.base, texts.ours, texts.theirs);
+    if (log === undefined) return textMerge(cwd, files, path);
+    merged = log;
+  } else {
+    const base = await parsed(kind, path, texts.base, true);
+    const ours = await parsed(kind, path, texts.ours, false);
+    const theirs = await parsed(kind, path, texts.theirs, false);
+    if (base === 'unreadable' || ours === 'unreadable' || theirs === 'unreadable') return textMerge(cwd, files, path);
+    const result = mergeData(kind, base.data, ours.data, theirs.data);
+    conflicts = result.conflicts;
+    let value = result.value;
+    // Fields merged each on its own may not fit together (a schema's rule across fields): then
+    // this branch's file stands whole, and the person decides.
+    if (!validFor(kind, value)) {
+      const valid = kind === 'knowledge' ? undefined : check(SCHEMAS[kind], value);
+      value = ours.data;
+      conflicts = [
+        { field: valid && !valid.ok ? valid.issue.path : '(the whole file)', ours: '(this branch’s file)', theirs: '(the other branch’s file, merged with this one: it would not be valid)' },
+      ];
+    }
+    merged = ours.handWritten ? await editYaml(texts.ours, value) : emitYaml(value as Record<string, unknown>);
+  }
+  if (merged !== texts.ours) writeGitTempFile(files.ours, merged);
+  if (conflicts.length) {
+    writeConflictRecord(cwd, CONFLICTS_FOLDER, path, `${toJson({ path, at: now(), fields: conflicts }, 2)}\n`);
+    throw new MergeConflictError(path, conflicts);
+  }
+  forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
+  return { path, how: 'by-meaning' };
+}
+
+/** The conflicts the driver recorded in this checkout (a record that does not read as one is skipped). */
+export function conflictRecords(root: string): ConflictRecord[] {
+  return readConflictRecords(root, CONFLICTS_FOLDER).filter((r): r is ConflictRecord => isRecord(r));
+}
+
+function isRecord(data: unknown): data is ConflictRecord {
+  if (typeof data !== 'object' || data === null) return false;
+  const r = data as Partial<ConflictRecord>;
+  if (typeof r.path !== 'string' || typeof r.at !== 'string' || !Array.isArray(r.fields)) return false;
+  return r.fields.every((f) => typeof f === 'object' && f !== null && typeof (f as FieldConflict).field === 'string');
+}

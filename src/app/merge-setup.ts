@@ -1,0 +1,73 @@
+/**
+ * Registering `sow merge-driver` with git, which takes two things (docs/decisions/0058):
+ * `.sow/.gitattributes` (committed, beside `.sow/.gitignore`) says that git merges every file under
+ * `.sow/` with the driver named `sow`, and the repository's own git config says what command that
+ * driver is. git never takes a command from a committed file, so a clone has the attribute but
+ * not the command until `sow init` (or `sow doctor --fix`) runs in it; until then git merges those
+ * files as text, as it always did.
+ */
+import { readFileIfExists } from '../adapters/files.js';
+import { gitRun, val } from '../adapters/git.js';
+import type { Transaction } from '../adapters/transaction.js';
+
+/**
+ * What git runs, through the shell, in the top of the work tree: `sow` as found on PATH (where a
+ * user's sow is, whatever installed it and wherever it moves on an upgrade); git puts each
+ * placeholder in single quotes itself.
+ */
+export const MERGE_DRIVER = 'sow merge-driver %O %A %B %P';
+export const MERGE_DRIVER_NAME = "sow's files under .sow/, merged by what they mean";
+export const ATTRIBUTES_FILE = '.sow/.gitattributes';
+export const ATTRIBUTES_LINE = '* merge=sow';
+export const SOW_GITATTRIBUTES = `# git merges sow's files with 'sow merge-driver' (the command is in .git/config: 'sow init'
+# or 'sow doctor --fix' sets it): fields, artifacts and log entries of both branches are kept.
+${ATTRIBUTES_LINE}
+`;
+
+/** Whether `.sow/.gitattributes` has the line that names the driver. */
+export function attributesMissing(root: string): boolean {
+  const text = readFileIfExists(root, ATTRIBUTES_FILE);
+  return !(text ?? '').split('\n').some((l) => l.trim().replace(/\s+/g, ' ') === ATTRIBUTES_LINE);
+}
+
+/** Adds the line (or the whole file) to `tx`; says whether it did. */
+export function repairAttributesFile(root: string, tx: Transaction): 'created' | 'added' | undefined {
+  if (!attributesMissing(root)) return undefined;
+  const text = readFileIfExists(root, ATTRIBUTES_FILE);
+  if (text === undefined) {
+    tx.write(ATTRIBUTES_FILE, SOW_GITATTRIBUTES);
+    return 'created';
+  }
+  tx.write(ATTRIBUTES_FILE, `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${ATTRIBUTES_LINE}\n`);
+  return 'added';
+}
+
+/** The command git config names for the driver, or undefined without one. */
+export function configuredDriver(root: string): string | undefined {
+  const r = gitRun(root, ['config', '--get', 'merge.sow.driver']);
+  return r.ok ? r.out : undefined;
+}
+
+/** Whether `command` runs sow's merge driver with every placeholder it needs (the path to sow is the user's choice). */
+export function isSowDriver(command: string): boolean {
+  return /(^|[\s/'"])sow(\.cjs)?['"]? merge-driver %O %A %B %P$/.test(command.trim());
+}
+
+/**
+ * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where they are
+ * missing (a driver the user set to another command is theirs: left alone). Returns the keys it
+ * set; a git that refuses (no git, a read-only config) is said in `failed`.
+ */
+export function configureDriver(root: string): { set: string[]; failed?: string } {
+  const set: string[] = [];
+  for (const [key, value] of [
+    ['merge.sow.driver', MERGE_DRIVER],
+    ['merge.sow.name', MERGE_DRIVER_NAME],
+  ] as const) {
+    if (gitRun(root, ['config', '--get', val(key, 'a git config key')]).ok) continue;
+    const r = gitRun(root, ['config', '--local', val(key, 'a git config key'), val(value, 'its value')]);
+    if (!r.ok) return { set, failed: r.err.split('\n').at(-1) || `'git config ${key}' failed` };
+    set.push(key);
+  }
+  return { set };
+}
