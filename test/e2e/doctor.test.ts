@@ -1,7 +1,7 @@
 /**
  * `sow doctor [--fix]` end to end: a healthy repository is all ok (exit 0, in JSON and as text),
  * several problems at once are one line each with exit 1 and `--fix` fixes only the safe one, and
- * outside a workspace the machine checks still run. PATH holds only the fake CLIs, node and git,
+ * outside a workspace the machine checks still run. PATH holds only the fake CLIs, node, git and sow,
  * so what this machine has installed (a real gh) plays no part. Each finding itself — and what
  * `--fix` does about it — is judged in-process (src/app/doctor.test.ts).
  */
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentFixtures, runSow, show, type AgentFixture, type Run } from './agent-world.js';
+import { SOW } from './harness.js';
 
 const FAKE_GH = fileURLToPath(new URL('../fakes/fake-gh.mjs', import.meta.url));
 const GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
@@ -44,6 +45,8 @@ function setup(config?: string, opts: { omit?: string[]; gh?: boolean } = {}): D
   symlinkSync(process.execPath, join(f.world.bin, 'node'));
   symlinkSync(GIT, join(f.world.bin, 'git'));
   if (opts.gh !== false) writeFileSync(join(f.world.bin, 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, { mode: 0o755 });
+  // git runs the merge driver as 'sow', found on PATH.
+  writeFileSync(join(f.world.bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`, { mode: 0o755 });
   return {
     ...f,
     doctor(args = [], env = {}) {
@@ -87,6 +90,8 @@ describe('sow doctor: a healthy repository', () => {
       'git',
       'workspace',
       'gitignore',
+      'merge-driver',
+      'merge-conflicts',
       'lock',
       'journal',
       'project',
