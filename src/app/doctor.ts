@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_EXECUTOR, permissionProfile, resolveConfig, type ResolvedBinding } from '../domain/config.js';
 import { NotAGitRepositoryError, SowError } from '../domain/errors.js';
 import { LAYOUT_VERSION } from '../domain/schemas.js';
+import { quoted, shown } from '../domain/display.js';
 import type { ExecutorConfig } from '../domain/schemas.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
 import { fileExists } from '../adapters/files.js';
@@ -229,7 +230,7 @@ function mergeDriverCheck(app: AppContext, root: string): Finding {
         : `another attributes rule takes .sow/ files from the merge driver (git says merge: ${attribute ?? 'unspecified'}; 'git check-attr -a -- .sow/project/state.yaml' shows them)`,
     );
   if (command === undefined) problems.push('git config has no merge.sow.driver');
-  else if (!isSowDriver(command)) problems.push(`git config merge.sow.driver is '${command}', not '${MERGE_DRIVER}'`);
+  else if (!isSowDriver(command)) problems.push(`git config merge.sow.driver is ${quoted(command)}, not '${MERGE_DRIVER}'`);
   if (problems.length) {
     const fixable = (attribute !== 'sow' && attributesMissing(root)) || command === undefined;
     return {
@@ -261,7 +262,7 @@ function mergeDriverCheck(app: AppContext, root: string): Finding {
       message: `git runs '${MERGE_DRIVER}' to merge .sow/ files, but no sow is on PATH: such a merge would stop at each of them`,
       fix: "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow merge-driver %O %A %B %P'",
     };
-  return ok('merge-driver', `git merges .sow/ files with '${command}'`);
+  return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);
 }
 
 /** Files under .sow/ a merge left unmerged, with the fields and values the driver recorded for each. */
@@ -278,16 +279,17 @@ function mergeConflictsCheck(root: string): Finding {
   const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
   const said = unmerged.slice(0, 3).map((path) => {
     const record = records.get(path);
-    return record ? `${path}: ${describeConflicts(record.fields)}; it holds this branch's values` : `${path}: git's text merge left conflict markers in it`;
+    return record ? `${shown(path)}: ${describeConflicts(record.fields)}; it holds this branch's values` : `${shown(path)}: git's text merge left conflict markers in it`;
   });
   const first = unmerged[0]!;
+  const firstShown = shown(first);
   return {
     id: 'merge-conflicts',
     status: 'fail',
     message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${said.join('; ')}${unmerged.length > 3 ? '; …' : ''}`,
     fix: records.has(first)
-      ? `edit ${first} so each field named holds the value you want, then 'git add ${first}' (and so on for each file), then 'git commit'`
-      : `edit ${first} to keep what both sides meant and remove the markers, then 'git add ${first}' (and so on for each file), then 'git commit'`,
+      ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`
+      : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`,
   };
 }
 

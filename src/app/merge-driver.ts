@@ -12,7 +12,7 @@
  * goes to git's own text merge (`git merge-file`), so nothing is lost.
  */
 import { SowError } from '../domain/errors.js';
-import { quoted } from '../domain/display.js';
+import { quoted, shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import { mergeData, mergeKindOf, mergeLog, type FieldConflict, type MergeKind } from '../domain/merge.js';
 import { ProjectStateSchema, TaskStateSchema, check } from '../domain/schemas.js';
@@ -68,13 +68,14 @@ export class MergeTextConflictError extends SowError {
       'MERGE_TEXT_CONFLICT',
       'failed',
       `${quoted(path)}: both branches changed the same lines; git's text merge left conflict markers in it`,
-      `edit it to keep what both sides meant and remove the markers, then 'git add ${path}' and 'git commit'`,
+      `edit it to keep what both sides meant and remove the markers, then 'git add ${shown(path)}' and 'git commit'`,
       { path },
     );
   }
 }
 
-const resolveHint = (path: string) => `edit ${path} so each field named holds the value you want (it holds this branch's now), then 'git add ${path}' and 'git commit'; 'sow doctor' names them again`;
+const resolveHint = (path: string) =>
+  `edit ${shown(path)} so each field named holds the value you want (it holds this branch's now), then 'git add ${shown(path)}' and 'git commit'; 'sow doctor' names them again`;
 
 const MAX_SHOWN = 60;
 /** A value of a conflict, on one line: a string in quotes, anything else as JSON; "nothing" where a side removed it. */

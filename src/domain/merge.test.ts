@@ -146,6 +146,9 @@ describe('mergeData: lists', () => {
     const removed = mergeData('task', task({ inputs: [a, b] }), task({ inputs: [b] }), task({ inputs: [a, b, art('reference', 'c.md', 3)] }));
     expect(removed.conflicts).toEqual([]);
     expect((removed.value as any).inputs.map((i: any) => i.path)).toEqual(['b.md', 'c.md']);
+    const removedThere = mergeData('task', task({ inputs: [a, b] }), task({ inputs: [a, b, art('reference', 'd.md', 4)] }), task({ inputs: [b] }));
+    expect(removedThere.conflicts).toEqual([]);
+    expect((removedThere.value as any).inputs.map((i: any) => i.path)).toEqual(['b.md', 'd.md']);
     const changed = mergeData('task', task({ inputs: [a, b] }), task({ inputs: [b] }), task({ inputs: [{ ...a, approved: true }, b] }));
     expect(changed.conflicts).toEqual([{ field: 'inputs.(reference a.md)', base: a, theirs: { ...a, approved: true } }]);
     expect((changed.value as any).inputs.map((i: any) => i.path)).toEqual(['b.md']);
