@@ -85,6 +85,10 @@ describe('sow merge-driver', () => {
     const markers = merge(w, '.sow/config.yaml', 'a: 1\n', 'a: 2\n', 'a: 3\n');
     await refused(w, markers.run, 'MERGE_TEXT_CONFLICT', 1);
     expect(markers.result()).toBe('<<<<<<< ours\na: 2\n=======\na: 3\n>>>>>>> theirs\n');
+    // A file git cannot merge as text either (binary): exit 5, and %A is this branch's, untouched.
+    const binary = merge(w, '.sow/knowledge/logo.png', 'a\0b', 'a\0c', 'a\0d');
+    await refused(w, binary.run, 'GIT_MERGE_FILE_FAILED', 5);
+    expect(binary.result()).toBe('a\0c');
     // An alias bomb on the other side is never expanded: the text merge takes the file.
     const bomb = `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`;
     await refused(w, merge(w, TASK, task(), task({ status: 'completed' }), bomb).run, 'MERGE_TEXT_CONFLICT', 1);

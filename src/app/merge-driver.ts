@@ -95,8 +95,8 @@ function textMerge(cwd: string, files: { base: string; ours: string; theirs: str
   const r = gitRun(cwd, ['merge-file', '-L', 'ours', '-L', 'base', '-L', 'theirs', '--', val(files.ours, 'a temp file'), val(files.base, 'a temp file'), val(files.theirs, 'a temp file')]);
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
   if (!r.ok) {
-    // Exit 1..127: that many conflicts, markers written; else git failed (and wrote nothing).
-    if (/error|fatal/i.test(r.err) && !/^\d+$/.test(r.err))
+    // A count of conflicts (markers written) says nothing; a failure (a binary file) says why, and wrote nothing.
+    if (/^(error|fatal):/m.test(r.err))
       throw new SowError(
         'GIT_MERGE_FILE_FAILED',
         'external',
