@@ -19,6 +19,7 @@ import { doctor, DoctorFoundProblemsError, helpChecks, helpListsFlag, invocation
 import { validateUserConfig } from './config.js';
 import { addRef } from './refs.js';
 import { addWorktreeFor } from './worktree.js';
+import { MERGE_DRIVER } from './merge-setup.js';
 
 const FIXTURES = new URL('../../test/fixtures/agent-help/', import.meta.url);
 /** The pinned help text of each subcommand path sow runs. */
@@ -293,7 +294,7 @@ describe('doctor', () => {
     expect(failing(fixed)).toEqual([]);
     expect(find(fixed, 'merge-driver')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: wrote .sow/.gitattributes; set git config merge.sow.driver, merge.sow.name' });
     expect(w.git(['check-attr', 'merge', '--', '.sow/project/phases/implementation/tasks/010/state.yaml'])).toMatch(/: merge: sow$/);
-    expect(w.git(['config', '--get', 'merge.sow.driver'])).toBe('sow merge-driver %O %A %B %P');
+    expect(w.git(['config', '--get', 'merge.sow.driver'])).toBe(MERGE_DRIVER);
   });
 
   it('the merge driver: a command of the user’s own is kept (FAIL only when it is not sow’s); no sow on PATH is a warning', async () => {
@@ -308,10 +309,11 @@ describe('doctor', () => {
     expect(find(other, 'merge-driver')).toMatchObject({
       status: 'fail',
       message: expect.stringContaining("merge.sow.driver is 'cat %A'"),
-      fix: "git config merge.sow.driver 'sow merge-driver %O %A %B %P'",
+      fix: `git config merge.sow.driver '${MERGE_DRIVER}'`,
     });
     expect(w.git(['config', '--get', 'merge.sow.driver'])).toBe('cat %A');
-    w.git(['config', 'merge.sow.driver', 'sow merge-driver %O %A %B %P']);
+    w.git(['config', 'merge.sow.driver', MERGE_DRIVER]);
+    expect(find(await doctor(machine(w, REPO_ONLY).ctx(), { fix: false }), 'merge-driver').status).toBe('ok');
     const noSow = await doctor(machine(w, { omit: [...REPO_ONLY.omit, 'sow'] }).ctx(), { fix: false });
     expect(find(noSow, 'merge-driver')).toMatchObject({ status: 'warn', message: expect.stringContaining('no sow is on PATH'), fix: expect.stringContaining('npm install -g') });
   });

@@ -30,7 +30,7 @@ import { GITIGNORE_LINES, missingIgnoreLines, repairIgnoreFile } from './init.js
 import { refInfos, refsInit } from './refs.js';
 import { AGENT_OUTPUTS, branchProblem, checkJournalText, hasProject, layoutVersion, loadProject, lockPath, openRoot, taskFileProblems, VERSION_FILE, type LoadedProject } from './workspace.js';
 import { pruneWorktreesFor } from './worktree.js';
-import { ATTRIBUTES_FILE, ATTRIBUTES_LINE, attributesMissing, configureDriver, configuredDriver, isSowDriver, MERGE_DRIVER, repairAttributesFile } from './merge-setup.js';
+import { ATTRIBUTES_FILE, ATTRIBUTES_LINE, attributesMissing, configureDriver, configuredDriver, findsSowOnPath, isSowDriver, MERGE_DRIVER, repairAttributesFile } from './merge-setup.js';
 import { conflictRecords, describeConflicts } from './merge-driver.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { contextOf, type AppContext, type Where } from './context.js';
@@ -255,11 +255,11 @@ function mergeDriverCheck(app: AppContext, root: string): Finding {
         : {}),
     };
   }
-  if (/^sow /.test(command!) && !findOnPath('sow', app.env))
+  if (findsSowOnPath(command!) && !findOnPath('sow', app.env))
     return {
       id: 'merge-driver',
       status: 'warn',
-      message: `git runs '${MERGE_DRIVER}' to merge .sow/ files, but no sow is on PATH: such a merge would stop at each of them`,
+      message: 'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as text, and two branches that changed the same project conflict in them',
       fix: "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow merge-driver %O %A %B %P'",
     };
   return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);

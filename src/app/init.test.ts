@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Transaction } from '../adapters/transaction.js';
 import { refused, worlds } from '../../test/inproc.js';
 import { GITIGNORE_LINES, initWorkspace, missingIgnoreLines, repairIgnoreFile, SOW_GITIGNORE } from './init.js';
-import { SOW_GITATTRIBUTES } from './merge-setup.js';
+import { MERGE_DRIVER, SOW_GITATTRIBUTES } from './merge-setup.js';
 
 const world = worlds();
 
@@ -25,7 +25,7 @@ describe('init', () => {
     // git merges every file of .sow/ with sow's driver, which the repository's git config names.
     expect(w.read('.sow/.gitattributes')).toBe(SOW_GITATTRIBUTES);
     expect(w.git(['check-attr', 'merge', '--', '.sow/project/state.yaml'])).toBe('.sow/project/state.yaml: merge: sow');
-    expect(w.git(['config', '--local', '--get', 'merge.sow.driver'])).toBe('sow merge-driver %O %A %B %P');
+    expect(w.git(['config', '--local', '--get', 'merge.sow.driver'])).toBe(MERGE_DRIVER);
     expect(w.read('.sow/.version')).toBe('2\n');
     expect(missingIgnoreLines(w.dir)).toEqual([]);
   });

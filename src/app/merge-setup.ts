@@ -11,11 +11,12 @@ import { gitRun, val } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';
 
 /**
- * What git runs, through the shell, in the top of the work tree: `sow` as found on PATH (where a
- * user's sow is, whatever installed it and wherever it moves on an upgrade); git puts each
- * placeholder in single quotes itself.
+ * What git runs, through `sh`, in the top of the work tree: `sow` as found on PATH (where a user's
+ * sow is, whatever installed it and wherever an upgrade moves it); where none is (a GUI client
+ * with another PATH, a machine without sow), git's own text merge, as without the driver. git puts
+ * each placeholder in single quotes itself.
  */
-export const MERGE_DRIVER = 'sow merge-driver %O %A %B %P';
+export const MERGE_DRIVER = 'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs %A %O %B; fi';
 export const MERGE_DRIVER_NAME = "sow's files under .sow/, merged by what they mean";
 export const ATTRIBUTES_FILE = '.sow/.gitattributes';
 export const ATTRIBUTES_LINE = '* merge=sow';
@@ -48,10 +49,13 @@ export function configuredDriver(root: string): string | undefined {
   return r.ok ? r.out : undefined;
 }
 
-/** Whether `command` runs sow's merge driver with every placeholder it needs (the path to sow is the user's choice). */
+/** Whether `command` runs sow's merge driver with every placeholder it needs (how it finds sow is the user's choice). */
 export function isSowDriver(command: string): boolean {
-  return /(^|[\s/'"])sow(\.cjs)?['"]? merge-driver %O %A %B %P$/.test(command.trim());
+  return /(^|[\s/'"])sow(\.cjs)?['"]? merge-driver %O %A %B %P($|[\s;])/.test(command.trim());
 }
+
+/** Whether `command` finds sow on PATH (rather than naming it in full). */
+export const findsSowOnPath = (command: string): boolean => /(^|[\s;])(command -v sow|sow merge-driver)\b/.test(command.trim());
 
 /**
  * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where they are

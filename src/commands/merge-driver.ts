@@ -12,7 +12,8 @@ export const mergeDriver: CommandDef = {
   ],
   help: [
     'git calls it for every file under .sow/ both branches changed, as registered by sow init:',
-    "  .sow/.gitattributes: '* merge=sow'; git config merge.sow.driver 'sow merge-driver %O %A %B %P'",
+    "  .sow/.gitattributes: '* merge=sow'; git config merge.sow.driver runs 'sow merge-driver %O %A %B %P'",
+    "  when sow is on PATH (else git's own text merge, 'git merge-file').",
     'State files merge field by field (a field only one side changed takes that side; artifacts both',
     'sides added are kept, in time order); logs and the knowledge index keep what either side added.',
     'A field both branches changed to different values stops the merge (exit 1): the file keeps this',

@@ -60,7 +60,7 @@ describe('sow merge-driver, run by git merge', () => {
     // A clone has the attribute (committed) but not the command (git config is not): doctor says so, --fix sets it.
     expect(doctorSays(b, 'merge-driver')).toMatchObject({ status: 'fail', message: expect.stringContaining('git config has no merge.sow.driver'), fix: expect.stringContaining('sow doctor --fix') });
     expect(doctorSays(b, 'merge-driver', ['--fix'])).toMatchObject({ status: 'ok', fixed: true });
-    expect(b.git(['config', '--get', 'merge.sow.driver'])).toBe('sow merge-driver %O %A %B %P');
+    expect(b.git(['config', '--get', 'merge.sow.driver'])).toContain('sow merge-driver %O %A %B %P');
 
     const side = (repo: Repo, id: string, file: string, note: string, entry: string) => {
       sow(repo, ['task', 'set', '--id', id, 'status', 'in_progress']);
@@ -157,5 +157,12 @@ describe('sow merge-driver, run by git merge', () => {
     expect(merge.code, merge.out).not.toBe(0);
     expect(b.read(description)).toMatch(/^<<<<<<< ours\nfrom b\n=======\nfrom a\n>>>>>>> theirs\n$/);
     expect(doctorSays(b, 'merge-conflicts').message).toContain(`${description}: git's text merge left conflict markers in it`);
+
+    // Where git finds no sow on PATH, the registered command falls back to git's text merge: the same markers.
+    b.git(['merge', '--abort']);
+    const noSow = spawnSync('git', ['pull', '--no-rebase', '--no-edit', a.dir, branch], { cwd: b.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+    expect(noSow.status, noSow.stderr).toBe(1);
+    expect(noSow.stderr).not.toContain('not found');
+    expect(b.read(description)).toMatch(/^<<<<<<< ours\nfrom b\n=======\nfrom a\n>>>>>>> theirs\n$/);
   });
 });
