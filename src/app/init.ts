@@ -6,7 +6,7 @@ import { Transaction } from '../adapters/transaction.js';
 import { layoutVersion, VERSION_FILE } from './workspace.js';
 import { MigrationNeededError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
-import { ATTRIBUTES_FILE, configureDriver, repairAttributesFile } from './merge-setup.js';
+import { ATTRIBUTES_FILE, ATTRIBUTES_LINE, configureDriver, repairAttributesFile } from './merge-setup.js';
 
 /** The lines `.sow/.gitignore` must hold; `sow init` adds any that are missing. */
 export const GITIGNORE_LINES = ['.runtime/', '.backup/', 'worktrees/'];
@@ -70,7 +70,7 @@ export function initWorkspace(cwd: string): InitResult {
   else repaired.push(...ignore.added.map((l) => `${IGNORE_FILE}: ${l}`));
   const attributes = repairAttributesFile(root, tx);
   if (attributes === 'created') created.push(ATTRIBUTES_FILE);
-  else if (attributes === 'added') repaired.push(`${ATTRIBUTES_FILE}: * merge=sow`);
+  else if (attributes === 'added') repaired.push(`${ATTRIBUTES_FILE}: ${ATTRIBUTES_LINE}`);
   file('.sow/knowledge/.gitkeep', '');
   file('.sow/refs/.gitkeep', '');
   // Last, so a half-done init is not taken for a workspace.
