@@ -16,7 +16,7 @@
  * The journal is runtime data, never trusted input — a clone can carry one (`git add -f`), with a
  * valid checksum. It is replayed only when it is whole (its checksum), every file it writes comes
  * from `.sow/.runtime/tmp/` and goes to a place sow writes through transactions (the project,
- * the knowledge folder, the refs indexes, `.sow/.version` and `.sow/.gitignore`; links resolved,
+ * the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore` and `.sow/.gitattributes`; links resolved,
  * confine.ts), every state file it would write validates (the caller's `check`), and it removes
  * only what sow removes through transactions: the project folder and the workers' outputs. A
  * replayed removal of the project moves it to `.sow/.backup/removed/` instead of deleting it, so
