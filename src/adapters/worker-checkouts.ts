@@ -87,9 +87,7 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
   }
   const merge = gitRun(root, ['merge', '--no-ff', '--no-edit', '--quiet', opt('--message', message), val(`refs/heads/${branch}`, "the worker's branch")]);
   if (merge.ok) return { merged: true, commit: git(root, ['rev-parse', 'HEAD']) };
-  const conflicts = git(root, ['diff', '--name-only', '-z', '--diff-filter=U'])
-    .split('\0')
-    .filter(Boolean);
+  const conflicts = git(root, ['diff', '--name-only', '-z', '--diff-filter=U']).split('\0').filter(Boolean);
   if (gitRun(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']).ok) git(root, ['merge', '--abort']);
   if (conflicts.length) return { merged: false, conflicts: unique(conflicts) };
   // Not a conflict: git refused the merge for another reason (a hook, files it would overwrite).

@@ -11,7 +11,7 @@ import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors
 import type { TaskState } from '../domain/schemas.js';
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
-import { addWorktree, listWorktrees, removeEmptyFolders, type Worktree } from '../adapters/worktrees.js';
+import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, type Worktree } from '../adapters/worktrees.js';
 import {
   branchExists,
   changesInSow,
@@ -51,13 +51,24 @@ function recordedProblem(taskId: string, problem: string): SowError {
  * <project branch>--task-<id>` of the project checkout, on the branch of that name made from the
  * project branch (an earlier one of the task is used again, as a resume carries on its work).
  */
-export function openWorkerCheckout(root: string, projectBranch: string, taskId: string, recorded: WorkerCheckout | undefined, now: string): { checkout: WorkerCheckout; path: string; created: boolean } {
+export function openWorkerCheckout(
+  root: string,
+  projectBranch: string,
+  taskId: string,
+  recorded: WorkerCheckout | undefined,
+  now: string,
+): { checkout: WorkerCheckout; path: string; created: boolean } {
   const branch = recorded?.branch ?? workerBranch(projectBranch, taskId);
   if (recorded) checkRecorded(root, taskId, recorded);
   else if (!isUsableBranch(root, branch)) throw new InvalidValueError('branch', branch, 'a name git takes for a branch', 'rename the project branch to a plain name (letters, digits, /, -)');
   const rel = recorded?.path ?? workerCheckoutRel(branch);
   const path = placeOf(root, rel);
-  const trees = listWorktrees(root);
+  let trees = listWorktrees(root);
+  // A checkout whose folder went (deleted by hand): git's record of it is dropped before it is made again.
+  if (trees.some((t) => t.prunable && (t.path === path || t.branch === branch))) {
+    pruneWorktrees(root);
+    trees = listWorktrees(root);
+  }
   const there = trees.find((t) => t.path === path && !t.prunable);
   if (there) {
     if (there.branch !== branch) throw recordedProblem(taskId, `names ${rel}, which git has checked out on another branch (${there.branch ?? 'detached'})`);
@@ -65,15 +76,27 @@ export function openWorkerCheckout(root: string, projectBranch: string, taskId: 
   }
   const elsewhere = trees.find((t) => t.branch === branch);
   if (elsewhere)
-    throw new SowError('WORKER_BRANCH_TAKEN', 'failed', `branch '${branch}' is checked out at ${elsewhere.path}, so task ${taskId}'s worker cannot have it`, `remove that worktree ('git worktree remove ${elsewhere.path}'), or rename the branch`, {
-      branch,
-      path: elsewhere.path,
-    });
+    throw new SowError(
+      'WORKER_BRANCH_TAKEN',
+      'failed',
+      `branch '${branch}' is checked out at ${elsewhere.path}, so task ${taskId}'s worker cannot have it`,
+      `remove that worktree ('git worktree remove ${elsewhere.path}'), or rename the branch`,
+      {
+        branch,
+        path: elsewhere.path,
+      },
+    );
   if (fileExists(root, rel))
     throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${rel} exists already, but git does not know it as a worktree`, `move it away, or run 'git worktree prune'`, { path: rel });
   const exists = branchExists(root, branch);
   if (exists && !recorded)
-    throw new SowError('WORKER_BRANCH_EXISTS', 'failed', `branch '${branch}' exists already, and task ${taskId} records no checkout of it`, `delete it if it is left over ('git branch -D ${branch}'), or rename it`, { branch });
+    throw new SowError(
+      'WORKER_BRANCH_EXISTS',
+      'failed',
+      `branch '${branch}' exists already, and task ${taskId} records no checkout of it`,
+      `delete it if it is left over ('git branch -D ${branch}'), or rename it`,
+      { branch },
+    );
   addWorktree(root, path, branch, exists ? undefined : { base: `refs/heads/${projectBranch}` });
   return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
 }
@@ -154,9 +177,15 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
     const task = await uow.task(taskId);
     const checkout = task.worktree;
     if (!checkout)
-      throw new SowError('TASK_NO_WORKTREE', 'failed', `task ${task.id} has no checkout of its own to merge; its worker worked in the project checkout`, "nothing to merge: its changes are there already ('git status')", {
-        task: task.id,
-      });
+      throw new SowError(
+        'TASK_NO_WORKTREE',
+        'failed',
+        `task ${task.id} has no checkout of its own to merge; its worker worked in the project checkout`,
+        "nothing to merge: its changes are there already ('git status')",
+        {
+          task: task.id,
+        },
+      );
     if (task.status !== 'completed')
       throw new SowError(
         'TASK_NOT_COMPLETED',
@@ -166,7 +195,11 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
         { task: task.id, status: task.status },
       );
     const owner = liveOwner(task, uow.now);
-    if (owner) throw new SowError('TASK_OWNED', 'failed', `task ${task.id} is still worked on by ${owner.by}`, "wait for it to stop ('sow agent wait'), then merge", { task: task.id, by: owner.by });
+    if (owner)
+      throw new SowError('TASK_OWNED', 'failed', `task ${task.id} is still worked on by ${owner.by}; its branch is merged once its worker has stopped`, "wait for it ('sow agent wait'), then merge", {
+        task: task.id,
+        owner: owner.by,
+      });
     const root = uow.root;
     const project = await uow.project();
     checkRecorded(root, task.id, checkout);
@@ -178,7 +211,10 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = changesOutsideSow(path);
     const committed = left.length
-      ? commitAllOutsideSow(path, `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its checkout when the task was completed, committed by 'sow task merge'.`)
+      ? commitAllOutsideSow(
+          path,
+          `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its checkout when the task was completed, committed by 'sow task merge'.`,
+        )
       : false;
     const dropped = changesInSow(path);
 

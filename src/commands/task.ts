@@ -381,7 +381,7 @@ export const commands: readonly CommandDef[] = [
       const what = r.merge
         ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} file${r.files.length === 1 ? '' : 's'})`
         : `Task ${r.task}'s branch '${r.branch}' had nothing to merge into '${r.into}'`;
-      return { data: r, message: `${what}${r.committed ? "; what its worker left uncommitted was committed on its branch first" : ''}; its checkout and branch were removed` };
+      return { data: r, message: `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; its checkout and branch were removed` };
     },
   },
   ...inputs.commands,

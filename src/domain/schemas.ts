@@ -302,9 +302,7 @@ export const RepoConfigSchema = v.pipe(
     workers: v.nullish(
       v.pipe(
         v.strictObject({
-          worktree: v.nullish(
-            v.pipe(v.boolean(), d("true: a worker spawned on a task marked parallel works in a checkout of its own (as with --worktree), merged back with 'sow task merge'")),
-          ),
+          worktree: v.nullish(v.pipe(v.boolean(), d("true: a worker spawned on a task marked parallel works in a checkout of its own (as with --worktree), merged back with 'sow task merge'"))),
         }),
         d("The project's workers"),
       ),

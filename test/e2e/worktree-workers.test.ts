@@ -6,9 +6,11 @@
  * The fake workers wait on files the test creates, so what runs at once is shown by files.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFixtures, show, until } from './agent-world.js';
+import { TEST_ENV } from './harness.js';
 
 const base = agentFixtures({
   tasks: ['Edit a', 'Edit b and the shared file', 'Edit the shared file'],
@@ -97,6 +99,13 @@ describe('a checkout per parallel worker', () => {
     expect(checkoutState(f.root, f.repo.git)).toBe(before);
     expect(readFileSync(join(f.root, checkoutOf('020'), 'shared.txt'), 'utf8')).toBe('shared\nfrom 020\n');
 
+    // A resume continues in the same checkout.
+    f.ok(['agent', 'resume', '020', 'One more line', '--quiet'], { FAKE_AGENT_SCRIPT: JSON.stringify([{ append: 'b.txt', text: 'again 020\n' }, ['task', 'set', 'status', 'needs_review']]) });
+    const resumed = f.world.calls().at(-1)!;
+    expect(resumed).toMatchObject({ resuming: true, cwd: join(f.root, checkoutOf('020')) });
+    expect(readFileSync(join(f.root, checkoutOf('020'), 'b.txt'), 'utf8')).toBe('b\nfrom 020\nagain 020\n');
+    expect(checkoutState(f.root, f.repo.git)).toBe(before);
+
     // Refused: a task not completed; then one without a checkout of its own.
     const early = f.sow(['task', 'merge', '010', '--json']);
     expect(early.code, show(early)).toBe(1);
@@ -136,5 +145,15 @@ describe('a checkout per parallel worker', () => {
     expect(f.repo.read('shared.txt')).toBe('shared\nfrom 020\n');
     expect(readFileSync(join(f.root, checkoutOf('030'), 'shared.txt'), 'utf8')).toBe('shared\nfrom 030\n');
     expect(f.task('030').worktree).toMatchObject({ branch: `${branch}--task-030` });
+
+    // Resolved where the hint says, the merge goes through.
+    const wt = join(f.root, checkoutOf('030'));
+    const merged = spawnSync('git', ['-C', wt, 'merge', '--quiet', branch], { encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+    expect(merged.status).toBe(1);
+    writeFileSync(join(wt, 'shared.txt'), 'shared\nfrom 020\nfrom 030\n');
+    f.repo.git(['-C', wt, 'commit', '--quiet', '--all', '--no-edit']);
+    expect(f.ok(['task', 'merge', '030', '--json']).json!.data).toMatchObject({ task: '030', committed: false, files: ['shared.txt'] });
+    expect(f.repo.read('shared.txt')).toBe('shared\nfrom 020\nfrom 030\n');
+    expect(existsSync(wt)).toBe(false);
   });
 });
