@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFixtures, show, until } from './agent-world.js';
+import { acpEvents } from '../fakes/acp-log.js';
 import { TEST_ENV } from './harness.js';
 
 const base = agentFixtures({
@@ -155,5 +156,28 @@ describe('a checkout per parallel worker', () => {
     expect(f.ok(['task', 'merge', '030', '--json']).json!.data).toMatchObject({ task: '030', committed: false, files: ['shared.txt'] });
     expect(f.repo.read('shared.txt')).toBe('shared\nfrom 020\nfrom 030\n');
     expect(existsSync(wt)).toBe(false);
+  });
+
+  it('over the Agent Client Protocol: the session opens in the worker’s checkout, its edits land there, its sow calls (a command, sow mcp) act on the project checkout', () => {
+    const f = base('agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n');
+    const branch = f.repo.git(['branch', '--show-current']);
+    const checkout = join(f.root, `.sow/worktrees/.workers/${branch}--task-010`);
+    // The last edit is of the project checkout's file: outside the worker's own checkout, refused under the safe profile.
+    const script = [
+      { edit: 'a.txt', text: 'over acp\n' },
+      { mcp: { tool: 'status', arguments: {} } },
+      { run: 'sow task set --id 010 status needs_review' },
+      { edit: join(f.root, 'b.txt'), text: 'not here\n' },
+    ];
+    f.ok(['agent', 'spawn', 'implementer', '010', '--worktree'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    const log = acpEvents(f.world.log);
+    expect(log.find((e) => e.event === 'session/new')!.params.cwd).toBe(checkout);
+    expect(log.filter((e) => e.event === 'step').map((e) => (e.result === 'refused' ? 'refused' : 'allowed'))).toEqual(['allowed', 'allowed', 'allowed', 'refused']);
+    const mcp = log.find((e) => e.event === 'step' && e.step?.mcp)!.result;
+    expect(JSON.stringify(mcp.structuredContent), JSON.stringify(mcp)).toContain('ImplementationExecuting');
+    expect(readFileSync(join(checkout, 'a.txt'), 'utf8')).toBe('over acp\n');
+    expect(f.repo.read('a.txt')).toBe('a\n');
+    expect(f.repo.read('b.txt')).toBe('b\n');
+    expect(f.task('010')).toMatchObject({ status: 'needs_review', worktree: { branch: `${branch}--task-010` }, session: { cwd: checkout, transport: 'acp' } });
   });
 });
