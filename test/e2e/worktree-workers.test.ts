@@ -59,6 +59,10 @@ describe('a checkout per parallel worker', () => {
     f.repo.write('.sow/config.yaml', 'workers:\n  worktree: true\n');
     f.ok(['task', 'set', '--id', '030', 'parallel', 'true']);
     const before = checkoutState(f.root, f.repo.git);
+    // A worker without a task has no checkout of its own to ask for.
+    const projectLevel = f.sow(['agent', 'spawn', 'planner', '--worktree', '--json']);
+    expect(projectLevel.code, show(projectLevel)).toBe(2);
+    expect(projectLevel.json!.error!.code).toBe('USAGE');
 
     const spawned = [
       f.ok(['agent', 'spawn', 'implementer', '010', '--worktree', '--detach', '--json'], { FAKE_AGENT_SCRIPT: worker(dir, 'w1', { 'a.txt': 'from 010\n' }) }),
