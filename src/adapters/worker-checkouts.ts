@@ -46,7 +46,8 @@ export const changesInSow = (path: string): string[] => uncommittedPaths(path, '
 export function commitAllOutsideSow(path: string, message: string): boolean {
   git(path, ['add', '--all', '--', '.', ':(exclude).sow']);
   if (gitRun(path, ['diff', '--cached', '--quiet']).ok) return false;
-  git(path, ['commit', '--quiet', opt('--message', message)]);
+  const commit = gitRun(path, ['commit', '--quiet', opt('--message', message)]);
+  if (!commit.ok) throw new GitRefused((commit.err || commit.out).trim().split('\n').at(-1) ?? '');
   return true;
 }
 
@@ -91,12 +92,13 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
   if (gitRun(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']).ok) git(root, ['merge', '--abort']);
   if (conflicts.length) return { merged: false, conflicts: unique(conflicts) };
   // Not a conflict: git refused the merge for another reason (a hook, files it would overwrite).
-  throw new MergeRefusedByGit((merge.err || merge.out).trim().split('\n').at(-1) ?? '');
+  throw new GitRefused((merge.err || merge.out).trim().split('\n').at(-1) ?? '');
 }
 
 const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))];
 
-export class MergeRefusedByGit extends Error {
+/** Git refused a commit or a merge for a reason of its own (no identity, a hook, files it would overwrite): its last word. */
+export class GitRefused extends Error {
   constructor(readonly said: string) {
     super(said);
   }

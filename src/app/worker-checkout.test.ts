@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,28 @@ describe('a worker checkout', () => {
     await refused(w, () => mergeTask(w.ctx(), '010'), 'WORKER_CHECKOUT_INVALID', 4);
     w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: { ...checkout, path: '.sow/worktrees/../../elsewhere' } }));
     await refused(w, () => mergeTask(w.ctx(), '010'), 'WORKER_CHECKOUT_INVALID', 4);
+  });
+
+  it('task merge commits what the worker left (outside .sow/) under a message that says so, merges with a merge commit, and removes the checkout and its branch', async () => {
+    const w = await world('executing');
+    w.git(['config', 'user.name', 'Ada']);
+    w.git(['config', 'user.email', 'ada@example.invalid']);
+    const branch = w.git(['branch', '--show-current']);
+    const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    const task = w.yaml(taskFile('010'));
+    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }));
+    writeFileSync(join(path, 'new.txt'), 'made by the worker\n');
+    mkdirSync(join(path, '.sow'), { recursive: true });
+    writeFileSync(join(path, '.sow', 'stray.txt'), 'not the truth\n');
+    const r = await mergeTask(w.ctx(), '010');
+    expect(r).toMatchObject({ task: '010', branch: `${branch}--task-010`, into: branch, committed: true, files: ['new.txt'], dropped: ['.sow/stray.txt'] });
+    expect(w.read('new.txt')).toBe('made by the worker\n');
+    expect(w.git(['log', '-1', '--format=%s%n%P'])).toMatch(new RegExp(`^Merge task 010: First task\\n\\S+ \\S+$`));
+    expect(w.git(['log', '-1', '--format=%B', 'HEAD^2'])).toMatch(/^Task 010: First task\n\nWhat its worker left uncommitted .* committed by 'sow task merge'/);
+    expect(existsSync(path)).toBe(false);
+    expect(w.git(['branch', '--list', `${branch}--task-010`])).toBe('');
+    expect(w.yaml(taskFile('010')).worktree).toBeUndefined();
+    expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(`Merged its branch '${branch}--task-010' into '${branch}'`);
   });
 
   it('workers.worktree in .sow/config.yaml is a boolean, its key checked for typos', async () => {

@@ -21,7 +21,7 @@ import {
   isMergedInto,
   isUsableBranch,
   mergeBranch,
-  MergeRefusedByGit,
+  GitRefused,
   removeWorkerCheckout,
   uncommittedPaths,
   WORKER_CHECKOUTS_DIR,
@@ -210,12 +210,22 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
 
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = changesOutsideSow(path);
-    const committed = left.length
-      ? commitAllOutsideSow(
+    let committed = false;
+    try {
+      if (left.length)
+        committed = commitAllOutsideSow(
           path,
           `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its checkout when the task was completed, committed by 'sow task merge'.`,
-        )
-      : false;
+        );
+    } catch (err) {
+      if (err instanceof GitRefused)
+        throw new ExternalToolError(
+          'git',
+          `did not commit what task ${task.id}'s worker left in ${checkout.path}: ${err.said}`,
+          `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge --id ${task.id}' again`,
+        );
+      throw err;
+    }
     const dropped = changesInSow(path);
 
     let merge: string | null = null;
@@ -229,7 +239,7 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
       try {
         outcome = mergeBranch(root, checkout.branch, `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on '${checkout.branch}'.`);
       } catch (err) {
-        if (err instanceof MergeRefusedByGit) throw new ExternalToolError('git', `git did not merge '${checkout.branch}': ${err.said}`, `see 'git status' in ${root}`);
+        if (err instanceof GitRefused) throw new ExternalToolError('git', `did not merge '${checkout.branch}': ${err.said}`, `see 'git status' in ${root}`);
         throw err;
       }
       if (!outcome.merged) throw new TaskMergeConflictError(task.id, checkout.branch, project.branch, relative(ctx.cwd, path) || '.', outcome.conflicts);
