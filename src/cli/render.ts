@@ -173,12 +173,26 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   const notes = gone.map((w) => `! ${shown(w.advice ?? '')}`);
   if (rows.length === 0) return [`No worker is running${all ? ' in any checkout' : ''}.`, ...notes].join('\n');
   const t = Date.parse(now);
-  const header = [...(all ? ['checkout'] : []), 'task', 'worker', 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
+  // Where each works, when any works in a checkout of its own ('.': the project checkout).
+  const own = rows.some((w) => w.worktree !== '.');
+  const header = [...(all ? ['checkout'] : []), 'task', 'worker', ...(own ? ['worktree'] : []), 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
   const body = rows.map((w) => {
     const tokensUsed = w.input_tokens !== undefined || w.output_tokens !== undefined ? tokens((w.input_tokens ?? 0) + (w.output_tokens ?? 0)) : '-';
     const last = w.last_activity_at ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago` : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
-    return [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), shown(w.executor), String(w.pid), ago(w.running_seconds), last, tokensUsed, dollars(w.cost_usd), doing];
+    return [
+      ...(all ? [shown(w.checkout)] : []),
+      w.task,
+      shown(w.agent_id),
+      ...(own ? [shown(w.worktree)] : []),
+      shown(w.executor),
+      String(w.pid),
+      ago(w.running_seconds),
+      last,
+      tokensUsed,
+      dollars(w.cost_usd),
+      doing,
+    ];
   });
   return [columns([header, ...body]), ...notes].join('\n');
 }

@@ -364,6 +364,26 @@ export const commands: readonly CommandDef[] = [
       };
     },
   },
+  {
+    name: 'task merge',
+    description: "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the checkout and its branch",
+    args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
+    options: [ID],
+    help: "What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
+    writes: true,
+    async run(ctx, { args, opts }) {
+      const given = args[0] as string | undefined;
+      if (given !== undefined && opts['id'] !== undefined && taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id'))
+        throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
+      const id = given !== undefined ? taskIdArg(given, 'task id') : taskIdOf(opts);
+      const { mergeTask } = await import('../app/worker-checkout.js');
+      const r = await mergeTask(ctx.app, id);
+      const what = r.merge
+        ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} file${r.files.length === 1 ? '' : 's'})`
+        : `Task ${r.task}'s branch '${r.branch}' had nothing to merge into '${r.into}'`;
+      return { data: r, message: `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; its checkout and branch were removed` };
+    },
+  },
   ...inputs.commands,
   ...outputs.commands,
 ];

@@ -192,6 +192,17 @@ export const TaskStateSchema = v.pipe(
     session: v.optional(SessionSchema),
     owner: v.optional(OwnerSchema),
     retired_owners: v.optional(v.pipe(v.array(v.string()), d('Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to it are refused'))),
+    worktree: v.optional(
+      v.pipe(
+        v.looseObject({
+          branch: v.pipe(v.string(), v.minLength(1), d("The worker's branch, made from the project branch: <project branch>--task-<id>")),
+          path: v.pipe(v.string(), v.minLength(1), d("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)")),
+          from: v.pipe(v.string(), v.minLength(1), d('The project branch it was made from, and is merged back into')),
+          created_at: timestamp,
+        }),
+        d("The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and removes it"),
+      ),
+    ),
     handoffs: v.optional(
       v.pipe(
         v.array(
@@ -286,6 +297,14 @@ export const RepoConfigSchema = v.pipe(
           tokens: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(0), d('At most this many tokens, input and output together'))),
         }),
         d("What this project's workers may use: at the limit sow starts no worker and resumes none (exit 3); workers already running go on"),
+      ),
+    ),
+    workers: v.nullish(
+      v.pipe(
+        v.strictObject({
+          worktree: v.nullish(v.pipe(v.boolean(), d("true: a worker spawned on a task marked parallel works in a checkout of its own (as with --worktree), merged back with 'sow task merge'"))),
+        }),
+        d("The project's workers"),
       ),
     ),
     github: v.nullish(

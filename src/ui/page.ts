@@ -124,7 +124,7 @@ function drawProject(d, r) {
       tasks.filter((t) => t.status === st).map((t) => el('div', { class: 'card', 'data-task': t.id }, el('a', { href: '#/t/' + encodeURIComponent(r.checkout) + '/' + t.id }, t.id + ' ' + t.name),
         t.dependencies && t.dependencies.length ? el('div', { class: 'muted' }, 'after ' + t.dependencies.join(', ')) : null, t.worker ? el('div', { class: 'muted' }, 'worker: ' + t.worker.by + ' (' + t.worker.state + ')') : null))))),
     el('h2', {}, 'Workers'),
-    workers.length ? el('table', { id: 'workers' }, workers.map((w) => el('tr', {}, el('td', {}, w.task), el('td', {}, w.agent_id), el('td', {}, w.state), el('td', {}, w.last_activity || ''), el('td', {}, w.state === 'running' ? el('button', { onclick: () => act({ action: 'stop', task: w.task, checkout: r.checkout }) }, 'Stop') : '')))) : el('p', { class: 'muted' }, 'No worker is running.'),
+    workers.length ? el('table', { id: 'workers' }, workers.map((w) => el('tr', {}, el('td', {}, w.task), el('td', {}, w.agent_id), el('td', { class: 'worktree' }, w.worktree && w.worktree !== '.' ? w.worktree : 'project checkout'), el('td', {}, w.state), el('td', {}, w.last_activity || ''), el('td', {}, w.state === 'running' ? el('button', { onclick: () => act({ action: 'stop', task: w.task, checkout: r.checkout }) }, 'Stop') : '')))) : el('p', { class: 'muted' }, 'No worker is running.'),
     el('h2', {}, 'History'),
     el('ol', {}, history.map((h) => el('li', {}, h.at + ' ' + h.from + ' → ' + h.to + ' (' + h.event + ', ' + h.by + ')'))),
   ];
