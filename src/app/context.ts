@@ -7,6 +7,7 @@
  * Use cases take `Where` while they move over: a folder (the CLI's call sites as they are, with
  * the process's environment and clock) or a whole context.
  */
+import { sep } from 'node:path';
 import { projectFolderFor } from '../adapters/repo.js';
 
 export interface AppContext {
@@ -36,8 +37,19 @@ export function processContext(cwd: string = process.cwd()): AppContext {
  * names, so that its task state has one truth; anywhere else, `cwd` itself.
  */
 export function workerFolder(cwd: string, env: AppContext['env']): string {
-  const project = env['SOW_PROJECT_ROOT'];
+  const project = env['SOW_PROJECT_ROOT'] ?? checkoutHolding(cwd);
   return (project && projectFolderFor(cwd, project)) || cwd;
+}
+
+/**
+ * A person (or a script) at a terminal in a worker's checkout has no SOW_PROJECT_ROOT: the
+ * checkout's place names its project checkout (`<project>/.sow/worktrees/.workers/<name>`), so
+ * `sow task list` there shows the tasks as they are, not the checkout's old copy of them. Only a
+ * string test here; projectFolderFor checks with git's records that it really is one.
+ */
+function checkoutHolding(cwd: string): string | undefined {
+  const at = cwd.lastIndexOf(`${sep}.sow${sep}worktrees${sep}.workers${sep}`);
+  return at > 0 ? cwd.slice(0, at) : undefined;
 }
 
 /** The context a use case runs in, whichever form it was given. */

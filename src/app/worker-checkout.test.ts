@@ -38,8 +38,12 @@ describe('a worker checkout', () => {
     mkdirSync(join(path, 'src'), { recursive: true });
     expect(workerFolder(join(path, 'src'), { SOW_PROJECT_ROOT: w.dir })).toBe(join(w.dir, 'src'));
     expect(workerFolder(path, { SOW_PROJECT_ROOT: w.dir })).toBe(w.dir);
-    // Not a worker: the folder itself.
-    expect(workerFolder(path, {})).toBe(path);
+    // A person at a terminal in the checkout (no SOW_PROJECT_ROOT): its place names the project checkout.
+    expect(workerFolder(join(path, 'src'), {})).toBe(join(w.dir, 'src'));
+    // Not a worker's checkout (the same name elsewhere, not in git's records): the folder itself.
+    const lookalike = join(other.dir, '.sow', 'worktrees', '.workers', 'x--task-010');
+    mkdirSync(lookalike, { recursive: true });
+    expect(workerFolder(lookalike, {})).toBe(lookalike);
     // A project root that is not the checkout's repository, or holds no sow workspace: never followed.
     expect(workerFolder(path, { SOW_PROJECT_ROOT: other.dir })).toBe(path);
     expect(workerFolder(path, { SOW_PROJECT_ROOT: join(w.dir, '.sow') })).toBe(path);
