@@ -11,6 +11,7 @@ import { renderLifecycleMap } from './graph.js';
 import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
+import { remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
 import { toJson } from '../domain/json.js';
 import type { CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
@@ -27,12 +28,13 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker }, paint: Paint = plain): string {
+export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker; remote_claim?: RemoteClaimRow }, paint: Paint = plain): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
   const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  if (t.remote_claim) return `${line}  — ${remoteClaimText(t.remote_claim)}`;
   return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}  — ${paint('blocked', 'nobody works on it')}` : line;
 }
 

@@ -1,0 +1,73 @@
+/**
+ * Claims through the git remote, as the use cases need them: which remote (`claims.remote` in
+ * .sow/config.yaml, or `--remote`), claiming a ready task there before here, giving the claim back
+ * when the task is finished, and what the lists show of the remote's claims. Without a claims
+ * remote none of this runs git, or even parses the configuration.
+ */
+import { claimRef, NoSuchRemoteError, RemoteClaimError, type RemoteClaims } from '../domain/claims.js';
+export { remoteClaimRows } from '../domain/claims.js';
+import { shown } from '../domain/display.js';
+import type { Owner } from '../domain/schemas.js';
+import { readFileIfExists } from '../adapters/files.js';
+import { warn } from '../adapters/notices.js';
+import { forgetCachedClaims, hasRemote, pushClaim, readRemoteClaims } from '../adapters/remote-claims.js';
+
+export interface ClaimsRemote {
+  name: string;
+  from: 'config' | 'option';
+}
+
+/**
+ * The remote claims go through: `--remote`, else `claims.remote` of .sow/config.yaml. The file is
+ * parsed only when it mentions `claims:` at the start of a line, so a read of a repository that
+ * does not use them costs one small file read.
+ */
+export async function claimsRemote(root: string, option?: string): Promise<ClaimsRemote | undefined> {
+  if (option !== undefined) return { name: option, from: 'option' };
+  const text = readFileIfExists(root, '.sow/config.yaml');
+  if (text === undefined || !/^claims\s*:/m.test(text)) return undefined;
+  const { readRepoConfig } = await import('../adapters/repo-config.js');
+  const name = (await readRepoConfig(root)).config.claims?.remote;
+  return name ? { name, from: 'config' } : undefined;
+}
+
+/** The remote, checked to be one of the repository's: a name that is none would reach git as a path or URL. */
+export function requireRemote(root: string, remote: ClaimsRemote): string {
+  if (!hasRemote(root, remote.name)) throw new NoSuchRemoteError(remote.name, remote.from);
+  return remote.name;
+}
+
+/**
+ * Gives a finished task's claim back on the remote it was made on: deletes its ref if it still
+ * points at the claim's commit. Gone or taken over meanwhile is fine (there is nothing of ours to
+ * give back); a remote that refuses or cannot be reached stops the change (exit 5) unless `force`,
+ * which finishes the task here and leaves the claim to run out with its lease.
+ */
+export async function releaseRemoteClaim(root: string, task: string, branch: string, owner: Owner, force: boolean | undefined): Promise<void> {
+  const remote = owner['remote'];
+  const sha = owner['remote_claim'];
+  if (typeof remote !== 'string' || typeof sha !== 'string') return;
+  const outcome = await pushClaim(root, remote, claimRef(branch, task), null, sha);
+  if (outcome.kind === 'failed') {
+    if (force) {
+      warn(`the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out with its lease`);
+      return;
+    }
+    throw new RemoteClaimError(
+      remote,
+      `could not give back the claim of task ${task}`,
+      outcome.why,
+      `nothing was changed here; run the command again when the remote can be reached, or pass --force to finish the task here anyway (its claim on the remote then runs out with its lease)`,
+    );
+  }
+  forgetCachedClaims(root);
+}
+
+/** What the lists know of the remote's claims; undefined without a claims remote. A remote not reached is said on stderr. */
+export async function remoteClaimsForReads(root: string, branch: string, now: string): Promise<RemoteClaims | undefined> {
+  const remote = await claimsRemote(root);
+  if (!remote) return undefined;
+  const read = await readRemoteClaims(root, remote.name, branch, now);
+  if (!read.reached) warn(`the claims on the remote '${shown(remote.name)}' were not read: it was not reached (${read.why}); only this checkout's claims are shown`);
+  return read;
+}
