@@ -8,7 +8,9 @@ import { claimRef, NoSuchRemoteError, RemoteClaimError, type RemoteClaims } from
 export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
+import { contextOf, type Where } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
 import { forgetCachedClaims, hasRemote, pushClaim, readRemoteClaims } from '../adapters/remote-claims.js';
 
@@ -70,4 +72,16 @@ export async function remoteClaimsForReads(root: string, branch: string, now: st
   const read = await readRemoteClaims(root, remote.name, branch, now);
   if (!read.reached) warn(`the claims on the remote '${shown(remote.name)}' were not read: it was not reached (${read.why}); only this checkout's claims are shown`);
   return read;
+}
+
+/**
+ * The remote's claims of the project here, for a command that does not read the project
+ * otherwise (agent ps): undefined without a claims remote, found before the project is read.
+ */
+export async function projectRemoteClaims(where: Where): Promise<RemoteClaims | undefined> {
+  const ctx = contextOf(where);
+  const { Reader } = await import('./workspace.js');
+  if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;
+  const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), { otherBranch: 'quiet' });
+  return remoteClaimsForReads(root, branch, ctx.now());
 }

@@ -11,7 +11,7 @@ import { renderLifecycleMap } from './graph.js';
 import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
-import { remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
+import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
 import { toJson } from '../domain/json.js';
 import type { CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
@@ -71,12 +71,26 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
     ...(r.tasks.unattended ?? []).map((u) => `  ${paint('blocked', '!')} ${u.advice}`),
+    ...remoteClaimLines(r.remote_claims),
     ...(r.usage ? [`Used     ${usageLine(r.usage)} (sow cost)`] : []),
     '',
     'Next (sow advance)',
     ...nextLines(r.next, paint),
   ];
   return lines.join('\n');
+}
+
+/** `Claims   2 on origin`, then a line per claim; or that the remote was not reached. */
+function remoteClaimLines(c: StatusReport['remote_claims']): string[] {
+  if (!c) return [];
+  if (!c.reached) return [`Claims   the remote '${shown(c.remote)}' was not reached`];
+  return [`Claims   ${c.claims.length} on ${shown(c.remote)}`, ...c.claims.map((claim) => `  [${claim.task}] ${remoteClaimText(claim)}`)];
+}
+
+/** What agent ps says below its table about the claims on the remote. */
+export function remoteClaimNotes(c: import('../domain/claims.js').RemoteClaims | undefined, now: string): string[] {
+  if (!c?.reached) return [];
+  return [...remoteClaimRows(c, now).values()].map((claim) => `[${claim.task}] ${remoteClaimText(claim)}`);
 }
 
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {

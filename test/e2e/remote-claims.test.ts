@@ -4,7 +4,7 @@
  * processes and wait on their exits, and write claims whose lease ran out by git plumbing.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -135,6 +135,37 @@ describe('claims through the remote', () => {
     expect([...remoteClaims(remote).keys()]).toEqual(['020']);
     ok(b, ['task', 'abandon', '--id', '020', '--owner', 'bob']);
     expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it('status and agent ps show the claims of the remote; without a claims remote, no read runs git at all', () => {
+    const { clones } = world(1);
+    const a = clones[0]!;
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    expect(ok(a, ['status']).stdout).toMatch(/^Claims {3}1 on origin\n {2}\[010\] claimed on origin by ann on \S+, lease until \d{4}-/m);
+    expect(ok(a, ['status', '--json']).json!.data.remote_claims).toMatchObject({ remote: 'origin', reached: true, claims: [{ task: '010', owner: 'ann', live: true }] });
+    expect(ok(a, ['agent', 'ps']).stdout).toMatch(/^\[010\] claimed on origin by ann on /m);
+    // A git that writes down each run: the reads of a project without claims.remote run none.
+    const bin = mkdtempSync(join(tmpdir(), 'sow-git-log-'));
+    dirs.push(bin);
+    const log = join(bin, 'log');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const env = { PATH: `${bin}:${process.env['PATH']}` };
+    const reads = [['task', 'list'], ['task', 'next'], ['status'], ['agent', 'ps']];
+    const gitRuns = (): string[] => {
+      const runs: string[] = [];
+      for (const args of reads) {
+        rmSync(log, { force: true });
+        ok(a, args, { env });
+        runs.push(existsSync(log) ? readFileSync(log, 'utf8') : '');
+      }
+      return runs;
+    };
+    // The claims the reads above cached go, so the first read here asks the remote (and shows the log works).
+    rmSync(join(a.dir, '.sow/.runtime/remote-claims.json'), { force: true });
+    expect(gitRuns()[0]).toContain('ls-remote');
+    a.write('.sow/config.yaml', '# no claims through the remote\n');
+    expect(gitRuns()).toEqual(['', '', '', '']);
   });
 
   it('a remote that cannot be reached: claiming fails with exit 5 and changes nothing; lists say the remote was not reached', () => {
