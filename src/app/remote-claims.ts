@@ -12,7 +12,8 @@ import { contextOf, type Where } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
-import { forgetCachedClaims, hasRemote, pushClaim, readRemoteClaims } from '../adapters/remote-claims.js';
+import { forgetCachedClaims, hasRemote, makeClaimCommit, pushClaim, readRemoteClaims, thisMachine } from '../adapters/remote-claims.js';
+import { DEFAULT_LEASE_SECONDS } from '../domain/ownership.js';
 
 export interface ClaimsRemote {
   name: string;
@@ -84,4 +85,31 @@ export async function projectRemoteClaims(where: Where): Promise<RemoteClaims | 
   if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;
   const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), { otherBranch: 'quiet' });
   return remoteClaimsForReads(root, branch, ctx.now());
+}
+
+/** Whether a claim's lease on the remote has less than half of its length left at `now` (or is not known). */
+export function remoteLeaseDue(owner: Owner, now: string): boolean {
+  const until = owner['remote_lease_until'];
+  const seconds = owner.lease_seconds ?? DEFAULT_LEASE_SECONDS;
+  return typeof until !== 'string' || Date.parse(until) - Date.parse(now) < (seconds * 1000) / 2;
+}
+
+/**
+ * The owner's claim renewed on the remote: a new claim commit, with the lease this write gave it
+ * here, pushed over the old one (compare-and-swap). The write goes on whatever happens there — a
+ * remote not reached, or the claim taken over there after its lease ran out — and says so.
+ */
+export async function renewRemoteClaim(root: string, task: string, branch: string, owner: Owner, now: string): Promise<Owner> {
+  const remote = owner['remote'];
+  const sha = owner['remote_claim'];
+  if (typeof remote !== 'string' || typeof sha !== 'string' || owner.lease_until === undefined) return owner;
+  const commit = makeClaimCommit(root, { task, owner: owner.by, machine: thisMachine(), since: owner.since, lease_until: owner.lease_until });
+  const outcome = await pushClaim(root, remote, claimRef(branch, task), commit, sha);
+  if (outcome.kind === 'done') {
+    forgetCachedClaims(root);
+    return { ...owner, remote_claim: commit, remote_lease_until: owner.lease_until };
+  }
+  if (outcome.kind === 'lost') warn(`the claim of task ${task} on the remote '${shown(remote)}' is no longer ${shown(owner.by)}'s: its lease there ran out and it was taken over, or it was deleted ('sow task list' shows who holds it)`);
+  else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; the next write tries again`);
+  return owner;
 }

@@ -231,12 +231,12 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
         for (const id of candidateIds(tasks)) {
           let task = await uow.task(id);
           if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
-          let claimed: { remote: string; remote_claim: string } | undefined;
+          let claimed: { remote: string; remote_claim: string; remote_lease_until: string } | undefined;
           if (onRemote) {
             const sha = await onRemote.claim(id, { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil }, uow.now);
             if (sha === undefined) continue;
             pushed = { root: uow.root, remote: onRemote.remote, ref: onRemote.ref(id), sha };
-            claimed = { remote: onRemote.remote, remote_claim: sha };
+            claimed = { remote: onRemote.remote, remote_claim: sha, remote_lease_until: leaseUntil };
           }
           task = withStatus(takeOver(task), 'in_progress', uow.now);
           const owner: Owner = {

@@ -137,6 +137,26 @@ describe('claims through the remote', () => {
     expect(remoteClaims(remote).size).toBe(0);
   });
 
+  it("the owner's writes renew its claim on the remote once half of the lease there has passed; other writes push nothing", () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    const first = remoteClaims(remote).get('010')!;
+    ok(a, ['task', 'set', '--id', '010', 'note', 'one', '--owner', 'ann']);
+    expect(remoteClaims(remote).get('010')).toBe(first);
+    // As if most of the lease had passed since the claim: a minute of it is left on the remote.
+    const file = taskFile('010');
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    a.write(file, a.read(file).replace(/remote_lease_until: .*/, `remote_lease_until: ${soon}`));
+    ok(a, ['task', 'set', '--id', '010', 'note', 'two', '--owner', 'ann']);
+    const renewed = remoteClaims(remote).get('010')!;
+    expect(renewed).not.toBe(first);
+    const owner = a.yaml(file).owner;
+    expect(owner.remote_claim).toBe(renewed);
+    expect(Date.parse(owner.remote_lease_until)).toBeGreaterThan(Date.parse(soon));
+    expect(git(remote, ['cat-file', 'commit', renewed])).toContain(`lease-until: ${owner.remote_lease_until}`);
+  });
+
   it('status and agent ps show the claims of the remote; without a claims remote, no read runs git at all', () => {
     const { clones } = world(1);
     const a = clones[0]!;
