@@ -34,11 +34,11 @@ function gitReason(text: string): string {
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
 
-/** The claim refs of `branch` on the remote: task id → commit; or why the remote was not reached. */
+/** The claim refs of `branch` on the remote: task id → commit; or why not, said of the remote ("was not reached (…)"). */
 export async function listClaimRefs(root: string, remote: string, branch: string): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
   const prefix = `${CLAIMS_PREFIX}/${branch}/`;
   const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(`${prefix}*`, 'the claims refs')], { env: REMOTE_ENV });
-  if (!r.ok) return { ok: false, why: gitReason(r.err) };
+  if (!r.ok) return { ok: false, why: `was not reached (${gitReason(r.err)})` };
   const refs = new Map<string, string>();
   for (const line of r.out.split('\n')) {
     const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line);
@@ -179,6 +179,8 @@ export function forgetCachedClaims(root: string): void {
 export async function readRemoteClaims(root: string, remote: string, branch: string, now: string): Promise<RemoteClaims> {
   const cached = cachedClaims(root, remote, branch, now);
   if (cached) return { remote, reached: true, claims: cached };
+  // A name that is no remote would reach git as a path: a folder of the repository, say.
+  if (!hasRemote(root, remote)) return { remote, reached: false, why: "is not a remote of this repository ('git remote -v' lists them)" };
   const listed = await listClaimRefs(root, remote, branch);
   if (!listed.ok) return { remote, reached: false, why: listed.why };
   const claims = await claimsOf(root, remote, branch, listed.refs);

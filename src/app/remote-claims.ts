@@ -71,7 +71,7 @@ export async function remoteClaimsForReads(root: string, branch: string, now: st
   const remote = await claimsRemote(root);
   if (!remote) return undefined;
   const read = await readRemoteClaims(root, remote.name, branch, now);
-  if (!read.reached) warn(`the claims on the remote '${shown(remote.name)}' were not read: it was not reached (${read.why}); only this checkout's claims are shown`);
+  if (!read.reached) warn(`the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's claims are shown`);
   return read;
 }
 

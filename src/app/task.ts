@@ -277,7 +277,7 @@ async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string)
   const rc = await import('../adapters/remote-claims.js');
   const { claimRef, RemoteClaimError, remoteClaimLive } = await import('../domain/claims.js');
   const listed = await rc.listClaimRefs(root, name, branch);
-  if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', `was not reached (${listed.why})`);
+  if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
   const held = new Map((await rc.claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));
   return {
     remote: name,

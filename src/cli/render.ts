@@ -83,7 +83,7 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
 /** `Claims   2 on origin`, then a line per claim; or that the remote was not reached. */
 function remoteClaimLines(c: StatusReport['remote_claims']): string[] {
   if (!c) return [];
-  if (!c.reached) return [`Claims   the remote '${shown(c.remote)}' was not reached`];
+  if (!c.reached) return [`Claims   not read: the remote '${shown(c.remote)}' ${shown(c.why)}`];
   return [`Claims   ${c.claims.length} on ${shown(c.remote)}`, ...c.claims.map((claim) => `  [${claim.task}] ${remoteClaimText(claim)}`)];
 }
 

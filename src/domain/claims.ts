@@ -90,7 +90,7 @@ export function describeRemoteClaim(c: RemoteClaim): string {
   return `${who}${c.machine !== undefined ? ` on ${shown(c.machine)}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
 }
 
-/** What the reads (task list, task next, status, agent ps) know of the remote's claims. */
+/** What the reads (task list, task next, status, agent ps) know of the remote's claims; `why` is said of the remote ("was not reached (…)"). */
 export type RemoteClaims = { remote: string; reached: true; claims: RemoteClaim[] } | { remote: string; reached: false; why: string };
 
 /** A task's claim on the remote, as a list shows it: who, where, until when, and whether it holds now. */

@@ -238,6 +238,12 @@ describe('claims through the remote', () => {
     expectFails(a, ['task', 'next', '--claim', '--owner', 'ann', '--remote', '--upload-pack=touch x'], 2, 'USAGE');
     expectFails(a, ['task', 'next', '--remote', 'origin'], 2, 'USAGE');
     expect(a.snapshot()).toEqual(before);
+    // A name that is no remote of the repository never reaches git as a path, even to read.
+    a.git(['init', '-q', '--bare', 'folder']);
+    a.write('.sow/config.yaml', 'claims:\n  remote: folder\n');
+    const list = ok(a, ['task', 'list']);
+    expect(list.stderr).toContain("the claims on the remote 'folder' were not read: it is not a remote of this repository");
+    expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 1, 'REMOTE_NOT_FOUND');
     a.write('.sow/config.yaml', "claims:\n  remote: '--upload-pack=touch pwned'\n");
     expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 4, 'CONFIG_INVALID');
     expect(a.exists('pwned')).toBe(false);
