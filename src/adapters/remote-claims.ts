@@ -22,6 +22,8 @@ const COMMIT_ENV = { GIT_AUTHOR_NAME: 'sow', GIT_AUTHOR_EMAIL: 'sow@localhost', 
 
 export const thisMachine = (): string => hostname();
 
+export const NOT_A_REMOTE = "is not a remote of this repository ('git remote -v' lists them)";
+
 /** Whether the repository has a remote of that name (its url, asked of git config: never a path). */
 export function hasRemote(root: string, remote: string): boolean {
   return gitRun(root, ['config', '--get', val(`remote.${remote}.url`, 'the remote')]).ok;
@@ -180,7 +182,7 @@ export async function readRemoteClaims(root: string, remote: string, branch: str
   const cached = cachedClaims(root, remote, branch, now);
   if (cached) return { remote, reached: true, claims: cached };
   // A name that is no remote would reach git as a path: a folder of the repository, say.
-  if (!hasRemote(root, remote)) return { remote, reached: false, why: "is not a remote of this repository ('git remote -v' lists them)" };
+  if (!hasRemote(root, remote)) return { remote, reached: false, why: NOT_A_REMOTE };
   const listed = await listClaimRefs(root, remote, branch);
   if (!listed.ok) return { remote, reached: false, why: listed.why };
   const claims = await claimsOf(root, remote, branch, listed.refs);

@@ -4,7 +4,7 @@
  * when the task is finished, and what the lists show of the remote's claims. Without a claims
  * remote none of this runs git, or even parses the configuration.
  */
-import { claimRef, NoSuchRemoteError, RemoteClaimError, type RemoteClaims } from '../domain/claims.js';
+import { claimRef, isRefBranch, NoSuchRemoteError, RemoteClaimError, type RemoteClaims } from '../domain/claims.js';
 export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
@@ -12,7 +12,7 @@ import { contextOf, type Where } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
-import { forgetCachedClaims, hasRemote, makeClaimCommit, pushClaim, readRemoteClaims, thisMachine } from '../adapters/remote-claims.js';
+import { forgetCachedClaims, hasRemote, makeClaimCommit, NOT_A_REMOTE, pushClaim, readRemoteClaims, thisMachine, type PushOutcome } from '../adapters/remote-claims.js';
 import { DEFAULT_LEASE_SECONDS } from '../domain/ownership.js';
 
 export interface ClaimsRemote {
@@ -41,6 +41,16 @@ export function requireRemote(root: string, remote: ClaimsRemote): string {
 }
 
 /**
+ * `pushClaim` for a claim a task's state names: its remote (from the state file) only if the
+ * repository defines it, its branch only if it can stand in a ref — else a failure that says why.
+ */
+async function pushTo(root: string, remote: string, branch: string, task: string, sha: string | null, expected: string): Promise<PushOutcome> {
+  if (!hasRemote(root, remote)) return { kind: 'failed', why: NOT_A_REMOTE };
+  if (!isRefBranch(branch)) return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
+  return pushClaim(root, remote, claimRef(branch, task), sha, expected);
+}
+
+/**
  * Gives a finished task's claim back on the remote it was made on: deletes its ref if it still
  * points at the claim's commit. Gone or taken over meanwhile is fine (there is nothing of ours to
  * give back); a remote that refuses or cannot be reached stops the change (exit 5) unless `force`,
@@ -50,7 +60,7 @@ export async function releaseRemoteClaim(root: string, task: string, branch: str
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
   if (typeof remote !== 'string' || typeof sha !== 'string') return;
-  const outcome = await pushClaim(root, remote, claimRef(branch, task), null, sha);
+  const outcome = await pushTo(root, remote, branch, task, null, sha);
   if (outcome.kind === 'failed') {
     if (force) {
       warn(`the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out with its lease`);
@@ -70,7 +80,9 @@ export async function releaseRemoteClaim(root: string, task: string, branch: str
 export async function remoteClaimsForReads(root: string, branch: string, now: string): Promise<RemoteClaims | undefined> {
   const remote = await claimsRemote(root);
   if (!remote) return undefined;
-  const read = await readRemoteClaims(root, remote.name, branch, now);
+  const read: RemoteClaims = isRefBranch(branch)
+    ? await readRemoteClaims(root, remote.name, branch, now)
+    : { remote: remote.name, reached: false, why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
   if (!read.reached) warn(`the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's claims are shown`);
   return read;
 }
@@ -104,7 +116,7 @@ export async function renewRemoteClaim(root: string, task: string, branch: strin
   const sha = owner['remote_claim'];
   if (typeof remote !== 'string' || typeof sha !== 'string' || owner.lease_until === undefined) return owner;
   const commit = makeClaimCommit(root, { task, owner: owner.by, machine: thisMachine(), since: owner.since, lease_until: owner.lease_until });
-  const outcome = await pushClaim(root, remote, claimRef(branch, task), commit, sha);
+  const outcome = await pushTo(root, remote, branch, task, commit, sha);
   if (outcome.kind === 'done') {
     forgetCachedClaims(root);
     return { ...owner, remote_claim: commit, remote_lease_until: owner.lease_until };

@@ -275,7 +275,8 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
 async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
   const name = requireRemote(root, remote);
   const rc = await import('../adapters/remote-claims.js');
-  const { claimRef, RemoteClaimError, remoteClaimLive } = await import('../domain/claims.js');
+  const { claimRef, isRefBranch, RemoteClaimError, remoteClaimLive } = await import('../domain/claims.js');
+  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', `was not asked: the project's branch '${branch}' cannot be part of a ref`);
   const listed = await rc.listClaimRefs(root, name, branch);
   if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
   const held = new Map((await rc.claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));

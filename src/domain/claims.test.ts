@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claimMessage, claimRef, isRemoteName, parseClaimCommit, remoteArg, remoteClaimLive, remoteClaimRows, remoteClaimText } from './claims.js';
-import { check, RepoConfigSchema } from './schemas.js';
+import { claimMessage, claimRef, isRefBranch, isRemoteName, parseClaimCommit, remoteArg, remoteClaimLive, remoteClaimRows, remoteClaimText } from './claims.js';
+import { check, OwnerSchema, RepoConfigSchema } from './schemas.js';
 
 const record = { task: '010', owner: 'ann', machine: 'laptop-3', since: '2026-01-01T10:00:00.000Z', lease_until: '2026-01-01T10:30:00.000Z' };
 const commitOf = (message: string) => `tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor sow <sow@localhost> 1 +0000\ncommitter sow <sow@localhost> 1 +0000\n\n${message}`;
@@ -57,3 +57,18 @@ describe('remote names', () => {
     expect(check(RepoConfigSchema, { claims: { remot: 'origin' } }).ok).toBe(false);
   });
 });
+
+describe('what a state file may say of a claim on the remote', () => {
+  it("a task owner's remote is a remote name, its claim a commit id", () => {
+    const owner = { kind: 'claim', by: 'ann', since: '2026-01-01T10:00:00.000Z', remote: 'origin', remote_claim: 'f'.repeat(40) };
+    expect(check(OwnerSchema, owner).ok).toBe(true);
+    for (const remote of ['/tmp/elsewhere', 'https://host/r.git', '--upload-pack=x', 'ext::sh -c x']) expect(check(OwnerSchema, { ...owner, remote }).ok, remote).toBe(false);
+    expect(check(OwnerSchema, { ...owner, remote_claim: 'HEAD' }).ok).toBe(false);
+  });
+
+  it("the project's branch stands in a claim ref only when git would take it as a ref name", () => {
+    for (const good of ['main', 'feat/demo', 'release-1.2', 'a_b/c.d']) expect(isRefBranch(good), good).toBe(true);
+    for (const bad of ['', 'x:refs/heads/main', 'a..b', '-x', '/a', 'a/', 'a.lock', 'a b', 'a~1', 'a^', 'a?', 'a*', 'a[b', 'a\\b', 'a@{1}', 'a//b', 'a/.b', '.a']) expect(isRefBranch(bad), bad).toBe(false);
+  });
+});
+

@@ -23,6 +23,14 @@ export function remoteArg(name: string): string {
   return name;
 }
 
+/**
+ * Whether a branch name can stand in a claim ref: git's rules for ref names (check-ref-format),
+ * checked without git. The project's branch comes from its state file, and a name with `:` in it
+ * would make another refspec of the ref.
+ */
+export const isRefBranch = (branch: string): boolean =>
+  branch.length > 0 && branch.length <= 250 && !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|\/\.|[/.]$|\.lock(\/|$)/.test(branch);
+
 /** The ref of a task's claim on the remote. */
 export const claimRef = (branch: string, task: string): string => `${CLAIMS_PREFIX}/${branch}/${task}`;
 
