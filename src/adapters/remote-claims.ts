@@ -31,7 +31,10 @@ export function hasRemote(root: string, remote: string): boolean {
 
 /** What git said about a failure, in a line: its first `fatal:` or `error:` line, else its last line. */
 function gitReason(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const first = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.at(-1);
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
@@ -123,7 +126,17 @@ export async function pushClaim(root: string, remote: string, ref: string, sha: 
   if (!now.ok) return { kind: 'failed', why: `was not reached (${gitReason(now.err)})` };
   const current = /^([0-9a-f]{40,64})\t/.exec(now.out)?.[1] ?? null;
   if (current !== expected) return { kind: 'lost' };
-  return { kind: 'failed', why: `refused the push (${gitReason(r.err.includes('remote:') ? r.err.split('\n').filter((l) => l.startsWith('remote:')).join('\n') : status)})` };
+  return {
+    kind: 'failed',
+    why: `refused the push (${gitReason(
+      r.err.includes('remote:')
+        ? r.err
+            .split('\n')
+            .filter((l) => l.startsWith('remote:'))
+            .join('\n')
+        : status,
+    )})`,
+  };
 }
 
 // The reads' cache: a few seconds, so a list after a list asks the remote once.

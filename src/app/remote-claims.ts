@@ -121,7 +121,10 @@ export async function renewRemoteClaim(root: string, task: string, branch: strin
     forgetCachedClaims(root);
     return { ...owner, remote_claim: commit, remote_lease_until: owner.lease_until };
   }
-  if (outcome.kind === 'lost') warn(`the claim of task ${task} on the remote '${shown(remote)}' is no longer ${shown(owner.by)}'s: its lease there ran out and it was taken over, or it was deleted ('sow task list' shows who holds it)`);
+  if (outcome.kind === 'lost')
+    warn(
+      `the claim of task ${task} on the remote '${shown(remote)}' is no longer ${shown(owner.by)}'s: its lease there ran out and it was taken over, or it was deleted ('sow task list' shows who holds it)`,
+    );
   else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; the next write tries again`);
   return owner;
 }

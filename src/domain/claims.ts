@@ -19,7 +19,8 @@ export const isRemoteName = (name: string): boolean => name.length <= 100 && REM
 
 /** The remote named with `--remote`, checked; UsageError (exit 2) for what is no remote name. */
 export function remoteArg(name: string): string {
-  if (!isRemoteName(name)) throw new UsageError(`invalid --remote '${shown(name)}': not the name of a git remote`, "name a remote of this repository, as 'git remote' lists them, e.g. --remote origin");
+  if (!isRemoteName(name))
+    throw new UsageError(`invalid --remote '${shown(name)}': not the name of a git remote`, "name a remote of this repository, as 'git remote' lists them, e.g. --remote origin");
   return name;
 }
 
@@ -28,8 +29,7 @@ export function remoteArg(name: string): string {
  * checked without git. The project's branch comes from its state file, and a name with `:` in it
  * would make another refspec of the ref.
  */
-export const isRefBranch = (branch: string): boolean =>
-  branch.length > 0 && branch.length <= 250 && !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|\/\.|[/.]$|\.lock(\/|$)/.test(branch);
+export const isRefBranch = (branch: string): boolean => branch.length > 0 && branch.length <= 250 && !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|\/\.|[/.]$|\.lock(\/|$)/.test(branch);
 
 /** The ref of a task's claim on the remote. */
 export const claimRef = (branch: string, task: string): string => `${CLAIMS_PREFIX}/${branch}/${task}`;

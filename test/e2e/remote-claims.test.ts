@@ -76,7 +76,11 @@ const ownerOf = (remote: string, sha: string): string | undefined => /^owner: (.
 /** Pushes a claim made by plumbing (as another machine's sow would have) from `clone` to the remote. */
 function plantClaim(clone: Repo, id: string, owner: string, leaseUntil: string): string {
   const tree = git(clone.dir, ['mktree'], '');
-  const sha = git(clone.dir, ['commit-tree', tree], `sow claim: task ${id}\n\ntask: ${id}\nowner: ${owner}\nmachine: elsewhere\nsince: 2000-01-01T00:00:00.000Z\nlease-until: ${leaseUntil}\nnonce: ${owner}\n`);
+  const sha = git(
+    clone.dir,
+    ['commit-tree', tree],
+    `sow claim: task ${id}\n\ntask: ${id}\nowner: ${owner}\nmachine: elsewhere\nsince: 2000-01-01T00:00:00.000Z\nlease-until: ${leaseUntil}\nnonce: ${owner}\n`,
+  );
   git(clone.dir, ['push', '-q', 'origin', `${sha}:${ref(id)}`]);
   return sha;
 }
