@@ -11,6 +11,7 @@ import { renderLifecycleMap } from './graph.js';
 import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
+import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
 import { toJson } from '../domain/json.js';
 import type { CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
@@ -27,12 +28,13 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker }, paint: Paint = plain): string {
+export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker; remote_claim?: RemoteClaimRow }, paint: Paint = plain): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
   const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  if (t.remote_claim) return `${line}  — ${remoteClaimText(t.remote_claim)}`;
   return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}  — ${paint('blocked', 'nobody works on it')}` : line;
 }
 
@@ -69,12 +71,26 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
     ...(r.tasks.unattended ?? []).map((u) => `  ${paint('blocked', '!')} ${u.advice}`),
+    ...remoteClaimLines(r.remote_claims),
     ...(r.usage ? [`Used     ${usageLine(r.usage)} (sow cost)`] : []),
     '',
     'Next (sow advance)',
     ...nextLines(r.next, paint),
   ];
   return lines.join('\n');
+}
+
+/** `Claims   2 on origin`, then a line per claim; or that the remote was not reached. */
+function remoteClaimLines(c: StatusReport['remote_claims']): string[] {
+  if (!c) return [];
+  if (!c.reached) return [`Claims   not read: the remote '${shown(c.remote)}' ${shown(c.why)}`];
+  return [`Claims   ${c.claims.length} on ${shown(c.remote)}`, ...c.claims.map((claim) => `  [${claim.task}] ${remoteClaimText(claim)}`)];
+}
+
+/** What agent ps says below its table about the claims on the remote. */
+export function remoteClaimNotes(c: import('../domain/claims.js').RemoteClaims | undefined, now: string): string[] {
+  if (!c?.reached) return [];
+  return [...remoteClaimRows(c, now).values()].map((claim) => `[${claim.task}] ${remoteClaimText(claim)}`);
 }
 
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
