@@ -43,6 +43,13 @@ export default defineConfig({
     // this 2-core machine, idle: 232 s with two, 218 s with three, every test passing.
     maxWorkers: 3,
     env: {
+      // git runs `git maintenance run --auto` after each commit the tests make: a hundred
+      // processes in the unit tests alone that test nothing of sow's.
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'maintenance.auto',
+      GIT_CONFIG_VALUE_0: 'false',
+      GIT_CONFIG_KEY_1: 'gc.auto',
+      GIT_CONFIG_VALUE_1: '0',
       SOW_TESTS_INVOKING_HOME: process.env['HOME'] ?? '',
       HOME: home,
       XDG_CONFIG_HOME: join(home, '.config'),

@@ -3,7 +3,7 @@
  * subprocess: every command needs this, and node:child_process alone costs milliseconds to load.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ExternalToolError, NotAGitRepositoryError, NotInitializedError } from '../domain/errors.js';
 import { existingRealFolder } from './confine.js';
 import { branchesWithFile } from './git.js';
@@ -122,4 +122,37 @@ export function branchCreatedFrom(root: string, branch: string): string | undefi
     if (moved && moved[2] === branch && moved[1] !== branch && !/^[0-9a-f]{40}$/.test(moved[1]!)) return moved[1];
   }
   return undefined;
+}
+
+const realOrSelf = (p: string) => {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return resolve(p);
+  }
+};
+
+/**
+ * One truth for a worker in a checkout of its own: the folder of the project checkout that
+ * `cwd` stands for, when `cwd` is in a linked worktree of the same repository as `projectRoot`
+ * (git's own record of that worktree points back at it, so `git worktree list` of the project
+ * lists it) and `projectRoot` holds a sow workspace. Undefined otherwise: `cwd` is used as it is.
+ * Read from git's files, without a subprocess (every command of a worker asks).
+ */
+export function projectFolderFor(cwd: string, projectRoot: string): string | undefined {
+  try {
+    const here = findRepoRoot(cwd);
+    const project = realpathSync.native(projectRoot);
+    if (here === project || !isDir(join(project, '.sow')) || !exists(join(project, '.sow', '.version'))) return undefined;
+    const own = gitDir(here);
+    const common = realOrSelf(commonDir(project));
+    // Its record is <common>/worktrees/<name>, and that record's gitdir names this checkout's .git.
+    if (realOrSelf(dirname(own)) !== join(common, 'worktrees') || realOrSelf(commonDir(here)) !== common) return undefined;
+    const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
+    if (realOrSelf(dirname(isAbsolute(back) ? back : resolve(own, back))) !== here) return undefined;
+    const rel = relative(here, realOrSelf(cwd));
+    return rel.startsWith('..') || isAbsolute(rel) ? project : join(project, rel);
+  } catch {
+    return undefined;
+  }
 }

@@ -39,6 +39,7 @@ import {
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
 import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
+import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
 const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promise<T>) => Reader.read(ctx, fn, { otherBranch: 'refuse' });
@@ -50,6 +51,8 @@ export interface AgentRunOptions {
   force?: boolean;
   /** resume: start a fresh session with a handoff brief instead of continuing the recorded one. */
   fresh?: boolean;
+  /** spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml says. */
+  worktree?: boolean;
   /** Where progress and --verbose lines go (stderr). */
   say: (line: string) => void;
 }
@@ -66,6 +69,8 @@ export interface AgentRunResult {
   denials: import('../adapters/denials.js').Denial[];
   /** A worker without a task: what it reported during this run ('sow agent report'), if it did. */
   report?: { status: string; message?: string };
+  /** Its own checkout, relative to the project checkout, when it works in one. */
+  worktree?: string;
 }
 
 export type Target = { kind: 'task'; id: string } | { kind: 'project'; agent: string };
@@ -318,7 +323,8 @@ async function runOverAcp(
     ...(server ? { mcpServers: [{ ...server, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] } : {}),
     title: resolution.spec.title,
     files,
-    root: env['SOW_PROJECT_ROOT'] ?? cwd,
+    // Where a safe worker may change files: its own checkout, when it has one.
+    root: isWorkerCheckoutPath(cwd) ? cwd : (env['SOW_PROJECT_ROOT'] ?? cwd),
     cwd,
     env: { ...base, ...invocation.env },
     workerEnv: env,
@@ -665,12 +671,15 @@ export async function spawnAgent(
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
   // Read (and validate) .sow/config.yaml before anything is started or written.
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
+  const ownCheckout = opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
   // Over ACP the agent opens the session and says its id (session/new).
   const sessionId = resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
   const branch = currentBranch(root);
   const now = ctx.now();
 
   // Record the session before the worker starts: when it exits, the state is the only message.
+  let workdir = root;
+  let checkoutRel: string | undefined;
   const { agentId, assignment } = await update(inRoot, async (uow) => {
     const project = await uow.project();
     const { id, counts } = nextAgentId(project, agent.name);
@@ -699,6 +708,15 @@ export async function spawnAgent(
         task = withStatus(task, 'in_progress', now);
       }
       uow.setProject({ ...(await uow.project()), spawn_counts: counts });
+      // A task with a checkout keeps working there; --worktree (or the setting, for a parallel task) makes one.
+      if (task.worktree || ownCheckout === true || (ownCheckout === 'parallel' && task.parallel)) {
+        const { openWorkerCheckout } = await import('./worker-checkout.js');
+        const opened = openWorkerCheckout(uow.root, project.branch, task.id, task.worktree, now);
+        task = { ...task, worktree: opened.checkout };
+        workdir = opened.path;
+        checkoutRel = opened.checkout.path;
+        session.cwd = opened.path;
+      }
       const started: TaskState = {
         ...task,
         ...(sessionId ? { session_id: sessionId } : {}),
@@ -740,7 +758,7 @@ export async function spawnAgent(
           permissions: rights.permissions,
           checks: rights.checks,
           config: resolution.executor.config,
-          cwd: root,
+          cwd: workdir,
           prompt,
           promptFile,
           ...(sessionId ? { sessionId } : {}),
@@ -767,7 +785,7 @@ export async function spawnAgent(
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, root, opts, meter, persistReported);
+    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, workdir, opts, meter, persistReported);
   } catch (err) {
     failure = err;
     throw err;
@@ -777,7 +795,8 @@ export async function spawnAgent(
     const session = sessionId ?? run?.reportedSession;
     await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage), failure).catch(() => undefined);
   }
-  return finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
+  const result = await finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
+  return checkoutRel ? { ...result, worktree: checkoutRel } : result;
 }
 
 /** A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one continued). */
@@ -893,8 +912,14 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const files = runFiles(root, target, 'resume');
   announceStart(ctx, root, { agent: agentName, agent_id: session.agent_id, target, session_id: sessionId, events_file: files.eventsFile });
   const promptFile = files.writePrompt(prompt);
-  // Claude Code resumes only from the directory where the session began.
-  const sessionCwd = session.cwd;
+  // Claude Code resumes only from the directory where the session began: a worker's own checkout
+  // is made again there if it went (its branch is kept until the task is merged).
+  const recordedCheckout = target.kind === 'task' ? await Reader.read(inRoot, async (reader) => reader.task(target.id as string)) : undefined;
+  let sessionCwd = session.cwd;
+  if (recordedCheckout?.worktree) {
+    const { workerCheckoutOf } = await import('./worker-checkout.js');
+    sessionCwd = workerCheckoutOf(root, recordedCheckout, now) ?? sessionCwd;
+  }
   const invocation =
     resolution.transport === 'acp'
       ? acpInvocation(resolution, prompt, { permissions: rights.permissions, checks: rights.checks }, sessionId)

@@ -13,7 +13,7 @@ import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../
 import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
-import { checkRun, evidenceOutputs, evidenceTarget, recordEvidence, setTaskFieldChecked, type CheckRun } from './checks.js';
+import { checkRun, evidenceOutputs, evidenceTarget, listChecks, recordEvidence, setTaskFieldChecked, type CheckRun } from './checks.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { continueProject, projectStatus } from './status.js';
@@ -163,6 +163,32 @@ describe('where evidence goes', () => {
 });
 
 // Moved from test/e2e/checks.test.ts: evidence is appended after the documents people approve by index.
+describe('check list: each check’s evidence per phase, fresh or stale now', () => {
+  it('the newest run in each phase, judged against the code as it is: fresh, failed, stale; a task’s evidence is not a phase’s', async () => {
+    const w = await world('code');
+    await declare(w, [
+      { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
+      { name: 'lint', run: 'exit 1' },
+    ]);
+    const evidenceOf = async () => Object.fromEntries((await listChecks(w.ctx())).checks.map((c) => [c.name, c.evidence]));
+    expect(await evidenceOf()).toEqual({ unit: undefined, lint: undefined });
+
+    await checkRun(w.ctx(), ['unit']);
+    await checkRun(w.ctx(), ['unit'], { task: '010' });
+    await expect(checkRun(w.ctx(), ['lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
+    expect(await evidenceOf()).toEqual({
+      unit: [{ phase: 'implementation', name: 'unit', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 }],
+      lint: [{ phase: 'implementation', name: 'lint', state: 'failed', evidence: expect.stringMatching(LOG), exit_code: 1 }],
+    });
+
+    // The code changed since it passed: stale, until the code is back as it was.
+    w.write('src/app.js', 'console.log("app, changed")\n');
+    expect((await evidenceOf())['unit']).toEqual([expect.objectContaining({ phase: 'implementation', state: 'stale', changed: 'code' })]);
+    w.write('src/app.js', 'console.log("app")\n');
+    expect((await evidenceOf())['unit']).toEqual([expect.objectContaining({ state: 'fresh-pass' })]);
+  });
+});
+
 describe('evidence never moves the documents people approve by index', () => {
   it('a check run while planning, before the task list: the task list is still [0], and the evidence follows it', async () => {
     const w = await world();

@@ -14,14 +14,14 @@ import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
 import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
-import type { ProjectType, ProjectView } from '../domain/project-type.js';
+import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Artifact, Check, CheckMoment, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
 import type { CheckStanding } from './check-allowance.js';
 import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
-import { actor, openRoot, Reader, update } from './workspace.js';
+import { actor, hasProject, openRoot, Reader, update } from './workspace.js';
 import { selectChecks } from '../domain/checks.js';
 
 /** The folder whose changes never make evidence stale: sow's own state. */
@@ -72,7 +72,16 @@ export interface DeclaredCheckInfo {
   allowed: boolean;
   /** Not allowed, but another command was allowed under its name: that command. */
   previously?: string;
+  /**
+   * Its newest run recorded in each phase of the project on this branch (only the phases that
+   * have one; absent when none has), judged against the code as it is now: fresh-pass, stale
+   * (the code or its command changed since it passed) or failed.
+   */
+  evidence?: PhaseEvidence[];
 }
+
+/** A check's newest evidence in one phase, judged now. */
+export type PhaseEvidence = CheckStatus & { phase: string };
 
 export async function listChecks(where: Where): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
   const ctx = contextOf(where);
@@ -80,7 +89,42 @@ export async function listChecks(where: Where): Promise<{ file: string; exists: 
   const { exists, config } = await readRepoConfig(root);
   const { standingsOf } = await import('./check-allowance.js');
   const standings = standingsOf(root, config.checks ?? [], ctx.env);
-  return { file: REPO_CONFIG, exists, checks: standings.checks.map(info), allowed_by: standings.via };
+  const evidence = await evidenceByPhase(ctx, root, config.checks ?? []);
+  return {
+    file: REPO_CONFIG,
+    exists,
+    checks: standings.checks.map((s) => {
+      const found = evidence.filter((e) => e.name === s.check.name);
+      return { ...info(s), ...(found.length ? { evidence: found } : {}) };
+    }),
+    allowed_by: standings.via,
+  };
+}
+
+/**
+ * The newest evidence of each declared check in each phase of the project, judged against the
+ * code as it is now. The code's tree is computed (git) only when some phase holds evidence of a
+ * declared check; without a project on this branch there is none.
+ */
+async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly Check[]): Promise<PhaseEvidence[]> {
+  if (declared.length === 0 || !hasProject(root)) return [];
+  const names = new Set(declared.map((c) => c.name));
+  const phases = await Reader.read(
+    ctx,
+    (reader) =>
+      reader.type.phases.map((p) => ({
+        phase: p.name,
+        outputs: (reader.project.phases[p.name]?.outputs ?? []).filter((a) => a.type === EVIDENCE && names.has(String(a.metadata?.['check']))),
+      })),
+    { otherBranch: 'quiet' },
+  );
+  if (phases.every((p) => p.outputs.length === 0)) return [];
+  const tree = worktreeTree(root, SOW_DIR);
+  return phases.flatMap(({ phase, outputs }) =>
+    checkStatuses(declared, outputs, tree)
+      .filter((c) => c.state !== 'missing')
+      .map((c) => ({ ...c, phase })),
+  );
 }
 
 const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo => ({

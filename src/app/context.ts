@@ -7,6 +7,9 @@
  * Use cases take `Where` while they move over: a folder (the CLI's call sites as they are, with
  * the process's environment and clock) or a whole context.
  */
+import { sep } from 'node:path';
+import { projectFolderFor } from '../adapters/repo.js';
+
 export interface AppContext {
   /** The folder the command runs in (the repository is found from it). */
   readonly cwd: string;
@@ -19,9 +22,34 @@ export interface AppContext {
 /** A folder, or a whole context. */
 export type Where = string | AppContext;
 
-/** The context of this process: its environment and the real clock. */
+/**
+ * The context of this process: its environment and the real clock. A worker spawned in a checkout
+ * of its own (SOW_PROJECT_ROOT names the project checkout) acts on the project checkout's state:
+ * its folder there stands in for the one it runs in (see workerFolder).
+ */
 export function processContext(cwd: string = process.cwd()): AppContext {
-  return { cwd, env: process.env, now: () => new Date().toISOString() };
+  return { cwd: workerFolder(cwd, process.env), env: process.env, now: () => new Date().toISOString() };
+}
+
+/**
+ * Where a command runs, for state: in a worker's own checkout (a linked worktree of the project's
+ * repository, as git lists it), the same folder of the project checkout that SOW_PROJECT_ROOT
+ * names, so that its task state has one truth; anywhere else, `cwd` itself.
+ */
+export function workerFolder(cwd: string, env: AppContext['env']): string {
+  const project = env['SOW_PROJECT_ROOT'] ?? checkoutHolding(cwd);
+  return (project && projectFolderFor(cwd, project)) || cwd;
+}
+
+/**
+ * A person (or a script) at a terminal in a worker's checkout has no SOW_PROJECT_ROOT: the
+ * checkout's place names its project checkout (`<project>/.sow/worktrees/.workers/<name>`), so
+ * `sow task list` there shows the tasks as they are, not the checkout's old copy of them. Only a
+ * string test here; projectFolderFor checks with git's records that it really is one.
+ */
+function checkoutHolding(cwd: string): string | undefined {
+  const at = cwd.lastIndexOf(`${sep}.sow${sep}worktrees${sep}.workers${sep}`);
+  return at > 0 ? cwd.slice(0, at) : undefined;
 }
 
 /** The context a use case runs in, whichever form it was given. */

@@ -33,6 +33,8 @@ export interface DetachOptions {
   next?: boolean;
   iteration?: boolean;
   verbose?: boolean;
+  /** The worker works in a checkout of its own. */
+  worktree?: boolean;
   /** The sow to start (this one's script, unless a test says otherwise). */
   script?: string;
 }
@@ -57,6 +59,7 @@ export async function spawnDetached(where: Where, agentName: string, taskId: str
     ...(opts.prompt !== undefined ? [`--prompt=${opts.prompt}`] : []),
     ...(opts.force ? ['--force'] : []),
     ...(opts.verbose ? ['--verbose'] : []),
+    ...(opts.worktree ? ['--worktree'] : []),
     '--json',
   ]);
 }
@@ -248,6 +251,8 @@ export interface LiveWorker {
   advice?: string;
   /** The checkout, relative to the main one ('.' for the main checkout itself). */
   checkout: string;
+  /** Where the worker works: its own checkout (sow agent spawn --worktree), relative to the project checkout; '.' for the project checkout itself. */
+  worktree: string;
   task: string;
   name: string;
   agent_id: string;
@@ -302,6 +307,7 @@ export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): P
         state: advice === undefined ? 'running' : 'gone',
         ...(advice !== undefined ? { advice } : {}),
         checkout: checkout.rel,
+        worktree: task.worktree?.path ?? '.',
         task: task.id,
         name: task.name,
         agent_id: owner.by,

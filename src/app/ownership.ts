@@ -8,6 +8,7 @@ import { TaskOwnedError, isOwnedBy, retireOwner, workerOf, type Worker } from '.
 import { routeTo, type Actor } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
+import type { RemoteClaimRow } from '../domain/claims.js';
 import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
 
@@ -47,6 +48,8 @@ export interface TaskRow {
   assigned_agent?: string;
   /** A live owner, or one that is gone (nobody works on the task any more); absent when sow knows of nobody. */
   worker?: Worker;
+  /** Its claim on the claims remote (`claims.remote`), when it has one there. */
+  remote_claim?: RemoteClaimRow;
 }
 
 export function taskRow(t: TaskSummary, now: string): TaskRow {

@@ -1,6 +1,8 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
 import { costOf, type CostRow } from '../domain/usage.js';
-import type { Where } from './context.js';
+import { contextOf, type Where } from './context.js';
+import { remoteClaimRows, type RemoteClaimRow } from '../domain/claims.js';
+import { remoteClaimsForReads } from './remote-claims.js';
 import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
@@ -34,6 +36,8 @@ export interface StatusReport {
   map?: LifecycleMap;
   /** What its workers used, summed over every run (only once a worker has run). */
   usage?: Omit<CostRow, 'key'>;
+  /** With a claims remote: its claims of the project's tasks, or that it was not reached. */
+  remote_claims?: { remote: string; reached: true; claims: RemoteClaimRow[] } | { remote: string; reached: false; why: string };
 }
 
 /** A task in progress whose worker or claimant is gone, and what to do about it. */
@@ -79,11 +83,16 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
 }
 
 export async function projectStatus(where: Where, opts: { map?: boolean } = {}): Promise<StatusReport> {
-  return Reader.read(where, async (reader) => {
+  const { report, root } = await Reader.read(where, async (reader) => {
     const r = statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now());
     const { statechart } = reader.project;
-    return opts.map ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) } : r;
+    return { report: opts.map ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) } : r, root: reader.root };
   });
+  // After the lock is let go: the remote may take a moment to answer.
+  const now = contextOf(where).now();
+  const read = await remoteClaimsForReads(root, report.branch, now);
+  if (!read) return report;
+  return { ...report, remote_claims: read.reached ? { remote: read.remote, reached: true, claims: [...remoteClaimRows(read, now).values()] } : read };
 }
 
 /** `3 (1 completed, 2 pending)`; `paint` may colour each status (a terminal's status view). */

@@ -6,10 +6,12 @@ import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ow
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
 import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
-import { checkNewTaskId, checkStatusChange, checkTaskName, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
+import { checkNewTaskId, checkStatusChange, checkTaskName, isFinished, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
 import { candidateIds, checkFinish, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
+import { claimsRemote, remoteClaimRows, remoteClaimsForReads, requireRemote, type ClaimsRemote } from './remote-claims.js';
+import type { RemoteClaims } from '../domain/claims.js';
 
 export interface AddTaskOptions {
   name: string;
@@ -94,6 +96,11 @@ async function changeStatus(uow: UnitOfWork, before: TaskState, status: TaskStat
   checkFinish(before, status, uow.actor, opts.force, uow.now);
   if (!opts.force) checkStatusChange(before, status, await uow.dependenciesOf(before), opts);
   const task = withStatus(before, status, uow.now);
+  // Last, once nothing here refuses the change: the claim on the remote is given back.
+  if (isFinished(status) && before.owner?.remote !== undefined && !opts.dryRun) {
+    const { releaseRemoteClaim } = await import('./remote-claims.js');
+    await releaseRemoteClaim(uow.root, before.id, (await uow.project()).branch, before.owner, opts.force);
+  }
   if (before.status === 'completed' && !opts.dryRun) {
     const { logLeftCompleted } = await import('./log.js');
     await logLeftCompleted(uow, before, status, claimantOf(uow.actor) ?? uow.actor.by);
@@ -165,9 +172,13 @@ export async function abandonTask(where: Where, rawId: string, opts: SetTaskOpti
   );
 }
 
-/** The tasks a worker could start now: pending, every dependency finished, nobody working on them. */
+/**
+ * The tasks a worker could start now: pending, every dependency finished, nobody working on them
+ * — here, nor, with a claims remote, on the remote.
+ */
 export async function nextTasks(where: Where): Promise<TaskRow[]> {
-  return Reader.read(where, async (reader) => {
+  const ctx = contextOf(where);
+  const { rows, root, branch } = await Reader.read(ctx, async (reader) => {
     const tasks = await reader.tasks();
     const candidates = new Set(candidateIds(tasks));
     const out: TaskRow[] = [];
@@ -175,8 +186,10 @@ export async function nextTasks(where: Where): Promise<TaskRow[]> {
     for (const t of tasks) {
       if (candidates.has(t.id) && readyNow(t, now)) out.push(taskRow(t, now));
     }
-    return out;
+    return { rows: out, root: reader.root, branch: reader.project.branch };
   });
+  const onRemote = remoteClaimRows(await remoteClaimsForReads(root, branch, ctx.now()), ctx.now());
+  return onRemote.size ? rows.filter((r) => !onRemote.get(r.id)?.live) : rows;
 }
 
 export interface ClaimOptions {
@@ -184,47 +197,104 @@ export interface ClaimOptions {
   owner?: string;
   /** The lease, in seconds (default 30 minutes). */
   leaseSeconds?: number;
+  /** Claim on this git remote too (else the claims.remote of .sow/config.yaml, if any). */
+  remote?: string;
 }
 
 /**
  * Claims the first ready task, atomically (under the lock): in_progress, owned by this session or
- * name with a lease. Two claimers never get the same task, and none skips a ready one.
+ * name with a lease. Two claimers never get the same task, and none skips a ready one. With a
+ * claims remote, the task is claimed on the remote first (one push that only the first claimer
+ * wins); a task claimed there by another checkout is passed over, and a push that lost the race
+ * moves on to the next ready task.
  */
 export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
-  return update(
-    where,
-    async (uow) => {
-      if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
-      const who = claimantOf(uow.actor);
-      if (!who)
-        throw new UsageError(
-          'say who claims the task: --owner <name>',
-          'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
-        );
-      const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
-      await requireExecuting(await uow.type(), () => uow.view(), undefined);
-      const tasks = await uow.tasks();
-      for (const id of candidateIds(tasks)) {
-        let task = await uow.task(id);
-        if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
-        task = withStatus(takeOver(task), 'in_progress', uow.now);
+  let pushed: { root: string; remote: string; ref: string; sha: string } | undefined;
+  try {
+    return await update(
+      where,
+      async (uow) => {
+        if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
+        const who = claimantOf(uow.actor);
+        if (!who)
+          throw new UsageError(
+            'say who claims the task: --owner <name>',
+            'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
+          );
+        const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
+        await requireExecuting(await uow.type(), () => uow.view(), undefined);
+        const tasks = await uow.tasks();
         const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-        const owner: Owner = {
-          kind: 'claim',
-          by: who,
-          ...(uow.actor.session ? { session: uow.actor.session } : {}),
-          since: uow.now,
-          lease_until: new Date(Date.parse(uow.now) + seconds * 1000).toISOString(),
-          lease_seconds: seconds,
-        };
-        task = { ...task, owner, ...(agent ? { assigned_agent: agent } : {}) };
-        uow.setTask(task);
-        return { task, owner };
-      }
-      throw new NoReadyTaskError(tasks);
+        const leaseUntil = new Date(Date.parse(uow.now) + seconds * 1000).toISOString();
+        const remote = await claimsRemote(uow.root, opts.remote);
+        const onRemote = remote && (await remoteClaimer(uow.root, remote, (await uow.project()).branch));
+        for (const id of candidateIds(tasks)) {
+          let task = await uow.task(id);
+          if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
+          let claimed: { remote: string; remote_claim: string; remote_lease_until: string } | undefined;
+          if (onRemote) {
+            const sha = await onRemote.claim(id, { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil }, uow.now);
+            if (sha === undefined) continue;
+            pushed = { root: uow.root, remote: onRemote.remote, ref: onRemote.ref(id), sha };
+            claimed = { remote: onRemote.remote, remote_claim: sha, remote_lease_until: leaseUntil };
+          }
+          task = withStatus(takeOver(task), 'in_progress', uow.now);
+          const owner: Owner = {
+            kind: 'claim',
+            by: who,
+            ...(uow.actor.session ? { session: uow.actor.session } : {}),
+            since: uow.now,
+            lease_until: leaseUntil,
+            lease_seconds: seconds,
+            ...claimed,
+          };
+          task = { ...task, owner, ...(agent ? { assigned_agent: agent } : {}) };
+          uow.setTask(task);
+          return { task, owner };
+        }
+        throw new NoReadyTaskError(tasks);
+      },
+      opts.owner !== undefined ? { owner: opts.owner } : {},
+    );
+  } catch (err) {
+    // The claim landed on the remote but not here: give it back, so the task is not held by nobody until the lease runs out.
+    if (pushed) {
+      const { pushClaim } = await import('../adapters/remote-claims.js');
+      await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Claiming on the remote, for one `task next --claim`: the remote's claims of the branch are read
+ * once (not reached: exit 5, nothing changed); `claim` then pushes a task's claim — a new ref, or
+ * over a claim whose lease ran out, naming its commit — and says the claim's commit, or undefined
+ * when the task is claimed there (already, or by a racer whose push landed first).
+ */
+async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
+  const name = requireRemote(root, remote);
+  const rc = await import('../adapters/remote-claims.js');
+  const { claimRef, isRefBranch, RemoteClaimError, remoteClaimLive } = await import('../domain/claims.js');
+  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', `was not asked: the project's branch '${branch}' cannot be part of a ref`);
+  const listed = await rc.listClaimRefs(root, name, branch);
+  if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
+  const held = new Map((await rc.claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));
+  return {
+    remote: name,
+    machine: rc.thisMachine(),
+    ref: (task: string) => claimRef(branch, task),
+    async claim(task: string, record: Parameters<typeof rc.makeClaimCommit>[1], now: string): Promise<string | undefined> {
+      const current = held.get(task);
+      if (current && remoteClaimLive(current, now)) return undefined;
+      const sha = rc.makeClaimCommit(root, record);
+      const outcome = await rc.pushClaim(root, name, claimRef(branch, task), sha, current?.sha ?? null);
+      if (outcome.kind === 'lost') return undefined;
+      if (outcome.kind === 'failed') throw new RemoteClaimError(name, `could not claim task ${task}`, outcome.why);
+      rc.forgetCachedClaims(root);
+      return sha;
     },
-    opts.owner !== undefined ? { owner: opts.owner } : {},
-  );
+  };
 }
 
 export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {
@@ -257,9 +327,20 @@ export async function listTasks(where: Where, status?: string): Promise<TaskRow[
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
   }
   const ctx = contextOf(where);
-  const tasks = await Reader.read(ctx, (reader) => reader.tasks());
+  const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({ tasks: await reader.tasks(), root: reader.root, branch: reader.project.branch }));
   const now = ctx.now();
-  return (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
+  const rows = (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
+  return withRemoteClaims(rows, await remoteClaimsForReads(root, branch, now), now);
+}
+
+/** The rows, each task claimed on the remote with its claim there (`remote_claim`). */
+function withRemoteClaims(rows: TaskRow[], read: RemoteClaims | undefined, now: string): TaskRow[] {
+  const onRemote = remoteClaimRows(read, now);
+  if (onRemote.size === 0) return rows;
+  return rows.map((r) => {
+    const claim = onRemote.get(r.id);
+    return claim ? { ...r, remote_claim: claim } : r;
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { projectProblem } from '../domain/project.js';
-import { NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
+import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
@@ -545,6 +545,20 @@ export class UnitOfWork {
     this.tasksNext.set(task.id, renewLease({ ...task, updated_at: this.now }, this.actor, this.now));
   }
 
+  /**
+   * A claim this write renews that is held on a remote too, and whose lease there is half run
+   * out, is renewed there as well (app/remote-claims.ts). Other writes run no git.
+   */
+  async renewRemoteClaims(): Promise<void> {
+    for (const [id, task] of this.tasksNext) {
+      const owner = task.owner;
+      if (owner?.kind !== 'claim' || owner.remote === undefined || !isOwnedBy(owner, this.actor)) continue;
+      const { remoteLeaseDue, renewRemoteClaim } = await import('./remote-claims.js');
+      if (!remoteLeaseDue(owner, this.now)) continue;
+      this.tasksNext.set(id, { ...task, owner: await renewRemoteClaim(this.root, id, (await this.project()).branch, owner, this.now) });
+    }
+  }
+
   /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
   checkWriter(task: TaskState): void {
     const retired = retiredIdentity(task, this.actor);
@@ -624,6 +638,7 @@ export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
     }
     const result = await fn(uow);
+    await uow.renewRemoteClaims();
     await uow.commit();
     return result;
   });

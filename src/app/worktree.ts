@@ -11,6 +11,7 @@ import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
+import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
 import { addWorktree, defaultBranch, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
 import { initWorkspace } from './init.js';
 import { liveOwner } from './ownership.js';
@@ -167,7 +168,8 @@ function worktreePlace(main: string, branch: string): string {
   return path;
 }
 
-const hasProjectIn = (tree: Worktree) => !tree.prunable && fileExists(tree.path, '.sow/.version') && fileExists(tree.path, '.sow/project/state.yaml');
+// A worker's own checkout holds a copy of .sow/ from its branch's start: its project is the project checkout's.
+const hasProjectIn = (tree: Worktree) => !tree.prunable && !isWorkerCheckoutPath(tree.path) && fileExists(tree.path, '.sow/.version') && fileExists(tree.path, '.sow/project/state.yaml');
 
 /** The main checkout and each worktree that holds a project: where they are, nothing read yet. */
 export function checkoutsWithProject(cwd: string): { path: string; rel: string }[] {

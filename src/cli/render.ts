@@ -11,6 +11,7 @@ import { renderLifecycleMap } from './graph.js';
 import { plain, type Paint } from './colour.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
+import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
 import { toJson } from '../domain/json.js';
 import type { CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
@@ -27,12 +28,13 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker }, paint: Paint = plain): string {
+export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker; remote_claim?: RemoteClaimRow }, paint: Paint = plain): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
   const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  if (t.remote_claim) return `${line}  — ${remoteClaimText(t.remote_claim)}`;
   return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}  — ${paint('blocked', 'nobody works on it')}` : line;
 }
 
@@ -69,12 +71,26 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
     ...(r.tasks.unattended ?? []).map((u) => `  ${paint('blocked', '!')} ${u.advice}`),
+    ...remoteClaimLines(r.remote_claims),
     ...(r.usage ? [`Used     ${usageLine(r.usage)} (sow cost)`] : []),
     '',
     'Next (sow advance)',
     ...nextLines(r.next, paint),
   ];
   return lines.join('\n');
+}
+
+/** `Claims   2 on origin`, then a line per claim; or that the remote was not reached. */
+function remoteClaimLines(c: StatusReport['remote_claims']): string[] {
+  if (!c) return [];
+  if (!c.reached) return [`Claims   not read: the remote '${shown(c.remote)}' ${shown(c.why)}`];
+  return [`Claims   ${c.claims.length} on ${shown(c.remote)}`, ...c.claims.map((claim) => `  [${claim.task}] ${remoteClaimText(claim)}`)];
+}
+
+/** What agent ps says below its table about the claims on the remote. */
+export function remoteClaimNotes(c: import('../domain/claims.js').RemoteClaims | undefined, now: string): string[] {
+  if (!c?.reached) return [];
+  return [...remoteClaimRows(c, now).values()].map((claim) => `[${claim.task}] ${remoteClaimText(claim)}`);
 }
 
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
@@ -173,12 +189,26 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   const notes = gone.map((w) => `! ${shown(w.advice ?? '')}`);
   if (rows.length === 0) return [`No worker is running${all ? ' in any checkout' : ''}.`, ...notes].join('\n');
   const t = Date.parse(now);
-  const header = [...(all ? ['checkout'] : []), 'task', 'worker', 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
+  // Where each works, when any works in a checkout of its own ('.': the project checkout).
+  const own = rows.some((w) => w.worktree !== '.');
+  const header = [...(all ? ['checkout'] : []), 'task', 'worker', ...(own ? ['worktree'] : []), 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
   const body = rows.map((w) => {
     const tokensUsed = w.input_tokens !== undefined || w.output_tokens !== undefined ? tokens((w.input_tokens ?? 0) + (w.output_tokens ?? 0)) : '-';
     const last = w.last_activity_at ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago` : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
-    return [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), shown(w.executor), String(w.pid), ago(w.running_seconds), last, tokensUsed, dollars(w.cost_usd), doing];
+    return [
+      ...(all ? [shown(w.checkout)] : []),
+      w.task,
+      shown(w.agent_id),
+      ...(own ? [shown(w.worktree)] : []),
+      shown(w.executor),
+      String(w.pid),
+      ago(w.running_seconds),
+      last,
+      tokensUsed,
+      dollars(w.cost_usd),
+      doing,
+    ];
   });
   return [columns([header, ...body]), ...notes].join('\n');
 }

@@ -50,6 +50,10 @@ export const commands: readonly CommandDef[] = [
       { flags: '--iteration', description: 'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)' },
       { flags: '--prompt <text>', description: 'extra instructions added to the worker prompt' },
       { flags: '-d, --detach', description: 'run the worker in the background and return once its session is recorded; it outlives this command (see sow agent wait)' },
+      {
+        flags: '--worktree',
+        description: "work on the task in a checkout of its own (a git worktree under .sow/worktrees/.workers/, on a branch of the project branch); 'sow task merge' brings it back",
+      },
       VERBOSE,
       QUIET,
       { flags: '--force', description: 'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)' },
@@ -59,10 +63,12 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [agentName, taskId] = args as [string, string | undefined];
-      const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean; detach?: boolean };
+      const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean; detach?: boolean; worktree?: boolean };
       if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       if (opts.iteration && (taskId !== undefined || opts.next))
         throw new UsageError("--iteration spawns a worker for the project's next iteration, not for a task", `sow agent spawn ${agentName} --iteration`);
+      if (opts.worktree && taskId === undefined && !opts.next)
+        throw new UsageError('--worktree gives a worker on a task a checkout of its own; name the task (or --next)', `sow agent spawn ${agentName} <task-id> --worktree`);
       await agentArg(agentName);
       if (taskId !== undefined) taskIdArg(taskId, 'task id');
       // What the worker is to do, the same whether this command waits for it or not.
@@ -72,6 +78,7 @@ export const commands: readonly CommandDef[] = [
         force: opts.force === true,
         next: opts.next === true,
         iteration: opts.iteration === true,
+        ...(opts.worktree ? { worktree: true } : {}),
       };
       if (opts.detach) {
         const { spawnDetached } = await import('../app/detach.js');
@@ -207,8 +214,10 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { liveWorkers } = await import('../app/detach.js');
       const rows = await liveWorkers(ctx.app, { all: opts['all'] === true });
-      const { renderWorkers } = await import('../cli/render.js');
-      return { data: rows, text: renderWorkers(rows, ctx.app.now(), opts['all'] === true) };
+      const { remoteClaimNotes, renderWorkers } = await import('../cli/render.js');
+      // Claims on the remote: workers of other machines, which this one cannot see otherwise.
+      const claims = remoteClaimNotes(await (await import('../app/remote-claims.js')).projectRemoteClaims(ctx.app), ctx.app.now());
+      return { data: rows, text: [renderWorkers(rows, ctx.app.now(), opts['all'] === true), ...claims].join('\n') };
     },
   },
   {

@@ -273,6 +273,7 @@ export const commands: readonly CommandDef[] = [
       { flags: '-a, --agent <agent>', description: 'with --claim: the agent role that works on it', complete: 'agent' },
       { flags: '--owner <name>', description: "with --claim: who claims it (default: SOW_OWNER, a worker's or session's own name, at a terminal your git user.name)" },
       { flags: '--lease <duration>', description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', default: '30m' },
+      { flags: '--remote <name>', description: 'with --claim: claim it on this git remote too, so no other machine takes it (default: claims.remote of .sow/config.yaml)' },
     ],
     writes: true,
     mcp: {
@@ -285,6 +286,7 @@ export const commands: readonly CommandDef[] = [
           owner: z.string().optional().describe("with claim: who claims it; default: SOW_OWNER, or a spawned worker's or session's own name"),
           agent: z.string().optional().describe('with claim: the agent role that works on it, e.g. implementer'),
           lease: z.string().optional().describe('with claim: how long the claim holds without a write from you: 30m (default), 2h, 90s'),
+          remote: z.string().optional().describe('with claim: claim it on this git remote too (default: claims.remote of .sow/config.yaml)'),
         }),
       output: (z) =>
         z.looseObject({
@@ -296,14 +298,16 @@ export const commands: readonly CommandDef[] = [
       async call(ctx, args) {
         const app = await import('../app/task.js');
         if (!args['claim']) {
-          if (args['owner'] !== undefined || args['agent'] !== undefined || args['lease'] !== undefined) {
-            throw new UsageError('owner, agent and lease go with claim', 'call task_next with claim: true to claim a task');
+          if (args['owner'] !== undefined || args['agent'] !== undefined || args['lease'] !== undefined || args['remote'] !== undefined) {
+            throw new UsageError('owner, agent, lease and remote go with claim', 'call task_next with claim: true to claim a task');
           }
           return app.nextTasks(ctx.app);
         }
         const { parseLease } = await import('../domain/ownership.js');
+        const { remoteArg } = await import('../domain/claims.js');
         const r = await app.claimNext(ctx.app, {
           leaseSeconds: parseLease((args['lease'] as string | undefined) ?? '30m'),
+          ...(args['remote'] !== undefined ? { remote: remoteArg(args['remote'] as string) } : {}),
           ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
           ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
         });
@@ -311,12 +315,12 @@ export const commands: readonly CommandDef[] = [
       },
     },
     async run(ctx, { opts: o }) {
-      const opts = o as { claim?: boolean; agent?: string; owner?: string; lease: string };
+      const opts = o as { claim?: boolean; agent?: string; owner?: string; lease: string; remote?: string };
       const app = await import('../app/task.js');
       if (!opts.claim) {
-        if (opts.agent !== undefined || opts.owner !== undefined)
+        if (opts.agent !== undefined || opts.owner !== undefined || opts.remote !== undefined)
           throw new UsageError(
-            `${opts.agent !== undefined ? '--agent' : '--owner'} goes with --claim: without it, 'sow task next' only lists the ready tasks`,
+            `${opts.agent !== undefined ? '--agent' : opts.owner !== undefined ? '--owner' : '--remote'} goes with --claim: without it, 'sow task next' only lists the ready tasks`,
             "run 'sow task next --claim --owner <name>' to claim one",
           );
         const { formatTaskLine } = await import('../cli/render.js');
@@ -326,12 +330,15 @@ export const commands: readonly CommandDef[] = [
       }
       const { parseLease } = await import('../domain/ownership.js');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
+      const remote = opts.remote !== undefined ? (await import('../domain/claims.js')).remoteArg(opts.remote) : undefined;
       const r = await app.claimNext(ctx.app, {
         leaseSeconds: parseLease(opts.lease),
+        ...(remote !== undefined ? { remote } : {}),
         ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
         ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       });
-      return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}' for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
+      const where = typeof r.owner.remote === 'string' ? ` on ${shown(r.owner.remote)} and here` : '';
+      return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
     },
   },
   {
@@ -362,6 +369,26 @@ export const commands: readonly CommandDef[] = [
         text: r.diff,
         ...(r.diff ? {} : { message: r.files.length ? `Task ${r.task}'s files show no change against the base branch` : `Task ${r.task} records no modified file yet` }),
       };
+    },
+  },
+  {
+    name: 'task merge',
+    description: "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the checkout and its branch",
+    args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
+    options: [ID],
+    help: "What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
+    writes: true,
+    async run(ctx, { args, opts }) {
+      const given = args[0] as string | undefined;
+      if (given !== undefined && opts['id'] !== undefined && taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id'))
+        throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
+      const id = given !== undefined ? taskIdArg(given, 'task id') : taskIdOf(opts);
+      const { mergeTask } = await import('../app/worker-checkout.js');
+      const r = await mergeTask(ctx.app, id);
+      const what = r.merge
+        ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} file${r.files.length === 1 ? '' : 's'})`
+        : `Task ${r.task}'s branch '${r.branch}' had nothing to merge into '${r.into}'`;
+      return { data: r, message: `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; its checkout and branch were removed` };
     },
   },
   ...inputs.commands,

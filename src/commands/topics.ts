@@ -82,7 +82,7 @@ export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: st
   { name: 'SOW_AGENT', meaning: 'set with SOW_AGENT_ID: the agent role (implementer)' },
   { name: 'SOW_TASK_ID', meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)' },
   { name: 'SOW_SESSION_ID', meaning: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)' },
-  { name: 'SOW_PROJECT_ROOT', meaning: 'set for a worker: the repository root of its project' },
+  { name: 'SOW_PROJECT_ROOT', meaning: "set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on the project's state there" },
   { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal' },
   { name: 'NO_COLOR', meaning: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same' },
   { name: 'VISUAL, EDITOR', meaning: "the editor of 'sow config edit'" },

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { quoted, shown } from './display.js';
 import { nearMiss } from './suggest.js';
 import { storedPathInside } from './paths.js';
+import { isRemoteName } from './claims.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
@@ -98,6 +99,11 @@ export const OwnerSchema = v.looseObject({
   since: timestamp,
   lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
   lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  remote: v.optional(v.pipe(v.string(), v.check(isRemoteName, 'must be the name of a git remote, e.g. origin'), d('claim: the git remote the task is claimed on too (claims.remote, --remote)'))),
+  remote_claim: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-f]{40,64}$/, 'a commit id'), d("claim: the commit the claim's ref on the remote points at; finishing the task deletes the ref if it still does")),
+  ),
+  remote_lease_until: v.optional(v.pipe(timestamp, d('claim: the lease the claim on the remote records; a write of the owner renews it there once half of it has passed'))),
 });
 export type Owner = v.InferOutput<typeof OwnerSchema>;
 
@@ -192,6 +198,17 @@ export const TaskStateSchema = v.pipe(
     session: v.optional(SessionSchema),
     owner: v.optional(OwnerSchema),
     retired_owners: v.optional(v.pipe(v.array(v.string()), d('Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to it are refused'))),
+    worktree: v.optional(
+      v.pipe(
+        v.looseObject({
+          branch: v.pipe(v.string(), v.minLength(1), d("The worker's branch, made from the project branch: <project branch>--task-<id>")),
+          path: v.pipe(v.string(), v.minLength(1), d("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)")),
+          from: v.pipe(v.string(), v.minLength(1), d('The project branch it was made from, and is merged back into')),
+          created_at: timestamp,
+        }),
+        d("The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and removes it"),
+      ),
+    ),
     handoffs: v.optional(
       v.pipe(
         v.array(
@@ -288,12 +305,32 @@ export const RepoConfigSchema = v.pipe(
         d("What this project's workers may use: at the limit sow starts no worker and resumes none (exit 3); workers already running go on"),
       ),
     ),
+    workers: v.nullish(
+      v.pipe(
+        v.strictObject({
+          worktree: v.nullish(v.pipe(v.boolean(), d("true: a worker spawned on a task marked parallel works in a checkout of its own (as with --worktree), merged back with 'sow task merge'"))),
+        }),
+        d("The project's workers"),
+      ),
+    ),
     github: v.nullish(
       v.pipe(
         v.strictObject({
           repo: v.pipe(v.string(), v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'), d("The GitHub repository sow's gh calls name (default: from the origin remote)")),
         }),
         d('GitHub (through the gh CLI)'),
+      ),
+    ),
+    claims: v.nullish(
+      v.pipe(
+        v.strictObject({
+          remote: v.pipe(
+            v.string(),
+            v.check(isRemoteName, "must be the name of a git remote of this repository (as 'git remote' lists them), e.g. origin"),
+            d('The git remote whose refs/sow/claims/ refs say who works on which task, across machines'),
+          ),
+        }),
+        d('Claims through the git remote: task next --claim also claims the task on the remote, so two machines never take the same task'),
       ),
     ),
     knowledge: v.nullish(

@@ -223,6 +223,7 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   completed_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
   session_id: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
   session: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
+  worktree: { kind: 'readonly', why: "a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'" },
   inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task input add|set|remove --id <id>'" },
   outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task output add|set|remove --id <id>'" },
   metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },

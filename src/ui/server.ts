@@ -40,6 +40,7 @@ const VIEWS: Record<string, (q: URLSearchParams) => { name: string; label?: stri
     { name: 'project history', args: [], opts: {} },
     { name: 'output list', args: [], opts: {} },
     { name: 'agent ps', args: [], opts: {} },
+    { name: 'check list', args: [], opts: {} },
   ],
   task: (q) => {
     const id = q.get('id') ?? '';

@@ -240,6 +240,11 @@ describe('sow mcp: the tools', () => {
     const cliClaim = cliData(repo, ['task', 'next', '--claim', '--owner', 'bob', '--agent', 'implementer', '--lease', '2h']);
     expect(Object.keys(cliClaim)).toEqual(Object.keys(claimed));
     expect(cliClaim.id).toBe('020');
+    // remote goes with claim, and names a remote of the repository (this one has none): refused, nothing claimed.
+    expect((await call(client, 'task_next', { remote: 'origin' })).isError).toBe(true);
+    const noRemote = await call(client, 'task_next', { claim: true, owner: 'cy', remote: 'origin' });
+    expect(noRemote).toMatchObject({ isError: true, json: { error: { code: 'REMOTE_NOT_FOUND' } } });
+    expect(repo.yaml(taskFile('030')).status).toBe('pending');
 
     const renamed = await data(client, 'task_update', { id: '30', field: 'name', value: 'Third, renamed' });
     expect(renamed).toEqual({ id: '030', field: 'name', value: 'Third, renamed' });

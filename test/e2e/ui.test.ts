@@ -2,17 +2,20 @@
  * `sow ui`, end to end: the built sow serving a repository, asked as a browser and as an attacker
  * would ask it. Security: no token, a wrong token, a foreign Host or Origin, a POST without the
  * token header or without JSON, and path traversal in every route are all refused, the state
- * unchanged. With Chromium (the Debian package, driven by playwright-core), a person's walk: the
- * project listed as `sow status` says, the tasks approved and the project advanced from the page,
- * a worker's events appearing live, the worker stopped. Screenshots go to test-artifacts/ui/.
+ * unchanged. With Chromium (the Debian package, driven by playwright-core), a person's walk of a
+ * whole project to FinalizeDelete: outputs and tasks approved and the project advanced from the
+ * page (each guard shown while it blocks), a worker's events appearing live, the worker stopped,
+ * feedback added, the checks' evidence fresh then stale; what the page shows (state, the graph's
+ * current state and guards, the board, the evidence) compared with the commands' --json at each
+ * step. Screenshots go to test-artifacts/ui/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, SOW, TEST_ENV } from './harness.js';
-import { agentFixtures, cleanEnv } from './agent-world.js';
+import { makeRepo, SOW, TASK_LIST, TEST_ENV } from './harness.js';
+import { cleanEnv, makeWorld, runSow, show } from './agent-world.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 const SHOTS = fileURLToPath(new URL('../../test-artifacts/ui/', import.meta.url));
@@ -118,13 +121,13 @@ describe('sow ui: safe by default', () => {
       expect(view['status'].data).toEqual(cli(['status']));
       expect(view['task list'].data).toEqual(cli(['task', 'list']));
       expect(view['project history'].data).toEqual(cli(['project', 'history']));
+      expect(view['graph lifecycle'].data).toEqual(cli(['graph', 'lifecycle']));
+      expect(view['check list'].data).toEqual(cli(['check', 'list']));
     } finally {
       repo.cleanup();
     }
   });
 });
-
-const agents = agentFixtures({ tasks: ['First task'] });
 
 describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no Chromium at /usr/bin/chromium; apt-get install chromium)'}`, () => {
   const launch = async () => {
@@ -132,64 +135,174 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
     return chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu'] });
   };
 
-  it('a person’s walk: the project as sow status says; tasks approved and advanced from the page; a worker’s events live; the worker stopped', async () => {
+  it('a whole project walked to FinalizeDelete through the page: approve, advance (the guard shown), a worker’s events live, stopped, feedback; the page agrees with sow status --json throughout', async () => {
     mkdirSync(SHOTS, { recursive: true });
     const repo = makeRepo();
+    const world = makeWorld({ prefix: 'sow-ui-walk-' });
+    const root = realpathSync(repo.dir);
+    const go = join(world.root, 'go');
+    const script = JSON.stringify([{ touch: join(world.root, 'started') }, { wait: go }, ['agent', 'report', '--status', 'needs_review', 'done']]);
+    const env = { FAKE_AGENT_SCRIPT: script, SOW_ALLOW_CHECKS: '1' };
+    const cli = (args: string[]) => {
+      const r = runSow(root, world, [...args, '--json'], env);
+      expect(r.code, `sow ${args.join(' ')}\n${show(r)}`).toBe(0);
+      return r.json!.data;
+    };
     const browser = await launch();
     try {
-      repo.sow(['project', 'new', 'walk', '--description', 'A walk', '--no-planning']);
-      repo.sow(['task', 'add', 'First']);
-      const s = await serve(repo.dir);
-      const page = await browser.newPage();
+      cli(['project', 'new', 'walk', '--description', 'A walk through the page']);
+      repo.write(TASK_LIST, '# Tasks\n\n- First\n- Second\n');
+      cli(['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+      const s = await serve(root, cleanEnv({ ...world.env, ...env }));
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+
+      /** What the page shows: the state, the graph's current state and its transitions (met or blocked), the board, and each phase's check evidence. */
+      const shown = () =>
+        page.evaluate(() => ({
+          state: document.querySelector('#state')?.textContent,
+          graph: document.querySelector('#lifecycle')?.getAttribute('data-current'),
+          current: document.querySelector('#lifecycle .node.current')?.getAttribute('data-state'),
+          next: [...document.querySelectorAll('#lifecycle .node.current li')].map((li) => [li.getAttribute('data-event'), li.getAttribute('data-to'), li.className]),
+          board: [...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status')]).sort(),
+          evidence: Object.fromEntries(
+            [...document.querySelectorAll('#phases tr[data-phase]')].map((tr) => [
+              tr.getAttribute('data-phase'),
+              [...tr.querySelectorAll('[data-check]')].map((e) => [e.getAttribute('data-check'), e.getAttribute('data-state')]),
+            ]),
+          ),
+        }));
+      /** What sow's commands say, in the page's terms. */
+      const said = () => {
+        const st = cli(['status']);
+        const checks = cli(['check', 'list']) as { name: string; evidence?: { phase: string; state: string }[] }[];
+        return {
+          state: st.state,
+          graph: st.state,
+          current: st.state,
+          next: (st.next as { event: string; to: string; blocked: boolean }[]).map((n) => [n.event, n.to, n.blocked ? 'blocked' : 'met']),
+          board: (cli(['task', 'list']) as { id: string; status: string }[]).map((t) => [t.id, t.status]).sort(),
+          evidence: Object.fromEntries(
+            (st.phases as { name: string }[]).map((p) => [p.name, checks.flatMap((c) => (c.evidence ?? []).filter((e) => e.phase === p.name).map((e) => [c.name, e.state]))]),
+          ),
+        };
+      };
+      /** The page and the commands agree (the page follows changes live: waited for, then compared). */
+      const agrees = async () => {
+        const want = said();
+        await page
+          .waitForFunction((w) => {
+            const cur = document.querySelector('#lifecycle .node.current');
+            const cards = [...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status')]).sort();
+            return document.querySelector('#state')?.textContent === w.state && cur?.getAttribute('data-state') === w.state && JSON.stringify(cards) === JSON.stringify(w.board);
+          }, want)
+          .catch(() => undefined);
+        expect(await shown()).toEqual(want);
+        return want;
+      };
+      const advanceBlocked = async (guard: string) => {
+        const before = repo.snapshot();
+        await page.click('#advance');
+        await page.waitForFunction((g) => (document.querySelector('#error')?.textContent ?? '').includes(g), guard);
+        expect(repo.snapshot()).toEqual(before);
+      };
+      const advanceTo = async (state: string) => {
+        await page.click('#advance');
+        await page.waitForFunction((st) => document.querySelector('#state')?.textContent === st, state);
+        expect((await agrees()).state).toBe(state);
+        expect(await page.textContent('#error')).toBe('');
+      };
+
+      // All projects, as sow status --all says.
       await page.goto(s.url);
       await page.waitForSelector('#projects td.project-state');
-      expect(await page.textContent('#projects td.project-state')).toBe(JSON.parse(repo.sow(['status', '--json']).stdout).data.state);
+      expect(await page.textContent('#projects td.project-state')).toBe(cli(['status', '--all'])[0].project.state);
       await page.screenshot({ path: join(SHOTS, 'projects.png') });
-      await page.click('#projects a');
-      await page.waitForSelector('#state');
-      expect(await page.textContent('#state')).toBe('ImplementationPlanning');
-      await page.click('#approve-tasks');
-      await page.click('#advance');
-      await page.waitForFunction(() => document.querySelector('#state')?.textContent === 'ImplementationExecuting');
-      expect(JSON.parse(repo.sow(['status', '--json']).stdout).data.state).toBe('ImplementationExecuting');
-      // A change made in the terminal appears without a reload.
-      repo.sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
-      await page.waitForSelector('.col[data-status="in_progress"] .card[data-task="010"]');
-      await page.screenshot({ path: join(SHOTS, 'project.png'), fullPage: true });
-    } finally {
-      await browser.close();
-      repo.cleanup();
-    }
-  });
 
-  it('a worker’s events appear live on its task, and the page stops it', async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    const f = agents();
-    const browser = await launch();
-    try {
-      const go = join(f.world.root, 'go');
-      const script = JSON.stringify([{ touch: join(f.world.root, 'started') }, { wait: go }, ['agent', 'report', '--status', 'needs_review', 'done']]);
-      const env = cleanEnv({ ...f.world.env, FAKE_AGENT_SCRIPT: script });
-      const s = await serve(f.root, env);
-      const page = await browser.newPage();
-      await page.goto(`${s.url}#/t/./010`);
-      await page.waitForSelector('#task-status');
-      f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: script });
+      // Planning: advancing is refused with its guard until the page approves the task list.
+      await page.click('#projects a');
+      await page.waitForSelector('#lifecycle svg path[data-edge]');
+      await agrees();
+      expect(await page.locator('#lifecycle li[data-edge]').count()).toBe(await page.locator('#lifecycle svg path[data-edge]').count());
+      await advanceBlocked('a task_list output of planning is approved');
+      expect(await page.textContent('#next')).toContain('a task_list output of planning is approved');
+      await page.click('#outputs .approve');
+      await page.waitForFunction(() => document.querySelector('#outputs')?.textContent?.includes('approved'));
+      await advanceTo('ImplementationPlanning');
+
+      // Tasks added in the terminal appear; approved and advanced from the page.
+      cli(['task', 'add', 'First', '--agent', 'implementer']);
+      cli(['task', 'add', 'Second', '--agent', 'implementer', '--depends-on', '010']);
+      await agrees();
+      await advanceBlocked('tasks_approved is true');
+      await page.click('#approve-tasks');
+      await advanceTo('ImplementationExecuting');
+
+      // A worker on 010: its events appear live on the task's page, which stops it and adds feedback.
+      cli(['agent', 'spawn', 'implementer', '010', '--detach']);
+      await page.waitForSelector('#workers');
+      await agrees();
+      await page.screenshot({ path: join(SHOTS, 'project.png'), fullPage: true });
+      await page.click('#board .card[data-task="010"] a');
       await page.waitForFunction(() => /session .* started/.test(document.querySelector('#events')?.textContent ?? ''));
       await page.waitForSelector('#stop');
+      expect(await page.textContent('#description')).toContain('First');
       await page.screenshot({ path: join(SHOTS, 'task.png'), fullPage: true });
       await page.click('#stop');
       await page.waitForFunction(() => document.querySelector('#task-status')?.textContent === 'paused');
-      expect(f.task().status).toBe('paused');
-      // Feedback from the page: written and registered as sow task feedback does it.
+      expect(cli(['task', 'get', '--id', '010']).status).toBe('paused');
       await page.fill('#feedback-text', 'Say which task this is.');
       await page.click('#feedback');
       await page.waitForFunction(() => /feedback: .*feedback\/001\.md \(pending\)/.test(document.querySelector('#inputs')?.textContent ?? ''));
-      expect(f.repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe('Say which task this is.\n');
-      expect(await page.textContent('#description')).toContain('First task');
-      writeFileSync(go, '');
+      expect(repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe('Say which task this is.\n');
+
+      // The work itself, as a worker does it in the terminal: feedback addressed, both tasks completed.
+      const feedback = (cli(['task', 'input', 'list', '--id', '010']) as { type: string; index: number }[]).find((a) => a.type === 'feedback')!;
+      cli(['task', 'input', 'set', '--id', '010', '--index', String(feedback.index), 'metadata.status', 'addressed']);
+      for (const id of ['010', '020']) {
+        cli(['task', 'set', '--id', id, 'status', 'in_progress']);
+        cli(['task', 'set', '--id', id, 'status', 'completed']);
+      }
+      await page.click('text=← the project');
+      await agrees();
+      await advanceTo('ReviewActive');
+
+      // Review: the report recorded in the terminal, approved from the page.
+      repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
+      cli(['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
+      await page.waitForSelector('#outputs .approve');
+      await advanceBlocked("the latest approved review of this round has assessment 'pass'");
+      await page.click('#outputs .approve');
+      await page.waitForFunction(() => !document.querySelector('#outputs .approve'));
+      await advanceTo('FinalizeDocumentation');
+      await advanceTo('FinalizeChecks');
+
+      // The checks: never run, then fresh, stale once the code changes, fresh again as it was.
+      repo.write('src/app.js', 'console.log("app")\n');
+      repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: grep -q app src/app.js\n    when: [finalize]\n');
+      await advanceBlocked('unit: never run');
+      cli(['check', 'run']);
+      await page.waitForSelector('#phases tr[data-phase="finalize"] [data-check="unit"][data-state="fresh-pass"]');
+      expect((await agrees()).evidence).toEqual({ planning: [], implementation: [], review: [], finalize: [['unit', 'fresh-pass']] });
+      // Evidence is sow's record of a run: nobody approves it (sow refuses to change it by hand).
+      expect(await page.textContent('#outputs')).toContain('recorded by sow check run');
+      expect(await page.locator('#outputs .approve').count()).toBe(0);
+      repo.write('src/app.js', 'console.log("changed")\n');
+      await page.reload(); // a change of the code outside .sow/ is not a change sow's feed tells
+      await page.waitForSelector('#phases tr[data-phase="finalize"] [data-check="unit"][data-state="stale"]');
+      expect((await agrees()).evidence['finalize']).toEqual([['unit', 'stale']]);
+      expect(await page.textContent('#lifecycle .node.current li.blocked')).toContain('unit: stale (the code changed since it passed)');
+      await advanceBlocked('unit: stale');
+      repo.write('src/app.js', 'console.log("app")\n');
+      await page.reload();
+      await page.waitForSelector('#phases tr[data-phase="finalize"] [data-check="unit"][data-state="fresh-pass"]');
+      await page.screenshot({ path: join(SHOTS, 'project-finalize.png'), fullPage: true });
+      await advanceTo('FinalizeDelete');
+      expect(cli(['status']).next).toEqual([expect.objectContaining({ event: 'project_delete', to: 'NoProject', blocked: true })]);
     } finally {
+      writeFileSync(go, '');
       await browser.close();
+      repo.cleanup();
+      world.cleanup();
     }
   });
 });

@@ -1,0 +1,204 @@
+/**
+ * Claims on the git remote, with git alone: `ls-remote` lists them, a fetch of the claim refs
+ * brings their commits, `commit-tree` makes a claim's commit on the empty tree (no checkout, no
+ * index, no branch touched), and `push --force-with-lease=<ref>:<expected>` creates, replaces or
+ * deletes a claim only if the remote still has the value sow expects — the remote checks it under
+ * its lock on the ref, so of racing pushers exactly one lands. A short cache under
+ * `.sow/.runtime/` keeps reads from asking the remote on every command.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { CLAIMS_PREFIX, claimMessage, parseClaimCommit, type ClaimRecord, type RemoteClaim, type RemoteClaims } from '../domain/claims.js';
+import { readRegular } from './confine.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { gitRun, gitRunAsync, opt, val } from './git.js';
+import { ensureRuntimeDir, runtimePath } from './runtime.js';
+import { rmSync } from 'node:fs';
+
+/** Never a prompt for a password: sow captures git's terminal, so a prompt would wait unseen. */
+const REMOTE_ENV = { GIT_TERMINAL_PROMPT: '0' };
+/** The claim commits' author: sow, not the person (who may have no git identity on this machine). */
+const COMMIT_ENV = { GIT_AUTHOR_NAME: 'sow', GIT_AUTHOR_EMAIL: 'sow@localhost', GIT_COMMITTER_NAME: 'sow', GIT_COMMITTER_EMAIL: 'sow@localhost' };
+
+export const thisMachine = (): string => hostname();
+
+export const NOT_A_REMOTE = "is not a remote of this repository ('git remote -v' lists them)";
+
+/** Whether the repository has a remote of that name (its url, asked of git config: never a path). */
+export function hasRemote(root: string, remote: string): boolean {
+  return gitRun(root, ['config', '--get', val(`remote.${remote}.url`, 'the remote')]).ok;
+}
+
+/** What git said about a failure, in a line: its first `fatal:` or `error:` line, else its last line. */
+function gitReason(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const first = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.at(-1);
+  return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
+}
+
+/** The claim refs of `branch` on the remote: task id → commit; or why not, said of the remote ("was not reached (…)"). */
+export async function listClaimRefs(root: string, remote: string, branch: string): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
+  const prefix = `${CLAIMS_PREFIX}/${branch}/`;
+  const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(`${prefix}*`, 'the claims refs')], { env: REMOTE_ENV });
+  if (!r.ok) return { ok: false, why: `was not reached (${gitReason(r.err)})` };
+  const refs = new Map<string, string>();
+  for (const line of r.out.split('\n')) {
+    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line);
+    if (!m || !m[2]!.startsWith(prefix)) continue;
+    const task = m[2]!.slice(prefix.length);
+    if (/^\d{3,}$/.test(task)) refs.set(task, m[1]!);
+  }
+  return { ok: true, refs };
+}
+
+/**
+ * The claims of those refs, each with what its commit records. Commits not here yet are fetched
+ * by their refs' names (a remote need not serve a commit by its hash), into the object store only:
+ * no local ref, no FETCH_HEAD. A commit that did not come (its ref moved meanwhile) is a claim sow
+ * cannot read, which counts as holding.
+ */
+export async function claimsOf(root: string, remote: string, branch: string, refs: ReadonlyMap<string, string>): Promise<RemoteClaim[]> {
+  if (refs.size === 0) return [];
+  const entries = [...refs.entries()];
+  const have = (): string[] => {
+    const r = gitRun(root, ['cat-file', '--batch-check'], { input: entries.map(([, sha]) => `${sha}\n`).join('') });
+    return r.out.split('\n');
+  };
+  let present = have();
+  const missing = entries.filter((_, i) => !/ commit \d+$/.test(present[i] ?? ''));
+  if (missing.length) {
+    // The refs on stdin: nothing there can be read as an option.
+    gitRun(root, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-gc', '--stdin', val(remote, 'the claims remote')], {
+      input: missing.map(([task]) => `${CLAIMS_PREFIX}/${branch}/${task}\n`).join(''),
+      env: REMOTE_ENV,
+    });
+    present = have();
+  }
+  const out: RemoteClaim[] = [];
+  for (const [i, [task, sha]] of entries.entries()) {
+    if (!/ commit \d+$/.test(present[i] ?? '')) {
+      out.push({ task, sha });
+      continue;
+    }
+    const body = gitRun(root, ['cat-file', 'commit', val(sha, 'a claim commit', 'remote')]);
+    out.push(body.ok ? parseClaimCommit(task, sha, body.out) : { task, sha });
+  }
+  return out.sort((a, b) => a.task.localeCompare(b.task));
+}
+
+/** A claim's commit, on the empty tree, with no parent: made in the object store, nothing else touched. */
+export function makeClaimCommit(root: string, record: ClaimRecord): string {
+  const tree = gitRun(root, ['mktree'], { input: '' });
+  if (!tree.ok) throw new Error(`git mktree failed: ${tree.err}`);
+  const commit = gitRun(root, ['commit-tree', val(tree.out, 'the empty tree')], { input: claimMessage(record, randomBytes(8).toString('hex')), env: COMMIT_ENV });
+  if (!commit.ok) throw new Error(`git commit-tree failed: ${commit.err}`);
+  return commit.out;
+}
+
+/**
+ * How a compare-and-swap push went: it landed; the remote's ref was not what sow expected
+ * (another claimer got there first); or the remote refused it or was not reached (`why`, said of
+ * the remote: "was not reached (…)", "refused the push (…)").
+ */
+export type PushOutcome = { kind: 'done' } | { kind: 'lost' } | { kind: 'failed'; why: string };
+
+/**
+ * Sets the remote's `ref` to `sha` (or deletes it: `sha` null) only if it is now `expected` (null:
+ * it must not exist). The remote checks the expected value itself, under its lock on the ref.
+ */
+export async function pushClaim(root: string, remote: string, ref: string, sha: string | null, expected: string | null): Promise<PushOutcome> {
+  const r = await gitRunAsync(
+    root,
+    ['push', '--porcelain', '--no-verify', opt('--force-with-lease', `${ref}:${expected ?? ''}`), val(remote, 'the claims remote'), val(`${sha ?? ''}:${ref}`, 'the claim refspec')],
+    { env: REMOTE_ENV },
+  );
+  if (r.ok) return { kind: 'done' };
+  const status = r.out.split('\n').find((l) => l.startsWith('!\t'));
+  if (status === undefined) return { kind: 'failed', why: `was not reached (${gitReason(r.err)})` };
+  // Refused before sending: the ref the remote advertised was not the expected one.
+  if (status.includes('[rejected]')) return { kind: 'lost' };
+  // Refused by the remote: its ref moved under the push (a racer's landed first), or it refuses
+  // pushes there (a hook, rules, rights). Only its ref's value now tells them apart.
+  const now = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')], { env: REMOTE_ENV });
+  if (!now.ok) return { kind: 'failed', why: `was not reached (${gitReason(now.err)})` };
+  const current = /^([0-9a-f]{40,64})\t/.exec(now.out)?.[1] ?? null;
+  if (current !== expected) return { kind: 'lost' };
+  return {
+    kind: 'failed',
+    why: `refused the push (${gitReason(
+      r.err.includes('remote:')
+        ? r.err
+            .split('\n')
+            .filter((l) => l.startsWith('remote:'))
+            .join('\n')
+        : status,
+    )})`,
+  };
+}
+
+// The reads' cache: a few seconds, so a list after a list asks the remote once.
+
+const CACHE_FILE = 'remote-claims.json';
+export const CLAIMS_CACHE_SECONDS = 5;
+const CACHE_LIMITS = { max: 4 * 1024 * 1024, what: 'the claims cache', why: 'it holds a line per claimed task' };
+
+interface CacheShape {
+  remote: string;
+  branch: string;
+  at: string;
+  claims: RemoteClaim[];
+}
+
+const str = (x: unknown): x is string => typeof x === 'string';
+
+/** The cached claims of that remote and branch, if read less than a few seconds before `now`. Anything odd reads as no cache. */
+export function cachedClaims(root: string, remote: string, branch: string, now: string): RemoteClaim[] | undefined {
+  try {
+    const path = runtimePath(root, CACHE_FILE);
+    const data = JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '') as Partial<CacheShape>;
+    if (data.remote !== remote || data.branch !== branch || !str(data.at) || !Array.isArray(data.claims)) return undefined;
+    const age = Date.parse(now) - Date.parse(data.at);
+    if (!(age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000)) return undefined;
+    const claims: RemoteClaim[] = [];
+    for (const c of data.claims as unknown[]) {
+      const o = c as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null || !str(o['task']) || !str(o['sha'])) return undefined;
+      const claim: RemoteClaim = { task: o['task'], sha: o['sha'] };
+      for (const k of ['owner', 'machine', 'since', 'lease_until'] as const) if (str(o[k])) claim[k] = o[k];
+      claims.push(claim);
+    }
+    return claims;
+  } catch {
+    return undefined;
+  }
+}
+
+export function cacheClaims(root: string, remote: string, branch: string, now: string, claims: readonly RemoteClaim[]): void {
+  try {
+    ensureRuntimeDir(root);
+    writeFileAtomic(runtimePath(root, CACHE_FILE), `${JSON.stringify({ remote, branch, at: now, claims })}\n`, { durable: false });
+  } catch {
+    // a cache: the next read asks the remote again
+  }
+}
+
+/** After a claim changed on the remote, the next read asks it again. */
+export function forgetCachedClaims(root: string): void {
+  rmSync(runtimePath(root, CACHE_FILE), { force: true });
+}
+
+/** The remote's claims of the branch, read as the lists need them: from the cache, else from the remote. */
+export async function readRemoteClaims(root: string, remote: string, branch: string, now: string): Promise<RemoteClaims> {
+  const cached = cachedClaims(root, remote, branch, now);
+  if (cached) return { remote, reached: true, claims: cached };
+  // A name that is no remote would reach git as a path: a folder of the repository, say.
+  if (!hasRemote(root, remote)) return { remote, reached: false, why: NOT_A_REMOTE };
+  const listed = await listClaimRefs(root, remote, branch);
+  if (!listed.ok) return { remote, reached: false, why: listed.why };
+  const claims = await claimsOf(root, remote, branch, listed.refs);
+  cacheClaims(root, remote, branch, now, claims);
+  return { remote, reached: true, claims };
+}

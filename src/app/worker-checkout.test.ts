@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
+import { workerFolder } from './context.js';
+import { mergeTask, openWorkerCheckout } from './worker-checkout.js';
+import { checkoutsWithProject, listWorktreesFor } from './worktree.js';
+import { readRepoConfig } from '../adapters/repo-config.js';
+
+const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
+
+describe('a worker checkout', () => {
+  it('is .sow/worktrees/.workers/<project branch>--task-<id> on a branch of that name from the project branch, made once, never read as a project of its own', async () => {
+    const w = await world('executing');
+    const branch = w.git(['branch', '--show-current']);
+    // The project's state committed: the checkout has a copy of it.
+    w.git(['add', '--all']);
+    w.git(['commit', '--quiet', '-m', 'the project']);
+    const made = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    expect(made.created).toBe(true);
+    expect(made.checkout).toMatchObject({ branch: `${branch}--task-010`, path: `.sow/worktrees/.workers/${branch}--task-010`, from: branch });
+    expect(made.path).toBe(join(w.dir, made.checkout.path));
+    expect(w.git(['-C', made.path, 'branch', '--show-current'])).toBe(`${branch}--task-010`);
+    expect(w.git(['rev-parse', `${branch}--task-010`])).toBe(w.git(['rev-parse', branch]));
+    // Again with its record: the same checkout.
+    expect(openWorkerCheckout(w.dir, branch, '010', made.checkout, w.clock.now())).toMatchObject({ created: false, path: made.path });
+    // Not a project checkout: status --all and agent ps --all do not read its copy of .sow/.
+    expect(checkoutsWithProject(w.dir).map((c) => c.rel)).toEqual(['.']);
+    expect((await listWorktreesFor(w.ctx())).find((t) => t.path === made.path)).toMatchObject({ project: null });
+  });
+
+  it("routes a worker's commands from its checkout to the same folder of the project checkout, and only there", async () => {
+    const w = await world('executing');
+    const other = await world('init');
+    const branch = w.git(['branch', '--show-current']);
+    const { path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    mkdirSync(join(path, 'src'), { recursive: true });
+    expect(workerFolder(join(path, 'src'), { SOW_PROJECT_ROOT: w.dir })).toBe(join(w.dir, 'src'));
+    expect(workerFolder(path, { SOW_PROJECT_ROOT: w.dir })).toBe(w.dir);
+    // A person at a terminal in the checkout (no SOW_PROJECT_ROOT): its place names the project checkout.
+    expect(workerFolder(join(path, 'src'), {})).toBe(join(w.dir, 'src'));
+    // Not a worker's checkout (the same name elsewhere, not in git's records): the folder itself.
+    const lookalike = join(other.dir, '.sow', 'worktrees', '.workers', 'x--task-010');
+    mkdirSync(lookalike, { recursive: true });
+    expect(workerFolder(lookalike, {})).toBe(lookalike);
+    // A project root that is not the checkout's repository, or holds no sow workspace: never followed.
+    expect(workerFolder(path, { SOW_PROJECT_ROOT: other.dir })).toBe(path);
+    expect(workerFolder(path, { SOW_PROJECT_ROOT: join(w.dir, '.sow') })).toBe(path);
+    // In the project checkout itself, nothing to route.
+    expect(workerFolder(join(w.dir, 'src'), { SOW_PROJECT_ROOT: w.dir })).toBe(join(w.dir, 'src'));
+  });
+
+  it('task merge refuses a task without a checkout, one not completed, and a checkout record sow did not write — before git is asked, nothing changed', async () => {
+    const w = await world('executing');
+    const branch = w.git(['branch', '--show-current']);
+    await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_NO_WORKTREE', 1);
+    const { checkout } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    const task = w.yaml(taskFile('010'));
+    w.write(taskFile('010'), stringify({ ...task, worktree: checkout }));
+    await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_NOT_COMPLETED', 1);
+    // A record whose branch would reach git as an option, or whose path leads elsewhere: state trouble (exit 4).
+    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: { ...checkout, branch: '--upload-pack=touch x--task-010' } }));
+    await refused(w, () => mergeTask(w.ctx(), '010'), 'WORKER_CHECKOUT_INVALID', 4);
+    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: { ...checkout, path: '.sow/worktrees/../../elsewhere' } }));
+    await refused(w, () => mergeTask(w.ctx(), '010'), 'WORKER_CHECKOUT_INVALID', 4);
+  });
+
+  it('task merge commits what the worker left (outside .sow/) under a message that says so, merges with a merge commit, and removes the checkout and its branch', async () => {
+    const w = await world('executing');
+    w.git(['config', 'user.name', 'Ada']);
+    w.git(['config', 'user.email', 'ada@example.invalid']);
+    const branch = w.git(['branch', '--show-current']);
+    const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    const task = w.yaml(taskFile('010'));
+    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }));
+    writeFileSync(join(path, 'new.txt'), 'made by the worker\n');
+    mkdirSync(join(path, '.sow'), { recursive: true });
+    writeFileSync(join(path, '.sow', 'stray.txt'), 'not the truth\n');
+    const r = await mergeTask(w.ctx(), '010');
+    expect(r).toMatchObject({ task: '010', branch: `${branch}--task-010`, into: branch, committed: true, files: ['new.txt'], dropped: ['.sow/stray.txt'] });
+    expect(w.read('new.txt')).toBe('made by the worker\n');
+    expect(w.git(['log', '-1', '--format=%s%n%P'])).toMatch(new RegExp(`^Merge task 010: First task\\n\\S+ \\S+$`));
+    expect(w.git(['log', '-1', '--format=%B', 'HEAD^2'])).toMatch(/^Task 010: First task\n\nWhat its worker left uncommitted .* committed by 'sow task merge'/);
+    expect(existsSync(path)).toBe(false);
+    expect(w.git(['branch', '--list', `${branch}--task-010`])).toBe('');
+    expect(w.yaml(taskFile('010')).worktree).toBeUndefined();
+    expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(`Merged its branch '${branch}--task-010' into '${branch}'`);
+  });
+
+  it('workers.worktree in .sow/config.yaml is a boolean, its key checked for typos', async () => {
+    const w = await world('init');
+    w.write('.sow/config.yaml', 'workers:\n  worktree: true\n');
+    expect((await readRepoConfig(w.dir)).config.workers?.worktree).toBe(true);
+    w.write('.sow/config.yaml', 'workers:\n  worktree: yes please\n');
+    await expect(readRepoConfig(w.dir)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('workers.worktree') });
+    w.write('.sow/config.yaml', 'workers:\n  worktre: true\n');
+    await expect(readRepoConfig(w.dir)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('worktree') });
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * A checkout per parallel worker. `sow agent spawn … --worktree` (or `workers: {worktree: true}`
+ * in .sow/config.yaml, for tasks marked parallel) runs the worker in a linked worktree of its own
+ * under `.sow/worktrees/.workers/`, on a branch made from the project branch, so that parallel
+ * workers never edit the same folder. Its task state stays in the project checkout (one truth:
+ * its `sow` calls are routed there, app/context.ts). `sow task merge` brings its branch back once
+ * the task is completed: a conflict stops the merge and is reported with the files, never resolved.
+ */
+import { join, relative, resolve } from 'node:path';
+import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
+import type { TaskState } from '../domain/schemas.js';
+import { existingRealFolder, sowPath } from '../adapters/confine.js';
+import { fileExists } from '../adapters/files.js';
+import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, type Worktree } from '../adapters/worktrees.js';
+import {
+  branchExists,
+  changesInSow,
+  changesOutsideSow,
+  commitAllOutsideSow,
+  filesMergeTouches,
+  isMergedInto,
+  isUsableBranch,
+  mergeBranch,
+  GitRefused,
+  removeWorkerCheckout,
+  uncommittedPaths,
+  WORKER_CHECKOUTS_DIR,
+  workerBranch,
+  workerCheckoutRel,
+} from '../adapters/worker-checkouts.js';
+import { writeLogEntry } from './log.js';
+import { liveOwner } from './ownership.js';
+import { update } from './workspace.js';
+import { contextOf, type Where } from './context.js';
+
+export type WorkerCheckout = NonNullable<TaskState['worktree']>;
+
+/** A recorded checkout that is not what sow made: refused before git is asked anything (exit 4). */
+function recordedProblem(taskId: string, problem: string): SowError {
+  return new SowError(
+    'WORKER_CHECKOUT_INVALID',
+    'state',
+    `task ${taskId}'s worktree record ${problem}`,
+    `sow records it as '${WORKER_CHECKOUTS_DIR}/<project branch>--task-${taskId}'; restore the task's state.yaml from git, or remove its 'worktree' entry if the checkout is gone`,
+    { task: taskId },
+  );
+}
+
+/**
+ * The checkout of the worker of task `taskId`, made if it is not there: `.sow/worktrees/.workers/
+ * <project branch>--task-<id>` of the project checkout, on the branch of that name made from the
+ * project branch (an earlier one of the task is used again, as a resume carries on its work).
+ */
+export function openWorkerCheckout(
+  root: string,
+  projectBranch: string,
+  taskId: string,
+  recorded: WorkerCheckout | undefined,
+  now: string,
+): { checkout: WorkerCheckout; path: string; created: boolean } {
+  const branch = recorded?.branch ?? workerBranch(projectBranch, taskId);
+  if (recorded) checkRecorded(root, taskId, recorded);
+  else if (!isUsableBranch(root, branch)) throw new InvalidValueError('branch', branch, 'a name git takes for a branch', 'rename the project branch to a plain name (letters, digits, /, -)');
+  const rel = recorded?.path ?? workerCheckoutRel(branch);
+  const path = placeOf(root, rel);
+  let trees = listWorktrees(root);
+  // A checkout whose folder went (deleted by hand): git's record of it is dropped before it is made again.
+  if (trees.some((t) => t.prunable && (t.path === path || t.branch === branch))) {
+    pruneWorktrees(root);
+    trees = listWorktrees(root);
+  }
+  const there = trees.find((t) => t.path === path && !t.prunable);
+  if (there) {
+    if (there.branch !== branch) throw recordedProblem(taskId, `names ${rel}, which git has checked out on another branch (${there.branch ?? 'detached'})`);
+    return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: false };
+  }
+  const elsewhere = trees.find((t) => t.branch === branch);
+  if (elsewhere)
+    throw new SowError(
+      'WORKER_BRANCH_TAKEN',
+      'failed',
+      `branch '${branch}' is checked out at ${elsewhere.path}, so task ${taskId}'s worker cannot have it`,
+      `remove that worktree ('git worktree remove ${elsewhere.path}'), or rename the branch`,
+      {
+        branch,
+        path: elsewhere.path,
+      },
+    );
+  if (fileExists(root, rel))
+    throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${rel} exists already, but git does not know it as a worktree`, `move it away, or run 'git worktree prune'`, { path: rel });
+  const exists = branchExists(root, branch);
+  if (exists && !recorded)
+    throw new SowError(
+      'WORKER_BRANCH_EXISTS',
+      'failed',
+      `branch '${branch}' exists already, and task ${taskId} records no checkout of it`,
+      `delete it if it is left over ('git branch -D ${branch}'), or rename it`,
+      { branch },
+    );
+  addWorktree(root, path, branch, exists ? undefined : { base: `refs/heads/${projectBranch}` });
+  return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
+}
+
+/** `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (a link is never followed). */
+function placeOf(root: string, rel: string): string {
+  const path = sowPath(root, rel);
+  existingRealFolder({ base: root, name: 'the repository' }, rel);
+  return path;
+}
+
+/** What the task's state says of its checkout must be what sow writes: a file's value never reaches git unchecked. */
+function checkRecorded(root: string, taskId: string, recorded: WorkerCheckout): void {
+  if (!recorded.branch.endsWith(`--task-${taskId}`) || !isUsableBranch(root, recorded.branch)) throw recordedProblem(taskId, `has the branch '${recorded.branch}'`);
+  if (recorded.path !== workerCheckoutRel(recorded.branch)) throw recordedProblem(taskId, `has the path '${recorded.path}'`);
+  if (!isUsableBranch(root, recorded.from)) throw recordedProblem(taskId, `has the project branch '${recorded.from}'`);
+}
+
+/** Where a task's worker works: its checkout's folder, when it has one (remade if it is gone). */
+export function workerCheckoutOf(root: string, task: TaskState, now: string): string | undefined {
+  if (!task.worktree) return undefined;
+  return openWorkerCheckout(root, task.worktree.from, task.id, task.worktree, now).path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sow task merge
+// ---------------------------------------------------------------------------------------------
+
+export interface TaskMerge {
+  task: string;
+  branch: string;
+  into: string;
+  /** The commit sow made of what the worker left uncommitted, if it left anything. */
+  committed: boolean;
+  /** The merge commit; null when the branch had nothing the project branch lacks. */
+  merge: string | null;
+  /** The files the merge changed. */
+  files: string[];
+  /** Changes under .sow/ of the worker's checkout, dropped with it (the task's state is the project checkout's). */
+  dropped: string[];
+}
+
+export class TaskMergeConflictError extends SowError {
+  constructor(taskId: string, branch: string, into: string, checkout: string, files: readonly string[]) {
+    const shown = files.slice(0, 8).join(', ') + (files.length > 8 ? `, … (${files.length} files)` : '');
+    super(
+      'TASK_MERGE_CONFLICT',
+      'failed',
+      `task ${taskId}'s branch '${branch}' conflicts with '${into}' in ${shown}; nothing was merged`,
+      `resolve it in the worker's checkout: cd ${checkout} && git merge ${into}, fix those files and commit; then run 'sow task merge --id ${taskId}' again`,
+      { task: taskId, branch, into, checkout, files: [...files] },
+    );
+  }
+}
+
+export class TaskMergeDirtyError extends SowError {
+  constructor(taskId: string, files: readonly string[]) {
+    super(
+      'TASK_MERGE_DIRTY',
+      'failed',
+      `the project checkout has uncommitted changes to files task ${taskId}'s merge changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
+      `commit or stash them ('git stash'), then run 'sow task merge --id ${taskId}' again`,
+      { task: taskId, files: [...files] },
+    );
+  }
+}
+
+/**
+ * `sow task merge`: the completed task's branch into the project branch. What the worker left
+ * uncommitted outside `.sow/` is committed on its branch first, under a message that says so; the
+ * merge is a merge commit in the project checkout; then the worker's checkout and branch go. A
+ * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
+ * before the project checkout is touched; the worker's checkout is kept.
+ */
+export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge> {
+  const ctx = contextOf(where);
+  return update(ctx, async (uow) => {
+    const task = await uow.task(taskId);
+    const checkout = task.worktree;
+    if (!checkout)
+      throw new SowError(
+        'TASK_NO_WORKTREE',
+        'failed',
+        `task ${task.id} has no checkout of its own to merge; its worker worked in the project checkout`,
+        "nothing to merge: its changes are there already ('git status')",
+        {
+          task: task.id,
+        },
+      );
+    if (task.status !== 'completed')
+      throw new SowError(
+        'TASK_NOT_COMPLETED',
+        'failed',
+        `task ${task.id} is ${task.status}; only a completed task's branch is merged`,
+        `complete it first ('sow task set --id ${task.id} status completed'), or merge its branch '${checkout.branch}' yourself with git`,
+        { task: task.id, status: task.status },
+      );
+    const owner = liveOwner(task, uow.now);
+    if (owner)
+      throw new SowError('TASK_OWNED', 'failed', `task ${task.id} is still worked on by ${owner.by}; its branch is merged once its worker has stopped`, "wait for it ('sow agent wait'), then merge", {
+        task: task.id,
+        owner: owner.by,
+      });
+    const root = uow.root;
+    const project = await uow.project();
+    checkRecorded(root, task.id, checkout);
+    if (checkout.from !== project.branch) throw recordedProblem(task.id, `was made from '${checkout.from}', but the project's branch is '${project.branch}'`);
+    const path = placeOf(root, checkout.path);
+    const tree: Worktree | undefined = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
+    if (!tree || tree.branch !== checkout.branch) throw recordedProblem(task.id, `names ${checkout.path}, but git has no checkout of '${checkout.branch}' there ('git worktree list')`);
+
+    // What the worker left: committed on its branch, honestly labelled, before anything is compared.
+    const left = changesOutsideSow(path);
+    let committed = false;
+    try {
+      if (left.length)
+        committed = commitAllOutsideSow(
+          path,
+          `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its checkout when the task was completed, committed by 'sow task merge'.`,
+        );
+    } catch (err) {
+      if (err instanceof GitRefused)
+        throw new ExternalToolError(
+          'git',
+          `did not commit what task ${task.id}'s worker left in ${checkout.path}: ${err.said}`,
+          `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge --id ${task.id}' again`,
+        );
+      throw err;
+    }
+    const dropped = changesInSow(path);
+
+    let merge: string | null = null;
+    let files: string[] = [];
+    if (!isMergedInto(root, checkout.branch)) {
+      files = filesMergeTouches(root, checkout.branch);
+      const dirty = new Set(uncommittedPaths(root));
+      const clash = files.filter((f) => dirty.has(f));
+      if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
+      let outcome;
+      try {
+        outcome = mergeBranch(root, checkout.branch, `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on '${checkout.branch}'.`);
+      } catch (err) {
+        if (err instanceof GitRefused) throw new ExternalToolError('git', `did not merge '${checkout.branch}': ${err.said}`, `see 'git status' in ${root}`);
+        throw err;
+      }
+      if (!outcome.merged) throw new TaskMergeConflictError(task.id, checkout.branch, project.branch, relative(ctx.cwd, path) || '.', outcome.conflicts);
+      merge = outcome.commit;
+    }
+    removeWorkerCheckout(root, path, checkout.branch, true);
+    removeEmptyFolders(path, join(root, WORKER_CHECKOUTS_DIR));
+    const next = { ...task };
+    delete next.worktree;
+    uow.setTask(next);
+    await writeLogEntry(
+      uow,
+      task.id,
+      { agent: uow.actor.by, action: 'note', result: 'success', files },
+      merge
+        ? `Merged its branch '${checkout.branch}' into '${project.branch}' (${merge.slice(0, 12)}); its checkout and branch were removed.`
+        : `Its branch '${checkout.branch}' had nothing '${project.branch}' lacked; its checkout and branch were removed.`,
+    );
+    return { task: task.id, branch: checkout.branch, into: project.branch, committed, merge, files, dropped };
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * Claims through the git remote: a bare repository stands for the remote, clones of it for the
+ * machines. The built CLI claims with one compare-and-swap push per task; the tests race real
+ * processes and wait on their exits, and write claims whose lease ran out by git plumbing.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { expectFails, makeRepo, ok, taskFile, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+
+const fresh = useRepos();
+const TASKS = Array.from({ length: 8 }, (_, i) => `Task ${i + 1}`);
+const IDS = TASKS.map((_, i) => `0${i + 1}0`);
+const BRANCH = 'feat/demo';
+const ref = (id: string) => `refs/sow/claims/${BRANCH}/${id}`;
+/** The racers wait for the lock of their clone as long as the race takes. */
+const RACE_ENV = { SOW_LOCK_TIMEOUT: '300' };
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const git = (cwd: string, args: string[], input?: string): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_ENV }, ...(input !== undefined ? { input } : {}) }).trim();
+
+let origin: string | undefined;
+
+/**
+ * A bare repository holding a project executing eight tasks, with `claims: {remote: origin}`
+ * committed (made once per file and copied), and `n` clones of it.
+ */
+function world(n: number): { remote: string; clones: Repo[] } {
+  if (!origin) {
+    const src = fresh();
+    toExecuting(src, TASKS);
+    src.write('.sow/config.yaml', 'claims:\n  remote: origin\n');
+    src.git(['add', '-A']);
+    src.git(['commit', '-q', '-m', 'the project']);
+    origin = mkdtempSync(join(tmpdir(), 'sow-claims-origin-'));
+    git(tmpdir(), ['clone', '-q', '--bare', src.dir, join(origin, 'remote.git')]);
+  }
+  const top = mkdtempSync(join(tmpdir(), 'sow-claims-'));
+  dirs.push(top);
+  const remote = join(top, 'remote.git');
+  cpSync(join(origin, 'remote.git'), remote, { recursive: true });
+  const clones = Array.from({ length: n }, (_, i) => {
+    const dir = join(top, `clone${i + 1}`);
+    git(top, ['clone', '-q', remote, dir]);
+    return makeRepo({ dir, existing: true });
+  });
+  return { remote, clones };
+}
+afterAll(() => {
+  if (origin) rmSync(origin, { recursive: true, force: true });
+});
+
+/** The claim refs on the remote: task id → commit. */
+function remoteClaims(remote: string): Map<string, string> {
+  const out = git(remote, ['for-each-ref', '--format=%(objectname) %(refname)', `refs/sow/claims/${BRANCH}/`]);
+  return new Map(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [sha, name] = l.split(' ') as [string, string];
+        return [name.slice(`refs/sow/claims/${BRANCH}/`.length), sha];
+      }),
+  );
+}
+
+const ownerOf = (remote: string, sha: string): string | undefined => /^owner: (.*)$/m.exec(git(remote, ['cat-file', 'commit', sha]))?.[1];
+
+/** Pushes a claim made by plumbing (as another machine's sow would have) from `clone` to the remote. */
+function plantClaim(clone: Repo, id: string, owner: string, leaseUntil: string): string {
+  const tree = git(clone.dir, ['mktree'], '');
+  const sha = git(
+    clone.dir,
+    ['commit-tree', tree],
+    `sow claim: task ${id}\n\ntask: ${id}\nowner: ${owner}\nmachine: elsewhere\nsince: 2000-01-01T00:00:00.000Z\nlease-until: ${leaseUntil}\nnonce: ${owner}\n`,
+  );
+  git(clone.dir, ['push', '-q', 'origin', `${sha}:${ref(id)}`]);
+  return sha;
+}
+
+const claimed = (r: RunResult): string => r.json!.data.id as string;
+
+describe('claims through the remote', () => {
+  it('16 claimers on 4 clones race for 8 ready tasks: each task claimed exactly once, none skipped', async () => {
+    const { remote, clones } = world(4);
+    const racers = Array.from({ length: 16 }, (_, i) => ({ owner: `w${i + 1}`, clone: clones[i % 4]! }));
+    const results = await Promise.all(racers.map((r) => r.clone.sowAsync(['task', 'next', '--claim', '--owner', r.owner, '--json'], { env: RACE_ENV })));
+    const won = results.flatMap((r, i) => (r.code === 0 ? [{ id: claimed(r), ...racers[i]! }] : []));
+    const lost = results.filter((r) => r.code !== 0);
+    for (const r of lost) {
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.json!.error!.code).toBe('NO_READY_TASK');
+    }
+    expect(won.map((w) => w.id).sort()).toEqual(IDS);
+    // The remote holds one claim per task, each the winner's; each winner's clone records it.
+    const refs = remoteClaims(remote);
+    expect([...refs.keys()].sort()).toEqual(IDS);
+    for (const w of won) {
+      expect(ownerOf(remote, refs.get(w.id)!)).toBe(w.owner);
+      const task = w.clone.yaml(taskFile(w.id));
+      expect(task).toMatchObject({ status: 'in_progress', owner: { kind: 'claim', by: w.owner, remote: 'origin', remote_claim: refs.get(w.id) } });
+    }
+  });
+
+  it('a claim whose lease ran out is taken over by exactly one of several racers', async () => {
+    const { remote, clones } = world(4);
+    // Every task but 010 is held on the remote; 010's claim ran out long ago.
+    const stale = plantClaim(clones[0]!, '010', 'ghost', '2000-01-01T00:30:00.000Z');
+    for (const id of IDS.slice(1)) plantClaim(clones[0]!, id, `holder-${id}`, '2999-01-01T00:00:00.000Z');
+    const racers = Array.from({ length: 8 }, (_, i) => ({ owner: `r${i + 1}`, clone: clones[i % 4]! }));
+    const results = await Promise.all(racers.map((r) => r.clone.sowAsync(['task', 'next', '--claim', '--owner', r.owner, '--json'], { env: RACE_ENV })));
+    const winners = results.flatMap((r, i) => (r.code === 0 ? [{ id: claimed(r), ...racers[i]! }] : []));
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.id).toBe('010');
+    for (const r of results.filter((x) => x.code !== 0)) expect(r.json!.error!.code, r.stderr).toBe('NO_READY_TASK');
+    const now = remoteClaims(remote).get('010')!;
+    expect(now).not.toBe(stale);
+    expect(ownerOf(remote, now)).toBe(winners[0]!.owner);
+  });
+
+  it('finishing a claimed task gives its claim back; the lists of another clone show the claims of the remote', () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('010');
+    expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('020');
+    // b's checkout knows nothing of 010 but what the remote says.
+    const list = ok(b, ['task', 'list']).stdout.split('\n');
+    expect(list[0]).toMatch(/^\[010\] pending\s+Task 1\s+.*— claimed on origin by ann on \S+, lease until \d{4}-/);
+    expect(ok(b, ['task', 'list', '--json']).json!.data[0].remote_claim).toMatchObject({ task: '010', owner: 'ann', remote: 'origin', live: true });
+    expect(ok(b, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(IDS.slice(2));
+    ok(a, ['task', 'set', '--id', '010', 'status', 'completed', '--owner', 'ann']);
+    expect([...remoteClaims(remote).keys()]).toEqual(['020']);
+    ok(b, ['task', 'abandon', '--id', '020', '--owner', 'bob']);
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it("the owner's writes renew its claim on the remote once half of the lease there has passed; other writes push nothing", () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    const first = remoteClaims(remote).get('010')!;
+    ok(a, ['task', 'set', '--id', '010', 'note', 'one', '--owner', 'ann']);
+    expect(remoteClaims(remote).get('010')).toBe(first);
+    // As if most of the lease had passed since the claim: a minute of it is left on the remote.
+    const file = taskFile('010');
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    a.write(file, a.read(file).replace(/remote_lease_until: .*/, `remote_lease_until: ${soon}`));
+    ok(a, ['task', 'set', '--id', '010', 'note', 'two', '--owner', 'ann']);
+    const renewed = remoteClaims(remote).get('010')!;
+    expect(renewed).not.toBe(first);
+    const owner = a.yaml(file).owner;
+    expect(owner.remote_claim).toBe(renewed);
+    expect(Date.parse(owner.remote_lease_until)).toBeGreaterThan(Date.parse(soon));
+    expect(git(remote, ['cat-file', 'commit', renewed])).toContain(`lease-until: ${owner.remote_lease_until}`);
+  });
+
+  it('status and agent ps show the claims of the remote; without a claims remote, no read runs git at all', () => {
+    const { clones } = world(1);
+    const a = clones[0]!;
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    expect(ok(a, ['status']).stdout).toMatch(/^Claims {3}1 on origin\n {2}\[010\] claimed on origin by ann on \S+, lease until \d{4}-/m);
+    expect(ok(a, ['status', '--json']).json!.data.remote_claims).toMatchObject({ remote: 'origin', reached: true, claims: [{ task: '010', owner: 'ann', live: true }] });
+    expect(ok(a, ['agent', 'ps']).stdout).toMatch(/^\[010\] claimed on origin by ann on /m);
+    // A git that writes down each run: the reads of a project without claims.remote run none.
+    const bin = mkdtempSync(join(tmpdir(), 'sow-git-log-'));
+    dirs.push(bin);
+    const log = join(bin, 'log');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const env = { PATH: `${bin}:${process.env['PATH']}` };
+    const reads = [['task', 'list'], ['task', 'next'], ['status'], ['agent', 'ps']];
+    const gitRuns = (): string[] => {
+      const runs: string[] = [];
+      for (const args of reads) {
+        rmSync(log, { force: true });
+        ok(a, args, { env });
+        runs.push(existsSync(log) ? readFileSync(log, 'utf8') : '');
+      }
+      return runs;
+    };
+    // The claims the reads above cached go, so the first read here asks the remote (and shows the log works).
+    rmSync(join(a.dir, '.sow/.runtime/remote-claims.json'), { force: true });
+    expect(gitRuns()[0]).toContain('ls-remote');
+    a.write('.sow/config.yaml', '# no claims through the remote\n');
+    expect(gitRuns()).toEqual(['', '', '', '']);
+  });
+
+  it('a remote that cannot be reached: claiming fails with exit 5 and changes nothing; lists say the remote was not reached', () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    a.git(['remote', 'set-url', 'origin', join(tmpdir(), 'sow-no-such-remote', 'r.git')]);
+    const before = a.snapshot();
+    const text = expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED', { human: true });
+    expect(text).toContain("the remote 'origin' was not reached");
+    expect(a.snapshot()).toEqual(before);
+    const list = ok(a, ['task', 'list']);
+    expect(list.stdout.trim().split('\n')).toHaveLength(8);
+    expect(list.stderr).toContain("warning: the claims on the remote 'origin' were not read: it was not reached");
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it('a remote that refuses the push (a pre-receive hook): exit 5, nothing changed here or there', () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "pushes to refs/sow/ are not allowed here" >&2\nexit 1\n');
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const before = a.snapshot();
+    const text = expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED', { human: true });
+    expect(text).toContain("the remote 'origin' refused the push (pushes to refs/sow/ are not allowed here)");
+    expect(a.snapshot()).toEqual(before);
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it('finishing while the remote refuses: exit 5 and nothing changed; --force finishes here and says the claim was left', () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    mkdirSync(join(remote, 'hooks'), { recursive: true });
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 1\n');
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const before = a.snapshot();
+    expectFails(a, ['task', 'abandon', '--id', '010', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED');
+    expect(a.snapshot()).toEqual(before);
+    const forced = ok(a, ['task', 'abandon', '--id', '010', '--owner', 'ann', '--force']);
+    expect(forced.stderr).toContain('warning: the claim of task 010 was not given back');
+    expect(a.yaml(taskFile('010')).status).toBe('abandoned');
+    expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+  });
+
+  it('the remote is checked before git sees it: not a remote of the repository (exit 1), not a remote name (exit 2, or exit 4 in the configuration)', () => {
+    const { clones } = world(1);
+    const a = clones[0]!;
+    const before = a.snapshot();
+    expectFails(a, ['task', 'next', '--claim', '--owner', 'ann', '--remote', 'upstream'], 1, 'REMOTE_NOT_FOUND');
+    expectFails(a, ['task', 'next', '--claim', '--owner', 'ann', '--remote', '--upload-pack=touch x'], 2, 'USAGE');
+    expectFails(a, ['task', 'next', '--remote', 'origin'], 2, 'USAGE');
+    expect(a.snapshot()).toEqual(before);
+    // A name that is no remote of the repository never reaches git as a path, even to read.
+    a.git(['init', '-q', '--bare', 'folder']);
+    a.write('.sow/config.yaml', 'claims:\n  remote: folder\n');
+    const list = ok(a, ['task', 'list']);
+    expect(list.stderr).toContain("the claims on the remote 'folder' were not read: it is not a remote of this repository");
+    expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 1, 'REMOTE_NOT_FOUND');
+    a.write('.sow/config.yaml', "claims:\n  remote: '--upload-pack=touch pwned'\n");
+    expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 4, 'CONFIG_INVALID');
+    expect(a.exists('pwned')).toBe(false);
+  });
+});
