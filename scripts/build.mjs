@@ -9,7 +9,7 @@
 // with NODE_OPTIONS=--enable-source-maps.
 import { build } from 'esbuild';
 import { rm, chmod, readFile, rename } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -92,17 +92,13 @@ const common = {
   minify: true,
   logLevel: 'warning',
 };
-// The CLI itself, in two CommonJS files, because only a classic script can be given a V8 code cache
-// on Node 20 (docs/decisions/0008): core.cjs holds what main.ts imports statically (the command line,
-// commander, the registry of commands), commands.cjs everything its `import()`s reach. So a command
-// that needs none (`--version`) reads, checks and deserializes 80 KB instead of the whole CLI
-// (docs/decisions/0044). Inside commands.cjs, modules behind import() stay lazy: esbuild turns them
-// into functions that run on first use, and V8 compiles a function only when it first runs.
-// A module of core.cjs that commands.cjs imports is core.cjs's own instance (its exports, through
-// `require('./core.cjs')`), so each module exists once, as in one bundle.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const cliCommon = {
+// The CLI itself: one CommonJS file, because only a classic script can be given a V8 code cache on
+// Node 20 (docs/decisions/0008). Modules behind import() stay lazy: esbuild turns them into
+// functions that run on first use, and V8 compiles a function only when it first runs.
+await build({
   ...common,
+  entryPoints: ['src/main.ts'],
+  outfile: fileURLToPath(new URL('core.cjs', `${next.href}/`)),
   sourcemap: 'linked',
   // import.meta.url, worked out when first asked for (finding the templates, a prompt): making a
   // file URL costs every command about 0.5 M instructions otherwise (docs/decisions/0044).
@@ -111,102 +107,7 @@ const cliCommon = {
     'import.meta.url': '__sowImportMeta.url',
     SOW_VERSION: JSON.stringify(pkg.version),
   },
-  // import() becomes require() (lazy all the same): a vm.Script (the code cache) has no loader for import().
-  supported: { 'dynamic-import': false },
-};
-/** core.cjs and commands.cjs require each other at run time. */
-const eachOther = {
-  name: 'each-other',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/(core|commands)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
-  },
-};
-const isSource = (path) => path.startsWith(resolve(ROOT, 'src')) && !/[\\/]node_modules[\\/]/.test(path);
-/** Every import() in core.cjs of sow's own modules: the module, loaded from commands.cjs. */
-const lazyTargets = new Set();
-const importsFromCommands = {
-  name: 'imports-from-commands',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.kind !== 'dynamic-import' || args.pluginData === 'resolving') return undefined;
-      const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'resolving' });
-      if (r.errors.length || r.external || !isSource(r.path)) return undefined;
-      lazyTargets.add(r.path);
-      return { path: r.path, namespace: 'sow-commands' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'sow-commands' }, (args) => ({
-      contents: `module.exports = require('./commands.cjs').load(${JSON.stringify(relative(ROOT, args.path))});`,
-      loader: 'js',
-    }));
-  },
-};
-const corePlugins = [eachOther, lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart, acpSdkApart, importsFromCommands];
-// Which of sow's modules main.ts reaches without import(): core.cjs's.
-const probe = await build({ ...cliCommon, entryPoints: ['src/main.ts'], outfile: 'core.cjs', write: false, metafile: true, plugins: corePlugins });
-const coreModules = Object.keys(Object.values(probe.metafile.outputs).find((o) => o.entryPoint).inputs)
-  .filter((p) => !p.includes(':'))
-  .map((p) => resolve(ROOT, p))
-  .filter(isSource)
-  .sort();
-const exportName = (path) => `m${coreModules.indexOf(path)}`;
-await build({
-  ...cliCommon,
-  // main.ts, and the exports of each of core.cjs's modules for commands.cjs.
-  stdin: {
-    contents: [...coreModules.map((path) => `export * as ${exportName(path)} from ${JSON.stringify(path)};`), `import ${JSON.stringify(resolve(ROOT, 'src/main.ts'))};`].join('\n'),
-    resolveDir: ROOT,
-    sourcefile: 'core-entry.js',
-    loader: 'js',
-  },
-  outfile: fileURLToPath(new URL('core.cjs', `${next.href}/`)),
-  plugins: corePlugins,
-});
-// What each of core.cjs's modules exports. commands.cjs takes each value once, when it first needs
-// the module (after core.cjs has run): an ES module shim, so esbuild's CommonJS interop (a copy of
-// every export for each importing module, 7 M instructions for a read) is not paid. A value taken
-// once cannot follow a later assignment, so core.cjs's modules export no `let` or `var`.
-const coreExports = new Map();
-for (const path of coreModules) {
-  const source = await readFile(path, 'utf8');
-  if (/^export (let|var)\b/m.test(source)) throw new Error(`${relative(ROOT, path)}: core.cjs's modules export no let or var (commands.cjs takes each value once)`);
-  const r = await build({ entryPoints: [path], bundle: false, format: 'esm', platform: 'node', write: false, metafile: true, outdir: 'exports-probe', logLevel: 'warning' });
-  coreExports.set(path, Object.values(r.metafile.outputs)[0].exports);
-}
-/** In commands.cjs, an import of a module of core.cjs is that module's exports in core.cjs. */
-const importsFromCore = {
-  name: 'imports-from-core',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.kind === 'entry-point' || args.pluginData === 'resolving') return undefined;
-      const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'resolving' });
-      if (r.errors.length || r.external || !coreModules.includes(r.path)) return undefined;
-      return { path: r.path, namespace: 'sow-core' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'sow-core' }, (args) => {
-      const names = coreExports.get(args.path);
-      return {
-        contents: [`const m = require('./core.cjs').${exportName(args.path)};`, ...names.map((n) => `export const ${n} = m.${n};`)].join('\n'),
-        loader: 'js',
-      };
-    });
-  },
-};
-const targets = [...lazyTargets].sort();
-await build({
-  ...cliCommon,
-  stdin: {
-    contents: [
-      'const loaders = {',
-      ...targets.map((path) => `  ${JSON.stringify(relative(ROOT, path))}: () => require(${JSON.stringify(path)}),`),
-      '};',
-      'export const load = (path) => loaders[path]();',
-    ].join('\n'),
-    resolveDir: ROOT,
-    sourcefile: 'commands-entry.js',
-    loader: 'js',
-  },
-  outfile: fileURLToPath(new URL('commands.cjs', `${next.href}/`)),
-  plugins: [eachOther, lazyBuiltins, mcpSdkApart, acpSdkApart, importsFromCore],
+  plugins: [lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart, acpSdkApart],
 });
 await build({
   ...common,

@@ -5,7 +5,7 @@
  * any trouble with the cache, the CLI is loaded the ordinary way.
  */
 import { join } from 'node:path';
-import { compileWithCache, type Crc32 } from './adapters/compile-cache.js';
+import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
 
 const CORE = join(__dirname, 'core.cjs');
 // This file's own require: core.cjs lies beside it, so it resolves what core.cjs would (node:module's
@@ -35,12 +35,12 @@ function nativeCrc32(): Crc32 | undefined {
   return (require('node:zlib') as { crc32?: Crc32 }).crc32;
 }
 
-function compiled(): (() => void) | undefined {
+function compiled(): ModuleWrapper | undefined {
   if (process.sourceMapsEnabled || process.env['SOW_NO_COMPILE_CACHE']) return undefined;
   const crc32 = nativeCrc32();
   if (!crc32) return undefined;
   try {
-    return compileWithCache(CORE, process.argv.slice(2), crc32, requireCore);
+    return compileWithCache(CORE, process.argv.slice(2), crc32);
   } catch (err) {
     if (process.env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: not used: ${err instanceof Error ? err.message : String(err)}\n`);
     return undefined;
@@ -48,5 +48,9 @@ function compiled(): (() => void) | undefined {
 }
 
 const run = compiled();
-if (run) run();
-else requireCore(CORE);
+if (run) {
+  const module = { exports: {} };
+  run.call(module.exports, module.exports, requireCore, module, CORE, __dirname);
+} else {
+  requireCore(CORE);
+}

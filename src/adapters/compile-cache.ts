@@ -13,11 +13,11 @@
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, sep, win32 } from 'node:path';
+import { isAbsolute, join, win32 } from 'node:path';
 import { Script } from 'node:vm';
 
 const MAGIC = 0x53574343; // 'SWCC'
-const FORMAT = 3;
+const FORMAT = 2;
 const HEADER_BYTES = 24;
 const MAX_SEEN = 64;
 const PRUNE_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
@@ -49,6 +49,8 @@ export function commandKey(argv: readonly string[]): string {
   return words.join(' ');
 }
 
+type CacheFile = { status: 'missing' | 'damaged' } | { status: 'intact'; seen: string[]; data: Buffer };
+
 /**
  * Which bytes a source file holds, from its stat: device, inode, size, modification and change
  * times (FNV-1a over them). Any write to the file changes its ctime, and a new file (an upgrade, a
@@ -62,18 +64,9 @@ export function sourceIdentity(stat: { dev: number; ino: number; size: number; m
   return hash >>> 0;
 }
 
-/** One compiled file's V8 data, and the identity of the file it was made from. */
-interface Entry {
-  readonly id: number;
-  readonly data: Buffer;
-}
-type CacheFile = { status: 'missing' | 'damaged' } | { status: 'intact'; seen: string[]; entries: Map<string, Entry> };
-
 /**
- * Layout: magic, format, identity of the entry file (core.cjs), CRC-32 of the entries, their
- * length, seen-list length (u32 LE each), then the seen list (the command keys, as JSON), then the
- * entries: for each file of the CLI the command group ran, the length of its name, its identity and
- * the length of its V8 data (u32 LE each), the name (ASCII) and the data.
+ * Layout: magic, format, identity of the source, CRC-32 of the V8 data, data length, seen-list
+ * length (u32 LE each), then the seen list (the command keys, as JSON), then the V8 data.
  */
 function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
   let bytes: Buffer;
@@ -96,32 +89,12 @@ function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
     return { status: 'damaged' };
   }
   if (!Array.isArray(seen) || !seen.every((k) => typeof k === 'string')) return { status: 'damaged' };
-  const entries = new Map<string, Entry>();
-  for (let at = 0; at < data.length;) {
-    if (at + 12 > data.length) return { status: 'damaged' };
-    const nameLength = data.readUInt32LE(at);
-    const id = data.readUInt32LE(at + 4);
-    const length = data.readUInt32LE(at + 8);
-    const start = at + 12 + nameLength;
-    if (start + length > data.length) return { status: 'damaged' };
-    entries.set(data.toString('latin1', at + 12, start), { id, data: data.subarray(start, start + length) });
-    at = start + length;
-  }
-  return { status: 'intact', seen, entries };
+  return { status: 'intact', seen, data };
 }
 
-function writeCache(dir: string, path: string, sourceId: number, seen: readonly string[], entries: ReadonlyMap<string, Entry>, crc32: Crc32): void {
+function writeCache(dir: string, path: string, sourceId: number, seen: readonly string[], data: Buffer, crc32: Crc32): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const list = Buffer.from(JSON.stringify(seen), 'utf8');
-  const parts: Buffer[] = [];
-  for (const [name, entry] of entries) {
-    const head = Buffer.alloc(12);
-    head.writeUInt32LE(name.length, 0);
-    head.writeUInt32LE(entry.id, 4);
-    head.writeUInt32LE(entry.data.length, 8);
-    parts.push(head, Buffer.from(name, 'latin1'), entry.data);
-  }
-  const data = Buffer.concat(parts);
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(FORMAT, 4);
@@ -157,103 +130,59 @@ function writeCache(dir: string, path: string, sourceId: number, seen: readonly 
   }
 }
 
-/** A file's bytes as a string, and the identity of those very bytes (the stat of the descriptor they are read from). */
-function readSource(file: string): { id: number; source: string } {
+/**
+ * Compiles a CommonJS file with the code cache kept for it in the cache folder, and arranges for
+ * the cache to be written at exit when it was missing, stale or has not seen this command yet.
+ * There is one cache per command group (`task`, `phase` …): a command deserializes only what its
+ * own group compiled, which measured 7 M instructions and ~70 page faults less for `task list`
+ * than one cache for every command.
+ * Returns the module wrapper to call; throws when anything about the cache goes wrong, before
+ * any of the file's code has run.
+ */
+export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
+  // The stat of the very file descriptor the bytes are read from, so the identity is of these bytes.
   const fd = openSync(file, 'r');
+  let bytes: Buffer;
+  let sourceId: number;
   try {
-    const id = sourceIdentity(fstatSync(fd));
-    const bytes = readFileSync(fd);
-    // The bundle is ASCII (test/e2e/startup.test.ts): read as Latin-1, its bytes are the same string
-    // without UTF-8 decoding, 1.4 M instructions less at every start. Anything else is UTF-8.
-    return { id, source: isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8') };
+    sourceId = sourceIdentity(fstatSync(fd));
+    bytes = readFileSync(fd);
   } finally {
     closeSync(fd);
   }
-}
-
-/** The files of the CLI that go through the cache: the entry and the chunks the build split off (scripts/build.mjs). */
-const CHUNK = /^\.\/((?:core|commands)\.cjs)$/;
-
-/**
- * Runs a CommonJS file, and the chunks it requires (`./chunk-….cjs`, each once, as Node's loader
- * would), compiled with the code cache kept for them in the cache folder, and arranges for the
- * cache to be written at exit when it was missing, stale, has not seen this command yet or lacked
- * a chunk the command ran. There is one cache file per command group (`task`, `phase` …), holding
- * the chunks the group ran: a command deserializes only what its own group compiled, which
- * measured 7 M instructions and ~70 page faults less for `task list` than one cache for every
- * command. Everything else the files require goes to `fallback` (Node's require).
- * Returns the function that runs the file; throws when anything about the cache goes wrong, before
- * any of the file's code has run.
- */
-export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, fallback: NodeJS.Require, env: Env = process.env): () => void {
-  const folder = dirname(file);
-  // Paths of the chunks by concatenation: path.join normalizes each, and for the dozens of chunks a
-  // command loads that made Node's normalizeString hot enough for V8 to optimize it (10 M instructions).
-  const pathOf = (name: string) => `${folder}${sep}${name}`;
-  const entry = readSource(file);
+  // The bundle is ASCII (test/e2e/startup.test.ts): read as Latin-1, its bytes are the same string
+  // without UTF-8 decoding, 1.4 M instructions less at every start. Anything else is UTF-8.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
-  const path = join(dir, `${entry.id.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}.bin`);
+  const path = join(dir, `${sourceId.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}.bin`);
   const debug = (message: string) => {
     if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path}\n`);
   };
-  const cache = readCache(path, entry.id, crc32);
-  const cached = cache.status === 'intact' ? cache.entries : new Map<string, Entry>();
-  const compiled = new Map<string, { id: number; script: Script }>();
-  const modules = new Map<string, { exports: unknown }>();
-  let learnt = false;
-  const compile = (name: string, { id, source }: { id: number; source: string }): ModuleWrapper => {
-    const known = cached.get(name);
-    const data = known?.id === id ? known.data : undefined;
-    // The same wrapper Node's CommonJS loader uses, so each file runs exactly as require() would run it.
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-      filename: pathOf(name),
-      ...(data ? { cachedData: data } : {}),
-    });
-    // V8 refuses data made by another V8 version or with other flags.
-    if (!data || script.cachedDataRejected) learnt = true;
-    compiled.set(name, { id, script });
-    return script.runInThisContext() as ModuleWrapper;
-  };
-  const requireChunk = ((id: string) => {
-    const chunk = CHUNK.exec(id)?.[1];
-    if (chunk === undefined) return fallback(id);
-    return load(chunk, undefined);
-  }) as NodeJS.Require;
-  const load = (name: string, wrapper: ModuleWrapper | undefined): unknown => {
-    const known = modules.get(name);
-    if (known) return known.exports;
-    const filename = pathOf(name);
-    const run = wrapper ?? compile(name, readSource(filename));
-    // Registered before it runs, so a chunk required again meanwhile gets what it has exported so far, as in Node.
-    const module = { exports: {} };
-    modules.set(name, module);
-    run.call(module.exports, module.exports, requireChunk, module, filename, folder);
-    return module.exports;
-  };
-  const name = basename(file);
-  const wrapper = compile(name, entry);
-  const seen = cache.status === 'intact' && !compiled.get(name)!.script.cachedDataRejected ? cache.seen : undefined;
+  const cache = readCache(path, sourceId, crc32);
+  // The same wrapper Node's CommonJS loader uses, so the bundle runs exactly as require() would run it.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    ...(cache.status === 'intact' ? { cachedData: cache.data } : {}),
+  });
+  // V8 refuses data made by another V8 version or with other flags.
+  const seen = cache.status === 'intact' && !script.cachedDataRejected ? cache.seen : undefined;
   debug(seen ? 'hit' : cache.status === 'intact' ? 'rejected by V8' : cache.status);
   // Write the cache at exit, when it holds the functions this command compiled: the first time,
-  // and each time a command it has not seen runs (or a chunk it lacked), so it comes to cover the
-  // commands in use. Not after a usage error (exit 2), so a mistyped command never makes a cache of
-  // its own, nor after an internal error or a signal.
-  process.once('exit', (code) => {
-    if (code === 2 || code >= 64) return;
-    if (seen && seen.length >= MAX_SEEN) return;
-    if (seen?.includes(key) && !learnt) return;
-    try {
-      const entries = new Map<string, Entry>();
-      for (const [chunk, { id, script }] of compiled) entries.set(chunk, { id, data: script.createCachedData() });
-      // What other commands of the group ran stays (a chunk still there as it was).
-      for (const [chunk, known] of cached) if (!entries.has(chunk)) entries.set(chunk, known);
-      writeCache(dir, path, entry.id, seen?.includes(key) ? seen : [...(seen ?? []), key], entries, crc32);
-      debug('wrote');
-    } catch (err) {
-      debug(`not written (${err instanceof Error ? err.message : String(err)}):`);
-    }
-  });
-  return () => void load(name, wrapper);
+  // and each time a command it has not seen runs, so it comes to cover the commands in use. Not
+  // after a usage error (exit 2), so a mistyped command never makes a cache of its own, nor after
+  // an internal error or a signal.
+  if (!seen || (!seen.includes(key) && seen.length < MAX_SEEN)) {
+    process.once('exit', (code) => {
+      if (code === 2 || code >= 64) return;
+      try {
+        writeCache(dir, path, sourceId, [...(seen ?? []), key], script.createCachedData(), crc32);
+        debug('wrote');
+      } catch (err) {
+        debug(`not written (${err instanceof Error ? err.message : String(err)}):`);
+      }
+    });
+  }
+  return script.runInThisContext() as ModuleWrapper;
 }

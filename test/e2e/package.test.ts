@@ -58,7 +58,6 @@ describe('npm pack', () => {
       'package/README.md',
       'package/dist/sow.cjs',
       'package/dist/core.cjs',
-      'package/dist/commands.cjs',
       'package/dist/mcp-sdk.cjs',
       'package/templates/prompts/NoProject.md',
     ]) {

@@ -46,34 +46,11 @@ describe('start-up', () => {
   });
 
   it('the bundle is ASCII, so the executable reads it without decoding UTF-8 (a character esbuild keeps as written: a regular expression)', () => {
-    for (const file of ['core.cjs', 'commands.cjs']) {
-      const bytes = readFileSync(join(dirname(SOW), file));
-      const text = bytes.toString('utf8');
-      const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
-      expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`, file).toBe('');
-      expect(isAscii(bytes), file).toBe(true);
-    }
-  });
-
-  it('sow --version reads only core.cjs, what main.ts imports; a command reads commands.cjs too, through the code cache or without it', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // Says at exit which of sow's files were read: through the code cache (fs.openSync) or Node's loader (fs.readFileSync).
-    const reading = join(dir, 'reading.cjs');
-    writeFileSync(
-      reading,
-      "const fs = require('fs'); const read = new Set(); for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (p, ...a) { if (typeof p === 'string' && /(core|commands)\\.cjs$/.test(p)) read.add(require('path').basename(p)); return real.call(this, p, ...a); }; }\n" +
-        "process.on('exit', () => fs.writeSync(2, `\\nREAD ${[...read].sort().join(' ')}\\n`));\n",
-    );
-    const read = (args: string[], env: Record<string, string> = {}) => {
-      const r = repo.sow(args, { via: [process.execPath, '-r', reading, SOW], env });
-      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return /^READ (.*)$/m.exec(r.stderr)?.[1];
-    };
-    for (let i = 0; i < 2; i++) expect(read(['--version'])).toBe('core.cjs');
-    for (let i = 0; i < 2; i++) expect(read(['phase', 'get', 'status'])).toBe('commands.cjs core.cjs');
-    expect(read(['--version'], { SOW_NO_COMPILE_CACHE: '1' })).toBe('core.cjs');
-    expect(read(['phase', 'get', 'status'], { SOW_NO_COMPILE_CACHE: '1' })).toBe('commands.cjs core.cjs');
+    const bytes = readFileSync(join(dirname(SOW), 'core.cjs'));
+    const text = bytes.toString('utf8');
+    const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
+    expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`).toBe('');
+    expect(isAscii(bytes)).toBe(true);
   });
 
   it('sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the templates)', () => {
