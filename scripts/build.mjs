@@ -3,7 +3,7 @@
 // (the ACP SDK, for workers on the ACP transport alone). Heavy modules
 // (yaml's Document API, the JSON Schema generator) are behind dynamic import(), so a command runs
 // only what it needs. The output depends only on the source:
-// building the same source twice gives the same bytes (so the code cache is not rebuilt for nothing).
+// building the same source twice gives the same bytes.
 // `--out <dir>` builds elsewhere (the build test uses it). Minified, because
 // compiling less code is most of what start-up costs; the linked source map gives readable stacks
 // with NODE_OPTIONS=--enable-source-maps.

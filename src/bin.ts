@@ -1,11 +1,10 @@
 /**
  * The `sow` executable: runs the bundled CLI (dist/core.cjs), compiled through the code cache of
- * src/adapters/compile-cache.ts. It must never fail a command: without zlib.crc32 (Node < 20.15),
+ * src/adapters/compile-cache.ts. It must never fail a command: without a native CRC-32 (Node < 20.15),
  * with source maps on (only Node's own loader applies them), with SOW_NO_COMPILE_CACHE set, or on
  * any trouble with the cache, the CLI is loaded the ordinary way.
  */
 import { join } from 'node:path';
-import * as zlib from 'node:zlib';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
 
 const CORE = join(__dirname, 'core.cjs');
@@ -13,9 +12,33 @@ const CORE = join(__dirname, 'core.cjs');
 // createRequire would load the ES module loader for nothing).
 const requireCore = require;
 
+const PENDING_DEPRECATION = /(^|\s)--pending-deprecation\b/;
+
+/**
+ * Node's native CRC-32, which checks the cache's data. node:zlib's `crc32` calls the zlib binding;
+ * loading node:zlib itself loads node:stream and some twenty modules behind it (8 M instructions,
+ * a sixth of what start-up costs), so the binding is asked directly. process.binding is
+ * deprecated in the documentation only, and warns only with --pending-deprecation: then, or when
+ * the binding does not give the CRC-32 of a known text, node:zlib's is used as before.
+ */
+function nativeCrc32(): Crc32 | undefined {
+  const pending = process.execArgv.some((a) => a === '--pending-deprecation') || PENDING_DEPRECATION.test(process.env['NODE_OPTIONS'] ?? '') || process.env['NODE_PENDING_DEPRECATION'] === '1';
+  if (!pending) {
+    try {
+      const binding = (process as unknown as { binding(name: string): { crc32?: (data: Uint8Array, value: number) => number } }).binding('zlib');
+      const crc32 = binding.crc32;
+      if (typeof crc32 === 'function' && crc32(Buffer.from('sow'), 0) === 0x85f29cec) return (data) => crc32(data, 0);
+    } catch {
+      // not there: node:zlib below
+    }
+  }
+  return (require('node:zlib') as { crc32?: Crc32 }).crc32;
+}
+
 function compiled(): ModuleWrapper | undefined {
-  const crc32 = (zlib as { crc32?: Crc32 }).crc32;
-  if (!crc32 || process.sourceMapsEnabled || process.env['SOW_NO_COMPILE_CACHE']) return undefined;
+  if (process.sourceMapsEnabled || process.env['SOW_NO_COMPILE_CACHE']) return undefined;
+  const crc32 = nativeCrc32();
+  if (!crc32) return undefined;
   try {
     return compileWithCache(CORE, process.argv.slice(2), crc32);
   } catch (err) {

@@ -5,19 +5,19 @@
  * (DESIGN §7). Node 20 caches nothing between runs, so sow keeps V8's own code cache, as Node 22's
  * module.enableCompileCache() would. The cache is trusted only when it is intact:
  * V8 does not verify a code cache and a damaged one crashes the process, so each file carries a
- * CRC-32 of its data and of the source it was made from; anything that does not match is ignored
- * and rewritten. See docs/decisions/0008-compile-cache.md.
+ * CRC-32 of its data and the identity (the stat) of the source it was made from; anything that does
+ * not match is ignored and rewritten. See docs/decisions/0008-compile-cache.md and 0044.
  *
  * Used only by src/bin.ts, so it imports nothing of sow's.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, win32 } from 'node:path';
 import { Script } from 'node:vm';
 
 const MAGIC = 0x53574343; // 'SWCC'
-const FORMAT = 1;
+const FORMAT = 2;
 const HEADER_BYTES = 24;
 const MAX_SEEN = 64;
 const PRUNE_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
@@ -52,10 +52,23 @@ export function commandKey(argv: readonly string[]): string {
 type CacheFile = { status: 'missing' | 'damaged' } | { status: 'intact'; seen: string[]; data: Buffer };
 
 /**
- * Layout: magic, format, CRC-32 of the source, CRC-32 of the V8 data, data length, seen-list
+ * Which bytes a source file holds, from its stat: device, inode, size, modification and change
+ * times (FNV-1a over them). Any write to the file changes its ctime, and a new file (an upgrade, a
+ * build, which swaps dist/ whole) is a new inode. Hashing the 0.7 MB bundle at every start cost
+ * about 3 M instructions.
+ */
+export function sourceIdentity(stat: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number }): number {
+  const text = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/**
+ * Layout: magic, format, identity of the source, CRC-32 of the V8 data, data length, seen-list
  * length (u32 LE each), then the seen list (the command keys, as JSON), then the V8 data.
  */
-function readCache(path: string, sourceCrc: number, crc32: Crc32): CacheFile {
+function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -65,7 +78,7 @@ function readCache(path: string, sourceCrc: number, crc32: Crc32): CacheFile {
   if (bytes.length < HEADER_BYTES) return { status: 'damaged' };
   const dataLength = bytes.readUInt32LE(16);
   const seenLength = bytes.readUInt32LE(20);
-  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.readUInt32LE(8) !== sourceCrc || bytes.length !== HEADER_BYTES + seenLength + dataLength)
+  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.readUInt32LE(8) !== sourceId || bytes.length !== HEADER_BYTES + seenLength + dataLength)
     return { status: 'damaged' };
   const data = bytes.subarray(HEADER_BYTES + seenLength);
   if (crc32(data) !== bytes.readUInt32LE(12)) return { status: 'damaged' };
@@ -79,13 +92,13 @@ function readCache(path: string, sourceCrc: number, crc32: Crc32): CacheFile {
   return { status: 'intact', seen, data };
 }
 
-function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly string[], data: Buffer, crc32: Crc32): void {
+function writeCache(dir: string, path: string, sourceId: number, seen: readonly string[], data: Buffer, crc32: Crc32): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const list = Buffer.from(JSON.stringify(seen), 'utf8');
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(FORMAT, 4);
-  header.writeUInt32LE(sourceCrc, 8);
+  header.writeUInt32LE(sourceId, 8);
   header.writeUInt32LE(crc32(data), 12);
   header.writeUInt32LE(data.length, 16);
   header.writeUInt32LE(list.length, 20);
@@ -127,19 +140,27 @@ function writeCache(dir: string, path: string, sourceCrc: number, seen: readonly
  * any of the file's code has run.
  */
 export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
-  const bytes = readFileSync(file);
-  const sourceCrc = crc32(bytes);
+  // The stat of the very file descriptor the bytes are read from, so the identity is of these bytes.
+  const fd = openSync(file, 'r');
+  let bytes: Buffer;
+  let sourceId: number;
+  try {
+    sourceId = sourceIdentity(fstatSync(fd));
+    bytes = readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   // The bundle is ASCII (test/e2e/startup.test.ts): read as Latin-1, its bytes are the same string
   // without UTF-8 decoding, 1.4 M instructions less at every start. Anything else is UTF-8.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
-  const path = join(dir, `${sourceCrc.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}.bin`);
+  const path = join(dir, `${sourceId.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}.bin`);
   const debug = (message: string) => {
     if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path}\n`);
   };
-  const cache = readCache(path, sourceCrc, crc32);
+  const cache = readCache(path, sourceId, crc32);
   // The same wrapper Node's CommonJS loader uses, so the bundle runs exactly as require() would run it.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -156,7 +177,7 @@ export function compileWithCache(file: string, argv: readonly string[], crc32: C
     process.once('exit', (code) => {
       if (code === 2 || code >= 64) return;
       try {
-        writeCache(dir, path, sourceCrc, [...(seen ?? []), key], script.createCachedData(), crc32);
+        writeCache(dir, path, sourceId, [...(seen ?? []), key], script.createCachedData(), crc32);
         debug('wrote');
       } catch (err) {
         debug(`not written (${err instanceof Error ? err.message : String(err)}):`);

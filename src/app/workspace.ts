@@ -11,7 +11,7 @@ import { PROJECT_DIR } from '../domain/artifacts.js';
 import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
-import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/load.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { projectProblem } from '../domain/project.js';
 import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
@@ -85,7 +85,7 @@ const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yam
 export async function checkJournalText(rel: string, text: string): Promise<void> {
   if (rel === PROJECT_FILE) {
     const data = validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data);
-    const type = Object.hasOwn(PROJECT_TYPES, data.type) ? PROJECT_TYPES[data.type] : undefined;
+    const type = await loadProjectType(data.type);
     if (!type) throw new StateFileError(rel, `unknown project type ${quoted(data.type)}`, 'type');
     const problem = projectProblem(type, data);
     if (problem) throw new StateFileError(rel, problem.message, problem.path);
@@ -151,8 +151,8 @@ export interface LoadedProject {
 export async function loadProject(root: string): Promise<LoadedProject> {
   if (!hasProject(root)) throw noProject(root);
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
-  const type = Object.hasOwn(PROJECT_TYPES, file.data.type) ? PROJECT_TYPES[file.data.type] : undefined;
-  if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(file.data.type)} (types: ${Object.keys(PROJECT_TYPES).join(', ')})`, 'type');
+  const type = await loadProjectType(file.data.type);
+  if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(file.data.type)} (types: ${PROJECT_TYPE_NAMES.join(', ')})`, 'type');
   const problem = projectProblem(type, file.data);
   if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
   return { file, type };

@@ -78,7 +78,8 @@ describe('sow help environment', () => {
     return out;
   }
   /** The operating system's own, which the page does not explain (it says where ~ is). */
-  const SYSTEM = new Set(['HOME', 'PATH', 'USER', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TERM']);
+  // Node's own NODE_OPTIONS and NODE_PENDING_DEPRECATION are read by the executable only to know whether Node would warn (src/bin.ts).
+  const SYSTEM = new Set(['HOME', 'PATH', 'USER', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TERM', 'NODE_OPTIONS', 'NODE_PENDING_DEPRECATION']);
 
   it('names every variable the source reads, and none it does not', async () => {
     const named = new Set(ENVIRONMENT.flatMap((v) => v.name.split(', ')));

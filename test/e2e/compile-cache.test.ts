@@ -211,6 +211,27 @@ describe('compile cache', () => {
     }
   });
 
+  it('knows an edited bundle by its stat, even at the same length, and checks the cache with --pending-deprecation as well (without its warning)', () => {
+    const bin = join(cacheHome(), 'dist');
+    mkdirSync(bin);
+    copyFileSync(SOW, join(bin, 'sow.cjs'));
+    const home = cacheHome();
+    const run = (env: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs')], { env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env }, encoding: 'utf8' });
+      return { stdout: r.stdout, events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }), stderr: r.stderr.replace(/^sow: compile cache: .*\n/gm, '') };
+    };
+    const core = join(bin, 'core.cjs');
+    writeFileSync(core, "process.stdout.write('one\\n');\n");
+    expect(run()).toEqual({ stdout: 'one\n', events: ['missing', 'wrote'], stderr: '' });
+    expect(run()).toEqual({ stdout: 'one\n', events: ['hit'], stderr: '' });
+    writeFileSync(core, "process.stdout.write('two\\n');\n");
+    expect(run()).toEqual({ stdout: 'two\n', events: ['missing', 'wrote'], stderr: '' });
+    // process.binding warns with --pending-deprecation: then node:zlib's CRC-32 checks the same file.
+    for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<string, string>[]) {
+      expect(run(env)).toEqual({ stdout: 'two\n', events: ['hit'], stderr: '' });
+    }
+  });
+
   it('keeps working for a user mistake and for commands that write, through the cache', () => {
     const repo = newRepo();
     toExecuting(repo);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_TYPES } from './index.js';
+import { loadProjectType, PROJECT_TYPE_NAMES } from './load.js';
 
 const SRC = join(import.meta.dirname, '../..');
 
@@ -14,6 +15,16 @@ function sources(dir: string): string[] {
 }
 
 describe('the registry', () => {
+  it('loads each type alone (load.ts) as the registry holds it, and no type it does not hold', async () => {
+    expect(PROJECT_TYPE_NAMES).toEqual(Object.keys(PROJECT_TYPES));
+    for (const [name, type] of Object.entries(PROJECT_TYPES)) expect(await loadProjectType(name), name).toBe(type);
+    for (const name of ['', 'Standard', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) expect(await loadProjectType(name), name).toBeUndefined();
+  });
+
+  it('reading a project loads only its own type: the store (app/workspace.ts) does not import the registry of all types', () => {
+    expect(readFileSync(join(SRC, 'app', 'workspace.ts'), 'utf8')).not.toMatch(/project-types\/index\.js/);
+  });
+
   it('a project type is named only in its own folder and in the registry (adding one changes nothing else)', () => {
     const offenders: string[] = [];
     for (const type of Object.values(PROJECT_TYPES)) {
@@ -22,7 +33,7 @@ describe('the registry', () => {
       for (const file of sources(SRC)) {
         const rel = relative(SRC, file);
         if (rel.startsWith(join('domain', 'project-types', type.name))) continue;
-        if (rel === join('domain', 'project-types', 'index.ts')) continue;
+        if (rel === join('domain', 'project-types', 'index.ts') || rel === join('domain', 'project-types', 'load.ts')) continue;
         if (needle.test(readFileSync(file, 'utf8'))) offenders.push(`${rel} names '${type.name}'`);
       }
     }
