@@ -461,6 +461,12 @@ async function nextReady(uow: UnitOfWork, claim?: (task: TaskState) => Promise<s
   throw new NoReadyTaskError(tasks);
 }
 
+/** Gives back a claim that landed on the remote for a worker that was then not recorded here. */
+async function giveBack(root: string, pushed: { remote: string; ref: string; sha: string }): Promise<void> {
+  const { pushClaim } = await import('../adapters/remote-claims.js');
+  await pushClaim(root, pushed.remote, pushed.ref, null, pushed.sha);
+}
+
 /**
  * While its worker runs, the process that waits for it looks at the worker's claim on the remote
  * every quarter of the lease, and renews it once half of the lease there has passed — a worker
@@ -813,10 +819,7 @@ export async function spawnAgent(
   });
   const { agentId, assignment } = await recorded.catch(async (err: unknown) => {
     // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
-    if (pushed) {
-      const { pushClaim } = await import('../adapters/remote-claims.js');
-      await pushClaim(root, pushed.remote, pushed.ref, null, pushed.sha);
-    }
+    if (pushed) await giveBack(root, pushed);
     throw err;
   });
 
@@ -962,12 +965,23 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
   const now = ctx.now();
+  let pushed: { remote: string; ref: string; sha: string } | undefined;
   await update(inRoot, async (uow) => {
     if (target.kind === 'task') {
       let task = await uow.task(target.id);
       const owner = liveOwner(task, uow.now);
       if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
       if (!opts.force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task), { override: 'pass --force to resume it anyway' });
+      // With a claims remote, the resumed worker claims the task there again, as a spawned one does.
+      const claims = await claimsRemote(uow.root);
+      const leaseUntil = remoteLeaseFrom(now);
+      if (claims) {
+        const onRemote = await remoteClaimer(uow.root, claims, (await uow.project()).branch);
+        const record = { task: task.id, owner: session.agent_id, machine: onRemote.machine, since: now, lease_until: leaseUntil };
+        const sha = await onRemote.claim(task.id, record, now, { ours: ourClaim(task, onRemote.remote), force: opts.force });
+        if (sha === undefined) throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), agentName);
+        pushed = { remote: onRemote.remote, ref: onRemote.ref(task.id), sha };
+      }
       // With --force, a live owner of another session is retired (this session stays).
       if (task.owner && task.owner.by !== session.agent_id) task = retireOwner(task, { keepSession: true });
       // A resume after needs_review is a correction round: count it.
@@ -977,13 +991,17 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
         iteration,
         status: task.status === 'completed' || task.status === 'abandoned' ? task.status : 'in_progress',
         session: { ...task.session!, resumed_at: now, resumes: (task.session?.resumes ?? 0) + 1 },
-        owner: workerOwner(session.agent_id, sessionId, now),
+        owner: { ...workerOwner(session.agent_id, sessionId, now), ...(pushed ? { remote: pushed.remote, remote_claim: pushed.sha, remote_lease_until: leaseUntil } : {}) },
       });
     } else {
       const p = await uow.project();
       const s = p.sessions![target.agent]!;
       uow.setProject({ ...p, sessions: { ...p.sessions, [target.agent]: { ...s, resumed_at: now, resumes: (s.resumes ?? 0) + 1 } } });
     }
+  }).catch(async (err: unknown) => {
+    // The claim landed on the remote but the resume was not recorded here: give it back.
+    if (pushed) await giveBack(root, pushed);
+    throw err;
   });
   const files = runFiles(root, target, 'resume');
   announceStart(ctx, root, { agent: agentName, agent_id: session.agent_id, target, session_id: sessionId, events_file: files.eventsFile });
@@ -1016,6 +1034,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const meter = { usage: {} as Usage, now: ctx.now };
   let gone: string | undefined;
   let failure: unknown;
+  const renewing = pushed && running.kind === 'task' ? renewWhileRunning(inRoot, running.id, session.agent_id) : undefined;
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
@@ -1029,6 +1048,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
       throw err;
     }
   } finally {
+    renewing?.();
     await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage), failure).catch(() => undefined);
   }
   if (gone !== undefined && running.kind === 'task') {

@@ -364,6 +364,28 @@ describe('workers claim through the remote', () => {
     expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('030');
   });
 
+  it('a resume claims the task on the remote again: refused while another clone holds it, and given back when its run ends', () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    const w = agents();
+    ok(a, ['agent', 'spawn', 'implementer', '010'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) } });
+    expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('010');
+    const text = expectFails(a, ['agent', 'resume', '010', 'go on'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env });
+    expect(text).toMatch(/^task 010 is claimed on the remote 'origin' by bob on /);
+    expect(w.calls()).toHaveLength(1);
+    ok(b, ['task', 'set', '--id', '010', 'status', 'pending', '--owner', 'bob']);
+    const seen = join(w.root, 'owner.json');
+    const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
+    ok(a, ['agent', 'resume', '010', 'go on'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    expect(w.calls()).toHaveLength(2);
+    // While it ran, the worker held the task on the remote, with a claim of its own.
+    const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
+    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1', remote: 'origin', remote_claim: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-1');
+    expect(a.yaml(taskFile('010')).status).toBe('needs_review');
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
   it("a worker's own writes renew its claim on the remote once half of the lease there has passed", async () => {
     const { remote, clones } = world(1);
     const a = clones[0]!;
