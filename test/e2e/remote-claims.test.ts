@@ -364,6 +364,28 @@ describe('workers claim through the remote', () => {
     expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('030');
   });
 
+  it('letting a task go while the remote refuses still lets it go here, says so, and leaves the claim to run out', async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a', 'paused') } }).json!.data;
+    await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 1\n');
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const r = ok(a, ['task', 'set', '--id', '020', 'status', 'pending', '--owner', 'ann']);
+    expect(r.stderr).toContain("warning: the claim of task 020 was not given back: the remote 'origin' refused the push");
+    expect(a.yaml(taskFile('020'))).toMatchObject({ status: 'pending' });
+    expect(a.yaml(taskFile('020')).owner).toBeUndefined();
+    writeFileSync(join(w.root, 'go'), '');
+    expect(ok(a, ['agent', 'wait', '010'], { env: w.env }).stdout).toBe('010  paused\n');
+    expect(a.yaml(taskFile('010')).owner).toBeUndefined();
+    // The supervisor said it where it reports.
+    await until(() => existsSync(join(started.log, '..', 'result.json')), 'the supervisor finished');
+    expect(readFileSync(started.log, 'utf8')).toContain("warning: the claim of task 010 was not given back: the remote 'origin' refused the push");
+    expect([...remoteClaims(remote).keys()].sort()).toEqual(['010', '020']);
+  });
+
   it('a resume claims the task on the remote again: refused while another clone holds it, and given back when its run ends', () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
