@@ -490,7 +490,7 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
       const task = await uow.task(taskId);
       const owner = task.owner;
       if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== process.pid || owner.remote === undefined || !remoteLeaseDue(owner, uow.now)) return false;
-      const renewed = await renewRemoteClaim(uow.root, task.id, (await uow.project()).branch, owner, uow.now);
+      const renewed = await renewRemoteClaim(uow.root, task.id, (await uow.project()).branch, owner, uow.now, 'it is tried again in a few minutes');
       if (renewed === owner) return false;
       uow.setTask({ ...task, owner: renewed });
       return true;

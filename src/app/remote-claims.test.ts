@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROJECT, T0, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { claimRef } from '../domain/claims.js';
 import { makeClaimCommit, pushClaim, thisMachine } from '../adapters/remote-claims.js';
@@ -72,7 +72,15 @@ describe("a worker's claim on the remote, renewed by the process that waits for 
     w.git(['remote', 'set-url', 'origin', join(remote, 'gone.git')]);
     w.clock.advance(20 * 60);
     const before = w.snapshot();
-    expect(await renewWorkerClaim(w.ctx(), '010', 'implementer-1')).toBe(false);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await renewWorkerClaim(w.ctx(), '010', 'implementer-1')).toBe(false);
+      expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toMatch(
+        /^warning: the claim of task 010 was not renewed: the remote 'origin' was not reached \(.*\); it is tried again in a few minutes\n$/,
+      );
+    } finally {
+      stderr.mockRestore();
+    }
     expect(w.snapshot()).toEqual(before);
     w.git(['remote', 'set-url', 'origin', remote]);
     expect(await renewWorkerClaim(w.ctx(), '010', 'implementer-1')).toBe(true);

@@ -111,7 +111,7 @@ export function remoteLeaseDue(owner: Owner, now: string): boolean {
  * here, pushed over the old one (compare-and-swap). The write goes on whatever happens there — a
  * remote not reached, or the claim taken over there after its lease ran out — and says so.
  */
-export async function renewRemoteClaim(root: string, task: string, branch: string, owner: Owner, now: string): Promise<Owner> {
+export async function renewRemoteClaim(root: string, task: string, branch: string, owner: Owner, now: string, retry = 'the next write tries again'): Promise<Owner> {
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
   // A claim's lease here was just renewed by this write; a worker has none here, so its lease on the remote runs from now.
@@ -127,7 +127,7 @@ export async function renewRemoteClaim(root: string, task: string, branch: strin
     warn(
       `the claim of task ${task} on the remote '${shown(remote)}' is no longer ${shown(owner.by)}'s: its lease there ran out and it was taken over, or it was deleted ('sow task list' shows who holds it)`,
     );
-  else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; the next write tries again`);
+  else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; ${retry}`);
   return owner;
 }
 

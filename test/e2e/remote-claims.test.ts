@@ -386,6 +386,30 @@ describe('workers claim through the remote', () => {
     expect([...remoteClaims(remote).keys()].sort()).toEqual(['010', '020']);
   });
 
+  it('a worker whose process ended here leaves a claim this checkout knows as its own: the next claim here takes it over', async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') } }).json!.data;
+    await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
+    const held = remoteClaims(remote).get('010')!;
+    // The supervisor and its worker killed at once: nothing lets the task go, and its claim on the remote holds for its lease.
+    process.kill(-started.pid, 'SIGKILL');
+    await until(() => {
+      try {
+        process.kill(-started.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the supervisor and its worker are gone');
+    expect(a.yaml(taskFile('010')).owner).toMatchObject({ kind: 'worker', remote_claim: held });
+    expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('010');
+    const now = remoteClaims(remote).get('010')!;
+    expect(now).not.toBe(held);
+    expect(ownerOf(remote, now)).toBe('ann');
+  });
+
   it('a resume claims the task on the remote again: refused while another clone holds it, and given back when its run ends', () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
