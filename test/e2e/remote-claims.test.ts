@@ -301,7 +301,7 @@ describe('workers claim through the remote', () => {
     expect(remoteClaims(remote).size).toBe(0);
   });
 
-  it('a spawn on a task claimed on the remote by another clone is refused and changes nothing; --next passes over it', () => {
+  it('a spawn on a task claimed on the remote by another clone is refused and changes nothing; --next passes over it; --force takes it over', () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
     const w = agents();
@@ -318,6 +318,13 @@ describe('workers claim through the remote', () => {
     expect(r.json!.data).toMatchObject({ task: '020', status: 'needs_review' });
     expect(w.calls()).toHaveLength(1);
     expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // --force takes the claim over there (compare-and-swap on the claim it saw); the run's end gives it back.
+    const seen = join(w.root, 'owner.json');
+    const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
+    ok(b, ['agent', 'spawn', 'implementer', '010', '--force'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
+    expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-2');
+    expect(remoteClaims(remote).size).toBe(0);
   });
 
   it('the remote not reached: a spawn fails with exit 5, starts no worker and changes nothing', () => {
