@@ -751,7 +751,8 @@ export async function spawnAgent(
       const claimOn = async (onRemote: RemoteClaimer, task: TaskState): Promise<string | undefined> => {
         const sha = await onRemote.claim(task.id, { task: task.id, owner: id, machine: onRemote.machine, since: now, lease_until: leaseUntil }, now, {
           ours: ourClaim(task, onRemote.remote),
-          force: opts.force,
+          // --force takes over a claim on a task it names; --next never takes what another holds.
+          force: checked !== undefined && opts.force,
         });
         if (sha !== undefined) pushed = { remote: onRemote.remote, ref: onRemote.ref(task.id), sha };
         return sha;

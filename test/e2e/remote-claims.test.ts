@@ -318,12 +318,15 @@ describe('workers claim through the remote', () => {
     expect(r.json!.data).toMatchObject({ task: '020', status: 'needs_review' });
     expect(w.calls()).toHaveLength(1);
     expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // --force with --next takes nothing another holds.
+    expect(ok(b, ['agent', 'spawn', 'implementer', '--next', '--force', '--json'], { env: w.env }).json!.data.task).toBe('030');
+    expect([...remoteClaims(remote).keys()]).toEqual(['010']);
     // --force takes the claim over there (compare-and-swap on the claim it saw); the run's end gives it back.
     const seen = join(w.root, 'owner.json');
     const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
     ok(b, ['agent', 'spawn', 'implementer', '010', '--force'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
     const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
-    expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-2');
+    expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-3');
     expect(remoteClaims(remote).size).toBe(0);
   });
 
