@@ -40,6 +40,9 @@ import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
 import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
+import { claimsRemote, giveBackRemoteClaim, ourClaim, remoteClaimer, remoteLeaseDue, remoteLeaseFrom, renewRemoteClaim, type RemoteClaimer } from './remote-claims.js';
+import { ClaimedElsewhereError } from '../domain/claims.js';
+import { DEFAULT_LEASE_SECONDS } from '../domain/ownership.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
 const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promise<T>) => Reader.read(ctx, fn, { otherBranch: 'refuse' });
@@ -444,14 +447,56 @@ async function checkSpawnable(at: SpawnCheck, task: TaskState, force: boolean | 
   if (!isFinished(task.status) || !handoff) checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
 }
 
-/** The first ready task nobody works on, for `agent spawn --next` (under the lock). */
-async function nextReady(uow: UnitOfWork): Promise<TaskState> {
+/**
+ * The first ready task nobody works on, for `agent spawn --next` (under the lock). With `claim`
+ * (a claims remote), the first one whose claim there lands: a task held there, or lost to a
+ * racer's push, is passed over.
+ */
+async function nextReady(uow: UnitOfWork, claim?: (task: TaskState) => Promise<string | undefined>): Promise<TaskState> {
   const tasks = await uow.tasks();
   for (const id of candidateIds(tasks)) {
     const task = await uow.task(id);
-    if (isReady(task, uow.now)) return task;
+    if (isReady(task, uow.now) && (!claim || (await claim(task)) !== undefined)) return task;
   }
   throw new NoReadyTaskError(tasks);
+}
+
+/** Gives back a claim that landed on the remote for a worker that was then not recorded here. */
+async function giveBack(root: string, pushed: { remote: string; ref: string; sha: string }): Promise<void> {
+  const { pushClaim } = await import('../adapters/remote-claims.js');
+  await pushClaim(root, pushed.remote, pushed.ref, null, pushed.sha);
+}
+
+/**
+ * While its worker runs, the process that waits for it looks at the worker's claim on the remote
+ * every quarter of the lease, and renews it once half of the lease there has passed — a worker
+ * may work for hours and write nothing. Ends with the process; the lease then runs out.
+ */
+function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => void {
+  const timer = setInterval(() => void renewWorkerClaim(ctx, taskId, agentId).catch(() => undefined), (DEFAULT_LEASE_SECONDS * 1000) / 4);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Renews the claim on the remote of the worker this process waits for, if half of its lease
+ * there has passed; whether it did. A remote not reached, or the claim taken over there, is
+ * warned of (app/remote-claims.ts) and tried again at the next look.
+ */
+export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId: string): Promise<boolean> {
+  return update(
+    ctx,
+    async (uow) => {
+      const task = await uow.task(taskId);
+      const owner = task.owner;
+      if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== process.pid || owner.remote === undefined || !remoteLeaseDue(owner, uow.now)) return false;
+      const renewed = await renewRemoteClaim(uow.root, task.id, (await uow.project()).branch, owner, uow.now, 'it is tried again in a few minutes');
+      if (renewed === owner) return false;
+      uow.setTask({ ...task, owner: renewed });
+      return true;
+    },
+    { branchCheck: false },
+  );
 }
 
 /**
@@ -468,6 +513,8 @@ async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry, sto
       if (target.kind !== 'task') return;
       const task = await uow.task(target.id);
       if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
+      // The task is let go here, so on the remote too (a task its worker finished has no owner left by now).
+      await giveBackRemoteClaim(uow.root, task.id, (await uow.project()).branch, task.owner);
       let next = { ...task };
       delete next.owner;
       // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused, as agent stop leaves it, with a note.
@@ -499,6 +546,7 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
     // A sow process that was running the worker passes the signal on and settles the task itself
     // (settleRun): then nothing is left to do here.
     if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return task.status;
+    await giveBackRemoteClaim(uow.root, task.id, (await uow.project()).branch, task.owner);
     task = { ...task };
     delete task.owner;
     if (task.status === 'in_progress') task = withStatus(task, 'paused', uow.now);
@@ -680,7 +728,9 @@ export async function spawnAgent(
   // Record the session before the worker starts: when it exits, the state is the only message.
   let workdir = root;
   let checkoutRel: string | undefined;
-  const { agentId, assignment } = await update(inRoot, async (uow) => {
+  // The task's claim on the claims remote, once its push landed (claims.remote in .sow/config.yaml).
+  let pushed: { remote: string; ref: string; sha: string } | undefined;
+  const recorded = update(inRoot, async (uow) => {
     const project = await uow.project();
     const { id, counts } = nextAgentId(project, agent.name);
     const session: Session = {
@@ -694,12 +744,34 @@ export async function spawnAgent(
       started_at: now,
     };
     if (target.kind === 'task') {
-      // --next: the first ready task, chosen under the lock, so two spawns never pick the same one.
-      let task = checked ? await uow.task(target.id) : await nextReady(uow);
-      target = { kind: 'task', id: task.id };
+      // With a claims remote, the task is claimed there first, as 'task next --claim' does: of two
+      // machines spawning on one task, one push lands. Without one, this reads a file and runs no git.
+      const claims = await claimsRemote(uow.root);
+      const leaseUntil = remoteLeaseFrom(now);
+      const claimOn = async (onRemote: RemoteClaimer, task: TaskState): Promise<string | undefined> => {
+        const sha = await onRemote.claim(task.id, { task: task.id, owner: id, machine: onRemote.machine, since: now, lease_until: leaseUntil }, now, {
+          ours: ourClaim(task, onRemote.remote),
+          // --force takes over a claim on a task it names; --next never takes what another holds.
+          force: checked !== undefined && opts.force,
+        });
+        if (sha !== undefined) pushed = { remote: onRemote.remote, ref: onRemote.ref(task.id), sha };
+        return sha;
+      };
+      let task: TaskState;
       if (checked) {
+        task = await uow.task(target.id);
         await checkSpawnable({ type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now }, task, opts.force, opts.handoff !== undefined);
+        if (claims) {
+          const onRemote = await remoteClaimer(uow.root, claims, project.branch);
+          if ((await claimOn(onRemote, task)) === undefined) throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), agent.name);
+        }
+      } else {
+        // --next: the first ready task, chosen under the lock, so two spawns never pick the same one;
+        // with a claims remote, the first nobody holds there either.
+        const onRemote = claims && (await remoteClaimer(uow.root, claims, project.branch));
+        task = await nextReady(uow, onRemote ? (t) => claimOn(onRemote, t) : undefined);
       }
+      target = { kind: 'task', id: task.id };
       // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
       if (task.owner || task.session_id) task = takeOver(task);
       // Forced onto a finished task, the worker reopens it; a completed one says so in its log.
@@ -721,7 +793,7 @@ export async function spawnAgent(
         ...task,
         ...(sessionId ? { session_id: sessionId } : {}),
         session,
-        owner: workerOwner(id, sessionId, now),
+        owner: { ...workerOwner(id, sessionId, now), ...(pushed ? { remote: pushed.remote, remote_claim: pushed.sha, remote_lease_until: leaseUntil } : {}) },
         ...(opts.handoff ? { handoffs: [...(task.handoffs ?? []), { at: now, ...opts.handoff, to_agent_id: id }] } : {}),
         // Taking over is carrying on, as a resume: in progress again, and a correction round after needs_review.
         ...(opts.handoff && !isFinished(task.status) ? { status: 'in_progress' as const, iteration: task.status === 'needs_review' ? task.iteration + 1 : task.iteration } : {}),
@@ -745,6 +817,11 @@ export async function spawnAgent(
           ? `${iteration}\n\n${where}`
           : `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\n${where}`,
     };
+  });
+  const { agentId, assignment } = await recorded.catch(async (err: unknown) => {
+    // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
+    if (pushed) await giveBack(root, pushed);
+    throw err;
   });
 
   const prompt = agentPrompt(agent, agentId, assignment, opts.prompt, refsForPrompt(root));
@@ -782,6 +859,8 @@ export async function spawnAgent(
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
   const meter = { usage: {} as Usage, now: ctx.now };
   let failure: unknown;
+  // A worker may run longer than its claim's lease on the remote, and say nothing meanwhile: this process renews it.
+  const renewing = pushed && running.kind === 'task' ? renewWhileRunning(inRoot, running.id, agentId) : undefined;
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
@@ -790,6 +869,7 @@ export async function spawnAgent(
     failure = err;
     throw err;
   } finally {
+    renewing?.();
     // Whatever happened to the worker, this process no longer waits for it, and what it used is
     // counted. (If this fails, the owner is stale as soon as this process exits.)
     const session = sessionId ?? run?.reportedSession;
@@ -886,12 +966,23 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
   const now = ctx.now();
+  let pushed: { remote: string; ref: string; sha: string } | undefined;
   await update(inRoot, async (uow) => {
     if (target.kind === 'task') {
       let task = await uow.task(target.id);
       const owner = liveOwner(task, uow.now);
       if (owner && !opts.force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
       if (!opts.force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await uow.dependenciesOf(task), { override: 'pass --force to resume it anyway' });
+      // With a claims remote, the resumed worker claims the task there again, as a spawned one does.
+      const claims = await claimsRemote(uow.root);
+      const leaseUntil = remoteLeaseFrom(now);
+      if (claims) {
+        const onRemote = await remoteClaimer(uow.root, claims, (await uow.project()).branch);
+        const record = { task: task.id, owner: session.agent_id, machine: onRemote.machine, since: now, lease_until: leaseUntil };
+        const sha = await onRemote.claim(task.id, record, now, { ours: ourClaim(task, onRemote.remote), force: opts.force });
+        if (sha === undefined) throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), agentName);
+        pushed = { remote: onRemote.remote, ref: onRemote.ref(task.id), sha };
+      }
       // With --force, a live owner of another session is retired (this session stays).
       if (task.owner && task.owner.by !== session.agent_id) task = retireOwner(task, { keepSession: true });
       // A resume after needs_review is a correction round: count it.
@@ -901,13 +992,17 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
         iteration,
         status: task.status === 'completed' || task.status === 'abandoned' ? task.status : 'in_progress',
         session: { ...task.session!, resumed_at: now, resumes: (task.session?.resumes ?? 0) + 1 },
-        owner: workerOwner(session.agent_id, sessionId, now),
+        owner: { ...workerOwner(session.agent_id, sessionId, now), ...(pushed ? { remote: pushed.remote, remote_claim: pushed.sha, remote_lease_until: leaseUntil } : {}) },
       });
     } else {
       const p = await uow.project();
       const s = p.sessions![target.agent]!;
       uow.setProject({ ...p, sessions: { ...p.sessions, [target.agent]: { ...s, resumed_at: now, resumes: (s.resumes ?? 0) + 1 } } });
     }
+  }).catch(async (err: unknown) => {
+    // The claim landed on the remote but the resume was not recorded here: give it back.
+    if (pushed) await giveBack(root, pushed);
+    throw err;
   });
   const files = runFiles(root, target, 'resume');
   announceStart(ctx, root, { agent: agentName, agent_id: session.agent_id, target, session_id: sessionId, events_file: files.eventsFile });
@@ -940,6 +1035,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const meter = { usage: {} as Usage, now: ctx.now };
   let gone: string | undefined;
   let failure: unknown;
+  const renewing = pushed && running.kind === 'task' ? renewWhileRunning(inRoot, running.id, session.agent_id) : undefined;
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
@@ -953,6 +1049,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
       throw err;
     }
   } finally {
+    renewing?.();
     await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage), failure).catch(() => undefined);
   }
   if (gone !== undefined && running.kind === 'task') {

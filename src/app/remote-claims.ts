@@ -4,7 +4,7 @@
  * when the task is finished, and what the lists show of the remote's claims. Without a claims
  * remote none of this runs git, or even parses the configuration.
  */
-import { claimRef, isRefBranch, NoSuchRemoteError, RemoteClaimError, type RemoteClaims } from '../domain/claims.js';
+import { claimRef, isRefBranch, NoSuchRemoteError, RemoteClaimError, remoteClaimLive, type ClaimRecord, type RemoteClaim, type RemoteClaims } from '../domain/claims.js';
 export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
@@ -12,7 +12,7 @@ import { contextOf, type Where } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
-import { forgetCachedClaims, hasRemote, makeClaimCommit, NOT_A_REMOTE, pushClaim, readRemoteClaims, thisMachine, type PushOutcome } from '../adapters/remote-claims.js';
+import { claimsOf, forgetCachedClaims, hasRemote, listClaimRefs, makeClaimCommit, NOT_A_REMOTE, pushClaim, readRemoteClaims, thisMachine, type PushOutcome } from '../adapters/remote-claims.js';
 import { DEFAULT_LEASE_SECONDS } from '../domain/ownership.js';
 
 export interface ClaimsRemote {
@@ -111,20 +111,94 @@ export function remoteLeaseDue(owner: Owner, now: string): boolean {
  * here, pushed over the old one (compare-and-swap). The write goes on whatever happens there — a
  * remote not reached, or the claim taken over there after its lease ran out — and says so.
  */
-export async function renewRemoteClaim(root: string, task: string, branch: string, owner: Owner, now: string): Promise<Owner> {
+export async function renewRemoteClaim(root: string, task: string, branch: string, owner: Owner, now: string, retry = 'the next write tries again'): Promise<Owner> {
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
-  if (typeof remote !== 'string' || typeof sha !== 'string' || owner.lease_until === undefined) return owner;
-  const commit = makeClaimCommit(root, { task, owner: owner.by, machine: thisMachine(), since: owner.since, lease_until: owner.lease_until });
+  // A claim's lease here was just renewed by this write; a worker has none here, so its lease on the remote runs from now.
+  const leaseUntil = owner.kind === 'claim' ? owner.lease_until : remoteLeaseFrom(now, owner.lease_seconds);
+  if (typeof remote !== 'string' || typeof sha !== 'string' || leaseUntil === undefined) return owner;
+  const commit = makeClaimCommit(root, { task, owner: owner.by, machine: thisMachine(), since: owner.since, lease_until: leaseUntil });
   const outcome = await pushTo(root, remote, branch, task, commit, sha);
   if (outcome.kind === 'done') {
     forgetCachedClaims(root);
-    return { ...owner, remote_claim: commit, remote_lease_until: owner.lease_until };
+    return { ...owner, remote_claim: commit, remote_lease_until: leaseUntil };
   }
   if (outcome.kind === 'lost')
     warn(
       `the claim of task ${task} on the remote '${shown(remote)}' is no longer ${shown(owner.by)}'s: its lease there ran out and it was taken over, or it was deleted ('sow task list' shows who holds it)`,
     );
-  else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; the next write tries again`);
+  else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; ${retry}`);
   return owner;
+}
+
+/** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
+export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string => new Date(Date.parse(now) + seconds * 1000).toISOString();
+
+/** The owner record without its claim on the remote: given back, or left to run out. */
+export function withoutRemoteClaim(owner: Owner): Owner {
+  const { remote: _r, remote_claim: _c, remote_lease_until: _l, ...rest } = owner;
+  return rest as Owner;
+}
+
+/**
+ * Gives back the claim on the remote of an owner that lets its task go without finishing it (its
+ * worker's run ended or was stopped, its claimant set it back to pending or paused). Never stops
+ * the release here: a remote that refuses or cannot be reached is warned of, and the claim runs
+ * out with its lease.
+ */
+export async function giveBackRemoteClaim(root: string, task: string, branch: string, owner: Owner): Promise<void> {
+  if (owner.remote === undefined) return;
+  await releaseRemoteClaim(root, task, branch, owner, true);
+}
+
+/** The commit of the task's claim on `remote` that this checkout's state records (its owner's, live or gone). */
+export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): string | undefined => (task.owner?.remote === remote ? task.owner.remote_claim : undefined);
+
+/** What one claimer (`task next --claim`, `agent spawn`) does on the remote: see `remoteClaimer`. */
+export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
+
+/**
+ * Claiming on the remote, for one command that claims (`task next --claim`, `agent spawn`): the
+ * remote's claims of the branch are read once (not reached: exit 5, nothing changed); `claim`
+ * then pushes a task's claim — a new ref, or over a claim whose lease ran out, naming its commit —
+ * and says the claim's commit, or undefined when the task is claimed there (already, or by a racer
+ * whose push landed first). A live claim is pushed over only when it is `ours` (the commit this
+ * checkout's state records for the task: a worker whose process ended here) or with `force`.
+ */
+export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
+  const name = requireRemote(root, remote);
+  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`);
+  const listed = await listClaimRefs(root, name, branch);
+  if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
+  const held = new Map((await claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));
+  /** Tasks whose claim moved on the remote since it was read: a racer's push landed first. */
+  const moved = new Set<string>();
+  return {
+    remote: name,
+    machine: thisMachine(),
+    ref: (task: string) => claimRef(branch, task),
+    async claim(task: string, record: ClaimRecord, now: string, opts: { ours?: string | undefined; force?: boolean | undefined } = {}): Promise<string | undefined> {
+      const current = held.get(task);
+      if (current && remoteClaimLive(current, now) && current.sha !== opts.ours && !opts.force) return undefined;
+      const sha = makeClaimCommit(root, record);
+      const outcome = await pushClaim(root, name, claimRef(branch, task), sha, current?.sha ?? null);
+      if (outcome.kind === 'lost') {
+        moved.add(task);
+        return undefined;
+      }
+      if (outcome.kind === 'failed') throw new RemoteClaimError(name, `could not claim task ${task}`, outcome.why);
+      forgetCachedClaims(root);
+      return sha;
+    },
+    /** Who holds the task's claim on the remote now, as far as sow can tell (read again if a racer's push landed since). */
+    async holder(task: string): Promise<RemoteClaim | undefined> {
+      if (moved.has(task)) {
+        const again = await listClaimRefs(root, name, branch);
+        const sha = again.ok ? again.refs.get(task) : undefined;
+        if (sha === undefined) return undefined;
+        return (await claimsOf(root, name, branch, new Map([[task, sha]])))[0];
+      }
+      return held.get(task);
+    },
+  };
 }

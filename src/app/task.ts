@@ -2,7 +2,7 @@
 import { contextOf, type Where } from './context.js';
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
-import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
+import { claimantOf, DEFAULT_LEASE_SECONDS, isOwnedBy, retiredIdentity } from '../domain/ownership.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
 import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
@@ -10,7 +10,7 @@ import { checkNewTaskId, checkStatusChange, checkTaskName, isFinished, nextTaskI
 import { candidateIds, checkFinish, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
-import { claimsRemote, remoteClaimRows, remoteClaimsForReads, requireRemote, type ClaimsRemote } from './remote-claims.js';
+import { claimsRemote, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads } from './remote-claims.js';
 import type { RemoteClaims } from '../domain/claims.js';
 
 export interface AddTaskOptions {
@@ -95,11 +95,18 @@ async function changeStatus(uow: UnitOfWork, before: TaskState, status: TaskStat
   if (before.status === status) return { task: before, unchanged: true };
   checkFinish(before, status, uow.actor, opts.force, uow.now);
   if (!opts.force) checkStatusChange(before, status, await uow.dependenciesOf(before), opts);
-  const task = withStatus(before, status, uow.now);
-  // Last, once nothing here refuses the change: the claim on the remote is given back.
-  if (isFinished(status) && before.owner?.remote !== undefined && !opts.dryRun) {
+  let task = withStatus(before, status, uow.now);
+  // Its claimant setting it back to pending or paused lets it go: here, and on the remote below.
+  const lets = (status === 'pending' || status === 'paused') && before.owner?.kind === 'claim' && isOwnedBy(before.owner, uow.actor);
+  if (lets) {
+    task = { ...task };
+    delete task.owner;
+  }
+  // Last, once nothing here refuses the change: the claim on the remote is given back (letting go
+  // never fails for the remote: the claim there then runs out with its lease).
+  if ((isFinished(status) || lets) && before.owner?.remote !== undefined && !opts.dryRun) {
     const { releaseRemoteClaim } = await import('./remote-claims.js');
-    await releaseRemoteClaim(uow.root, before.id, (await uow.project()).branch, before.owner, opts.force);
+    await releaseRemoteClaim(uow.root, before.id, (await uow.project()).branch, before.owner, opts.force || lets);
   }
   if (before.status === 'completed' && !opts.dryRun) {
     const { logLeftCompleted } = await import('./log.js');
@@ -233,7 +240,7 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
           if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
           let claimed: { remote: string; remote_claim: string; remote_lease_until: string } | undefined;
           if (onRemote) {
-            const sha = await onRemote.claim(id, { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil }, uow.now);
+            const sha = await onRemote.claim(id, { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil }, uow.now, { ours: ourClaim(task, onRemote.remote) });
             if (sha === undefined) continue;
             pushed = { root: uow.root, remote: onRemote.remote, ref: onRemote.ref(id), sha };
             claimed = { remote: onRemote.remote, remote_claim: sha, remote_lease_until: leaseUntil };
@@ -264,37 +271,6 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
     }
     throw err;
   }
-}
-
-/**
- * Claiming on the remote, for one `task next --claim`: the remote's claims of the branch are read
- * once (not reached: exit 5, nothing changed); `claim` then pushes a task's claim — a new ref, or
- * over a claim whose lease ran out, naming its commit — and says the claim's commit, or undefined
- * when the task is claimed there (already, or by a racer whose push landed first).
- */
-async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
-  const name = requireRemote(root, remote);
-  const rc = await import('../adapters/remote-claims.js');
-  const { claimRef, isRefBranch, RemoteClaimError, remoteClaimLive } = await import('../domain/claims.js');
-  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', `was not asked: the project's branch '${branch}' cannot be part of a ref`);
-  const listed = await rc.listClaimRefs(root, name, branch);
-  if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
-  const held = new Map((await rc.claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));
-  return {
-    remote: name,
-    machine: rc.thisMachine(),
-    ref: (task: string) => claimRef(branch, task),
-    async claim(task: string, record: Parameters<typeof rc.makeClaimCommit>[1], now: string): Promise<string | undefined> {
-      const current = held.get(task);
-      if (current && remoteClaimLive(current, now)) return undefined;
-      const sha = rc.makeClaimCommit(root, record);
-      const outcome = await rc.pushClaim(root, name, claimRef(branch, task), sha, current?.sha ?? null);
-      if (outcome.kind === 'lost') return undefined;
-      if (outcome.kind === 'failed') throw new RemoteClaimError(name, `could not claim task ${task}`, outcome.why);
-      rc.forgetCachedClaims(root);
-      return sha;
-    },
-  };
 }
 
 export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {

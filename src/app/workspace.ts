@@ -546,13 +546,14 @@ export class UnitOfWork {
   }
 
   /**
-   * A claim this write renews that is held on a remote too, and whose lease there is half run
-   * out, is renewed there as well (app/remote-claims.ts). Other writes run no git.
+   * A claim this write of its owner renews that is held on a remote too, and whose lease there is
+   * half run out, is renewed there as well (app/remote-claims.ts); so is a worker's, by the
+   * worker's own writes. Other writes run no git.
    */
   async renewRemoteClaims(): Promise<void> {
     for (const [id, task] of this.tasksNext) {
       const owner = task.owner;
-      if (owner?.kind !== 'claim' || owner.remote === undefined || !isOwnedBy(owner, this.actor)) continue;
+      if (owner?.remote === undefined || !isOwnedBy(owner, this.actor)) continue;
       const { remoteLeaseDue, renewRemoteClaim } = await import('./remote-claims.js');
       if (!remoteLeaseDue(owner, this.now)) continue;
       this.tasksNext.set(id, { ...task, owner: await renewRemoteClaim(this.root, id, (await this.project()).branch, owner, this.now) });

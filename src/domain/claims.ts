@@ -142,3 +142,22 @@ export class NoSuchRemoteError extends SowError {
     );
   }
 }
+
+/** A task claimed, and still held, on the remote by someone else (another machine, most likely): a worker here would work beside theirs. */
+export class ClaimedElsewhereError extends SowError {
+  constructor(task: string, remote: string, claim: RemoteClaim | undefined, agent: string) {
+    super(
+      'TASK_CLAIMED_ELSEWHERE',
+      'failed',
+      `task ${task} is ${claim ? `claimed on the remote '${shown(remote)}' by ${describeRemoteClaim(claim)}` : `claimed on the remote '${shown(remote)}' by another claimer`}; a worker here would work beside theirs`,
+      `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to take it over`,
+      {
+        task,
+        remote,
+        ...(claim?.owner !== undefined ? { owner: claim.owner } : {}),
+        ...(claim?.machine !== undefined ? { machine: claim.machine } : {}),
+        ...(claim?.lease_until !== undefined ? { lease_until: claim.lease_until } : {}),
+      },
+    );
+  }
+}

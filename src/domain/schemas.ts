@@ -99,11 +99,19 @@ export const OwnerSchema = v.looseObject({
   since: timestamp,
   lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
   lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  remote: v.optional(v.pipe(v.string(), v.check(isRemoteName, 'must be the name of a git remote, e.g. origin'), d('claim: the git remote the task is claimed on too (claims.remote, --remote)'))),
-  remote_claim: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9a-f]{40,64}$/, 'a commit id'), d("claim: the commit the claim's ref on the remote points at; finishing the task deletes the ref if it still does")),
+  remote: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(isRemoteName, 'must be the name of a git remote, e.g. origin'),
+      d('The git remote the task is claimed on too (claims.remote, --remote), by a claim or a spawned worker'),
+    ),
   ),
-  remote_lease_until: v.optional(v.pipe(timestamp, d('claim: the lease the claim on the remote records; a write of the owner renews it there once half of it has passed'))),
+  remote_claim: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-f]{40,64}$/, 'a commit id'), d("The commit the claim's ref on the remote points at; finishing or letting go of the task deletes the ref if it still does")),
+  ),
+  remote_lease_until: v.optional(
+    v.pipe(timestamp, d('The lease the claim on the remote records; a write of the owner (for a worker, also the process that waits for it) renews it there once half of it has passed')),
+  ),
 });
 export type Owner = v.InferOutput<typeof OwnerSchema>;
 

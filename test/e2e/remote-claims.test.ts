@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { expectFails, makeRepo, ok, taskFile, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+import { makeWorld, until, type World } from './agent-world.js';
 
 const fresh = useRepos();
 const TASKS = Array.from({ length: 8 }, (_, i) => `Task ${i + 1}`);
@@ -251,5 +252,242 @@ describe('claims through the remote', () => {
     a.write('.sow/config.yaml', "claims:\n  remote: '--upload-pack=touch pwned'\n");
     expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 4, 'CONFIG_INVALID');
     expect(a.exists('pwned')).toBe(false);
+  });
+});
+
+describe('workers claim through the remote', () => {
+  /** Fake agent CLIs for the clones (test/fakes), removed with the clones. */
+  const agents = (): World => {
+    const world = makeWorld({ prefix: 'sow-claims-agents-' });
+    dirs.push(world.root);
+    return world;
+  };
+  /** A worker that says it started, waits for `go`, then reports needs_review. */
+  const waiting = (world: World, name: string, status = 'needs_review') =>
+    JSON.stringify([{ touch: join(world.root, `${name}.started`) }, { wait: join(world.root, 'go') }, ['agent', 'report', '--status', status, `${name} done`]]);
+  /** The tasks a clone's state says its workers own: task id → owner. */
+  const workersOf = (clone: Repo): Map<string, Record<string, unknown>> =>
+    new Map(
+      IDS.flatMap((id) => {
+        const owner = clone.yaml(taskFile(id)).owner;
+        return owner?.kind === 'worker' ? [[id, owner]] : [];
+      }),
+    );
+
+  it('two clones spawn detached workers with --next at once: no task gets two workers, each holds its claim on the remote, and a run that ends gives it back', async () => {
+    const { remote, clones } = world(2);
+    const world2 = agents();
+    const spawns = Array.from({ length: 6 }, (_, i) => ({ clone: clones[i % 2]!, name: `w${i + 1}` }));
+    const results = await Promise.all(
+      spawns.map((s) => s.clone.sowAsync(['agent', 'spawn', 'implementer', '--next', '--detach', '--json'], { env: { ...world2.env, ...RACE_ENV, FAKE_AGENT_SCRIPT: waiting(world2, s.name) } })),
+    );
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const taken = results.map((r) => r.json!.data.task as string);
+    expect(new Set(taken).size).toBe(6);
+    await until(() => spawns.every((s) => existsSync(join(world2.root, `${s.name}.started`))), 'every worker started');
+    // Each clone's workers own the tasks it spawned on; the remote holds each of them once, as recorded.
+    const [a, b] = clones as [Repo, Repo];
+    const owned = [...workersOf(a), ...workersOf(b)];
+    expect(owned.map(([id]) => id).sort()).toEqual([...taken].sort());
+    const refs = remoteClaims(remote);
+    expect([...refs.keys()].sort()).toEqual([...taken].sort());
+    for (const [id, owner] of owned) {
+      expect(owner).toMatchObject({ remote: 'origin', remote_claim: refs.get(id), remote_lease_until: expect.any(String) });
+      expect(ownerOf(remote, refs.get(id)!)).toBe(owner['by']);
+    }
+    writeFileSync(join(world2.root, 'go'), '');
+    for (const c of clones) expect(ok(c, ['agent', 'wait'], { env: world2.env }).stdout).toMatch(/^(\d{3} {2}needs_review\n){3}$/);
+    // The runs ended with the tasks for review: nobody holds them on the remote any more.
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it('a spawn on a task claimed on the remote by another clone is refused and changes nothing; --next passes over it; --force takes it over', () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    const w = agents();
+    expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('010');
+    const text = expectFails(b, ['agent', 'spawn', 'implementer', '010'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env, human: true });
+    expect(text).toMatch(
+      /^task 010 is claimed on the remote 'origin' by ann on \S+, lease until \d{4}-\S+; a worker here would work beside theirs\nnothing was changed; start one on the next task nobody holds \('sow agent spawn implementer --next'\)/,
+    );
+    expectFails(b, ['agent', 'spawn', 'implementer', '010', '--detach'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env });
+    expect(w.calls()).toEqual([]);
+    expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // --next takes the next task nobody holds; its run ends for review and gives its claim back.
+    const r = ok(b, ['agent', 'spawn', 'implementer', '--next', '--json'], { env: w.env });
+    expect(r.json!.data).toMatchObject({ task: '020', status: 'needs_review' });
+    expect(w.calls()).toHaveLength(1);
+    expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // --force with --next takes nothing another holds.
+    expect(ok(b, ['agent', 'spawn', 'implementer', '--next', '--force', '--json'], { env: w.env }).json!.data.task).toBe('030');
+    expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // --force takes the claim over there (compare-and-swap on the claim it saw); the run's end gives it back.
+    const seen = join(w.root, 'owner.json');
+    const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
+    ok(b, ['agent', 'spawn', 'implementer', '010', '--force'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
+    expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-3');
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it('the remote not reached: a spawn fails with exit 5, starts no worker and changes nothing', () => {
+    const { clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    a.git(['remote', 'set-url', 'origin', join(tmpdir(), 'sow-no-such-remote', 'r.git')]);
+    for (const args of [
+      ['agent', 'spawn', 'implementer', '--next'],
+      ['agent', 'spawn', 'implementer', '010'],
+      ['agent', 'spawn', 'implementer', '010', '--detach'],
+      ['agent', 'spawn', 'implementer', '010', '--worktree'],
+    ]) {
+      const text = expectFails(a, args, 5, 'REMOTE_CLAIM_FAILED', { env: w.env });
+      expect(text).toContain("the remote 'origin' was not reached");
+    }
+    expect(w.calls()).toEqual([]);
+    expect(a.exists('.sow/worktrees/.workers')).toBe(false);
+  });
+
+  it('letting a task go gives its claim back: a run that ends with it paused, agent stop, and its claimant setting it back to pending', async () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    const w = agents();
+    ok(a, ['agent', 'spawn', 'implementer', '010'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) } });
+    expect(a.yaml(taskFile('010'))).toMatchObject({ status: 'paused' });
+    expect(a.yaml(taskFile('010')).owner).toBeUndefined();
+    expect(remoteClaims(remote).size).toBe(0);
+
+    ok(a, ['agent', 'spawn', 'implementer', '020', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') } });
+    await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
+    expect([...remoteClaims(remote).keys()]).toEqual(['020']);
+    ok(a, ['agent', 'stop', '020'], { env: w.env });
+    expect(a.yaml(taskFile('020')).status).toBe('paused');
+    expect(remoteClaims(remote).size).toBe(0);
+
+    expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('030');
+    ok(a, ['task', 'set', '--id', '030', 'status', 'pending', '--owner', 'ann']);
+    expect(a.yaml(taskFile('030')).owner).toBeUndefined();
+    expect(remoteClaims(remote).size).toBe(0);
+    // Free on the remote again: the other clone takes it (010 and 020 are paused only in the first clone's state).
+    expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('010');
+    expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('020');
+    expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('030');
+  });
+
+  it('letting a task go while the remote refuses still lets it go here, says so, and leaves the claim to run out', async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a', 'paused') } }).json!.data;
+    await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 1\n');
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const r = ok(a, ['task', 'set', '--id', '020', 'status', 'pending', '--owner', 'ann']);
+    expect(r.stderr).toContain("warning: the claim of task 020 was not given back: the remote 'origin' refused the push");
+    expect(a.yaml(taskFile('020'))).toMatchObject({ status: 'pending' });
+    expect(a.yaml(taskFile('020')).owner).toBeUndefined();
+    writeFileSync(join(w.root, 'go'), '');
+    expect(ok(a, ['agent', 'wait', '010'], { env: w.env }).stdout).toBe('010  paused\n');
+    expect(a.yaml(taskFile('010')).owner).toBeUndefined();
+    // The supervisor said it where it reports.
+    await until(() => existsSync(join(started.log, '..', 'result.json')), 'the supervisor finished');
+    expect(readFileSync(started.log, 'utf8')).toContain("warning: the claim of task 010 was not given back: the remote 'origin' refused the push");
+    expect([...remoteClaims(remote).keys()].sort()).toEqual(['010', '020']);
+  });
+
+  it('a worker whose process ended here leaves a claim this checkout knows as its own: the next claim here takes it over', async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') } }).json!.data;
+    await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
+    const held = remoteClaims(remote).get('010')!;
+    // The supervisor and its worker killed at once: nothing lets the task go, and its claim on the remote holds for its lease.
+    process.kill(-started.pid, 'SIGKILL');
+    await until(() => {
+      try {
+        process.kill(-started.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the supervisor and its worker are gone');
+    expect(a.yaml(taskFile('010')).owner).toMatchObject({ kind: 'worker', remote_claim: held });
+    expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('010');
+    const now = remoteClaims(remote).get('010')!;
+    expect(now).not.toBe(held);
+    expect(ownerOf(remote, now)).toBe('ann');
+  });
+
+  it('a resume claims the task on the remote again: refused while another clone holds it, and given back when its run ends', () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    const w = agents();
+    ok(a, ['agent', 'spawn', 'implementer', '010'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) } });
+    expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('010');
+    const text = expectFails(a, ['agent', 'resume', '010', 'go on'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env });
+    expect(text).toMatch(/^task 010 is claimed on the remote 'origin' by bob on /);
+    expect(w.calls()).toHaveLength(1);
+    ok(b, ['task', 'set', '--id', '010', 'status', 'pending', '--owner', 'bob']);
+    const seen = join(w.root, 'owner.json');
+    const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
+    ok(a, ['agent', 'resume', '010', 'go on'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    expect(w.calls()).toHaveLength(2);
+    // While it ran, the worker held the task on the remote, with a claim of its own.
+    const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
+    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1', remote: 'origin', remote_claim: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-1');
+    expect(a.yaml(taskFile('010')).status).toBe('needs_review');
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it("a worker's own writes renew its claim on the remote once half of the lease there has passed", async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const step = (name: string) => join(w.root, name);
+    const script = [
+      { touch: step('started') },
+      { wait: step('go') },
+      ['task', 'set', 'note', 'one'],
+      { touch: step('noted') },
+      { wait: step('done') },
+      ['agent', 'report', '--status', 'needs_review', 'done'],
+    ];
+    ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    await until(() => existsSync(step('started')), 'the worker started');
+    const first = remoteClaims(remote).get('010')!;
+    expect(a.yaml(taskFile('010')).owner.remote_claim).toBe(first);
+    // As if most of the lease had passed: a minute of it is left on the remote.
+    const file = taskFile('010');
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    a.write(file, a.read(file).replace(/remote_lease_until: .*/, `remote_lease_until: ${soon}`));
+    writeFileSync(step('go'), '');
+    await until(() => existsSync(step('noted')), 'the worker wrote');
+    const renewed = remoteClaims(remote).get('010')!;
+    expect(renewed).not.toBe(first);
+    const owner = a.yaml(file).owner;
+    expect(owner).toMatchObject({ kind: 'worker', remote_claim: renewed });
+    expect(Date.parse(owner.remote_lease_until)).toBeGreaterThan(Date.parse(soon));
+    expect(git(remote, ['cat-file', 'commit', renewed])).toContain(`owner: ${owner.by}`);
+    writeFileSync(step('done'), '');
+    expect(ok(a, ['agent', 'wait', '010'], { env: w.env }).stdout).toBe('010  needs_review\n');
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it('without a claims remote, a spawn runs no git of claims', () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    a.write('.sow/config.yaml', '# no claims through the remote\n');
+    const log = join(w.root, 'git.log');
+    writeFileSync(join(w.bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`);
+    chmodSync(join(w.bin, 'git'), 0o755);
+    ok(a, ['agent', 'spawn', 'implementer', '--next'], { env: w.env });
+    expect(a.yaml(taskFile('010')).status).toBe('needs_review');
+    const runs = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    expect(runs).not.toMatch(/^(ls-remote|push|fetch|mktree|commit-tree)\b/m);
+    expect(remoteClaims(remote).size).toBe(0);
   });
 });
