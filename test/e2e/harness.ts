@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,15 @@ import { afterAll, afterEach, expect } from 'vitest';
 import { snapshotSow } from '../snapshot.js';
 
 /** The built sow; SOW_TEST_BIN points the tests at another build (`node scripts/build.mjs --out <dir>`). */
+/**
+ * With SOW_TEST_RUNLOG=<file>, each run of sow through a repo appends its test file's name: which
+ * files run the binary most (`sort <file> | uniq -c | sort -rn`), the suite's main cost.
+ */
+function countRun(): void {
+  const log = process.env['SOW_TEST_RUNLOG'];
+  if (log) appendFileSync(log, `${expect.getState().testPath ?? '?'}\n`);
+}
+
 export const SOW = process.env['SOW_TEST_BIN'] || fileURLToPath(new URL('../../dist/sow.cjs', import.meta.url));
 
 export interface RunResult {
@@ -205,6 +214,7 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     },
     sow(args, o = {}) {
       touched();
+      countRun();
       const [cmd, ...pre] = o.via ?? [process.execPath, SOW];
       const r = spawnSync(cmd!, [...pre, ...args], {
         cwd: o.cwd ? join(dir, o.cwd) : dir,
@@ -216,6 +226,7 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
     },
     sowAsync(args, o = {}) {
       touched();
+      countRun();
       return new Promise((resolve) => {
         const child = spawn(process.execPath, [SOW, ...args], { cwd: dir, env: baseEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
