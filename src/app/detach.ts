@@ -13,6 +13,8 @@ import { contextOf, type Where } from './context.js';
 import { liveOwner, workerNow } from './ownership.js';
 import { unattendedText } from '../domain/ownership.js';
 import { Reader } from './workspace.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
+import type { RemoteClaims } from '../domain/claims.js';
 
 export interface DetachedStart {
   detached: true;
@@ -383,4 +385,16 @@ export async function rawEvents(where: Where, taskId: string): Promise<{ task: s
     const run = latestRun(reader.root, task.id);
     return { task: task.id, raw: run?.raw ?? null, lines: run ? (readEvents(reader.root, run.raw)?.lines ?? []) : [] };
   });
+}
+
+/**
+ * The remote's claims of the project here, for a command that does not read the project
+ * otherwise (agent ps): undefined without a claims remote, found before the project is read.
+ */
+export async function projectRemoteClaims(where: Where): Promise<RemoteClaims | undefined> {
+  const ctx = contextOf(where);
+  const { claimsRemote, remoteClaimsForReads } = await import('./remote-claims.js');
+  if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;
+  const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), { otherBranch: 'quiet' });
+  return remoteClaimsForReads(root, branch, ctx.now());
 }

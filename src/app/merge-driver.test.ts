@@ -5,28 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { refused, worlds, type World } from '../../test/inproc.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import { conflictRecords, runMergeDriver } from './merge-driver.js';
+import { T, task as taskState } from '../../test/merge-fixtures.js';
 
 const world = worlds();
 const NOW = () => '2026-01-01T00:00:00.000Z';
-const T = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
 const TASK = '.sow/project/phases/implementation/tasks/010/state.yaml';
 
-const task = (over: Record<string, unknown> = {}) =>
-  emitYaml({
-    id: '010',
-    name: 'one',
-    phase: 'implementation',
-    status: 'pending',
-    iteration: 1,
-    parallel: false,
-    dependencies: [],
-    created_at: T(1),
-    updated_at: T(1),
-    inputs: [],
-    outputs: [],
-    metadata: {},
-    ...over,
-  });
+const task = (over: Record<string, unknown> = {}) => emitYaml(taskState(over));
 
 /** The three temp files git writes in the top of the work tree, and a run of the driver on them. */
 function merge(w: World, path: string, base: string, ours: string, theirs: string) {

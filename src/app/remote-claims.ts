@@ -87,18 +87,6 @@ export async function remoteClaimsForReads(root: string, branch: string, now: st
   return read;
 }
 
-/**
- * The remote's claims of the project here, for a command that does not read the project
- * otherwise (agent ps): undefined without a claims remote, found before the project is read.
- */
-export async function projectRemoteClaims(where: Where): Promise<RemoteClaims | undefined> {
-  const ctx = contextOf(where);
-  const { Reader } = await import('./workspace.js');
-  if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;
-  const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), { otherBranch: 'quiet' });
-  return remoteClaimsForReads(root, branch, ctx.now());
-}
-
 /** Whether a claim's lease on the remote has less than half of its length left at `now` (or is not known). */
 export function remoteLeaseDue(owner: Owner, now: string): boolean {
   const until = owner['remote_lease_until'];

@@ -212,11 +212,11 @@ export const commands: readonly CommandDef[] = [
         }),
     },
     async run(ctx, { opts }) {
-      const { liveWorkers } = await import('../app/detach.js');
+      const { liveWorkers, projectRemoteClaims } = await import('../app/detach.js');
       const rows = await liveWorkers(ctx.app, { all: opts['all'] === true });
       const { remoteClaimNotes, renderWorkers } = await import('../cli/render.js');
       // Claims on the remote: workers of other machines, which this one cannot see otherwise.
-      const claims = remoteClaimNotes(await (await import('../app/remote-claims.js')).projectRemoteClaims(ctx.app), ctx.app.now());
+      const claims = remoteClaimNotes(await projectRemoteClaims(ctx.app), ctx.app.now());
       return { data: rows, text: [renderWorkers(rows, ctx.app.now(), opts['all'] === true), ...claims].join('\n') };
     },
   },

@@ -7,15 +7,11 @@
  */
 import { SowError, UsageError } from './errors.js';
 import { shown } from './display.js';
+import { isRefBranch, isRemoteName } from './git-names.js';
+
+export { isRefBranch, isRemoteName };
 
 export const CLAIMS_PREFIX = 'refs/sow/claims';
-
-/**
- * A git remote's name as sow accepts it: letters, digits, `.`, `_`, `-`, in parts joined by `/`;
- * never beginning with `-` (git would read it as an option), never `..` (git refuses it in refs).
- */
-const REMOTE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
-export const isRemoteName = (name: string): boolean => name.length <= 100 && REMOTE_NAME.test(name) && !name.includes('..') && !name.endsWith('.lock');
 
 /** The remote named with `--remote`, checked; UsageError (exit 2) for what is no remote name. */
 export function remoteArg(name: string): string {
@@ -23,13 +19,6 @@ export function remoteArg(name: string): string {
     throw new UsageError(`invalid --remote '${shown(name)}': not the name of a git remote`, "name a remote of this repository, as 'git remote' lists them, e.g. --remote origin");
   return name;
 }
-
-/**
- * Whether a branch name can stand in a claim ref: git's rules for ref names (check-ref-format),
- * checked without git. The project's branch comes from its state file, and a name with `:` in it
- * would make another refspec of the ref.
- */
-export const isRefBranch = (branch: string): boolean => branch.length > 0 && branch.length <= 250 && !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|\/\.|[/.]$|\.lock(\/|$)/.test(branch);
 
 /** The ref of a task's claim on the remote. */
 export const claimRef = (branch: string, task: string): string => `${CLAIMS_PREFIX}/${branch}/${task}`;

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { quoted, shown } from './display.js';
 import { nearMiss } from './suggest.js';
 import { storedPathInside } from './paths.js';
-import { isRemoteName } from './claims.js';
+import { isRemoteName } from './git-names.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
