@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, SOW, TASK_LIST, TEST_ENV } from './harness.js';
+import { makeRepo, SOW, TASK_LIST, TEST_ENV, toExecuting } from './harness.js';
 import { cleanEnv, makeWorld, runSow, show } from './agent-world.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -163,7 +163,7 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
           graph: document.querySelector('#lifecycle')?.getAttribute('data-current'),
           current: document.querySelector('#lifecycle .node.current')?.getAttribute('data-state'),
           next: [...document.querySelectorAll('#lifecycle .node.current li')].map((li) => [li.getAttribute('data-event'), li.getAttribute('data-to'), li.className]),
-          board: [...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status')]).sort(),
+          board: [...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status'), c.getAttribute('data-owner')]).sort(),
           evidence: Object.fromEntries(
             [...document.querySelectorAll('#phases tr[data-phase]')].map((tr) => [
               tr.getAttribute('data-phase'),
@@ -180,7 +180,7 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
           graph: st.state,
           current: st.state,
           next: (st.next as { event: string; to: string; blocked: boolean }[]).map((n) => [n.event, n.to, n.blocked ? 'blocked' : 'met']),
-          board: (cli(['task', 'list']) as { id: string; status: string }[]).map((t) => [t.id, t.status]).sort(),
+          board: (cli(['task', 'list']) as { id: string; status: string; worker?: { by: string } }[]).map((t) => [t.id, t.status, t.worker?.by ?? '']).sort(),
           evidence: Object.fromEntries(
             (st.phases as { name: string }[]).map((p) => [p.name, checks.flatMap((c) => (c.evidence ?? []).filter((e) => e.phase === p.name).map((e) => [c.name, e.state]))]),
           ),
@@ -192,7 +192,7 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
         await page
           .waitForFunction((w) => {
             const cur = document.querySelector('#lifecycle .node.current');
-            const cards = [...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status')]).sort();
+            const cards = [...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status'), c.getAttribute('data-owner')]).sort();
             return document.querySelector('#state')?.textContent === w.state && cur?.getAttribute('data-state') === w.state && JSON.stringify(cards) === JSON.stringify(w.board);
           }, want)
           .catch(() => undefined);
@@ -303,6 +303,31 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
       await browser.close();
       repo.cleanup();
       world.cleanup();
+    }
+  });
+
+  it('the board shows who holds each task: a claim here and its claim on the remote (claims.remote)', async () => {
+    const repo = makeRepo();
+    const remote = makeRepo();
+    const browser = await launch();
+    try {
+      toExecuting(repo);
+      remote.git(['init', '--bare', '-q', 'origin.git']);
+      repo.git(['remote', 'add', 'origin', join(remote.dir, 'origin.git')]);
+      repo.write('.sow/config.yaml', 'claims:\n  remote: origin\n');
+      expect(repo.sow(['task', 'next', '--claim', '--owner', 'ann']).code).toBe(0);
+      const s = await serve(repo.dir);
+      const page = await browser.newPage();
+      await page.goto(s.url + '#/p/.');
+      await page.waitForSelector('#board .card[data-task="010"] .remote-claim');
+      expect(await page.getAttribute('#board .card[data-task="010"]', 'data-owner')).toBe('ann');
+      expect(await page.textContent('#board .card[data-task="010"] .owner')).toBe('claimed by ann (live)');
+      expect(await page.textContent('#board .card[data-task="010"] .remote-claim')).toMatch(/^claimed on origin by ann on \S+$/);
+      expect(await page.locator('#board .card[data-task="020"] .remote-claim').count()).toBe(0);
+    } finally {
+      await browser.close();
+      repo.cleanup();
+      remote.cleanup();
     }
   });
 });
