@@ -201,8 +201,19 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
       };
       const advanceBlocked = async (guard: string) => {
         const before = repo.snapshot();
-        await page.click('#advance');
-        await page.waitForFunction((g) => (document.querySelector('#error')?.textContent ?? '').includes(g), guard);
+        // A file just changed redraws the page: a click that lands while it redraws reaches no
+        // button (CI saw it once). A refused advance changes nothing, so it is clicked again.
+        for (let attempt = 1; ; attempt++) {
+          await page.click('#advance');
+          const shown = await page
+            .waitForFunction((g) => (document.querySelector('#error')?.textContent ?? '').includes(g), guard, { timeout: 10_000 })
+            .then(
+              () => true,
+              () => false,
+            );
+          if (shown) break;
+          if (attempt === 5) throw new Error(`the page never showed the guard '${guard}'; it shows: ${await page.textContent('#error')}`);
+        }
         expect(repo.snapshot()).toEqual(before);
       };
       const advanceTo = async (state: string) => {
