@@ -74,6 +74,34 @@ export function gitRunAsync(cwd: string, args: readonly Arg[], opts: Pick<RunOpt
   });
 }
 
+/**
+ * Objects read in one `git cat-file --batch` (their ids on stdin: never an option): each id's type
+ * and content, or nothing for an id the repository lacks. Read as bytes, since the sizes git
+ * gives are in bytes; the contents as UTF-8.
+ */
+export function gitObjects(root: string, ids: readonly string[]): Map<string, { type: string; content: string }> {
+  const found = new Map<string, { type: string; content: string }>();
+  // Only object ids: a line of anything else would be one more request, and the answers would no longer line up.
+  ids = ids.filter((id) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id));
+  if (ids.length === 0) return found;
+  const result = spawnSync('git', ['cat-file', '--batch'], { cwd: root, input: ids.map((id) => `${id}\n`).join(''), maxBuffer: 256 * 1024 * 1024 });
+  if (result.error) throw notFound(result.error);
+  const out = result.stdout ?? Buffer.alloc(0);
+  let at = 0;
+  for (const id of ids) {
+    const eol = out.indexOf(10, at);
+    if (eol < 0) break;
+    const header = out.toString('utf8', at, eol).split(' ');
+    at = eol + 1;
+    if (header[1] === 'missing' || header.length !== 3) continue;
+    const size = Number(header[2]);
+    if (!Number.isSafeInteger(size) || at + size > out.length) break;
+    found.set(id, { type: header[1]!, content: out.toString('utf8', at, at + size) });
+    at += size + 1;
+  }
+  return found;
+}
+
 /** Whether `refs/heads/<branch>` has the file `path` (`refs/heads/…`: never an option). */
 export function branchHasFile(root: string, branch: string, path: string): boolean {
   return gitSucceeds(root, ['cat-file', '-e', val(`refs/heads/${branch}:${path}`, 'the branch and file')]);

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { CLAIMS_PREFIX, claimMessage, parseClaimCommit, type ClaimRecord, type RemoteClaim, type RemoteClaims } from '../domain/claims.js';
 import { readRegular } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
-import { gitRun, gitRunAsync, opt, val } from './git.js';
+import { gitObjects, gitRun, gitRunAsync, opt, val } from './git.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 import { rmSync } from 'node:fs';
 
@@ -63,28 +63,30 @@ export async function listClaimRefs(root: string, remote: string, branch: string
 export async function claimsOf(root: string, remote: string, branch: string, refs: ReadonlyMap<string, string>): Promise<RemoteClaim[]> {
   if (refs.size === 0) return [];
   const entries = [...refs.entries()];
-  const have = (): string[] => {
-    const r = gitRun(root, ['cat-file', '--batch-check'], { input: entries.map(([, sha]) => `${sha}\n`).join('') });
-    return r.out.split('\n');
-  };
-  let present = have();
-  const missing = entries.filter((_, i) => !/ commit \d+$/.test(present[i] ?? ''));
+  // One `cat-file --batch` for every claim commit; a fetch of those the checkout lacks, then one more.
+  let present = gitObjects(
+    root,
+    entries.map(([, sha]) => sha),
+  );
+  const missing = entries.filter(([, sha]) => present.get(sha)?.type !== 'commit');
   if (missing.length) {
     // The refs on stdin: nothing there can be read as an option.
     gitRun(root, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-gc', '--stdin', val(remote, 'the claims remote')], {
       input: missing.map(([task]) => `${CLAIMS_PREFIX}/${branch}/${task}\n`).join(''),
       env: REMOTE_ENV,
     });
-    present = have();
+    present = new Map([
+      ...present,
+      ...gitObjects(
+        root,
+        missing.map(([, sha]) => sha),
+      ),
+    ]);
   }
   const out: RemoteClaim[] = [];
-  for (const [i, [task, sha]] of entries.entries()) {
-    if (!/ commit \d+$/.test(present[i] ?? '')) {
-      out.push({ task, sha });
-      continue;
-    }
-    const body = gitRun(root, ['cat-file', 'commit', val(sha, 'a claim commit', 'remote')]);
-    out.push(body.ok ? parseClaimCommit(task, sha, body.out) : { task, sha });
+  for (const [task, sha] of entries) {
+    const commit = present.get(sha);
+    out.push(commit?.type === 'commit' ? parseClaimCommit(task, sha, commit.content) : { task, sha });
   }
   return out.sort((a, b) => a.task.localeCompare(b.task));
 }
