@@ -165,6 +165,18 @@ export const PROJECT = '.sow/project/state.yaml';
 export const taskFile = (id: string) => `.sow/project/phases/implementation/tasks/${id}/state.yaml`;
 export const TASK_LIST = '.sow/project/planning/tasks.md';
 
+/** A standard project in ImplementationPlanning (its task list approved, no tasks yet), as test/e2e/harness.ts's inImplementationPlanning makes it. */
+export async function toImplementationPlanning(w: World): Promise<void> {
+  const { newProject } = await import('../src/app/project.js');
+  const { addArtifact } = await import('../src/app/artifacts.js');
+  const { advanceProject } = await import('../src/app/advance.js');
+  const ctx = w.ctx();
+  await newProject(ctx, { name: 'demo', description: 'A demo project', planning: true });
+  w.write(TASK_LIST, '# Tasks\n');
+  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+  await advanceProject(ctx, undefined, false);
+}
+
 /**
  * A standard project brought to ImplementationExecuting with these tasks (ids 010, 020, …), by
  * the use cases the commands of test/e2e/harness.ts's toExecuting call.

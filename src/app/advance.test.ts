@@ -4,20 +4,14 @@
  * advance (--list, --dry-run, explicit events, the words on stderr) is test/e2e/commands.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { refused, said, TASK_LIST, worlds, type World } from '../../test/inproc.js';
+import { refused, said, toImplementationPlanning, worlds, type World } from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
 import { addArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
-import { newProject } from './project.js';
 import { abandonTask, addTask, setTaskField } from './task.js';
 
 const world = worlds({
-  implementationPlanning: async (w) => {
-    await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true });
-    w.write(TASK_LIST, '# Tasks\n');
-    await addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
-    await advanceProject(w.ctx(), undefined, false);
-  },
+  implementationPlanning: toImplementationPlanning,
 });
 
 const blocked = async (w: World) => said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));

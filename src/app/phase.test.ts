@@ -5,22 +5,10 @@
  * JSON, the --json envelope) and which phase it reads by default.
  */
 import { describe, expect, it } from 'vitest';
-import { PROJECT, refused, said, TASK_LIST, worlds, type World } from '../../test/inproc.js';
-import { advanceProject } from './advance.js';
-import { addArtifact } from './artifacts.js';
+import { PROJECT, refused, said, toImplementationPlanning, worlds, type World } from '../../test/inproc.js';
 import { getPhaseField, setPhaseField } from './phase.js';
-import { newProject } from './project.js';
 
-/** A project in ImplementationPlanning (no tasks yet), as test/e2e/harness.ts's inImplementationPlanning makes it. */
-async function implementationPlanning(w: World): Promise<void> {
-  const ctx = w.ctx();
-  await newProject(ctx, { name: 'demo', description: 'A demo project', planning: true });
-  w.write(TASK_LIST, '# Tasks\n');
-  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
-  await advanceProject(ctx, undefined, false);
-}
-
-const world = worlds({ implementationPlanning });
+const world = worlds({ implementationPlanning: toImplementationPlanning });
 const get = async (w: World, field: string, phase?: string) => (await getPhaseField(w.ctx(), field, phase)).value;
 
 describe('phase set / get', () => {

@@ -9,7 +9,7 @@
  */
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { PROJECT, refused, said, T0, TASK_LIST, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { PROJECT, refused, said, T0, taskFile, toImplementationPlanning, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
 import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { getPhaseField, setPhaseField } from './phase.js';
@@ -24,12 +24,7 @@ async function planning(w: World): Promise<void> {
 
 const world = worlds({
   planning,
-  implementationPlanning: async (w) => {
-    await planning(w);
-    w.write(TASK_LIST, '# Tasks\n');
-    await addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
-    await advanceProject(w.ctx(), undefined, false);
-  },
+  implementationPlanning: toImplementationPlanning,
   executing: (w) => toExecuting(w, ['First', 'Second', 'Third']),
   reviewActive: async (w) => {
     await toExecuting(w, ['Only task']);

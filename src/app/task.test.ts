@@ -4,24 +4,12 @@
  * and test/e2e/lifecycle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { PROJECT, refused, T0, TASK_LIST, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
-import { advanceProject } from './advance.js';
-import { addArtifact } from './artifacts.js';
-import { newProject } from './project.js';
+import { PROJECT, refused, T0, toImplementationPlanning, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { appendLog } from './log.js';
 import { abandonTask, addTask, claimNext, getTask, listTasks, nextTasks, setTaskField } from './task.js';
 
-/** A project in ImplementationPlanning (no tasks yet). */
-async function implementationPlanning(w: World): Promise<void> {
-  const ctx = w.ctx();
-  await newProject(ctx, { name: 'demo', description: 'A demo project', planning: true });
-  w.write(TASK_LIST, '# Tasks\n');
-  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
-  await advanceProject(ctx, undefined, false);
-}
-
 const world = worlds({
-  implementationPlanning,
+  implementationPlanning: toImplementationPlanning,
   five: (w) => toExecuting(w, ['A', 'B', 'C', 'D', 'E']),
   two: (w) => toExecuting(w, ['A', 'B']),
   one: (w) => toExecuting(w, ['A']),
