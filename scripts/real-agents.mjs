@@ -46,6 +46,7 @@ import { ACP_RUNS, runAcpScenario } from '../test/real-agents/acp.mjs';
 import { checkFlags, loadExecutors } from '../test/real-agents/flags.mjs';
 import { runScenario, writeSowWrapper } from '../test/real-agents/scenario.mjs';
 import { SETUPS } from '../test/real-agents/setups.mjs';
+import { agentHomes } from '../test/real-agents/util.mjs';
 import { runIntegrations } from '../test/real-agents/integrations.mjs';
 import { runOrchestra } from '../test/real-agents/orchestra.mjs';
 
@@ -96,18 +97,7 @@ function cleanEnv() {
 
 /** An isolated home for one CLI: HOME, XDG dirs and each CLI's own home variable. */
 function isolatedEnv(base, home, pathDirs) {
-  const dirs = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_STATE_HOME: join(home, '.local/state'),
-    CLAUDE_CONFIG_DIR: join(home, 'claude-config'),
-    CODEX_HOME: join(home, 'codex-home'),
-    GEMINI_CLI_HOME: join(home, 'gemini-home'),
-    COPILOT_HOME: join(home, 'copilot-home'),
-  };
-  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  const dirs = agentHomes(home);
   // Login shells (codex runs its commands with `bash -lc`) reset PATH from /etc/profile on Debian;
   // like a user's own profile, this one puts sow and the CLIs back on it.
   // (REAL_AGENTS_NO_PROFILE=1 leaves it out, to see which CLIs run their tools in a login shell.)

@@ -21,6 +21,7 @@ import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { SAFE_MARKER } from './brain.mjs';
 import { SETUPS } from './setups.mjs';
+import { agentHomes } from './util.mjs';
 
 const REAL = join(process.env.REAL_AGENTS_DIR ?? '/tmp/realclis', 'node_modules', '.bin');
 const ADAPTERS = join(process.env.ACP_ADAPTERS_DIR ?? '/tmp/acp-adapters', 'node_modules', '.bin');
@@ -57,18 +58,7 @@ const timeoutMs = Number(process.env.PROBE_TIMEOUT_MS ?? (want('prompt') || want
 
 const work = mkdtempSync(join(tmpdir(), `acp-probe-${which}-`));
 const home = join(work, 'home');
-const homes = {
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, '.config'),
-  XDG_DATA_HOME: join(home, '.local/share'),
-  XDG_CACHE_HOME: join(home, '.cache'),
-  XDG_STATE_HOME: join(home, '.local/state'),
-  CLAUDE_CONFIG_DIR: join(home, 'claude-config'),
-  CODEX_HOME: join(home, 'codex-home'),
-  GEMINI_CLI_HOME: join(home, 'gemini-home'),
-  COPILOT_HOME: join(home, 'copilot-home'),
-};
-for (const d of Object.values(homes)) mkdirSync(d, { recursive: true });
+const homes = agentHomes(home);
 const base = { ...process.env, NO_COLOR: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
 for (const k of Object.keys(base)) if (/^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k)) delete base[k];
 for (const k of agentSpec.unset ?? []) delete base[k];

@@ -10,10 +10,10 @@
  * Returns { spawn, granted, refused, mcp, resume } each { ok, text } (text: what to print in the
  * table), plus details: string[].
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acpPrompt, FINAL_TEXT, RESUME_COMMANDS, RESUME_MARKER, SPAWN_COMMANDS } from './brain.mjs';
-import { GIT_ENV, toYaml } from './scenario.mjs';
+import { bindImplementer, executingRepo, GIT_ENV, stepsIn } from './scenario.mjs';
 import { run, stripAnsi, tail } from './util.mjs';
 
 /**
@@ -84,28 +84,10 @@ export async function runAcpScenario(opts) {
   const details = [];
   const notRun = { ok: false, text: 'not run' };
   const result = { spawn: notRun, granted: notRun, refused: notRun, mcp: notRun, resume: notRun, details };
-  const step = async (label, bin, args, { timeout = 60_000 } = {}) => {
-    const r = await run(bin, args, { cwd: repo, env: fullEnv, timeoutMs: timeout });
-    log(`  $ ${label} → exit ${r.code}${r.timedOut ? ' (TIMED OUT, killed)' : ''} in ${(r.ms / 1000).toFixed(1)} s`);
-    return r;
-  };
-  const must = async (bin, args) => {
-    const r = await step(`${bin} ${args.join(' ')}`, bin, args);
-    if (r.code !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
-    return r;
-  };
-
-  await must('git', ['init', '-q', '-b', 'main']);
-  await must('git', ['commit', '-q', '--allow-empty', '-m', 'Initial commit']);
-  await must('sow', ['init']);
-  await must('sow', ['project', 'new', 'demo', '--description', 'd', '--no-planning']);
-  await must('sow', ['task', 'add', 'Say hello', '--agent', 'implementer']);
-  await must('sow', ['phase', 'set', 'tasks_approved', 'true']);
-  await must('sow', ['advance']);
-  const configFile = join(env.XDG_CONFIG_HOME, 'sow', 'config.yaml');
-  mkdirSync(join(env.XDG_CONFIG_HOME, 'sow'), { recursive: true });
+  const { step, must } = stepsIn(repo, fullEnv, log);
+  await executingRepo(must);
   const name = `real-${cli}-acp`;
-  writeFileSync(configFile, `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`);
+  bindImplementer(env, name, executor);
   const valid = await step('sow config validate', 'sow', ['config', 'validate']);
   if (valid.code !== 0) throw new Error(`sow config validate failed:\n${tail(valid.stdout + valid.stderr)}`);
   const state = JSON.parse((await must('sow', ['status', '--json'])).stdout).data;

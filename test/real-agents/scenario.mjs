@@ -50,6 +50,40 @@ export function writeSowWrapper(binDir, sowJs) {
 }
 
 /** What the safe-profile run leaves: the check's marker, and the file the refused command would create. */
+/** The steps of a scenario in `repo`: each command logged with its exit and time; `must` throws when one fails. */
+export function stepsIn(repo, env, log) {
+  const step = async (label, bin, args, { timeout = 60_000, cwd = repo } = {}) => {
+    const r = await run(bin, args, { cwd, env, timeoutMs: timeout });
+    log(`  $ ${label} → exit ${r.code}${r.timedOut ? ' (TIMED OUT, killed)' : ''} in ${(r.ms / 1000).toFixed(1)} s`);
+    return r;
+  };
+  const must = async (bin, args) => {
+    const r = await step(`${bin} ${args.join(' ')}`, bin, args);
+    if (r.code !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
+    return r;
+  };
+  return { step, must };
+}
+
+/** A git repository with a standard project executing one task, 010 'Say hello', for the implementer. */
+export async function executingRepo(must) {
+  await must('git', ['init', '-q', '-b', 'main']);
+  await must('git', ['commit', '-q', '--allow-empty', '-m', 'Initial commit']);
+  await must('sow', ['init']);
+  await must('sow', ['project', 'new', 'demo', '--description', 'd', '--no-planning']);
+  await must('sow', ['task', 'add', 'Say hello', '--agent', 'implementer']);
+  await must('sow', ['phase', 'set', 'tasks_approved', 'true']);
+  await must('sow', ['advance']);
+}
+
+/** The user configuration of `env` (its XDG_CONFIG_HOME): `executor`, named `name`, bound to the implementer. Its path. */
+export function bindImplementer(env, name, executor) {
+  const configFile = join(env.XDG_CONFIG_HOME, 'sow', 'config.yaml');
+  mkdirSync(join(env.XDG_CONFIG_HOME, 'sow'), { recursive: true });
+  writeFileSync(configFile, `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`);
+  return configFile;
+}
+
 export const CHECK_MARKER = '.check-ran';
 const CHECK_SCRIPT = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(CHECK_MARKER)}, 'the check ran\\n');\nconsole.log('check ok');\n`;
 
@@ -67,31 +101,11 @@ export async function runScenario(opts) {
   const fullEnv = { ...env, ...GIT_ENV };
   const details = [];
   const result = { spawn: { ok: false, why: [] }, resume: { ok: false, why: [] }, ...(safe ? { safe: { ok: false, why: [], notes: [] } } : {}), details };
-  const step = async (label, bin, args, { timeout = 60_000, cwd = repo } = {}) => {
-    const r = await run(bin, args, { cwd, env: fullEnv, timeoutMs: timeout });
-    log(`  $ ${label} → exit ${r.code}${r.timedOut ? ' (TIMED OUT, killed)' : ''} in ${(r.ms / 1000).toFixed(1)} s`);
-    return r;
-  };
-  const must = async (bin, args) => {
-    const r = await step(`${bin} ${args.join(' ')}`, bin, args);
-    if (r.code !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
-    return r;
-  };
-
-  // The repository and the project.
-  await must('git', ['init', '-q', '-b', 'main']);
-  await must('git', ['commit', '-q', '--allow-empty', '-m', 'Initial commit']);
-  await must('sow', ['init']);
-  await must('sow', ['project', 'new', 'demo', '--description', 'd', '--no-planning']);
-  await must('sow', ['task', 'add', 'Say hello', '--agent', 'implementer']);
-  await must('sow', ['phase', 'set', 'tasks_approved', 'true']);
-  await must('sow', ['advance']);
-
-  // The sow configuration.
-  const configFile = join(env.XDG_CONFIG_HOME, 'sow', 'config.yaml');
-  mkdirSync(join(env.XDG_CONFIG_HOME, 'sow'), { recursive: true });
+  const { step, must } = stepsIn(repo, fullEnv, log);
+  // The repository and the project; the sow configuration.
+  await executingRepo(must);
   const name = `real-${cli}`;
-  writeFileSync(configFile, `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`);
+  const configFile = bindImplementer(env, name, executor);
   const valid = await step('sow config validate', 'sow', ['config', 'validate']);
   if (valid.code !== 0) throw new Error(`sow config validate failed:\n${tail(valid.stdout + valid.stderr)}`);
 

@@ -3,6 +3,8 @@
  * killed as a group on timeout), ANSI stripping, and a tiny logger.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const stripAnsi = (s) =>
   s
@@ -82,3 +84,20 @@ export function tail(text, n = 12, indent = '      ') {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A home of its own for an agent CLI under `home` (made): HOME, the XDG folders and each CLI's own home variable. */
+export function agentHomes(home) {
+  const dirs = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    CLAUDE_CONFIG_DIR: join(home, 'claude-config'),
+    CODEX_HOME: join(home, 'codex-home'),
+    GEMINI_CLI_HOME: join(home, 'gemini-home'),
+    COPILOT_HOME: join(home, 'copilot-home'),
+  };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  return dirs;
+}
