@@ -192,28 +192,33 @@ async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd
   return id;
 }
 
-/** Runs the worker, streaming its events to a file and a progress view to stderr. */
-async function runWorker(
-  files: RunFiles,
-  target: Target,
-  invocation: Invocation,
+/** What a run of a worker needs, however it is driven (a CLI's own output, or ACP). */
+interface WorkerRun {
+  files: RunFiles;
+  target: Target;
   /** The declared checks not granted, because the person has not allowed them here. */
-  withheld: readonly string[],
-  resolution: Resolution,
-  env: Record<string, string>,
+  withheld: readonly string[];
+  resolution: Resolution;
+  env: Record<string, string>;
   /** The environment the worker starts from (the context's), below what the CLI and sow add. */
-  base: AppContext['env'],
-  cwd: string,
-  opts: AgentRunOptions,
+  base: AppContext['env'];
+  cwd: string;
+  opts: AgentRunOptions;
   /** What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the clock its events are stamped with. */
-  meter: { usage: Usage; now: () => string },
-  onSession?: (id: string) => Promise<void>,
-): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
+  meter: { usage: Usage; now: () => string };
+  onSession?: (id: string) => Promise<void>;
+}
+
+type WorkerRunResult = { eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] };
+
+/** Runs the worker, streaming its events to a file and a progress view to stderr. */
+async function runWorker(run: WorkerRun, invocation: Invocation): Promise<WorkerRunResult> {
+  const { files, target, withheld, resolution, env, base, cwd, opts, meter, onSession } = run;
   // (Imported here so that only this function's lines change.)
   const { denialAdvice, denialCollector } = await import('../adapters/denials.js');
   const kind = files.kind;
   const eventsFile = files.eventsFile;
-  if (resolution.transport === 'acp') return runOverAcp(files, target, invocation, withheld, resolution, env, base, cwd, opts, meter, onSession);
+  if (resolution.transport === 'acp') return runOverAcp(run, invocation);
   // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
   const refusals = denialCollector(resolution.executor.config.type);
   files.startEvents();
@@ -299,19 +304,8 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Invocati
   };
 }
 
-async function runOverAcp(
-  files: RunFiles,
-  target: Target,
-  invocation: AcpInvocation,
-  withheld: readonly string[],
-  resolution: Resolution,
-  env: Record<string, string>,
-  base: AppContext['env'],
-  cwd: string,
-  opts: AgentRunOptions,
-  meter: { usage: Usage; now: () => string },
-  onSession?: (id: string) => Promise<void>,
-): Promise<{ eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] }> {
+async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<WorkerRunResult> {
+  const { files, target, withheld, resolution, env, base, cwd, opts, meter, onSession } = run;
   const { runAcpWorker, sowMcpServer } = await import('./acp-worker.js');
   const { denialAdvice } = await import('../adapters/denials.js');
   files.startEvents();
@@ -864,7 +858,7 @@ export async function spawnAgent(
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, workdir, opts, meter, persistReported);
+    run = await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession: persistReported }, invocation);
   } catch (err) {
     failure = err;
     throw err;
@@ -1039,7 +1033,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-    run = await runWorker(files, running, invocation, rights.withheld, resolution, env, base, sessionCwd, opts, meter);
+    run = await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter }, invocation);
   } catch (err) {
     // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
     // fresh session takes the task over with a brief of where it stands.
