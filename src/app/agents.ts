@@ -211,9 +211,30 @@ interface WorkerRun {
 
 type WorkerRunResult = { eventsFile: string; reportedSession?: string; denials: import('../adapters/denials.js').Denial[] };
 
+/** Where the advice about what a worker was refused points: its CLI, its executor and the files that grant it more. */
+function adviceContext(run: WorkerRun, granted: Invocation['granted']) {
+  const { resolution } = run;
+  return {
+    type: resolution.executor.config.type,
+    title: resolution.spec.title,
+    executor: resolution.executor.name,
+    configPath: resolution.loaded.path,
+    repoConfig: REPO_CONFIG,
+    checks: granted.checks,
+    notAllowed: run.withheld,
+    profile: granted.permissions,
+  };
+}
+
+/** A worker stopped by a signal sow passed on, with the command that continues it. */
+function stoppedError(target: Target, signal: ConstructorParameters<typeof WorkerStoppedError>[0]): WorkerStoppedError {
+  const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
+  return new WorkerStoppedError(signal, label(target), `'${resume}'`);
+}
+
 /** Runs the worker, streaming its events to a file and a progress view to stderr. */
 async function runWorker(run: WorkerRun, invocation: Invocation): Promise<WorkerRunResult> {
-  const { files, target, withheld, resolution, env, base, cwd, opts, meter, onSession } = run;
+  const { files, target, resolution, env, base, cwd, opts, meter, onSession } = run;
   // (Imported here so that only this function's lines change.)
   const { denialAdvice, denialCollector } = await import('../adapters/denials.js');
   const kind = files.kind;
@@ -264,20 +285,8 @@ async function runWorker(run: WorkerRun, invocation: Invocation): Promise<Worker
   await persisting;
   files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`, code: outcome.code }]);
   const denials = [...refusals.denials];
-  const advice = denialAdvice(denials, {
-    type: resolution.executor.config.type,
-    title: resolution.spec.title,
-    executor: resolution.executor.name,
-    configPath: resolution.loaded.path,
-    repoConfig: REPO_CONFIG,
-    checks: invocation.granted.checks,
-    notAllowed: withheld,
-    profile: invocation.granted.permissions,
-  });
-  if (outcome.interrupted) {
-    const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
-    throw new WorkerStoppedError(outcome.interrupted, label(target), `'${resume}'`);
-  }
+  const advice = denialAdvice(denials, adviceContext(run, invocation.granted));
+  if (outcome.interrupted) throw stoppedError(target, outcome.interrupted);
   if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, { denials, advice });
   // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
   for (const line of advice) opts.say(line);
@@ -305,7 +314,7 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Invocati
 }
 
 async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<WorkerRunResult> {
-  const { files, target, withheld, resolution, env, base, cwd, opts, meter, onSession } = run;
+  const { files, target, resolution, env, base, cwd, opts, meter, onSession } = run;
   const { runAcpWorker, sowMcpServer } = await import('./acp-worker.js');
   const { denialAdvice } = await import('../adapters/denials.js');
   files.startEvents();
@@ -339,21 +348,8 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
   });
   meter.usage = addUsage(meter.usage, r.usage);
-  const advice = denialAdvice(r.denials, {
-    type: resolution.executor.config.type,
-    title: resolution.spec.title,
-    executor: resolution.executor.name,
-    configPath: resolution.loaded.path,
-    repoConfig: REPO_CONFIG,
-    checks: invocation.granted.checks,
-    notAllowed: withheld,
-    profile: invocation.granted.permissions,
-    decidedBySow: true,
-  });
-  if (r.interrupted) {
-    const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
-    throw new WorkerStoppedError(r.interrupted, label(target), `'${resume}'`);
-  }
+  const advice = denialAdvice(r.denials, { ...adviceContext(run, invocation.granted), decidedBySow: true });
+  if (r.interrupted) throw stoppedError(target, r.interrupted);
   if (r.loadFailed !== undefined) throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
   if (r.failure !== undefined)
     throw new WorkerFailedError(
