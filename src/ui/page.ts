@@ -234,10 +234,10 @@ function drawTask(d, r) {
     el('h1', {}, t.id + ' ' + t.name),
     el('p', {}, 'Status: ', el('strong', { id: 'task-status' }, t.status), ' · iteration ' + t.iteration + (t.owner ? ' · owned by ' + t.owner.by : '')),
     live ? el('button', { id: 'stop', onclick: () => act({ action: 'stop', task: t.id, checkout: r.checkout }) }, 'Stop its worker') : null,
-    t.session ? el('div', {}, el('input', { id: 'prompt', placeholder: 'What to tell the worker', size: '60' }), el('button', { id: 'resume', onclick: () => act({ action: 'resume', task: t.id, prompt: document.getElementById('prompt').value, checkout: r.checkout }) }, 'Resume')) : null,
+    t.session ? el('div', {}, el('input', { id: 'prompt', placeholder: 'What to tell the worker', size: '60' }), el('button', { id: 'resume', onclick: () => act({ action: 'resume', task: t.id, prompt: document.getElementById('prompt').value, checkout: r.checkout }).then((res) => res.ok && (document.getElementById('prompt').value = '')) }, 'Resume')) : null,
     el('h2', {}, 'Description'), el('pre', { id: 'description' }, ((part(d, 'description') || {}).value) || ''),
     el('div', {}, el('textarea', { id: 'feedback-text', rows: '3', cols: '60', placeholder: 'Feedback: what to change, and why' }),
-      el('button', { id: 'feedback', onclick: () => act({ action: 'feedback', task: t.id, text: document.getElementById('feedback-text').value, checkout: r.checkout }) }, 'Add feedback')),
+      el('button', { id: 'feedback', onclick: () => act({ action: 'feedback', task: t.id, text: document.getElementById('feedback-text').value, checkout: r.checkout }).then((res) => res.ok && (document.getElementById('feedback-text').value = '')) }, 'Add feedback')),
     el('h2', {}, 'Inputs'), el('ul', { id: 'inputs' }, inputs.map((a) => el('li', {}, a.type + ': ' + a.path + (a.metadata && a.metadata.status ? ' (' + a.metadata.status + ')' : '')))),
     el('h2', {}, 'Outputs'), el('ul', {}, outputs.map((a) => el('li', {}, a.type + ': ' + a.path))),
     el('h2', {}, 'What it changed'), el('pre', { id: 'diff' }, ((part(d, 'task diff') || {}).diff) || 'no modified file recorded'),
@@ -248,7 +248,7 @@ function drawTask(d, r) {
 }
 
 const MARKS = { session: '◦', message: '›', tool_call: '●', finished: '✓', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
-let drawing = false, again = false;
+let drawing = false, again = false, drawnAt = null;
 async function draw() {
   if (drawing) { again = true; return; }
   drawing = true;
@@ -259,7 +259,14 @@ async function draw() {
       const res = await view(r);
       if (!res.ok) { $error.textContent = res.error.message; continue; }
       const kids = r.name === 'project' ? drawProject(res.data, r) : r.name === 'task' ? drawTask(res.data, r) : drawProjects(res.data);
+      // What a person is typing outlives the redraw a change brings (a worker's events arrive while they write feedback).
+      const here = location.hash;
+      const typed = here === drawnAt ? [...$view.querySelectorAll('input[id], textarea[id]')].map((e) => [e.id, e.value]) : [];
+      const focused = here === drawnAt && document.activeElement && document.activeElement.id;
       $view.replaceChildren(...kids.filter(Boolean));
+      drawnAt = here;
+      for (const [id, value] of typed) { const e = document.getElementById(id); if (e) e.value = value; }
+      if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
       layout();
       document.body.dataset.drawn = String(Number(document.body.dataset.drawn || 0) + 1);
     } while (again);

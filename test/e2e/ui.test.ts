@@ -262,9 +262,15 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
       await page.waitForFunction(() => document.querySelector('#task-status')?.textContent === 'paused');
       expect(cli(['task', 'get', '--id', '010']).status).toBe('paused');
       await page.fill('#feedback-text', 'Say which task this is.');
+      // A change while the person types redraws the page, and keeps what they typed.
+      const drawn = Number(await page.getAttribute('body', 'data-drawn'));
+      cli(['task', 'set', '--id', '010', 'metadata.note', 'typed over']);
+      await page.waitForFunction((n) => Number(document.body.dataset.drawn) > n, drawn);
+      expect(await page.inputValue('#feedback-text')).toBe('Say which task this is.');
       await page.click('#feedback');
       await page.waitForFunction(() => /feedback: .*feedback\/001\.md \(pending\)/.test(document.querySelector('#inputs')?.textContent ?? ''));
       expect(repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe('Say which task this is.\n');
+      expect(await page.inputValue('#feedback-text')).toBe('');
 
       // The work itself, as a worker does it in the terminal: feedback addressed, both tasks completed.
       const feedback = (cli(['task', 'input', 'list', '--id', '010']) as { type: string; index: number }[]).find((a) => a.type === 'feedback')!;
