@@ -373,7 +373,9 @@ for (const step of script) {
   if (Array.isArray(step)) sow(step);
   else if (step.wait) {
     const until = Date.now() + 30_000;
-    while (!existsSync(step.wait) && Date.now() < until) spawnSync('sleep', ['0.05']);
+    // Blocks this thread for 50 ms between looks without starting a process (a `sleep` for each look cost a fork).
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (!existsSync(step.wait) && Date.now() < until) Atomics.wait(pause, 0, 0, 50);
   } else if (step.touch) writeFileSync(step.touch, '');
   else if (step.append) appendFileSync(step.append, step.text);
   else if (step.try) {
