@@ -106,8 +106,9 @@ async function until(what: () => boolean, ms = 120_000): Promise<boolean> {
 
 const logs = (repo: Repo) => (repo.exists(EVIDENCE_DIR) ? readdirSync(join(repo.dir, EVIDENCE_DIR)).sort() : []);
 
-// In-process (src/app/checks.test.ts): the code a run records (dirty, commit, tree), evidence no
-// one can forge, a completion refused before any check runs, evidence placed after the documents
+// In-process (src/app/checks.test.ts): the code a run records (dirty, commit, tree), which checks
+// run (named ones each once, an unknown name with and without a did-you-mean, none declared), a
+// status other than completed running none, evidence no one can forge, a completion refused before any check runs, evidence placed after the documents
 // people approve by index, and the FinalizeChecks guard (missing, failed, stale, fresh again, a
 // commit of .sow/ alone; a changed command, evidence of another phase, no finalize checks,
 // outside FinalizeChecks).
@@ -308,18 +309,16 @@ describe('sow check run', () => {
     ]);
     const said = expectFails(repo, ['check', 'run', 'unit', 'lnt'], 1, 'CHECK_NOT_FOUND', { human: true });
     expect(said).toBe("no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint");
-    expect(expectFails(repo, ['check', 'run', 'e2e'], 1, 'CHECK_NOT_FOUND')).toBe("no check named 'e2e'\nthe declared checks: unit, lint");
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(logs(repo)).toEqual([]);
   });
 
-  it('no checks declared: says how to declare them (exit 0); a named one is unknown', () => {
+  it('no checks declared: says how to declare them (exit 0)', () => {
     const repo = withCode();
     const r = ok(repo, ['check', 'run']);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('No checks declared; add them to .sow/config.yaml');
     expect(expectEnvelope(ok(repo, ['check', 'run', '--json'])).data).toEqual({ runs: [], recorded: null });
-    expect(expectFails(repo, ['check', 'run', 'unit'], 1, 'CHECK_NOT_FOUND')).toContain('.sow/config.yaml declares no checks');
   });
 
   it('--task records the evidence on the task; an unknown task is refused before anything runs', async () => {
@@ -406,12 +405,11 @@ describe('task set … status completed runs the task_complete checks', () => {
     expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toMatch(/# sow: skipped .*: the task was completed with --force by implementer-1/);
   });
 
-  it('other status changes, and completions with no task_complete check declared, run nothing', async () => {
+  it('a completion with no task_complete check declared runs nothing and says so plainly', async () => {
     const repo = withCode();
     const marks = scratch();
     await declare(repo, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] }]);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'needs_review']);
     const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     expect(r.stderr.trim()).toBe('Set task 010 status = "completed"');
     expect(existsSync(join(marks, 'ran'))).toBe(false);
