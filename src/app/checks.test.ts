@@ -5,7 +5,7 @@
  * (progress lines, exit codes, the words of a refusal) is test/e2e/checks.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,34 @@ describe('check run', () => {
   });
 });
 
+// Moved from test/e2e/checks.test.ts, which keeps one unknown name as stderr words it.
+describe('check run: which checks run', () => {
+  it('the named ones, each once, in the order named; an unknown name is refused before any runs, with the declared names (and a did-you-mean when one is near)', async () => {
+    const w = await world('code');
+    const marks = scratch();
+    await declare(w, [
+      { name: 'unit', run: `echo unit >> ${marks}/ran` },
+      { name: 'lint', run: `echo lint >> ${marks}/ran` },
+      { name: 'types', run: `echo types >> ${marks}/ran` },
+    ]);
+    expect(said(await refused(w, () => checkRun(w.ctx(), ['unit', 'lnt']), 'CHECK_NOT_FOUND', 1))).toBe("no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint, types");
+    expect(said(await refused(w, () => checkRun(w.ctx(), ['e2e']), 'CHECK_NOT_FOUND', 1))).toBe("no check named 'e2e'\nthe declared checks: unit, lint, types");
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
+    expect(logs(w)).toEqual([]);
+    expect((await checkRun(w.ctx(), ['types', 'unit', 'types'])).runs.map((r) => r.name)).toEqual(['types', 'unit']);
+    expect(readFileSync(join(marks, 'ran'), 'utf8')).toBe('types\nunit\n');
+  });
+
+  it('none declared: nothing runs and nothing is recorded; a named one is unknown', async () => {
+    const w = await world('code');
+    const before = w.snapshot();
+    expect(await checkRun(w.ctx(), [])).toEqual({ runs: [], recorded: null });
+    expect(w.snapshot()).toEqual(before);
+    const e = await refused(w, () => checkRun(w.ctx(), ['unit']), 'CHECK_NOT_FOUND', 1);
+    expect(said(e)).toContain('.sow/config.yaml declares no checks');
+  });
+});
+
 describe('where evidence goes', () => {
   it('resolved before any check runs: a task, the phase in progress, or the phase named; a task or phase that is not there is refused', async () => {
     const w = await world('code');
@@ -248,6 +276,23 @@ describe('completing a task runs the task_complete checks', () => {
       },
     ]);
     expect(w.read(`.sow/project/${task.outputs[0].path}`)).toContain('# sow: skipped 2026-12-01T09:00:00.000Z: the task was completed with --force by implementer-1');
+  });
+});
+
+describe('a task status other than completed', () => {
+  it('runs no check, and a completion runs none when no check is declared for task_complete', async () => {
+    const w = await world('code');
+    const marks = scratch();
+    await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
+    for (const status of ['in_progress', 'needs_review']) expect((await setTaskFieldChecked(w.ctx(), '010', 'status', status)).checks).toEqual([]);
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
+    await declare(w, [
+      { name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] },
+      { name: 'lint', run: `touch ${marks}/ran` },
+    ]);
+    const done = await setTaskFieldChecked(w.ctx(), '010', 'status', 'completed');
+    expect(done).toMatchObject({ checks: [], task: { status: 'completed', outputs: [] } });
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
   });
 });
 

@@ -7,10 +7,17 @@
  * handed only allowed checks as permissions.
  *
  * Each test has a state folder of its own (XDG_STATE_HOME), so the record is looked at directly.
+ *
+ * In-process (src/app/check-allowance.test.ts): what a record allows (when and timeout may change,
+ * a new name is a new check, check run of named checks needs only those), that it is per
+ * repository, forgetting one or all, SOW_ALLOW_CHECKS=0 and =1 in the context, every way a record
+ * can be damaged through every use case, a state folder inside the repository refusing check run.
+ * Here: the words and exit codes as a user meets them, one damaged record through each command,
+ * real processes (the terminal, the MCP server, workers).
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -39,13 +46,21 @@ const pwn = (h: Hostile) => `touch ${h.marker}; echo pwned > ${h.sentinel}/preci
 const checksYaml = (checks: { name: string; run: string; when?: string[]; timeout?: number }[]) =>
   `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`;
 
+/** Someone else's repository in ImplementationExecuting (task 010 in progress), made once per file: `hostile(EXECUTING)`. */
+const EXECUTING = {
+  key: 'executing',
+  setup: (origin: Repo) => {
+    toExecuting(origin, ['Only task']);
+    ok(origin, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+  },
+};
+
 /**
- * Someone else's repository (`h.origin`), in ImplementationExecuting (task 010 in progress), whose
- * committed .sow/config.yaml declares `config`, cloned to a fresh folder as a user would get it.
+ * Someone else's repository (`h.origin`, made with EXECUTING), whose committed .sow/config.yaml
+ * declares `config`, cloned to a fresh folder as a user would get it.
  */
 function cloned(h: Hostile, config: string): Repo {
-  toExecuting(h.origin, ['Only task']);
-  ok(h.origin, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+  expect(h.origin.yaml(taskFile('010')).status, 'made by hostile(EXECUTING)').toBe('in_progress');
   h.write('.sow/config.yaml', config);
   h.commit('a project, with checks');
   const repo = h.clone();
@@ -70,7 +85,7 @@ const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
 
 describe('a cloned repository whose committed check runs anything', () => {
   it('completing a task and sow check run refuse (exit 1, CHECKS_NOT_ALLOWED) and show the command; nothing ran, nothing outside touched', () => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
     const run = pwn(o);
@@ -108,7 +123,7 @@ describe('a cloned repository whose committed check runs anything', () => {
   });
 
   it('control characters in a command are shown escaped, never raw; --json keeps the command exact', () => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const env = { XDG_STATE_HOME: scratch() };
     const run = `echo fine\x1b[2K\r${pwn(o)}\u202e`;
     const repo = cloned(o, checksYaml([{ name: 'pwn', run }]));
@@ -125,7 +140,7 @@ describe('a cloned repository whose committed check runs anything', () => {
 
 describe('sow check allow', () => {
   it('shows the commands; without a terminal it needs --yes (exit 2, nothing recorded); --yes records them; then they run', () => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
     const run = `touch ${o.marker}`;
@@ -185,7 +200,7 @@ describe('sow check allow', () => {
 
   const hasScript = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
   it.skipIf(!hasScript)('on a terminal it asks, and records only on yes', () => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const repo = cloned(o, checksYaml([{ name: 'unit', run: `touch ${o.marker}` }]));
     const onTty = (answer: string) => {
@@ -204,13 +219,12 @@ describe('sow check allow', () => {
     o.untouched();
   });
 
-  it('a changed command is refused again, showing what was allowed; when and timeout may change; a new name is a new check', () => {
-    const o = hostile();
+  it('a changed command is refused again, showing what was allowed', () => {
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
     const repo = cloned(o, checksYaml([{ name: 'unit', run: 'true', when: ['task_complete'] }]));
     ok(repo, ['check', 'allow', '--yes'], { env });
-    ok(repo, ['check', 'run'], { env });
 
     // A pull (or a worker's edit) changes the command: refused, both shown.
     const changed = `true; ${pwn(o)}`;
@@ -220,62 +234,30 @@ describe('sow check allow', () => {
     expect(expectEnvelope(repo.sow(['check', 'run', '--json'], { env })).error.details.checks).toEqual([{ name: 'unit', run: changed, previously: 'true' }]);
     expect(ok(repo, ['check', 'list'], { env }).stdout).toContain('(needed for task_complete; timeout 600 s; changed since you allowed it)');
     o.untouched();
+  });
 
-    // Back to the allowed command, with another when and timeout: still allowed (they do not change what runs).
-    repo.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: 'true', when: ['finalize'], timeout: 5 }]));
-    ok(repo, ['check', 'run'], { env });
-    // The same command under a new name is a new check.
-    repo.write('.sow/config.yaml', checksYaml([{ name: 'unit2', run: 'true' }]));
-    expect(expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env })).toContain('  unit2: true\n');
-    // Allowing it records it beside the earlier one.
-    ok(repo, ['check', 'allow', 'unit2', '--yes'], { env });
-    expect(recordOf(state, repo).checks.map((c: any) => [c.name, c.run])).toEqual([
-      ['unit', 'true'],
-      ['unit2', 'true'],
-    ]);
-    // sow check run <name> needs only the checks it runs.
-    repo.write(
-      '.sow/config.yaml',
+  it('forget withdraws, and says what it did', () => {
+    const o = hostile({ start: EXECUTING });
+    const env = { XDG_STATE_HOME: scratch() };
+    const repo = cloned(
+      o,
       checksYaml([
         { name: 'unit', run: 'true' },
         { name: 'pwn', run: pwn(o) },
       ]),
     );
-    ok(repo, ['check', 'run', 'unit'], { env });
-    expectFails(repo, ['check', 'run', 'pwn'], 1, 'CHECKS_NOT_ALLOWED', { env });
-    o.untouched();
-  });
-
-  it('the record is per repository: another clone of the same repository is asked again; forget withdraws', () => {
-    const o = hostile();
-    const state = scratch();
-    const env = { XDG_STATE_HOME: state };
-    const config = checksYaml([
-      { name: 'unit', run: 'true' },
-      { name: 'pwn', run: pwn(o) },
-    ]);
-    const repo = cloned(o, config);
-    const other = o.clone();
     ok(repo, ['check', 'allow', '--yes'], { env });
-    expectFails(other, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env });
-
     const forgot = ok(repo, ['check', 'forget', 'pwn'], { env });
     expect(forgot.stderr).toBe("Withdrawn: pwn; it runs again only after 'sow check allow'\n");
-    ok(repo, ['check', 'run', 'unit'], { env });
-    expect(expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env })).toContain(`  pwn: ${pwn(o)}\n`);
-    expect(expectFails(repo, ['check', 'forget', 'pwn'], 1, 'CHECK_NOT_ALLOWED_HERE', { env })).toContain("allowed here: unit ('sow check list' shows them)");
     expect(expectEnvelope(ok(repo, ['check', 'forget', '--json'], { env })).data.forgotten).toEqual([{ name: 'unit', run: 'true' }]);
-    expect(recordOf(state, repo), 'an empty record is removed').toBeUndefined();
-    expectFails(repo, ['check', 'run', 'unit'], 1, 'CHECKS_NOT_ALLOWED', { env });
     expect(ok(repo, ['check', 'forget'], { env }).stderr).toBe('Nothing was allowed in this repository\n');
     o.untouched();
   });
 
-  it('SOW_ALLOW_CHECKS=1 runs them without a record (CI); 0 is off; any other value is a usage error', () => {
-    const o = hostile();
+  it('SOW_ALLOW_CHECKS=1 runs them without a record (CI); any other value is a usage error', () => {
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o), when: ['task_complete'] }]));
-    expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '0' } });
     expect(expectFails(repo, ['check', 'run'], 2, 'USAGE', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: 'yes' } })).toBe(
       "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without 'sow check allow' (for CI), or unset it",
     );
@@ -288,10 +270,8 @@ describe('sow check allow', () => {
 });
 
 describe("the record is the person's: read strictly, kept outside the repository", () => {
+  // Every way a record can be damaged, through every use case: in-process (src/app/check-allowance.test.ts).
   const cases: [string, (file: string, repo: Repo) => void, string][] = [
-    ['not JSON', (f) => writeFileSync(f, '{ "version": 1, '), 'it is not valid JSON'],
-    ['another shape', (f) => writeFileSync(f, JSON.stringify({ allowed: 'everything' })), 'it is not a record sow wrote'],
-    ['another repository', (f) => writeFileSync(f, JSON.stringify({ version: 1, repository: '/elsewhere', checks: [] })), 'it names the repository "/elsewhere"'],
     [
       'a command edited without its hash',
       (f) => {
@@ -301,18 +281,9 @@ describe("the record is the person's: read strictly, kept outside the repository
       },
       "checks[0] ('unit'): its sha256 is not the hash of its name and command",
     ],
-    ['too big', (f) => writeFileSync(f, ' '.repeat(300 * 1024)), 'it is 307200 bytes, more than the 262144 such a record can be'],
-    [
-      'a folder',
-      (f) => {
-        rmSync(f);
-        mkdirSync(f);
-      },
-      'it is not a file',
-    ],
   ];
   it.each(cases)('%s: exit 4 (CHECKS_RECORD_INVALID), never read as allowed; nothing ran; allow will not overwrite it', (_label, damage, problem) => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const env = { XDG_STATE_HOME: state };
     const repo = cloned(o, checksYaml([{ name: 'unit', run: pwn(o), when: ['task_complete'] }]));
@@ -338,12 +309,11 @@ describe("the record is the person's: read strictly, kept outside the repository
   });
 
   it('a state folder inside the repository is refused (exit 1): a commit or a worker could write it', () => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o) }]));
     const state = join(realpathSync(repo.dir), 'state');
     const message = expectFails(repo, ['check', 'allow', '--yes'], 1, 'CHECKS_RECORD_IN_REPOSITORY', { env: { XDG_STATE_HOME: state } });
     expect(message).toContain(`sow keeps which checks you allowed in ${state}/sow/allowed-checks, which lies inside this repository`);
-    expectFails(repo, ['check', 'run'], 1, 'CHECKS_RECORD_IN_REPOSITORY', { env: { XDG_STATE_HOME: state } });
     expect(existsSync(state)).toBe(false);
     o.untouched();
   });
@@ -351,7 +321,7 @@ describe("the record is the person's: read strictly, kept outside the repository
 
 describe('the MCP tools refuse the same way (there is no terminal to ask on)', () => {
   it('check_run and task_update to completed: CHECKS_NOT_ALLOWED with the commands, as the CLI; nothing ran', async () => {
-    const o = hostile();
+    const o = hostile({ start: EXECUTING });
     const state = scratch();
     const run = pwn(o);
     const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
