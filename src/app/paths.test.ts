@@ -22,9 +22,10 @@ const world = worlds({
 const links: string[] = [];
 // "… does not exist yet" warnings go to stderr (and are said once per process): the e2e test
 // checks them; here they are kept off the test output.
-beforeEach(() => void vi.spyOn(process.stderr, 'write').mockImplementation(() => true));
+let quiet: { mockRestore(): void } | undefined;
+beforeEach(() => void (quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)));
 afterEach(() => {
-  vi.restoreAllMocks();
+  quiet?.mockRestore();
   for (const dir of links.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
