@@ -208,7 +208,7 @@ async function migrated(scenario: Scenario): Promise<{ w: World; old: Fixture; d
 describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
   const exp = EXPECTED[scenario];
 
-  it('the dry run lists every change, one line each, the new .version last, and writes nothing', async () => {
+  it('the dry run lists every change, one line each, and writes nothing; migrate makes exactly those changes and keeps a byte-identical backup; sow reads the result; a second run has nothing to do', async () => {
     const w = await v1World(scenario);
     const old = loadFixture(scenario);
     expect(exp.tasks === undefined).toBe(!old.files.has(PROJECT));
@@ -230,10 +230,8 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
     expect(w.exists('.sow/.backup')).toBe(false);
     expect(w.read(VERSION).trim()).toBe('1');
     expect([...gitStatus(w)]).toEqual([]);
-  });
 
-  it('migrate converts every state file, as listed, and keeps a byte-identical backup; sow reads it; a second run has nothing to do', async () => {
-    const { w, old, dry, run } = await migrated(scenario);
+    const run = await migrate(w.ctx(), false);
     expect(run.changes).toEqual(dry.changes);
     expect(run.backup).toBe(BACKUP);
     const hasProject = old.files.has(PROJECT);
