@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -89,5 +89,56 @@ describe('folder listings kept by a long-lived process', () => {
     keepTaskIndex();
     expect(listNames(root, DIR, Date.now())).toEqual(['010']);
     expect(listingsKept()).toBe(0);
+  });
+});
+
+// Moved from test/e2e/one-truth.test.ts (which slept until the files settled): here `now` is moved on.
+describe('the index is only a shortcut, never believed over the task file', () => {
+  const INDEX = '.sow/.runtime/tasks.json';
+  const file = () => join(root, DIR, '010', 'state.yaml');
+  const readIndex = () => JSON.parse(readFileSync(join(root, INDEX), 'utf8')) as { entries: unknown[][] };
+  const writeIndex = (data: unknown) => writeFileSync(join(root, INDEX), typeof data === 'string' ? data : JSON.stringify(data));
+  /** The task file, written with an mtime a minute back, so that any later write changes it. */
+  const settledFile = (text: string) => {
+    writeFileSync(file(), text);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(file(), past, past);
+  };
+
+  it('an in-place edit that keeps the size (same inode, only mtime and ctime change) is read again', async () => {
+    settledFile('paused\n');
+    expect(await list(LATER())).toEqual({ names: ['paused'], read: ['010'] });
+    expect(
+      readIndex().entries.map((e) => e[0]),
+      'the index learnt the task',
+    ).toEqual(['010']);
+    expect((await list(LATER())).read).toEqual([]);
+    writeFileSync(file(), 'failed\n');
+    expect(await list(LATER())).toEqual({ names: ['failed'], read: ['010'] });
+  });
+
+  it('a damaged index, or an entry whose stat does not match its file, or whose summary has the wrong shape, is not believed; one that matches is, until the file changes', async () => {
+    settledFile('Two\n');
+    await list(LATER());
+    writeIndex('{"format":1,"entries":');
+    expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
+    // Entries: [id, ino, size, mtime µs, ctime µs, name, status, parallel, agent, …].
+    const forged = readIndex();
+    forged.entries[0]![1] = 1;
+    forged.entries[0]![5] = 'Forged';
+    forged.entries[0]![6] = 'completed';
+    writeIndex(forged);
+    expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
+    const wrongShape = readIndex();
+    wrongShape.entries[0]![6] = 'nonsense';
+    writeIndex(wrongShape);
+    expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
+    // The right shape and a matching stat: believed, the index being a cache of the file keyed by its stat.
+    const other = readIndex();
+    other.entries[0]![5] = 'Believed while the file is unchanged';
+    writeIndex(other);
+    expect(await list(LATER())).toEqual({ names: ['Believed while the file is unchanged'], read: [] });
+    writeFileSync(file(), 'Tw0\n');
+    expect(await list(LATER())).toEqual({ names: ['Tw0'], read: ['010'] });
   });
 });

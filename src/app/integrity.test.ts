@@ -293,7 +293,38 @@ describe('state files are validated on every read and never overwritten when inv
   });
 });
 
-// Moved from test/e2e/integrity.test.ts, which keeps three commands of it (stderr and --json).
+// Moved from test/e2e/integrity.test.ts, which keeps one of them on the command line.
+describe('YAML syntax errors', () => {
+  it('name the line and column, for every use case that reads the file', async () => {
+    const w = await world('planning');
+    const good = w.read(PROJECT).split('\n');
+    const cases: { line: number; text: string }[] = [
+      { line: good.findIndex((l) => l.startsWith('description:')) + 1, text: 'description: "unterminated' },
+      { line: good.findIndex((l) => l.startsWith('  review:')) + 3, text: '   misaligned: 1' },
+      { line: good.findIndex((l) => l.startsWith('  implementation:')) + 2, text: '\tenabled: true' },
+    ];
+    for (const { line, text } of cases) {
+      expect(line).toBeGreaterThan(1);
+      await withEdited(w, [PROJECT], async () => {
+        const lines = [...good];
+        lines[line - 1] = text;
+        writeFileSync(join(w.dir, PROJECT), lines.join('\n'));
+        const messages = await refusedBy(
+          w,
+          [
+            ['task list', () => listTasks(w.ctx())],
+            ['project status', () => projectStatus(w.ctx())],
+          ],
+          PROJECT,
+          undefined,
+        );
+        for (const m of messages) expect(m, JSON.stringify(text)).toMatch(new RegExp(`not valid YAML at line ${line}, column \\d+`));
+      });
+    }
+  });
+});
+
+// Moved from test/e2e/integrity.test.ts, which keeps a read and a write of it (stderr and --json).
 describe('initialised means initialised', () => {
   it('a .sow/ holding only runtime files is not a workspace: every use case says to run sow init, and initialises nothing; project new initialises by itself', async () => {
     const w = await world('bare');

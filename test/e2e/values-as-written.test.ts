@@ -1,13 +1,14 @@
 /**
- * Values as a person wrote them: a hand-edited task or project file keeps every value a write did
- * not change byte for byte (number spellings, tags, anchors and aliases, flow style, block
- * scalars, quotes, comments); `--json` prints what the file holds (`.inf` as ".inf", an integer
- * beyond 2^53 digit for digit); and YAML built to exhaust sow (an alias bomb, nesting deep enough
- * to overflow the stack, an alias inside its own anchor) is refused with exit 4 in a cloned
- * repository, promptly, touching nothing.
+ * Values as a person wrote them, through the built CLI: a hand-edited task file keeps every value
+ * a write did not change byte for byte; `--json` and text output print what the file holds
+ * (`.inf` as ".inf", an integer beyond 2^53 digit for digit); and YAML built to exhaust sow (an
+ * alias bomb, nesting deep enough to overflow the stack, an alias inside its own anchor) is
+ * refused with exit 4 in a cloned repository, without a stack trace, touching nothing. Status
+ * changes, aliases and hand-edited project files written through, and every use case refusing
+ * each hostile file: in-process (src/app/values-as-written.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { ok, PROJECT, taskFile, toExecuting, useRepos, type Repo } from './harness.js';
+import { ok, taskFile, toExecuting, useRepos, type Repo } from './harness.js';
 import { useHostile } from './hostile.js';
 
 const fresh = useRepos();
@@ -65,29 +66,16 @@ function withTimesOf(text: string, like: string): string {
 }
 
 describe('a write leaves every value it did not change as written', () => {
-  it('task set on a hand-edited task file: only the changed lines change, byte for byte', () => {
+  it('task set on a hand-edited task file: only the changed lines change, byte for byte; the values read as written', () => {
     const repo = fresh();
     toExecuting(repo);
     const before = handEditTask(repo);
 
     ok(repo, ['task', 'set', '--id', '010', 'metadata.reviewer', 'alice']);
-    let after = repo.read(taskFile('010'));
+    const after = repo.read(taskFile('010'));
     expect(after).not.toBe(before); // updated_at moved on
     expect(after).toBe(withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"));
 
-    const second = after;
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    after = repo.read(taskFile('010'));
-    const started = /^started_at: .*$/m.exec(after)?.[0];
-    expect(started).toBeDefined();
-    // status changes in place; started_at is added at the end of the map, after the metadata.
-    expect(after).toBe(
-      withTimesOf(second, after)
-        .replace(/^status: pending$/m, 'status: in_progress')
-        .replace('  reviewer: alice\n', `  reviewer: alice\n${started}\n`),
-    );
-
-    // And the values read as written.
     const meta = ok(repo, ['task', 'get', '--id', '010', 'metadata', '--json']);
     expect(meta.stdout).toContain('"big":9999999999999999,"bigger":12345678901234567890,');
     expect(meta.json!.data.value).toMatchObject({
@@ -111,40 +99,6 @@ describe('a write leaves every value it did not change as written', () => {
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.bigger']).stdout).toBe('12345678901234567890\n');
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.ninf']).stdout).toBe('-.inf\n');
   });
-
-  it('a value changed under an alias is written out; its anchor and everything else stay', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const before = handEditTask(repo);
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.alias.x', '5']);
-    const after = repo.read(taskFile('010'));
-    expect(after).toBe(withTimesOf(before, after).replace('  alias: *A\n', '  alias: {x: 5, "y": [1, 2]}\n'));
-    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.anchor.x']).stdout).toBe('1\n');
-  });
-
-  it('phase set on a hand-edited project file: comments, anchors, aliases and flow entries stay', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const sowWrote = repo.read(PROJECT);
-    // A person anchors the first `by:` and aliases the others, writes one history entry in flow
-    // style, and comments the file.
-    let n = 0;
-    const edited = `# The project, edited by hand\n${sowWrote
-      .replace(/^(\s+)by: user$/gm, (_m, indent: string) => `${indent}by: ${n++ === 0 ? '&who user' : '*who'}`)
-      .replace(
-        / {4}- from: NoProject\n {6}to: PlanningActive\n {6}event: project_init\n {6}at: ("[^"]+")\n {6}by: &who user\n/,
-        '    - {from: NoProject, to: PlanningActive, event: project_init, at: $1, by: &who user} # the start\n',
-      )
-      .replace(/^( {6})tasks_approved: true$/m, '$1tasks_approved: yes_they_are  # see the call notes')}`;
-    expect(edited).toContain('{from: NoProject');
-    expect(edited).toContain('*who');
-    repo.write(PROJECT, edited);
-
-    ok(repo, ['phase', 'set', 'metadata.reviewer', 'alice']);
-    const after = repo.read(PROJECT);
-    expect(after).toBe(withTimesOf(edited, after).replace('tasks_approved: yes_they_are  # see the call notes\n', 'tasks_approved: yes_they_are  # see the call notes\n      reviewer: alice\n'));
-    expect(ok(repo, ['status', '--json']).json!.data.state).toBe('ImplementationExecuting');
-  });
 });
 
 describe('--json prints the values a file holds', () => {
@@ -160,15 +114,6 @@ describe('--json prints the values a file holds', () => {
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.inf']).stdout).toBe('.inf\n');
     expect(ok(repo, ['task', 'get', '--id', '010']).stdout).toContain('  inf: .inf\n  ninf: -.inf\n  nan: .nan\n  big: 12345678901234567890\n');
   });
-
-  it('an integer beyond 2^53 where a number is wanted reads as before and stays as written', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const text = repo.read(taskFile('010')).replace(/^iteration: 1$/m, 'iteration: 12345678901234567890 # huge');
-    repo.write(taskFile('010'), text);
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
-    expect(repo.read(taskFile('010'))).toContain('iteration: 12345678901234567890 # huge\n');
-  });
 });
 
 /** YAML that would exhaust a reader: each refused at once with exit 4. */
@@ -183,51 +128,68 @@ const EXHAUSTING: { name: string; yaml: string; message: RegExp }[] = [
   { name: 'an alias inside its own anchor', yaml: 'loop: &l [1, *l]', message: /alias \*l \(line \d+, column \d+\) inside the value its anchor names/ },
 ];
 
+/** The task file of a committed project, with `yaml` in its metadata, met in a fresh clone. */
+function clonedWithTask(yaml: string) {
+  const h = hostile();
+  toExecuting(h.origin);
+  const indented = yaml
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+  h.write(taskFile('010'), h.origin.read(taskFile('010')).replace(/^metadata: \{\}$/m, `metadata:\n${indented}`));
+  h.commit();
+  return { h, clone: h.clone() };
+}
+
+/** `sow <args>` exits 4 naming `file`, with `message`, and no stack trace. */
+function expectExhausting(clone: Repo, args: string[], message: RegExp, file: string): void {
+  const r = clone.sow(args);
+  expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(4);
+  const text = args.includes('--json') ? r.json!.error!.message : r.stderr;
+  expect(text).toMatch(message);
+  expect(text).toContain(file);
+  expect(r.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
+}
+
+// Every use case that reads the file, for every attack: in-process (src/app/values-as-written.test.ts).
 describe('YAML built to exhaust sow is refused, exit 4, in a cloned repository', () => {
   for (const attack of EXHAUSTING) {
-    it(`${attack.name} in a committed task file: every read refuses it, nothing changes`, () => {
-      const h = hostile();
-      toExecuting(h.origin);
-      const indented = attack.yaml
-        .split('\n')
-        .map((l) => `  ${l}`)
-        .join('\n');
-      h.write(taskFile('010'), h.origin.read(taskFile('010')).replace(/^metadata: \{\}$/m, `metadata:\n${indented}`));
-      h.commit();
-      const clone = h.clone();
+    it(`${attack.name} in a committed task file: a read refuses it, nothing changes`, () => {
+      const { h, clone } = clonedWithTask(attack.yaml);
       const before = clone.snapshot();
-      for (const args of [['task', 'list'], ['status'], ['project', 'continue'], ['task', 'get', '--id', '010', '--json'], ['task', 'set', '--id', '010', 'status', 'in_progress']]) {
-        const r = clone.sow(args);
-        expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(4);
-        const text = args.includes('--json') ? r.json!.error!.message : r.stderr;
-        expect(text).toMatch(attack.message);
-        expect(text).toContain(taskFile('010'));
-        expect(r.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
-      }
-      expect(clone.snapshot()).toEqual(before);
-      h.untouched();
-    });
-
-    it(`${attack.name} in .sow/config.yaml: refused, exit 4`, () => {
-      const h = hostile();
-      toExecuting(h.origin);
-      h.write('.sow/config.yaml', `${attack.yaml}\n`);
-      h.commit();
-      const clone = h.clone();
-      const before = clone.snapshot();
-      for (const args of [
-        ['check', 'list'],
-        ['check', 'list', '--json'],
-      ]) {
-        const r = clone.sow(args);
-        expect(r.code, `sow ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(4);
-        const text = args.includes('--json') ? r.json!.error!.message : r.stderr;
-        expect(text).toMatch(attack.message);
-        expect(text).toContain('.sow/config.yaml');
-        expect(r.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
-      }
+      expectExhausting(clone, ['task', 'list'], attack.message, taskFile('010'));
       expect(clone.snapshot()).toEqual(before);
       h.untouched();
     });
   }
+
+  it('an alias bomb in a committed task file: refused by a read with --json and by a write, nothing changes', () => {
+    const attack = EXHAUSTING[0]!;
+    const { h, clone } = clonedWithTask(attack.yaml);
+    const before = clone.snapshot();
+    for (const args of [
+      ['task', 'get', '--id', '010', '--json'],
+      ['task', 'set', '--id', '010', 'status', 'in_progress'],
+    ])
+      expectExhausting(clone, args, attack.message, taskFile('010'));
+    expect(clone.snapshot()).toEqual(before);
+    h.untouched();
+  });
+
+  it(`${EXHAUSTING[1]!.name} in .sow/config.yaml: refused, exit 4, in text and --json`, () => {
+    const attack = EXHAUSTING[1]!;
+    const h = hostile();
+    toExecuting(h.origin);
+    h.write('.sow/config.yaml', `${attack.yaml}\n`);
+    h.commit();
+    const clone = h.clone();
+    const before = clone.snapshot();
+    for (const args of [
+      ['check', 'list'],
+      ['check', 'list', '--json'],
+    ])
+      expectExhausting(clone, args, attack.message, '.sow/config.yaml');
+    expect(clone.snapshot()).toEqual(before);
+    h.untouched();
+  });
 });
