@@ -12,12 +12,15 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { refused, said, T0, TASK_LIST, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { fakes } from '../../test/inproc-fakes.js';
 import { advanceProject } from './advance.js';
+import { resumeAgent, spawnAgent } from './agents.js';
 import { addArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
 import { setTaskFieldChecked } from './checks.js';
 import { getPhaseField, setPhaseField } from './phase.js';
 import { deleteProject, newProject } from './project.js';
+import { agentReport } from './report.js';
 import { continueProject, projectStatus } from './status.js';
 import { abandonTask, addTask, claimNext, getTask, listTasks, nextTasks, setTaskField } from './task.js';
 
@@ -54,6 +57,40 @@ describe('work on a task starts and ends only after its dependencies', () => {
     await setTaskField(ctx, '010', 'status', 'completed');
     await setTaskField(ctx, '020', 'status', 'in_progress');
     await setTaskField(ctx, '020', 'status', 'needs_review');
+  });
+});
+
+describe('every path a status changes by waits for the dependencies', () => {
+  it('agent report: a worker cannot report needs_review past a pending dependency; the hint says what it can do (no --force for a worker)', async () => {
+    const w = await world('chained');
+    await setTaskField(w.ctx(), '020', 'status', 'in_progress', { force: true });
+    const worker = w.as('implementer-1', '020');
+    const text = said(await refused(w, () => agentReport(worker, 'needs_review', 'done'), 'TASK_BLOCKED', 3));
+    expect(text).toContain('task 020 cannot go to review: it depends on 010 (pending)');
+    expect(text).toContain("report 'paused' with the reason until then");
+    expect(text).not.toContain('--force');
+    await agentReport(worker, 'paused', 'waiting for 010');
+    expect(w.yaml(taskFile('020')).status).toBe('paused');
+  });
+
+  it('agent resume: resuming a paused task whose dependency is pending is refused before any CLI runs; --force resumes', async () => {
+    const w = await world('chained');
+    const f = fakes();
+    const opts = { verbose: false, quiet: false, say: () => undefined };
+    const ctx = w.ctx(f.env);
+    // A forced worker that ends without a report, then is paused by the orchestrator.
+    await spawnAgent(ctx, 'implementer', '020', { ...opts, force: true });
+    await setTaskField(w.ctx(), '020', 'status', 'paused');
+    const e = await refused(w, () => resumeAgent(ctx, { kind: 'task', id: '020' }, 'go on', opts), 'TASK_BLOCKED', 3);
+    expect(e.message).toBe('task 020 cannot start: it depends on 010 (pending)');
+    expect(e.hint).toBe('finish or abandon 010 first, or pass --force to resume it anyway');
+    expect(
+      f.calls().filter((c) => c.resuming),
+      'no worker was resumed',
+    ).toEqual([]);
+    await resumeAgent(ctx, { kind: 'task', id: '020' }, 'go on', { ...opts, force: true });
+    expect(f.calls().filter((c) => c.resuming)).toHaveLength(1);
+    expect(w.yaml(taskFile('020')).status).toBe('in_progress');
   });
 });
 
