@@ -1,7 +1,8 @@
 /**
- * The standard lifecycle's review-fail loop in-process: what a failed review reopens, what it
- * keeps, and which review decides afterwards. The specification's example, command for command
- * with what each command prints, is test/e2e/lifecycle.test.ts.
+ * The standard lifecycle in-process: the review-fail loop (what a failed review reopens, what it
+ * keeps, and which review decides afterwards), a project without planning walked to its end, and
+ * which phases run being settled when the project starts. The specification's example, command
+ * for command with what each command prints, is test/e2e/lifecycle.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { AppContext } from './context.js';
@@ -9,7 +10,8 @@ import { PROJECT, refused, toExecuting, worlds, type World } from '../../test/in
 import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { getPhaseField, setPhaseField } from './phase.js';
-import { projectHistory } from './project.js';
+import { newProject, projectHistory } from './project.js';
+import { projectStatus } from './status.js';
 import { addTask, listTasks, setTaskField } from './task.js';
 
 const world = worlds({
@@ -151,5 +153,57 @@ describe('the review-fail loop', () => {
       // Every task is already completed, so review can start again at once.
       await advanceTo(ctx, 'ReviewActive');
     }
+  });
+});
+
+describe('without planning', () => {
+  it('the disabled phase takes no artifacts; the rest of the lifecycle runs, planning staying disabled and pending', async () => {
+    const w = await world('init');
+    const ctx = ticking(w);
+    await newProject(ctx, { name: 'quick-fix', description: 'Small fix', planning: false });
+    expect((await getPhaseField(ctx, 'enabled', 'planning')).value).toBe(false);
+    const e = await refused(w, () => addArtifact(ctx, { kind: 'phase', phase: 'planning' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} }), 'PHASE_NOT_ACTIVE', 3);
+    expect(e.message).toContain('planning');
+    expect((await addTask(ctx, { name: 'Fix it', agent: 'implementer' })).id).toBe('010');
+    await setPhaseField(ctx, 'tasks_approved', 'true');
+    await advanceTo(ctx, 'ImplementationExecuting');
+    await setTaskField(ctx, '010', 'status', 'completed');
+    await advanceTo(ctx, 'ReviewActive');
+    w.write('.sow/project/review/report.md', '# Review\n');
+    await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
+    await advanceTo(ctx, 'FinalizeDocumentation');
+    const s = w.yaml(PROJECT);
+    expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
+    expect(s.phases.planning.started_at).toBeUndefined();
+    expect(s.phases.implementation.status).toBe('completed');
+    expect(s.phases.review.status).toBe('completed');
+    expect((await projectStatus(ctx)).phases.find((p) => p.name === 'planning')).toMatchObject({ enabled: false, status: 'pending' });
+  });
+});
+
+describe('which phases run is settled when the project starts', () => {
+  it("'phase set enabled' cannot skip or revive a phase afterwards; each refusal says why, and the value a phase has is accepted", async () => {
+    const w = await world('init');
+    const ctx = w.ctx();
+    await newProject(ctx, { name: 'quick-fix', description: 'Small fix', planning: false });
+    const enable = (phaseName: string, value: string) => () => setPhaseField(ctx, 'enabled', value, phaseName);
+    const revived = await refused(w, enable('planning', 'true'), 'READ_ONLY_FIELD', 1);
+    expect(revived.message).toContain('which phases run is settled when the project starts, and the lifecycle has already passed the planning phase');
+    expect(revived.hint).toContain("'sow project new <name> --no-planning'");
+    for (const [name, why] of [
+      ['implementation', 'the implementation phase always runs: its tasks are the change the project makes'],
+      ['review', 'the review phase always runs: every change is reviewed before it is finalized'],
+      ['finalize', 'the finalize phase always runs: the project ends there (its checks must pass on the finished code'],
+    ] as const) {
+      expect(`${(await refused(w, enable(name, 'false'), 'READ_ONLY_FIELD', 1)).message}`, name).toContain(why);
+    }
+    expect(await setPhaseField(ctx, 'enabled', 'false', 'planning')).toMatchObject({ phase: 'planning', field: 'enabled', value: false });
+    expect(w.yaml(PROJECT).phases.planning).toMatchObject({ enabled: false, status: 'pending' });
+
+    // A project that plans cannot drop planning once it has started.
+    const other = await world('init');
+    await newProject(other.ctx(), { name: 'planned', description: 'Planned', planning: true });
+    const dropped = await refused(other, () => setPhaseField(other.ctx(), 'enabled', 'false', 'planning'), 'READ_ONLY_FIELD', 1);
+    expect(`${dropped.message}\n${dropped.hint}`).toContain('the planning phase has already started');
   });
 });

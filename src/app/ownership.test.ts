@@ -1,13 +1,28 @@
+/**
+ * Who owns a task, in-process: a worker owner judged by its pid only in its own pid namespace,
+ * the task such an owner holds (not ready, finished only with --force), and the tasks a worker may
+ * be spawned on (not a finished one, not before the project executes tasks, --next past a claim).
+ * Spawned workers, their late writes and claims raced by real processes are
+ * test/e2e/ownership.test.ts.
+ */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { fakes } from '../../test/inproc-fakes.js';
 import { BOOT, PIDNS } from '../adapters/liveness.js';
 import type { Owner } from '../domain/schemas.js';
-import { ownerLive, workerOwner } from './ownership.js';
+import { spawnAgent, type AgentRunOptions } from './agents.js';
+import { workerOwner, ownerLive } from './ownership.js';
+import { agentReport } from './report.js';
+import { newProject } from './project.js';
+import { abandonTask, addTask, claimNext, nextTasks, setTaskField } from './task.js';
 
 const linux = process.platform === 'linux';
 const NOW = '2026-11-28T00:00:00.000Z';
 const startOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]);
+
+const world = worlds({ two: (w) => toExecuting(w, ['A', 'B']) });
 
 describe('a worker owner is judged by its pid only in its own pid namespace', () => {
   it('records the pid namespace with the pid', () => {
@@ -22,5 +37,79 @@ describe('a worker owner is judged by its pid only in its own pid namespace', ()
     const { pidns: _, ...withoutNamespace } = sandboxed;
     expect(ownerLive(withoutNamespace, NOW), 'looked up, pid 1 out here is another process: gone').toBe(false);
     expect(ownerLive({ ...sandboxed, pidns: PIDNS! }, NOW), 'in our namespace: looked up, gone').toBe(false);
+  });
+
+  it.skipIf(!linux)('its task is owned, not ready; finishing it needs --force, which retires the owner', async () => {
+    const w = await world('two');
+    const stat = readFileSync('/proc/1/stat', 'utf8');
+    // Out here pid 1 is another process (another start time): looked up, the owner would read as gone.
+    const pstart = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) + 1;
+    const text = w
+      .read(taskFile('010'))
+      .replace(
+        'metadata: {}',
+        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: 1\n  host: ${hostname()}\n  boot: ${BOOT}\n  pstart: ${pstart}\n  pidns: "pid:[4026530000]"\n  since: "2026-11-26T00:00:00.000Z"`,
+      );
+    w.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
+    expect(
+      (await nextTasks(w.ctx())).map((t) => t.id),
+      'owned, not ready',
+    ).toEqual(['020']);
+    expect(said(await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_OWNED', 1))).toContain('implementer-7 (a worker run by pid 1');
+    await setTaskField(w.ctx(), '010', 'status', 'completed', { force: true });
+    expect(w.yaml(taskFile('010')).retired_owners).toEqual(['implementer-7']);
+  });
+});
+
+describe('the tasks a worker may be spawned on', () => {
+  const setup = async (w: World) => {
+    const f = fakes();
+    const opts: AgentRunOptions = { verbose: false, quiet: false, say: () => undefined };
+    return { f, opts, ctx: () => w.ctx(f.env) };
+  };
+
+  it('not a completed or an abandoned one (a worker would reopen it); --force spawns anyway', async () => {
+    const w = await world('two');
+    const s = await setup(w);
+    await setTaskField(w.ctx(), '010', 'status', 'completed');
+    await abandonTask(w.ctx(), '020');
+    for (const [id, status] of [
+      ['010', 'completed'],
+      ['020', 'abandoned'],
+    ] as const) {
+      const e = await refused(w, () => spawnAgent(s.ctx(), 'implementer', id, s.opts), 'TASK_BLOCKED', 3);
+      expect(e.message).toBe(`task ${id} is ${status}; a worker would reopen it`);
+      expect(e.hint).toContain('--force');
+    }
+    expect(s.f.calls(), 'no CLI ran').toEqual([]);
+    await spawnAgent(s.ctx(), 'implementer', '010', { ...s.opts, force: true });
+    expect(s.f.calls()).toHaveLength(1);
+  });
+
+  it('not before the project executes tasks, also by --next, with the sow advance that gets there; --force spawns anyway', async () => {
+    const w = await world('init');
+    const s = await setup(w);
+    await newProject(w.ctx(), { name: 'demo', description: 'd', planning: false });
+    await addTask(w.ctx(), { name: 'A', agent: 'implementer' });
+    const e = await refused(w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'NOT_EXECUTING', 3);
+    expect(e.message).toBe('task 010 cannot get a worker now: the project is in ImplementationPlanning, and workers run tasks in ImplementationExecuting');
+    expect(e.hint).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
+    expect(e.hint).toContain('tasks_approved true');
+    await refused(w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }), 'NOT_EXECUTING', 3);
+    expect(s.f.calls()).toEqual([]);
+    await spawnAgent(s.ctx(), 'implementer', '010', { ...s.opts, force: true });
+    expect(s.f.calls()).toHaveLength(1);
+  });
+
+  it('--next passes over a task claimed by someone, and with none ready it is NO_READY_TASK', async () => {
+    const w = await world('two');
+    const s = await setup(w);
+    await claimNext(w.ctx(), { owner: 'human' });
+    const r = await spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true });
+    expect(r.task).toBe('020');
+    expect(s.f.calls()[0]!.env['SOW_TASK_ID']).toBe('020');
+    // What the fake worker of the command line does when it is done (here it cannot call sow).
+    await agentReport(w.as('implementer-1', '020'), 'needs_review', undefined);
+    await refused(w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }), 'NO_READY_TASK', 1);
   });
 });

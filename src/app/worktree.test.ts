@@ -74,8 +74,37 @@ describe('worktree add', () => {
     w.git(['commit', '-q', '-m', 'first']);
     expect(await addWorktreeFor(w.ctx(), 'feat/second')).toMatchObject({ created_from: 'main', base_kind: 'default' });
     expect(w.exists(`${WT('feat/second')}/src/first.ts`)).toBe(false);
+    // The second project records main as its base, as it would have been started from main.
+    await newProject(w.ctx({}, WT('feat/second')), { name: 'second', description: 'x', planning: true });
+    expect(w.yaml(`${WT('feat/second')}/.sow/project/state.yaml`).base_branch).toBe('main');
     const nested = await addWorktreeFor(w.ctx({}, WT('feat/second')), 'feat/third');
     expect(nested.rel).toBe(WT('feat/third'));
+    // --from still picks the base.
+    expect(await addWorktreeFor(w.ctx(), 'feat/fourth', 'feat/first')).toMatchObject({ created_from: 'feat/first', base_kind: 'from' });
+    expect(w.git(['rev-parse', 'feat/fourth'])).toBe(w.git(['rev-parse', 'feat/first']));
+  });
+
+  it('the default branch is what origin/HEAD names (a local branch of that name, else the remote one); without any, the branch checked out', async () => {
+    const w = await world('withSow');
+    w.git(['checkout', '-q', '-b', 'trunk']);
+    w.write('src/trunk.ts', 'trunk\n');
+    w.git(['add', 'src']);
+    w.git(['commit', '-q', '-m', 'trunk']);
+    w.git(['update-ref', 'refs/remotes/origin/trunk', 'trunk']);
+    w.git(['symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/trunk']);
+    w.git(['checkout', '-q', 'main']);
+    expect(await addWorktreeFor(w.ctx(), 'feat/x')).toMatchObject({ created_from: 'trunk', base_kind: 'default' });
+    expect(w.git(['rev-parse', 'feat/x'])).toBe(w.git(['rev-parse', 'trunk']));
+    // Only the remote branch: it is the base.
+    w.git(['branch', '-q', '-D', 'trunk']);
+    expect(await addWorktreeFor(w.ctx(), 'feat/y')).toMatchObject({ created_from: 'origin/trunk', base_kind: 'default' });
+    expect(w.git(['rev-parse', 'feat/y'])).toBe(w.git(['rev-parse', 'refs/remotes/origin/trunk']));
+
+    // No origin/HEAD, no main or master: the branch checked out.
+    const other = await world('withSow');
+    other.git(['checkout', '-q', '-b', 'dev']);
+    other.git(['branch', '-q', '-D', 'main']);
+    expect(await addWorktreeFor(other.ctx(), 'feat/z')).toMatchObject({ created_from: 'dev', base_kind: 'checked-out' });
   });
 
   it('refusals: a branch checked out already, a bad name, --from with an existing branch, an unknown base, no sow', async () => {
