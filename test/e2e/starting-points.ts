@@ -9,24 +9,38 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { makeRepo, type Repo, type RepoOptions } from './harness.js';
 
+export interface StartingPoint {
+  /** A copy of the starting point, removed after the test. */
+  (): Repo;
+  /** The folder of the starting point itself, made at the first call. */
+  made(): string;
+}
+
+/** A copy of the repository in `from`, in a new folder, as `makeRepo` gives it (`fresh` registers it for removal). */
+function copyOf(from: string, fresh: (opts?: RepoOptions) => Repo = makeRepo): Repo {
+  const dir = mkdtempSync(join(tmpdir(), 'sow-e2e-'));
+  cpSync(from, dir, { recursive: true, verbatimSymlinks: true });
+  const copy = fresh({ dir, existing: true });
+  copy.git(['status', '--porcelain']); // refreshes git's index for the new folder
+  return copy;
+}
+
 /**
  * `startingPoint(fresh, build)` gives a function that returns a copy of the repository `build`
- * brought to its state (built at the first call, through `fresh()`'s repository); each copy is
- * registered with `fresh` (e.g. `useRepos()`) so it goes after its test.
+ * brought to its state (built at the first call, in a fresh repository, or in a copy of the
+ * starting point `from`); each copy is registered with `fresh` (e.g. `useRepos()`) so it goes
+ * after its test.
  */
-export function startingPoint(fresh: (opts?: RepoOptions) => Repo, build: (repo: Repo) => void): () => Repo {
+export function startingPoint(fresh: (opts?: RepoOptions) => Repo, build: (repo: Repo) => void, from?: StartingPoint): StartingPoint {
   let made: Repo | undefined;
   afterAll(() => made?.cleanup());
-  return () => {
+  const ensure = (): string => {
     if (!made) {
-      const repo = makeRepo();
+      const repo = from ? copyOf(from.made()) : makeRepo();
       build(repo);
       made = repo;
     }
-    const dir = mkdtempSync(join(tmpdir(), 'sow-e2e-'));
-    cpSync(made.dir, dir, { recursive: true, verbatimSymlinks: true });
-    const copy = fresh({ dir, existing: true });
-    copy.git(['status', '--porcelain']); // refreshes git's index for the new folder
-    return copy;
+    return made.dir;
   };
+  return Object.assign(() => copyOf(ensure(), fresh), { made: ensure });
 }
