@@ -111,8 +111,7 @@ function addUnits(repo: Repo): void {
 
 function specify(repo: Repo, id: string): void {
   repo.write(`.sow/project/units/${id}.md`, SPECS[id]!);
-  ok(repo, ['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`]);
-  ok(repo, ['task', 'output', 'set', '--id', id, '--index', '0', 'approved', 'true']);
+  ok(repo, ['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`, '--approved', 'true']);
   ok(repo, ['task', 'set', '--id', id, 'status', 'completed']);
 }
 
