@@ -1,8 +1,10 @@
 /**
  * The iterative type's gaps in-process: one iteration count in every view (the log, status,
  * export, next and continue), a review's --phases naming only work phases, the export of a
- * maximum not set yet, and plan.md following the domain and the description. The refusals as the
- * command line words them (error and hint on stderr) are test/e2e/iterative-gaps.test.ts.
+ * maximum not set yet, plan.md following the domain and the description, the variants of an
+ * unfinished brief and of a pass without its output, and the notes of a failed review that
+ * reopens a phase with no iteration left. One of each refusal as the command line words it (error
+ * and hint on stderr) is test/e2e/iterative-gaps.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, said, typeCommand, worlds, type World } from '../../test/inproc.js';

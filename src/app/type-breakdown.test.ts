@@ -1,5 +1,5 @@
 /**
- * The breakdown type in-process: its guards on the way to Publishing, publishing units as files,
+ * The breakdown type in-process: its guards on the way to Publishing and out of it, publishing units as files,
  * and specs that lead out of the repository never published. The repositories here have no
  * GitHub remote, so a publication that reached for GitHub would be refused with another code.
  * Issues through a fake gh are test/e2e/type-breakdown.test.ts.
