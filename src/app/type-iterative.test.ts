@@ -522,6 +522,15 @@ describe('iter next and recovery', () => {
 const blockedAdvance = async (w: World) => said(await refusedBy(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
 
 describe('the walk: brief and plan', () => {
+  it('an iter/ branch implies the type: its documents, the brief recorded as the output of discover, not approved', async () => {
+    const w = await world();
+    w.git(['checkout', '-q', '-b', 'iter/x']);
+    await newProject(w.ctx(), { name: 'x', description: 'X', planning: true });
+    expect(w.yaml(PROJECT)).toMatchObject({ type: 'iterative', branch: 'iter/x', statechart: { current_state: 'DiscoverActive' } });
+    expect(w.yaml(PROJECT).phases.discover.outputs).toEqual([{ type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO }]);
+    for (const f of ['brief.md', 'context.md', 'progress.md', 'guardrails.md']) expect(w.exists(`${P}/${f}`), f).toBe(true);
+  });
+
   it('DiscoverActive: the brief approved or the advance names the command; work phases belong to planning', async () => {
     const w = await world();
     const ctx = w.ctx();
