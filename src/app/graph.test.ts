@@ -1,6 +1,6 @@
 /** `sow graph` and `sow schema` data, and the shared result shapes, in-process. */
 import { describe, expect, it } from 'vitest';
-import { PROJECT, refused, toExecuting, worlds } from '../../test/inproc.js';
+import { PROJECT, refused, toExecuting, toImplementationPlanning, worlds } from '../../test/inproc.js';
 import { lifecycleOf, tasksGraphOf } from './graph.js';
 import { artifactListData, claimData, taskSetData } from './results.js';
 import { jsonSchemaOf } from './schema.js';
@@ -55,6 +55,12 @@ describe('graph tasks', () => {
     });
     const init = await world('init');
     await refused(init, () => tasksGraphOf(init.dir), 'NO_PROJECT', 1);
+  });
+
+  it('a project without tasks: no nodes, no edges', async () => {
+    const w = await world('init');
+    await toImplementationPlanning(w);
+    expect(await tasksGraphOf(w.dir)).toEqual({ nodes: [], edges: [] });
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * The iterative type's gaps in-process: one iteration count in every view (the log, status,
  * export, next and continue), a review's --phases naming only work phases, the export of a
- * maximum not set yet, and plan.md following the domain and the description. The refusals as the
- * command line words them (error and hint on stderr) are test/e2e/iterative-gaps.test.ts.
+ * maximum not set yet, plan.md following the domain and the description, the variants of an
+ * unfinished brief and of a pass without its output, and the notes of a failed review that
+ * reopens a phase with no iteration left. One of each refusal as the command line words it (error
+ * and hint on stderr) is test/e2e/iterative-gaps.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, said, typeCommand, worlds, type World } from '../../test/inproc.js';
@@ -143,5 +145,74 @@ describe('what the iterative-work format asks for', () => {
     // So does the title.
     await setProjectField(ctx, 'description', 'Survey of JWT libraries');
     expect(w.read(PLAN)).toMatch(/^# Survey of JWT libraries - Phases\n/);
+  });
+});
+
+// Moved from test/e2e/iterative-gaps.test.ts, which keeps one refusal of each as the command line
+// words it.
+
+describe('approvals vouch only for finished content: the variants', () => {
+  it("a brief half filled in names only the placeholders left, also when recorded again approved; braces of the person's own are no placeholders", async () => {
+    const w = await world('started');
+    const ctx = w.ctx();
+    w.write(BRIEF, `${FILLED}- {Criterion 2}\n`);
+    expect(said(await refused(w, () => setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true'), 'ARTIFACT_UNFINISHED', 1))).toContain("still holds the template's placeholder '{Criterion 2}'\n");
+    await refused(w, () => addArtifact(ctx, phase, 'outputs', { type: 'brief', path: 'brief.md', approved: 'true', extra: {} }), 'ARTIFACT_UNFINISHED', 1);
+    w.write(BRIEF, `${FILLED}\n## Notes\nTokens look like {"alg": "ES256"}.\n`);
+    await setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true');
+    expect(w.yaml(PROJECT).phases.discover.outputs[0].approved).toBe(true);
+    expect(await advanceProject(ctx, undefined, false)).toEqual({ from: 'DiscoverActive', to: 'PlanActive', event: 'brief_approved', dryRun: false, projectRemoved: false });
+  });
+
+  it("iter verify --pass is refused while the phase's output does not exist, the phase still verifying; --fail is not; written, it passes", async () => {
+    const w = await world('executing');
+    await log(w, 'R1', 'None', '--signal');
+    await log(w, 'R1', 'None');
+    expect(wp(w, 'R1').status).toBe('verifying');
+    expect(said(await refused(w, () => typeCommand(w.ctx(), ['iter', 'verify', 'R1', '--pass']), 'WORK_PHASE_OUTPUT_MISSING', 3))).toContain(
+      'cannot pass R1: its output .sow/project/outputs/compare.md does not exist',
+    );
+    expect(wp(w, 'R1').status).toBe('verifying');
+    await ok(w, ['iter', 'verify', 'R1', '--fail', '--note', 'there is no table yet']);
+    await log(w, 'R1', 'None', '--signal');
+    await log(w, 'R1', 'None');
+    w.write(`${P}/outputs/compare.md`, '| lib |\n');
+    expect((await ok(w, ['iter', 'verify', 'R1', '--pass'])).stdout).toBe('R1 passed verification: it is done.\n');
+  });
+});
+
+describe('a failed review that reopens a phase with no iteration left', () => {
+  it('the advance notes it needs iter extend, and the next phase its next iteration; continue says so; extend puts it back in progress', async () => {
+    const w = await world();
+    await executing(w, 1, [['R2', '--title', 'Pick', '--criteria', 'one', '--output', 'outputs/pick.md', '--max', '3']]);
+    const ctx = w.ctx();
+    for (const id of ['R1', 'R2']) {
+      await log(w, id, 'None', '--signal');
+      await log(w, id, 'None');
+      w.write(`${P}/${wp(w, id).output}`, 'x\n');
+      await ok(w, ['iter', 'verify', id, '--pass']);
+    }
+    await advanceProject(ctx, undefined, false);
+    w.write(`${P}/review/r.md`, '# Review\n');
+    await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/r.md', approved: 'true', extra: { assessment: 'fail', phases: 'R1,R2' } });
+    expect(await advanceProject(ctx, undefined, false)).toEqual({
+      from: 'VerifyActive',
+      to: 'ExecuteActive',
+      event: 'verify_fail',
+      dryRun: false,
+      projectRemoved: false,
+      notes: [
+        "R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4').",
+        "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
+      ],
+    });
+    expect([wp(w, 'R1').status, wp(w, 'R2').status]).toEqual(['timeout', 'in_progress']);
+    const cont = (await continueProject(ctx)).prompt;
+    expect(cont).toContain(
+      "- R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4'). Ask the human to raise it, or to simplify its criteria ('sow iter phase set R1 criteria \"…\"').",
+    );
+    expect(cont).not.toContain('R1 timed out');
+    await ok(w, ['iter', 'extend', 'R1', '--max', '4']);
+    expect(wp(w, 'R1').status).toBe('in_progress');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The breakdown type in-process: its guards on the way to Publishing, publishing units as files,
+ * The breakdown type in-process: its guards on the way to Publishing and out of it, publishing units as files,
  * and specs that lead out of the repository never published. The repositories here have no
  * GitHub remote, so a publication that reached for GitHub would be refused with another code.
  * Issues through a fake gh are test/e2e/type-breakdown.test.ts.
@@ -76,7 +76,10 @@ describe('the way to Publishing', () => {
     await addArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', { type: 'work_unit_spec', path: 'units/020.md', extra: {} });
     await setTaskField(ctx, '010', 'status', 'abandoned');
     await setTaskField(ctx, '030', 'status', 'abandoned');
-    expect(await blocked()).toContain("the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'");
+    expect(await blocked()).toBe(
+      "cannot advance from Active: blocked until every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle\n" +
+        "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'",
+    );
     await setArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', 0, 'approved', 'true');
     await setTaskField(ctx, '020', 'status', 'pending', { force: true });
     await setTaskField(ctx, '020', 'dependencies', '040');
@@ -86,6 +89,22 @@ describe('the way to Publishing', () => {
     expect((await advanceProject(ctx, undefined, true)).to).toBe('Publishing');
     const early = said(await refused(w, () => typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']), 'NOT_PUBLISHING', 3));
     expect(early).toContain("run 'sow advance' (Active → Publishing)");
+  });
+
+  it('in Publishing, the advance waits for every completed unit to be published, and names them', async () => {
+    const w = await publishing();
+    const ctx = w.ctx();
+    const blocked = () => refused(w, () => advanceProject(ctx, undefined, false), 'TRANSITION_BLOCKED', 3).then(said);
+    expect(await blocked()).toContain("publish units 010, 020 and 030: 'sow breakdown publish'");
+    w.write('.sow/config.yaml', 'github:\n  repo: acme/api\n');
+    const before = w.yaml(taskState('020'));
+    w.write(
+      taskState('020'),
+      w.read(taskState('020')).replace(/^metadata:.*$/m, '') + 'metadata:\n  published:\n    issue: 8\n    url: https://github.com/acme/api/issues/8\n    at: 2026-11-26T10:00:00.000Z\n',
+    );
+    expect(w.yaml(taskState('020')).metadata.published.issue).toBe(8);
+    expect(before.metadata?.published).toBeUndefined();
+    expect(await blocked()).toContain("publish units 010 and 030: 'sow breakdown publish'");
   });
 });
 

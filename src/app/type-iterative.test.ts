@@ -4,11 +4,13 @@
  * move is checked to leave .sow/ (state.yaml and progress.md above all) byte-identical. The rest
  * of the type through the command line is test/e2e/type-iterative.test.ts.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused as refusedBy, said, typeCommand, worlds, type World } from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
-import { listArtifacts, setArtifact } from './artifacts.js';
+import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { continueProject, projectStatus } from './status.js';
@@ -509,6 +511,216 @@ describe('iter next and recovery', () => {
     expect(blocked).toContain("- R1 is blocked: the library is closed. Ask the human for input, or go on with the next unblocked phase, R3; 'sow iter unblock R1' when it is resolved.");
     expect(blocked).toContain('- Current work phase: **R3** (pending)');
     expect(blocked).not.toContain('timed out');
+  });
+});
+
+// Moved from the walk of test/e2e/type-iterative.test.ts: the type's guards in each state, what
+// `sow iter phase add|set` refuses, plan.md as sow draws it, a failed review that reopens the
+// phases it names, and the archive. The walk there keeps one refusal per state.
+
+/** The advance, refused by the guard out of the current state: "message\nhint". */
+const blockedAdvance = async (w: World) => said(await refusedBy(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
+
+describe('the walk: brief and plan', () => {
+  it('an iter/ branch implies the type: its documents, the brief recorded as the output of discover, not approved', async () => {
+    const w = await world();
+    w.git(['checkout', '-q', '-b', 'iter/x']);
+    await newProject(w.ctx(), { name: 'x', description: 'X', planning: true });
+    expect(w.yaml(PROJECT)).toMatchObject({ type: 'iterative', branch: 'iter/x', statechart: { current_state: 'DiscoverActive' } });
+    expect(w.yaml(PROJECT).phases.discover.outputs).toEqual([{ type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO }]);
+    for (const f of ['brief.md', 'context.md', 'progress.md', 'guardrails.md']) expect(w.exists(`${P}/${f}`), f).toBe(true);
+  });
+
+  it('DiscoverActive: the brief approved or the advance names the command; work phases belong to planning', async () => {
+    const w = await world();
+    const ctx = w.ctx();
+    await newProject(ctx, { name: 'lit', description: 'Literature review', type: 'iterative', planning: true });
+    const noBrief = await blockedAdvance(w);
+    expect(noBrief).toContain('blocked until the brief (brief.md) is approved');
+    expect(noBrief).toContain("approve it: 'sow output set --phase discover --index 0 approved true'");
+    expect(await refused(w, ['iter', 'phase', 'add', 'R1', '--title', 'x'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot add a work phase in DiscoverActive');
+    fillBrief(w);
+    w.write(`${P}/sources/seed.md`, '# Seed paper\n');
+    await addArtifact(ctx, { kind: 'phase' }, 'inputs', { type: 'source', path: 'sources/seed.md', extra: {} });
+    await setPhaseField(ctx, 'domain', 'research');
+    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('PlanActive');
+    expect(w.yaml(PROJECT).phases.discover.status).toBe('completed');
+    expect(w.yaml(PROJECT).phases.plan.status).toBe('in_progress');
+  });
+
+  it('PlanActive: every gap named, bad values and cycles refused where made, plan.md drawn from the phases and never read back, a change withdraws the approval', async () => {
+    const w = await world('planning');
+    const ctx = w.ctx();
+    const approve = () => setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    expect(await blockedAdvance(w)).toContain("no work phases yet: 'sow iter phase add R1");
+    await ok(w, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources']);
+    expect(w.yaml(PROJECT).phases.plan.outputs).toEqual([{ type: 'plan', path: 'plan.md', approved: false, created_at: AN_ISO }]);
+    expect(await blockedAdvance(w)).toContain(
+      `R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`,
+    );
+    // Approving a plan with gaps does not get past the guard.
+    await approve();
+    expect(await blockedAdvance(w)).toContain('R1 has no criteria');
+    expect((await ok(w, ['iter', 'phase', 'set', 'R1', 'criteria', '10 sources, each summarised'])).stdout).toBe('R1.criteria = 10 sources, each summarised\n');
+    expect(w.yaml(PROJECT).phases.plan.outputs[0].approved).toBe(false);
+    await ok(w, ['iter', 'phase', 'set', 'R1', 'output', 'outputs/sources.md']);
+    expect(await blockedAdvance(w)).toMatch(/has no maximum of iterations \('sow iter phase set R1 max 5'\)$/m);
+    expect(await refused(w, ['iter', 'phase', 'set', 'R1', 'max', '0'], 1, 'INVALID_VALUE')).toContain('a whole number ≥ 1');
+    expect(await refused(w, ['iter', 'phase', 'set', 'R1', 'status', 'done'], 1, 'INVALID_VALUE')).toContain('title, criteria, output, max, after');
+    await ok(w, ['iter', 'phase', 'set', 'R1', 'max', '3']);
+    await ok(w, ['iter', 'phase', 'add', 'R2', '--title', 'Write the review', '--criteria', '2000 words citing every source', '--output', 'outputs/review.md', '--max', '4', '--after', 'R1']);
+    await ok(w, ['iter', 'phase', 'add', 'R3', '--title', 'Executive summary', '--criteria', 'one page', '--output', 'outputs/summary.md', '--max', '2', '--after', 'R2']);
+    expect(await refused(w, ['iter', 'phase', 'add', 'R2', '--title', 'again'], 1, 'WORK_PHASE_EXISTS')).toContain('work phase R2 exists already');
+    expect(await refused(w, ['iter', 'phase', 'add', 'R4', '--title', 'x', '--after', 'R9'], 1, 'INVALID_VALUE')).toContain('ids of existing work phases (R1, R2, R3)');
+    expect(await refused(w, ['iter', 'phase', 'set', 'R1', 'after', 'R3'], 1, 'DEPENDENCY_CYCLE')).toContain('the dependencies would form a cycle: R1 → R3 → R2 → R1');
+    expect(await refused(w, ['iter', 'phase', 'set', 'R1', 'after', 'R1'], 1, 'INVALID_VALUE')).toContain('phases other than R1 itself');
+
+    const plan = w.read(PLAN);
+    expect(plan).toMatch(new RegExp(`^# Literature review - Phases\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n`));
+    expect(plan.slice(plan.indexOf('**Domain:**'))).toBe(
+      [
+        '**Domain:** research',
+        '**Total:** 3 phases',
+        '',
+        '<!-- Written by sow from the work phases (sow iter phase add|set); edits here are overwritten. -->',
+        '',
+        '## Phases',
+        '',
+        '- [ ] **R1**: Collect sources',
+        '  - Criteria: 10 sources, each summarised',
+        '  - Output: `outputs/sources.md`',
+        '  - Max iterations: 3',
+        '',
+        '- [ ] **R2**: Write the review',
+        '  - Criteria: 2000 words citing every source',
+        '  - Output: `outputs/review.md`',
+        '  - Max iterations: 4',
+        '  - After: R1',
+        '',
+        '- [ ] **R3**: Executive summary',
+        '  - Criteria: one page',
+        '  - Output: `outputs/summary.md`',
+        '  - Max iterations: 2',
+        '  - After: R2',
+        '',
+        '## Dependencies',
+        '',
+        'R1 → R2 → R3 (sequential)',
+        '',
+      ].join('\n'),
+    );
+    // plan.md is never read back: an edit of it changes nothing, and the next change overwrites it.
+    w.write(PLAN, '# hand-edited\n');
+    expect(await blockedAdvance(w)).toContain("show the human .sow/project/plan.md; when they agree, approve it: 'sow output set --phase plan --index 0 approved true'");
+    await ok(w, ['iter', 'phase', 'set', 'R3', 'after', 'R1']);
+    expect(w.read(PLAN)).toContain('## Dependencies\n\nR1 (can start at once)\nR1 → R2\nR1 → R3\n');
+
+    await approve();
+    expect(w.yaml(PROJECT).phases.plan.outputs[0].approved).toBe(true);
+    const changed = await typeCommand(ctx, ['iter', 'phase', 'set', 'R3', 'criteria', 'one page, no jargon']);
+    expect([...(changed.warnings ?? []), changed.message ?? ''].join('\n')).toContain(
+      "plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index 0 approved true')",
+    );
+    expect(w.yaml(PROJECT).phases.plan.outputs[0].approved).toBe(false);
+    expect(w.read(PLAN)).toContain('  - Criteria: one page, no jargon\n');
+    expect(await blockedAdvance(w)).toContain("approve it: 'sow output set --phase plan --index 0 approved true'");
+    await approve();
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('ExecuteActive');
+    expect(w.yaml(PROJECT).phases.plan.status).toBe('completed');
+    expect(workPhases(w)).toEqual([
+      { id: 'R1', title: 'Collect sources', criteria: '10 sources, each summarised', output: 'outputs/sources.md', max: 3, after: [], status: 'pending', iterations: 0, confirmations: 0 },
+      { id: 'R2', title: 'Write the review', criteria: '2000 words citing every source', output: 'outputs/review.md', max: 4, after: ['R1'], status: 'pending', iterations: 0, confirmations: 0 },
+      { id: 'R3', title: 'Executive summary', criteria: 'one page, no jargon', output: 'outputs/summary.md', max: 2, after: ['R1'], status: 'pending', iterations: 0, confirmations: 0 },
+    ]);
+    // Planning is over: phases can no longer be removed.
+    expect(await refused(w, ['iter', 'phase', 'remove', 'R3'], 3, 'WORK_PHASE_BLOCKED')).toContain('it belongs to PlanActive');
+  });
+});
+
+describe('the walk: execute, verify, deliver', () => {
+  it('the phases not done named; a failed review reopens only the phases it names, whose iterations go on counting; deliver waits for every output; Complete archives and indexes', async () => {
+    const w = await world('three');
+    const ctx = w.ctx();
+    expect(await blockedAdvance(w)).toContain("not done: R1 (pending), R2 (pending), R3 (pending); next: 'sow iter next' (R1)");
+    await finish(w, 'R1');
+    await finish(w, 'R2');
+    expect(await blockedAdvance(w)).toContain("not done: R3 (pending); next: 'sow iter next' (R3)");
+    await finish(w, 'R3');
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('VerifyActive');
+    expect(w.yaml(PROJECT).phases.execute.status).toBe('completed');
+
+    expect(await blockedAdvance(w)).toContain("the latest approved review of this round has assessment 'pass'");
+    w.write(`${P}/review/round1.md`, '# Review\n\nR2 cites only 8 sources.\n');
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/round1.md', extra: { assessment: 'fail', phases: 'R2' } });
+    // Not approved yet: still blocked.
+    await blockedAdvance(w);
+    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('ExecuteActive');
+    const reopened = w.yaml(PROJECT);
+    expect(reopened.phases.verify.status).toBe('failed');
+    expect(reopened.phases.execute).toMatchObject({ status: 'in_progress', iteration: 2 });
+    expect(reopened.phases.execute.completed_at).toBeUndefined();
+    expect(wp(w, 'R1')).toMatchObject({ status: 'done', verification: 'passed' });
+    expect(wp(w, 'R3')).toMatchObject({ status: 'done', verification: 'passed' });
+    expect(wp(w, 'R2')).toMatchObject({ status: 'in_progress', iterations: 1, confirmations: 1, verification: 'failed', note: 'reopened by a failed review' });
+    expect(wp(w, 'R2').completed_at).toBeUndefined();
+    expect(await blockedAdvance(w)).toContain("not done: R2 (in_progress); next: 'sow iter next' (R2)");
+    await log(w, 'R2', 'added the 2 missing sources', 'None', '--signal');
+    expect(headings(w).at(-1)).toBe('R2 - Iteration 2');
+    await log(w, 'R2', 're-checked R2', 'None');
+    expect(headings(w).at(-1)).toBe('R2 - Confirmation 2');
+    await ok(w, ['iter', 'verify', 'R2', '--pass']);
+    // plan.md is redrawn as the phases move: every box ticked; its Created stays.
+    expect(w.read(PLAN).match(/^- \[x\] \*\*R\d\*\*/gm)).toHaveLength(3);
+    expect(w.read(PLAN)).toContain(`**Created:** ${w.yaml(PROJECT).phases.plan.started_at}`);
+    const numbered = headings(w).filter((h) => /Iteration|Confirmation/.test(h));
+    expect(new Set(numbered).size, numbered.join(', ')).toBe(numbered.length);
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('VerifyActive');
+    expect(w.yaml(PROJECT).phases.verify.iteration).toBe(2);
+
+    w.write(`${P}/review/round2.md`, '# Review\n\nAll criteria met.\n');
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/round2.md', approved: 'true', extra: { assessment: 'pass' } });
+    expect((await advanceProject(ctx, undefined, false)).to).toBe('DeliverActive');
+    expect(w.yaml(PROJECT).phases.verify.status).toBe('completed');
+
+    for (const f of ['sources', 'review', 'summary']) rmSync(join(w.dir, `${P}/outputs/${f}.md`));
+    expect(await blockedAdvance(w)).toContain('write .sow/project/outputs/sources.md (R1), .sow/project/outputs/review.md (R2), .sow/project/outputs/summary.md (R3)');
+    w.write(`${P}/outputs/sources.md`, '# Sources\n');
+    w.write(`${P}/outputs/review.md`, '# Review of X\n');
+    expect(await blockedAdvance(w)).toMatch(/write \.sow\/project\/outputs\/summary\.md \(R3\)$/);
+    w.write(`${P}/outputs/summary.md`, '# Summary\n');
+    w.write(`${P}/scratch.txt`, 'not kept\n');
+    const kept = Object.fromEntries(
+      ['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'outputs/sources.md', 'outputs/review.md', 'outputs/summary.md'].map((f) => [f, w.read(`${P}/${f}`)]),
+    );
+    w.clock.set('2026-12-02T12:00:00.000Z');
+    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ from: 'DeliverActive', to: 'Complete', event: 'delivered', projectRemoved: true });
+    expect(w.exists(P)).toBe(false);
+    const dir = '.sow/knowledge/iterative/lit';
+    for (const [f, text] of Object.entries(kept)) expect(w.read(`${dir}/${f}`), f).toBe(text);
+    expect(w.exists(`${dir}/scratch.txt`)).toBe(false);
+    expect(w.exists(`${dir}/review`)).toBe(false);
+    expect(parse(w.read('.sow/knowledge/index.yaml'))).toEqual({
+      entries: [
+        {
+          type: 'iterative',
+          topic: 'Literature review',
+          name: 'lit',
+          branch: 'iter/lit',
+          date: '2026-12-02',
+          path: dir,
+          phases: [
+            { id: 'R1', title: 'Collect sources', iterations: 1, output: 'outputs/sources.md' },
+            { id: 'R2', title: 'Write the review', iterations: 2, output: 'outputs/review.md' },
+            { id: 'R3', title: 'Executive summary', iterations: 1, output: 'outputs/summary.md' },
+          ],
+          files: Object.keys(kept)
+            .sort()
+            .map((f) => `${dir}/${f}`),
+        },
+      ],
+    });
   });
 });
 

@@ -4,7 +4,10 @@
  * from Discovery to Completed, the guards that refuse a bad move (exit 3) with the command that
  * fixes it, and `sow breakdown publish` — dry run, GitHub issues in dependency order with
  * "Depends on #n", re-runs, a gh failure midway, files with --to files and without gh, and a
- * project of another type.
+ * project of another type. The guards' variants on the way to Publishing and out of it, and what
+ * publishing as files writes and records, are tested in-process in src/app/type-breakdown.test.ts;
+ * the walk here goes start to finish once, and the other tests start from a project in
+ * Publishing made once and copied.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, expectFails, ok, useRepos, type Repo } from './harness.js';
+import { startingPoint } from './starting-points.js';
 
 const FAKE_GH = fileURLToPath(new URL('../fakes/fake-gh.mjs', import.meta.url));
 const fresh = useRepos();
@@ -107,21 +111,20 @@ function addUnits(repo: Repo): void {
 
 function specify(repo: Repo, id: string): void {
   repo.write(`.sow/project/units/${id}.md`, SPECS[id]!);
-  ok(repo, ['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`]);
-  ok(repo, ['task', 'output', 'set', '--id', id, '--index', '0', 'approved', 'true']);
+  ok(repo, ['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`, '--approved', 'true']);
   ok(repo, ['task', 'set', '--id', id, 'status', 'completed']);
 }
 
-/** A breakdown in Publishing: three completed units with approved specs, one abandoned. */
-function inPublishing(): Repo {
-  const repo = inDiscovery();
+/** A breakdown in Publishing: three completed units with approved specs, one abandoned (made once, copied per test). */
+const inPublishing = startingPoint(fresh, (repo) => {
+  repo.git(['remote', 'add', 'origin', 'https://github.com/acme/api.git']);
+  ok(repo, ['project', 'new', 'auth', '--type', 'breakdown', '--description', 'JWT authentication']);
   approveDiscovery(repo);
   addUnits(repo);
   for (const id of ['020', '030', '010']) specify(repo, id);
   ok(repo, ['task', 'abandon', '--id', '040']);
   expect(ok(repo, ['advance']).stdout).toBe('Publishing\n');
-  return repo;
-}
+});
 
 describe('breakdown, start to finish through the CLI', () => {
   it('discovery → units → publishing (issues through gh) → completed, each bad move refused with the guard and the next command', () => {
@@ -143,36 +146,14 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(ok(repo, ['project', 'continue']).stdout).toContain('sow task output add --id <id> --type work_unit_spec --path units/<id>.md');
 
     addUnits(repo);
+    // Each unfinished, unspecified or unapproved unit named with the command that fixes it, and the
+    // advance out of Publishing until every unit is published: src/app/type-breakdown.test.ts.
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('finish or abandon 010, 020, 030 and 040');
-    // A completed unit without a spec: the exact command that adds it.
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
     ok(repo, ['task', 'abandon', '--id', '040']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("unit 020 has no spec: write it and add it: 'sow task output add --id 020 --type work_unit_spec --path units/020.md'");
-    repo.write('.sow/project/units/020.md', SPECS['020']!);
-    ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'work_unit_spec', '--path', 'units/020.md']);
-    // Its spec not approved: the index to approve.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'abandoned']);
-    ok(repo, ['task', 'set', '--id', '030', 'status', 'abandoned']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toBe(
-      "cannot advance from Active: blocked until every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle\n" +
-        "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'",
-    );
-    ok(repo, ['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true']);
-    // A completed unit that depends on an abandoned one: both named. (Reopening a completed unit needs --force.)
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'pending', '--force']);
-    ok(repo, ['task', 'set', '--id', '020', 'dependencies', '040']);
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('unit 020 is completed but depends on 040, which was abandoned');
-    ok(repo, ['task', 'set', '--id', '020', 'dependencies', '']);
-    for (const id of ['030', '010']) {
-      ok(repo, ['task', 'set', '--id', id, 'status', 'pending']);
-      specify(repo, id);
-    }
+    for (const id of ['020', '030', '010']) specify(repo, id);
     expect(ok(repo, ['advance', '--dry-run']).stdout).toBe('Publishing\n');
-    expect(expectFails(repo, ['breakdown', 'publish'], 3, 'NOT_PUBLISHING', { env: gh.env })).toContain("run 'sow advance' (Active → Publishing)");
     expect(ok(repo, ['advance']).stdout).toBe('Publishing\n');
     expect(ok(repo, ['project', 'status']).stdout).toContain('State    Publishing — AI-led');
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("publish units 010, 020 and 030: 'sow breakdown publish'");
 
     // Dry run: the plan in dependency order, no gh call, nothing changed.
     const before = repo.snapshot();
@@ -282,34 +263,25 @@ describe('breakdown, start to finish through the CLI', () => {
   it('--to files (gh or not) and no gh on PATH: markdown files under .sow/knowledge/breakdowns/<name>/, linked to each other', () => {
     const gh = fakeGh();
     const repo = inPublishing();
+    const PATH = noGhPath();
     expectFails(repo, ['breakdown', 'publish', '--to', 'jira'], 2, 'USAGE', { env: gh.env });
+    // --to github needs gh (exit 5).
+    expect(expectFails(repo, ['breakdown', 'publish', '--to', 'github'], 5, 'GH_NOT_FOUND', { env: { PATH } })).toContain('https://cli.github.com');
     // gh, but no GitHub repository to publish to: refused before anything is published, files offered.
     repo.git(['remote', 'remove', 'origin']);
     expect(expectFails(repo, ['breakdown', 'publish'], 1, 'NO_GITHUB_REPO', { env: gh.env })).toContain("or publish the units as files: 'sow breakdown publish --to files'");
-    const dry = ok(repo, ['breakdown', 'publish', '--to', 'files', '--dry-run'], { env: gh.env });
-    expect(dry.stdout).toBe(`020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md (depends on 020)\n010 → ${KNOWLEDGE}/010-refresh-tokens.md (depends on 030)\n`);
-    expect(repo.exists(KNOWLEDGE)).toBe(false);
-    const r = ok(repo, ['breakdown', 'publish', '--to', 'files'], { env: gh.env });
-    expect(r.stdout).toBe(`020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md\n`);
-    expect(gh.calls()).toEqual([]);
-    expect(repo.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(SPECS['020']);
-    expect(repo.read(`${KNOWLEDGE}/030-verify-tokens.md`)).toBe('# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on [020 Token format](020-token-format.md)\n');
-    expect(repo.yaml(taskState('010')).metadata.published).toEqual({ file: `${KNOWLEDGE}/010-refresh-tokens.md`, at: expect.any(String) });
-    expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
-    const entry = parse(repo.read('.sow/knowledge/index.yaml')).entries[0];
-    expect(entry.units[1]).toEqual({ id: '020', title: 'Token format', file: `${KNOWLEDGE}/020-token-format.md`, depends_on: [] });
-    expect(repo.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toContain('Depends on [030 Verify tokens](030-verify-tokens.md)');
-
-    // Without gh, files are the default, and the message says why; --to github needs gh (exit 5).
-    const bare = inPublishing();
-    const PATH = noGhPath();
-    const needsGh = expectFails(bare, ['breakdown', 'publish', '--to', 'github'], 5, 'GH_NOT_FOUND', { env: { PATH } });
-    expect(needsGh).toContain('https://cli.github.com');
-    const files = ok(bare, ['breakdown', 'publish'], { env: { PATH } });
+    // Without gh, files are the default, and the message says why. (The dry run of --to files, the
+    // files' links, what is recorded on each task and the index entry: src/app/type-breakdown.test.ts.)
+    const files = ok(repo, ['breakdown', 'publish'], { env: { PATH } });
+    expect(files.stdout).toBe(`020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md\n`);
     expect(files.stderr).toContain('gh (the GitHub CLI) is not on PATH, so the units become markdown files');
     expect(files.stderr).toContain(`published 3 units as files under ${KNOWLEDGE}/`);
-    expect(bare.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toBe('# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on [030 Verify tokens](030-verify-tokens.md)\n');
-    expect(ok(bare, ['breakdown', 'publish'], { env: { PATH } }).stderr).toContain('nothing to publish');
+    expect(repo.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toBe('# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on [030 Verify tokens](030-verify-tokens.md)\n');
+    expect(repo.yaml(taskState('010')).metadata.published).toEqual({ file: `${KNOWLEDGE}/010-refresh-tokens.md`, at: expect.any(String) });
+    // With gh and --to files: files still, and nothing new to publish.
+    expect(ok(repo, ['breakdown', 'publish', '--to', 'files'], { env: gh.env }).stderr).toContain('nothing to publish');
+    expect(gh.calls()).toEqual([]);
+    expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
   });
 
   it('a project of another type: exit 1 WRONG_PROJECT_TYPE, before anything else', () => {

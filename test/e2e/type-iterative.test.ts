@@ -8,10 +8,12 @@
  * .sow/ (state.yaml and progress.md above all) byte-identical.
  *
  * What the use cases decide (the work-phase lifecycle, status, export, guardrails, the context
- * check, iter next, project continue's recovery lines, the type's guards) is tested in-process in
- * src/app/type-iterative.test.ts; here, the walk start to finish, what only the command line does
- * (stderr, exit codes, a missing required option, a warning beside --json, export's printing) and
- * the real workers of agent spawn --iteration.
+ * check, iter next, project continue's recovery lines, the type's guards and their variants in
+ * each state of the walk, plan.md as drawn, a failed review reopening what it names, the archive)
+ * is tested in-process in src/app/type-iterative.test.ts; here, the walk start to finish with one
+ * refusal per state, what only the command line does (stderr, exit codes, a missing required
+ * option, a warning beside --json, export's printing) and the real workers of agent spawn
+ * --iteration. The tests that start in ExecuteActive copy one project brought there once.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { parse, stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeWorld, runSow, show, type World } from './agent-world.js';
 import { expectEnvelope, expectFails, ok, PROJECT, type Repo, useRepos } from './harness.js';
+import { startingPoint } from './starting-points.js';
 
 const fresh = useRepos();
 
@@ -102,12 +105,15 @@ const THREE: Def[] = [
   { id: 'R3', title: 'Executive summary', criteria: 'one page', output: 'outputs/summary.md', max: 2 },
 ];
 
+/** ExecuteActive with the three phases above (made once, copied per test). */
+const executingThree = startingPoint(fresh, (repo) => executing(repo, THREE));
+
 // ---------------------------------------------------------------------------------------------
 // 1. The whole walk.
 // ---------------------------------------------------------------------------------------------
 
 describe('iterative, start to finish through the CLI', () => {
-  it('is listed; --type iterative makes iter/<name> with its documents; an iter/ branch implies the type', () => {
+  it('is listed; --type iterative makes iter/<name> with its documents', () => {
     const repo = fresh();
     expect(ok(repo, ['project', 'types']).stdout).toMatch(/^iterative +iter\/ +Iterative work: a brief, a plan of phases R1…Rn/m);
     const r = ok(repo, ['project', 'new', 'lit', '--type', 'iterative', '--description', 'Literature review']);
@@ -116,12 +122,7 @@ describe('iterative, start to finish through the CLI', () => {
     expect(repo.git(['branch', '--show-current'])).toBe('iter/lit');
     for (const f of ['brief.md', 'context.md', 'progress.md', 'guardrails.md']) expect(repo.exists(`${P}/${f}`), f).toBe(true);
     expect(repo.exists(PLAN)).toBe(false);
-    ok(repo, ['project', 'delete', '--yes']);
-    repo.git(['checkout', '-q', '-b', 'iter/x']);
-    expect(ok(repo, ['project', 'new', 'x']).stdout).toBe('DiscoverActive\n');
-    expect(state(repo)).toMatchObject({ type: 'iterative', branch: 'iter/x', statechart: { current_state: 'DiscoverActive' } });
-    expect(state(repo).phases.discover.outputs).toEqual([{ type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO }]);
-    expect(repo.exists(`${P}/brief.md`)).toBe(true);
+    // An iter/ branch implies the type: src/app/type-iterative.test.ts.
   });
 
   it('brief → plan → execute → verify (fail reopens R2 only, then pass) → deliver → Complete, archived and indexed', () => {
@@ -148,12 +149,13 @@ describe('iterative, start to finish through the CLI', () => {
     expect(repo.read(PROGRESS)).toBe('# Progress Log\n');
     expect(repo.read(GUARDRAILS)).toBe(GUARDRAILS_HEADER);
 
+    // Each state's guard and its variants, what `sow iter phase add|set` refuses, plan.md as drawn,
+    // the failed review that reopens what it names, and the archive are also tested in-process
+    // (src/app/type-iterative.test.ts, "the walk: …"); here, once each, as a person meets them.
     expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  brief_approved → PlanActive');
     const noBrief = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED', true);
     expect(noBrief).toContain('blocked until the brief (brief.md) is approved');
     expect(noBrief).toContain("approve it: 'sow output set --phase discover --index 0 approved true'");
-    // Work phases belong to planning.
-    expect(refused(repo, ['iter', 'phase', 'add', 'R1', '--title', 'x'], 3, 'WORK_PHASE_BLOCKED')).toContain('cannot add a work phase in DiscoverActive');
 
     repo.write(`${P}/brief.md`, '# Literature review\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n');
     repo.write(`${P}/context.md`, '# Context\n\n**Goal:** review X.\n');
@@ -162,108 +164,41 @@ describe('iterative, start to finish through the CLI', () => {
     ok(repo, ['phase', 'set', 'domain', 'research']);
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('PlanActive\n');
-    expect(state(repo).phases.discover.status).toBe('completed');
-    expect(state(repo).phases.plan.status).toBe('in_progress');
 
     // ---- PlanActive: phases by command; plan.md rendered from them; the gaps named ----
-    const noPhases = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(noPhases).toContain("no work phases yet: 'sow iter phase add R1");
     const added = ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources']);
     expect(added.stdout).toBe('R1: Collect sources\n');
     expect(added.stderr).toContain("Still to set before the plan can be approved: criteria, output, max ('sow iter phase set R1 <field> <value>')");
-    // sow records plan.md as the plan phase's output, not approved.
-    expect(state(repo).phases.plan.outputs).toEqual([{ type: 'plan', path: 'plan.md', approved: false, created_at: AN_ISO }]);
     const gaps = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
     expect(gaps).toContain(
       `R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`,
     );
-    // Approving a plan with gaps does not get past the guard: the gaps are still named.
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('R1 has no criteria');
     expect(ok(repo, ['iter', 'phase', 'set', 'R1', 'criteria', '10 sources, each summarised']).stdout).toBe('R1.criteria = 10 sources, each summarised\n');
-    // Changing a phase withdrew the approval it had.
-    expect(state(repo).phases.plan.outputs[0].approved).toBe(false);
     ok(repo, ['iter', 'phase', 'set', 'R1', 'output', 'outputs/sources.md']);
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toMatch(/has no maximum of iterations \('sow iter phase set R1 max 5'\)$/m);
     expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'max', '0'], 1, 'INVALID_VALUE')).toContain('a whole number ≥ 1');
-    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'status', 'done'], 1, 'INVALID_VALUE')).toContain('title, criteria, output, max, after');
     ok(repo, ['iter', 'phase', 'set', 'R1', 'max', '3']);
     ok(repo, ['iter', 'phase', 'add', 'R2', '--title', 'Write the review', '--criteria', '2000 words citing every source', '--output', 'outputs/review.md', '--max', '4', '--after', 'R1']);
-    ok(repo, ['iter', 'phase', 'add', 'R3', '--title', 'Executive summary', '--criteria', 'one page', '--output', 'outputs/summary.md', '--max', '2', '--after', 'R2']);
-    expect(refused(repo, ['iter', 'phase', 'add', 'R2', '--title', 'again'], 1, 'WORK_PHASE_EXISTS')).toContain('work phase R2 exists already');
-    expect(refused(repo, ['iter', 'phase', 'add', 'R4', '--title', 'x', '--after', 'R9'], 1, 'INVALID_VALUE')).toContain('ids of existing work phases (R1, R2, R3)');
-    // A cycle is refused where it would be made.
-    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'after', 'R3'], 1, 'DEPENDENCY_CYCLE')).toContain('the dependencies would form a cycle: R1 → R3 → R2 → R1');
-    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'after', 'R1'], 1, 'INVALID_VALUE')).toContain('phases other than R1 itself');
-
-    const plan = repo.read(PLAN);
-    expect(plan).toMatch(new RegExp(`^# Literature review - Phases\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n`));
-    expect(plan.slice(plan.indexOf('**Domain:**'))).toBe(
-      [
-        '**Domain:** research',
-        '**Total:** 3 phases',
-        '',
-        '<!-- Written by sow from the work phases (sow iter phase add|set); edits here are overwritten. -->',
-        '',
-        '## Phases',
-        '',
-        '- [ ] **R1**: Collect sources',
-        '  - Criteria: 10 sources, each summarised',
-        '  - Output: `outputs/sources.md`',
-        '  - Max iterations: 3',
-        '',
-        '- [ ] **R2**: Write the review',
-        '  - Criteria: 2000 words citing every source',
-        '  - Output: `outputs/review.md`',
-        '  - Max iterations: 4',
-        '  - After: R1',
-        '',
-        '- [ ] **R3**: Executive summary',
-        '  - Criteria: one page',
-        '  - Output: `outputs/summary.md`',
-        '  - Max iterations: 2',
-        '  - After: R2',
-        '',
-        '## Dependencies',
-        '',
-        'R1 → R2 → R3 (sequential)',
-        '',
-      ].join('\n'),
-    );
-    // plan.md is never read back: an edit of it changes nothing, and the next change overwrites it.
-    repo.write(PLAN, '# hand-edited\n');
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("show the human .sow/project/plan.md; when they agree, approve it: 'sow output set --phase plan --index 0 approved true'");
-    ok(repo, ['iter', 'phase', 'set', 'R3', 'after', 'R1']);
-    expect(repo.read(PLAN)).toContain('## Dependencies\n\nR1 (can start at once)\nR1 → R2\nR1 → R3\n');
-
+    ok(repo, ['iter', 'phase', 'add', 'R3', '--title', 'Executive summary', '--criteria', 'one page', '--output', 'outputs/summary.md', '--max', '2', '--after', 'R1']);
+    expect(repo.read(PLAN)).toContain('- [ ] **R2**: Write the review\n  - Criteria: 2000 words citing every source\n  - Output: `outputs/review.md`\n  - Max iterations: 4\n  - After: R1\n');
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    expect(state(repo).phases.plan.outputs[0].approved).toBe(true);
     // Changing a phase after the approval withdraws it, and says so.
     const changed = ok(repo, ['iter', 'phase', 'set', 'R3', 'criteria', 'one page, no jargon']);
     expect(changed.stderr).toContain("plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index 0 approved true')");
     expect(state(repo).phases.plan.outputs[0].approved).toBe(false);
-    expect(repo.read(PLAN)).toContain('  - Criteria: one page, no jargon\n');
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("approve it: 'sow output set --phase plan --index 0 approved true'");
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
-    expect(state(repo).phases.plan.status).toBe('completed');
-    expect(state(repo).phases.execute.status).toBe('in_progress');
-    expect(workPhases(repo)).toEqual([
-      { id: 'R1', title: 'Collect sources', criteria: '10 sources, each summarised', output: 'outputs/sources.md', max: 3, after: [], status: 'pending', iterations: 0, confirmations: 0 },
-      { id: 'R2', title: 'Write the review', criteria: '2000 words citing every source', output: 'outputs/review.md', max: 4, after: ['R1'], status: 'pending', iterations: 0, confirmations: 0 },
-      { id: 'R3', title: 'Executive summary', criteria: 'one page, no jargon', output: 'outputs/summary.md', max: 2, after: ['R1'], status: 'pending', iterations: 0, confirmations: 0 },
+    expect(workPhases(repo).map((p) => [p.id, p.status, p.after])).toEqual([
+      ['R1', 'pending', []],
+      ['R2', 'pending', ['R1']],
+      ['R3', 'pending', ['R1']],
     ]);
-    // Planning is over: phases can no longer be removed.
-    expect(refused(repo, ['iter', 'phase', 'remove', 'R3'], 3, 'WORK_PHASE_BLOCKED')).toContain('it belongs to PlanActive');
 
     // ---- ExecuteActive: every phase to done ----
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("not done: R1 (pending), R2 (pending), R3 (pending); next: 'sow iter next' (R1)");
     expect(log(repo, 'R1', 'found 4 sources', '6 more sources').stdout).toBe('R1: iteration 1 of 3 logged; in progress.\n');
     expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', iterations: 1, confirmations: 0, started_at: AN_ISO });
     finish(repo, 'R1');
     expect(wp(repo, 'R1')).toMatchObject({ status: 'done', iterations: 2, confirmations: 1, verification: 'passed', completed_at: AN_ISO });
     finish(repo, 'R2');
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("not done: R3 (pending); next: 'sow iter next' (R3)");
     finish(repo, 'R3');
     // A confirmation is numbered apart: only work iterations take an iteration's number.
     expect(headings(repo)).toEqual([
@@ -279,54 +214,30 @@ describe('iterative, start to finish through the CLI', () => {
       'R3 - Verification',
     ]);
     expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
-    expect(state(repo).phases.execute.status).toBe('completed');
 
     // ---- VerifyActive: a fail that names R2 reopens R2 only ----
-    const noReview = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(noReview).toContain("the latest approved review of this round has assessment 'pass'");
     repo.write(`${P}/review/round1.md`, '# Review\n\nR2 cites only 8 sources.\n');
-    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/round1.md', '--assessment', 'fail', '--phases', 'R2']);
-    // Not approved yet: still blocked.
-    refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/round1.md', '--assessment', 'fail', '--phases', 'R2', '--approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
-    const reopened = state(repo);
-    expect(reopened.phases.verify.status).toBe('failed');
-    expect(reopened.phases.execute).toMatchObject({ status: 'in_progress', iteration: 2 });
-    expect(reopened.phases.execute.completed_at).toBeUndefined();
     expect(wp(repo, 'R1')).toMatchObject({ status: 'done', verification: 'passed' });
-    expect(wp(repo, 'R3')).toMatchObject({ status: 'done', verification: 'passed' });
-    expect(wp(repo, 'R2')).toMatchObject({ status: 'in_progress', iterations: 1, confirmations: 1, verification: 'failed', note: 'reopened by a failed review' });
-    expect(wp(repo, 'R2').completed_at).toBeUndefined();
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("not done: R2 (in_progress); next: 'sow iter next' (R2)");
-    // The reopened phase's iterations go on counting: no entry number is used twice.
+    expect(wp(repo, 'R2')).toMatchObject({ status: 'in_progress', verification: 'failed', note: 'reopened by a failed review' });
     log(repo, 'R2', 'added the 2 missing sources', 'None', '--signal');
-    expect(headings(repo).at(-1)).toBe('R2 - Iteration 2');
     log(repo, 'R2', 're-checked R2', 'None');
-    expect(headings(repo).at(-1)).toBe('R2 - Confirmation 2');
+    expect(headings(repo).slice(-2)).toEqual(['R2 - Iteration 2', 'R2 - Confirmation 2']);
     ok(repo, ['iter', 'verify', 'R2', '--pass']);
-    // plan.md is redrawn as the phases move: every phase done, every box ticked; its Created stays.
-    expect(repo.read(PLAN).match(/^- \[x\] \*\*R\d\*\*/gm)).toHaveLength(3);
-    expect(repo.read(PLAN)).toContain(`**Created:** ${state(repo).phases.plan.started_at}`);
-    const numbered = headings(repo).filter((h) => /Iteration|Confirmation/.test(h));
-    expect(new Set(numbered).size, numbered.join(', ')).toBe(numbered.length);
     expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
-    expect(state(repo).phases.verify.iteration).toBe(2);
 
     // ---- the pass ----
     repo.write(`${P}/review/round2.md`, '# Review\n\nAll criteria met.\n');
     const pass = expectEnvelope(ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/round2.md', '--assessment', 'pass', '--approved', 'true', '--json']));
     expect(pass.data.artifact).toMatchObject({ type: 'review', approved: true, metadata: { assessment: 'pass' } });
     expect(ok(repo, ['advance']).stdout).toBe('DeliverActive\n');
-    expect(state(repo).phases.verify.status).toBe('completed');
 
     // ---- DeliverActive: blocked until every output exists (each was there when it passed; these were deleted since) ----
     for (const f of ['sources', 'review', 'summary']) rmSync(join(repo.dir, `${P}/outputs/${f}.md`));
     expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('write .sow/project/outputs/sources.md (R1), .sow/project/outputs/review.md (R2), .sow/project/outputs/summary.md (R3)');
     repo.write(`${P}/outputs/sources.md`, '# Sources\n\n1. Seed paper\n');
     repo.write(`${P}/outputs/review.md`, '# Review of X\n');
-    const one = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(one).toMatch(/write \.sow\/project\/outputs\/summary\.md \(R3\)$/);
     repo.write(`${P}/outputs/summary.md`, '# Summary\n');
     repo.write(`${P}/scratch.txt`, 'not kept\n');
     const kept = Object.fromEntries(
@@ -374,8 +285,7 @@ describe('iterative, start to finish through the CLI', () => {
 // src/app/type-iterative.test.ts; here, what only the command line does.
 describe('the work-phase lifecycle on the command line', () => {
   it('a refusal on stderr (error and hint, exit 3); a missing required option is a usage error (exit 2)', () => {
-    const repo = fresh();
-    executing(repo, THREE);
+    const repo = executingThree();
     const waiting = refused(repo, ['iter', 'log', 'R2', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED', true);
     expect(waiting).toBe("cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase to work on)");
     expect(refused(repo, ['iter', 'log', 'R1', '--remaining', 'y'], 2, 'USAGE')).toContain("required option '--did <text>'");
@@ -387,8 +297,7 @@ describe('the work-phase lifecycle on the command line', () => {
   });
 
   it('a warning goes to stderr, also beside --json; iter export prints its JSON without --json', () => {
-    const repo = fresh();
-    executing(repo, THREE);
+    const repo = executingThree();
     repo.write(CONTEXT, `# Context\n\n${Array.from({ length: 199 }, (_, i) => `w${i}`).join(' ')}\n`);
     const r = ok(repo, ['iter', 'status', '--json']);
     expect(r.stderr).toContain('warning: .sow/project/context.md has 201 words; keep it under 200: every iteration reads it\n');
@@ -419,8 +328,7 @@ describe('agent spawn <agent> --iteration', () => {
   });
 
   it('gives the iteration prompt to a fresh worker each time, never a resume, though a session is recorded', () => {
-    const repo = fresh();
-    executing(repo, THREE);
+    const repo = executingThree();
     log(repo, 'R1', 'found 4 sources', '6 more sources');
     const expected = ok(repo, ['iter', 'next']).stdout.trimEnd();
     const w = world();
@@ -505,8 +413,7 @@ describe("the type's guards", () => {
   });
 
   it('a hand-edited state.yaml with an invalid work phase: exit 4 on any command, nothing overwritten', () => {
-    const repo = fresh();
-    executing(repo, THREE);
+    const repo = executingThree();
     log(repo, 'R1', 'started', 'the rest');
     const good = repo.read(PROJECT);
     const doc = parse(good);
