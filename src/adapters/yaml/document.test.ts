@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Parser } from 'yaml';
+import { describe, expect, it, vi } from 'vitest';
 import { setAtPath } from '../../domain/fields.js';
 import { editYaml, parseYaml, YamlRefusedError, YamlSyntaxError } from './document.js';
 
@@ -166,6 +167,21 @@ describe('parseYaml: what a person wrote, read exactly', () => {
     expect((await parseYaml(ok)).handWritten).toBe(true);
     const block = `${Array.from({ length: 101 }, (_, i) => `${'  '.repeat(i)}k:`).join('\n')} 1\n`;
     await expect(parseYaml(block)).rejects.toThrow(/more than 100 levels deep/);
+  });
+
+  it('refuses too deep a nesting as soon as the parser reaches it, not after parsing the whole file', async () => {
+    // Each lexical token goes through Parser.next: refused at the 101st level, a few hundred of
+    // them; read to the end, 200,000 (and half a second).
+    const next = vi.spyOn(Parser.prototype, 'next');
+    try {
+      await expect(parseYaml(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).rejects.toThrow(/more than 100 levels deep \(line 1, column 103\)/);
+      expect(next.mock.calls.length).toBeLessThan(500);
+      next.mockClear();
+      await expect(parseYaml(`${'- '.repeat(20_000)}x\n`)).rejects.toThrow(/more than 100 levels deep \(line 1, column 201\)/);
+      expect(next.mock.calls.length).toBeLessThan(500);
+    } finally {
+      next.mockRestore();
+    }
   });
 
   it('refuses a second document', async () => {

@@ -141,7 +141,7 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   }
   const composer = new yaml.Composer(OPTIONS);
   let doc: YamlDocument | undefined;
-  for (const d of composer.compose(checked(new yaml.Parser(lines.addNewLine).parse(text)), true, text.length)) {
+  for (const d of composer.compose(checked(parseShallow(yaml, text, lines)), true, text.length)) {
     if (doc) {
       const pos = at(d.range[0]);
       throw new YamlSyntaxError('holds more than one document (a second one starts after ---); a state file is one', pos?.line, pos?.col);
@@ -157,6 +157,31 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   refuseDuplicateKeys(yaml, doc, lines);
   refuseCircularAliases(yaml, doc, lines);
   return doc;
+}
+
+/**
+ * The parser's tokens for `text`, as `Parser.parse` yields them, refused as soon as the collections
+ * still open nest deeper than MAX_DEPTH. The parser hands a document over only once it is whole, so
+ * `tooDeep` alone saw a hostile file only after the parser had built all of it: 100,000 nested
+ * brackets took half a second to refuse, this a few milliseconds. The offset named is that of the
+ * collection too deep, as `tooDeep` names it.
+ */
+function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').LineCounter): Generator<CstToken> {
+  const parser = new yaml.Parser(lines.addNewLine);
+  lines.addNewLine(0);
+  for (const lexeme of new yaml.Lexer().lex(text)) {
+    yield* parser.next(lexeme);
+    // The stack holds the document and each collection still open (and a token being built).
+    if (parser.stack.length > MAX_DEPTH) {
+      let depth = 0;
+      for (const t of parser.stack) {
+        if ((t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') && ++depth > MAX_DEPTH) {
+          throw new YamlRefusedError(`nests collections more than ${MAX_DEPTH} levels deep${where(lines.linePos(t.offset))}; sow's files nest a few levels, so sow does not read it`);
+        }
+      }
+    }
+  }
+  yield* parser.end();
 }
 
 /** Where a collection nests deeper than MAX_DEPTH in `token` (an offset), if it does; without recursion. */
