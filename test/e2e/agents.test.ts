@@ -142,6 +142,9 @@ const CASES: ExecutorCase[] = [
   },
 ];
 
+/** The worker runs no sow command (the task stays in_progress): for a session that is only the setup of a test. */
+const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
+
 const configFor = (c: ExecutorCase) => `agents:
   executors:
     impl:
@@ -475,7 +478,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
 
     // A session whose CLI has gone away: resume fails the same way, before touching the state.
     const g = fixture();
-    g.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    g.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
     rmSync(join(g.world.bin, 'claude'));
     const snap = g.repo.snapshot();
     const resumed = g.sow(['agent', 'resume', '010', 'feedback']);
@@ -486,7 +489,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
 
   it("a session id that begins with '-' (a hostile commit) is refused before any CLI starts: it would be read as an option", () => {
     const f = fixture();
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
     const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
     const sid = f.task().session_id as string;
     f.repo.write(file, f.repo.read(file).replace(sid, '--dangerously-skip-permissions'));
@@ -500,7 +503,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
 
   it('a second spawn of a task with a session is refused; --force starts a new one', () => {
     const f = fixture();
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
     const first = f.task().session_id;
     const before = f.repo.snapshot();
     const r = f.sow(['agent', 'spawn', 'implementer', '010']);
@@ -626,15 +629,16 @@ describe('prompts are data, never shell', () => {
       `it's "quoted" and 'single' > pwned6 < /dev/null $HOME \${PATH} * ? ~ # ! \\n \\`,
       '\ttabbed line; rm -rf "$FAKE_AGENT_HOME"',
     ].join('\n');
-    f.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q']);
+    // The workers run no sow command: what they were given is the test.
+    f.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q'], SILENT);
     const spawnCall = f.world.calls()[0]!;
     expect(spawnCall.stdin.endsWith(`## Instructions from the orchestrator\n\n${P}\n`), spawnCall.stdin).toBe(true);
-    f.ok(['agent', 'resume', '010', P, '-q']);
+    f.ok(['agent', 'resume', '010', P, '-q'], SILENT);
     expect(f.world.calls()[1]!.stdin).toBe(P);
     // And with an executor that gets the prompt as a file.
     const g = fixture({ config: configFor(CASES.find((c) => c.type === 'command')!) });
-    g.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q']);
-    g.ok(['agent', 'resume', '010', P, '-q']);
+    g.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q'], SILENT);
+    g.ok(['agent', 'resume', '010', P, '-q'], SILENT);
     expect(g.world.calls()[1]!.prompt).toBe(P);
     for (const dir of [f.root, g.root, f.world.root, g.world.root, process.cwd()]) expect(findNamed(dir, /^pwned/), dir).toEqual([]);
     expect(existsSync(f.world.fakeHome)).toBe(true);
