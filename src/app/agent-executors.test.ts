@@ -268,6 +268,11 @@ describe("yolo_mode and model map to each CLI's own flags", () => {
     const call = only(s.f.calls(), 'one run');
     expect(call.cli).toBe(cli);
     expect(call.argv).toEqual(argv({ sid: task(s.w).session_id, root: s.w.dir, promptFile: '' }));
+    // yolo_mode: true is permissions: yolo: no permission files, no opencode permissions, and as
+    // root Claude Code gets IS_SANDBOX=1 (without which it refuses its skip-all flag).
+    expect(s.outputs().filter((p) => !/-spawn\.(prompt\.md|jsonl|events\.jsonl)$/.test(p))).toEqual([]);
+    expect(Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'))).toEqual([]);
+    expect(call.env['IS_SANDBOX']).toBe(type === 'claude' && process.getuid?.() === 0 ? '1' : undefined);
   });
 });
 

@@ -298,9 +298,9 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
 });
 
 describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag', () => {
-  const cases = CLIS.flatMap((c) => [['permissions: yolo'], ['yolo_mode: true']].map((settings) => ({ ...c, label: settings[0]!, settings })));
-  it.each(cases)('$type with $label', async (c) => {
-    const s = await setup(configFor(c.type, c.settings));
+  // (yolo_mode: true for every CLI, with a model: agent-executors.test.ts.)
+  it.each(CLIS)('$type with permissions: yolo', async (c) => {
+    const s = await setup(configFor(c.type, ['permissions: yolo']));
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ verbose: true }));
     expect(s.lines).toContain('  Settings: permissions=yolo (from config file)');
     const call = s.call();
