@@ -470,6 +470,7 @@ describe('refused tool calls, read from what each CLI printed, with how to allow
     // Said after the progress view, before the outcome, once.
     const advice = [...c.advice, ...yoloAdvice(c.type, s.f.configPath)];
     const at = s.lines.indexOf('Task 010 is now in_progress');
+    expect(at, s.lines.join('\n')).toBeGreaterThan(advice.length);
     expect(s.lines.slice(at - advice.length, at), s.lines.join('\n')).toEqual(advice);
     expect(count(s.lines, 'refused'), 'said once').toBe(count(advice, 'refused'));
   });
