@@ -1,10 +1,17 @@
 /**
  * `sow agent list | spawn | resume` end to end (spec 003, "Session Management Protocol", "Error
  * Handling", "Configuration"): the built CLI in temp git repositories, with the strict fake agent
- * CLIs (test/fakes/fake-agent.mjs) on PATH. Every executor type is configured through a real
+ * CLIs (test/fakes/fake-agent.mjs) on PATH. The executor is configured through a real
  * $XDG_CONFIG_HOME/sow/config.yaml; the worker reports back by calling `sow` itself. Each test
- * checks the exact argv the CLI received (the argv table under test), the session written to the
- * task state, the prompt, the environment and the working directory the worker saw.
+ * checks the exact argv the CLI received, the session written to the task state, the prompt, the
+ * environment and the working directory the worker saw, and what the user sees (stdout, stderr,
+ * exit codes, `--json`).
+ *
+ * Two executor types (claude, codex) go the whole way here; every type's spawn and resume, and
+ * how yolo_mode and model map to each CLI's flags, are checked in-process with the same fakes:
+ * src/app/agent-executors.test.ts (also a resume while paused, a resume from another branch, and
+ * the types named when no executor can resume). Refusals and the executor chosen by the
+ * configuration: src/app/agents.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -90,7 +97,7 @@ interface ExecutorCase {
   /** The executor definition (named `impl`) in the config file. */
   definition: string;
   /** Where the session id comes from. */
-  ids: 'caller' | 'precreated' | 'reported';
+  ids: 'caller' | 'reported';
   idPattern: RegExp;
   spawnArgv(c: ArgvContext): string[];
   resumeArgv(c: ArgvContext): string[];
@@ -110,16 +117,6 @@ const CASES: ExecutorCase[] = [
     via: 'stdin',
   },
   {
-    type: 'cursor',
-    cli: 'cursor-agent',
-    definition: 'type: cursor',
-    ids: 'precreated',
-    idPattern: UUID,
-    spawnArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
-    resumeArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
-    via: 'stdin',
-  },
-  {
     type: 'codex',
     cli: 'codex',
     definition: 'type: codex',
@@ -127,36 +124,6 @@ const CASES: ExecutorCase[] = [
     idPattern: /^thread-[0-9a-f-]{36}$/,
     spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
     resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', sid, '-'],
-    via: 'stdin',
-  },
-  {
-    type: 'gemini',
-    cli: 'gemini',
-    definition: 'type: gemini',
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
-    resumeArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--resume', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
-    via: 'stdin',
-  },
-  {
-    type: 'copilot',
-    cli: 'copilot',
-    definition: 'type: copilot',
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
-    resumeArgv: ({ sid, root }) => [`--resume=${sid}`, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
-    via: 'stdin',
-  },
-  {
-    type: 'opencode',
-    cli: 'opencode',
-    definition: 'type: opencode',
-    ids: 'reported',
-    idPattern: /^ses_[0-9a-f]{32}$/,
-    spawnArgv: ({ root }) => ['run', '--format', 'json', '--dir', root],
-    resumeArgv: ({ sid, root }) => ['run', '--format', 'json', '--dir', root, '--session', sid],
     via: 'stdin',
   },
   {
@@ -175,6 +142,9 @@ const CASES: ExecutorCase[] = [
   },
 ];
 
+/** The worker runs no sow command (the task stays in_progress): for a session that is only the setup of a test. */
+const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
+
 const configFor = (c: ExecutorCase) => `agents:
   executors:
     impl:
@@ -189,8 +159,9 @@ const RESUME_SCRIPT = JSON.stringify([
   ['task', 'set', 'status', 'needs_review'],
 ]);
 
-describe('every executor type: spawn → needs_review → resume (correction round) → completed', () => {
-  it.each(CASES)('$type', (c) => {
+describe('an executor type: spawn → needs_review → resume (correction round) → completed', () => {
+  // A session id sow chooses (claude) and one the CLI reports in its events (codex); every type: src/app/agent-executors.test.ts.
+  it.each(CASES.filter((c) => c.type === 'claude' || c.type === 'codex'))('$type', (c) => {
     const f = fixture({ config: configFor(c) });
     const spawnNote = `Spawn note for the ${c.type} executor.`;
 
@@ -231,18 +202,8 @@ describe('every executor type: spawn → needs_review → resume (correction rou
       'spawn events file',
     );
     const firstEvent = JSON.parse(readFileSync(events, 'utf8').split('\n')[0]!);
-    if (c.ids === 'caller') {
-      expect(spawnCall.argv, 'caller-chosen id is passed to the CLI').toContain(sid);
-    } else if (c.ids === 'precreated') {
-      // The fake accepts --resume only for ids `cursor-agent create-chat` printed, and reports
-      // resuming:false only for a chat created but never used: so sid is create-chat's id.
-      const chats = readdirSync(join(f.world.fakeHome, 'cursor-agent-sessions')).map((n) => decodeURIComponent(n.replace(/\.json$/, '')));
-      expect(chats).toEqual([sid]);
-    } else if (c.type === 'codex') {
-      expect(firstEvent).toEqual({ type: 'thread.started', thread_id: sid });
-    } else {
-      expect(firstEvent.sessionID).toBe(sid);
-    }
+    if (c.ids === 'caller') expect(spawnCall.argv, 'caller-chosen id is passed to the CLI').toContain(sid);
+    else expect(firstEvent).toEqual({ type: 'thread.started', thread_id: sid });
 
     // The prompt reached the agent, whole.
     const spawnPrompt = readFileSync(spawnPromptFile, 'utf8');
@@ -319,15 +280,9 @@ describe('every executor type: spawn → needs_review → resume (correction rou
   });
 });
 
-describe("yolo_mode and model map to each CLI's own flags", () => {
-  const cases: [string, string, (c: ArgvContext) => string[]][] = [
-    ['claude', 'claude', ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--model', 'm1', '--dangerously-skip-permissions']],
-    ['cursor', 'cursor-agent', ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--model', 'm1', '--force']],
-    ['codex', 'codex', ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-']],
-    ['gemini', 'gemini', ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '-m', 'm1', '--yolo']],
-    ['copilot', 'copilot', ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--model', 'm1', '--allow-all-tools']],
-    ['opencode', 'opencode', ({ root }) => ['run', '--format', 'json', '--dir', root, '-m', 'm1', '--auto']],
-  ];
+describe("yolo_mode and model map to the CLI's own flags", () => {
+  // Codex's (every CLI's: src/app/agent-executors.test.ts).
+  const cases: [string, string, (c: ArgvContext) => string[]][] = [['codex', 'codex', ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-']]];
   it.each(cases)('%s', (type, cli, argv) => {
     const f = fixture({ config: `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n` });
     // The worker runs no sow command: the task stays in_progress.
@@ -425,14 +380,6 @@ describe('--verbose shows how the executor was chosen', () => {
     expect(r.stderr).toMatch(/^\s*Settings: permissions=safe \(default\)$/m);
   });
 
-  it('with a config file binding', () => {
-    const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose']);
-    expect(r.stderr).toContain(`Config file: ${f.world.configPath} (found)`);
-    expect(r.stderr).toMatch(/^\s*Executor: cur \(.*from config file\)$/m);
-    expect(only(f.world.calls(), 'one run').cli).toBe('cursor-agent');
-  });
-
   it('SOW_AGENTS_IMPLEMENTER beats the file binding', () => {
     const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], { SOW_AGENTS_IMPLEMENTER: 'codex' });
@@ -494,14 +441,7 @@ describe('windsurf (no session resumption)', () => {
     expect(f.world.calls()).toHaveLength(1);
     expect(f.repo.snapshot()).toEqual(before);
   });
-
-  it('when no executor defined can resume, the refusal names the types that can, usable by name (not claude-code, which is windsurf here)', () => {
-    const f = fixture({ config: 'agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  bindings:\n    implementer: windsurf\n' });
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
-    const resumed = f.sow(['agent', 'resume', '010', 'Use RS256']);
-    expect(resumed.code, show(resumed)).toBe(1);
-    expect(resumed.stderr).toContain('Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)');
-  });
+  // When no executor defined can resume, the types that can are named: src/app/agent-executors.test.ts.
 });
 
 describe('errors (spec 003, "Error Handling"): exact texts, state untouched', () => {
@@ -538,7 +478,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
 
     // A session whose CLI has gone away: resume fails the same way, before touching the state.
     const g = fixture();
-    g.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    g.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
     rmSync(join(g.world.bin, 'claude'));
     const snap = g.repo.snapshot();
     const resumed = g.sow(['agent', 'resume', '010', 'feedback']);
@@ -549,7 +489,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
 
   it("a session id that begins with '-' (a hostile commit) is refused before any CLI starts: it would be read as an option", () => {
     const f = fixture();
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
     const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
     const sid = f.task().session_id as string;
     f.repo.write(file, f.repo.read(file).replace(sid, '--dangerously-skip-permissions'));
@@ -563,7 +503,7 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
 
   it('a second spawn of a task with a session is refused; --force starts a new one', () => {
     const f = fixture();
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
     const first = f.task().session_id;
     const before = f.repo.snapshot();
     const r = f.sow(['agent', 'spawn', 'implementer', '010']);
@@ -648,7 +588,8 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(f.task('010').status, 'the dependency is left alone').toBe('pending');
   });
 
-  it("on a branch other than the project's: spawn and resume are refused (WRONG_BRANCH) before any CLI starts", () => {
+  // (--force and a worker without a task refused the same way: src/app/agents.test.ts; resume: src/app/agent-executors.test.ts.)
+  it("on a branch other than the project's: spawn is refused (WRONG_BRANCH) before any CLI starts", () => {
     const f = fixture();
     f.repo.git(['checkout', '-q', '-b', 'other']);
     const before = f.repo.snapshot();
@@ -657,30 +598,13 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')[0]).toBe(`error: this project belongs to '${f.branch}', but 'other' is checked out`);
     expect(r.stderr).toContain(`git checkout ${f.branch}`);
-    for (const args of [
-      ['agent', 'spawn', 'implementer', '010', '--json'],
-      ['agent', 'spawn', 'implementer', '010', '--force', '--json'],
-      ['agent', 'spawn', 'planner', '--json'],
-    ]) {
-      const j = f.sow(args);
-      expect(j.code, `sow ${args.join(' ')}\n${show(j)}`).toBe(1);
-      expect(j.json?.error?.code, args.join(' ')).toBe('WRONG_BRANCH');
-    }
+    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(j.code, show(j)).toBe(1);
+    expect(j.json?.error?.code).toBe('WRONG_BRANCH');
     expect(f.world.calls(), 'the fake agent was never started').toEqual([]);
     expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
     expect(f.task('010').status).toBe('pending');
     expect(f.task('010').session_id).toBeUndefined();
-
-    // A task with a session, resumed from the wrong branch: refused the same way.
-    f.repo.git(['checkout', '-q', f.branch]);
-    f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
-    f.repo.git(['checkout', '-q', 'other']);
-    const snap = f.repo.snapshot();
-    const resumed = f.sow(['agent', 'resume', '020', 'more', '--json']);
-    expect(resumed.code, show(resumed)).toBe(1);
-    expect(resumed.json?.error?.code).toBe('WRONG_BRANCH');
-    expect(f.world.calls(), 'only the spawn on the project branch ran').toHaveLength(1);
-    expect(f.repo.snapshot()).toEqual(snap);
   });
 
   it('unknown agent and unknown task', () => {
@@ -705,15 +629,16 @@ describe('prompts are data, never shell', () => {
       `it's "quoted" and 'single' > pwned6 < /dev/null $HOME \${PATH} * ? ~ # ! \\n \\`,
       '\ttabbed line; rm -rf "$FAKE_AGENT_HOME"',
     ].join('\n');
-    f.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q']);
+    // The workers run no sow command: what they were given is the test.
+    f.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q'], SILENT);
     const spawnCall = f.world.calls()[0]!;
     expect(spawnCall.stdin.endsWith(`## Instructions from the orchestrator\n\n${P}\n`), spawnCall.stdin).toBe(true);
-    f.ok(['agent', 'resume', '010', P, '-q']);
+    f.ok(['agent', 'resume', '010', P, '-q'], SILENT);
     expect(f.world.calls()[1]!.stdin).toBe(P);
     // And with an executor that gets the prompt as a file.
     const g = fixture({ config: configFor(CASES.find((c) => c.type === 'command')!) });
-    g.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q']);
-    g.ok(['agent', 'resume', '010', P, '-q']);
+    g.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q'], SILENT);
+    g.ok(['agent', 'resume', '010', P, '-q'], SILENT);
     expect(g.world.calls()[1]!.prompt).toBe(P);
     for (const dir of [f.root, g.root, f.world.root, g.world.root, process.cwd()]) expect(findNamed(dir, /^pwned/), dir).toEqual([]);
     expect(existsSync(f.world.fakeHome)).toBe(true);
@@ -782,18 +707,5 @@ describe('raw events and the progress view', () => {
     expect(j.json?.data.events_file.startsWith(`${f.root}/.sow/.runtime/agent-outputs/020/`), j.stdout).toBe(true);
     expect(j.stderr).toContain('Task 020 is now needs_review');
   });
-
-  it('a resume while the task is paused answers a question: not a new iteration', () => {
-    const f = fixture();
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
-      FAKE_AGENT_SCRIPT: JSON.stringify([
-        ['log', '--action', 'paused_task', '--result', 'partial', 'Which algorithm?'],
-        ['task', 'set', 'status', 'paused'],
-      ]),
-    });
-    expect(f.task()).toMatchObject({ status: 'paused', iteration: 1 });
-    const r = f.ok(['agent', 'resume', '010', 'Use RS256 algorithm for JWT signing', '-q']);
-    expect(r.stdout).toBe('needs_review\n');
-    expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 1 });
-  });
+  // A resume while the task is paused is not a new iteration: src/app/agent-executors.test.ts.
 });

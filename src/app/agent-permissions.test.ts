@@ -1,0 +1,488 @@
+/**
+ * Worker permissions in-process, for every agent CLI (docs/decisions/0017-permission-profiles.md):
+ * `agent spawn` and `agent resume` called with a context whose PATH has the strict fake agent CLIs
+ * of test/fakes (they refuse a flag the real CLI lacks), a user configuration binding the executor
+ * `impl` of each type to the implementer, and a repository declaring two checks. The whole chain
+ * below the command line: the configuration read, the profile chosen, the checks granted, the
+ * permission files written beside the prompt, the argv and environment the CLI received, the
+ * refusals read from what it printed, and the lines said on stderr (through `say`).
+ *
+ * test/e2e/permissions.test.ts keeps one or two CLIs per rule through the built binary (the fake
+ * calling `sow` back, stderr as printed, exit codes, `--json`).
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { refused, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { fakes, type FakeCall, type Fakes } from '../../test/inproc-fakes.js';
+import { showConfig } from './config.js';
+import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
+import { agentReport } from './report.js';
+
+const IS_ROOT = process.getuid?.() === 0;
+/** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
+const OUTPUTS = '.sow/.runtime/agent-outputs';
+
+/** The checks the repository declares: a plain one, and one with quotes, dots and a '*'. */
+const UNIT = 'npm test';
+const LINT = 'node scripts/lint.mjs "src/*.ts"';
+const REPO_CONFIG = `checks:\n  - name: unit\n    run: ${UNIT}\n  - name: lint\n    run: '${LINT}'\n`;
+
+const world = worlds({
+  executing: async (w) => {
+    await toExecuting(w);
+    w.write('.sow/config.yaml', REPO_CONFIG);
+  },
+});
+
+/** A config file with one executor `impl` of this type (with these settings lines) for the implementer. */
+const configFor = (type: string, settings: string[] = []) =>
+  `agents:\n  executors:\n    impl:\n      type: ${type}\n${settings.length ? `      settings:\n${settings.map((s) => `        ${s}\n`).join('')}` : ''}  bindings:\n    implementer: impl\n`;
+
+interface Setup {
+  w: World;
+  f: Fakes;
+  /** What the use cases said on stderr. */
+  lines: string[];
+  /** The user's context with the fakes on its PATH; the checks are allowed (allowing is tested in check-allowance). */
+  ctx(env?: Record<string, string>): ReturnType<World['ctx']>;
+  opts(more?: Partial<AgentRunOptions>): AgentRunOptions;
+  /** The task's runtime folder. */
+  dir: string;
+  /** The files in it that are neither the prompt nor the events. */
+  permissionFiles(): string[];
+  call(): FakeCall;
+  sid(): string;
+}
+
+async function setup(config?: string): Promise<Setup> {
+  const w = await world('executing');
+  const f = fakes();
+  if (config !== undefined) f.writeConfig(config);
+  const lines: string[] = [];
+  const dir = join(w.dir, OUTPUTS, '010');
+  return {
+    w,
+    f,
+    lines,
+    ctx: (env = {}) => w.ctx({ ...f.env, SOW_ALLOW_CHECKS: '1', ...env }),
+    opts: (more = {}) => ({ verbose: false, quiet: false, say: (l) => lines.push(l), ...more }),
+    dir,
+    permissionFiles: () => (existsSync(dir) ? readdirSync(dir).sort() : []).filter((n) => !/-(spawn|resume)\.(prompt\.md|jsonl|events\.jsonl)$/.test(n)),
+    call() {
+      const calls = f.calls();
+      expect(calls, 'one run of the fake CLI').toHaveLength(1);
+      return calls[0]!;
+    },
+    sid: () => w.yaml(taskFile('010')).session_id,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What each CLI gets.
+// ---------------------------------------------------------------------------------------------
+
+interface Ctx {
+  sid: string;
+  root: string;
+  /** The task's runtime folder, where the permission files are written beside the prompt. */
+  dir: string;
+}
+
+interface Cli {
+  type: string;
+  cli: string;
+  title: string;
+  safe(c: Ctx): string[];
+  yolo(c: Ctx): string[];
+  /** The `Note:` lines of --verbose under safe. */
+  notes(c: Ctx): string[];
+}
+
+const LISTED = '`sow`, `npm test`, `node scripts/lint.mjs "src/*.ts"`';
+
+const CLIS: Cli[] = [
+  {
+    type: 'claude',
+    cli: 'claude',
+    title: 'Claude Code',
+    safe: ({ sid }) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      sid,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+      '--allowedTools',
+      'Bash(npm test)',
+      '--allowedTools',
+      'Bash(node scripts/lint.mjs "src/*.ts")',
+    ],
+    yolo: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--dangerously-skip-permissions'],
+    notes: () => [
+      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
+      'Claude Code reads \'*\' in an allowed command as a wildcard, so the check(s) `node scripts/lint.mjs "src/*.ts"` allow more than that exact command',
+    ],
+  },
+  {
+    type: 'cursor',
+    cli: 'cursor-agent',
+    title: 'Cursor CLI',
+    safe: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
+    yolo: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--force'],
+    notes: () => [
+      'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+    ],
+  },
+  {
+    type: 'codex',
+    cli: 'codex',
+    title: 'Codex CLI',
+    safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
+    yolo: ({ root }) => ['exec', '--json', '-C', root, '--dangerously-bypass-approvals-and-sandbox', '-'],
+    notes: () => ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'],
+  },
+  {
+    type: 'gemini',
+    cli: 'gemini',
+    title: 'Gemini CLI',
+    safe: ({ sid, dir }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dir, 'gemini-sow-policy.toml')],
+    yolo: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '--yolo'],
+    notes: ({ dir }) => [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} (policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`],
+  },
+  {
+    type: 'copilot',
+    cli: 'copilot',
+    title: 'GitHub Copilot CLI',
+    safe: ({ sid, root }) => [
+      '--session-id',
+      sid,
+      '--output-format',
+      'json',
+      '-C',
+      root,
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      '--allow-tool',
+      'shell(npm test)',
+      '--allow-tool',
+      'shell(node scripts/lint.mjs "src/*.ts")',
+      '--disallow-temp-dir',
+    ],
+    yolo: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-all-tools'],
+    notes: () => [
+      `permissions=safe: Copilot CLI may edit files in the repository and run ${LISTED}; it refuses anything else`,
+      // npm test is matched by name and subcommand; the node line is not.
+      'Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) `node scripts/lint.mjs "src/*.ts"`; a package script run as `npm run <script>` is matched',
+    ],
+  },
+  {
+    type: 'opencode',
+    cli: 'opencode',
+    title: 'opencode',
+    safe: ({ root }) => ['run', '--format', 'json', '--dir', root],
+    yolo: ({ root }) => ['run', '--format', 'json', '--dir', root, '--auto'],
+    notes: ({ dir }) => [
+      `permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`,
+    ],
+  },
+];
+
+/** Gemini's policy file: `sow` by prefix, each check by an exact regex, nothing else. */
+const GEMINI_POLICY = [
+  '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.',
+  '',
+  '[[rule]]',
+  'toolName = "run_shell_command"',
+  'commandPrefix = "sow"',
+  'decision = "allow"',
+  'priority = 999',
+  '',
+  '[[rule]]',
+  'toolName = "run_shell_command"',
+  '# npm test',
+  String.raw`commandRegex = "npm test\""`,
+  'allowRedirection = true',
+  'decision = "allow"',
+  'priority = 999',
+  '',
+  '[[rule]]',
+  'toolName = "run_shell_command"',
+  '# node scripts/lint.mjs "src/*.ts"',
+  String.raw`commandRegex = "node scripts/lint\\.mjs \\\\\"src/\\*\\.ts\\\\\"\""`,
+  'allowRedirection = true',
+  'decision = "allow"',
+  'priority = 999',
+  '',
+].join('\n');
+
+/** The config file opencode gets through OPENCODE_CONFIG: go on after a refusal. */
+const OPENCODE_CONFIG = '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": true\n  }\n}\n';
+
+const OPENCODE_PERMISSION = {
+  edit: 'allow',
+  bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node scripts/lint.mjs "src/*.ts"': 'allow' },
+  webfetch: 'ask',
+  external_directory: 'ask',
+};
+
+const notesOf = (lines: string[]) => lines.filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
+const openCodeEnv = (call: FakeCall) => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
+/** How --verbose shows a command line: a word with anything but [\w@%+=:,./-] is JSON-quoted. */
+const shown = (argv: string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+
+describe('the default is safe: each CLI gets its own flags, granting sow and the declared checks', () => {
+  it.each(CLIS)('$type: its argv, its permission files, what --verbose says', async (c) => {
+    const s = await setup(configFor(c.type));
+    const r = await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ verbose: true }));
+    expect(r.status).toBe('in_progress');
+    expect(s.lines).toContain('  Settings: permissions=safe (default)');
+    expect(s.lines.join('\n'), 'nothing was refused').not.toContain('refused');
+    const call = s.call();
+    expect(call.cli).toBe(c.cli);
+    const ctx = { sid: s.sid(), root: s.w.dir, dir: s.dir };
+    expect(call.argv).toEqual(c.safe(ctx));
+    expect(notesOf(s.lines)).toEqual(c.notes(ctx));
+    expect(s.lines).toContain(`  Command: ${c.cli} ${shown(c.safe(ctx))}`);
+
+    // The permission files are written beside the prompt, only for the CLI that reads them.
+    expect(s.permissionFiles()).toEqual(c.type === 'gemini' ? ['gemini-sow-policy.toml'] : c.type === 'opencode' ? ['opencode-sow.json'] : []);
+    if (c.type === 'gemini') expect(readFileSync(join(s.dir, 'gemini-sow-policy.toml'), 'utf8')).toBe(GEMINI_POLICY);
+    if (c.type === 'opencode') {
+      expect(readFileSync(join(s.dir, 'opencode-sow.json'), 'utf8')).toBe(OPENCODE_CONFIG);
+      expect(call.env['OPENCODE_CONFIG']).toBe(join(s.dir, 'opencode-sow.json'));
+      const permission = JSON.parse(call.env['OPENCODE_PERMISSION']!);
+      expect(permission).toEqual(OPENCODE_PERMISSION);
+      // opencode takes the last matching pattern: the catch-all must come first.
+      expect(Object.keys(permission.bash)[0]).toBe('*');
+      expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_PERMISSION']);
+    } else {
+      expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
+    }
+  });
+
+  it('permissions: safe set in the file: said to come from the config file', async () => {
+    const s = await setup(configFor('codex', ['permissions: safe']));
+    await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ verbose: true }));
+    expect(s.lines).toContain('  Settings: permissions=safe (from config file)');
+    expect(s.call().argv).toEqual(CLIS[2]!.safe({ sid: '', root: s.w.dir, dir: '' }));
+  });
+
+  it('without declared checks only sow is granted; the checks are read again at every run (resume)', async () => {
+    const s = await setup(configFor('gemini'));
+    rmSync(join(s.w.dir, '.sow/config.yaml'));
+    await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ quiet: true }));
+    const policy = join(s.dir, 'gemini-sow-policy.toml');
+    const sowOnly = GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# npm test'));
+    expect(readFileSync(policy, 'utf8')).toBe(sowOnly.slice(0, -1));
+    await agentReport(s.w.as('implementer-1', '010'), 'needs_review', undefined);
+    s.w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
+    await resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'Run the tests.', s.opts({ quiet: true }));
+    const calls = s.f.calls();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.argv).toEqual(['--output-format', 'stream-json', '--resume', s.sid(), '--approval-mode', 'auto_edit', '--policy', policy]);
+    expect(readFileSync(policy, 'utf8')).toBe(GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# node')).slice(0, -1));
+
+    const g = await setup(configFor('claude'));
+    rmSync(join(g.w.dir, '.sow/config.yaml'));
+    await spawnAgent(g.ctx(), 'implementer', '010', g.opts({ verbose: true }));
+    expect(g.call().argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', g.sid(), '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    expect(notesOf(g.lines)).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else']);
+  });
+});
+
+describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag', () => {
+  // (yolo_mode: true for every CLI, with a model: agent-executors.test.ts.)
+  it.each(CLIS)('$type with permissions: yolo', async (c) => {
+    const s = await setup(configFor(c.type, ['permissions: yolo']));
+    await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ verbose: true }));
+    expect(s.lines).toContain('  Settings: permissions=yolo (from config file)');
+    const call = s.call();
+    expect(call.cli).toBe(c.cli);
+    expect(call.argv).toEqual(c.yolo({ sid: s.sid(), root: s.w.dir, dir: s.dir }));
+    expect(s.permissionFiles(), 'no permission files').toEqual([]);
+    expect(openCodeEnv(call)).toEqual([]);
+    // Claude Code refuses its skip-all flag as root unless IS_SANDBOX=1: sow sets it then, and says so.
+    const root = c.type === 'claude' && IS_ROOT;
+    expect(call.env['IS_SANDBOX']).toBe(root ? '1' : undefined);
+    expect(notesOf(s.lines)).toEqual(root ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : []);
+  });
+
+  it('permissions and yolo_mode that agree are accepted; yolo_mode: false is safe', async () => {
+    const s = await setup(configFor('codex', ['permissions: yolo', 'yolo_mode: true']));
+    await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ quiet: true }));
+    expect(s.call().argv).toEqual(CLIS[2]!.yolo({ sid: '', root: s.w.dir, dir: '' }));
+    const g = await setup(configFor('codex', ['yolo_mode: false']));
+    await spawnAgent(g.ctx(), 'implementer', '010', g.opts({ verbose: true }));
+    expect(g.lines).toContain('  Settings: permissions=safe (from config file)');
+    expect(g.call().argv).toEqual(CLIS[2]!.safe({ sid: '', root: g.w.dir, dir: '' }));
+  });
+
+  it.each([
+    [['permissions: safe', 'yolo_mode: true'], 'permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)', 'safe'],
+    [['permissions: yolo', 'yolo_mode: false'], 'permissions: yolo and yolo_mode: false disagree; keep one (yolo_mode: true is permissions: yolo)', 'yolo'],
+  ])('%j disagree: CONFIG_INVALID (exit 4) naming the field, nothing started; config show says so', async (settings, problem, shownProfile) => {
+    const s = await setup(configFor('claude', settings));
+    const e = await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts()), 'CONFIG_INVALID', 4);
+    expect(e.message).toBe(`${s.f.configPath}: agents.executors.impl.settings: ${problem}`);
+    expect(e.hint).toBe("fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'");
+    expect(e.details).toEqual({ file: s.f.configPath, field: 'agents.executors.impl.settings' });
+    expect(s.f.calls(), 'no CLI started').toEqual([]);
+    expect(existsSync(join(s.w.dir, OUTPUTS)), 'no worker files').toBe(false);
+    // config show does not pick one silently.
+    expect((await showConfig(s.ctx())).text).toMatch(
+      new RegExp(`^ {8}permissions: ${shownProfile} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`, 'm'),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Refused tool calls.
+// ---------------------------------------------------------------------------------------------
+
+/** The closing advice: give the executor permissions: yolo, in the config file. */
+const yoloAdvice = (type: string, configPath: string) => [
+  `To let executor "impl" do anything unasked, set permissions: yolo in ${configPath}:`,
+  '  agents:',
+  '    executors:',
+  '      impl:',
+  `        type: ${type}`,
+  '        settings:',
+  '          permissions: yolo',
+];
+const declareTouch = [
+  'To let a worker run that command, declare it as a check in .sow/config.yaml:',
+  '  checks:',
+  '    - name: allowed',
+  '      run: "touch /x"',
+  "then allow it on this machine: 'sow check allow'.",
+];
+const CODEX_REASON = 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
+
+interface DenialCase {
+  type: string;
+  deny: string[];
+  denials: object[];
+  /** The advice lines before the yolo advice. */
+  advice: string[];
+}
+
+const DENIALS: DenialCase[] = [
+  {
+    type: 'claude',
+    deny: ['touch /x', UNIT],
+    denials: [
+      { tool: 'Bash', input: 'touch /x', kind: 'command' },
+      { tool: 'Bash', input: UNIT, kind: 'command' },
+    ],
+    advice: [
+      'Claude Code refused 2 tool calls (permissions: safe):',
+      '  Bash: touch /x',
+      '  Bash: npm test',
+      ...declareTouch,
+      '`npm test` is declared as a check, but Claude Code refused it: its own settings deny it.',
+    ],
+  },
+  {
+    type: 'cursor',
+    deny: ['touch /x', UNIT],
+    denials: [
+      { tool: 'shell', input: 'touch /x', kind: 'command' },
+      { tool: 'shell', input: UNIT, kind: 'command' },
+    ],
+    advice: [
+      'Cursor CLI refused 2 tool calls (permissions: safe):',
+      '  shell: touch /x',
+      '  shell: npm test',
+      'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too; declaring a check does not widen it.',
+    ],
+  },
+  {
+    type: 'codex',
+    deny: ['touch /x'],
+    denials: [{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }],
+    advice: [
+      'Codex CLI refused a tool call (permissions: safe):',
+      `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
+      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too; declaring a check does not widen it.',
+    ],
+  },
+  {
+    type: 'gemini',
+    deny: ['touch /x', UNIT],
+    denials: [
+      { tool: 'run_shell_command', input: 'touch /x', kind: 'command', reason: 'Tool execution denied by policy.' },
+      { tool: 'run_shell_command', input: UNIT, kind: 'command', reason: 'Tool execution denied by policy.' },
+    ],
+    advice: [
+      'Gemini CLI refused 2 tool calls (permissions: safe):',
+      '  run_shell_command: touch /x',
+      '  run_shell_command: npm test',
+      ...declareTouch,
+      '`npm test` is declared as a check, but Gemini CLI refused it: Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too.',
+    ],
+  },
+  {
+    type: 'copilot',
+    deny: ['touch /x', LINT],
+    denials: [
+      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
+      { tool: 'bash', input: LINT, kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
+    ],
+    advice: [
+      'GitHub Copilot CLI refused 2 tool calls (permissions: safe):',
+      '  bash: touch /x',
+      `  bash: ${LINT}`,
+      ...declareTouch,
+      '`node scripts/lint.mjs "src/*.ts"` is declared as a check, but GitHub Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
+    ],
+  },
+  {
+    type: 'opencode',
+    deny: ['touch /x', UNIT],
+    denials: [
+      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
+      { tool: 'bash', input: UNIT, kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
+    ],
+    advice: [
+      'opencode refused 2 tool calls (permissions: safe):',
+      '  bash: touch /x',
+      '  bash: npm test',
+      ...declareTouch,
+      '`npm test` is declared as a check, but opencode refused it: its own settings deny it.',
+    ],
+  },
+];
+
+const count = (lines: string[], needle: string) => lines.join('\n').split(needle).length - 1;
+
+describe('refused tool calls, read from what each CLI printed, with how to allow them', () => {
+  it.each(DENIALS)('$type (safe)', async (c) => {
+    const s = await setup(configFor(c.type));
+    const r = await spawnAgent(s.ctx({ FAKE_AGENT_DENY: JSON.stringify(c.deny) }), 'implementer', '010', s.opts());
+    expect(r.denials).toEqual(c.denials);
+    // Said after the progress view, before the outcome, once.
+    const advice = [...c.advice, ...yoloAdvice(c.type, s.f.configPath)];
+    const at = s.lines.indexOf('Task 010 is now in_progress');
+    expect(at, s.lines.join('\n')).toBeGreaterThan(advice.length);
+    expect(s.lines.slice(at - advice.length, at), s.lines.join('\n')).toEqual(advice);
+    expect(count(s.lines, 'refused'), 'said once').toBe(count(advice, 'refused'));
+  });
+
+  it('codex with permissions: yolo: its own configuration denies it (no advice to declare or to set yolo)', async () => {
+    const s = await setup(configFor('codex', ['permissions: yolo']));
+    const r = await spawnAgent(s.ctx({ FAKE_AGENT_DENY: JSON.stringify(['touch /x']) }), 'implementer', '010', s.opts({ quiet: true }));
+    expect(r.denials).toEqual([{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }]);
+    expect(s.lines.filter((l) => !l.startsWith('Warning: '))).toEqual([
+      'Codex CLI refused a tool call (permissions: yolo):',
+      `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
+      'Codex CLI refused it even with permissions: yolo: its own configuration denies it.',
+    ]);
+  });
+});
