@@ -360,13 +360,26 @@ describe('sow mcp: the tools', () => {
     expect(steady(cli)).toEqual(steady({ ...mcp, recorded: { ...mcp.recorded, outputs: mcp.recorded.outputs.map((o: any) => ({ ...o, index: o.index + 1 })) } }));
     expect(readFileSync(join(repo.dir, '.sow/project', mcp.runs[0].log), 'utf8')).toContain('unit-ran');
 
-    // A client that asks for progress hears of each check as it ends.
-    const progress: { progress: number; total?: number; message?: string }[] = [];
-    await client.callTool({ name: 'check_run', arguments: { names: ['unit', 'lint'] } }, undefined, { onprogress: (p) => progress.push(p) });
+    // A client that asks for progress hears of each check as it ends, before the answer. Read from
+    // the server's own lines: the SDK's client hands notifications to their handler a microtask
+    // late but drops a request's progress handler at once when the answer comes, so a last
+    // notification that reaches it in the same read as the answer is lost on the client's side.
+    const server = spawnServer(repo);
+    server.send(INIT);
+    await server.answer('1');
+    server.send(INITIALIZED);
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_run', arguments: { names: ['unit', 'lint'] }, _meta: { progressToken: 'p' } } });
+    const answer = await server.answer('2');
+    const after = server.lines().map((l) => JSON.parse(l));
+    const answerAt = server.lines().indexOf(answer);
+    const progress = after.filter((m, i) => i < answerAt && m.method === 'notifications/progress').map((m) => m.params);
     expect(progress).toEqual([
-      { progress: 1, total: 2, message: 'unit passed' },
-      { progress: 2, total: 2, message: 'lint failed' },
+      { progressToken: 'p', progress: 1, total: 2, message: 'unit passed' },
+      { progressToken: 'p', progress: 2, total: 2, message: 'lint failed' },
     ]);
+    expect(after.filter((m) => m.method === 'notifications/progress')).toHaveLength(2);
+    server.child.stdin.end();
+    expect((await server.exited).code).toBe(0);
 
     const failed = await call(client, 'check_run', { names: ['lint'] });
     expect(failed.isError).toBe(true);
