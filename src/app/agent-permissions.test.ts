@@ -18,15 +18,11 @@ import { fakes, type FakeCall, type Fakes } from '../../test/inproc-fakes.js';
 import { showConfig } from './config.js';
 import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
+import { CLIS, CODEX_REASON, declareTouch, GEMINI_POLICY, LINT, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, UNIT, yoloAdvice } from '../../test/permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
 const OUTPUTS = '.sow/.runtime/agent-outputs';
-
-/** The checks the repository declares: a plain one, and one with quotes, dots and a '*'. */
-const UNIT = 'npm test';
-const LINT = 'node scripts/lint.mjs "src/*.ts"';
-const REPO_CONFIG = `checks:\n  - name: unit\n    run: ${UNIT}\n  - name: lint\n    run: '${LINT}'\n`;
 
 const world = worlds({
   executing: async (w) => {
@@ -81,156 +77,6 @@ async function setup(config?: string): Promise<Setup> {
 // ---------------------------------------------------------------------------------------------
 // What each CLI gets.
 // ---------------------------------------------------------------------------------------------
-
-interface Ctx {
-  sid: string;
-  root: string;
-  /** The task's runtime folder, where the permission files are written beside the prompt. */
-  dir: string;
-}
-
-interface Cli {
-  type: string;
-  cli: string;
-  title: string;
-  safe(c: Ctx): string[];
-  yolo(c: Ctx): string[];
-  /** The `Note:` lines of --verbose under safe. */
-  notes(c: Ctx): string[];
-}
-
-const LISTED = '`sow`, `npm test`, `node scripts/lint.mjs "src/*.ts"`';
-
-const CLIS: Cli[] = [
-  {
-    type: 'claude',
-    cli: 'claude',
-    title: 'Claude Code',
-    safe: ({ sid }) => [
-      '--print',
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--session-id',
-      sid,
-      '--permission-mode',
-      'acceptEdits',
-      '--allowedTools',
-      'Bash(sow *)',
-      '--allowedTools',
-      'Bash(npm test)',
-      '--allowedTools',
-      'Bash(node scripts/lint.mjs "src/*.ts")',
-    ],
-    yolo: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--dangerously-skip-permissions'],
-    notes: () => [
-      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
-      'Claude Code reads \'*\' in an allowed command as a wildcard, so the check(s) `node scripts/lint.mjs "src/*.ts"` allow more than that exact command',
-    ],
-  },
-  {
-    type: 'cursor',
-    cli: 'cursor-agent',
-    title: 'Cursor CLI',
-    safe: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
-    yolo: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--force'],
-    notes: () => [
-      'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
-    ],
-  },
-  {
-    type: 'codex',
-    cli: 'codex',
-    title: 'Codex CLI',
-    safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
-    yolo: ({ root }) => ['exec', '--json', '-C', root, '--dangerously-bypass-approvals-and-sandbox', '-'],
-    notes: () => ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'],
-  },
-  {
-    type: 'gemini',
-    cli: 'gemini',
-    title: 'Gemini CLI',
-    safe: ({ sid, dir }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dir, 'gemini-sow-policy.toml')],
-    yolo: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '--yolo'],
-    notes: ({ dir }) => [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} (policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`],
-  },
-  {
-    type: 'copilot',
-    cli: 'copilot',
-    title: 'GitHub Copilot CLI',
-    safe: ({ sid, root }) => [
-      '--session-id',
-      sid,
-      '--output-format',
-      'json',
-      '-C',
-      root,
-      '--allow-tool',
-      'write',
-      '--allow-tool',
-      'shell(sow)',
-      '--allow-tool',
-      'shell(npm test)',
-      '--allow-tool',
-      'shell(node scripts/lint.mjs "src/*.ts")',
-      '--disallow-temp-dir',
-    ],
-    yolo: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-all-tools'],
-    notes: () => [
-      `permissions=safe: Copilot CLI may edit files in the repository and run ${LISTED}; it refuses anything else`,
-      // npm test is matched by name and subcommand; the node line is not.
-      'Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) `node scripts/lint.mjs "src/*.ts"`; a package script run as `npm run <script>` is matched',
-    ],
-  },
-  {
-    type: 'opencode',
-    cli: 'opencode',
-    title: 'opencode',
-    safe: ({ root }) => ['run', '--format', 'json', '--dir', root],
-    yolo: ({ root }) => ['run', '--format', 'json', '--dir', root, '--auto'],
-    notes: ({ dir }) => [
-      `permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`,
-    ],
-  },
-];
-
-/** Gemini's policy file: `sow` by prefix, each check by an exact regex, nothing else. */
-const GEMINI_POLICY = [
-  '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.',
-  '',
-  '[[rule]]',
-  'toolName = "run_shell_command"',
-  'commandPrefix = "sow"',
-  'decision = "allow"',
-  'priority = 999',
-  '',
-  '[[rule]]',
-  'toolName = "run_shell_command"',
-  '# npm test',
-  String.raw`commandRegex = "npm test\""`,
-  'allowRedirection = true',
-  'decision = "allow"',
-  'priority = 999',
-  '',
-  '[[rule]]',
-  'toolName = "run_shell_command"',
-  '# node scripts/lint.mjs "src/*.ts"',
-  String.raw`commandRegex = "node scripts/lint\\.mjs \\\\\"src/\\*\\.ts\\\\\"\""`,
-  'allowRedirection = true',
-  'decision = "allow"',
-  'priority = 999',
-  '',
-].join('\n');
-
-/** The config file opencode gets through OPENCODE_CONFIG: go on after a refusal. */
-const OPENCODE_CONFIG = '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": true\n  }\n}\n';
-
-const OPENCODE_PERMISSION = {
-  edit: 'allow',
-  bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node scripts/lint.mjs "src/*.ts"': 'allow' },
-  webfetch: 'ask',
-  external_directory: 'ask',
-};
 
 const notesOf = (lines: string[]) => lines.filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
 const openCodeEnv = (call: FakeCall) => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
@@ -345,25 +191,6 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
 // ---------------------------------------------------------------------------------------------
 // Refused tool calls.
 // ---------------------------------------------------------------------------------------------
-
-/** The closing advice: give the executor permissions: yolo, in the config file. */
-const yoloAdvice = (type: string, configPath: string) => [
-  `To let executor "impl" do anything unasked, set permissions: yolo in ${configPath}:`,
-  '  agents:',
-  '    executors:',
-  '      impl:',
-  `        type: ${type}`,
-  '        settings:',
-  '          permissions: yolo',
-];
-const declareTouch = [
-  'To let a worker run that command, declare it as a check in .sow/config.yaml:',
-  '  checks:',
-  '    - name: allowed',
-  '      run: "touch /x"',
-  "then allow it on this machine: 'sow check allow'.",
-];
-const CODEX_REASON = 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
 
 interface DenialCase {
   type: string;
