@@ -8,64 +8,14 @@
  * one hostile file of each kind in a cloned repository.
  */
 import { describe, expect, it } from 'vitest';
-import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
+import { PROJECT, refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { listChecks } from './checks.js';
 import { setPhaseField } from './phase.js';
 import { continueProject, projectStatus } from './status.js';
 import { getTask, listTasks, setTaskField } from './task.js';
+import { EXHAUSTING, handEditTask, withTimesOf } from '../../test/values-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });
-
-/** Free-form metadata as a person might write it: every kind of value a YAML file can hold. */
-const METADATA = `metadata:
-  # written by hand
-  big: 9999999999999999
-  bigger: 12345678901234567890
-  oct: 007
-  octal: 0o17
-  hex: 0x1F
-  exp: 1e3
-  float: 3.14159265358979323846
-  inf: .inf
-  ninf: -.inf
-  nan: .nan
-  tilde: ~
-  yes_string: yes
-  set: !!set {a, b}
-  omap: !!omap [a: 1, b: 2]
-  binary: !!binary aGVsbG8=
-  custom: !mytag foo
-  anchor: &A {x: 1, y: [1, 2]}
-  alias: *A
-  flow: {a: 1, b: "two"}   # a flow map
-  seq: [1, 2, 3]
-  literal: |
-    line one
-    line two
-  folded: >-
-    folded
-    text
-  quoted: "tab\\there \\u00e9"
-  single: 'it''s'
-`;
-
-/** Task 010's file, hand-edited: a comment, other quoting and spacing, and the metadata above. */
-function handEditTask(w: World): string {
-  const text = w
-    .read(taskFile('010'))
-    .replace(/^name: .*$/m, "name: 'First task'   # what we agreed")
-    .replace(/^metadata: \{\}\n/m, METADATA);
-  const edited = `# Task 010, edited by hand\n${text}`;
-  w.write(taskFile('010'), edited);
-  return edited;
-}
-
-/** `text` with its `updated_at:` lines (any indentation) replaced by those of `like`, in order. */
-function withTimesOf(text: string, like: string): string {
-  const times = [...like.matchAll(/^(\s*)updated_at: .*$/gm)].map((m) => m[0]);
-  let i = 0;
-  return text.replace(/^(\s*)updated_at: .*$/gm, (line) => times[i++] ?? line);
-}
 
 describe('a write leaves every value it did not change as written', () => {
   it('task set on a hand-edited task file: only the changed lines change, byte for byte', async () => {
@@ -147,18 +97,6 @@ describe('a write leaves every value it did not change as written', () => {
     expect(w.read(taskFile('010'))).toContain('iteration: 12345678901234567890 # huge\n');
   });
 });
-
-/** YAML that would exhaust a reader: each refused at once with exit 4. */
-const EXHAUSTING: { name: string; yaml: string; message: RegExp }[] = [
-  {
-    name: 'an alias bomb (billion laughs)',
-    yaml: ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 9 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join('\n'),
-    message: /aliases \(\*name\) that would repeat their anchors' values more than 100 times/,
-  },
-  { name: 'a flow collection 100,000 levels deep', yaml: `deep: ${'['.repeat(100_000)}${']'.repeat(100_000)}`, message: /nests collections more than 100 levels deep/ },
-  { name: 'a list 20,000 levels deep', yaml: `deep:\n  ${'- '.repeat(20_000)}x`, message: /nests collections more than 100 levels deep/ },
-  { name: 'an alias inside its own anchor', yaml: 'loop: &l [1, *l]', message: /alias \*l \(line \d+, column \d+\) inside the value its anchor names/ },
-];
 
 describe('YAML built to exhaust sow is refused, exit 4', () => {
   it.each(EXHAUSTING)('$name in a task file: every use case that reads it refuses it, naming the file, changing nothing', async ({ yaml, message }) => {
