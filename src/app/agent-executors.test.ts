@@ -11,16 +11,16 @@
  * worker calling `sow` back (its log entries and outputs, the approval that clears the session).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refused, T0, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { fakes, type Fakes } from '../../test/inproc-fakes.js';
 import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
+import { CASES, configFor, type ArgvContext } from '../../test/executor-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Where a worker's events and prompt files go: sow's runtime folder, never state. */
 const OUTPUTS = '.sow/.runtime/agent-outputs';
 
@@ -63,105 +63,6 @@ const only = <T>(items: T[], what: string): T => {
   expect(items, what).toHaveLength(1);
   return items[0]!;
 };
-
-interface ArgvContext {
-  sid: string;
-  root: string;
-  promptFile: string;
-}
-
-interface ExecutorCase {
-  type: string;
-  cli: string;
-  /** The executor definition (named `impl`) in the config file. */
-  definition: string;
-  /** Where the session id comes from. */
-  ids: 'caller' | 'precreated' | 'reported';
-  idPattern: RegExp;
-  spawnArgv(c: ArgvContext): string[];
-  resumeArgv(c: ArgvContext): string[];
-  /** How the prompt reaches the CLI. */
-  via: 'stdin' | 'file';
-}
-
-const CASES: ExecutorCase[] = [
-  {
-    type: 'claude',
-    cli: 'claude',
-    definition: 'type: claude',
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
-    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
-    via: 'stdin',
-  },
-  {
-    type: 'cursor',
-    cli: 'cursor-agent',
-    definition: 'type: cursor',
-    ids: 'precreated',
-    idPattern: UUID,
-    spawnArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
-    resumeArgv: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
-    via: 'stdin',
-  },
-  {
-    type: 'codex',
-    cli: 'codex',
-    definition: 'type: codex',
-    ids: 'reported',
-    idPattern: /^thread-[0-9a-f-]{36}$/,
-    spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
-    resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', sid, '-'],
-    via: 'stdin',
-  },
-  {
-    type: 'gemini',
-    cli: 'gemini',
-    definition: 'type: gemini',
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
-    resumeArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--resume', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
-    via: 'stdin',
-  },
-  {
-    type: 'copilot',
-    cli: 'copilot',
-    definition: 'type: copilot',
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
-    resumeArgv: ({ sid, root }) => [`--resume=${sid}`, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
-    via: 'stdin',
-  },
-  {
-    type: 'opencode',
-    cli: 'opencode',
-    definition: 'type: opencode',
-    ids: 'reported',
-    idPattern: /^ses_[0-9a-f]{32}$/,
-    spawnArgv: ({ root }) => ['run', '--format', 'json', '--dir', root],
-    resumeArgv: ({ sid, root }) => ['run', '--format', 'json', '--dir', root, '--session', sid],
-    via: 'stdin',
-  },
-  {
-    type: 'command',
-    cli: 'my-agent',
-    definition: [
-      'type: command',
-      '      spawn: [my-agent, --session, "{session_id}", --prompt-file, "{prompt_file}"]',
-      '      resume: [my-agent, --resume, "{session_id}", --prompt-file, "{prompt_file}"]',
-    ].join('\n'),
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid, promptFile }) => ['--session', sid, '--prompt-file', promptFile],
-    resumeArgv: ({ sid, promptFile }) => ['--resume', sid, '--prompt-file', promptFile],
-    via: 'file',
-  },
-];
-
-const configFor = (c: ExecutorCase) => `agents:\n  executors:\n    impl:\n      ${c.definition}\n  bindings:\n    implementer: impl\n`;
 
 describe('every executor type: spawn → needs_review → resume (a correction round), on its own session', () => {
   it.each(CASES)('$type', async (c) => {

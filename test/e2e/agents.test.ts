@@ -15,15 +15,15 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, parseLog } from './agent-world.js';
+import { CASES, configFor, UUID, type ArgvContext } from '../executor-cases.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** Where a worker's events and prompt files go: sow's runtime folder, never state. */
 const OUTPUTS = '.sow/.runtime/agent-outputs';
@@ -85,73 +85,8 @@ function findNamed(dir: string, needle: RegExp): string[] {
 // The argv table under test: every executor type, spawn and resume.
 // ---------------------------------------------------------------------------------------------
 
-interface ArgvContext {
-  sid: string;
-  root: string;
-  promptFile: string;
-}
-
-interface ExecutorCase {
-  type: string;
-  cli: string;
-  /** The executor definition (named `impl`) in the config file. */
-  definition: string;
-  /** Where the session id comes from. */
-  ids: 'caller' | 'reported';
-  idPattern: RegExp;
-  spawnArgv(c: ArgvContext): string[];
-  resumeArgv(c: ArgvContext): string[];
-  /** How the prompt reaches the CLI. */
-  via: 'stdin' | 'file';
-}
-
-const CASES: ExecutorCase[] = [
-  {
-    type: 'claude',
-    cli: 'claude',
-    definition: 'type: claude',
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
-    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
-    via: 'stdin',
-  },
-  {
-    type: 'codex',
-    cli: 'codex',
-    definition: 'type: codex',
-    ids: 'reported',
-    idPattern: /^thread-[0-9a-f-]{36}$/,
-    spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
-    resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', sid, '-'],
-    via: 'stdin',
-  },
-  {
-    type: 'command',
-    cli: 'my-agent',
-    definition: [
-      'type: command',
-      '      spawn: [my-agent, --session, "{session_id}", --prompt-file, "{prompt_file}"]',
-      '      resume: [my-agent, --resume, "{session_id}", --prompt-file, "{prompt_file}"]',
-    ].join('\n'),
-    ids: 'caller',
-    idPattern: UUID,
-    spawnArgv: ({ sid, promptFile }) => ['--session', sid, '--prompt-file', promptFile],
-    resumeArgv: ({ sid, promptFile }) => ['--resume', sid, '--prompt-file', promptFile],
-    via: 'file',
-  },
-];
-
 /** The worker runs no sow command (the task stays in_progress): for a session that is only the setup of a test. */
 const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
-
-const configFor = (c: ExecutorCase) => `agents:
-  executors:
-    impl:
-      ${c.definition}
-  bindings:
-    implementer: impl
-`;
 
 /** The fake logs the feature file at spawn; this resume logs it again plus a new one. */
 const RESUME_SCRIPT = JSON.stringify([
