@@ -63,16 +63,19 @@ async function build(): Promise<Command> {
   // Register only the command group argv names, so start-up builds a handful of commands, not
   // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
   // command line, so it is not one of the registry's commands.
-  const first = process.argv.slice(2).find((a) => !a.startsWith('-'));
+  const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const first = words[0];
+  // The word after the group's: only the commands it begins are built (see addGroup).
+  const next = words[1];
   const named = GROUPS.find((g) => g.name === first);
-  if (named) await addGroup(program, named, allCommands);
+  if (named) await addGroup(program, named, allCommands, next);
   else if (versionOnly(process.argv.slice(2))) return program;
   else if (first === '__complete') registerComplete(program, registry);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
     // no word and a mistake get every group, sow's and the types'.
     const typed = first === undefined ? [] : await registry.typeGroups(first);
-    for (const group of typed) await addGroup(program, group, allCommands);
+    for (const group of typed) await addGroup(program, group, allCommands, next);
     if (typed.length === 0) {
       for (const group of GROUPS) await addGroup(program, group, allCommands);
       registerComplete(program, registry);

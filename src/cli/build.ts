@@ -60,8 +60,12 @@ export function addCommand(parent: Command, def: CommandDef, word: string, comma
 /**
  * Adds a group and its commands: a command named as the group is the group itself (`sow advance`);
  * others go under it, with a command of its own for each word between (`sow iter phase add`).
+ * With `only` (the word after the group on the command line), when some of the group's commands
+ * begin with that word, only they are added: commander's commands and options for the rest of a
+ * large group (`task` has over a dozen) cost a read about 4 M instructions. A word no command
+ * begins with, or none, adds them all, for help and for "did you mean".
  */
-export async function addGroup(program: Command, group: GroupDef, commands?: () => Promise<readonly CommandDef[]>): Promise<void> {
+export async function addGroup(program: Command, group: GroupDef, commands?: () => Promise<readonly CommandDef[]>, only?: string): Promise<void> {
   const defs = await group.load();
   if (defs.length === 1 && defs[0]!.name === group.name) {
     addCommand(program, defs[0]!, group.name, commands);
@@ -69,7 +73,8 @@ export async function addGroup(program: Command, group: GroupDef, commands?: () 
   }
   const top = program.command(group.name).description(group.description);
   const made = new Map<string, Command>();
-  for (const def of defs) {
+  const named = only === undefined ? [] : defs.filter((d) => d.name.split(' ')[1] === only);
+  for (const def of named.length > 0 ? named : defs) {
     const words = def.name.split(' ').slice(1);
     let parent = top;
     for (const word of words.slice(0, -1)) {
