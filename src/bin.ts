@@ -1,8 +1,9 @@
 /**
- * The `sow` executable: runs the bundled CLI (dist/core.cjs), compiled through the code cache of
- * src/adapters/compile-cache.ts. It must never fail a command: without a native CRC-32 (Node < 20.15),
- * with source maps on (only Node's own loader applies them), with SOW_NO_COMPILE_CACHE set, or on
- * any trouble with the cache, the CLI is loaded the ordinary way.
+ * The `sow` executable: runs the bundled CLI (dist/core.cjs), and the SDKs bundled apart when core
+ * requires them, compiled through the code cache of src/adapters/compile-cache.ts. It must never
+ * fail a command: without a native CRC-32 (Node < 20.15), with source maps on (only Node's own
+ * loader applies them), with SOW_NO_COMPILE_CACHE set, or on any trouble with the cache, each file
+ * is loaded the ordinary way.
  */
 import { join } from 'node:path';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
@@ -35,22 +36,44 @@ function nativeCrc32(): Crc32 | undefined {
   return (require('node:zlib') as { crc32?: Crc32 }).crc32;
 }
 
-function compiled(): ModuleWrapper | undefined {
+/** `file` compiled through its cache, or undefined when the cache cannot be used (then Node's require). */
+function compiled(file: string): ModuleWrapper | undefined {
   if (process.sourceMapsEnabled || process.env['SOW_NO_COMPILE_CACHE']) return undefined;
   const crc32 = nativeCrc32();
   if (!crc32) return undefined;
   try {
-    return compileWithCache(CORE, process.argv.slice(2), crc32);
+    return compileWithCache(file, process.argv.slice(2), crc32);
   } catch (err) {
     if (process.env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: not used: ${err instanceof Error ? err.message : String(err)}\n`);
     return undefined;
   }
 }
 
-const run = compiled();
-if (run) {
+/** Runs a CommonJS file compiled by `compiled` as Node's loader would: its module, its exports. */
+function runModule(run: ModuleWrapper, file: string, require: NodeJS.Require): unknown {
   const module = { exports: {} };
-  run.call(module.exports, module.exports, requireCore, module, CORE, __dirname);
-} else {
-  requireCore(CORE);
+  run.call(module.exports, module.exports, require, module, file, __dirname);
+  return module.exports;
 }
+
+/**
+ * The SDKs bundled apart (dist/mcp-sdk.cjs for `sow mcp`, dist/acp-sdk.cjs for workers over ACP),
+ * which core.cjs requires when it needs them: compiled through a cache of their own as well. The
+ * MCP SDK's 0.6 MB took 15 ms to compile at every start of `sow mcp`. Each is run once and kept,
+ * as require would.
+ */
+const SDKS = new Set(['./mcp-sdk.cjs', './acp-sdk.cjs']);
+const sdks = new Map<string, unknown>();
+const requireForCore = ((id: string) => {
+  if (!SDKS.has(id)) return requireCore(id);
+  if (!sdks.has(id)) {
+    const file = join(__dirname, id.slice(2));
+    const run = compiled(file);
+    sdks.set(id, run ? runModule(run, file, requireCore) : requireCore(id));
+  }
+  return sdks.get(id);
+}) as NodeJS.Require;
+
+const run = compiled(CORE);
+if (run) runModule(run, CORE, requireForCore);
+else requireCore(CORE);

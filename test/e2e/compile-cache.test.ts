@@ -106,6 +106,27 @@ describe('compile cache', () => {
     expect(quiet.stdout).toBe(first.stdout);
   });
 
+  it('sow mcp compiles the MCP SDK, bundled apart, through a cache of its own as well', () => {
+    const repo = newRepo();
+    toExecuting(repo);
+    const home = cacheHome();
+    // The input ends at once: the server starts, loads the SDK, and ends.
+    const loaded = (r: RunResult) => [...r.stderr.matchAll(/^sow: compile cache: (\S+) .*\/([^/\n]+)$/gm)].map((m) => `${m[1]} ${m[2]!.replace(/^[0-9a-f]{8}-/, '')}`);
+    const first = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, input: '' });
+    expect(first.code).toBe(0);
+    const bin = `${process.version}-${process.arch}-mcp.bin`;
+    expect(loaded(first)).toEqual([`missing ${bin}`, `missing ${bin}`, `wrote ${bin}`, `wrote ${bin}`]);
+    // Two files for the group: core.cjs's and the SDK's, each known by its own source.
+    expect(cacheFiles(home)).toHaveLength(2);
+    const again = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, input: '' });
+    expect(again.code).toBe(0);
+    expect(loaded(again)).toEqual([`hit ${bin}`, `hit ${bin}`]);
+    // Without the cache, the SDK is required the ordinary way.
+    const without = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1', SOW_NO_COMPILE_CACHE: '1' }, input: '' });
+    expect(without.code).toBe(0);
+    expect(loaded(without)).toEqual([]);
+  });
+
   it('ignores a damaged cache (changed bytes, cut short, wrong source) and writes a good one', () => {
     const repo = newRepo();
     const home = cacheHome();
