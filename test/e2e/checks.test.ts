@@ -2,9 +2,8 @@
  * Checked, not trusted: `sow check list|run`, the evidence each run records (log, exit code, the
  * code it ran on), and the FinalizeChecks guard that wants passing evidence for the code as it is
  * now. Checks are real shell commands in temp git repositories; timeouts and Ctrl-C are checked
- * by looking for the processes a check started. What only sets a test up — allowing the checks,
- * walking to FinalizeChecks — calls the use cases in-process, so the runs of sow here are the ones
- * under test.
+ * by looking for the processes a check started. Allowing the checks and walking to FinalizeChecks,
+ * which only set a test up, are checked in checks-allowed.test.ts and lifecycle.test.ts.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -13,10 +12,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectEnvelope, expectFails, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
 import { processRunning as running } from '../../src/adapters/liveness.js';
-import { advanceProject } from '../../src/app/advance.js';
-import { addArtifact } from '../../src/app/artifacts.js';
-import { allowChecks } from '../../src/app/check-allowance.js';
-import { setTaskField } from '../../src/app/task.js';
 
 const fresh = useRepos();
 const temps: string[] = [];
@@ -43,19 +38,17 @@ interface CheckDecl {
 }
 
 /**
- * Declares the checks in .sow/config.yaml and allows them, as the person would after reading them.
- * Allowing is done in-process, by the use case 'sow check allow' calls, in the state folder the
- * runs of sow use: allowing on the command line is tested in checks-allowed.test.ts.
+ * Declares the checks in .sow/config.yaml and allows them (`sow check allow --yes`), as the person
+ * would after reading them; what allowing takes is tested in checks-allowed.test.ts.
  */
-async function declare(repo: Repo, checks: CheckDecl[]): Promise<void> {
+function declare(repo: Repo, checks: CheckDecl[]): void {
   repo.write(
     '.sow/config.yaml',
     `checks:\n${checks
       .map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`)
       .join('')}`,
   );
-  const ctx = { cwd: repo.dir, env: { ...TEST_ENV }, now: () => new Date().toISOString() };
-  await allowChecks(ctx, [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
+  ok(repo, ['check', 'allow', '--yes']);
 }
 
 /** The tree hash of the code outside .sow/, computed here independently of sow (a fresh temp index). */
@@ -79,19 +72,15 @@ function withCode(): Repo {
   return repo;
 }
 
-/**
- * Walks a project to FinalizeChecks, in-process by the use cases the commands call (the walk on
- * the command line is tested in lifecycle.test.ts).
- */
-async function toFinalizeChecks(repo: Repo): Promise<void> {
-  const ctx = { cwd: repo.dir, env: { ...TEST_ENV }, now: () => new Date().toISOString() };
-  await setTaskField(ctx, '010', 'status', 'in_progress');
-  await setTaskField(ctx, '010', 'status', 'completed');
-  await advanceProject(ctx, undefined, false);
+/** Walks a project to FinalizeChecks (each step of that walk is checked in lifecycle.test.ts). */
+function toFinalizeChecks(repo: Repo): void {
+  ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+  ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+  ok(repo, ['advance']);
   repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
-  await advanceProject(ctx, undefined, false);
-  await advanceProject(ctx, undefined, false);
+  ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
+  ok(repo, ['advance']);
+  ok(repo, ['advance']);
   expect(repo.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
 }
 
@@ -125,7 +114,7 @@ describe('sow check list', () => {
 
   it('lists name, command, when and timeout (defaults filled in)', async () => {
     const repo = fresh();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'] },
       { name: 'lint', run: 'npm run lint', timeout: 30 },
     ]);
@@ -148,7 +137,7 @@ describe('sow check list', () => {
 describe('sow check run', () => {
   it('runs passing and failing checks in the repository root: a line each, exit 1, evidence with its metadata and log', async () => {
     const repo = withCode();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: 'echo "unit says hi"; echo "to stderr" >&2; pwd' },
       { name: 'lint', run: 'echo "lint found 3 problems"; exit 2' },
     ]);
@@ -192,7 +181,7 @@ describe('sow check run', () => {
 
   it('all passing: exit 0 and a line each; only the named checks run, each once', async () => {
     const repo = withCode();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: 'true' },
       { name: 'lint', run: 'exit 1' },
       { name: 'types', run: 'true' },
@@ -205,7 +194,7 @@ describe('sow check run', () => {
 
   it('--json: exactly one document; the runs and where they were recorded, or the failure with them', async () => {
     const repo = withCode();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: 'true' },
       { name: 'lint', run: 'exit 3' },
     ]);
@@ -252,7 +241,7 @@ describe('sow check run', () => {
   it('a timeout stops the whole process group: the check fails with "timed out", exit_code null, no process left', async () => {
     const repo = withCode();
     const pids = scratch();
-    await declare(repo, [{ name: 'slow', run: `echo $$ > ${pids}/shell; sleep 60 & echo $! > ${pids}/grandchild; wait`, timeout: 1 }]);
+    declare(repo, [{ name: 'slow', run: `echo $$ > ${pids}/shell; sleep 60 & echo $! > ${pids}/grandchild; wait`, timeout: 1 }]);
     const r = repo.sow(['check', 'run', 'slow']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^✗ slow {2}timed out after 1 s — \.sow\/project\/evidence\/\S+-slow\.log\n$/);
@@ -270,7 +259,7 @@ describe('sow check run', () => {
   it('Ctrl-C stops the running check and its children and exits 130; nothing is recorded', async () => {
     const repo = withCode();
     const pids = scratch();
-    await declare(repo, [{ name: 'slow', run: `sleep 60 & echo $! > ${pids}/grandchild; wait` }]);
+    declare(repo, [{ name: 'slow', run: `sleep 60 & echo $! > ${pids}/grandchild; wait` }]);
     const child = spawn(process.execPath, [SOW, 'check', 'run'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     expect(await until(() => existsSync(join(pids, 'grandchild')) && readFileSync(join(pids, 'grandchild'), 'utf8').trim() !== '')).toBe(true);
@@ -285,7 +274,7 @@ describe('sow check run', () => {
   it('holds no lock while a check runs: other commands write meanwhile, and both changes stay', async () => {
     const repo = withCode();
     const marks = scratch();
-    await declare(repo, [{ name: 'slow', run: `touch ${marks}/started; while [ ! -e ${marks}/go ]; do sleep 0.05; done` }]);
+    declare(repo, [{ name: 'slow', run: `touch ${marks}/started; while [ ! -e ${marks}/go ]; do sleep 0.05; done` }]);
     const run = repo.sowAsync(['check', 'run']);
     expect(await until(() => existsSync(join(marks, 'started')))).toBe(true);
     // Without waiting for a lock at all: a lock held by the check would fail this at once.
@@ -303,7 +292,7 @@ describe('sow check run', () => {
   it('an unknown name: exit 1 with the declared names and a did-you-mean; nothing runs, nothing is written', async () => {
     const repo = withCode();
     const marks = scratch();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: `touch ${marks}/ran` },
       { name: 'lint', run: `touch ${marks}/ran` },
     ]);
@@ -324,7 +313,7 @@ describe('sow check run', () => {
   it('--task records the evidence on the task; an unknown task is refused before anything runs', async () => {
     const repo = withCode();
     const marks = scratch();
-    await declare(repo, [{ name: 'unit', run: `touch ${marks}/ran` }]);
+    declare(repo, [{ name: 'unit', run: `touch ${marks}/ran` }]);
     const r = ok(repo, ['check', 'run', '--task', '10']);
     expect(r.stderr).toContain("evidence recorded on task 010 ('sow task output list --id 010')");
     expect(repo.yaml(taskFile('010')).outputs).toEqual([
@@ -342,7 +331,7 @@ describe('task set … status completed runs the task_complete checks', () => {
   it('passing: the task is completed and the evidence recorded on it in the same write; finalize-only checks do not run', async () => {
     const repo = withCode();
     const marks = scratch();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: `echo unit >> ${marks}/ran`, when: ['task_complete', 'finalize'] },
       { name: 'e2e', run: `echo e2e >> ${marks}/ran`, when: ['finalize'] },
     ]);
@@ -361,7 +350,7 @@ describe('task set … status completed runs the task_complete checks', () => {
 
   it('failing: exit 3 naming the check, its log and its last lines; the status stays, the failed run is recorded', async () => {
     const repo = withCode();
-    await declare(repo, [
+    declare(repo, [
       { name: 'unit', run: 'echo "ok so far"; echo "AssertionError: expected 2 to be 3" >&2; exit 2', when: ['task_complete'] },
       { name: 'lint', run: 'true', when: ['task_complete'] },
     ]);
@@ -392,7 +381,7 @@ describe('task set … status completed runs the task_complete checks', () => {
   it('--force skips the checks and records that they were skipped, by whom', async () => {
     const repo = withCode();
     const marks = scratch();
-    await declare(repo, [{ name: 'unit', run: `touch ${marks}/ran; exit 1`, when: ['task_complete'] }]);
+    declare(repo, [{ name: 'unit', run: `touch ${marks}/ran; exit 1`, when: ['task_complete'] }]);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force'], { env: { SOW_AGENT_ID: 'implementer-1' } });
     expect(existsSync(join(marks, 'ran'))).toBe(false);
@@ -408,7 +397,7 @@ describe('task set … status completed runs the task_complete checks', () => {
   it('a completion with no task_complete check declared runs nothing and says so plainly', async () => {
     const repo = withCode();
     const marks = scratch();
-    await declare(repo, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] }]);
+    declare(repo, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] }]);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     expect(r.stderr.trim()).toBe('Set task 010 status = "completed"');
@@ -420,7 +409,7 @@ describe('task set … status completed runs the task_complete checks', () => {
 describe('progress', () => {
   it('without a terminal: the result lines only, no spinner or control characters', async () => {
     const repo = withCode();
-    await declare(repo, [{ name: 'slow', run: 'sleep 1.5' }]);
+    declare(repo, [{ name: 'slow', run: 'sleep 1.5' }]);
     const r = ok(repo, ['check', 'run'], { env: { CI: '' } });
     expect(r.stdout).toMatch(/^✓ slow {2}passed in 1\.\d s\n$/);
     expect(r.stderr).not.toMatch(/[\r\x1b⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
@@ -429,7 +418,7 @@ describe('progress', () => {
 
   it('on a terminal: a spinner with the check and the time so far, cleared before the line', async () => {
     const repo = withCode();
-    await declare(repo, [{ name: 'slow', run: 'sleep 1.6' }]);
+    declare(repo, [{ name: 'slow', run: 'sleep 1.6' }]);
     const command = [process.execPath, SOW, 'check', 'run'].map((a) => `'${a}'`).join(' ');
     // script(1) gives sow a pseudo-terminal (util-linux and BSD spell it differently).
     const args = process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
@@ -447,8 +436,8 @@ describe('progress', () => {
 describe('FinalizeChecks: checked, not trusted', () => {
   it('blocks until the finalize checks have passed on the current code (exit 3, on stderr); after sow check run, advance goes on', async () => {
     const repo = withCode();
-    await toFinalizeChecks(repo);
-    await declare(repo, [
+    toFinalizeChecks(repo);
+    declare(repo, [
       { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
       { name: 'slow', run: 'exit 1' },
     ]);
