@@ -18,7 +18,7 @@ import { fakes, type FakeCall, type Fakes } from '../../test/inproc-fakes.js';
 import { showConfig } from './config.js';
 import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
-import { CLIS, CODEX_REASON, declareTouch, GEMINI_POLICY, LINT, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, UNIT, yoloAdvice } from '../../test/permission-cases.js';
+import { CLIS, CODEX_REASON, DENIALS, GEMINI_POLICY, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, yoloAdvice } from '../../test/permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
@@ -191,101 +191,6 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
 // ---------------------------------------------------------------------------------------------
 // Refused tool calls.
 // ---------------------------------------------------------------------------------------------
-
-interface DenialCase {
-  type: string;
-  deny: string[];
-  denials: object[];
-  /** The advice lines before the yolo advice. */
-  advice: string[];
-}
-
-const DENIALS: DenialCase[] = [
-  {
-    type: 'claude',
-    deny: ['touch /x', UNIT],
-    denials: [
-      { tool: 'Bash', input: 'touch /x', kind: 'command' },
-      { tool: 'Bash', input: UNIT, kind: 'command' },
-    ],
-    advice: [
-      'Claude Code refused 2 tool calls (permissions: safe):',
-      '  Bash: touch /x',
-      '  Bash: npm test',
-      ...declareTouch,
-      '`npm test` is declared as a check, but Claude Code refused it: its own settings deny it.',
-    ],
-  },
-  {
-    type: 'cursor',
-    deny: ['touch /x', UNIT],
-    denials: [
-      { tool: 'shell', input: 'touch /x', kind: 'command' },
-      { tool: 'shell', input: UNIT, kind: 'command' },
-    ],
-    advice: [
-      'Cursor CLI refused 2 tool calls (permissions: safe):',
-      '  shell: touch /x',
-      '  shell: npm test',
-      'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too; declaring a check does not widen it.',
-    ],
-  },
-  {
-    type: 'codex',
-    deny: ['touch /x'],
-    denials: [{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }],
-    advice: [
-      'Codex CLI refused a tool call (permissions: safe):',
-      `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
-      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too; declaring a check does not widen it.',
-    ],
-  },
-  {
-    type: 'gemini',
-    deny: ['touch /x', UNIT],
-    denials: [
-      { tool: 'run_shell_command', input: 'touch /x', kind: 'command', reason: 'Tool execution denied by policy.' },
-      { tool: 'run_shell_command', input: UNIT, kind: 'command', reason: 'Tool execution denied by policy.' },
-    ],
-    advice: [
-      'Gemini CLI refused 2 tool calls (permissions: safe):',
-      '  run_shell_command: touch /x',
-      '  run_shell_command: npm test',
-      ...declareTouch,
-      '`npm test` is declared as a check, but Gemini CLI refused it: Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too.',
-    ],
-  },
-  {
-    type: 'copilot',
-    deny: ['touch /x', LINT],
-    denials: [
-      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
-      { tool: 'bash', input: LINT, kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
-    ],
-    advice: [
-      'GitHub Copilot CLI refused 2 tool calls (permissions: safe):',
-      '  bash: touch /x',
-      `  bash: ${LINT}`,
-      ...declareTouch,
-      '`node scripts/lint.mjs "src/*.ts"` is declared as a check, but GitHub Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
-    ],
-  },
-  {
-    type: 'opencode',
-    deny: ['touch /x', UNIT],
-    denials: [
-      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
-      { tool: 'bash', input: UNIT, kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
-    ],
-    advice: [
-      'opencode refused 2 tool calls (permissions: safe):',
-      '  bash: touch /x',
-      '  bash: npm test',
-      ...declareTouch,
-      '`npm test` is declared as a check, but opencode refused it: its own settings deny it.',
-    ],
-  },
-];
 
 const count = (lines: string[], needle: string) => lines.join('\n').split(needle).length - 1;
 

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, type FakeCall } from './agent-world.js';
-import { CLIS, CODEX_REASON, cliOf, declareTouch, expectExactCheckRules, GEMINI_POLICY, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, UNIT, yoloAdvice } from '../permission-cases.js';
+import { CLIS, CODEX_REASON, cliOf, DENIALS, declareTouch, expectExactCheckRules, GEMINI_POLICY, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, yoloAdvice } from '../permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
@@ -185,20 +185,7 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
 // ---------------------------------------------------------------------------------------------
 
 /** Claude Code refusing an undeclared command and a declared check (every CLI: src/app/agent-permissions.test.ts). */
-const DENIED = {
-  deny: ['touch /x', UNIT],
-  denials: [
-    { tool: 'Bash', input: 'touch /x', kind: 'command' },
-    { tool: 'Bash', input: UNIT, kind: 'command' },
-  ],
-  advice: [
-    'Claude Code refused 2 tool calls (permissions: safe):',
-    '  Bash: touch /x',
-    '  Bash: npm test',
-    ...declareTouch,
-    '`npm test` is declared as a check, but Claude Code refused it: its own settings deny it.',
-  ],
-};
+const DENIED = DENIALS.find((c) => c.type === 'claude')!;
 
 const block = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
 const count = (text: string, needle: string) => text.split(needle).length - 1;
