@@ -36,10 +36,14 @@ function nativeCrc32(): Crc32 | undefined {
   return (require('node:zlib') as { crc32?: Crc32 }).crc32;
 }
 
+// Worked out once, by the first file compiled (core.cjs), for the SDKs as well.
+let crc32Found: { crc32: Crc32 | undefined } | undefined;
+
 /** `file` compiled through its cache, or undefined when the cache cannot be used (then Node's require). */
 function compiled(file: string): ModuleWrapper | undefined {
   if (process.sourceMapsEnabled || process.env['SOW_NO_COMPILE_CACHE']) return undefined;
-  const crc32 = nativeCrc32();
+  crc32Found ??= { crc32: nativeCrc32() };
+  const crc32 = crc32Found.crc32;
   if (!crc32) return undefined;
   try {
     return compileWithCache(file, process.argv.slice(2), crc32);

@@ -164,7 +164,8 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
  * still open nest deeper than MAX_DEPTH. The parser hands a document over only once it is whole, so
  * `tooDeep` alone saw a hostile file only after the parser had built all of it: 100,000 nested
  * brackets took half a second to refuse, this a few milliseconds. The offset named is that of the
- * collection too deep, as `tooDeep` names it.
+ * collection too deep, as `tooDeep` names it. `tooDeep` still walks each whole document: it does
+ * not rely on how the parser keeps its stack.
  */
 function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').LineCounter): Generator<CstToken> {
   const parser = new yaml.Parser(lines.addNewLine);
