@@ -684,7 +684,7 @@ async function main() {
       over_floor_ms: round1(overFloor),
       // Best case against best case: on a shared, noisy machine the minimum is the steadiest figure.
       min_over_floor_min_ms: round1(s.min - floorStats.min),
-      ratio_to_floor: Math.round(stats(row.ratios).median * 100) / 100,
+      ratio_to_floor: medianRatio(row.ratios),
       budget_ms: budget,
       verdict: row.info ? 'info' : overFloor <= budget ? 'PASS' : 'OVER',
       runs: s.n,
@@ -792,8 +792,8 @@ async function main() {
     }
     for (const row of goalRows) {
       const goal = row.kind === 'write' ? 1.5 : 1.3;
-      const strict = Math.round(stats(row.ratios).median * 100) / 100;
-      const asRun = withCerts.get(row).length ? Math.round(stats(withCerts.get(row)).median * 100) / 100 : null;
+      const strict = medianRatio(row.ratios);
+      const asRun = withCerts.get(row).length ? medianRatio(withCerts.get(row)) : null;
       ratioGoals.push({
         command: `sow ${row.label}`,
         tasks: row.startup ? null : row.size,
@@ -848,6 +848,8 @@ async function main() {
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
+/** The median of ratios, to two decimals. */
+const medianRatio = (ratios) => Math.round(stats(ratios).median * 100) / 100;
 
 function renderTable(report) {
   const f = (x) => x.toFixed(1);
