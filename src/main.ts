@@ -65,8 +65,9 @@ async function build(): Promise<Command> {
   // command line, so it is not one of the registry's commands.
   const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const first = words[0];
-  // The word after the group's: only the commands it begins are built (see addGroup).
-  const next = words[1];
+  // The word after the group's: only the commands it begins are built (see addGroup). Not for
+  // help: `sow task --help get` shows the group's help, which lists every command.
+  const next = wantsHelp ? undefined : words[1];
   const named = GROUPS.find((g) => g.name === first);
   if (named) await addGroup(program, named, allCommands, next);
   else if (versionOnly(process.argv.slice(2))) return program;

@@ -63,7 +63,7 @@ export function addCommand(parent: Command, def: CommandDef, word: string, comma
  * With `only` (the word after the group on the command line), when some of the group's commands
  * begin with that word, only they are added: commander's commands and options for the rest of a
  * large group (`task` has over a dozen) cost a read about 4 M instructions. A word no command
- * begins with, or none, adds them all, for help and for "did you mean".
+ * begins with, or none, adds them all, for "did you mean"; main passes none when help is asked.
  */
 export async function addGroup(program: Command, group: GroupDef, commands?: () => Promise<readonly CommandDef[]>, only?: string): Promise<void> {
   const defs = await group.load();

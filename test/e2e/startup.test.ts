@@ -76,6 +76,26 @@ describe('start-up', () => {
     expect(urls(['task', 'list'])).toBe(0);
     expect(urls(['phase', 'get', 'status'])).toBe(0);
   });
+  it("a group's help lists all its commands, wherever --help stands; a mistyped command is matched against them all", () => {
+    const repo = fresh();
+    const commands = (args: string[]) => {
+      const r = repo.sow(args);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout
+        .slice(r.stdout.indexOf('Commands:'))
+        .match(/^ {2}\S+/gm)
+        ?.map((c) => c.trim());
+    };
+    const all = commands(['task', '--help']);
+    expect(all).toEqual(expect.arrayContaining(['add', 'set', 'get', 'list', 'next']));
+    expect(commands(['task', '--help', 'get'])).toEqual(all);
+    expect(commands(['task', '-h', 'list'])).toEqual(all);
+    // The command's own help after its word, built alone, says the same as always.
+    expect(repo.sow(['task', 'get', '--help']).stdout).toMatch(/^Usage: sow task get \[options\] \[field\]$/m);
+    const typo = repo.sow(['task', 'gte']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("did you mean 'get'?");
+  });
 });
 
 describe('output', () => {
