@@ -124,6 +124,7 @@ await build({
   ...common,
   entryPoints: ['src/bin.ts'],
   plugins: [lazyBuiltins],
+  define: { SOW_VERSION: JSON.stringify(pkg.version) },
   outfile: fileURLToPath(new URL('sow.cjs', `${next.href}/`)),
   banner: { js: '#!/usr/bin/env node' },
 });

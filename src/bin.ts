@@ -5,8 +5,11 @@
  * loader applies them), with SOW_NO_COMPILE_CACHE set, or on any trouble with the cache, each file
  * is loaded the ordinary way.
  */
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
+
+declare const SOW_VERSION: string;
 
 const CORE = join(__dirname, 'core.cjs');
 // This file's own require: core.cjs lies beside it, so it resolves what core.cjs would (node:module's
@@ -78,6 +81,25 @@ const requireForCore = ((id: string) => {
   return sdks.get(id);
 }) as NodeJS.Require;
 
-const run = compiled(CORE);
-if (run) runModule(run, CORE, requireForCore);
-else requireCore(CORE);
+/**
+ * `sow --version` (or `-V`, with `--json` or `--no-color` beside it) is answered here, without
+ * loading the CLI: tools ask it to find out which sow they have, and loading the CLI cost it five
+ * times what printing takes. The words and the output are the CLI's (main.ts); any other word on
+ * the line, and the CLI answers as before.
+ */
+function versionAsked(words: readonly string[]): boolean {
+  return words.some((w) => w === '--version' || w === '-V') && words.every((w) => w === '--version' || w === '-V' || w === '--json' || w === '--no-color');
+}
+
+if (typeof SOW_VERSION === 'string' && versionAsked(process.argv.slice(2))) {
+  const text = process.argv.includes('--json') ? `${JSON.stringify({ ok: true, data: { version: SOW_VERSION } })}\n` : `${SOW_VERSION}\n`;
+  try {
+    writeSync(1, text);
+  } catch {
+    // stdout closed early (`sow --version | true`): the reader's choice, as in the CLI.
+  }
+} else {
+  const run = compiled(CORE);
+  if (run) runModule(run, CORE, requireForCore);
+  else requireCore(CORE);
+}

@@ -13,12 +13,13 @@
  * id order (matched to the task folders by walking both lists, no lookups), whole numbers for
  * the timestamps (microseconds), no keys repeated per task.
  */
-import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import * as v from 'valibot';
 import { OwnerSchema, TASK_ID_PATTERN, TASK_STATUSES, type Owner, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
+import { fileStamp, type FileStamp } from './file-stamp.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
@@ -35,11 +36,11 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 type Entry = (string | number | Owner)[];
 
 const us = (ms: number) => Math.trunc(ms * 1000);
-const same = (e: Entry, st: Stats) => e[1] === st.ino && e[2] === st.size && e[3] === us(st.mtimeMs) && e[4] === us(st.ctimeMs);
-const settled = (st: Stats, now: number) => now - Math.max(st.mtimeMs, st.ctimeMs) > SETTLE_MS;
+const same = (e: Entry, st: FileStamp) => e[1] === st.ino && e[2] === st.size && e[3] === us(st.mtimeMs) && e[4] === us(st.ctimeMs);
+const settled = (st: { mtimeMs: number; ctimeMs: number }, now: number) => now - Math.max(st.mtimeMs, st.ctimeMs) > SETTLE_MS;
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 
-function encode(st: Stats, s: TaskSummary): Entry {
+function encode(st: FileStamp, s: TaskSummary): Entry {
   return [s.id, st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), s.name, s.status, s.parallel ? 1 : 0, s.assigned_agent ?? 0, s.owner ?? 0, s.session_agent ?? 0, ...s.dependencies];
 }
 
@@ -171,8 +172,8 @@ export class TaskIndex {
       // Plain concatenation: path.join costs a noticeable part of the stat at 10,000 tasks.
       const abs = sep === '/' ? `${this.root}/${rel}` : join(this.root, rel);
       // lstat: a link is never taken from the index (reading it checks where it leads).
-      const before = lstatSync(abs, { throwIfNoEntry: false });
-      const isFile = before?.isFile() === true;
+      const before = fileStamp(abs);
+      const isFile = before?.isFile === true;
       const known = isFile && candidate && same(candidate, before!) ? decode(id, candidate) : undefined;
       if (known) {
         out.push(known);

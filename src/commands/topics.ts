@@ -78,6 +78,7 @@ export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: st
   { name: 'SOW_ALLOW_CHECKS', meaning: "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)" },
   { name: 'SOW_DEBUG', meaning: '1: print the stack trace of an internal error' },
   { name: 'SOW_NO_COMPILE_CACHE', meaning: "1: do not keep sow's compiled code in the cache folder" },
+  { name: 'SOW_NO_RAW_STAT', meaning: "1: check task files with Node's fs.lstatSync only, not its faster fs binding" },
   { name: 'SOW_AGENT_ID', meaning: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it' },
   { name: 'SOW_AGENT', meaning: 'set with SOW_AGENT_ID: the agent role (implementer)' },
   { name: 'SOW_TASK_ID', meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)' },

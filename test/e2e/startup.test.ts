@@ -2,9 +2,9 @@
  * What a command loads before it does its work (start-up is most of what a read costs): reads
  * load none of the Node modules that only spawning and hashing need.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,34 @@ describe('start-up', () => {
     expect(urls(['task', 'list'])).toBe(0);
     expect(urls(['phase', 'get', 'status'])).toBe(0);
   });
+  it('sow --version is answered by the executable alone, word for word as the CLI answers it', () => {
+    // The executable without the CLI beside it: --version still answers; a command cannot.
+    const alone = join(dir, 'alone');
+    mkdirSync(alone, { recursive: true });
+    copyFileSync(SOW, join(alone, 'sow.cjs'));
+    const run = (file: string, args: string[]) => spawnSync(process.execPath, [file, ...args], { cwd: dir, env: TEST_ENV, encoding: 'utf8' });
+    // The CLI itself (core.cjs run directly, as the executable runs it when the cache is off) for the same words.
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, ['-e', 'process.argv = [process.argv[0], "sow", ...JSON.parse(process.env.ARGS)]; require(process.env.CORE)'], {
+        cwd: dir,
+        env: { ...TEST_ENV, ARGS: JSON.stringify(args), CORE: join(dirname(SOW), 'core.cjs') },
+        encoding: 'utf8',
+      });
+    for (const args of [['--version'], ['-V'], ['--json', '--version'], ['-V', '--no-color', '--json'], ['--version', '--no-color']]) {
+      const fast = run(join(alone, 'sow.cjs'), args);
+      const slow = cli(args);
+      expect(slow.status, args.join(' ')).toBe(0);
+      expect({ status: fast.status, stdout: fast.stdout, stderr: fast.stderr }, args.join(' ')).toEqual({ status: slow.status, stdout: slow.stdout, stderr: slow.stderr });
+    }
+    expect(run(join(alone, 'sow.cjs'), ['--json', '--version']).stdout).toBe(
+      `${JSON.stringify({ ok: true, data: { version: JSON.parse(readFileSync(join(dirname(SOW), '..', 'package.json'), 'utf8')).version } })}\n`,
+    );
+    // Anything else on the line is the CLI's to answer.
+    expect(run(join(alone, 'sow.cjs'), ['--version', '--help']).status).not.toBe(0);
+    expect(run(join(alone, 'sow.cjs'), ['status']).status).not.toBe(0);
+    expect(run(SOW, ['--version', '--bogus']).stdout).toBe(cli(['--version', '--bogus']).stdout);
+  });
+
   it("a group's help lists all its commands, wherever --help stands; a mistyped command is matched against them all", () => {
     const repo = fresh();
     const commands = (args: string[]) => {

@@ -1,0 +1,110 @@
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileStamp, rawStampInUse, resetFileStamp, type RawLstat } from './file-stamp.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sow-stamp-'));
+  resetFileStamp();
+});
+afterEach(() => {
+  resetFileStamp();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const expected = (path: string) => {
+  const st = lstatSync(path);
+  return { isFile: st.isFile(), ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+};
+
+/** The stamps of a file, a folder, a link to the file and a dangling link, after a first call that decides the way. */
+function stampsOfAKind(): void {
+  const file = join(dir, 'state.yaml');
+  writeFileSync(file, 'name: one\n');
+  // atime, mtime and ctime all different: a field read from the wrong place shows.
+  utimesSync(file, new Date(2001, 0, 1), new Date(2020, 0, 1, 0, 0, 0, 250));
+  mkdirSync(join(dir, 'folder'));
+  symlinkSync(file, join(dir, 'link'));
+  symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
+  for (const name of ['state.yaml', 'folder', 'link', 'dangling']) expect(fileStamp(join(dir, name)), name).toEqual(expected(join(dir, name)));
+  expect(fileStamp(join(dir, 'link'))!.isFile).toBe(false);
+  expect(fileStamp(join(dir, 'missing'))).toBeUndefined();
+  // Below a file: ENOTDIR, thrown as fs.lstatSync throws it.
+  expect(() => fileStamp(join(dir, 'state.yaml', 'below-a-file'))).toThrow(/ENOTDIR/);
+  // A change shows: a longer file, a later mtime.
+  writeFileSync(file, 'name: one, longer\n');
+  utimesSync(file, new Date(2002, 0, 1), new Date(2030, 0, 1));
+  expect(fileStamp(file)).toEqual(expected(file));
+  expect(fileStamp(file)!.size).toBe(18);
+}
+
+describe('fileStamp', () => {
+  it('says what fs.lstatSync says, through the binding where Node has it', () => {
+    stampsOfAKind();
+    // On the Node versions sow supports the binding's answer is proved on the first call and used.
+    if (process.platform !== 'win32') expect(rawStampInUse()).toBe(true);
+  });
+
+  it('says the same through fs.lstatSync when there is no binding to use', () => {
+    resetFileStamp(() => undefined);
+    stampsOfAKind();
+    expect(rawStampInUse()).toBe(false);
+  });
+
+  it('does not use a binding whose first answer differs from fs.lstatSync', () => {
+    // Fields in another order than Node's: the first answer is checked, and the binding is never used.
+    const shuffled: RawLstat = (path) => {
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      return st && [st.dev, st.mode, st.nlink, st.uid, st.gid, st.rdev, st.blksize, st.size, st.ino, st.blocks, 0, 0, 0, 0, 0, 0];
+    };
+    resetFileStamp(() => shuffled);
+    stampsOfAKind();
+    expect(rawStampInUse()).toBe(false);
+  });
+
+  it('uses a binding whose first answer matches, and lets fs.lstatSync say what went wrong when it throws', () => {
+    let calls = 0;
+    const faithful: RawLstat = (path) => {
+      calls++;
+      if (path.endsWith('unreadable')) throw new Error('EACCES from the binding');
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      return (
+        st && [
+          st.dev,
+          st.mode,
+          st.nlink,
+          st.uid,
+          st.gid,
+          st.rdev,
+          st.blksize,
+          st.ino,
+          st.size,
+          st.blocks,
+          0,
+          0,
+          Math.floor(st.mtimeMs / 1e3),
+          (st.mtimeMs % 1e3) * 1e6,
+          Math.floor(st.ctimeMs / 1e3),
+          (st.ctimeMs % 1e3) * 1e6,
+        ]
+      );
+    };
+    writeFileSync(join(dir, 'a'), 'x');
+    resetFileStamp(() => faithful);
+    expect(fileStamp(join(dir, 'a'))).toEqual(expected(join(dir, 'a')));
+    expect(rawStampInUse()).toBe(true);
+    const before = calls;
+    expect(fileStamp(join(dir, 'missing'))).toBeUndefined();
+    expect(calls).toBe(before + 1);
+    // The binding threw: fs.lstatSync answers instead (here: nothing there).
+    expect(fileStamp(join(dir, 'unreadable'))).toBeUndefined();
+  });
+
+  it('refuses a path with a NUL in it, as fs.lstatSync does, instead of cutting it short', () => {
+    writeFileSync(join(dir, 'a'), 'x');
+    fileStamp(join(dir, 'a'));
+    expect(() => fileStamp(`${join(dir, 'a')}\0/../b`)).toThrow(/null bytes|NUL|\\0/i);
+  });
+});
