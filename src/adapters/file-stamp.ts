@@ -80,11 +80,13 @@ export function fileStamp(abs: string): FileStamp | undefined {
     return a === undefined ? undefined : fromRaw(a);
   }
   if (raw === undefined) {
+    const st = lstatSync(abs, { throwIfNoEntry: false });
+    // Nothing there to prove the binding on: the next file decides.
+    if (!st) return undefined;
     raw = false;
     const lstat = (tried ?? candidate)();
-    const st = lstatSync(abs, { throwIfNoEntry: false });
-    if (!lstat || !st) return st && fromStats(st);
     const expected = fromStats(st);
+    if (!lstat) return expected;
     try {
       const a = lstat(abs, false, undefined, false);
       if (a && a.length > CTIME_NS && same(fromRaw(a), expected)) raw = lstat;
