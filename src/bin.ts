@@ -8,6 +8,7 @@
 import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
+import { nodeBinding } from './adapters/node-binding.js';
 
 declare const SOW_VERSION: string;
 
@@ -16,26 +17,15 @@ const CORE = join(__dirname, 'core.cjs');
 // createRequire would load the ES module loader for nothing).
 const requireCore = require;
 
-const PENDING_DEPRECATION = /(^|\s)--pending-deprecation\b/;
-
 /**
  * Node's native CRC-32, which checks the cache's data. node:zlib's `crc32` calls the zlib binding;
  * loading node:zlib itself loads node:stream and some twenty modules behind it (8 M instructions,
- * a sixth of what start-up costs), so the binding is asked directly. process.binding is
- * deprecated in the documentation only, and warns only with --pending-deprecation: then, or when
- * the binding does not give the CRC-32 of a known text, node:zlib's is used as before.
+ * a sixth of what start-up costs), so the binding is asked directly (adapters/node-binding.ts):
+ * when it is not to be asked, or does not give the CRC-32 of a known text, node:zlib's is used.
  */
 function nativeCrc32(): Crc32 | undefined {
-  const pending = process.execArgv.some((a) => a === '--pending-deprecation') || PENDING_DEPRECATION.test(process.env['NODE_OPTIONS'] ?? '') || process.env['NODE_PENDING_DEPRECATION'] === '1';
-  if (!pending) {
-    try {
-      const binding = (process as unknown as { binding(name: string): { crc32?: (data: Uint8Array, value: number) => number } }).binding('zlib');
-      const crc32 = binding.crc32;
-      if (typeof crc32 === 'function' && crc32(Buffer.from('sow'), 0) === 0x85f29cec) return (data) => crc32(data, 0);
-    } catch {
-      // not there: node:zlib below
-    }
-  }
+  const crc32 = nodeBinding<{ crc32: (data: Uint8Array, value: number) => number }>('zlib')?.crc32;
+  if (typeof crc32 === 'function' && crc32(Buffer.from('sow'), 0) === 0x85f29cec) return (data) => crc32(data, 0);
   return (require('node:zlib') as { crc32?: Crc32 }).crc32;
 }
 

@@ -53,6 +53,21 @@ describe('fileStamp', () => {
     expect(rawStampInUse()).toBe(false);
   });
 
+  it('is not used with NODE_PENDING_DEPRECATION=1 (it would warn) or SOW_NO_RAW_STAT=1, and says the same', () => {
+    for (const name of ['NODE_PENDING_DEPRECATION', 'SOW_NO_RAW_STAT']) {
+      process.env[name] = '1';
+      try {
+        resetFileStamp();
+        stampsOfAKind();
+        expect(rawStampInUse(), name).toBe(false);
+      } finally {
+        delete process.env[name];
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir);
+      }
+    }
+  });
+
   it('does not use a binding whose first answer differs from fs.lstatSync', () => {
     // Fields in another order than Node's: the first answer is checked, and the binding is never used.
     const shuffled: RawLstat = (path) => {

@@ -5,12 +5,13 @@
  * fs.lstatSync builds a full fs.Stats (eighteen fields, each time through cold code of Node's own)
  * for each of a thousand files; that was about half of what the check costs. Node's fs binding
  * answers the same lstat(2) with a shared array of numbers, which is read here field by field.
- * process.binding is deprecated in the documentation only, so it is used only where it cannot
- * change what sow sees: not with --pending-deprecation (it would warn), not under Node's
- * permission model (it would go round it), and only after the first answer proved equal, field
- * for field, to fs.lstatSync's for the same file. Otherwise, and on any surprise, fs.lstatSync.
+ * It is used only where it cannot change what sow sees (adapters/node-binding.ts: not with
+ * --pending-deprecation; here also not under Node's permission model, which it would go round),
+ * and only after its first answer proved equal, field for field, to fs.lstatSync's for the same
+ * file. Otherwise, and on any surprise, fs.lstatSync.
  */
 import { lstatSync, type Stats } from 'node:fs';
+import { nodeBinding } from './node-binding.js';
 
 export interface FileStamp {
   readonly isFile: boolean;
@@ -24,7 +25,6 @@ export type RawLstat = (path: string, bigint: false, req: undefined, throwIfNoEn
 
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
-const PENDING_DEPRECATION = /(^|\s)--pending-deprecation\b/;
 
 // The fields of the binding's answer, in the order of Node's FsStatsOffset (src/node_file.h).
 const MODE = 1;
@@ -48,14 +48,9 @@ function fromRaw(a: ArrayLike<number>): FileStamp {
 
 /** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
 function candidate(): RawLstat | undefined {
-  const pending = process.execArgv.includes('--pending-deprecation') || PENDING_DEPRECATION.test(process.env['NODE_OPTIONS'] ?? '') || process.env['NODE_PENDING_DEPRECATION'] === '1';
-  if (pending || process.platform === 'win32' || (process as { permission?: unknown }).permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
-  try {
-    const lstat = (process as unknown as { binding(name: string): { lstat?: unknown } }).binding('fs').lstat;
-    return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
-  } catch {
-    return undefined;
-  }
+  if (process.platform === 'win32' || (process as { permission?: unknown }).permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
+  const lstat = nodeBinding<{ lstat: unknown }>('fs')?.lstat;
+  return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
 }
 
 const same = (a: FileStamp, b: FileStamp) => a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
