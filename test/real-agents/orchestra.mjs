@@ -374,7 +374,18 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     details.push(`${pids.length} detached runs (three spawns and the resume); still alive after the orchestrator exited: ${alive.length}`);
     if (pids.length !== TASKS.length + 1) why.push(`${pids.length} supervisors ran, expected ${TASKS.length + 1}`);
     if (alive.length) {
-      why.push(`supervisors still alive: ${alive.join(', ')} (killed now)`);
+      // What each still is (a zombie waits for its parent; anything else still runs), and what it is running.
+      const what = (pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+          return `${pid} (state ${state[0]}, parent ${state[1]}: ${cmd.slice(0, 200)})`;
+        } catch {
+          return `${pid} (gone by now)`;
+        }
+      };
+      why.push(`supervisors still alive: ${alive.map(what).join(', ')} (killed now)`);
       for (const pid of alive) {
         try {
           process.kill(-pid, 'SIGKILL');
