@@ -1,13 +1,13 @@
 /**
  * Standard output and error for what a command prints, without making process.stdout or
  * process.stderr where they are not needed: on a pipe, Node's stream (a net.Socket) costs about
- * 15 M instructions to make and run, a sixth of what a read costs above bare node. On a pipe or a
- * file, text goes out with write(2). A terminal, anything write(2) refuses (a full non-blocking
+ * 15 M instructions to make and run, a sixth of what a read costs above bare node. On a pipe, a
+ * file or /dev/null, text goes out with write(2). A terminal, anything write(2) refuses (a full non-blocking
  * pipe, a closed one) and every write after the stream was made (by us or by other code) go
  * through the stream, as before: it says what went wrong the way it always did, and the output
  * keeps its order.
  */
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 
 type Name = 'stdout' | 'stderr';
 const FD: Record<Name, number> = { stdout: 1, stderr: 2 };
@@ -40,10 +40,28 @@ export function watchStream(name: Name, onMade?: (stream: NodeJS.WriteStream) =>
   });
 }
 
-/** A terminal is a character device; a pipe, a file or a socket never is (and then is no terminal). */
+/** /dev/null's device number, where there is one: a character device, and never a terminal. */
+let devNull: number | null | undefined;
+function isDevNull(rdev: number): boolean {
+  if (devNull === undefined) {
+    try {
+      const st = statSync('/dev/null');
+      devNull = st.isCharacterDevice() ? st.rdev : null;
+    } catch {
+      devNull = null;
+    }
+  }
+  return devNull !== null && rdev === devNull;
+}
+
+/**
+ * A terminal is a character device; a pipe, a file or a socket never is (and then is no
+ * terminal), nor is /dev/null (`sow advance --dry-run >/dev/null 2>&1 && …` in a script).
+ */
 function mayBeTerminal(fd: number): boolean {
   try {
-    return fstatSync(fd).isCharacterDevice();
+    const st = fstatSync(fd);
+    return st.isCharacterDevice() && !isDevNull(st.rdev);
   } catch {
     return true;
   }

@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,33 @@ describe('start-up', () => {
       // The code cache's CRC-32 comes from zlib's binding: node:zlib would load node:stream and more.
       expect(modules, args.join(' ')).not.toContain('zlib');
       expect(modules, args.join(' ')).not.toContain('stream');
+    }
+  });
+
+  it('output and errors sent to /dev/null are written without making streams (a script that checks only the exit code)', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    // The module list goes to a file: stdout and stderr are /dev/null.
+    const listed = join(dir, 'devnull-modules.json');
+    const preloadToFile = join(dir, 'loaded-to-file.cjs');
+    writeFileSync(preloadToFile, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(listed)}, JSON.stringify(process.moduleLoadList)));\n`);
+    const devNull = openSync('/dev/null', 'w');
+    try {
+      for (const [args, code] of [
+        [['task', 'list'], 0],
+        [['advance', '--dry-run'], 3],
+        [['task', 'get', '--id', '999'], 1],
+      ] as const) {
+        const r = spawnSync(process.execPath, ['-r', preloadToFile, SOW, ...args], { cwd: repo.dir, env: TEST_ENV, stdio: ['ignore', devNull, devNull] });
+        expect(r.status, args.join(' ')).toBe(code);
+        const modules = (JSON.parse(readFileSync(listed, 'utf8')) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+        expect(
+          modules.filter((m) => /^(net|tty|stream|internal\/streams\/(writable|readable|duplex))$/.test(m)),
+          args.join(' '),
+        ).toEqual([]);
+      }
+    } finally {
+      closeSync(devNull);
     }
   });
 
