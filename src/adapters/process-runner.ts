@@ -3,7 +3,8 @@
  * line by line (agent CLIs print JSON events); the tail of its stderr is kept for errors. A SIGINT
  * or SIGTERM that reaches sow is passed on to the child, and sow waits for it to end (a second one
  * ends sow at once, main.ts), so no worker outlives the command that started it and the command
- * can still say how the task stands; the outcome names the signal.
+ * can still say how the task stands; the outcome names the signal. What the child leaves running
+ * in the background is not waited for (OUTPUT_GRACE_MS).
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -39,6 +40,8 @@ export interface RunRequest {
   onLine?: (line: string) => void;
   /** Each line of its stderr (some CLIs say there what they refused). */
   onStderrLine?: (line: string) => void;
+  /** How long its output is still read after it exited (OUTPUT_GRACE_MS; tests shorten it). */
+  outputGraceMs?: number;
 }
 
 export interface RunOutcome {
@@ -47,9 +50,21 @@ export interface RunOutcome {
   stderrTail: string;
   /** The first SIGINT or SIGTERM sow received (and passed on) while the child ran. */
   interrupted?: 'SIGINT' | 'SIGTERM';
+  /**
+   * The child had exited, but something it left running (a server started in the background)
+   * still held its stdout or stderr; sow stopped reading them after OUTPUT_GRACE_MS.
+   */
+  leftRunning?: true;
 }
 
 const TAIL = 4_000;
+/**
+ * How long, after the child exits, its output is still read while something it left running
+ * holds the pipes. What the child wrote before it exited is in the pipe by then and is read at
+ * once; waiting for the pipes to close would wait for whatever it started in the background (an
+ * agent's `npm run dev &`) — for as long as that runs.
+ */
+export const OUTPUT_GRACE_MS = 2_000;
 
 /** Splits a stream's text into lines for `onLine`; `end()` gives it what is left after the last newline. */
 export function lineSplitter(onLine: (line: string) => void): { push(chunk: string): string; end(): void } {
@@ -115,15 +130,39 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
     const stderr = followStderr(child.stderr, req.onStderrLine);
     child.stdin.on('error', () => undefined); // a CLI that exits without reading stdin
     child.stdin.end(req.stdin ?? '');
-    child.on('error', (err) => {
-      cleanup();
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    const settle = (code: number | null, signal: NodeJS.Signals | null, leftRunning: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(grace);
       cleanup();
       out.end();
       stderr.end();
-      resolve({ code, signal, stderrTail: stderr.tail(), ...(interrupted ? { interrupted } : {}) });
+      resolve({ code, signal, stderrTail: stderr.tail(), ...(interrupted ? { interrupted } : {}), ...(leftRunning ? { leftRunning: true as const } : {}) });
+    };
+    child.on('error', (err) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(err);
     });
+    // 'close' comes once the child has exited and its pipes are closed; a process it left running
+    // keeps them open, so after its exit they are read for OUTPUT_GRACE_MS at most.
+    child.on('exit', (code, signal) => {
+      grace = setTimeout(
+        // After one more turn of the event loop, which reads whatever is in the pipes by then (a
+        // loop starved for longer than the grace would otherwise run this timer first).
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            child.stdout.destroy();
+            child.stderr.destroy();
+            settle(code, signal, true);
+          }),
+        req.outputGraceMs ?? OUTPUT_GRACE_MS,
+      );
+    });
+    child.on('close', (code, signal) => settle(code, signal, false));
   });
 }

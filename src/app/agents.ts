@@ -283,7 +283,9 @@ async function runWorker(run: WorkerRun, invocation: Invocation): Promise<Worker
     throw new ExternalToolError(invocation.binary, `could not start: ${err.code ?? err.message}`);
   });
   await persisting;
-  files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`, code: outcome.code }]);
+  const leftRunning = outcome.leftRunning ? `; something it left running still held its output, which sow no longer reads` : '';
+  files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: `${outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`}${leftRunning}`, code: outcome.code }]);
+  if (outcome.leftRunning && !opts.quiet) opts.say(`  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the background?); sow went on without them`);
   const denials = [...refusals.denials];
   const advice = denialAdvice(denials, adviceContext(run, invocation.granted));
   if (outcome.interrupted) throw stoppedError(target, outcome.interrupted);

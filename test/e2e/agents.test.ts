@@ -643,4 +643,35 @@ describe('raw events and the progress view', () => {
     expect(j.stderr).toContain('Task 020 is now needs_review');
   });
   // A resume while the task is paused is not a new iteration: src/app/agent-executors.test.ts.
+
+  it('a worker that leaves a process running in the background (holding its output) does not keep sow waiting', () => {
+    const f = fixture();
+    const pidFile = join(f.world.root, 'left.pid');
+    const r = f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([{ leave: pidFile }, ['task', 'set', 'status', 'needs_review']]) });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      // sow came back while the process the worker left still runs (not a zombie): it did not wait for it.
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      if (process.platform === 'linux') expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]).not.toBe('Z');
+      expect(f.task().status).toBe('needs_review');
+      expect(r.stderr).toContain('Note: implementer-1 left processes running that still held its output (a server started in the background?); sow went on without them');
+      expect(r.stderr).toContain('Task 010 is now needs_review');
+      // The worker's own events were all read (its result is the last thing it printed), and its end says what happened.
+      const raw = only(
+        f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
+        'one raw events file',
+      );
+      expect(JSON.parse(readFileSync(raw, 'utf8').trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', is_error: false });
+      const events = readFileSync(raw.replace(/\.jsonl$/, '.events.jsonl'), 'utf8')
+        .trim()
+        .split('\n');
+      expect(JSON.parse(events.at(-1)!)).toMatchObject({ kind: 'exit', code: 0, text: 'exited with code 0; something it left running still held its output, which sow no longer reads' });
+    } finally {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  });
 });

@@ -17,7 +17,7 @@
  *   FAKE_AGENT_USAGE   JSON {input, output, cost}: what the run used, reported in the CLI's own fields
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -367,7 +367,9 @@ const script = process.env.FAKE_AGENT_SCRIPT
  * (create it, to signal the test); {try: argv, out: path, env?, unset?} (run sow — with `env`
  * added to the worker's environment and the names in `unset` removed — write {code, stdout,
  * stderr} to out, and go on whatever it exits with: a late worker whose write is refused, a worker
- * trying what it may not); {append: path, text} (add text to a file, as the worker's edit tool).
+ * trying what it may not); {append: path, text} (add text to a file, as the worker's edit tool);
+ * {leave: path} (start a process that outlives this one holding its stdout and stderr — a server
+ * started in the background — and write its pid to path).
  */
 for (const step of script) {
   if (Array.isArray(step)) sow(step);
@@ -378,7 +380,11 @@ for (const step of script) {
     while (!existsSync(step.wait) && Date.now() < until) Atomics.wait(pause, 0, 0, 50);
   } else if (step.touch) writeFileSync(step.touch, '');
   else if (step.append) appendFileSync(step.append, step.text);
-  else if (step.try) {
+  else if (step.leave) {
+    const left = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120_000)'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    left.unref();
+    writeFileSync(step.leave, String(left.pid));
+  } else if (step.try) {
     const env = { ...process.env, ...step.env };
     for (const name of step.unset ?? []) delete env[name];
     const r = spawnSync('sow', step.try, { encoding: 'utf8', env });

@@ -363,12 +363,17 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
           }
         })
       : [];
+    // Exited is exited: a zombie (state Z) waits only for init to reap it, which is not sow's to do.
     const alive = pids.filter((pid) => {
       try {
         process.kill(pid, 0);
-        return true;
       } catch {
         return false;
+      }
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+      } catch {
+        return true;
       }
     });
     details.push(`${pids.length} detached runs (three spawns and the resume); still alive after the orchestrator exited: ${alive.length}`);
