@@ -13,7 +13,8 @@
  * --only <i> (just run i of the seed), --alone <m,…> (apply only these of its mutations, numbered
  * from 0, as the summary says when it found what causes a finding), --jobs <j> (default 1),
  * --keep (keep the trees of runs with a finding and print where), --control (first run every
- * base tree unchanged: the harness must find nothing there), --no-minimize (do not look for the
+ * base tree unchanged: the harness must find nothing there), --bases (only make every base tree,
+ * say which, and stop: the fuzzer's own set-up still works), --no-minimize (do not look for the
  * single mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the
  * same), --mutation <name,…> (only these kinds of mutation, e.g. link,journal), --quiet (no
  * progress lines), --verbose (each run's mutations).
@@ -68,7 +69,7 @@ const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
 // Options
 
 const USAGE =
-  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
+  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--bases] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
 
 export function parseArgs(argv) {
   const o = {
@@ -79,6 +80,7 @@ export function parseArgs(argv) {
     jobs: 1,
     keep: false,
     control: false,
+    basesOnly: false,
     minimize: true,
     bin: process.env.SOW_FUZZ_BIN || DEFAULT_BIN,
     quiet: false,
@@ -116,6 +118,9 @@ export function parseArgs(argv) {
         break;
       case '--control':
         o.control = true;
+        break;
+      case '--bases':
+        o.basesOnly = true;
         break;
       case '--no-minimize':
         o.minimize = false;
@@ -399,6 +404,8 @@ async function makeBases(root, bin, needed) {
     const dir = newRepo('iterative');
     await sow(dir, ['init']);
     await sow(dir, ['project', 'new', 'lit', '--type', 'iterative', '--description', 'Literature review']);
+    // The brief as a person fills it in: a template's placeholders cannot be approved.
+    write(dir, '.sow/project/brief.md', '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of the field.\n\n## Done When\n- 10 sources\n');
     await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
     await sow(dir, ['advance']);
     await sow(dir, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources', '--criteria', '10 sources', '--output', 'outputs/sources.md', '--max', '3']);
@@ -444,13 +451,16 @@ async function makeBases(root, bin, needed) {
     await sow(dir, ['refs', 'add', pathToFileURL(evilRepo).href, '--link', 'evil']);
     rmSync(join(root, 'base-refs'), { recursive: true, force: true });
   };
-  await Promise.all([
+  // Every maker settles before an error is thrown: the caller removes the folder they write in.
+  const made = await Promise.allSettled([
     refs(),
     ...(needed.has('executing') || needed.has('review') ? [standard()] : []),
     ...(needed.has('iterative') ? [iterative()] : []),
     ...(needed.has('breakdown') ? [breakdown()] : []),
     ...(needed.has('empty') ? [empty()] : []),
   ]);
+  const failed = made.find((m) => m.status === 'rejected');
+  if (failed) throw failed.reason;
   if (existsSync(join(root, 'base-marker'))) throw new Error('making the base trees ran a hostile command (the marker exists)');
   return { bases, homeTemplate: home, srcRepo, evilRepo };
 }
@@ -1791,8 +1801,12 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
   try {
     if (!opts.quiet) out(`fuzz: making the base trees with ${opts.bin}`);
     const indexes = opts.only !== undefined ? [opts.only] : Array.from({ length: opts.runs }, (_, i) => i + 1);
-    const needed = new Set([...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName), ...(opts.control ? BASE_NAMES : [])]);
+    const needed = new Set([...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName), ...(opts.control || opts.basesOnly ? BASE_NAMES : [])]);
     const world = { root, ...(await makeBases(root, opts.bin, needed)) };
+    if (opts.basesOnly) {
+      out(`bases: ${Object.keys(world.bases).sort().join(', ')}`);
+      return { runs: 0, commands: 0, findings, harnessErrors };
+    }
     const print = (f) =>
       out(
         `FINDING seed=${f.seed} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,

@@ -44,6 +44,13 @@ describe('fuzz run of hostile .sow/ trees', () => {
     expect(r.stdout).toMatch(/^runs 3, commands 84, findings 0 \(seed 2489, /m);
   }, 300_000);
 
+  it("makes every base tree: the fuzzer's own set-up still passes sow's guards (the runs above need only some of them)", async () => {
+    const r = await fuzz(['--bases', '--bin', SOW, '--quiet']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^bases: breakdown, empty, executing, iterative, review$/m);
+  }, 300_000);
+
   it('catches a sow that misbehaves: each invariant names what broke, and the run exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sow-fuzz-fake-'));
     temps.push(dir);
