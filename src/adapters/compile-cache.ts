@@ -13,7 +13,7 @@
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, win32 } from 'node:path';
+import { basename, isAbsolute, join, win32 } from 'node:path';
 import { Script } from 'node:vm';
 
 const MAGIC = 0x53574343; // 'SWCC'
@@ -21,6 +21,8 @@ const FORMAT = 2;
 const HEADER_BYTES = 24;
 const MAX_SEEN = 64;
 const PRUNE_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
+/** How many builds of sow (bundle and Node version) keep their caches at once. */
+const KEEP_BUILDS = 4;
 
 type Env = Readonly<Record<string, string | undefined>>;
 export type Crc32 = (data: Uint8Array) => number;
@@ -116,18 +118,58 @@ function writeCache(dir: string, path: string, sourceId: number, seen: readonly 
     rmSync(temp, { force: true });
     throw err;
   }
-  // Caches of other sow builds and Node versions are left behind by upgrades; drop the stale ones
-  // (the folder holds nothing else).
-  const now = Date.now();
+  // Caches of other sow builds and Node versions are left behind by upgrades and rebuilds; drop
+  // the stale ones (the folder holds nothing else).
+  const files: { name: string; mtimeMs: number }[] = [];
   for (const name of readdirSync(dir)) {
-    const other = join(dir, name);
-    if (other === path) continue;
     try {
-      if (now - statSync(other).mtimeMs > PRUNE_AFTER_MS) unlinkSync(other);
+      files.push({ name, mtimeMs: statSync(join(dir, name)).mtimeMs });
     } catch {
       // another sow is pruning too
     }
   }
+  for (const name of staleCaches(files, basename(path), Date.now())) {
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // another sow is pruning too
+    }
+  }
+}
+
+/** A build's caches share a name up to the group: `<source identity>-<node version>-<arch>-`. */
+const buildOf = (name: string): string | undefined => /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*\.bin$/.exec(name)?.[1];
+
+/**
+ * The files of the cache folder to remove once `current` is written: those of any build but the
+ * KEEP_BUILDS written to most recently (this one among them) — a machine that rebuilds sow often
+ * (a developer's, a CI runner's) made a new set at every build, about 5 MB each — and anything
+ * else older than PRUNE_AFTER_MS (a leftover temporary file, a build no longer used). The running
+ * build's own caches stay, however old. Two installs used side by side (a global sow and a
+ * project's own, two Node versions) keep theirs.
+ */
+export function staleCaches(files: readonly { name: string; mtimeMs: number }[], current: string, now: number): string[] {
+  const newest = new Map<string, number>();
+  for (const f of files) {
+    const build = buildOf(f.name);
+    if (build !== undefined) newest.set(build, Math.max(newest.get(build) ?? 0, f.mtimeMs));
+  }
+  const mine = buildOf(current);
+  const kept = new Set([
+    ...(mine !== undefined ? [mine] : []),
+    ...[...newest]
+      .filter(([b]) => b !== mine)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, KEEP_BUILDS - 1)
+      .map(([b]) => b),
+  ]);
+  return files
+    .filter((f) => {
+      const build = buildOf(f.name);
+      if (f.name === current || (build !== undefined && build === mine)) return false;
+      return now - f.mtimeMs > PRUNE_AFTER_MS || (build !== undefined && !kept.has(build));
+    })
+    .map((f) => f.name);
 }
 
 /**

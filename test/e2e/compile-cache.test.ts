@@ -5,7 +5,7 @@
  * cache folder of its own; SOW_DEBUG makes the loader say what it did.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
@@ -254,6 +254,30 @@ describe('compile cache', () => {
     for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<string, string>[]) {
       expect(run(env)).toEqual({ stdout: 'two\n', events: ['hit'], stderr: '' });
     }
+  });
+
+  it('keeps the caches of the last four builds: a machine that rebuilds sow often does not fill its cache folder', () => {
+    const repo = newRepo();
+    const home = cacheHome();
+    const dir = join(home, 'sow', 'code-cache');
+    mkdirSync(dir, { recursive: true });
+    // Six older builds of sow, a day apart, two groups each (what is in them does not matter here).
+    const day = 24 * 60 * 60;
+    const now = Date.now() / 1000;
+    const others = ['00000001', '00000002', '00000003', '00000004', '00000005', '00000006'];
+    others.forEach((id, i) => {
+      for (const group of ['task', 'agent']) {
+        const file = join(dir, `${id}-${process.version}-${process.arch}-${group}.bin`);
+        writeFileSync(file, 'an older build');
+        utimesSync(file, now - (6 - i) * day, now - (6 - i) * day);
+      }
+    });
+    // A command writes this build's cache, and prunes.
+    expect(events(sowIn(repo, home, LOADS_CLI))).toEqual(['missing', 'wrote']);
+    const builds = [...new Set(readdirSync(dir).map((n) => n.split('-').slice(0, 3).join('-')))].sort();
+    expect(builds).toHaveLength(4);
+    expect(builds.filter((b) => others.some((id) => b.startsWith(id)))).toEqual(['00000004', '00000005', '00000006'].map((id) => `${id}-${process.version}-${process.arch}`));
+    expect(readdirSync(dir)).toHaveLength(3 * 2 + 1);
   });
 
   it('keeps working for a user mistake and for commands that write, through the cache', () => {
