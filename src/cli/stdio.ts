@@ -2,10 +2,10 @@
  * Standard output and error for what a command prints, without making process.stdout or
  * process.stderr where they are not needed: on a pipe, Node's stream (a net.Socket) costs about
  * 15 M instructions to make and run, a sixth of what a read costs above bare node. On a pipe, a
- * file or /dev/null, text goes out with write(2). A terminal, anything write(2) refuses (a full non-blocking
- * pipe, a closed one) and every write after the stream was made (by us or by other code) go
- * through the stream, as before: it says what went wrong the way it always did, and the output
- * keeps its order.
+ * file or /dev/null, text goes out with write(2). A terminal, anything write(2) refuses (a full
+ * non-blocking pipe, a closed one) and every write after the stream was made (by us or by other
+ * code) go through the stream, as before: it says what went wrong the way it always did, and the
+ * output keeps its order.
  */
 import { fstatSync, statSync, writeSync } from 'node:fs';
 
