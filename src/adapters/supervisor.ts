@@ -8,7 +8,7 @@
  * file, once the session is recorded.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readFileIfExists } from './files.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
@@ -135,6 +135,44 @@ export function supervisedRuns(root: string): SupervisedRun[] {
     });
   }
   return out;
+}
+
+/** A detached run a wait has reported keeps its folder (its log, to look at) this long. */
+const KEEP_REPORTED_MS = 7 * 24 * 60 * 60 * 1000;
+/** And at most this many reported runs keep theirs, however recent. */
+const KEEP_REPORTED = 100;
+
+/**
+ * Removes the folders of detached runs a wait reported (marked `waited`) more than a week ago,
+ * and of all but the hundred reported last: every `agent ps` and `agent wait` reads the ready file
+ * of each folder there is, and a project that runs workers for months would otherwise read them
+ * all. A run no wait has reported keeps its folder. Only real folders are removed (a link there is
+ * left alone), each after checking again that the supervisors folder is still a real one. Returns
+ * how many it removed.
+ */
+export function pruneSupervisedRuns(root: string, now: number): number {
+  const base = runtimeFolder(root, 'supervisors');
+  if (!base) return 0;
+  const reported: { dir: string; at: number }[] = [];
+  for (const entry of readdirSync(base, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const dir = join(base, entry.name);
+    try {
+      const waited = lstatSync(join(dir, 'waited'));
+      if (waited.isFile()) reported.push({ dir, at: waited.mtimeMs });
+    } catch {
+      // not reported yet
+    }
+  }
+  reported.sort((a, b) => b.at - a.at);
+  let removed = 0;
+  for (const [i, run] of reported.entries()) {
+    if (i < KEEP_REPORTED && now - run.at <= KEEP_REPORTED_MS) continue;
+    if (runtimeFolder(root, 'supervisors') !== base || !lstatSync(run.dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+    rmSync(run.dir, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** Marks a detached worker as reported by a wait, so the next wait without names does not report it again. */

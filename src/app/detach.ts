@@ -6,7 +6,20 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
-import { groupAlive, latestEventsFile, latestRun, markWaited, readEvents, readEnvelope, readReady, signalOwner, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
+import {
+  groupAlive,
+  latestEventsFile,
+  latestRun,
+  markWaited,
+  pruneSupervisedRuns,
+  readEvents,
+  readEnvelope,
+  readReady,
+  signalOwner,
+  startDetached,
+  supervisedRuns,
+  supervisorFiles,
+} from '../adapters/supervisor.js';
 import { activityOf, activityOfEvents, resumePreconditions, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
 import { contextOf, type Where } from './context.js';
@@ -95,6 +108,11 @@ export async function resumeDetached(where: Where, target: { kind: 'task'; id: s
 
 /** Starts `sow <args>` under a supervisor of its own and returns once it has recorded the session (or refused). */
 async function supervise(ctx: ReturnType<typeof contextOf>, root: string, script: string | undefined, args: string[]): Promise<DetachedStart> {
+  try {
+    pruneSupervisedRuns(root, Date.parse(ctx.now()));
+  } catch {
+    // best effort: the folders are only history
+  }
   const files = supervisorFiles(root, `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`);
   const started = startDetached(script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files);
   let exit: number | null | undefined;

@@ -5,8 +5,8 @@
  * --timeout with exit 124). The fake claude's script waits on files the test creates, so what
  * runs at once is shown by files, never by a clock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -199,8 +199,15 @@ describe('agent spawn --detach', () => {
     writeFileSync(join(dir, 'go'), '');
     expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  needs_review\n');
     rmSync(join(dir, 'go'));
+    // The wait reported the first run. Had it done so over a week ago, the next detached start
+    // removes that run's folder (every agent ps and wait reads each one there is).
+    const firstRun = dirname(first.log);
+    const weekAgo = Date.now() / 1000 - 8 * 24 * 60 * 60;
+    utimesSync(join(firstRun, 'waited'), weekAgo, weekAgo);
     const r = f.ok(['agent', 'resume', '010', '--detach', '--json', '--', '-x: a prompt with a dash'], { FAKE_AGENT_SCRIPT: script(dir, 'b') });
     const resumed = r.json!.data;
+    expect(existsSync(firstRun)).toBe(false);
+    expect(existsSync(dirname(resumed.log))).toBe(true);
     expect(resumed).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: first.session_id });
     expect(resumed.pid).not.toBe(first.pid);
     await until(() => existsSync(join(dir, 'b.started')), 'the resumed worker started');
