@@ -4,7 +4,10 @@
  * table for the in-process tests (src/app/agent-executors.test.ts, every type) and the end-to-end
  * ones (test/e2e/agents.test.ts, a type that sow names the session of and one that reports it).
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
+import type { FakeCall } from './inproc-fakes.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -107,3 +110,36 @@ export const CASES: ExecutorCase[] = [
 
 /** A user configuration with one executor, `impl`, of the case's type, bound to the implementer. */
 export const configFor = (c: ExecutorCase): string => `agents:\n  executors:\n    impl:\n      ${c.definition}\n  bindings:\n    implementer: impl\n`;
+
+/** The first run of implementer-1 on task 010 (`note` its orchestrator's prompt): the whole prompt reached the CLI, and the worker's environment. */
+export function expectSpawnCall(c: ExecutorCase, call: FakeCall, promptFile: string, note: string, sid: string): void {
+  // The prompt reached the agent, whole.
+  const prompt = readFileSync(promptFile, 'utf8');
+  expect(prompt).toContain('# You are implementer-1');
+  expect(prompt).toContain('Task 010: First task (iteration 1).');
+  expect(prompt.endsWith(`## Instructions from the orchestrator\n\n${note}\n`), prompt).toBe(true);
+  expect(call.prompt).toBe(prompt);
+  if (c.via === 'stdin') expect(call.stdin).toBe(prompt);
+
+  // The worker's environment.
+  expect(call.env['SOW_TASK_ID']).toBe('010');
+  expect(call.env['SOW_AGENT_ID']).toBe('implementer-1');
+  expect(call.env['SOW_AGENT']).toBe('implementer');
+  // An id the CLI reports only in its events cannot be in the environment of the run that reports it.
+  expect(call.env['SOW_SESSION_ID']).toBe(c.ids === 'reported' ? undefined : sid);
+}
+
+/** Its resume with `feedback`: the same session, in the recorded cwd, with the resume argv, the feedback as the whole prompt, and the worker's environment. */
+export function expectResumeCall(c: ExecutorCase, call: FakeCall, run: { sid: string; root: string; cwd: string; promptFile: string; feedback: string }): void {
+  expect(call.cli).toBe(c.cli);
+  expect(call.resuming, 'the fake continued an existing session').toBe(true);
+  expect(call.session, 'the same session').toBe(run.sid);
+  expect(call.cwd, 'resumed in the recorded cwd').toBe(run.cwd);
+  expect(call.argv, 'resume argv').toEqual(c.resumeArgv({ sid: run.sid, root: run.root, promptFile: run.promptFile }));
+  expect(readFileSync(run.promptFile, 'utf8')).toBe(run.feedback);
+  expect(call.prompt).toBe(run.feedback);
+  if (c.via === 'stdin') expect(call.stdin).toBe(run.feedback);
+  expect(call.env['SOW_TASK_ID']).toBe('010');
+  expect(call.env['SOW_AGENT_ID']).toBe('implementer-1');
+  expect(call.env['SOW_SESSION_ID']).toBe(run.sid);
+}

@@ -5,6 +5,7 @@
  * (src/app/agent-permissions.test.ts, every CLI) and the end-to-end ones
  * (test/e2e/permissions.test.ts, one or two CLIs per rule through the built binary).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
@@ -180,6 +181,30 @@ export function expectExactCheckRules(policy: string): void {
   expect(allowed(LINT)).toBe(true);
   for (const other of ['npm testx', 'npm test; rm -rf /', 'npm test && curl example.com', 'node scripts/lint.mjs "src/x.ts"', 'node scripts/lintXmjs "src/*.ts"', `${LINT} && rm -rf /`, 'npm']) {
     expect(allowed(other), other).toBe(false);
+  }
+}
+
+/** The settings a run gives opencode through its environment. */
+export const openCodeEnv = (call: { env: Record<string, string> }): string[] => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
+
+/**
+ * The permission files of a run of `type` — `files`, the names written beside its prompt in `dir`
+ * — are those of the CLI that reads them, with the content it is given, and opencode's settings
+ * reach opencode alone.
+ */
+export function expectPermissionFiles(type: string, files: readonly string[], dir: string, call: { env: Record<string, string> }): void {
+  expect(files).toEqual(type === 'gemini' ? ['gemini-sow-policy.toml'] : type === 'opencode' ? ['opencode-sow.json'] : []);
+  if (type === 'gemini') expect(readFileSync(join(dir, 'gemini-sow-policy.toml'), 'utf8')).toBe(GEMINI_POLICY);
+  if (type === 'opencode') {
+    expect(readFileSync(join(dir, 'opencode-sow.json'), 'utf8')).toBe(OPENCODE_CONFIG);
+    expect(call.env['OPENCODE_CONFIG']).toBe(join(dir, 'opencode-sow.json'));
+    const permission = JSON.parse(call.env['OPENCODE_PERMISSION']!) as { bash: Record<string, string> };
+    expect(permission).toEqual(OPENCODE_PERMISSION);
+    // opencode takes the last matching pattern: the catch-all must come first.
+    expect(Object.keys(permission.bash)[0]).toBe('*');
+    expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_PERMISSION']);
+  } else {
+    expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
   }
 }
 

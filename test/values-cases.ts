@@ -41,6 +41,23 @@ export const METADATA = `metadata:
   single: 'it''s'
 `;
 
+/** Values of METADATA as they read back (the CLI's JSON adds `.inf`, `-.inf` and `.nan` as strings). */
+export const METADATA_READ = {
+  oct: 7,
+  octal: 15,
+  hex: 31,
+  exp: 1000,
+  tilde: null,
+  yes_string: 'yes',
+  set: ['a', 'b'],
+  omap: { a: 1, b: 2 },
+  binary: 'aGVsbG8=',
+  custom: 'foo',
+  alias: { x: 1, y: [1, 2] },
+  literal: 'line one\nline two\n',
+  folded: 'folded text',
+};
+
 /** Task 010's file, hand-edited: a comment, other quoting and spacing, and the metadata above. */
 export function handEditTask(repo: { read(rel: string): string; write(rel: string, text: string): void }): string {
   const text = repo

@@ -17,7 +17,7 @@ import { refused, T0, taskFile, toExecuting, worlds, type World } from '../../te
 import { fakes, type Fakes } from '../../test/inproc-fakes.js';
 import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
-import { CASES, configFor, type ArgvContext } from '../../test/executor-cases.js';
+import { CASES, configFor, expectResumeCall, expectSpawnCall, type ArgvContext } from '../../test/executor-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });
 
@@ -107,20 +107,7 @@ describe('every executor type: spawn → needs_review → resume (a correction r
       expect(firstEvent.sessionID).toBe(sid);
     }
 
-    // The prompt reached the agent, whole.
-    const spawnPrompt = readFileSync(spawnPromptFile, 'utf8');
-    expect(spawnPrompt).toContain('# You are implementer-1');
-    expect(spawnPrompt).toContain('Task 010: First task (iteration 1).');
-    expect(spawnPrompt.endsWith(`## Instructions from the orchestrator\n\n${spawnNote}\n`), spawnPrompt).toBe(true);
-    expect(spawnCall.prompt).toBe(spawnPrompt);
-    if (c.via === 'stdin') expect(spawnCall.stdin).toBe(spawnPrompt);
-
-    // The worker's environment.
-    expect(spawnCall.env['SOW_TASK_ID']).toBe('010');
-    expect(spawnCall.env['SOW_AGENT_ID']).toBe('implementer-1');
-    expect(spawnCall.env['SOW_AGENT']).toBe('implementer');
-    // An id the CLI reports only in its events cannot be in the environment of the run that reports it.
-    expect(spawnCall.env['SOW_SESSION_ID']).toBe(c.ids === 'reported' ? undefined : sid);
+    expectSpawnCall(c, spawnCall, spawnPromptFile, spawnNote, sid);
 
     // ---- the worker asks for review; resume with feedback: a correction round ----
     await agentReport(s.w.as('implementer-1', '010'), 'needs_review', undefined);
@@ -129,22 +116,11 @@ describe('every executor type: spawn → needs_review → resume (a correction r
     await resumeAgent(s.ctx(), { kind: 'task', id: '010' }, feedback, s.opts);
     const calls = s.f.calls();
     expect(calls).toHaveLength(2);
-    const resumeCall = calls[1]!;
-    expect(resumeCall.cli).toBe(c.cli);
-    expect(resumeCall.resuming, 'the fake continued an existing session').toBe(true);
-    expect(resumeCall.session, 'the same session').toBe(sid);
-    expect(resumeCall.cwd, 'resumed in the recorded cwd').toBe(afterSpawn.session.cwd);
     const resumePromptFile = only(
       s.outputs().filter((p) => p.endsWith('-resume.prompt.md')),
       'resume prompt file',
     );
-    expect(resumeCall.argv, 'resume argv').toEqual(c.resumeArgv({ sid, root: s.w.dir, promptFile: resumePromptFile }));
-    expect(readFileSync(resumePromptFile, 'utf8')).toBe(feedback);
-    expect(resumeCall.prompt).toBe(feedback);
-    if (c.via === 'stdin') expect(resumeCall.stdin).toBe(feedback);
-    expect(resumeCall.env['SOW_TASK_ID']).toBe('010');
-    expect(resumeCall.env['SOW_AGENT_ID']).toBe('implementer-1');
-    expect(resumeCall.env['SOW_SESSION_ID']).toBe(sid);
+    expectResumeCall(c, calls[1]!, { sid, root: s.w.dir, cwd: afterSpawn.session.cwd, promptFile: resumePromptFile, feedback });
 
     const afterResume = task(s.w);
     expect(afterResume.iteration, 'a resume after needs_review is a correction round').toBe(2);

@@ -18,7 +18,7 @@ import { fakes, type FakeCall, type Fakes } from '../../test/inproc-fakes.js';
 import { showConfig } from './config.js';
 import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
-import { CLIS, CODEX_REASON, DENIALS, GEMINI_POLICY, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, yoloAdvice } from '../../test/permission-cases.js';
+import { CLIS, CODEX_REASON, DENIALS, expectPermissionFiles, GEMINI_POLICY, openCodeEnv, REPO_CONFIG, yoloAdvice } from '../../test/permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
@@ -79,7 +79,6 @@ async function setup(config?: string): Promise<Setup> {
 // ---------------------------------------------------------------------------------------------
 
 const notesOf = (lines: string[]) => lines.filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
-const openCodeEnv = (call: FakeCall) => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
 /** How --verbose shows a command line: a word with anything but [\w@%+=:,./-] is JSON-quoted. */
 const shown = (argv: string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 
@@ -98,19 +97,7 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
     expect(s.lines).toContain(`  Command: ${c.cli} ${shown(c.safe(ctx))}`);
 
     // The permission files are written beside the prompt, only for the CLI that reads them.
-    expect(s.permissionFiles()).toEqual(c.type === 'gemini' ? ['gemini-sow-policy.toml'] : c.type === 'opencode' ? ['opencode-sow.json'] : []);
-    if (c.type === 'gemini') expect(readFileSync(join(s.dir, 'gemini-sow-policy.toml'), 'utf8')).toBe(GEMINI_POLICY);
-    if (c.type === 'opencode') {
-      expect(readFileSync(join(s.dir, 'opencode-sow.json'), 'utf8')).toBe(OPENCODE_CONFIG);
-      expect(call.env['OPENCODE_CONFIG']).toBe(join(s.dir, 'opencode-sow.json'));
-      const permission = JSON.parse(call.env['OPENCODE_PERMISSION']!);
-      expect(permission).toEqual(OPENCODE_PERMISSION);
-      // opencode takes the last matching pattern: the catch-all must come first.
-      expect(Object.keys(permission.bash)[0]).toBe('*');
-      expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_PERMISSION']);
-    } else {
-      expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
-    }
+    expectPermissionFiles(c.type, s.permissionFiles(), s.dir, call);
   });
 
   it('permissions: safe set in the file: said to come from the config file', async () => {

@@ -12,10 +12,10 @@ import { fakes, type Fakes } from '../../test/inproc-fakes.js';
 import { spawnAgent, resumeAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
 import { setTaskField } from './task.js';
+import { UUID } from '../../test/executor-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CLAUDE_SPAWN = (sid: string) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'];
 const CLAUDE_RESUME = (sid: string) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'];
 

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, parseLog } from './agent-world.js';
-import { CASES, configFor, UUID, type ArgvContext } from '../executor-cases.js';
+import { CASES, configFor, expectResumeCall, expectSpawnCall, UUID, type ArgvContext } from '../executor-cases.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
@@ -140,20 +140,7 @@ describe('an executor type: spawn → needs_review → resume (correction round)
     if (c.ids === 'caller') expect(spawnCall.argv, 'caller-chosen id is passed to the CLI').toContain(sid);
     else expect(firstEvent).toEqual({ type: 'thread.started', thread_id: sid });
 
-    // The prompt reached the agent, whole.
-    const spawnPrompt = readFileSync(spawnPromptFile, 'utf8');
-    expect(spawnPrompt).toContain('# You are implementer-1');
-    expect(spawnPrompt).toContain('Task 010: First task (iteration 1).');
-    expect(spawnPrompt.endsWith(`## Instructions from the orchestrator\n\n${spawnNote}\n`), spawnPrompt).toBe(true);
-    expect(spawnCall.prompt).toBe(spawnPrompt);
-    if (c.via === 'stdin') expect(spawnCall.stdin).toBe(spawnPrompt);
-
-    // The worker's environment.
-    expect(spawnCall.env['SOW_TASK_ID']).toBe('010');
-    expect(spawnCall.env['SOW_AGENT_ID']).toBe('implementer-1');
-    expect(spawnCall.env['SOW_AGENT']).toBe('implementer');
-    // An id the CLI reports only in its events cannot be in the environment of the run that reports it.
-    expect(spawnCall.env['SOW_SESSION_ID']).toBe(c.ids === 'reported' ? undefined : sid);
+    expectSpawnCall(c, spawnCall, spawnPromptFile, spawnNote, sid);
 
     // ---- resume after needs_review: a correction round ----
     const feedback = `Feedback for ${c.type}: passwords are logged on line 42; remove that.`;
@@ -161,22 +148,11 @@ describe('an executor type: spawn → needs_review → resume (correction round)
     expect(resumed.stdout).toBe('needs_review\n');
     const calls = f.world.calls();
     expect(calls).toHaveLength(2);
-    const resumeCall = calls[1]!;
-    expect(resumeCall.cli).toBe(c.cli);
-    expect(resumeCall.resuming, 'the fake continued an existing session').toBe(true);
-    expect(resumeCall.session, 'the same session').toBe(sid);
-    expect(resumeCall.cwd, 'resumed in the recorded cwd').toBe(afterSpawn.session.cwd);
     const resumePromptFile = only(
       f.outputs().filter((p) => p.endsWith('-resume.prompt.md')),
       'resume prompt file',
     );
-    expect(resumeCall.argv, 'resume argv').toEqual(c.resumeArgv({ sid, root: f.root, promptFile: resumePromptFile }));
-    expect(readFileSync(resumePromptFile, 'utf8')).toBe(feedback);
-    expect(resumeCall.prompt).toBe(feedback);
-    if (c.via === 'stdin') expect(resumeCall.stdin).toBe(feedback);
-    expect(resumeCall.env['SOW_TASK_ID']).toBe('010');
-    expect(resumeCall.env['SOW_AGENT_ID']).toBe('implementer-1');
-    expect(resumeCall.env['SOW_SESSION_ID']).toBe(sid);
+    expectResumeCall(c, calls[1]!, { sid, root: f.root, cwd: afterSpawn.session.cwd, promptFile: resumePromptFile, feedback });
 
     const afterResume = f.task();
     expect(afterResume.status).toBe('needs_review');

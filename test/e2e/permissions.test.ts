@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, type FakeCall } from './agent-world.js';
-import { CLIS, CODEX_REASON, cliOf, DENIALS, declareTouch, expectExactCheckRules, GEMINI_POLICY, OPENCODE_CONFIG, OPENCODE_PERMISSION, REPO_CONFIG, yoloAdvice } from '../permission-cases.js';
+import { CLIS, CODEX_REASON, cliOf, DENIALS, declareTouch, expectExactCheckRules, expectPermissionFiles, openCodeEnv, REPO_CONFIG, yoloAdvice } from '../permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
@@ -77,7 +77,6 @@ const notesOf = (stderr: string) =>
     .split('\n')
     .filter((l) => l.startsWith('  Note: '))
     .map((l) => l.slice('  Note: '.length));
-const openCodeEnv = (call: FakeCall) => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
 
 // ---------------------------------------------------------------------------------------------
 
@@ -96,23 +95,8 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
 
     // The permission files are written beside the prompt, only for the CLI that reads them.
     const files = f.outputs().filter((n) => !/-spawn\.(prompt\.md|jsonl|events\.jsonl)$/.test(n));
-    expect(files).toEqual(c.type === 'gemini' ? ['gemini-sow-policy.toml'] : c.type === 'opencode' ? ['opencode-sow.json'] : []);
-    if (c.type === 'gemini') {
-      const policy = readFileSync(join(ctx.dir, 'gemini-sow-policy.toml'), 'utf8');
-      expect(policy).toBe(GEMINI_POLICY);
-      expectExactCheckRules(policy);
-    }
-    if (c.type === 'opencode') {
-      expect(readFileSync(join(ctx.dir, 'opencode-sow.json'), 'utf8')).toBe(OPENCODE_CONFIG);
-      expect(call.env['OPENCODE_CONFIG']).toBe(join(ctx.dir, 'opencode-sow.json'));
-      const permission = JSON.parse(call.env['OPENCODE_PERMISSION']!);
-      expect(permission).toEqual(OPENCODE_PERMISSION);
-      // opencode takes the last matching pattern: the catch-all must come first.
-      expect(Object.keys(permission.bash)[0]).toBe('*');
-      expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_PERMISSION']);
-    } else {
-      expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
-    }
+    expectPermissionFiles(c.type, files, ctx.dir, call);
+    if (c.type === 'gemini') expectExactCheckRules(readFileSync(join(ctx.dir, 'gemini-sow-policy.toml'), 'utf8'));
     // Runtime files: neither state nor anything for git.
     expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toMatch(/gemini-sow-policy|opencode-sow|\.runtime/);
   });
