@@ -47,6 +47,11 @@ const home = join(tmpdir(), 'sow-tests-home');
 // the tests start (sow, the fake agents, the fake gh) go without it; the test workers inherit this.
 delete process.env['NODE_EXTRA_CA_CERTS'];
 
+// A read of the built sow that no terminal sees starts a read server (docs/decisions/0060), which
+// stays ten minutes for its folder and environment: one per test repository would be hundreds of
+// processes. The tests' processes go without it; test/e2e/read-server.test.ts switches it on.
+process.env['SOW_NO_READ_SERVER'] = '1';
+
 // git's own variables point git at a repository: run from a git hook or `git rebase -x`, they
 // would send every git command of the tests (and of the sow they start) to the repository the
 // tests were started from instead of their temp folders — one `git init --bare` there turns the

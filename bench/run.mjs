@@ -82,6 +82,7 @@ const workDirs = [];
 let SOW = join(PKG_ROOT, 'dist', 'sow.cjs');
 
 function cleanup() {
+  stopReadServers();
   for (const dir of workDirs) {
     if (KEEP) log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
@@ -97,6 +98,10 @@ const CHILD_ENV = { ...process.env, NO_COLOR: '1' };
 delete CHILD_ENV.FORCE_COLOR;
 delete CHILD_ENV.SOW_DEBUG;
 delete CHILD_ENV.SOW_NO_COMPILE_CACHE;
+// What a person's machine does: reads are answered by a read server where one may run (not in CI).
+delete CHILD_ENV.SOW_NO_READ_SERVER;
+delete CHILD_ENV.CI;
+const FRESH = { SOW_NO_READ_SERVER: '1' };
 // Node reads the certificates NODE_EXTRA_CA_CERTS names at every start, before any code runs (on
 // this machine about 30 ms, four fifths of `node -e 0`'s instructions). It is the same cost for the
 // floor and for sow, and says nothing about sow: measured with it, every ratio looks better than
@@ -155,6 +160,48 @@ function snapshotCli() {
   // sow's compile cache (src/adapters/compile-cache.ts) lives beside this copy, not in ~/.cache;
   // the warm-up round fills it, as a user's first commands do.
   CHILD_ENV.XDG_CACHE_HOME = join(dir, 'cache-home');
+  // The read servers this copy starts (docs/decisions/0060) listen in a folder of the bench's own
+  // and note their starts and answers here; the bench waits for them and stops them at the end.
+  const runtime = join(dir, 'run');
+  mkdirSync(runtime, { mode: 0o700 });
+  CHILD_ENV.XDG_RUNTIME_DIR = runtime;
+  READ_SERVER_LOG = join(dir, 'read-servers.log');
+  CHILD_ENV.SOW_READ_SERVER_LOG = READ_SERVER_LOG;
+}
+
+/** Each read server's start and answers, from its log: [{pid, started?, argv?}]. */
+let READ_SERVER_LOG;
+function readServerLog() {
+  if (!READ_SERVER_LOG || !existsSync(READ_SERVER_LOG)) return [];
+  return readFileSync(READ_SERVER_LOG, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+function stopReadServers() {
+  for (const e of readServerLog()) {
+    if (!e.started) continue;
+    try {
+      process.kill(e.pid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+  }
+}
+/**
+ * Runs each served read until a read server answered it: the first read of a folder and
+ * environment starts the server (and runs in its own process), so the measured runs are answered.
+ */
+function untilServed(rows, repos, env) {
+  for (const row of rows) {
+    if (row.fresh || row.cold || row.info || row.startup || row.kind !== 'read') continue;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const before = readServerLog().length;
+      timeOnce(process.execPath, [SOW, ...row.args(0)], repos.get(row.size), env);
+      if (readServerLog().length > before) break;
+      spawnSync(process.execPath, ['-e', 'setTimeout(() => {}, 100)']);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,11 +328,18 @@ const COMMANDS = [
   { label: 'task set --id 010 iteration N', kind: 'write', args: (i) => ['task', 'set', '--id', '010', 'iteration', String(2 + (i % 2))] },
   // Each run adds one input; ~20 extra lines next to 1,000 task summaries do not move the figure.
   { label: 'input add --type context', kind: 'write', args: () => ['input', 'add', '--type', 'context', '--path', 'ctx/bench.md'] },
+  // The reads above are answered by a read server (docs/decisions/0060); these are the same reads
+  // run whole in a process of their own: the first read of a folder, a terminal's, CI's, a worker's.
+  { label: 'task list, fresh process', kind: 'read', args: () => ['task', 'list'], env: FRESH, fresh: true },
+  { label: 'phase get tasks_approved, fresh process', kind: 'read', args: () => ['phase', 'get', 'tasks_approved'], env: FRESH, fresh: true },
+  { label: 'task get --id 010, fresh process', kind: 'read', args: () => ['task', 'get', '--id', '010'], env: FRESH, fresh: true },
+  { label: 'project status, fresh process', kind: 'read', args: () => ['project', 'status'], env: FRESH, fresh: true },
+  { label: 'advance --dry-run, fresh process', kind: 'read', args: () => ['advance', '--dry-run'], expect: READY ? [0] : [3], env: FRESH, fresh: true },
   // The first read after a clone or a checkout has no task index: it reads every task file.
-  { label: 'task list (cold index)', kind: 'read', args: () => ['task', 'list'], cold: true },
+  { label: 'task list (cold index)', kind: 'read', args: () => ['task', 'list'], cold: true, env: FRESH },
   // The first command after installing or upgrading sow (and every command on Node < 20.15) runs
   // without the compile cache; shown for information, since it happens once.
-  { label: 'task list (no compile cache)', kind: 'read', args: () => ['task', 'list'], env: { SOW_NO_COMPILE_CACHE: '1' }, info: true },
+  { label: 'task list (no compile cache)', kind: 'read', args: () => ['task', 'list'], env: { SOW_NO_COMPILE_CACHE: '1', ...FRESH }, info: true },
 ];
 
 function timeOnce(cmd, argv, cwd, env) {
@@ -312,7 +366,7 @@ function withColdIndex(repo, fn) {
 function measure(row, repo, i) {
   if (row.error) return undefined;
   const argv = [SOW, ...row.args(i)];
-  const r = row.cold ? withColdIndex(repo, () => timeOnce(process.execPath, argv, repo)) : timeOnce(process.execPath, argv, repo, row.env);
+  const r = row.cold ? withColdIndex(repo, () => timeOnce(process.execPath, argv, repo, row.env)) : timeOnce(process.execPath, argv, repo, row.env);
   const expect = row.expect ?? [0];
   row.exit.add(r.status ?? r.signal);
   if (!expect.includes(r.status)) {
@@ -338,7 +392,7 @@ const stats = (samples) => {
 /** Peak resident memory of a child, in MB, and its exit status. */
 function peakMemoryMb(argv, cwd) {
   if (existsSync('/usr/bin/time')) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...argv], { cwd, env: { ...CHILD_ENV, ...FRESH }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     const kb = Number(r.stderr.trim().split('\n').pop());
     if (Number.isFinite(kb) && kb > 0) return { mb: kb / 1024, status: r.status, via: '/usr/bin/time -f %M' };
   }
@@ -348,7 +402,7 @@ function peakMemoryMb(argv, cwd) {
     argv[0] === '-e'
       ? `${report}${argv[1]}`
       : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, env: { ...CHILD_ENV, ...FRESH }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const m = /RSS (\d+)\s*$/.exec(r.stderr);
   if (!m) throw new Error(`could not measure the memory of ${argv.join(' ')}: ${r.stderr}`);
   return { mb: Number(m[1]) / 1024, status: r.status, via: 'process.resourceUsage().maxRSS of an in-process wrapper' };
@@ -631,6 +685,7 @@ async function main() {
   log('  warming up (one run of each command)…');
   timeOnce(process.execPath, FLOOR_ARGV);
   for (const row of rows) measure(row, repos.get(row.size), RUNS + 1);
+  untilServed(rows, repos);
 
   for (let round = 0; round < RUNS; round++) {
     if (process.stderr.isTTY) process.stderr.write(`\r  round ${round + 1}/${RUNS}`);
@@ -730,7 +785,8 @@ async function main() {
     const countOnce = (argv, cwd) => {
       const r = spawnSync('valgrind', ['--tool=callgrind', '--log-file=/dev/null', `--callgrind-out-file=${out}`, process.execPath, ...argv], {
         cwd,
-        env: CHILD_ENV,
+        // The work of the command itself, not the asking of a read server.
+        env: { ...CHILD_ENV, ...FRESH },
         encoding: 'utf8',
         maxBuffer: 64 * 1024 * 1024,
       });
@@ -780,11 +836,13 @@ async function main() {
     if (ENV_CA_CERTS) {
       log(`  measuring the ratio goals as this machine runs (NODE_EXTRA_CA_CERTS set), ${RUNS} rounds…`);
       const env = { NODE_EXTRA_CA_CERTS: ENV_CA_CERTS };
+      // Another environment: read servers of its own.
+      untilServed(goalRows, repos, env);
       for (let round = 0; round < RUNS; round++) {
         const order = goalRows.map((_, i) => goalRows[(i + round) % goalRows.length]);
         let lastFloor = timeOnce(process.execPath, FLOOR_ARGV, undefined, env).ms;
         order.forEach((row, k) => {
-          const r = timeOnce(process.execPath, [SOW, ...row.args(RUNS + 10 + round)], repos.get(row.size), env);
+          const r = timeOnce(process.execPath, [SOW, ...row.args(RUNS + 10 + round)], repos.get(row.size), { ...row.env, ...env });
           if ((row.expect ?? [0]).includes(r.status)) withCerts.get(row).push(r.ms / lastFloor);
           if (k === Math.floor(order.length / 2)) lastFloor = timeOnce(process.execPath, FLOOR_ARGV, undefined, env).ms;
         });
@@ -885,7 +943,7 @@ function renderTable(report) {
   ]);
   lines.push(...table(header, body, [false, true, true, true, true, true, true, true, true, true, false]));
   lines.push('');
-  lines.push('peak memory (maxRSS, worst of 3 runs):');
+  lines.push('peak memory (maxRSS, worst of 3 runs, each read whole in a process of its own):');
   const memBody = report.memory.map((m) => [
     m.command,
     m.tasks === null ? '' : String(m.tasks),

@@ -278,6 +278,8 @@ function runEnv(home, marker) {
     XDG_DATA_HOME: join(home, '.local', 'share'),
     TMPDIR: join(home, 'tmp'),
     NO_COLOR: '1',
+    // A repository per run: no read server for each (docs/decisions/0060).
+    SOW_NO_READ_SERVER: '1',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
     GIT_AUTHOR_NAME: 'sow fuzz',

@@ -17,9 +17,10 @@ import type { Registry } from './cli/def.js';
 
 declare const SOW_VERSION: string;
 
-const json = process.argv.includes('--json');
+// Of the command line being run (main sets them: the read server runs one line after another).
+let json = false;
 // `--json --help` prints the help: a person asked for it, and there is no data to wrap.
-const wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
+let wantsHelp = false;
 
 function write(stream: { write(text: string): unknown }, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -205,6 +206,8 @@ async function helpTopic(name: string): Promise<number> {
 }
 
 async function main(): Promise<number> {
+  json = process.argv.includes('--json');
+  wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
   const topicName = process.argv[2] === 'help' ? process.argv[3] : undefined;
   if (topicName !== undefined && TOPICS.some((t) => t.name === topicName)) return helpTopic(topicName);
   const program = await build();
@@ -267,7 +270,9 @@ const onSignal = (code: number) => () => {
 process.on('SIGINT', onSignal(130));
 process.on('SIGTERM', onSignal(143));
 
-main().then(
+// `__read-server <socket>`: the executable started this process to answer reads for others (cli/read-server.ts).
+const run = process.argv[2] === '__read-server' ? import('./cli/read-server.js').then((m) => m.serveReads(main, process.argv[3], __filename)) : main();
+run.then(
   (code) => {
     process.exitCode = interrupted ?? code;
   },

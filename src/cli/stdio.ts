@@ -40,6 +40,15 @@ export function watchStream(name: Name, onMade?: (stream: NodeJS.WriteStream) =>
   });
 }
 
+/**
+ * From now on every write goes through process.stdout and process.stderr: the read server
+ * (cli/read-server.ts) takes what they are given as the answer of the command it runs.
+ */
+export function throughStreams(): void {
+  made.stdout = true;
+  made.stderr = true;
+}
+
 /** /dev/null's device number, where there is one: a character device, and never a terminal. */
 let devNull: number | null | undefined;
 function isDevNull(rdev: number): boolean {
