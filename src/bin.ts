@@ -107,7 +107,10 @@ function residentPlan(argv: readonly string[]): Plan | undefined {
     if (build === undefined) return undefined;
     const folder = residentFolder(process.env, uid);
     const key = residentKey(build, process.cwd(), process.env);
-    const socket = residentSocket(folder, key);
+    crc32Found ??= { crc32: nativeCrc32() };
+    const crc32 = crc32Found.crc32;
+    if (!crc32) return undefined;
+    const socket = residentSocket(folder, key, crc32);
     return socket === undefined ? undefined : { folder, socket, key, uid };
   } catch {
     return undefined;

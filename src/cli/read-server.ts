@@ -11,6 +11,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { appendFileSync, lstatSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
+import * as zlib from 'node:zlib';
 import { keepParsedStateFiles } from '../adapters/state-files.js';
 import { keepTaskIndex } from '../adapters/task-index.js';
 import { forgetWarnings } from '../adapters/notices.js';
@@ -62,7 +63,8 @@ export async function serveReads(run: RunCommandLine, socket: string | undefined
   const uid = process.getuid?.();
   if (socket === undefined || build === undefined || uid === undefined) return 2;
   const key = residentKey(build, process.cwd(), process.env);
-  if (residentSocket(dirname(socket), key) !== socket || !safeFolder(dirname(socket), uid)) return 2;
+  const { crc32 } = zlib as { crc32?: (data: Uint8Array) => number };
+  if (!crc32 || residentSocket(dirname(socket), key, crc32) !== socket || !safeFolder(dirname(socket), uid)) return 2;
   process.title = 'sow read server';
   keepParsedStateFiles();
   keepTaskIndex();

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeAnswer, encodeAnswer, residentAllowed, residentFolder, residentKey, residentSocket, safeFolder, servedRead, volatileOf } from './resident.js';
 
@@ -77,11 +78,11 @@ describe('the key and the socket', () => {
     expect(residentFolder({ XDG_RUNTIME_DIR: '/run/user/7' }, 7)).toBe('/run/user/7/sow');
     expect(residentFolder({ XDG_RUNTIME_DIR: 'relative', TMPDIR: '/var/tmp' }, 7)).toBe('/var/tmp/sow-7');
     expect(residentFolder({}, 7)).toBe('/tmp/sow-7');
-    const a = residentSocket('/run/user/7/sow', 'key a')!;
+    const a = residentSocket('/run/user/7/sow', 'key a', crc32)!;
     expect(a).toMatch(/^\/run\/user\/7\/sow\/[0-9a-f]{16}\.sock$/);
-    expect(residentSocket('/run/user/7/sow', 'key a')).toBe(a);
-    expect(residentSocket('/run/user/7/sow', 'key b')).not.toBe(a);
-    expect(residentSocket(`/${'x'.repeat(90)}`, 'key a')).toBeUndefined();
+    expect(residentSocket('/run/user/7/sow', 'key a', crc32)).toBe(a);
+    expect(residentSocket('/run/user/7/sow', 'key b', crc32)).not.toBe(a);
+    expect(residentSocket(`/${'x'.repeat(90)}`, 'key a', crc32)).toBeUndefined();
   });
 });
 
