@@ -7,11 +7,12 @@
  * (vitest.config.ts sets SOW_NO_READ_SERVER).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { buildOf, residentKey } from '../../src/cli/resident.js';
 import { makeRepo, SOW, taskFile, TEST_ENV, toExecuting, type Repo } from './harness.js';
 
 const runtimes: string[] = [];
@@ -191,6 +192,31 @@ describe('the read server', () => {
       sow(repo.dir, args, env);
     expect(answered(log).length).toBe(count);
     expect(repo.yaml(taskFile('010')).iteration).toBe(2);
+    // A terminal gets a process of its own (script(1) gives sow one; util-linux and BSD spell it differently).
+    const command = [process.execPath, SOW, 'task', 'list'].map((a) => `'${a}'`).join(' ');
+    const args = process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
+    // Run again and again: the shell script(1) starts sets variables of its own, so a server for this
+    // environment would have to start first (it never does: a read at a terminal does not start one).
+    for (let i = 0; i < 5; i++) {
+      const tty = spawnSync('script', args, { cwd: repo.dir, env: { ...env, TERM: 'xterm' }, encoding: 'utf8' });
+      expect(tty.error, 'script(1) is needed to give sow a terminal').toBeUndefined();
+      expect(tty.stdout).toContain('First task');
+      await sleep(200);
+    }
+    expect(answered(log).length).toBe(count);
+    // Output to /dev/null is no terminal: a script's `sow advance --dry-run >/dev/null && …` is answered.
+    const quiet = async () => {
+      for (let i = 0; i < 100; i++) {
+        const before = answered(log).length;
+        const r = spawnSync('sh', ['-c', `"${process.execPath}" "${SOW}" task list >/dev/null 2>&1`], { cwd: repo.dir, env, encoding: 'utf8' });
+        expect(r.status).toBe(0);
+        if (answered(log).length > before) return true;
+        await sleep(100);
+      }
+      return false;
+    };
+    expect(await quiet()).toBe(true);
+    const afterQuiet = answered(log).length;
     // Where it may not run, no socket is made and none is asked.
     const sockets = () => readdirSync(join(runtime, 'sow')).length;
     const made = sockets();
@@ -199,7 +225,7 @@ describe('the read server', () => {
     }
     await sleep(500);
     expect(sockets()).toBe(made);
-    expect(answered(log).length).toBe(count);
+    expect(answered(log).length).toBe(afterQuiet);
   });
 
   it('another environment or folder has a server of its own', async () => {
@@ -249,6 +275,40 @@ describe('the read server', () => {
       await new Promise((r) => server.close(r));
     }
     expect(readdirSync(join(runtime, 'sow')).filter((n) => n.endsWith('.sock')).length).toBeLessThanOrEqual(1);
+  });
+
+  it('answers only a request with its own key, and only the reads it serves, whatever a client asks', async () => {
+    const repo = executing();
+    const { env, log } = serverEnv();
+    await served(repo.dir, ['task', 'list'], env, log);
+    const socket = entries(log).find((e) => e.started)!.started!;
+    const version = (JSON.parse(readFileSync(join(dirname(SOW), '..', 'package.json'), 'utf8')) as { version: string }).version;
+    const key = residentKey(buildOf(join(dirname(SOW), 'core.cjs'), version)!, realpathSync(repo.dir), env);
+    const ask = (request: unknown) =>
+      new Promise<string>((resolve, reject) => {
+        const conn = createConnection(socket);
+        let text = '';
+        conn.on('connect', () => conn.end(typeof request === 'string' ? request : JSON.stringify(request)));
+        conn.on('data', (d) => (text += d));
+        conn.on('end', () => resolve(text));
+        conn.on('error', reject);
+      });
+    const before = repo.snapshot();
+    // The key the client computes is the server's: the same read is answered.
+    const list = await ask({ key, argv: ['task', 'list', '--json'], volatile: {} });
+    expect(JSON.parse(list.slice(list.indexOf('\n') + 1)).data.map((t: { id: string }) => t.id)).toEqual(['010', '020', '030']);
+    for (const request of [
+      { key, argv: ['task', 'set', '--id', '010', 'iteration', '9'], volatile: {} },
+      { key, argv: ['advance'], volatile: {} },
+      { key, argv: ['task', 'list', '--watch'], volatile: {} },
+      { key: key.replace('"SOW_READ_SERVER_LOG"', '"SOW_READ_SERVER_LOX"'), argv: ['task', 'list'], volatile: {} },
+      { key, argv: 'task list', volatile: {} },
+      { key, argv: ['task', 'list', 7], volatile: {} },
+      'not json',
+    ])
+      expect(JSON.parse(await ask(request)), JSON.stringify(request)).toEqual({ refused: expect.any(String) });
+    expect(repo.snapshot()).toEqual(before);
+    expect(repo.yaml(taskFile('010')).iteration).toBe(1);
   });
 
   it('never uses a folder that others may enter or that is a link', async () => {
