@@ -8,7 +8,7 @@
 import { existsSync, fstatSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
-import { nodeBinding } from './adapters/node-binding.js';
+import { nodeBinding, pendingDeprecation } from './adapters/node-binding.js';
 import { buildOf, decodeAnswer, residentAllowed, residentFolder, residentKey, residentSocket, safeFolder, servedRead, volatileOf, type ResidentRequest } from './cli/resident.js';
 
 declare const SOW_VERSION: string;
@@ -99,7 +99,8 @@ function mayBeTerminal(fd: number): boolean {
 }
 
 function residentPlan(argv: readonly string[]): Plan | undefined {
-  if (typeof SOW_VERSION !== 'string' || !servedRead(argv) || !residentAllowed(process.env)) return undefined;
+  // (process.umask() without an argument warns with --pending-deprecation.)
+  if (typeof SOW_VERSION !== 'string' || !servedRead(argv) || !residentAllowed(process.env) || pendingDeprecation()) return undefined;
   try {
     if (mayBeTerminal(1) || mayBeTerminal(2)) return undefined;
     const uid = process.getuid!();
@@ -149,7 +150,7 @@ function askResident(plan: Plan): Promise<'answered' | 'absent' | 'failed'> {
       conn.destroy();
       resolve(outcome);
     }
-    const request: ResidentRequest = { key: plan.key, argv: process.argv.slice(2), volatile: volatileOf(process.env) };
+    const request: ResidentRequest = { key: plan.key, argv: process.argv.slice(2), volatile: volatileOf(process.env), umask: process.umask() };
     conn.on('connect', () => conn.end(JSON.stringify(request)));
     conn.on('data', (d: Buffer) => chunks.push(d));
     conn.on('end', () => {

@@ -143,6 +143,8 @@ export async function serveReads(run: RunCommandLine, socket: string | undefined
           if (typeof value === 'string') process.env[name] = value;
           else delete process.env[name];
         }
+        if (!Number.isInteger(request.umask) || request.umask < 0 || request.umask > 0o777) return refuse(conn, 'no umask');
+        process.umask(request.umask);
         const started = performance.now();
         const answer = await runOne(run, request.argv);
         if (!answer) return refuse(conn, 'failed');

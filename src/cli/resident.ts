@@ -147,6 +147,8 @@ export interface ResidentRequest {
   readonly argv: readonly string[];
   /** The client's values of VOLATILE (absent: unset). */
   readonly volatile: Readonly<Record<string, string>>;
+  /** The client's umask: files a read makes (the task index) get the modes they would get from it. */
+  readonly umask: number;
 }
 
 /** The client's values of VOLATILE, for its request. */

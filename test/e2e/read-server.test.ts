@@ -7,7 +7,7 @@
  * (vitest.config.ts sets SOW_NO_READ_SERVER).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -228,6 +228,35 @@ describe('the read server', () => {
     expect(answered(log).length).toBe(afterQuiet);
   });
 
+  it("makes the files a read makes (the task index) with the client's umask, not the server's", async () => {
+    const { env, log } = serverEnv();
+    const run = (dir: string, mask: string) => {
+      const r = spawnSync('sh', ['-c', `umask ${mask}; "${process.execPath}" "${SOW}" task list >/dev/null`], { cwd: dir, env, encoding: 'utf8' });
+      expect(r.status).toBe(0);
+    };
+    for (const [mask, mode] of [
+      ['077', 0o600],
+      ['027', 0o640],
+    ] as const) {
+      // A server started under umask 022, whose first answer has no index to start from: it makes one.
+      const repo = executing();
+      const index = join(repo.dir, '.sow/.runtime/tasks.json');
+      run(repo.dir, '022');
+      // The index keeps only task files that have settled (2 s old, decision 0009): then a read writes it.
+      await sleep(2100);
+      let servedOnce = false;
+      for (let i = 0; i < 100 && !servedOnce; i++) {
+        rmSync(index, { force: true });
+        const before = answered(log).length;
+        run(repo.dir, mask);
+        servedOnce = answered(log).length > before;
+        if (!servedOnce) await sleep(100);
+      }
+      expect(servedOnce, 'a read server answered').toBe(true);
+      expect((statSync(index).mode & 0o777).toString(8), `umask ${mask}`).toBe(mode.toString(8));
+    }
+  });
+
   it('another environment or folder has a server of its own', async () => {
     const repo = executing();
     const { env, log, runtime } = serverEnv();
@@ -295,15 +324,16 @@ describe('the read server', () => {
       });
     const before = repo.snapshot();
     // The key the client computes is the server's: the same read is answered.
-    const list = await ask({ key, argv: ['task', 'list', '--json'], volatile: {} });
+    const list = await ask({ key, argv: ['task', 'list', '--json'], volatile: {}, umask: 0o022 });
     expect(JSON.parse(list.slice(list.indexOf('\n') + 1)).data.map((t: { id: string }) => t.id)).toEqual(['010', '020', '030']);
     for (const request of [
-      { key, argv: ['task', 'set', '--id', '010', 'iteration', '9'], volatile: {} },
-      { key, argv: ['advance'], volatile: {} },
-      { key, argv: ['task', 'list', '--watch'], volatile: {} },
-      { key: key.replace('"SOW_READ_SERVER_LOG"', '"SOW_READ_SERVER_LOX"'), argv: ['task', 'list'], volatile: {} },
-      { key, argv: 'task list', volatile: {} },
-      { key, argv: ['task', 'list', 7], volatile: {} },
+      { key, argv: ['task', 'set', '--id', '010', 'iteration', '9'], volatile: {}, umask: 0o022 },
+      { key, argv: ['advance'], volatile: {}, umask: 0o022 },
+      { key, argv: ['task', 'list', '--watch'], volatile: {}, umask: 0o022 },
+      { key: key.replace('"SOW_READ_SERVER_LOG"', '"SOW_READ_SERVER_LOX"'), argv: ['task', 'list'], volatile: {}, umask: 0o022 },
+      { key, argv: 'task list', volatile: {}, umask: 0o022 },
+      { key, argv: ['task', 'list', 7], volatile: {}, umask: 0o022 },
+      { key, argv: ['task', 'list'], volatile: {} },
       'not json',
     ])
       expect(JSON.parse(await ask(request)), JSON.stringify(request)).toEqual({ refused: expect.any(String) });
