@@ -61,7 +61,13 @@ function captureStreams(): void {
 export async function serveReads(run: RunCommandLine, socket: string | undefined, core: string): Promise<number> {
   const build = buildOf(core, typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev');
   const uid = process.getuid?.();
-  if (socket === undefined || build === undefined || uid === undefined) return 2;
+  if (socket === undefined) {
+    process.stderr.write(
+      "error: this word is sow's own: a read that finds no read server starts one with it\nhint: run the read (sow task list) with its output to a pipe or a file; SOW_NO_READ_SERVER=1 turns read servers off\n",
+    );
+    return 2;
+  }
+  if (build === undefined || uid === undefined) return 2;
   const key = residentKey(build, process.cwd(), process.env);
   const { crc32 } = zlib as { crc32?: (data: Uint8Array) => number };
   if (!crc32 || residentSocket(dirname(socket), key, crc32) !== socket || !safeFolder(dirname(socket), uid)) return 2;
