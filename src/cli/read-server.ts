@@ -122,6 +122,7 @@ export async function serveReads(run: RunCommandLine, socket: string | undefined
 
   let queue = Promise.resolve();
   server.on('connection', (conn: Socket) => {
+    const connected = performance.now();
     const chunks: Buffer[] = [];
     let size = 0;
     conn.on('error', () => undefined);
@@ -155,7 +156,8 @@ export async function serveReads(run: RunCommandLine, socket: string | undefined
         const answer = await runOne(run, request.argv);
         if (!answer) return refuse(conn, 'failed');
         conn.end(answer);
-        log({ argv: request.argv, ms: Math.round((performance.now() - started) * 100) / 100 });
+        const ms = (t: number) => Math.round((performance.now() - t) * 100) / 100;
+        log({ argv: request.argv, ms: ms(started), sinceConnect: ms(connected) });
         if (process.memoryUsage.rss() > MAX_RSS) stop();
       });
     });
