@@ -4,7 +4,7 @@
  * (adapters/argv.ts): a value never lands where git would read it as an option.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
@@ -21,8 +21,19 @@ interface RunOptions {
 
 const notFound = (err: Error) => new ExternalToolError('git', (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : err.message, 'install git and make sure it is on PATH');
 
+/**
+ * The git commands that may run a hook of the repository (post-checkout, pre-commit, post-merge,
+ * pre-push, …). A hook may leave a process running in the background (a `make watch &` in
+ * post-checkout) that inherits git's stdout and stderr: read through pipes, git's output would
+ * not end before that process does, and sow would wait for it. Their output goes to files instead,
+ * which nobody waits for (decision 0059 does the same for workers' output). A word in the list
+ * that is a value elsewhere (`check-attr merge`) only takes the same careful way.
+ */
+const HOOKED = new Set(['am', 'checkout', 'cherry-pick', 'commit', 'merge', 'pull', 'push', 'rebase', 'revert', 'switch', 'worktree']);
+
 function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   const argv = argvOf('git', args);
+  if (argv.some((w) => HOOKED.has(w))) return runThroughFiles(root, argv, opts);
   const result = spawnSync('git', argv, {
     cwd: root,
     encoding: 'utf8',
@@ -33,6 +44,30 @@ function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   });
   if (result.error) throw notFound(result.error);
   return { argv, status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+/** `run` for a command that may run a hook: git's stdout and stderr go to files of a private temp folder, read once git has exited. */
+function runThroughFiles(root: string, argv: string[], opts: RunOptions) {
+  const dir = mkdtempSync(join(tmpdir(), 'sow-git-'));
+  const fds: number[] = [];
+  try {
+    const out = openSync(join(dir, 'out'), 'w+', 0o600);
+    fds.push(out);
+    const err = opts.inheritStderr ? 'inherit' : openSync(join(dir, 'err'), 'w+', 0o600);
+    if (typeof err === 'number') fds.push(err);
+    const result = spawnSync('git', argv, {
+      cwd: root,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+      ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+      stdio: [opts.input !== undefined ? 'pipe' : 'ignore', out, err],
+    });
+    if (result.error) throw notFound(result.error);
+    const text = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '');
+    return { argv, status: result.status, stdout: text('out'), stderr: text('err') };
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function git(root: string, args: readonly Arg[], opts: RunOptions = {}): string {

@@ -5,7 +5,7 @@
  * recovered, and SIGKILL at any moment leaves state that loads and agrees with itself.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -582,5 +582,31 @@ describe('SIGKILL during writes', () => {
     expect(r.exists(LOCK), 'no lock left behind').toBe(false);
     // Every state file left is valid YAML that sow accepts.
     for (const t of final) expect(readFileSync(join(r.dir, taskFile(t.id)), 'utf8').length).toBeGreaterThan(0);
+  });
+});
+
+describe("the repository's git hooks", () => {
+  it('a hook that leaves a process running is not waited for: project new returns while it still runs', () => {
+    const repo = makeRepo();
+    const pidFile = join(repo.dir, '.git', 'background.pid');
+    const doneFile = join(repo.dir, '.git', 'background.done');
+    // post-checkout runs when project new checks out the project's branch; its background
+    // process keeps git's stdout and stderr, as `make watch &` in a hook would, and marks its end.
+    mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(repo.dir, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\n(sleep 60; touch '${doneFile}') &\necho $! > '${pidFile}'\necho 'hook ran'\n`, { mode: 0o755 });
+    let pid: number | undefined;
+    try {
+      const r = repo.sow(['project', 'new', 'hooked', '--description', 'A project whose checkout runs a hook', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json?.ok).toBe(true);
+      pid = Number(readFileSync(pidFile, 'utf8').trim());
+      // Not ended yet: sow did not wait for it (before, it waited the whole minute).
+      expect(existsSync(doneFile)).toBe(false);
+      expect(repo.git(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('feat/hooked');
+    } finally {
+      if (pid) spawnSync('pkill', ['-KILL', '-P', String(pid)]);
+      if (pid) process.kill(pid, 'SIGKILL');
+      repo.cleanup();
+    }
   });
 });
