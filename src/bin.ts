@@ -5,10 +5,11 @@
  * loader applies them), with SOW_NO_COMPILE_CACHE set, or on any trouble with the cache, each file
  * is loaded the ordinary way.
  */
-import { existsSync, fstatSync, statSync, writeSync } from 'node:fs';
+import { existsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
 import { nodeBinding, pendingDeprecation } from './adapters/node-binding.js';
+import { mayBeTerminal } from './cli/stdio.js';
 import { buildOf, decodeAnswer, residentAllowed, residentFolder, residentKey, residentSocket, safeFolder, servedRead, volatileOf, type ResidentRequest } from './cli/resident.js';
 
 declare const SOW_VERSION: string;
@@ -88,14 +89,6 @@ interface Plan {
   readonly socket: string;
   readonly key: string;
   readonly uid: number;
-}
-
-/** A character device but /dev/null (`sow advance --dry-run >/dev/null && …` in a script) may be a terminal. */
-function mayBeTerminal(fd: number): boolean {
-  const st = fstatSync(fd);
-  if (!st.isCharacterDevice()) return false;
-  const devNull = statSync('/dev/null');
-  return !devNull.isCharacterDevice() || devNull.rdev !== st.rdev;
 }
 
 function residentPlan(argv: readonly string[]): Plan | undefined {

@@ -144,13 +144,13 @@ export async function serveReads(run: RunCommandLine, socket: string | undefined
         }
         if (request.key !== key) return refuse(conn, 'another build, folder or environment');
         if (!Array.isArray(request.argv) || !request.argv.every((w) => typeof w === 'string') || !servedRead(request.argv)) return refuse(conn, 'not a read this server answers');
+        if (!Number.isInteger(request.umask) || request.umask < 0 || request.umask > 0o777) return refuse(conn, 'no umask');
         const volatile = typeof request.volatile === 'object' && request.volatile !== null ? request.volatile : {};
         for (const name of VOLATILE) {
           const value = (volatile as Record<string, unknown>)[name];
           if (typeof value === 'string') process.env[name] = value;
           else delete process.env[name];
         }
-        if (!Number.isInteger(request.umask) || request.umask < 0 || request.umask > 0o777) return refuse(conn, 'no umask');
         process.umask(request.umask);
         const started = performance.now();
         const answer = await runOne(run, request.argv);

@@ -65,9 +65,10 @@ function isDevNull(rdev: number): boolean {
 
 /**
  * A terminal is a character device; a pipe, a file or a socket never is (and then is no
- * terminal), nor is /dev/null (`sow advance --dry-run >/dev/null 2>&1 && …` in a script).
+ * terminal), nor is /dev/null (`sow advance --dry-run >/dev/null 2>&1 && …` in a script). The
+ * executable asks it too, before it lets a read server answer (src/bin.ts).
  */
-function mayBeTerminal(fd: number): boolean {
+export function mayBeTerminal(fd: number): boolean {
   try {
     const st = fstatSync(fd);
     return st.isCharacterDevice() && !isDevNull(st.rdev);
