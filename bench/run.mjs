@@ -19,7 +19,7 @@
  * the project and three tasks, and the rest is generated in the layout sow writes (with sow's own
  * emitter, src/adapters/yaml/emit.ts, built on the fly; it is checked byte-for-byte against what sow
  * wrote, and the generated state is checked to load with `sow task list` and `sow task get`).
- * "cold index" rows run without the task index (.sow/.runtime/tasks.json), as the first command
+ * "cold index" rows run without the task index (.git/sow/tasks.json), as the first command
  * after a clone or a checkout does.
  * Then one `sow mcp` server per size answers each of its read tools 20 times (or BENCH_RUNS, if
  * more): p50 per call, within 5 ms at 1,000 tasks.
@@ -208,7 +208,7 @@ function untilServed(rows, repos, env) {
 // A project with n tasks
 
 const taskDir = (id) => `.sow/project/phases/implementation/tasks/${id}`;
-const INDEX = '.sow/.runtime/tasks.json';
+const INDEX = '.git/sow/tasks.json';
 
 /** Ids as sow numbers them: 010, 020, …, 990, 1000, 1010, … */
 function taskIds(n) {
@@ -639,7 +639,7 @@ function measureWorkers(runs) {
     timeOnce(process.execPath, [SOW, 'agent', 'wait', '--timeout', '60s'], repo, env);
   }
   // A long run: 10,000 events, as Claude Code writes them, and sow's reading of them.
-  const dir = join(repo, '.sow/.runtime/agent-outputs', ids[0]);
+  const dir = join(repo, '.git/sow/agent-outputs', ids[0]);
   const stamp = '2999-01-01T00-00-00-000Z-resume';
   const raw = [];
   const events = [];

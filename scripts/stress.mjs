@@ -22,7 +22,7 @@
  * every acknowledged write is there (no lost update: each key has its value, each added task
  * exists under its id with its name, each log entry is in log.md exactly once); no task id was
  * handed out twice and no two tasks share a name; every task folder has state.yaml, description.md
- * and log.md; no journal.json, no lock and nothing in .sow/.runtime/tmp is left; `sow task list
+ * and log.md; no journal.json, no lock and nothing in .git/sow/tmp is left; `sow task list
  * --json` and `sow project status --json` exit 0.
  *
  * Part 2, SIGKILL. Each iteration starts one random write (task add, task set metadata, log,
@@ -136,7 +136,7 @@ const counts = {
     exitedBeforeKill: 0, // the child had already finished (exit 0) when the kill was due
     killedHoldingLock: 0, // a lock file was left right after the kill
     killedMidTransaction: 0, // a journal.json was left right after the kill
-    tmpLeftAfterKill: 0, // temp files were left in .sow/.runtime/tmp right after the kill
+    tmpLeftAfterKill: 0, // temp files were left in .git/sow/tmp right after the kill
     journalReplayedByRead: 0, // the journal was gone after the read command
     killedTaskAddsThatMadeATask: 0,
     killedWritesThatHappened: 0, // task set / project set / log killed, yet the value is there
@@ -264,7 +264,7 @@ async function newRepo(label) {
 // ---------------------------------------------------------------------------------------------
 // Looking at .sow/ directly
 
-const runtime = (repo, name) => join(repo.path, '.sow/.runtime', name);
+const runtime = (repo, name) => join(repo.path, '.git/sow', name);
 const tasksDir = (repo) => join(repo.path, '.sow/project/phases/implementation/tasks');
 const TASK_FILES = ['state.yaml', 'description.md', 'log.md'];
 

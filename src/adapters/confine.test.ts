@@ -101,18 +101,18 @@ describe('confine', () => {
 
 describe('realFolder', () => {
   it('creates missing folders and refuses links and files on the way, emptying nothing', () => {
-    expect(realFolder({ base: root, name: 'r' }, '.sow/.runtime/tmp')).toBe(join(root, '.sow/.runtime/tmp'));
-    rmSync(join(root, '.sow/.runtime/tmp'), { recursive: true });
-    symlinkSync(outside, join(root, '.sow/.runtime/tmp'));
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/tmp')).toThrow(NotARealFolderError);
-    expect(() => existingRealFolder({ base: root, name: 'r' }, '.sow/.runtime/tmp')).toThrow(/is a link/);
+    expect(realFolder({ base: root, name: 'r' }, '.git/sow/tmp')).toBe(join(root, '.git/sow/tmp'));
+    rmSync(join(root, '.git/sow/tmp'), { recursive: true });
+    symlinkSync(outside, join(root, '.git/sow/tmp'));
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/tmp')).toThrow(NotARealFolderError);
+    expect(() => existingRealFolder({ base: root, name: 'r' }, '.git/sow/tmp')).toThrow(/is a link/);
     expect(readdirSync(outside)).toEqual(['secret']);
-    writeFileSync(join(root, '.sow/.runtime/trash'), '');
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/trash')).toThrow(/is a file/);
-    expect(existingRealFolder({ base: root, name: 'r' }, '.sow/.runtime/none')).toBeUndefined();
+    writeFileSync(join(root, '.git/sow/trash'), '');
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/trash')).toThrow(/is a file/);
+    expect(existingRealFolder({ base: root, name: 'r' }, '.git/sow/none')).toBeUndefined();
     // A name from a file or an environment variable (an agent id) never climbs out.
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/agent-outputs/../../../x')).toThrow(PathEscapeError);
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/./x')).toThrow(PathEscapeError);
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/agent-outputs/../../../x')).toThrow(PathEscapeError);
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/./x')).toThrow(PathEscapeError);
   });
 });
 

@@ -199,7 +199,7 @@ export function confineReal(area: Area, rel: string, opts: ConfineOptions = {}):
 /**
  * Makes sure `rel` (relative to the area) is a real directory — created if missing, every
  * component a real folder, none a link — and returns its absolute path. For folders sow owns
- * outright: `.sow/`, `.sow/.runtime/` and its parts. Throws NotARealFolderError.
+ * outright: `.sow/`, the runtime folder and its parts. Throws NotARealFolderError.
  */
 export function realFolder(area: Area, rel: string, code?: string): string {
   return walkFolders(area, rel, true, code)!;
@@ -220,7 +220,7 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {
     const here = `${abs}${sep}${parts[i]}`;
-    const shown = parts.slice(0, i + 1).join('/');
+    const shown = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
     let st;
     try {
       st = lstatSync(here);

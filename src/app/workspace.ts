@@ -34,7 +34,8 @@ import { contextOf, type AppContext, type Where } from './context.js';
 export { PROJECT_DIR };
 export const PROJECT_FILE = `${PROJECT_DIR}/state.yaml`;
 export const VERSION_FILE = '.sow/.version';
-export const AGENT_OUTPUTS = '.sow/.runtime/agent-outputs';
+/** The workers' events, a folder of the runtime folder (adapters/runtime.ts). */
+export const AGENT_OUTPUTS = 'agent-outputs';
 export const tasksDir = (phase: string) => `${PROJECT_DIR}/phases/${phase}/tasks`;
 export const taskDir = (phase: string, id: string) => `${tasksDir(phase)}/${id}`;
 export const taskFile = (phase: string, id: string) => `${taskDir(phase, id)}/state.yaml`;

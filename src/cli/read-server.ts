@@ -16,6 +16,7 @@ import { keepParsedStateFiles } from '../adapters/state-files.js';
 import { keepTaskIndex } from '../adapters/task-index.js';
 import { forgetWarnings } from '../adapters/notices.js';
 import { forgetRealRoots } from '../adapters/confine.js';
+import { forgetGitDirs } from '../adapters/repo.js';
 import { throughStreams } from './stdio.js';
 import { buildOf, encodeAnswer, residentKey, residentSocket, safeFolder, servedRead, VOLATILE, type ResidentRequest } from './resident.js';
 
@@ -188,6 +189,7 @@ async function runOne(run: RunCommandLine, argv: readonly string[]): Promise<Buf
   process.argv = [saved[0]!, saved[1]!, ...argv];
   forgetWarnings();
   forgetRealRoots();
+  forgetGitDirs();
   const parts: [1 | 2, Buffer][] = [];
   capture = parts;
   try {

@@ -228,7 +228,7 @@ export const commands: readonly CommandDef[] = [
       { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
       { flags: '--raw', description: "print the CLI's own event stream instead (JSON lines, as it wrote them)" },
     ],
-    help: "The events are kept under .sow/.runtime/agent-outputs/<task>/ beside the CLI's raw stream, one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines as they come).",
+    help: "The events are kept in git's folder, under .git/sow/agent-outputs/<task>/, beside the CLI's raw stream, one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines as they come).",
     writes: false,
     async run(ctx, { args, opts }) {
       const id = taskIdArg(args[0] as string, 'task id');

@@ -51,7 +51,7 @@ describe('agent spawn --detach', () => {
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
     const started = r.json!.data;
     expect(started).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: expect.any(String) });
-    expect(started.log).toContain('/.sow/.runtime/supervisors/');
+    expect(started.log).toContain('/.git/sow/supervisors/');
     // The command has exited; its supervisor owns the task and the worker runs.
     expect(alive(started.pid)).toBe(true);
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
@@ -315,7 +315,7 @@ describe('agent spawn --detach', () => {
     mkdirSync(outside);
     writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
     writeFileSync(join(outside, 'ready.json'), JSON.stringify({ agent_id: 'implementer-9', pid: 1, task: '020' }));
-    const runs = join(f.root, '.sow/.runtime/supervisors');
+    const runs = join(f.root, '.git/sow/supervisors');
     mkdirSync(join(runs, '2020-01-01-evil'), { recursive: true });
     writeFileSync(join(runs, '2020-01-01-evil/ready.json'), JSON.stringify({ agent_id: 'implementer-8', pid: 1, task: '010' }));
     symlinkSync(join(outside, 'precious.txt'), join(runs, '2020-01-01-evil/waited'));

@@ -33,7 +33,7 @@ import { expectFails, makeRepo, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecutin
 
 const fresh = useRepos();
 const TASKS = '.sow/project/phases/implementation/tasks';
-const RUNTIME = '.sow/.runtime';
+const RUNTIME = '.git/sow';
 const LOCK = `${RUNTIME}/lock`;
 const JOURNAL = `${RUNTIME}/journal.json`;
 
@@ -112,7 +112,7 @@ describe('the journal is runtime data, never trusted input', () => {
       ['advance', '--dry-run'],
     ]) {
       const text = expectFails(repo, args, 4, 'JOURNAL_REFUSED', { human: args[0] === 'task' && args[1] === 'list' });
-      expect(text, args.join(' ')).toContain('.sow/.runtime/journal.json');
+      expect(text, args.join(' ')).toContain('.git/sow/journal.json');
       expect(text, args.join(' ')).toMatch(problem);
       expect(text, args.join(' ')).toContain('nothing of it was applied');
       expect(repo.read(JOURNAL), `${args.join(' ')}: the journal is left for the user to look at`).toBe(journal);
@@ -321,7 +321,7 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
       expect(r.code, r.stdout + r.stderr).toBe(1);
       const error = errorOf(r, 'task set on a read-only file system');
       expect(error.code).toBe('READ_ONLY_FILE_SYSTEM');
-      expect(error.message).toMatch(/^cannot write '.*\.sow\/\.runtime\/lock': the file system is read-only$/);
+      expect(error.message).toMatch(/^cannot write '.*\.git\/sow\/lock': the file system is read-only$/);
       expect(repo.snapshot()).toEqual(before);
     } finally {
       spawnSync('umount', ['-l', ro]);
@@ -414,7 +414,7 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
         expect(repo.sow(['task', 'list'], as).code).toBe(0);
         const w = repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '2', '--json'], as);
         expect(w.code).toBe(1);
-        expect(errorOf(w, 'runtime folder not writable').message).toMatch(/^cannot write '.*\.sow\/\.runtime\/lock': permission denied$/);
+        expect(errorOf(w, 'runtime folder not writable').message).toMatch(/^cannot write '.*\.git\/sow\/lock': permission denied$/);
       }
     } finally {
       spawnSync('chmod', ['-R', 'u+w', repo.dir]);

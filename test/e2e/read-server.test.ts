@@ -240,7 +240,7 @@ describe('the read server', () => {
     ] as const) {
       // A server started under umask 022, whose first answer has no index to start from: it makes one.
       const repo = executing();
-      const index = join(repo.dir, '.sow/.runtime/tasks.json');
+      const index = join(repo.dir, '.git/sow/tasks.json');
       run(repo.dir, '022');
       // The index keeps only task files that have settled (2 s old, decision 0009): then a read writes it.
       await sleep(2100);
