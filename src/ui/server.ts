@@ -140,7 +140,8 @@ function parseJson(raw: string | undefined): unknown {
 export function parseAction(body: unknown): { call: Call; checkout: string | null } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
   const given = body as Record<string, unknown>;
-  const name = Object.hasOwn(given, 'action') ? given['action'] : undefined;
+  const own = (key: string): unknown => (Object.hasOwn(given, key) ? given[key] : undefined);
+  const name = own('action');
   const action = typeof name === 'string' ? ACTIONS.get(name) : undefined;
   if (!action) throw new ActionRefused('UI_NO_SUCH_ACTION', `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`);
   const values: Record<string, string> = {};
@@ -149,11 +150,11 @@ export function parseAction(body: unknown): { call: Call; checkout: string | nul
     if (!Object.hasOwn(action.fields, key)) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
   }
   for (const [key, field] of Object.entries(action.fields)) {
-    const value = field(given[key]);
+    const value = field(own(key));
     if (value === undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
     values[key] = value;
   }
-  const checkout = given['checkout'];
+  const checkout = own('checkout');
   if (checkout !== undefined && checkout !== null && !(typeof checkout === 'string' && checkout.length <= MAX_CHECKOUT))
     throw new ActionRefused('UI_BAD_ACTION', "'checkout' is a checkout's path relative to the main one (a text), or left out");
   return { call: action.call(values), checkout: typeof checkout === 'string' ? checkout : null };
