@@ -8,13 +8,14 @@
  * different start time, or another boot). A holder this host cannot look at — another host on a
  * shared file system, or another pid namespace (a sandboxed agent: its pid 1 is someone else out
  * here), told by the namespace recorded with the pid — keeps the lock fresh by touching it every
- * second; it is gone when that heartbeat has stopped for HEARTBEAT_STALE_MS. A
- * stale lock is removed under a short second lock (`<lock>.takeover`), and only if it is still
- * byte-for-byte the lock judged stale.
+ * second (heartbeat.ts: also while a synchronous git call blocks the event loop); it is gone
+ * when that heartbeat has stopped for HEARTBEAT_STALE_MS. A stale lock is removed under a short
+ * second lock (`<lock>.takeover`), and only if it is still byte-for-byte the lock judged stale.
  *
  * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
-import { closeSync, lstatSync, openSync, readFileSync, utimesSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { startHeartbeat } from './heartbeat.js';
 import { processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { hostname } from 'node:os';
 import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
@@ -38,7 +39,6 @@ export function lockTimeoutMs(env: Readonly<Record<string, string | undefined>> 
   }
   return Math.round(seconds * 1000);
 }
-const HEARTBEAT_MS = 1_000;
 const HEARTBEAT_STALE_MS = 30_000;
 /** A lock file with no holder in it: its creator died between creating and writing it. */
 const EMPTY_STALE_MS = 2_000;
@@ -233,17 +233,9 @@ export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Pr
     if (tryCreate(path, content)) {
       held.add(path);
       // The heartbeat, for holders others cannot look at; it does not keep the process alive.
-      const beat = setInterval(() => {
-        const now = new Date();
-        try {
-          utimesSync(path, now, now);
-        } catch {
-          // gone already (released on exit)
-        }
-      }, HEARTBEAT_MS);
-      beat.unref();
+      const stopBeating = startHeartbeat(path, content);
       return () => {
-        clearInterval(beat);
+        stopBeating();
         held.delete(path);
         unlinkIfExists(path);
       };

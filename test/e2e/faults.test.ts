@@ -698,6 +698,54 @@ describe('the lock never changes hands while its holder lives', () => {
     },
   );
 
+  it.skipIf(!canUnshare)(
+    `a sandboxed holder blocked 35 s in a synchronous git call (a post-checkout hook) keeps the lock: the waiter waits, then both writes are there${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
+    async () => {
+      const repo = fresh();
+      // `sow project new` on main makes and checks out feat/<name> (a synchronous git checkout,
+      // under the lock); the repository's post-checkout hook holds it until the test opens the gate.
+      const top = mkdtempSync(join(tmpdir(), 'sow-ns-'));
+      temps.push(top);
+      const gate = join(top, 'gate');
+      writeFileSync(gate, '');
+      mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true });
+      writeFileSync(join(repo.dir, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ntouch "${gate}.started"\nwhile [ -e "${gate}" ]; do sleep 0.1; done\n`, { mode: 0o755 });
+      const holder = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'project', 'new', 'nsproj', '--description', 'd', '--no-planning'], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(holder);
+      let holderOut = '';
+      holder.stdout!.on('data', (d) => (holderOut += d));
+      holder.stderr!.on('data', (d) => (holderOut += d));
+      const holderDone = new Promise<number | null>((resolve) => holder.on('close', resolve));
+      const end = Date.now() + 60_000;
+      while (!existsSync(`${gate}.started`) && holder.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(existsSync(`${gate}.started`), `the holder is in its checkout's hook, under the lock: ${holderOut}`).toBe(true);
+      const lock = repo.read(LOCK);
+      const held = JSON.parse(lock);
+      expect(held, 'pid 1 of its own namespace').toMatchObject({ pid: 1, command: 'sow project new' });
+      expect(held.pidns).not.toBe(readlinkSync('/proc/self/ns/pid'));
+      const w = waiter(repo, ['task', 'add', 'from the waiter', '--json'], { SOW_LOCK_TIMEOUT: '600' });
+      expect(await w.says('waiting for pid 1 in another pid namespace (sow project new)'), w.stderr()).toBe(true);
+      // The stimulus, not a measurement: longer than the 30 s after which a silent heartbeat
+      // reads as a dead holder. Its event loop is blocked in git all along, so only a heartbeat
+      // that does not need it keeps the lock.
+      await new Promise((r) => setTimeout(r, 35_000));
+      expect(repo.exists(LOCK) ? repo.read(LOCK) : '(no lock: taken over)', 'still the holder’s, 35 s on').toBe(lock);
+      expect(w.child.exitCode, `the waiter still waits: ${w.stderr()}`).toBeNull();
+      rmSync(gate);
+      expect(await holderDone, holderOut).toBe(0);
+      const done = await w.done;
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+      expect(repo.yaml('.sow/project/state.yaml').name).toBe('nsproj');
+      expect(taskNames(repo)).toEqual(['from the waiter']);
+      expectRuntimeClean(repo, 'after both');
+    },
+    180_000,
+  );
+
   it('SOW_LOCK_TIMEOUT that is not a number of seconds is a usage error (exit 2) naming it', () => {
     const repo = fresh();
     toExecuting(repo);
