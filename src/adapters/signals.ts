@@ -129,7 +129,7 @@ export function proveOwnerNow(root: string, task: string, owner: Owner | undefin
   const at = here();
   const pid = owner?.kind === 'worker' && signallablePid(owner.pid) ? owner.pid : undefined;
   const record = pid !== undefined ? readOwnerRecord(root, pid, owner!.pstart) : undefined;
-  const proof: OwnerProof = {
+  const proof: OwnerProof = Object.freeze({
     ...proveOwner({
       task,
       owner,
@@ -140,7 +140,7 @@ export function proveOwnerNow(root: string, task: string, owner: Owner | undefin
       alive: pid !== undefined && !at.linux && processAlive(pid),
     }),
     here: at,
-  };
+  });
   issued.add(proof);
   return proof;
 }
