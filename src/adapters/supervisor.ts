@@ -194,41 +194,6 @@ const lexists = (path: string): boolean => {
   }
 };
 
-/**
- * Sends `signal` to a worker's owner: to its whole process group when it leads one (a detached
- * supervisor, and with it the agent CLI and whatever that started), else to the process alone (a
- * waiting `sow agent spawn`, which passes it on to its worker). Whether anything was there.
- */
-export function signalOwner(pid: number, signal: NodeJS.Signals, opts: { leaderFirst?: boolean } = {}): 'group' | 'process' | 'gone' {
-  try {
-    // The leader alone first (it tells its agent to stop: ACP's session/cancel); the group is
-    // still what a KILL after the grace period reaches. A leader that is no group's gets it alone.
-    if (opts.leaderFirst && groupAlive(pid)) {
-      process.kill(pid, signal);
-      return 'group';
-    }
-    process.kill(-pid, signal);
-    return 'group';
-  } catch {
-    try {
-      process.kill(pid, signal);
-      return 'process';
-    } catch {
-      return 'gone';
-    }
-  }
-}
-
-/** Whether any process of the group `pgid` is still there (signal 0 to the group). */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The newest run file of a task's (or agent's) outputs folder: the events of its latest spawn or resume. */
 export function latestEventsFile(root: string, owner: string): string | undefined {
   const dir = runtimeFolder(root, join('agent-outputs', owner));

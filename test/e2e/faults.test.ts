@@ -171,7 +171,7 @@ describe('the journal is runtime data, never trusted input', () => {
     }
   });
 
-  it('a journal or lock that is a folder, and a .sow/.runtime that is a file: exit 4 with a hint, never 70', () => {
+  it('a journal or lock that is a folder, and a runtime folder (.git/sow) that is a file: exit 4 with a hint, never 70', () => {
     const repo = fresh();
     toExecuting(repo);
     const cases: [string, () => void, string, RegExp][] = [

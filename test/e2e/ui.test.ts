@@ -10,8 +10,8 @@
  * step. Screenshots go to test-artifacts/ui/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -248,6 +248,60 @@ describe('sow ui: safe by default', () => {
       expect(view['graph lifecycle'].data).toEqual(cli(['graph', 'lifecycle']));
       expect(view['check list'].data).toEqual(cli(['check', 'list']));
     } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('the Stop action signals only what sow started: a worker the state names but sow never started is refused, and the process is still alive', async () => {
+    const repo = makeRepo();
+    // An unrelated process of the user's, leading a process group of its own, that the state names as the worker.
+    const bystander = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+    bystander.unref();
+    const pid = bystander.pid!;
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      toExecuting(repo, ['First task']);
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const owner = {
+        kind: 'worker',
+        by: 'implementer-7',
+        pid,
+        host: hostname(),
+        boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+        pstart: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]),
+        pidns: readlinkSync('/proc/self/ns/pid'),
+        since: '2026-11-26T00:00:00.000Z',
+      };
+      const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
+      const yaml = Object.entries(owner).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`);
+      repo.write(
+        file,
+        repo
+          .read(file)
+          .replace('metadata: {}', `metadata: {}\nowner:\n${yaml.join('\n')}`)
+          .replace(/^status: \w+$/m, 'status: in_progress'),
+      );
+      const s = await serve(repo.dir);
+      const before = repo.snapshot();
+      const r = await request(s.port, '/api/action', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-sow-token': s.token, origin: s.base },
+        body: JSON.stringify({ action: 'stop', task: '010' }),
+      });
+      const body = JSON.parse(r.body);
+      expect(body).toMatchObject({ ok: false, error: { code: 'NOT_SOWS_PROCESS' } });
+      expect(body.error.message).toContain(`task 010 names implementer-7 (pid ${pid} on `);
+      expect(alive(), 'the process the state named was not signalled').toBe(true);
+      expect(repo.snapshot()).toEqual(before);
+    } finally {
+      if (alive()) process.kill(pid, 'SIGKILL');
       repo.cleanup();
     }
   });
