@@ -209,6 +209,7 @@ describe('paths: every value that may name a file is judged (safe)', () => {
       { pattern: '**/*.ts' },
       { pattern: 'import .* from', path: 'src' },
       { glob: '*.{ts,js}' },
+      { path: 'app/[id]/page.tsx' },
       { path: '/repo/src/a.ts' },
       { paths: ['src', 'test/x.ts'] },
       { file: 'src/../README.md' },
@@ -264,6 +265,9 @@ describe('protected files (safe)', () => {
       ['.vscode/settings.json', /agent CLI's own settings/],
       ['.vscode/mcp.json', /agent CLI's own settings/],
       ['.Claude/settings.json', /agent CLI's own settings/],
+      // Glob characters in a file's name: the file itself is judged, not only the folder before them.
+      ['app/[id]/.git/config', /^app\/\[id\]\/\.git\/config is git's own/],
+      ['.claude/*', /agent CLI's own settings/],
     ];
     for (const [path, why] of cases)
       for (const kind of ['edit', 'delete', 'move'])

@@ -222,6 +222,7 @@ export function pathsOf(call: AskedToolCall): string[] | undefined {
  * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may
  * reach outside the repository. A glob is judged by its literal folder (up to the first `* ? [ {`)
  * and refused if what follows climbs (`..`) or has an alternative that starts anew (`{/etc,x}`);
+ * it is judged as a plain path too (`app/[id]/.git/config` may be a file of that name).
  * `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
  */
 export function placesOf(path: string, locate: PermissionPolicy['locate']): readonly string[] | undefined {
@@ -237,14 +238,14 @@ export function placesOf(path: string, locate: PermissionPolicy['locate']): read
     }
   }
   if (p.startsWith('~')) return undefined;
+  const literal = locate(p);
   const glob = p.search(/[*?[{]/);
-  if (glob >= 0) {
-    const cut = p.lastIndexOf('/', glob) + 1;
-    const tail = p.slice(cut);
-    if (tail.split(/[/{},]/).includes('..') || /[{,]\s*[/~]/.test(tail)) return undefined;
-    p = cut ? p.slice(0, cut) : '.';
-  }
-  return locate(p);
+  if (glob < 0 || literal === undefined) return literal;
+  const cut = p.lastIndexOf('/', glob) + 1;
+  const tail = p.slice(cut);
+  if (tail.split(/[/{},]/).includes('..') || /[{,]\s*[/~]/.test(tail)) return undefined;
+  const folder = locate(cut ? p.slice(0, cut) : '.');
+  return folder && [...literal, ...folder];
 }
 
 /** `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in any case. */
