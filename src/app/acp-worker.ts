@@ -5,8 +5,8 @@
  * call sow's tools natively, keeps the raw messages and sow's own events, and says what it
  * refused as a CLI's refusals are said.
  */
-import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
 import { relative, sep } from 'node:path';
+import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { Denial, Usage } from '../adapters/executors/types.js';
