@@ -17,6 +17,7 @@ import {
   repoArea,
   sowArea,
   sowPath,
+  wherePathLands,
 } from './confine.js';
 
 let top: string;
@@ -159,6 +160,13 @@ describe('namesWithin (paths an agent names, over ACP)', () => {
       expect(namesWithin(area, root, '/etc/passwd')).toBe(false);
       // A link from outside into the repository names a file inside it.
       expect(namesWithin(area, base, 'link-in/a.ts')).toBe(true);
+      // A link met before `..` is followed first, as the system does: `out-deep/..` is outside, whatever the text says.
+      mkdirSync(join(base, 'outside/deep'));
+      symlinkSync(join(base, 'outside/deep'), join(root, 'out-deep'));
+      expect(namesWithin(area, root, 'out-deep/../x')).toBe(false);
+      expect(wherePathLands(root, 'out-deep/../x')).toEqual([join(base, 'outside/x'), join(root, 'x')]);
+      symlinkSync('loop', join(root, 'loop'));
+      expect(wherePathLands(root, 'loop/x')).toBeUndefined();
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

@@ -92,22 +92,60 @@ export function withinArea(area: Area, real: string): boolean {
 
 /**
  * Whether a path another program names (absolute, or relative to `cwd`) lies in the area once
- * every link is followed; a file not there yet is judged by the nearest folder that is (and the
- * rest of its path, in which `..` cannot climb out: it is resolved before).
+ * every link is followed: every place it may land (wherePathLands) does.
  */
 export function namesWithin(area: Area, cwd: string, path: string): boolean {
-  let existing = resolve(cwd, path);
-  let rest = '';
-  for (;;) {
-    try {
-      return withinArea(area, join(realpathSync.native(existing), rest));
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return false;
-      rest = join(basename(existing), rest);
-      existing = parent;
+  return wherePathLands(cwd, path)?.every((real) => withinArea(area, real)) ?? false;
+}
+
+/**
+ * Every place a path another program names (absolute, or relative to `cwd`) may land, absolute
+ * and resolved: as the system reads it, component by component (a link followed where it stands,
+ * so `link/..` is the folder above the link's target), and, when the path has `..` in it, also
+ * as a program that tidies the text first reads it (`link/..` is where the link is). A part that
+ * does not exist yet is taken as written. Undefined when the links do not end (a loop).
+ */
+export function wherePathLands(cwd: string, path: string): string[] | undefined {
+  const system = resolveAsSystem(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
+  if (!path.split(sep).includes('..')) return system === undefined ? undefined : [system];
+  const tidied = resolveAsSystem(resolve(cwd, path));
+  if (system === undefined || tidied === undefined) return undefined;
+  return system === tidied ? [system] : [system, tidied];
+}
+
+/** `abs` resolved as the system resolves a path: each component in turn, a link's text spliced in where it stands. */
+function resolveAsSystem(abs: string): string | undefined {
+  const todo = abs.split(sep).reverse();
+  let at = resolve(sep);
+  let missing = false;
+  let links = 0;
+  while (todo.length) {
+    const part = todo.pop()!;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      at = dirname(at);
+      continue;
     }
+    const next = join(at, part);
+    if (!missing) {
+      let st;
+      try {
+        st = lstatSync(next);
+      } catch {
+        missing = true;
+      }
+      if (st?.isSymbolicLink()) {
+        // As the system gives up (ELOOP): a loop is nowhere sow can judge.
+        if (++links > 40) return undefined;
+        const text = readlinkSync(next);
+        if (isAbsolute(text)) at = resolve(sep);
+        todo.push(...text.split(sep).reverse());
+        continue;
+      }
+    }
+    at = next;
   }
+  return at;
 }
 
 /**

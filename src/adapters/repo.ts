@@ -2,7 +2,7 @@
  * Finding the repository and its branch by reading the filesystem, like git does, without a
  * subprocess: every command needs this, and node:child_process alone costs milliseconds to load.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ExternalToolError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
 import { existingRealFolder } from './confine.js';
@@ -224,4 +224,45 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What is wrong with the `.git` of `checkout`, a linked worktree of the repository whose checkout
+ * is `root`, read from git's own files without running git; undefined when it is what git writes:
+ * a regular file (not a link) of one line `gitdir: <path>`, the path naming exactly
+ * `<common git dir>/worktrees/<name>` (a real folder), whose own `gitdir` file names this `.git`
+ * back. A checkout's `.git` lies in its folder, where whatever may edit files could point it at a
+ * git dir of its own making, whose configuration git obeys (`core.fsmonitor` runs a command on
+ * `git status`, `git diff`, `git add`): git is never run there before this holds.
+ */
+export function linkedCheckoutProblem(root: string, checkout: string): string | undefined {
+  const dotGit = join(checkout, '.git');
+  let st;
+  try {
+    st = lstatSync(dotGit);
+  } catch {
+    return 'is missing';
+  }
+  if (st.isSymbolicLink()) return 'is a link';
+  if (!st.isFile()) return 'is not a file';
+  if (st.size > 4096) return 'is larger than the one line git writes there';
+  let named: string;
+  try {
+    const line = /^gitdir: ([^\n]+)\n?$/.exec(readFileSync(dotGit, 'utf8'));
+    if (!line) return "is not one line 'gitdir: <path>'";
+    named = line[1]!;
+  } catch {
+    return 'cannot be read';
+  }
+  try {
+    const common = realpathSync.native(commonDir(root));
+    const own = realOrSelf(isAbsolute(named) ? named : resolve(checkout, named));
+    if (dirname(own) !== join(common, 'worktrees') || !lstatSync(own).isDirectory())
+      return `names '${named}', which is not this repository's record of a worktree (${join(common, 'worktrees')}/<name>)`;
+    const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
+    if (realOrSelf(isAbsolute(back) ? back : resolve(own, back)) !== join(realpathSync.native(checkout), '.git')) return `names '${named}', whose record names another checkout`;
+  } catch {
+    return `names '${named}', which is not this repository's record of a worktree`;
+  }
+  return undefined;
 }

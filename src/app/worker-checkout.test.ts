@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
@@ -7,6 +7,8 @@ import { workerFolder } from './context.js';
 import { mergeTask, openWorkerCheckout } from './worker-checkout.js';
 import { checkoutsWithProject, listWorktreesFor } from './worktree.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
+import { linkedCheckoutProblem } from '../adapters/repo.js';
+import { exitCodeFor, type SowError } from '../domain/errors.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
 
@@ -86,6 +88,58 @@ describe('a worker checkout', () => {
     expect(w.git(['branch', '--list', `${branch}--task-010`])).toBe('');
     expect(w.yaml(taskFile('010')).worktree).toBeUndefined();
     expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(`Merged its branch '${branch}--task-010' into '${branch}'`);
+  });
+
+  it("is used only while its .git is what git wrote for it: a regular file naming the repository's record, which names it back", async () => {
+    const w = await world('executing');
+    const branch = w.git(['branch', '--show-current']);
+    const made = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    const dotGit = join(made.path, '.git');
+    const genuine = readFileSync(dotGit, 'utf8');
+    const open = () => openWorkerCheckout(w.dir, branch, '010', made.checkout, w.clock.now());
+    const problem = (): string | undefined => {
+      try {
+        open();
+        return undefined;
+      } catch (err) {
+        expect((err as SowError).code, (err as SowError).message).toBe('CHECKOUT_GIT_INVALID');
+        expect(exitCodeFor((err as SowError).kind)).toBe(4);
+        return (err as SowError).message;
+      }
+    };
+    expect(problem()).toBeUndefined();
+    // git's relative form (worktree.useRelativePaths) is as good.
+    const record = genuine.slice('gitdir: '.length).trim();
+    writeFileSync(dotGit, `gitdir: ${relative(made.path, record)}\n`);
+    expect(problem()).toBeUndefined();
+    const elsewhere = join(w.dir, 'elsewhere');
+    mkdirSync(join(elsewhere, 'worktrees', 'x'), { recursive: true });
+    writeFileSync(join(elsewhere, 'worktrees', 'x', 'gitdir'), `${dotGit}\n`);
+    const cases: [string, () => void, RegExp][] = [
+      ['a git dir of its own', () => writeFileSync(dotGit, `gitdir: ${elsewhere}\n`), /names '.*elsewhere', which is not this repository's record of a worktree/],
+      ['a record-like folder elsewhere', () => writeFileSync(dotGit, `gitdir: ${join(elsewhere, 'worktrees', 'x')}\n`), /not this repository's record/],
+      ['the record of the main checkout', () => writeFileSync(dotGit, `gitdir: ${join(w.dir, '.git')}\n`), /not this repository's record/],
+      ['two lines', () => writeFileSync(dotGit, `${genuine}gitdir: ${elsewhere}\n`), /is not one line 'gitdir: <path>'/],
+      ['a link', () => (rmSync(dotGit), symlinkSync(record, dotGit)), /\.git is a link/],
+      ['a folder', () => (rmSync(dotGit), mkdirSync(dotGit)), /\.git is not a file/],
+    ];
+    for (const [what, make, says] of cases) {
+      rmSync(dotGit, { recursive: true, force: true });
+      writeFileSync(dotGit, genuine);
+      make();
+      expect([what, problem()]).toEqual([what, expect.stringMatching(says)]);
+    }
+    // The record naming another checkout back (git's own file: git then lists the checkout there, and sow refuses that too).
+    rmSync(dotGit, { recursive: true, force: true });
+    writeFileSync(dotGit, genuine);
+    const back = join(record, 'gitdir');
+    const recorded = readFileSync(back, 'utf8');
+    mkdirSync(join(w.dir, 'other'));
+    writeFileSync(join(w.dir, 'other', '.git'), genuine);
+    writeFileSync(back, `${join(w.dir, 'other', '.git')}\n`);
+    expect(linkedCheckoutProblem(w.dir, made.path)).toMatch(/whose record names another checkout/);
+    writeFileSync(back, recorded);
+    expect(problem()).toBeUndefined();
   });
 
   it('workers.worktree in .sow/config.yaml is a boolean, its key checked for typos', async () => {

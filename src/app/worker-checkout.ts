@@ -23,6 +23,7 @@ import {
   mergeBranch,
   GitRefused,
   removeWorkerCheckout,
+  requireGenuineCheckout,
   uncommittedPaths,
   WORKER_CHECKOUTS_DIR,
   workerBranch,
@@ -72,6 +73,8 @@ export function openWorkerCheckout(
   const there = trees.find((t) => t.path === path && !t.prunable);
   if (there) {
     if (there.branch !== branch) throw recordedProblem(taskId, `names ${rel}, which git has checked out on another branch (${there.branch ?? 'detached'})`);
+    // A worker (and the git its agent runs) starts there: never in a checkout whose .git leads elsewhere.
+    requireGenuineCheckout(root, path);
     return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: false };
   }
   const elsewhere = trees.find((t) => t.branch === branch);
@@ -208,6 +211,8 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
     const tree: Worktree | undefined = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
     if (!tree || tree.branch !== checkout.branch) throw recordedProblem(task.id, `names ${checkout.path}, but git has no checkout of '${checkout.branch}' there ('git worktree list')`);
 
+    // git runs in the worker's checkout next: only where its .git is what git wrote for it.
+    requireGenuineCheckout(root, path);
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = changesOutsideSow(path);
     let committed = false;
@@ -245,6 +250,7 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
       if (!outcome.merged) throw new TaskMergeConflictError(task.id, checkout.branch, project.branch, relative(ctx.cwd, path) || '.', outcome.conflicts);
       merge = outcome.commit;
     }
+    requireGenuineCheckout(root, path);
     removeWorkerCheckout(root, path, checkout.branch, true);
     removeEmptyFolders(path, join(root, WORKER_CHECKOUTS_DIR));
     const next = { ...task };
