@@ -134,6 +134,19 @@ describe('lock', () => {
     (await acquireLock(path, 0))();
   });
 
+  it('releasing removes only its own lock: one taken over meanwhile stays with its new holder', async () => {
+    const release = await acquireLock(path, 1_000);
+    // While this holder was stopped, another process took the lock over and wrote its own.
+    const theirs = JSON.stringify({ pid: 424242, host: 'elsewhere', started: Date.now() });
+    writeFileSync(path, theirs);
+    release();
+    expect(readFileSync(path, 'utf8')).toBe(theirs);
+    // Its own lock it removes.
+    rmSync(path);
+    (await acquireLock(path, 1_000))();
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('records its pid namespace (Linux) with its pid', async () => {
     const release = await acquireLock(path, 0);
     const held = JSON.parse(readFileSync(path, 'utf8'));
