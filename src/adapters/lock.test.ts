@@ -147,6 +147,11 @@ describe('lock', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('no pid names a process group: 0, negative and non-integer pids are never alive', () => {
+    for (const pid of [0, -1, -process.pid, 1.5, Number.NaN]) expect(processAlive(pid), String(pid)).toBe(false);
+    expect(processAlive(process.pid)).toBe(true);
+  });
+
   it('records its pid namespace (Linux) with its pid', async () => {
     const release = await acquireLock(path, 0);
     const held = JSON.parse(readFileSync(path, 'utf8'));
