@@ -209,13 +209,6 @@ export class TaskMergeDirtyError extends SowError {
 }
 
 /**
- * `sow task merge`: the completed task's branch into the project branch. What the worker left
- * uncommitted outside `.sow/` is committed on its branch first, under a message that says so; the
- * merge is a merge commit in the project checkout; then the worker's checkout and branch go. A
- * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
- * before the project checkout is touched; the worker's checkout is kept.
- */
-/**
  * Judges the code a merge would bring in — the checkout's HEAD plus what the worker left
  * uncommitted outside .sow/, exactly what the merge commits and merges — against the task's newest
  * evidence of each task_complete check recorded in that checkout: by its tree, as every freshness
@@ -247,6 +240,13 @@ async function judgeForMerge(root: string, task: TaskState, checkout: WorkerChec
   return { ...code, checks, open: checks.filter((c) => c.state !== 'fresh-pass') };
 }
 
+/**
+ * `sow task merge`: the completed task's branch into the project branch. What the worker left
+ * uncommitted outside `.sow/` is committed on its branch first, under a message that says so; the
+ * merge is a merge commit in the project checkout; then the worker's checkout and branch go. A
+ * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
+ * before the project checkout is touched; the worker's checkout is kept.
+ */
 export async function mergeTask(where: Where, taskId: string, opts: { force?: boolean } = {}): Promise<TaskMerge> {
   const ctx = contextOf(where);
   return update(ctx, async (uow) => {
