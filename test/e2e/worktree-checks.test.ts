@@ -26,8 +26,13 @@ const base = agentFixtures({
  */
 const UNIT = 'echo "ran in $(pwd)"; grep -q fixed app.txt && ! grep -q broken app.txt';
 
-function setUp(): AgentFixture & { branch: string; rel: string; checkout: string } {
+function setUp(opts: { fixedInProject?: boolean } = {}): AgentFixture & { branch: string; rel: string; checkout: string } {
   const f = base();
+  if (opts.fixedInProject) {
+    // The project branch passes the check already, so a worker's checkout starts passing it.
+    f.repo.write('app.txt', 'ok\nfixed\n');
+    f.repo.git(['commit', '--quiet', '-m', 'fixed', '--', 'app.txt']);
+  }
   f.repo.write('.sow/config.yaml', `checks:\n  - name: unit\n    run: ${JSON.stringify(UNIT)}\n    when: [task_complete]\n`);
   f.ok(['check', 'allow', '--yes']);
   const branch = f.repo.git(['branch', '--show-current']);
@@ -55,7 +60,7 @@ describe('a task worked in its own checkout is checked there', () => {
     spawnWorker(f, [
       { append: 'app.txt', text: 'fixed\nbroken\n' },
       { try: ['task', 'set', 'status', 'completed', '--json'], out: tried },
-      ['task', 'set', 'status', 'needs_review'],
+      { try: ['task', 'set', 'status', 'needs_review'], out: join(f.world.root, 'handed-back.json') },
     ]);
     const own = JSON.parse(readFileSync(tried, 'utf8')) as { code: number; stdout: string };
     expect(own.code, JSON.stringify(own)).toBe(3);
@@ -101,10 +106,10 @@ describe('a task worked in its own checkout is checked there', () => {
   });
 
   it('a commit in the checkout after the evidence: merge refuses it as stale (exit 3, nothing changed) until sow check run --task checks it there', () => {
-    const f = setUp();
-    spawnWorker(f, [{ append: 'app.txt', text: 'fixed\n' }, ['task', 'set', 'status', 'completed']]);
+    const f = setUp({ fixedInProject: true });
+    spawnWorker(f, [{ append: 'app.txt', text: 'more\n' }, ['task', 'set', 'status', 'completed']]);
     // More work lands in the checkout after the task was completed.
-    writeFileSync(join(f.checkout, 'app.txt'), 'ok\nfixed\nmore\n');
+    writeFileSync(join(f.checkout, 'app.txt'), 'ok\nfixed\nmore\nand more\n');
     git(f, f.checkout, ['commit', '--quiet', '--all', '-m', 'more']);
     const head = git(f, f.checkout, ['rev-parse', 'HEAD']);
     const projectHead = f.repo.git(['rev-parse', 'HEAD']);
@@ -120,7 +125,7 @@ describe('a task worked in its own checkout is checked there', () => {
     expect(f.repo.snapshot()).toEqual(state);
     expect(f.repo.git(['rev-parse', 'HEAD'])).toBe(projectHead);
     expect(git(f, f.checkout, ['rev-parse', 'HEAD'])).toBe(head);
-    expect(f.repo.read('app.txt')).toBe('ok\n');
+    expect(f.repo.read('app.txt')).toBe('ok\nfixed\n');
 
     // As the hint says: checked there, then merged on that evidence.
     const checked = f.sow(['check', 'run', 'unit', '--task', '010']);
@@ -136,13 +141,13 @@ describe('a task worked in its own checkout is checked there', () => {
       files: ['app.txt'],
       checked: { commit: head, dirty: false, forced: false, checks: [{ name: 'unit', state: 'fresh-pass', evidence: fresh.path, commit: head, dirty: false }] },
     });
-    expect(f.repo.read('app.txt')).toBe('ok\nfixed\nmore\n');
+    expect(f.repo.read('app.txt')).toBe('ok\nfixed\nmore\nand more\n');
   });
 
   it('a commit that breaks the code: its checks fail there, the merge stays refused; --force merges it, noted in the task log', () => {
-    const f = setUp();
-    spawnWorker(f, [{ append: 'app.txt', text: 'fixed\n' }, ['task', 'set', 'status', 'completed']]);
-    writeFileSync(join(f.checkout, 'app.txt'), 'ok\nfixed\nbroken\n');
+    const f = setUp({ fixedInProject: true });
+    spawnWorker(f, [{ append: 'app.txt', text: 'more\n' }, ['task', 'set', 'status', 'completed']]);
+    writeFileSync(join(f.checkout, 'app.txt'), 'ok\nfixed\nmore\nbroken\n');
     git(f, f.checkout, ['commit', '--quiet', '--all', '-m', 'breaks it']);
     const head = git(f, f.checkout, ['rev-parse', 'HEAD']);
 
@@ -153,12 +158,12 @@ describe('a task worked in its own checkout is checked there', () => {
     const refused = f.sow(['task', 'merge', '010', '--json']);
     expect(refused.code, show(refused)).toBe(3);
     expect(refused.json!.error).toMatchObject({ code: 'TASK_MERGE_UNCHECKED', message: expect.stringContaining(`unit: failed (exit 1; log .sow/project/${failed.path})`) });
-    expect(f.repo.read('app.txt')).toBe('ok\n');
+    expect(f.repo.read('app.txt')).toBe('ok\nfixed\n');
 
     const forced = f.sow(['task', 'merge', '010', '--force']);
     expect(forced.code, show(forced)).toBe(0);
     expect(forced.stderr).toContain(`Merged with --force although ${head.slice(0, 12)} had no fresh passing evidence: unit: failed (exit 1; log .sow/project/${failed.path}).`);
-    expect(f.repo.read('app.txt')).toBe('ok\nfixed\nbroken\n');
+    expect(f.repo.read('app.txt')).toBe('ok\nfixed\nmore\nbroken\n');
     const log = parseLog(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md'));
     expect(log.at(-1)!.body).toContain('Merged with --force although');
   });
