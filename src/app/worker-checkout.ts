@@ -21,6 +21,7 @@ import {
   changesInSow,
   changesOutsideSow,
   commitAllOutsideSow,
+  filesChangedBeside,
   filesMergeTouches,
   isMergedInto,
   isUsableBranch,
@@ -153,6 +154,11 @@ export interface MergeChecks {
   checks: MergeCheck[];
   /** Merged with --force although a check had no fresh pass for that code. */
   forced: boolean;
+  /**
+   * Files outside .sow/ the project branch changed since the checkout was made: the merge result
+   * combines them with the checked code and was not itself checked (the finalize checks judge it).
+   */
+  beside: string[];
 }
 
 export class TaskMergeUncheckedError extends SowError {
@@ -289,7 +295,7 @@ export async function mergeTask(where: Where, taskId: string, opts: { force?: bo
     // Checked, not trusted: only code whose checks passed on it moves the project branch.
     const { open, ...judged } = await judgeForMerge(root, task, checkout, path);
     if (open.length && !opts.force) throw new TaskMergeUncheckedError(task.id, checkout.branch, checkout.path, judged, open);
-    const checked: MergeChecks = { ...judged, forced: open.length > 0 };
+    const checked: MergeChecks = { ...judged, forced: open.length > 0, beside: [] };
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = changesOutsideSow(path);
     let committed = false;
@@ -314,6 +320,7 @@ export async function mergeTask(where: Where, taskId: string, opts: { force?: bo
     let files: string[] = [];
     if (!isMergedInto(root, checkout.branch)) {
       files = filesMergeTouches(root, checkout.branch);
+      checked.beside = filesChangedBeside(root, checkout.branch);
       const dirty = new Set(uncommittedPaths(root));
       const clash = files.filter((f) => dirty.has(f));
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
@@ -350,11 +357,14 @@ export async function mergeTask(where: Where, taskId: string, opts: { force?: bo
 /** What a merge relied on, in a sentence (its log entry and the command's message). */
 export function mergeChecksSentence(checked: MergeChecks): string {
   const code = `${checked.commit?.slice(0, 12) ?? 'no commit'}${checked.dirty ? ' with what the worker left uncommitted' : ''}`;
-  if (checked.checks.length === 0) return `No check is declared for task_complete, so none was required of ${code}.`;
+  const beside = checked.beside.length
+    ? ` The project branch changed ${checked.beside.length} file${checked.beside.length === 1 ? '' : 's'} since the checkout was made; the merge result combines both and was not checked as a whole ('sow check run' checks it).`
+    : '';
+  if (checked.checks.length === 0) return `No check is declared for task_complete, so none was required of ${code}.${beside}`;
   if (checked.forced)
     return `Merged with --force although ${code} had no fresh passing evidence: ${checked.checks
       .filter((c) => c.state !== 'fresh-pass')
       .map((c) => c.said)
-      .join('; ')}.`;
-  return `Checked: ${checked.checks.map((c) => `${c.name} passed on ${code} in its checkout (${c.evidence})`).join('; ')}.`;
+      .join('; ')}.${beside}`;
+  return `Checked: ${checked.checks.map((c) => `${c.name} passed on ${code} in its checkout (${c.evidence})`).join('; ')}.${beside}`;
 }

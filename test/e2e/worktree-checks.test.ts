@@ -97,9 +97,15 @@ describe('a task worked in its own checkout is checked there', () => {
     expect(evidence!.metadata).toMatchObject({ check: 'unit', exit_code: 0, commit: head, dirty: true, checkout: f.rel });
     expect(f.repo.read(`.sow/project/${evidence!.path}`)).toContain(`ran in ${f.checkout}\n`);
 
+    // Meanwhile the project branch moved on: the merge says its result was not checked as a whole.
+    f.repo.write('other.txt', 'other\n');
+    f.repo.git(['add', '--', 'other.txt']);
+    f.repo.git(['commit', '--quiet', '-m', 'other work', '--', 'other.txt']);
     const merged = f.sow(['task', 'merge', '010']);
     expect(merged.code, show(merged)).toBe(0);
-    expect(merged.stderr).toContain(`Checked: unit passed on ${head.slice(0, 12)} with what the worker left uncommitted in its checkout (${evidence!.path}).`);
+    expect(merged.stderr).toContain(
+      `Checked: unit passed on ${head.slice(0, 12)} with what the worker left uncommitted in its checkout (${evidence!.path}). The project branch changed 1 file since the checkout was made; the merge result combines both and was not checked as a whole ('sow check run' checks it).`,
+    );
     expect(f.repo.read('app.txt')).toBe('ok\nfixed\n');
     const log = parseLog(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md'));
     expect(log.at(-1)!.body).toContain(`Checked: unit passed on ${head.slice(0, 12)}`);
@@ -139,7 +145,7 @@ describe('a task worked in its own checkout is checked there', () => {
       task: '010',
       committed: false,
       files: ['app.txt'],
-      checked: { commit: head, dirty: false, forced: false, checks: [{ name: 'unit', state: 'fresh-pass', evidence: fresh.path, commit: head, dirty: false }] },
+      checked: { commit: head, dirty: false, forced: false, beside: [], checks: [{ name: 'unit', state: 'fresh-pass', evidence: fresh.path, commit: head, dirty: false }] },
     });
     expect(f.repo.read('app.txt')).toBe('ok\nfixed\nmore\nand more\n');
   });
