@@ -184,7 +184,9 @@ describe('where evidence goes', () => {
     };
     expect(evidenceOutputs([run], at)).toEqual([artifact]);
     // Run in a task's own checkout: the evidence names it.
-    expect(evidenceOutputs([{ ...run, checkout: '.sow/worktrees/.workers/b--task-010' }], at)).toEqual([{ ...artifact, metadata: { ...artifact.metadata, checkout: '.sow/worktrees/.workers/b--task-010' } }]);
+    expect(evidenceOutputs([{ ...run, checkout: '.sow/worktrees/.workers/b--task-010' }], at)).toEqual([
+      { ...artifact, metadata: { ...artifact.metadata, checkout: '.sow/worktrees/.workers/b--task-010' } },
+    ]);
     expect(await recordEvidence(w.ctx(), [run], { task: '010' })).toEqual({ owner: 'task 010', task: '010', phase: null, outputs: [{ index: 0, artifact }] });
     expect(w.yaml(taskFile('010')).outputs).toEqual([artifact]);
     const onPhase = await recordEvidence(w.ctx(), [run, { ...run, skipped: true } as CheckRun], {});

@@ -449,9 +449,7 @@ export async function setTaskFieldChecked(where: Where, rawId: string, field: st
   if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`, ctx.env);
   // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
   const place = await placeForTask(root, dry.task, ctx.now());
-  const runs = setOpts.force
-    ? skippedRuns(root, declared, ctx, place)
-    : await runChecks(root, declared, ctx.now, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) }, place);
+  const runs = setOpts.force ? skippedRuns(root, declared, ctx, place) : await runChecks(root, declared, ctx.now, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) }, place);
   const now = ctx.now();
   if (runs.every((r) => r.passed || r.skipped)) {
     try {

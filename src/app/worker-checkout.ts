@@ -220,7 +220,7 @@ export class TaskMergeDirtyError extends SowError {
  * evidence of each task_complete check recorded in that checkout: by its tree, as every freshness
  * in sow is. The checks are the project checkout's (`root`): never the worker's copy of them.
  */
-async function judgeForMerge(root: string, task: TaskState, checkout: WorkerCheckout, path: string): Promise<Omit<MergeChecks, 'forced'> & { open: MergeCheck[] }> {
+async function judgeForMerge(root: string, task: TaskState, checkout: WorkerCheckout, path: string): Promise<Omit<MergeChecks, 'forced' | 'beside'> & { open: MergeCheck[] }> {
   const { config } = await readRepoConfig(root);
   const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
   const tree = worktreeTree(path, '.sow');
@@ -235,12 +235,7 @@ async function judgeForMerge(root: string, task: TaskState, checkout: WorkerChec
       state: s.state,
       ...(s.evidence !== undefined ? { evidence: s.evidence } : {}),
       ...(found ? { commit: typeof meta['commit'] === 'string' ? meta['commit'] : null, dirty: meta['dirty'] === true } : {}),
-      said:
-        s.state === 'missing'
-          ? `${s.name}: never run in its checkout`
-          : meta['skipped'] === true
-            ? `${s.name}: skipped (the task was completed with --force)`
-            : describeCheckStatus(s),
+      said: s.state === 'missing' ? `${s.name}: never run in its checkout` : meta['skipped'] === true ? `${s.name}: skipped (the task was completed with --force)` : describeCheckStatus(s),
     };
   });
   return { ...code, checks, open: checks.filter((c) => c.state !== 'fresh-pass') };

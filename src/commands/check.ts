@@ -86,7 +86,7 @@ export const commands: readonly CommandDef[] = [
     options: [
       {
         flags: '--task <id>',
-        description: "record the evidence on this task (default: the outputs of the phase in progress); a task worked in its own checkout is checked there",
+        description: 'record the evidence on this task (default: the outputs of the phase in progress); a task worked in its own checkout is checked there',
         complete: 'task-id',
       },
     ],

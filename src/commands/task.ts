@@ -382,7 +382,7 @@ export const commands: readonly CommandDef[] = [
         description: "merge although the task_complete checks have no fresh passing evidence for the code merged (noted in the task's log)",
       },
     ],
-    help: "Only code the checks passed on is merged: each check declared for task_complete needs passing evidence recorded in the task's checkout\nfor exactly the code merged (else exit 3; 'sow check run --task <id>' runs them there). What its worker left uncommitted (outside .sow/)\nis committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named,\nand the worker's checkout is kept to resolve it there.",
+    help: "Only code the checks passed on is merged: each check declared for task_complete needs passing evidence, recorded in the task's checkout, for exactly the code merged (else exit 3; 'sow check run --task <id>' runs them there); the output names the evidence it relied on. What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
     writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] as string | undefined;

@@ -76,7 +76,9 @@ describe('a task worked in its own checkout is checked there', () => {
     // The person, in the project checkout (whose code passes), gets the same verdict: the task's code is the worker's.
     const person = f.sow(['task', 'set', '--id', '010', 'status', 'completed']);
     expect(person.code, show(person)).toBe(3);
-    expect(person.stderr).toContain(`error: task 010 was not completed: the check declared for task_complete failed in its checkout ${f.rel} (at ${head.slice(0, 12)} with uncommitted changes): unit (exit 1)`);
+    expect(person.stderr).toContain(
+      `error: task 010 was not completed: the check declared for task_complete failed in its checkout ${f.rel} (at ${head.slice(0, 12)} with uncommitted changes): unit (exit 1)`,
+    );
     expect(person.stderr).not.toMatch(/^\s+at /m);
     expect(f.task('010').status).toBe('needs_review');
     expect(evidenceOf(f).map((e) => [e.metadata['checkout'], e.metadata['exit_code']])).toEqual([
