@@ -138,7 +138,7 @@ async function guardHeld(uow: UnitOfWork, task: TaskState, guard: Guard, opts: S
     uow,
     task.id,
     { agent: who, action: 'note', result: 'success' },
-    `Taken over with --force (${what}) by ${who} on ${thisMachine()}, from ${describeHolder(holder)}. ${holder.where === 'remote' ? `Their claim on the remote is deleted.` : `Their later writes to this task are refused.`}`,
+    `Taken over with --force (${what}) by ${who} on ${thisMachine()}, from ${describeHolder(holder)}. ${holder.where === 'remote' ? `Their claim on the remote is deleted once this change is written (a failure is said then).` : `Their later writes to this task are refused.`}`,
   );
   return holder.where === 'here' ? takeOver(task) : task;
 }

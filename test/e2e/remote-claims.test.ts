@@ -516,21 +516,31 @@ describe('a claim guards every change of its task', () => {
     }
   }
   /** A worker's environment for `agent report` on task 010 (its fake CLI is not needed: the command reads who it is from there). */
-  const asWorker = (id: string) => ({ SOW_AGENT_ID: id, SOW_AGENT: 'implementer', SOW_TASK_ID: '010' });
+  const asWorker = (id: string, task = '010') => ({ SOW_AGENT_ID: id, SOW_AGENT: 'implementer', SOW_TASK_ID: task });
+  /** How a change ended: exit code and error code of the CLI, or the tool's error code. */
+  const outcome = (r: RunResult): string => `${r.code} ${r.json?.error?.code ?? 'ok'}`;
 
   it("another clone's claim: task set, task abandon, agent report and task_update are refused (exit 3, naming it); --force takes it over, says so in the log and deletes the claim on the remote", async () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
-    expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('010');
+    for (const id of ['010', '020', '030', '040']) expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe(id);
     const held = remoteClaims(remote).get('010')!;
     const before = b.snapshot();
+    // Each change on a task of its own, so that each is seen whatever the others do.
+    const tried = {
+      set: outcome(b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json'])),
+      abandon: outcome(b.sow(['task', 'abandon', '--id', '020', '--json'])),
+      report: outcome(b.sow(['agent', 'report', '--status', 'needs_review', 'done', '--json'], { env: asWorker('implementer-1', '030') })),
+      task_update: (await taskUpdate(b, { id: '040', field: 'status', value: 'completed' })).body.error?.code ?? 'ok',
+    };
+    expect(tried).toEqual({ set: '3 TASK_HELD', abandon: '3 TASK_HELD', report: '3 TASK_HELD', task_update: 'TASK_HELD' });
     const text = expectFails(b, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD', { human: true });
     expect(text).toMatch(
       /^task 010 is held by ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+; only its holder changes it\nnothing was changed; ask ann to let it go/,
     );
     expect(text).toContain("pass --force to take it over (noted in the task's log, and the claim on 'origin' is deleted)");
-    const refused = b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']).json!.error;
-    expect(refused.details).toMatchObject({ task: '010', holder: 'ann', where: 'remote', remote: 'origin', machine: expect.any(String), since: expect.any(String), lease_until: expect.any(String) });
+    const refused = b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']).json?.error as { details?: object } | undefined;
+    expect(refused?.details).toMatchObject({ task: '010', holder: 'ann', where: 'remote', remote: 'origin', machine: expect.any(String), since: expect.any(String), lease_until: expect.any(String) });
     // Every change of the task, not only finishing it.
     expectFails(b, ['task', 'set', '--id', '010', 'name', 'Another name'], 3, 'TASK_HELD');
     expectFails(b, ['task', 'set', '--id', '010', 'status', 'in_progress'], 3, 'TASK_HELD');
@@ -549,7 +559,7 @@ describe('a claim guards every change of its task', () => {
     expect(forced.stderr).not.toContain('warning');
     expect(b.yaml(taskFile('010')).status).toBe('completed');
     expect(b.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
-      /agent: bob\naction: note\nresult: success\n---\n\nTaken over with --force \(set status completed\) by bob on \S+, from ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+\. Their claim on the remote is deleted\./,
+      /agent: bob\naction: note\nresult: success\n---\n\nTaken over with --force \(set status completed\) by bob on \S+, from ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+\. Their claim on the remote is deleted once this change is written \(a failure is said then\)\./,
     );
     expect(remoteClaims(remote).has('010')).toBe(false);
   });
@@ -587,6 +597,15 @@ describe('a claim guards every change of its task', () => {
     ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
     await until(() => existsSync(join(w.root, 'started')), 'the worker started');
     expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // Each change seen before any is judged; none of them may change the task.
+    const tried = {
+      set: outcome(a.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json'])),
+      metadata: outcome(a.sow(['task', 'set', '--id', '010', 'metadata.note', 'x', '--json'])),
+      abandon: outcome(a.sow(['task', 'abandon', '--id', '010', '--json'])),
+      report: outcome(a.sow(['agent', 'report', '--status', 'paused', 'mine now', '--json'], { env: asWorker('implementer-9') })),
+      task_update: (await taskUpdate(a, { id: '010', field: 'status', value: 'needs_review' })).body.error?.code ?? 'ok',
+    };
+    expect(tried).toEqual({ set: '3 TASK_HELD', metadata: '3 TASK_HELD', abandon: '3 TASK_HELD', report: '3 TASK_HELD', task_update: 'TASK_HELD' });
     const text = expectFails(a, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD', { human: true });
     expect(text).toMatch(
       /^task 010 is held by implementer-1: a worker run by pid \d+ on \S+ since \d{4}-\S+; only its holder changes it\nnothing was changed; ask implementer-1 to let it go, wait until its worker is done/,
