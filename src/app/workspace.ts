@@ -427,7 +427,7 @@ export class Reader {
   }
 
   async view(): Promise<ProjectView> {
-    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel) };
+    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
@@ -531,7 +531,7 @@ export class UnitOfWork {
 
   async view(): Promise<ProjectView> {
     const project = await this.project();
-    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel) };
+    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(await this.type(), project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 

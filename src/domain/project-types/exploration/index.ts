@@ -21,6 +21,8 @@ const guards = {
   topicsDone: {
     description: 'every topic is completed or abandoned, and at least one is completed',
     check: ({ tasks }) => tasks.length > 0 && tasks.every((t) => resolved(t.status)) && tasks.some((t) => t.status === 'completed'),
+    // A topic may still be added while summarizing (the phase is the same): what stays is that one was completed.
+    standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
       if (tasks.length === 0) return "add the topics to investigate with 'sow task add <topic>'";
       const open = tasks.filter((t) => !resolved(t.status));
