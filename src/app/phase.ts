@@ -55,10 +55,16 @@ export async function setPhaseField(where: Where, field: string, raw: string, re
  */
 async function approveTasks(uow: UnitOfWork, type: ProjectType, project: ProjectState, phase: string, raw: string): Promise<{ value: boolean; metadata: Record<string, unknown> }> {
   const def = type.taskApproval!;
+  // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
+  checkMetadataOwner(type, phase, def.key);
   const value = coerceField(def.key, raw, { kind: 'boolean' }) as boolean;
   const state = project.statechart.current_state;
-  if (state !== def.state) throw approvalNotHere(def, state, (project.statechart.history ?? []).some((h) => h.from === def.state));
-  checkMetadataOwner(type, phase, def.key);
+  if (state !== def.state)
+    throw approvalNotHere(
+      def,
+      state,
+      (project.statechart.history ?? []).some((h) => h.from === def.state),
+    );
   const { [def.record]: _covered, ...metadata } = phaseOf(project, def.phase).metadata;
   if (!value) return { value, metadata: { ...metadata, [def.key]: false } };
   const tasks = await uow.tasks();

@@ -4,7 +4,8 @@
  * same table; nothing else knows the transitions.
  */
 import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js';
-import { InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
+import { PROJECT_DIR } from './artifacts.js';
+import { InvalidEventError, NoAutomaticEventError, SowError, TransitionBlockedError } from './errors.js';
 import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
 import type { HistoryEntry, ProjectState } from './schemas.js';
 
@@ -132,6 +133,9 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
     candidates = options.filter((t) => t.automatic);
     if (candidates.length === 0) throw new NoAutomaticEventError(from, [...new Set(options.map((o) => o.event))]);
   }
+  // A state whose own guard does not hold (set by hand) is no place to go on from.
+  const problem = stateProblem(type, view);
+  if (problem) throw new StateGuardUnmetError(problem);
   // Guards judge approvals as they stand; the actions change the project as it was read.
   const judged = new JudgedView(view);
   const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(judged.view));
@@ -168,7 +172,7 @@ function blockedError(from: string, options: TransitionOption[]): TransitionBloc
 }
 
 // ---------------------------------------------------------------------------------------------
-// Whether the current state is one the project could have reached
+// Whether the guards of the current state hold
 
 /** A way into a state whose guard does not hold on the data as it is now. */
 export interface UnmetEntry {
@@ -180,11 +184,11 @@ export interface UnmetEntry {
   hint: string;
 }
 
-/** The current state, which no way into it holds for: it was not reached through sow. */
+/** The current state, which no way into it holds for (a state set by hand in the project file). */
 export interface StateProblem {
   state: string;
   unmet: UnmetEntry[];
-  /** The state the project can go back to: the latest of its history whose way in holds. */
+  /** The state to go back to: the latest of its history whose way in holds. */
   back?: string;
 }
 
@@ -201,34 +205,34 @@ function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
 
 /** The ways into `state` that do not hold, or undefined when one of them holds (or cannot be judged). */
 function unmetEntries(type: ProjectType, view: ProjectView, state: string): UnmetEntry[] | undefined {
+  if (state === type.initialState || type.states[state]?.final) return undefined;
   const ways = type.transitions.filter((t) => t.to === state);
   if (ways.length === 0) return undefined;
   const unmet: UnmetEntry[] = [];
   for (const t of ways) {
     const guard = t.guard ? type.guards[t.guard] : undefined;
-    if (!guard) return undefined;
-    if (stands(guard, view) !== false) return undefined;
+    if (!guard || stands(guard, view) !== false) return undefined;
     unmet.push({ from: t.from, event: t.event, guard: t.guard!, description: guard.description, hint: guard.hint(view) });
   }
   return unmet;
 }
 
 /**
- * Whether the project could have reached its current state: at least one transition into it has
- * a guard that holds (GuardDef.standing) on the data as it is now. A state set by hand in
- * state.yaml (ReviewActive while tasks are pending) fails this; the state to go back to is the
- * latest state of the history whose way in does hold.
+ * Whether the guards of the current state hold: those of the transitions that lead into it, on
+ * the data as it is now (GuardDef.standing says what of a guard must stay true once passed). sow
+ * only enters a state through one of them, so a state none of them holds for was set by hand
+ * (ReviewActive while tasks are pending), or its data was changed since (a task reopened). Pure and
+ * cheap: no file is read, a guard that needs the checks or unread task files is not judged.
  */
 export function stateProblem(type: ProjectType, view: ProjectView): StateProblem | undefined {
   const state = view.project.statechart.current_state;
-  if (type.states[state]?.final) return undefined;
   const unmet = unmetEntries(type, view, state);
   if (!unmet) return undefined;
   const seen = new Set([state]);
   let back: string | undefined;
   for (const entry of [...(view.project.statechart.history ?? [])].reverse()) {
     for (const candidate of [entry.to, entry.from]) {
-      if (seen.has(candidate) || !type.states[candidate] || type.states[candidate]!.final) continue;
+      if (seen.has(candidate) || !type.states[candidate] || candidate === type.initialState || type.states[candidate]!.final) continue;
       seen.add(candidate);
       if (unmetEntries(type, view, candidate) === undefined) {
         back = candidate;
@@ -240,7 +244,29 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
   return { state, unmet, ...(back ? { back } : {}) };
 }
 
-/** "every task is completed or abandoned … (all_tasks_complete from ImplementationExecuting)", each way in. */
-export function unmetSentence(problem: StateProblem): string {
-  return problem.unmet.map((u) => `${u.description} (${u.event} from ${u.from})`).join(', nor ');
+const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
+
+/** "the project is in ReviewActive, but its guard does not hold: every task is … (allTasksComplete, the way in from ImplementationExecuting)". */
+export function stateProblemText(problem: StateProblem): string {
+  return `the project is in ${problem.state}, but its guard does not hold: ${problem.unmet.map((u) => `${u.description} (${u.guard}, the way in from ${u.from})`).join(', nor ')}`;
+}
+
+/** How to get back: make the guard hold, or set the state back (no command moves it backwards). */
+export function stateProblemHint(problem: StateProblem): string {
+  const hold = [...new Set(problem.unmet.map((u) => u.hint))].join('; or ');
+  const back = problem.back
+    ? `set it back to ${problem.back}, where its guard holds: in ${STATE_FILE}, 'statechart.current_state: ${problem.back}'`
+    : `set statechart.current_state in ${STATE_FILE} back to the state the project was really in`;
+  return `${back}; or make the guard hold (${hold})`;
+}
+
+/** `sow advance` from a state whose guard does not hold (exit 3): moving on would carry the state forward. */
+export class StateGuardUnmetError extends SowError {
+  constructor(problem: StateProblem) {
+    super('STATE_GUARD_UNMET', 'blocked', `cannot advance: ${stateProblemText(problem)}`, stateProblemHint(problem), {
+      state: problem.state,
+      unmet: problem.unmet.map(({ hint: _hint, ...u }) => u),
+      ...(problem.back ? { back: problem.back } : {}),
+    });
+  }
 }

@@ -36,12 +36,16 @@ const guards = {
       const s = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary');
       return s.length > 0 && s.every((a) => a.approved === true);
     },
+    // A draft may still be added while finalizing (it is not kept unless approved): what stays is an approved summary.
+    standing: ({ project }) => phaseOf(project, 'exploration').outputs.some((a) => a.type === 'summary' && a.approved === true),
     hint: ({ project }) => {
       const outputs = phaseOf(project, 'exploration').outputs;
       const s = outputs.filter((a) => a.type === 'summary');
       if (s.length === 0) return "write the summary and add it: 'sow output add --type summary --path summary.md'";
       const open = s.filter((a) => a.approved !== true).map((a) => outputs.indexOf(a));
-      return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', ')}`;
+      // Checked again when finalizing, where the phase in progress is another one.
+      const phase = project.statechart.current_state === 'Finalizing' ? ' --phase exploration' : '';
+      return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map((i) => `'sow output set${phase} --index ${i} approved true'`).join(', ')}`;
     },
   },
 } satisfies Record<string, GuardDef>;
@@ -51,7 +55,8 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start('exploration')], automatic: false },
   { from: 'Active', event: 'topics_done', to: 'Summarizing', guard: 'topicsDone', automatic: true },
   { from: 'Summarizing', event: 'summaries_approved', to: 'Finalizing', guard: 'summariesApproved', actions: [complete('exploration'), start('finalization')], automatic: true },
-  { from: 'Finalizing', event: 'exploration_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
+  // Checked again: what is kept is what the human approved, so a summary changed since its approval is not kept unseen.
+  { from: 'Finalizing', event: 'exploration_complete', to: 'Completed', guard: 'summariesApproved', actions: [complete('finalization')], automatic: true },
 ];
 
 const states = {
