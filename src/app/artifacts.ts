@@ -78,7 +78,12 @@ function stamped(uow: UnitOfWork, type: ProjectType, project: ProjectState, slot
 type Stamp = (artifact: Artifact) => Artifact;
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(where: Where, owner: ArtifactHolder, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork, stamp: Stamp) => { list: Artifact[]; result: R }): Promise<R> {
+async function modify<R>(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+  change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork, stamp: Stamp) => { list: Artifact[]; result: R },
+): Promise<R> {
   return update(where, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();

@@ -85,9 +85,7 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
         if (verdict === undefined) {
           const text = readDoc(repositoryPathOf(a.path, 'project'));
           verdict =
-            text !== undefined && contentDigest(text) === a.approved_sha256
-              ? null
-              : { what: a.path, changed: [text === undefined ? 'the file is gone' : 'its content changed'], again: place.command };
+            text !== undefined && contentDigest(text) === a.approved_sha256 ? null : { what: a.path, changed: [text === undefined ? 'the file is gone' : 'its content changed'], again: place.command };
         }
         if (verdict) read(copy, verdict);
         return verdict === null;

@@ -68,7 +68,8 @@ const guards = {
     hint: (view) => {
       if (view.tasks.length === 0) return "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'";
       const withdrawn = taskApprovalWithdrawal(TASK_APPROVAL, view);
-      if (withdrawn) return `the tasks changed since they were approved (${withdrawn.changed.join('; ')}): show the human the tasks ('sow task list'), then run 'sow phase set tasks_approved true' again`;
+      if (withdrawn)
+        return `the tasks changed since they were approved (${withdrawn.changed.join('; ')}): show the human the tasks ('sow task list'), then run 'sow phase set tasks_approved true' again`;
       return "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'";
     },
   },
@@ -182,7 +183,11 @@ export const standard: ProjectType = {
       outputs: [evidence],
       metadata: {
         tasks_approved: { kind: 'boolean' },
-        approved_tasks: { kind: 'readonly', why: 'sow records which tasks an approval covered, as they were then', hint: "run 'sow phase set tasks_approved true' to approve the tasks as they are now" },
+        approved_tasks: {
+          kind: 'readonly',
+          why: 'sow records which tasks an approval covered, as they were then',
+          hint: "run 'sow phase set tasks_approved true' to approve the tasks as they are now",
+        },
       },
       hasTasks: true,
     },
