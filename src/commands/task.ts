@@ -142,7 +142,7 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--force',
         description:
-          'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
+          'change it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over, noted in its log), or set the status even though an unfinished dependency, pending feedback or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
       },
       { flags: '--owner <name>', description: 'act as this owner (renews its claim); default: SOW_OWNER' },
     ],
@@ -226,7 +226,7 @@ export const commands: readonly CommandDef[] = [
     description: 'Abandon a task (it no longer blocks review)',
     options: [
       ID,
-      { flags: '--force', description: 'abandon it even though a worker or a claim still owns it, or it is completed (noted in its log)' },
+      { flags: '--force', description: 'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over), or it is completed (noted in its log)' },
       { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
     ],
     writes: true,
