@@ -581,7 +581,7 @@ export function workerEvents(spec: ExecutorModule, event: unknown, at: string): 
   for (const line of describeEvent(event)) {
     if (line.startsWith('› ')) out.push({ at, kind: 'message', text: line.slice(2) });
     else if (line.startsWith('● ')) out.push({ at, kind: 'tool_call', text: line.slice(2), tool: line.slice(2).split(/[: ]/)[0]! });
-    else if (line.startsWith('✓ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
+    else if (line.startsWith('■ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
     else if (line.startsWith('✗ ')) out.push({ at, kind: 'error', text: line.slice(2) });
     else if (/^session .* started/.test(line)) out.push({ at, kind: 'session', text: line });
     else out.push({ at, kind: 'text', text: line });

@@ -213,7 +213,7 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   return [columns([header, ...body]), ...notes].join('\n');
 }
 
-const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = { session: '◦', message: '›', tool_call: '●', finished: '✓', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
+const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = { session: '◦', message: '›', tool_call: '●', finished: '■', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
 
 /** `10:01:02 ● Bash: npm test`: the time (UTC) an event came, its kind as a mark, what it says. */
 export function eventLine(e: WorkerEvent): string {
