@@ -103,6 +103,9 @@ export interface PhaseDef {
   readonly hasTasks?: boolean;
 }
 
+/** Where the entries of completed projects' archives are listed (repository-relative). */
+export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
+
 /**
  * What a project leaves in the repository's knowledge when it completes: documents of
  * `.sow/project/` copied into the repository (under `.sow/knowledge/`), and an entry for
@@ -115,6 +118,8 @@ export interface ArchivePlan {
    * -2, -3 … before the extension: the archive never overwrites.
    */
   readonly files: readonly { readonly from: string; readonly to: string }[];
+  /** Files the type writes from the project itself (its state as the type's format keeps it), placed as `files` are. */
+  readonly written?: readonly { readonly to: string; readonly text: string }[];
   /** The entry for the index; sow adds `files`, where the documents went (repository-relative). */
   readonly entry: Readonly<Record<string, unknown>>;
 }
@@ -126,6 +131,8 @@ export interface ArchiveInput {
   readonly config: RepoConfig;
   /** The documents under .sow/project/ (relative to it; the state files and logs left out). */
   readonly documents?: readonly string[];
+  /** A file of the repository (relative to its root), or undefined when it does not exist. */
+  readonly readDoc?: (rel: string) => string | undefined;
 }
 
 /** What `sow project continue` adds for the type in the current state, from the project's documents. */
