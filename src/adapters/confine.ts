@@ -350,11 +350,6 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
 }
 
 const realRoots = new Map<string, string>();
-/** Forgets the roots resolved so far: a process that runs command after command (cli/read-server.ts) resolves them per command, as a fresh one would. */
-export function forgetRealRoots(): void {
-  realRoots.clear();
-}
-
 /** The repository's folder with its links resolved (once per process: the user chose it, so it is trusted). */
 function realRoot(root: string): string {
   let real = realRoots.get(root);
