@@ -3,7 +3,7 @@ import type { Where } from './context.js';
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { firstFreePath } from '../domain/artifacts.js';
 import { withCheckStatuses } from './checks.js';
-import { KNOWLEDGE_INDEX, type ArchivePlan } from '../domain/project-type.js';
+import type { ArchivePlan } from '../domain/project-type.js';
 import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import type { Transaction } from '../adapters/transaction.js';
@@ -11,7 +11,8 @@ import { parseStateText } from '../adapters/state-files.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { actor, AGENT_OUTPUTS, PROJECT_DIR, Reader, update } from './workspace.js';
 
-export { KNOWLEDGE_INDEX };
+/** Where the entries of completed projects' archives are listed (repository-relative). */
+export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
 
 /** The files under .sow/project/ (relative to it), but the state files, the log and the evidence. */
 function projectDocuments(root: string): string[] {
@@ -69,7 +70,13 @@ export async function advanceProject(where: Where, event: string | undefined, dr
     const removed = type.states[result.to]?.final === true;
     // What the type keeps of a completed project goes to the knowledge folder first.
     if (removed && type.archive) {
-      const input = { project: result.project, tasks: await uow.taskStates(), config: (await readRepoConfig(uow.root)).config, documents: projectDocuments(uow.root), readDoc: (rel: string) => uow.readDoc(rel) };
+      const input = {
+        project: result.project,
+        tasks: await uow.taskStates(),
+        config: (await readRepoConfig(uow.root)).config,
+        documents: projectDocuments(uow.root),
+        readDoc: (rel: string) => uow.readDoc(rel),
+      };
       await archiveInto(uow.root, uow.tx, type.archive(input, uow.now));
     }
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeRuntimeTree(AGENT_OUTPUTS);

@@ -103,9 +103,6 @@ export interface PhaseDef {
   readonly hasTasks?: boolean;
 }
 
-/** Where the entries of completed projects' archives are listed (repository-relative). */
-export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
-
 /**
  * What a project leaves in the repository's knowledge when it completes: documents of
  * `.sow/project/` copied into the repository (under `.sow/knowledge/`), and an entry for

@@ -456,12 +456,7 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
   if (!entry) {
     const listed = names.length ? `the archived ones: ${names.map((n) => quoted(n)).join(', ')} ('sow iter export --name <name>')` : 'none is archived in .sow/knowledge/';
     if (name !== undefined) throw new SowError('ARCHIVE_NOT_FOUND', 'failed', `no completed iterative project named ${quoted(name)} is archived here`, listed, { name });
-    throw new SowError(
-      'NO_PROJECT',
-      'failed',
-      `there is no project on this branch, and none it completed is archived`,
-      `${listed}; or start one: 'sow project new <name> --type iterative'`,
-    );
+    throw new SowError('NO_PROJECT', 'failed', `there is no project on this branch, and none it completed is archived`, `${listed}; or start one: 'sow project new <name> --type iterative'`);
   }
   const dir = String(entry['path']);
   const recorded = entry['files'];
@@ -483,7 +478,8 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
   } catch {
     state = undefined;
   }
-  if (typeof state !== 'object' || state === null || Array.isArray(state)) throw new SowError('ARCHIVED_STATE_INVALID', 'state', `${rel}: is not a JSON object`, `restore it ('git checkout -- ${rel}')`, { file: rel });
+  if (typeof state !== 'object' || state === null || Array.isArray(state))
+    throw new SowError('ARCHIVED_STATE_INVALID', 'state', `${rel}: is not a JSON object`, `restore it ('git checkout -- ${rel}')`, { file: rel });
   return state as Record<string, unknown>;
 }
 
