@@ -84,7 +84,7 @@ export const commands: readonly CommandDef[] = [
     description: 'Run checks (default: all declared) in the repository root; each run is recorded as an evidence output, with its log',
     args: [{ name: 'names', description: 'the checks to run (see sow check list)', optional: true, variadic: true, complete: 'check' }],
     options: [{ flags: '--task <id>', description: 'record the evidence on this task (default: the outputs of the phase in progress)', complete: 'task-id' }],
-    help: 'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check (exit 130).',
+    help: 'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says which it was; nothing of that run is recorded and its logs are removed (exit 130).',
     writes: true,
     mcp: {
       tool: 'check_run',
@@ -112,11 +112,15 @@ export const commands: readonly CommandDef[] = [
     },
     async run(ctx, { args, opts }) {
       const app = await import('../app/checks.js');
-      const { checkProgress } = await import('../cli/check.js');
-      const r = await app.checkRun(ctx.app, args[0] as string[], {
-        ...(opts['task'] !== undefined ? { task: opts['task'] as string } : {}),
-        onProgress: await checkProgress(ctx.json ? null : process.stdout),
-      });
+      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
+      const interrupt = abortOnSignal();
+      const r = await app
+        .checkRun(ctx.app, args[0] as string[], {
+          ...(opts['task'] !== undefined ? { task: opts['task'] as string } : {}),
+          onProgress: await checkProgress(ctx.json ? null : process.stdout, interrupt.signal),
+          signal: interrupt.signal,
+        })
+        .finally(() => interrupt.release());
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return {
         data: r,
