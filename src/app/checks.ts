@@ -9,7 +9,6 @@
  * `recordEvidence` writes the evidence afterwards, in one locked update.
  */
 import { contextOf, type AppContext, type Where } from './context.js';
-import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
 import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
@@ -19,7 +18,7 @@ import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-ty
 import type { Artifact, Check, CheckMoment, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
-import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
+import { closeLog, createLog, logTail, noteInLog, removeLog, runShell } from '../adapters/shell.js';
 import type { CheckStanding } from './check-allowance.js';
 import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
 import { actor, hasProject, openRoot, Reader, update } from './workspace.js';
@@ -216,7 +215,7 @@ export async function runChecks(root: string, checks: readonly Check[], now: () 
   // them with it — also when sow is made to exit at once (a second Ctrl-C).
   const logs: string[] = [];
   const removeLogs = () => {
-    for (const path of logs.splice(0)) rmSync(path, { force: true });
+    for (const path of logs.splice(0)) removeLog(path);
   };
   process.on('exit', removeLogs);
   try {

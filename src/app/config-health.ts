@@ -10,15 +10,14 @@
  * of the file it judged, so the file is parsed again only after it changed — the task index's
  * rule (docs/decisions/0009, 0069).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
 import { fileStamp, type FileStamp } from '../adapters/file-stamp.js';
-import { writeFileAtomic } from '../adapters/fs-atomic.js';
+import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { REPO_CONFIG } from '../domain/schemas.js';
-import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
+import { readVerdicts, writeVerdicts, type Verdict } from '../adapters/config-verdicts.js';
 import { userConfigPath } from '../adapters/user-config.js';
 
 /** A configuration file that is not in force, and the warning that says so. */
@@ -32,32 +31,11 @@ declare const SOW_VERSION: string;
 /** A verdict holds for the sow that gave it: another may read the file differently. */
 const VERSION = typeof SOW_VERSION === 'string' ? SOW_VERSION : 'dev';
 
-/** One judged file: the sow that judged it, the file's stamp then, and what was wrong (undefined: nothing). */
-interface Verdict {
-  version: string;
-  stamp: FileStamp;
-  /** The error's message and whether it was about a budget. */
-  problem?: { message: string; budget: boolean };
-}
-
-const CACHE = 'config-check.json';
-
 const sameStamp = (a: FileStamp, b: FileStamp) => a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
 /** Whether a stamp may be believed: its timestamps had settled when it was taken (the task index's rule). */
 const SETTLE_MS = 2000;
 const settled = (s: FileStamp, now: number) => now - Math.max(s.mtimeMs, s.ctimeMs) > SETTLE_MS;
-
-/** The kept verdicts; none when there is no cache yet or it is not one sow wrote. */
-function readCache(root: string): Map<string, Verdict> {
-  try {
-    const data = JSON.parse(readFileSync(runtimePath(root, CACHE), 'utf8')) as unknown;
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return new Map();
-    return new Map(Object.entries(data as Record<string, Verdict>));
-  } catch {
-    return new Map();
-  }
-}
 
 /** The verdict on the repository configuration (strict, as `agent spawn` and `check run` read it). */
 async function judgeRepo(root: string): Promise<Verdict['problem']> {
@@ -71,11 +49,10 @@ async function judgeRepo(root: string): Promise<Verdict['problem']> {
   }
 }
 
-/** A top-level key of the file that is `budget` or a near miss of it (`bugdet:`, `budgets:`). */
+/** Whether the file sets a budget (a misspelt key is named in the message, with "did you mean 'budget'"). */
 function mentionsBudget(root: string): boolean {
   try {
-    const text = readFileSync(join(root, REPO_CONFIG), 'utf8');
-    return /^(budget|b[a-z]{3,8}t|budgets?)\s*:/m.test(text);
+    return /^budget\s*:/m.test(readFileIfExists(root, REPO_CONFIG) ?? '');
   } catch {
     return false;
   }
@@ -101,7 +78,7 @@ const userWarning = (p: NonNullable<Verdict['problem']>) => `${p.message}; until
  * The configuration files that are not valid, each with its warning; none outside a workspace or
  * when both are valid or absent. Never throws: a command must not fail because of this check.
  */
-export async function configProblems(ctx: AppContext, now = Date.now()): Promise<ConfigProblem[]> {
+export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
   let root: string;
   try {
     root = findWorkspaceRoot(ctx.cwd);
@@ -115,7 +92,7 @@ export async function configProblems(ctx: AppContext, now = Date.now()): Promise
     ];
     const present = files.map((f) => ({ ...f, stamp: fileStamp(f.abs) })).filter((f) => f.stamp !== undefined);
     if (present.length === 0) return [];
-    const kept = readCache(root);
+    const kept = readVerdicts(root);
     // Only the files of this command are kept: another user's path would pile up otherwise.
     const cache = new Map<string, Verdict>();
     let changed = false;
@@ -137,13 +114,7 @@ export async function configProblems(ctx: AppContext, now = Date.now()): Promise
       }
       if (problem) out.push({ file: f.file, warning: f.warning(problem) });
     }
-    if (changed || kept.size !== cache.size) {
-      try {
-        writeFileAtomic(join(ensureRuntimeDir(root), CACHE), JSON.stringify(Object.fromEntries(cache)), { durable: false });
-      } catch {
-        // Only a cache: the next command judges again.
-      }
-    }
+    if (changed || kept.size !== cache.size) writeVerdicts(root, cache);
     return out;
   } catch {
     // Unreadable, a link where a file should be, a full disk: the commands that need the file say so.
