@@ -18,7 +18,7 @@ import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
-import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
+import { fileExists, fileTail, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
@@ -261,9 +261,10 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
 /**
  * For `sow doctor`: every problem of the task files — a folder that is not a task folder, a task
  * folder without a valid state file of its own task, a dependency that does not exist or a cycle —
- * read without the lock, without finishing a journal and without writing the task index.
+ * read without the lock, without finishing a journal and without writing the task index. `read`
+ * receives each task read (in id order), for a check that goes on to judge them.
  */
-export async function taskFileProblems(root: string, type: ProjectType): Promise<SowError[]> {
+export async function taskFileProblems(root: string, type: ProjectType, read?: (task: TaskState) => void): Promise<SowError[]> {
   const phase = taskPhase(type);
   const dir = tasksDir(phase);
   const problems: SowError[] = [];
@@ -274,7 +275,9 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
       continue;
     }
     try {
-      summaries.push(summaryOf((await loadTaskFile(root, type, name)).data));
+      const task = (await loadTaskFile(root, type, name)).data;
+      summaries.push(summaryOf(task));
+      read?.(task);
     } catch (err) {
       if (err instanceof TaskNotFoundError) problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
       else if (err instanceof SowError) problems.push(err);
@@ -448,7 +451,7 @@ export class Reader {
   }
 
   async view(): Promise<ProjectView> {
-    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel) };
+    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
@@ -463,6 +466,12 @@ export class Reader {
   }
 }
 
+/** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
+export function joinEntry(before: string, entry: string): string {
+  if (before === '' || before.endsWith('\n\n') || entry === '') return `${before}${entry}`;
+  return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
+}
+
 /** Read-modify-write access, used inside `update`. */
 export class UnitOfWork {
   private loaded?: LoadedProject;
@@ -473,6 +482,8 @@ export class UnitOfWork {
   private readonly newTasks = new Map<string, Record<string, string>>();
   /** Documents of the project written with the state, in the same transaction (paths from the repository root). */
   private readonly docsNext = new Map<string, string>();
+  /** Entries added to the end of logs that exist (the log is never rewritten). */
+  private readonly docsAppended = new Map<string, string>();
   readonly tx: Transaction;
   /** This command's time: every file it writes is stamped with it. */
   readonly now: string;
@@ -552,7 +563,7 @@ export class UnitOfWork {
 
   async view(): Promise<ProjectView> {
     const project = await this.project();
-    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel) };
+    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(await this.type(), project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
@@ -609,6 +620,20 @@ export class UnitOfWork {
     this.docsNext.set(rel, text);
   }
 
+  /**
+   * Adds `text` to the end of the log `rel` with the state, in the same transaction; a log that
+   * does not exist yet begins with `header`. Returns nothing: the log is never read whole.
+   */
+  appendLog(rel: string, header: string, text: string): void {
+    const next = this.docsNext.get(rel);
+    if (next !== undefined) return void this.docsNext.set(rel, joinEntry(next, text));
+    const appended = this.docsAppended.get(rel);
+    if (appended !== undefined) return void this.docsAppended.set(rel, joinEntry(appended, text));
+    const end = fileTail(this.root, rel, 2);
+    if (end === undefined || end.size === 0) return void this.docsNext.set(rel, joinEntry(header, text));
+    this.docsAppended.set(rel, joinEntry(end.tail, text).slice(end.tail.length));
+  }
+
   docExists(rel: string): boolean {
     return this.docsNext.has(rel) || fileExists(this.root, rel);
   }
@@ -631,6 +656,7 @@ export class UnitOfWork {
       else this.tx.write(taskFile(phase, id), text);
     }
     for (const [rel, text] of this.docsNext) this.tx.write(rel, text);
+    for (const [rel, text] of this.docsAppended) this.tx.append(rel, text);
     this.tx.commit();
   }
 }

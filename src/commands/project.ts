@@ -20,7 +20,9 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean; watch?: bo
   const { paintFor } = await import('../cli/colour.js');
   // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
   const r = await projectStatus(ctx.app, { map: (await import('../cli/stdio.js')).stdout.isTTY && !ctx.json });
-  return { data: r, text: renderStatus(r, paintFor()) };
+  // A state whose guard does not hold is said on stderr, one line, with --json too (the data has it as state_problem).
+  const warnings = r.state_problem ? [`${r.state_problem.message}; ${r.state_problem.hint}`] : [];
+  return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
 const ALL_OPTION = { flags: '--all', description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)' };
@@ -60,6 +62,11 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'project new',
     description: 'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
+    examples: [
+      "sow project new add-auth -d 'Add authentication'   # on main: creates feat/add-auth",
+      'sow project new --type exploration db-choice',
+      'sow project new --issue 42                           # from a GitHub issue, through gh',
+    ],
     args: [{ name: 'name', description: "project name: lower-case letters, digits and dashes (from the issue's title with --issue)", optional: true }],
     options: [
       { flags: '-d, --description <text>', description: 'what the project is for', default: '' },

@@ -38,6 +38,8 @@ export function referenceOf(def: CommandDef) {
     })),
     options: (def.options ?? []).map(optionRow),
     ...(def.mcp ? { mcp_tool: def.mcp.tool } : {}),
+    ...(typeof def.help === 'string' ? { notes: def.help } : {}),
+    ...(def.examples?.length ? { examples: [...def.examples] } : {}),
   };
 }
 
