@@ -28,6 +28,7 @@ import { parseStateText, readStateFile, readText, rememberedStateFile, renderSta
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
+import { hasDeferredRuns } from '../adapters/deferred-runs.js';
 import { quoted } from '../domain/display.js';
 import { contextOf, type AppContext, type Where } from './context.js';
 
@@ -354,7 +355,7 @@ const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
  * never half of a multi-file write. Where the lock cannot be made (a read-only checkout, a full
  * disk), `fn` reads without it.
  */
-async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<T> {
+async function readConsistently<T>(root: string, fn: (locked: boolean) => Promise<T>): Promise<T> {
   let release: (() => void) | undefined;
   try {
     ensureRuntimeDir(root);
@@ -367,9 +368,28 @@ async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<
     // and says why: the state is half written) and, holding the lock, clears what it left.
     if (hasJournal(root)) await replay(root);
     if (release) clearLeftovers(root);
-    return await fn();
+    return await fn(release !== undefined);
   } finally {
     release?.();
+  }
+}
+
+/**
+ * A read on the project's branch first records the runs that ended while another branch was
+ * checked out (app/deferred-runs.ts), as it finishes an interrupted write: only when there are
+ * any, and never failing the read (the next command tries again).
+ */
+async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
+  if (!hasDeferredRuns(root)) return;
+  try {
+    const { forgetDeferredRuns, recordDeferredRuns } = await import('./deferred-runs.js');
+    const uow = new UnitOfWork(root, ctx);
+    const done = await recordDeferredRuns(uow);
+    if (done.length === 0) return;
+    await uow.commit();
+    forgetDeferredRuns(done);
+  } catch {
+    // an invalid state file, a full disk: the read says what it finds, and the records wait
   }
 }
 
@@ -397,7 +417,8 @@ export class Reader {
     const ctx = contextOf(where);
     const root = findWorkspaceRoot(ctx.cwd);
     checkLayout(root);
-    return readConsistently(root, async () => {
+    return readConsistently(root, async (locked) => {
+      if (locked) await recordDeferred(root, ctx);
       const { file, type } = await loadProject(root);
       const problem = branchProblem(root, file.data);
       if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -661,6 +682,8 @@ export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R
     await replay(root);
     clearLeftovers(root);
     const uow = new UnitOfWork(root, ctx, opts.owner);
+    // Runs that ended while another branch was checked out, written with this change.
+    const deferred = hasDeferredRuns(root) ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow) : [];
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -668,6 +691,7 @@ export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R
     const result = await fn(uow);
     await uow.renewRemoteClaims();
     await uow.commit();
+    if (deferred.length) (await import('./deferred-runs.js')).forgetDeferredRuns(deferred);
     return result;
   });
 }

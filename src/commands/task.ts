@@ -192,8 +192,11 @@ export const commands: readonly CommandDef[] = [
       }
       // Completing runs the checks declared for task_complete first (sow check list).
       const { setTaskFieldChecked } = await import('../app/checks.js');
-      const { checkProgress } = await import('../cli/check.js');
-      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
+      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
+      const interrupt = abortOnSignal();
+      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr, interrupt.signal), signal: interrupt.signal }).finally(
+        () => interrupt.release(),
+      );
       const ran = r.checks.filter((c) => !c.skipped);
       const checks =
         r.checks.length === 0

@@ -130,6 +130,8 @@ export interface ArchivePlan {
    * -2, -3 … before the extension: the archive never overwrites.
    */
   readonly files: readonly { readonly from: string; readonly to: string }[];
+  /** Files the type writes from the project itself (its state as the type's format keeps it), placed as `files` are. */
+  readonly written?: readonly { readonly to: string; readonly text: string }[];
   /** The entry for the index; sow adds `files`, where the documents went (repository-relative). */
   readonly entry: Readonly<Record<string, unknown>>;
 }
@@ -141,6 +143,8 @@ export interface ArchiveInput {
   readonly config: RepoConfig;
   /** The documents under .sow/project/ (relative to it; the state files and logs left out). */
   readonly documents?: readonly string[];
+  /** A file of the repository (relative to its root), or undefined when it does not exist. */
+  readonly readDoc?: (rel: string) => string | undefined;
 }
 
 /** What `sow project continue` adds for the type in the current state, from the project's documents. */

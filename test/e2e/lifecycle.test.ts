@@ -148,7 +148,9 @@ describe('spec 000: Complete Lifecycle Example', () => {
     ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
     ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/002.md']);
     const inputs = ok(repo, ['task', 'input', 'list', '--id', '010']);
-    expect(inputs.stdout.split('\n').filter((l) => l.startsWith('['))).toEqual([
+    // With its heading, as the command surface shows it.
+    expect(inputs.stdout.split('\n').filter(Boolean)).toEqual([
+      'Inputs:',
       '[0] reference: sinks/style-guide.md',
       '[1] reference: knowledge/jwt-design.md',
       '[2] feedback: phases/implementation/tasks/010/feedback/001.md (status: pending)',
