@@ -203,7 +203,7 @@ export async function toExecuting(w: World, tasks: readonly string[] = ['First t
  * (`['iter', 'log', 'R1', '--did', 'x']`): the group, the command's words, its arguments, and
  * `--name value` options (a switch when its flags take no value), as commander would hand them over.
  */
-export async function typeCommand(where: AppContext, argv: readonly string[]): Promise<import('../src/domain/type-commands.js').TypeCommandResult> {
+export async function typeCommand(where: AppContext, argv: readonly string[]): Promise<import('../src/domain/type-commands.js').CommandResult> {
   const { runTypeCommand, typeWithGroup } = await import('../src/app/type-commands.js');
   const type = typeWithGroup(argv[0]!);
   if (!type?.commands) throw new Error(`no type has the command group ${argv[0]}`);

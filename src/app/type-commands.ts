@@ -4,7 +4,7 @@
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
 import { contextOf, type Where } from './context.js';
-import type { GitHubPort, Knowledge, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
+import type { GitHubPort, Knowledge, TypeCommandContext, TypeCommandDef, CommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { currentBranch } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
@@ -79,7 +79,7 @@ async function readKnowledge(where: Where): Promise<Knowledge> {
   });
 }
 
-export async function runTypeCommand(where: Where, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult> {
+export async function runTypeCommand(where: Where, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<CommandResult> {
   const group = type.commands!.name;
   const checkType = (actual: string) => {
     if (actual !== type.name) throw new WrongProjectTypeError(`${group} ${command.name}`, type.name, actual);
@@ -105,11 +105,13 @@ export async function runTypeCommand(where: Where, type: ProjectType, command: T
         checkType(r.project.type);
         return fn(readerSession(r));
       }),
-    update: (fn) =>
-      update(where, async (uow) => {
+    update: (fn) => {
+      if (!command.writes) throw new Error(`bug: ${group} ${command.name} is declared read-only but writes`);
+      return update(where, async (uow) => {
         checkType((await uow.project()).type);
         return fn(writerSession(uow));
-      }),
+      });
+    },
     knowledge: () => readKnowledge(where),
     github,
     // On the PATH of whoever runs the command, as every other tool it looks for.

@@ -6,9 +6,9 @@
  */
 import type { z as Zod, ZodObject } from 'zod';
 import type { AppContext } from '../app/context.js';
+import type { CandidateSource, CommandResult } from '../domain/type-commands.js';
 
-/** Where completion finds the values of an argument or option that has no fixed list. */
-export type CandidateSource = 'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
+export type { CandidateSource, CommandResult };
 
 export interface ArgDef {
   readonly name: string;
@@ -42,17 +42,6 @@ export interface CommandInput {
   readonly opts: Readonly<Record<string, unknown>>;
   /** With `passThrough`: the words the command did not know (`--name value` metadata flags). */
   readonly rest?: readonly string[];
-}
-
-/** What a run hands back; the front end renders it (the CLI: data with --json, else text and message). */
-export interface CommandResult {
-  readonly data: unknown;
-  /** Human output on stdout (omitted with --json). */
-  readonly text?: string;
-  /** Human message on stderr (omitted with --json). */
-  readonly message?: string;
-  /** Printed on stderr as warnings (also with --json). */
-  readonly warnings?: readonly string[];
 }
 
 export interface CommandContext {

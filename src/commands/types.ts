@@ -5,25 +5,17 @@
  */
 import type { TypeCommandDef, TypeOptions } from '../domain/type-commands.js';
 import type { ProjectType } from '../domain/project-type.js';
-import type { CandidateSource, CommandDef, GroupDef } from '../cli/def.js';
-
-/** A type's option named as one of sow's own offers the same values in completion. */
-const SHARED_SOURCES: Readonly<Record<string, CandidateSource>> = { '--id': 'task-id', '--task': 'task-id', '--depends-on': 'task-id', '--agent': 'agent', '--phase': 'phase' };
-const sourceOf = (flags: string): CandidateSource | undefined => SHARED_SOURCES[/--[\w-]+/.exec(flags)?.[0] ?? ''];
+import type { CommandDef, GroupDef } from '../cli/def.js';
 
 function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
   const group = type.commands!.name;
   return {
     name: `${group} ${command.name}`,
     description: command.description,
-    args: (command.args ?? []).map((a) => ({ name: a.name, description: a.description, ...(a.optional ? { optional: true } : {}) })),
-    options: (command.options ?? []).map((o) => {
-      const complete = sourceOf(o.flags);
-      return { flags: o.flags, description: o.description, ...(o.required ? { required: true } : {}), ...(complete ? { complete } : {}) };
-    }),
+    args: command.args ?? [],
+    options: command.options ?? [],
     ...(command.help !== undefined ? { help: command.help } : {}),
-    // A type's command may write (its run says so through update()); take the careful side.
-    writes: true,
+    writes: command.writes,
     async run(ctx, input) {
       // Optional arguments not given are left out, as the type's run expects them.
       const args = input.args.filter((a): a is string => typeof a === 'string');

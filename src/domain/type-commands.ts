@@ -6,10 +6,14 @@
  */
 import type { ProjectState, TaskState } from './schemas.js';
 
+/** Where completion finds the values of an argument or option that has no fixed list (sow's commands and the types' alike). */
+export type CandidateSource = 'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
+
 export interface TypeArgDef {
   readonly name: string;
   readonly description: string;
   readonly optional?: boolean;
+  readonly complete?: CandidateSource;
 }
 
 export interface TypeOptionDef {
@@ -17,16 +21,18 @@ export interface TypeOptionDef {
   readonly flags: string;
   readonly description: string;
   readonly required?: boolean;
+  readonly complete?: CandidateSource;
 }
 
 /** Option values as commander gives them: a string, true for a switch, undefined when absent. */
 export type TypeOptions = Readonly<Record<string, string | boolean | undefined>>;
 
-export interface TypeCommandResult {
+/** What a command hands back, sow's and the types' alike; the front end renders it (the CLI: data with --json, else text and message). */
+export interface CommandResult {
   readonly data: unknown;
-  /** What stdout shows without --json. */
+  /** Human output on stdout (omitted with --json). */
   readonly text?: string;
-  /** What stderr shows without --json (a confirmation). */
+  /** Human message on stderr (omitted with --json): a confirmation. */
   readonly message?: string;
   /** Printed on stderr as warnings (also with --json). */
   readonly warnings?: readonly string[];
@@ -87,7 +93,9 @@ export interface TypeCommandDef {
   readonly options?: readonly TypeOptionDef[];
   /** Shown after the options in --help (examples). */
   readonly help?: string;
-  run(ctx: TypeCommandContext, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult>;
+  /** Whether it changes the project: a command that does not is given a context whose `update` refuses. */
+  readonly writes: boolean;
+  run(ctx: TypeCommandContext, args: readonly string[], opts: TypeOptions): Promise<CommandResult>;
 }
 
 export interface TypeCommandGroup {

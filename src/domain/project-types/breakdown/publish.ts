@@ -11,7 +11,7 @@ import { routeTo } from '../../lifecycle.js';
 import { contentDigest } from '../../approvals.js';
 import type { TaskState } from '../../schemas.js';
 import { compareIds, summaryOf } from '../../tasks.js';
-import type { TypeCommandContext, TypeCommandGroup, TypeCommandResult, TypeOptions, TypeSession } from '../../type-commands.js';
+import type { TypeCommandContext, TypeCommandGroup, CommandResult, TypeOptions, TypeSession } from '../../type-commands.js';
 import type { ProjectType } from '../../project-type.js';
 import { describePublication, publicationOf, publishOrder, specsOf, unitBody, unitFileName, unitProblems, type Publication, type PublishedDependency } from './units.js';
 
@@ -133,7 +133,7 @@ function line(row: UnitRow, target: Target): string {
 
 const count = (n: number) => `${n} unit${n === 1 ? '' : 's'}`;
 
-async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<TypeCommandResult> {
+async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<CommandResult> {
   const to = opts['to'];
   if (to !== undefined && to !== 'github' && to !== 'files') throw notOneOf('destination', String(to), ['github', 'files'], 'destinations (--to)');
   const dryRun = opts['dryRun'] === true;
@@ -227,6 +227,7 @@ export function publishCommands(name: string, type: () => ProjectType): TypeComm
     commands: [
       {
         name: 'publish',
+        writes: true,
         description: 'Publish each completed unit, in dependency order: a GitHub issue (through gh), or a markdown file under .sow/knowledge/breakdowns/<name>/; units already published are skipped',
         options: [
           { flags: '--dry-run', description: 'show what would be published, and change nothing' },

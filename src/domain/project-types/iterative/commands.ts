@@ -144,6 +144,7 @@ function outputPath(raw: string): string {
 
 const phaseAdd: TypeCommandDef = {
   name: 'phase add',
+  writes: true,
   description: 'Define a work phase (plan.md is rendered from the phases)',
   args: [{ name: 'id', description: 'R1, R2, …' }],
   options: [
@@ -188,6 +189,7 @@ const phaseAdd: TypeCommandDef = {
 
 const phaseSet: TypeCommandDef = {
   name: 'phase set',
+  writes: true,
   description: `Change a field of a work phase: ${EDITABLE.join(', ')}`,
   args: [
     { name: 'id', description: 'the work phase' },
@@ -229,6 +231,7 @@ const phaseSet: TypeCommandDef = {
 
 const phaseRemove: TypeCommandDef = {
   name: 'phase remove',
+  writes: true,
   description: 'Remove a work phase while planning',
   args: [{ name: 'id', description: 'the work phase' }],
   async run(ctx, [id]) {
@@ -257,6 +260,7 @@ const phaseRemove: TypeCommandDef = {
 
 const log: TypeCommandDef = {
   name: 'log',
+  writes: true,
   description: 'Append an iteration of a work phase to progress.md (and move the phase on)',
   args: [{ name: 'id', description: 'the work phase' }],
   options: [
@@ -288,6 +292,7 @@ const log: TypeCommandDef = {
 
 const verify: TypeCommandDef = {
   name: 'verify',
+  writes: true,
   description: "Record a confirmed phase's verification: --pass (done) or --fail --note (back to work)",
   args: [{ name: 'id', description: 'the work phase' }],
   options: [
@@ -311,6 +316,7 @@ const verify: TypeCommandDef = {
 
 const extend: TypeCommandDef = {
   name: 'extend',
+  writes: true,
   description: 'Raise the maximum of iterations of a work phase (a timed-out phase goes back to work)',
   args: [{ name: 'id', description: 'the work phase' }],
   options: [{ flags: '--max <n>', description: 'the new maximum (more than the iterations used)', required: true }],
@@ -332,6 +338,7 @@ const extend: TypeCommandDef = {
 
 const block: TypeCommandDef = {
   name: 'block',
+  writes: true,
   description: 'Mark a work phase blocked, with what blocks it (logged in progress.md)',
   args: [{ name: 'id', description: 'the work phase' }],
   options: [{ flags: '--note <text>', description: 'what is in the way', required: true }],
@@ -350,6 +357,7 @@ const block: TypeCommandDef = {
 
 const unblock: TypeCommandDef = {
   name: 'unblock',
+  writes: true,
   description: 'A blocked work phase goes back to where it was',
   args: [{ name: 'id', description: 'the work phase' }],
   async run(ctx, [id]) {
@@ -374,6 +382,7 @@ function statusLine(p: WorkPhase, width: number): string {
 
 const status: TypeCommandDef = {
   name: 'status',
+  writes: false,
   description: 'Each work phase: status, iterations used/max, confirmations, verification',
   async run(ctx) {
     return ctx.read(async (s) => {
@@ -396,6 +405,7 @@ const status: TypeCommandDef = {
 
 const guardrailAdd: TypeCommandDef = {
   name: 'guardrail add',
+  writes: true,
   description: 'Append a lesson to guardrails.md (every iteration reads it), with where it was learned',
   options: [
     { flags: '--pattern <name>', description: 'a short name for it', required: true },
@@ -421,6 +431,7 @@ const guardrailAdd: TypeCommandDef = {
 
 const exportState: TypeCommandDef = {
   name: 'export',
+  writes: false,
   description: "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools; a completed project from its archive",
   options: [{ flags: '--name <name>', description: 'a completed (archived) project of this name, instead of the project on this branch' }],
   help: 'Without --name: the project on this branch, or, when there is none, the one this branch completed (from .sow/knowledge/).',
@@ -485,6 +496,7 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
 
 const next: TypeCommandDef = {
   name: 'next',
+  writes: false,
   description: 'Print the prompt of the next iteration of the current phase (all a zero-context worker needs)',
   async run(ctx) {
     return ctx.read(async (s) => {
