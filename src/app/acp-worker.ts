@@ -8,7 +8,8 @@
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
 import { namesWithin, repoArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
-import type { Denial, Usage } from '../adapters/executors/types.js';
+import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
+import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import type { PermissionProfile } from '../domain/schemas.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
 
@@ -32,6 +33,10 @@ export interface AcpWorkerRun {
   load?: string;
   permissions: PermissionProfile;
   checks: readonly string[];
+  /** Under safe: the modes in which the agent asks sow (a session in another is switched, or not prompted). */
+  modes?: AskingModes;
+  /** The agent's own options for session/new and session/load (`_meta`). */
+  sessionMeta?: Record<string, unknown>;
   now: () => string;
   say: (line: string) => void;
   quiet: boolean;
@@ -70,6 +75,9 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   let cost: number | undefined;
   // The repository but its .git/: where a safe worker may read and change files.
   const area = repoArea(run.root);
+  // Every agent CLI's own settings files: a safe worker edits none of them (one that wrote
+  // .claude/settings.local.json would widen its next resume; .gemini/settings.json the next Gemini worker).
+  const policy = { profile: run.permissions, checks: run.checks, inside: (p: string) => namesWithin(area, run.cwd, p), protected: agentSettingsFiles() };
   const outcome = await runAcp({
     binary: run.binaryPath,
     args: run.args,
@@ -81,7 +89,9 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     onNote: (text) => run.say(`warning: ${text}`),
     // sow's own tools, as the worker itself: the same environment a command it runs would have.
     mcpServers: run.mcpServers ?? [],
-    policy: { profile: run.permissions, checks: run.checks, inside: (p) => namesWithin(area, run.cwd, p) },
+    policy,
+    ...(run.modes ? { modes: run.modes } : {}),
+    ...(run.sessionMeta ? { sessionMeta: run.sessionMeta } : {}),
     clientVersion: run.version,
     onRaw: (line) => run.files.appendEvent(line),
     onSession: (id) => {
