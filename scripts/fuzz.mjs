@@ -356,7 +356,7 @@ async function makeBases(root, bin, needed) {
   };
   /** Commits everything as the attacker's clone would carry it, and leaves no runtime files. */
   const seal = (dir) => {
-    rmSync(join(dir, '.sow', '.runtime'), { recursive: true, force: true });
+    rmSync(join(dir, '.git', 'sow'), { recursive: true, force: true });
     for (const name of existsSync(join(dir, '.sow/refs')) ? readdirSync(join(dir, '.sow/refs')) : []) {
       if (lstatSync(join(dir, '.sow/refs', name)).isSymbolicLink()) rmSync(join(dir, '.sow/refs', name));
     }
@@ -567,7 +567,7 @@ function hostileString(rng, ctx) {
     () => `.sow/../${up(1)}sentinel/precious.txt`,
     () => `src/../../sentinel/precious.txt`,
     () => `planning/../../../../sentinel/precious.txt`,
-    () => '.sow/.runtime/journal.json',
+    () => '.git/sow/journal.json',
     () => '.sow/config.yaml',
     () => '-rf',
     () => '--help',
@@ -750,14 +750,14 @@ const yamlFiles = (ctx) => entries(ctx, ['.sow'], { dirs: false }).filter((r) =>
 
 const WELL_KNOWN = [
   '.sow',
-  '.sow/.runtime',
-  '.sow/.runtime/tmp',
-  '.sow/.runtime/trash',
-  '.sow/.runtime/lock',
-  '.sow/.runtime/lock.takeover',
-  '.sow/.runtime/journal.json',
-  '.sow/.runtime/tasks.json',
-  '.sow/.runtime/agent-outputs',
+  '.git/sow',
+  '.git/sow/tmp',
+  '.git/sow/trash',
+  '.git/sow/lock',
+  '.git/sow/lock.takeover',
+  '.git/sow/journal.json',
+  '.git/sow/tasks.json',
+  '.git/sow/agent-outputs',
   '.sow/project',
   '.sow/project/state.yaml',
   `${TASKS_DIR}/010`,
@@ -943,7 +943,7 @@ function taskFolders(ctx) {
 }
 
 function stagedJournal(rng, ctx) {
-  const tmp = '.sow/.runtime/tmp';
+  const tmp = '.git/sow/tmp';
   const renames = [];
   const folders = [];
   const targets = () =>
@@ -965,7 +965,7 @@ function stagedJournal(rng, ctx) {
       '.sow/../../sentinel/x',
       '.sow/project/',
       '.sow/project/./x',
-      '.sow/.runtime/lock',
+      '.git/sow/lock',
       '.claude/settings.json',
       '.sow/project/phases/implementation/tasks/030',
       '',
@@ -1000,22 +1000,7 @@ function stagedJournal(rng, ctx) {
     }
   }
   const removals = rng.sample(
-    [
-      '.sow/project',
-      '.sow/.runtime/agent-outputs',
-      '.sow/knowledge',
-      '.sow/worktrees/feat-x',
-      'src',
-      '.git',
-      '../sentinel',
-      ctx.sentinel,
-      '.sow',
-      '.',
-      '',
-      '.sow/project/',
-      '.sow/refs',
-      '.sow/.backup',
-    ],
+    ['.sow/project', '.git/sow/agent-outputs', '.sow/knowledge', '.sow/worktrees/feat-x', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.', '', '.sow/project/', '.sow/refs', '.sow/.backup'],
     rng.range(0, 3),
   );
   return { renames, folders, removals };
@@ -1129,8 +1114,8 @@ const MUTATIONS = [
         'index-60mb': () => fx.write(ctx, '.sow/refs/index.json', `{"version": 1, "refs": [], "pad": "${'x'.repeat(60 * MB)}"}`),
         'log-20mb': () => fx.write(ctx, `${task}/log.md`, bigText(20 * MB, 'a log line a log line a log line\n')),
         'tasks-md-20mb': () => fx.write(ctx, '.sow/project/planning/tasks.md', bigText(20 * MB, '- a task\n')),
-        'journal-5mb': () => fx.write(ctx, '.sow/.runtime/journal.json', `{"version":2,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`),
-        'lock-20mb': () => fx.write(ctx, '.sow/.runtime/lock', bigText(20 * MB)),
+        'journal-5mb': () => fx.write(ctx, '.git/sow/journal.json', `{"version":2,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`),
+        'lock-20mb': () => fx.write(ctx, '.git/sow/lock', bigText(20 * MB)),
         'description-20mb': () => fx.write(ctx, `${task}/description.md`, bigText(20 * MB, 'describe describe describe\n')),
       }[kind]();
       return done ? `big file: ${kind}` : null;
@@ -1152,9 +1137,9 @@ const MUTATIONS = [
         integrations: '.sow/integrations.yaml',
         settings: '.claude/settings.json',
         'refs-index': '.sow/refs/index.json',
-        journal: '.sow/.runtime/journal.json',
-        'task-index': '.sow/.runtime/tasks.json',
-        lock: '.sow/.runtime/lock',
+        journal: '.git/sow/journal.json',
+        'task-index': '.git/sow/tasks.json',
+        lock: '.git/sow/lock',
       }[where];
       const text = rel.endsWith('.yaml') ? yamlDeep : rel.endsWith('lock') ? json : `{"version": ${where === 'journal' ? 2 : 1}, "refs": ${json}, "renames": ${json}}`;
       return fx.write(ctx, rel, text) ? `deep: ${rel} nested ${n} levels` : null;
@@ -1178,7 +1163,7 @@ const MUTATIONS = [
       const body = { version: 2, ...stagedJournal(rng, ctx) };
       const valid = rng.chance(0.9);
       const checksum = valid ? sha256(JSON.stringify(body)) : sha256('not it');
-      if (!fx.write(ctx, '.sow/.runtime/journal.json', JSON.stringify({ ...body, checksum }))) return null;
+      if (!fx.write(ctx, '.git/sow/journal.json', JSON.stringify({ ...body, checksum }))) return null;
       const steps = [...body.renames.map((r) => `${r.from.split('/').pop()}→${r.to}`), ...body.folders.map((f) => `folder→${f.to}`), ...body.removals.map((r) => `rm ${r}`)];
       return `journal (${valid ? 'valid checksum' : 'bad checksum'}): ${truncate(steps.join(', '), 200)}`;
     },
@@ -1301,7 +1286,7 @@ const MUTATIONS = [
     weight: 2,
     apply(rng, ctx) {
       const kind = rng.pick(['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'takeover-garbage', 'empty', 'json-array']);
-      const rel = '.sow/.runtime/lock';
+      const rel = '.git/sow/lock';
       const holder = (pid, host) => JSON.stringify({ pid, host, started: Date.now(), command: 'sow task set', boot: 'not-this-boot', pstart: 1 });
       const ok = {
         garbage: () => fx.write(ctx, rel, '\u0000\u00ff garbage {{{'),
@@ -1398,7 +1383,7 @@ const MUTATIONS = [
     weight: 1,
     apply(rng, ctx) {
       const v = rng.pick(['garbage', '{"format": 4, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0]]}', '{"format": 4, "tasks": "x"}', '[]', '{"format": 4, "tasks": [[null]]}']);
-      return fx.write(ctx, '.sow/.runtime/tasks.json', v) ? `task index .sow/.runtime/tasks.json = ${truncate(v)}` : null;
+      return fx.write(ctx, '.git/sow/tasks.json', v) ? `task index .git/sow/tasks.json = ${truncate(v)}` : null;
     },
   },
 ];

@@ -1,6 +1,6 @@
 /**
  * What a worker run leaves behind for a person to read: the prompt it was given and its raw event
- * stream, in `.sow/.runtime/agent-outputs/<task or agent>/` (git-ignored with the rest of the
+ * stream, in the runtime folder's `agent-outputs/<task or agent>/` (git-ignored with the rest of the
  * runtime folder, removed with the project).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';

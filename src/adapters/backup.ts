@@ -1,60 +1,85 @@
-/** Copies of `.sow/` kept by `sow migrate` in `.sow/.backup/<version>/`, and moving runtime leftovers. */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+/**
+ * The copies of `.sow/` that `sow migrate` keeps, in the runtime folder's `backup/<version>/` (git's
+ * own folder: no commit can put a link on the way), and moving an older layout's leftovers. Every
+ * path is confined: what is read lies in `.sow/` (links are not followed, only real files and
+ * folders are copied), what is written lies in the runtime folder, what is removed lies in `.sow/`.
+ */
+import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRegular, sowArea, sowPath } from './confine.js';
+import { ensureRuntimeDir, runtimePath, shownRuntime } from './runtime.js';
+
+/** A copy reads documents as sow reads them: up to 8 MB a file. */
+const COPY_LIMITS = { max: 8 * 1024 * 1024, what: 'files of .sow/', why: 'the largest file sow keeps there is a document of a few MB' };
+
+const realDir = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
 
 /**
- * Copies every file under `root/from` whose path (relative to `from`, with `/`) `keep` accepts
- * into `root/to`, and returns the relative paths copied. The folder above `to` gets a
- * `.gitignore` of `*`, so the copy stays out of git even where `.sow/.gitignore` does not say so
- * (the copy itself is exact, its own `.gitignore` included).
+ * Copies every real file of `.sow/` whose path (relative to `.sow/`, with `/`) `keep` accepts into
+ * a new folder `backup/<name>` of the runtime folder (`<name>-2`, … when taken), and returns where
+ * (as messages show it) and the relative paths copied. Links are neither followed nor copied.
  */
-export function copyTree(root: string, from: string, to: string, keep: (rel: string) => boolean): string[] {
+export function backupSow(root: string, name: string, keep: (rel: string) => boolean): { backup: string; copied: string[] } {
+  const parent = ensureRuntimeDir(root, 'backup');
+  let free = name;
+  for (let n = 2; lstatSync(join(parent, free), { throwIfNoEntry: false }) !== undefined; n++) free = `${name}-${n}`;
+  ensureRuntimeDir(root, `backup/${free}`);
+  const base = sowArea(root).base;
   const copied: string[] = [];
-  const base = join(root, from);
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const abs = join(dir, entry.name);
-      const rel = relative(base, abs).split(sep).join('/');
-      if (!keep(rel)) continue;
-      if (entry.isDirectory()) walk(abs);
+  const walk = (rel: string) => {
+    const abs = rel ? join(base, rel) : base;
+    if (!realDir(abs)) return; // swapped for a link meanwhile: not followed
+    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (!keep(child)) continue;
+      if (entry.isDirectory()) walk(child);
       else if (entry.isFile()) {
-        const dest = join(root, to, rel);
-        mkdirSync(dirname(dest), { recursive: true });
-        copyFileSync(abs, dest);
-        copied.push(rel);
+        const text = readRegular(join(base, child), `.sow/${child}`, COPY_LIMITS);
+        if (text === undefined) continue;
+        const folder = child.split('/').slice(0, -1).join('/');
+        const dest = ensureRuntimeDir(root, folder ? `backup/${free}/${folder}` : `backup/${free}`);
+        writeFileSync(join(dest, entry.name), text, { flag: 'wx' });
+        copied.push(child);
       }
     }
   };
-  mkdirSync(join(root, to), { recursive: true });
-  writeFileSync(join(root, dirname(to), '.gitignore'), '# backups kept by sow migrate: never part of the history\n*\n');
-  walk(base);
-  return copied;
+  walk('');
+  return { backup: shownRuntime(root, 'backup', free), copied };
 }
 
-/** A name under `root/parent` that is not taken yet: `1`, else `1-2`, `1-3`, … */
-export function freeName(root: string, parent: string, name: string): string {
-  if (!existsSync(join(root, parent, name))) return `${parent}/${name}`;
-  for (let n = 2; ; n++) if (!existsSync(join(root, parent, `${name}-${n}`))) return `${parent}/${name}-${n}`;
-}
-
+/** Whether `rel` (repository-relative, inside `.sow/`) exists, judged without following a link at its end. */
 export function pathExists(root: string, rel: string): boolean {
-  return existsSync(join(root, rel));
+  return lstatSync(sowPath(root, rel), { throwIfNoEntry: false }) !== undefined;
 }
 
-/** Moves a folder; the destination's parent is created. */
-export function moveFolder(root: string, from: string, to: string): void {
-  mkdirSync(dirname(join(root, to)), { recursive: true });
-  renameSync(join(root, from), join(root, to));
-}
-
-export function removePath(root: string, rel: string): void {
-  rmSync(join(root, rel), { recursive: true, force: true });
-}
-
-/** The names directly under `root/rel` (dotfiles too), or none when it does not exist. */
-export function namesIn(root: string, rel: string): string[] {
+/**
+ * Moves the folder `rel` of `.sow/` to `sub` of the runtime folder. A link there is removed, not
+ * followed; where the move cannot be made (another file system, or `sub` is there already) the
+ * folder is removed: what moves this way is runtime data sow can do without.
+ */
+export function moveToRuntime(root: string, rel: string, sub: string): void {
+  const from = sowPath(root, rel);
+  if (!realDir(from) || lstatSync(runtimePath(root, sub), { throwIfNoEntry: false }) !== undefined) {
+    rmSync(from, { recursive: true, force: true });
+    return;
+  }
+  ensureRuntimeDir(root);
   try {
-    return readdirSync(join(root, rel));
+    renameSync(from, runtimePath(root, sub));
+  } catch {
+    rmSync(from, { recursive: true, force: true });
+  }
+}
+
+/** Removes `rel` (repository-relative, inside `.sow/`): a link is removed itself, never what it leads to. */
+export function removePath(root: string, rel: string): void {
+  rmSync(sowPath(root, rel), { recursive: true, force: true });
+}
+
+/** The names directly under `.sow/` (dotfiles too), or none when it does not exist. */
+export function namesInSow(root: string): string[] {
+  try {
+    return readdirSync(sowArea(root).base);
   } catch {
     return [];
   }

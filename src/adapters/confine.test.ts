@@ -17,6 +17,7 @@ import {
   repoArea,
   sowArea,
   sowPath,
+  wherePathLands,
 } from './confine.js';
 
 let top: string;
@@ -101,18 +102,18 @@ describe('confine', () => {
 
 describe('realFolder', () => {
   it('creates missing folders and refuses links and files on the way, emptying nothing', () => {
-    expect(realFolder({ base: root, name: 'r' }, '.sow/.runtime/tmp')).toBe(join(root, '.sow/.runtime/tmp'));
-    rmSync(join(root, '.sow/.runtime/tmp'), { recursive: true });
-    symlinkSync(outside, join(root, '.sow/.runtime/tmp'));
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/tmp')).toThrow(NotARealFolderError);
-    expect(() => existingRealFolder({ base: root, name: 'r' }, '.sow/.runtime/tmp')).toThrow(/is a link/);
+    expect(realFolder({ base: root, name: 'r' }, '.git/sow/tmp')).toBe(join(root, '.git/sow/tmp'));
+    rmSync(join(root, '.git/sow/tmp'), { recursive: true });
+    symlinkSync(outside, join(root, '.git/sow/tmp'));
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/tmp')).toThrow(NotARealFolderError);
+    expect(() => existingRealFolder({ base: root, name: 'r' }, '.git/sow/tmp')).toThrow(/is a link/);
     expect(readdirSync(outside)).toEqual(['secret']);
-    writeFileSync(join(root, '.sow/.runtime/trash'), '');
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/trash')).toThrow(/is a file/);
-    expect(existingRealFolder({ base: root, name: 'r' }, '.sow/.runtime/none')).toBeUndefined();
+    writeFileSync(join(root, '.git/sow/trash'), '');
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/trash')).toThrow(/is a file/);
+    expect(existingRealFolder({ base: root, name: 'r' }, '.git/sow/none')).toBeUndefined();
     // A name from a file or an environment variable (an agent id) never climbs out.
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/agent-outputs/../../../x')).toThrow(PathEscapeError);
-    expect(() => realFolder({ base: root, name: 'r' }, '.sow/.runtime/./x')).toThrow(PathEscapeError);
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/agent-outputs/../../../x')).toThrow(PathEscapeError);
+    expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/./x')).toThrow(PathEscapeError);
   });
 });
 
@@ -159,6 +160,13 @@ describe('namesWithin (paths an agent names, over ACP)', () => {
       expect(namesWithin(area, root, '/etc/passwd')).toBe(false);
       // A link from outside into the repository names a file inside it.
       expect(namesWithin(area, base, 'link-in/a.ts')).toBe(true);
+      // A link met before `..` is followed first, as the system does: `out-deep/..` is outside, whatever the text says.
+      mkdirSync(join(base, 'outside/deep'));
+      symlinkSync(join(base, 'outside/deep'), join(root, 'out-deep'));
+      expect(namesWithin(area, root, 'out-deep/../x')).toBe(false);
+      expect(wherePathLands(root, 'out-deep/../x')).toEqual([join(base, 'outside/x'), join(root, 'x')]);
+      symlinkSync('loop', join(root, 'loop'));
+      expect(wherePathLands(root, 'loop/x')).toBeUndefined();
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

@@ -92,22 +92,60 @@ export function withinArea(area: Area, real: string): boolean {
 
 /**
  * Whether a path another program names (absolute, or relative to `cwd`) lies in the area once
- * every link is followed; a file not there yet is judged by the nearest folder that is (and the
- * rest of its path, in which `..` cannot climb out: it is resolved before).
+ * every link is followed: every place it may land (wherePathLands) does.
  */
 export function namesWithin(area: Area, cwd: string, path: string): boolean {
-  let existing = resolve(cwd, path);
-  let rest = '';
-  for (;;) {
-    try {
-      return withinArea(area, join(realpathSync.native(existing), rest));
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return false;
-      rest = join(basename(existing), rest);
-      existing = parent;
+  return wherePathLands(cwd, path)?.every((real) => withinArea(area, real)) ?? false;
+}
+
+/**
+ * Every place a path another program names (absolute, or relative to `cwd`) may land, absolute
+ * and resolved: as the system reads it, component by component (a link followed where it stands,
+ * so `link/..` is the folder above the link's target), and, when the path has `..` in it, also
+ * as a program that tidies the text first reads it (`link/..` is where the link is). A part that
+ * does not exist yet is taken as written. Undefined when the links do not end (a loop).
+ */
+export function wherePathLands(cwd: string, path: string): string[] | undefined {
+  const system = resolveAsSystem(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
+  if (!path.split(sep).includes('..')) return system === undefined ? undefined : [system];
+  const tidied = resolveAsSystem(resolve(cwd, path));
+  if (system === undefined || tidied === undefined) return undefined;
+  return system === tidied ? [system] : [system, tidied];
+}
+
+/** `abs` resolved as the system resolves a path: each component in turn, a link's text spliced in where it stands. */
+function resolveAsSystem(abs: string): string | undefined {
+  const todo = abs.split(sep).reverse();
+  let at = resolve(sep);
+  let missing = false;
+  let links = 0;
+  while (todo.length) {
+    const part = todo.pop()!;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      at = dirname(at);
+      continue;
     }
+    const next = join(at, part);
+    if (!missing) {
+      let st;
+      try {
+        st = lstatSync(next);
+      } catch {
+        missing = true;
+      }
+      if (st?.isSymbolicLink()) {
+        // As the system gives up (ELOOP): a loop is nowhere sow can judge.
+        if (++links > 40) return undefined;
+        const text = readlinkSync(next);
+        if (isAbsolute(text)) at = resolve(sep);
+        todo.push(...text.split(sep).reverse());
+        continue;
+      }
+    }
+    at = next;
   }
+  return at;
 }
 
 /**
@@ -199,7 +237,7 @@ export function confineReal(area: Area, rel: string, opts: ConfineOptions = {}):
 /**
  * Makes sure `rel` (relative to the area) is a real directory — created if missing, every
  * component a real folder, none a link — and returns its absolute path. For folders sow owns
- * outright: `.sow/`, `.sow/.runtime/` and its parts. Throws NotARealFolderError.
+ * outright: `.sow/`, the runtime folder and its parts. Throws NotARealFolderError.
  */
 export function realFolder(area: Area, rel: string, code?: string): string {
   return walkFolders(area, rel, true, code)!;
@@ -220,7 +258,7 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {
     const here = `${abs}${sep}${parts[i]}`;
-    const shown = parts.slice(0, i + 1).join('/');
+    const shown = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
     let st;
     try {
       st = lstatSync(here);
@@ -311,12 +349,35 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
   }
 }
 
-const realRoots = new Map<string, string>();
-/** Forgets the roots resolved so far: a process that runs command after command (cli/read-server.ts) resolves them per command, as a fresh one would. */
-export function forgetRealRoots(): void {
-  realRoots.clear();
+/**
+ * The size of the regular file `rel` and its last `n` bytes (as Latin-1: a byte per character),
+ * or undefined when it does not exist: what an append needs to know, without reading the file.
+ */
+export function tailConfined(area: Area, rel: string, n: number): { size: number; tail: string } | undefined {
+  const real = confineReal(area, rel);
+  const shown = `${area.shown ?? ''}${rel}`;
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, "sow changed nothing; look at it ('ls -l'), then retry", { path: shown });
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile())
+      throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file`, `sow appends only to regular files; move it away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
+    const buf = Buffer.alloc(Math.min(n, st.size));
+    const got = buf.length ? readSync(fd, buf, 0, buf.length, st.size - buf.length) : 0;
+    return { size: st.size, tail: buf.toString('latin1', 0, got) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
+const realRoots = new Map<string, string>();
 /** The repository's folder with its links resolved (once per process: the user chose it, so it is trusted). */
 function realRoot(root: string): string {
   let real = realRoots.get(root);

@@ -1,5 +1,5 @@
 /** Opening a file in the person's editor ($VISUAL or $EDITOR), which may carry its own arguments. */
-import { spawnSync } from 'node:child_process';
+import { spawnBlocking } from './heartbeat.js';
 import { ExternalToolError } from '../domain/errors.js';
 
 /** Splits an editor command the way a shell would for simple cases: `code -w`, `"/my editor/bin" --wait`. */
@@ -15,7 +15,7 @@ export function splitCommand(command: string): string[] {
 export function runEditor(command: string, file: string, env: Readonly<Record<string, string | undefined>>): void {
   const [binary, ...args] = splitCommand(command);
   if (!binary) throw new ExternalToolError('editor', 'the editor command is empty', 'set EDITOR, e.g. export EDITOR="code -w"');
-  const result = spawnSync(binary, [...args, file], { stdio: 'inherit', env: { ...env } });
+  const result = spawnBlocking(binary, [...args, file], { stdio: 'inherit', env: { ...env } });
   if (result.error) throw new ExternalToolError(binary, (result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message, 'check the EDITOR variable');
   if (result.status !== 0) throw new ExternalToolError(binary, `exited with code ${result.status}`, `the file is at ${file}`);
 }

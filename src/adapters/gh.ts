@@ -4,7 +4,7 @@
  * is built by one function of GH_ARGS, so a test can check each against the pinned `gh --help`
  * (test/fixtures/gh-help/).
  */
-import { spawnSync } from 'node:child_process';
+import { spawnBlocking } from './heartbeat.js';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ExternalToolError, SowError } from '../domain/errors.js';
@@ -89,7 +89,7 @@ export interface GhRun {
 /** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
 export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: string): string {
   const argv = argvOf('gh', args);
-  const r = spawnSync('gh', argv, {
+  const r = spawnBlocking('gh', argv, {
     cwd: run.cwd,
     encoding: 'utf8',
     env: { ...run.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' },

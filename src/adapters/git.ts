@@ -3,7 +3,8 @@
  * git sow runs goes through `run` here (or `gitAsync`), with an argv of literal words and values
  * (adapters/argv.ts): a value never lands where git would read it as an option.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { spawnBlocking } from './heartbeat.js';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,7 +35,7 @@ const HOOKED = new Set(['am', 'checkout', 'cherry-pick', 'commit', 'merge', 'pul
 function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   const argv = argvOf('git', args);
   if (argv.some((w) => HOOKED.has(w))) return runThroughFiles(root, argv, opts);
-  const result = spawnSync('git', argv, {
+  const result = spawnBlocking('git', argv, {
     cwd: root,
     encoding: 'utf8',
     ...(opts.input !== undefined ? { input: opts.input } : {}),
@@ -55,7 +56,7 @@ function runThroughFiles(root: string, argv: string[], opts: RunOptions) {
     fds.push(out);
     const err = opts.inheritStderr ? 'inherit' : openSync(join(dir, 'err'), 'w+', 0o600);
     if (typeof err === 'number') fds.push(err);
-    const result = spawnSync('git', argv, {
+    const result = spawnBlocking('git', argv, {
       cwd: root,
       ...(opts.input !== undefined ? { input: opts.input } : {}),
       ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
@@ -119,7 +120,7 @@ export function gitObjects(root: string, ids: readonly string[]): Map<string, { 
   // Only object ids: a line of anything else would be one more request, and the answers would no longer line up.
   ids = ids.filter((id) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id));
   if (ids.length === 0) return found;
-  const result = spawnSync('git', ['cat-file', '--batch'], { cwd: root, input: ids.map((id) => `${id}\n`).join(''), maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnBlocking('git', ['cat-file', '--batch'], { cwd: root, input: ids.map((id) => `${id}\n`).join(''), maxBuffer: 256 * 1024 * 1024 });
   if (result.error) throw notFound(result.error);
   const out = result.stdout ?? Buffer.alloc(0);
   let at = 0;

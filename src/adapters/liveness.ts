@@ -47,13 +47,19 @@ export const PIDNS =
       })()
     : undefined;
 
-/** A process's start time (clock ticks since boot) and whether it is a zombie, from /proc (Linux). */
-function procStat(pid: number): { start: number; zombie: boolean } | undefined {
+/** A process's start time (clock ticks since boot), its process group and whether it is a zombie, from /proc (Linux). */
+function procStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
   const text = readOr(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
-  // After the command name in parentheses: state is field 3, starttime field 22.
+  // After the command name in parentheses: state is field 3, pgrp field 5, starttime field 22.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { zombie: fields[0] === 'Z', start: Number(fields[19]) };
+  return { zombie: fields[0] === 'Z', pgrp: Number(fields[2]), start: Number(fields[19]) };
+}
+
+/** What /proc says about a pid now (Linux; undefined elsewhere, and when there is no such process). Only a pid above 1 is looked up. */
+export function processStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
+  if (process.platform !== 'linux' || !Number.isSafeInteger(pid) || pid <= 1) return undefined;
+  return procStat(pid);
 }
 
 const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : undefined;
@@ -70,6 +76,8 @@ export function thisProcess(): ProcessRef {
 }
 
 export function processAlive(pid: number): boolean {
+  // kill(0) and kill(-n) ask about process groups (0: our own, which always answers): no pid names one.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -8,13 +8,14 @@
  * different start time, or another boot). A holder this host cannot look at — another host on a
  * shared file system, or another pid namespace (a sandboxed agent: its pid 1 is someone else out
  * here), told by the namespace recorded with the pid — keeps the lock fresh by touching it every
- * second; it is gone when that heartbeat has stopped for HEARTBEAT_STALE_MS. A
- * stale lock is removed under a short second lock (`<lock>.takeover`), and only if it is still
- * byte-for-byte the lock judged stale.
+ * second (heartbeat.ts: also while a synchronous git call blocks the event loop); it is gone
+ * when that heartbeat has stopped for HEARTBEAT_STALE_MS. A stale lock is removed under a short
+ * second lock (`<lock>.takeover`), and only if it is still byte-for-byte the lock judged stale.
  *
  * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
-import { closeSync, lstatSync, openSync, readFileSync, utimesSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
+import { startHeartbeat } from './heartbeat.js';
 import { processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { hostname } from 'node:os';
 import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
@@ -38,7 +39,6 @@ export function lockTimeoutMs(env: Readonly<Record<string, string | undefined>> 
   }
   return Math.round(seconds * 1000);
 }
-const HEARTBEAT_MS = 1_000;
 const HEARTBEAT_STALE_MS = 30_000;
 /** A lock file with no holder in it: its creator died between creating and writing it. */
 const EMPTY_STALE_MS = 2_000;
@@ -65,15 +65,36 @@ export class LockFileError extends SowError {
   }
 }
 
-const held = new Set<string>();
+/** The locks this process holds → what it wrote in each. */
+const held = new Map<string, string>();
 let exitHookInstalled = false;
 
 function releaseAllOnExit(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const path of held) unlinkIfExists(path);
+    for (const [path, content] of held) removeIfOurs(path, content);
   });
+}
+
+/**
+ * Removes the lock at `path` only while it still holds what this process wrote: a lock that was
+ * taken over meanwhile (this process was stopped longer than the heartbeat allows) is the new
+ * holder's, and removing it would let a third writer in beside them.
+ */
+function removeIfOurs(path: string, content: string): void {
+  let raw: string;
+  try {
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      raw = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // gone, or not a file we wrote
+  }
+  if (raw === content) unlinkIfExists(path);
 }
 
 /** Whether the holder is certainly gone, as far as this host can tell; undefined when it cannot tell. */
@@ -231,21 +252,13 @@ export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Pr
   let told = false;
   for (;;) {
     if (tryCreate(path, content)) {
-      held.add(path);
+      held.set(path, content);
       // The heartbeat, for holders others cannot look at; it does not keep the process alive.
-      const beat = setInterval(() => {
-        const now = new Date();
-        try {
-          utimesSync(path, now, now);
-        } catch {
-          // gone already (released on exit)
-        }
-      }, HEARTBEAT_MS);
-      beat.unref();
+      const stopBeating = startHeartbeat(path, content);
       return () => {
-        clearInterval(beat);
+        stopBeating();
         held.delete(path);
-        unlinkIfExists(path);
+        removeIfOurs(path, content);
       };
     }
     const info = readLock(path);

@@ -1,6 +1,6 @@
 /**
  * The files of `sow merge-driver`: the temp files git hands it (%O %A %B), and the records of
- * conflicts it leaves for `sow doctor` under `.sow/.runtime/`. git writes its temp files in the
+ * conflicts it leaves for `sow doctor` in the runtime folder. git writes its temp files in the
  * folder it runs the driver in (the top of the work tree); a name that leads elsewhere, or to a
  * link, is refused. The merge is written into %A only, opened without following a link.
  */
@@ -12,7 +12,7 @@ import { quoted } from '../domain/display.js';
 import { PathEscapeError, readRegular, type ReadLimits } from './confine.js';
 import { unlinkIfExists, writeAll, writeFileAtomic } from './fs-atomic.js';
 import { findRepoRoot } from './repo.js';
-import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+import { ensureRuntimeDir, runtimeFolder, shownRuntime } from './runtime.js';
 
 /** A file git gave, as its real path: a regular file (not a link) inside the folder git runs the driver in. */
 export function gitTempFile(cwd: string, given: string, what: string): string {
@@ -75,7 +75,7 @@ function bestEffort(fn: () => void): void {
   }
 }
 
-/** Records the conflicts of `path` in `.sow/.runtime/<folder>/` (one file per path, replaced by each merge of it). */
+/** Records the conflicts of `path` in `<runtime>/<folder>/` (one file per path, replaced by each merge of it). */
 export function writeConflictRecord(cwd: string, folder: string, path: string, text: string): void {
   const root = workTree(cwd);
   if (root) bestEffort(() => writeFileAtomic(join(ensureRuntimeDir(root, folder), recordName(path)), text, { durable: false }));
@@ -100,7 +100,7 @@ export function readConflictRecords(root: string, folder: string): unknown[] {
     if (!name.endsWith('.json')) continue;
     let data: unknown;
     try {
-      data = JSON.parse(readRegular(join(dir, name), `.sow/.runtime/${folder}/${name}`, { max: MAX_RECORD_BYTES, what: 'conflict records', why: 'a record names a few fields' }) ?? 'null');
+      data = JSON.parse(readRegular(join(dir, name), shownRuntime(root, folder, name), { max: MAX_RECORD_BYTES, what: 'conflict records', why: 'a record names a few fields' }) ?? 'null');
     } catch (err) {
       if (err instanceof SowError || err instanceof SyntaxError) continue;
       throw err;

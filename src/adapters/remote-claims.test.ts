@@ -92,8 +92,8 @@ describe('the claims cache', () => {
 
   it('a file of another shape reads as no cache', () => {
     const w = world();
-    const file = join(w.clone, '.sow', '.runtime', 'remote-claims.json');
-    mkdirSync(join(w.clone, '.sow', '.runtime'), { recursive: true });
+    const file = join(w.clone, '.git', 'sow', 'remote-claims.json');
+    mkdirSync(join(w.clone, '.git', 'sow'), { recursive: true });
     const at = '2026-01-01T10:00:00.000Z';
     for (const text of ['not json', '[]', JSON.stringify({ remote: 'origin', branch: 'main', at, claims: [{ task: 1 }] }), JSON.stringify({ remote: 'origin', branch: 'main', at, claims: 'x' })]) {
       writeFileSync(file, text);

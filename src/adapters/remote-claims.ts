@@ -4,7 +4,7 @@
  * index, no branch touched), and `push --force-with-lease=<ref>:<expected>` creates, replaces or
  * deletes a claim only if the remote still has the value sow expects — the remote checks it under
  * its lock on the ref, so of racing pushers exactly one lands. A short cache under
- * `.sow/.runtime/` keeps reads from asking the remote on every command.
+ * the runtime folder keeps reads from asking the remote on every command.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';

@@ -2,9 +2,9 @@
  * Finding the repository and its branch by reading the filesystem, like git does, without a
  * subprocess: every command needs this, and node:child_process alone costs milliseconds to load.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { ExternalToolError, NotAGitRepositoryError, NotInitializedError } from '../domain/errors.js';
+import { ExternalToolError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
 import { existingRealFolder } from './confine.js';
 import { branchesWithFile } from './git.js';
 
@@ -21,6 +21,14 @@ const exists = (p: string) => {
     return true;
   } catch {
     return false;
+  }
+};
+
+const realOrSelf = (p: string) => {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return resolve(p);
   }
 };
 
@@ -49,7 +57,16 @@ export function findWorkspaceRoot(cwd: string): string {
   const root = findRepoRoot(cwd);
   // `.sow` must be a real folder of this repository: a link (which a clone can carry) is refused.
   existingRealFolder({ base: root, name: 'the repository' }, '.sow');
-  if (!isDir(join(root, '.sow'))) throw new NotInitializedError(root);
+  if (!isDir(join(root, '.sow'))) {
+    // sow ran in this checkout before (its runtime folder is in git's folder): on another branch, then. Say which have a project.
+    let used = false;
+    try {
+      used = isDir(join(ownGitDir(root), 'sow'));
+    } catch {
+      used = false;
+    }
+    throw new NotInitializedError(root, false, used ? branchesWithFile(root, '.sow/project/state.yaml') : []);
+  }
   // Left behind by sow on another branch: say which branches have a project (looked up only now).
   if (!exists(join(root, '.sow', '.version'))) throw new NotInitializedError(root, true, branchesWithFile(root, '.sow/project/state.yaml'));
   return root;
@@ -63,6 +80,61 @@ function gitDir(root: string): string {
   if (!match) throw new ExternalToolError('git', `cannot read ${dotGit}`);
   const dir = match[1]!.trim();
   return isAbsolute(dir) ? dir : resolve(root, dir);
+}
+
+/** A `.git` that does not lead to a git folder of this checkout: sow keeps nothing of its own through it. */
+export class GitDirInvalidError extends SowError {
+  constructor(root: string, why: string) {
+    super(
+      'GIT_DIR_INVALID',
+      'state',
+      `${join(root, '.git')} ${why}; sow keeps this checkout's own files (its lock, journal and workers' records) in git's folder and will not use this one`,
+      `look at it ('cat ${join(root, '.git')}'); if this checkout is a linked worktree, 'git worktree repair' restores it`,
+      { path: join(root, '.git') },
+    );
+  }
+}
+
+const resolvedGitDirs = new Map<string, string>();
+
+/**
+ * The git folder of the checkout at \`root\`, resolved (what \`git rev-parse --git-dir\` names), checked
+ * to be git's own: \`.git\` itself, or — for a linked worktree — the folder its \`.git\` file names,
+ * which lies outside the checkout and whose \`gitdir\` record points back at this checkout's \`.git\`.
+ * No commit can put anything there; so what only this checkout may hold lives in it. Read from git's
+ * files (no subprocess), once per process and root.
+ */
+export function ownGitDir(root: string): string {
+  const known = resolvedGitDirs.get(root);
+  if (known !== undefined) return known;
+  const dotGit = join(root, '.git');
+  let real: string;
+  try {
+    real = realpathSync.native(gitDir(root));
+  } catch (err) {
+    if (err instanceof SowError) throw new GitDirInvalidError(root, 'does not say where its git folder is');
+    throw new GitDirInvalidError(root, 'names a git folder that does not exist');
+  }
+  if (!isDir(real)) throw new GitDirInvalidError(root, 'does not lead to a folder');
+  const realRoot = realOrSelf(root);
+  const rel = relative(realRoot, real);
+  const inTree = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  if (inTree && rel !== '.git') throw new GitDirInvalidError(root, `leads to '${real}', a folder of the checkout itself rather than git's own`);
+  if (!inTree) {
+    // A linked worktree's record names the checkout it belongs to.
+    let back: string | undefined;
+    try {
+      back = readFileSync(join(real, 'gitdir'), 'utf8').trim();
+    } catch {
+      back = undefined;
+    }
+    if (back !== undefined && realOrSelf(isAbsolute(back) ? back : resolve(real, back)) !== realOrSelf(dotGit)) {
+      throw new GitDirInvalidError(root, `leads to '${real}', whose record names another checkout`);
+    }
+    if (!exists(join(real, 'HEAD'))) throw new GitDirInvalidError(root, `leads to '${real}', which is not a git folder`);
+  }
+  resolvedGitDirs.set(root, real);
+  return real;
 }
 
 /** The checked-out branch, read from HEAD; undefined when HEAD is detached. */
@@ -124,14 +196,6 @@ export function branchCreatedFrom(root: string, branch: string): string | undefi
   return undefined;
 }
 
-const realOrSelf = (p: string) => {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return resolve(p);
-  }
-};
-
 /**
  * One truth for a worker in a checkout of its own: the folder of the project checkout that
  * `cwd` stands for, when `cwd` is in a linked worktree of the same repository as `projectRoot`
@@ -155,4 +219,45 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What is wrong with the `.git` of `checkout`, a linked worktree of the repository whose checkout
+ * is `root`, read from git's own files without running git; undefined when it is what git writes:
+ * a regular file (not a link) of one line `gitdir: <path>`, the path naming exactly
+ * `<common git dir>/worktrees/<name>` (a real folder), whose own `gitdir` file names this `.git`
+ * back. A checkout's `.git` lies in its folder, where whatever may edit files could point it at a
+ * git dir of its own making, whose configuration git obeys (`core.fsmonitor` runs a command on
+ * `git status`, `git diff`, `git add`): git is never run there before this holds.
+ */
+export function linkedCheckoutProblem(root: string, checkout: string): string | undefined {
+  const dotGit = join(checkout, '.git');
+  let st;
+  try {
+    st = lstatSync(dotGit);
+  } catch {
+    return 'is missing';
+  }
+  if (st.isSymbolicLink()) return 'is a link';
+  if (!st.isFile()) return 'is not a file';
+  if (st.size > 4096) return 'is larger than the one line git writes there';
+  let named: string;
+  try {
+    const line = /^gitdir: ([^\n]+)\n?$/.exec(readFileSync(dotGit, 'utf8'));
+    if (!line) return "is not one line 'gitdir: <path>'";
+    named = line[1]!;
+  } catch {
+    return 'cannot be read';
+  }
+  try {
+    const common = realpathSync.native(commonDir(root));
+    const own = realOrSelf(isAbsolute(named) ? named : resolve(checkout, named));
+    if (dirname(own) !== join(common, 'worktrees') || !lstatSync(own).isDirectory())
+      return `names '${named}', which is not this repository's record of a worktree (${join(common, 'worktrees')}/<name>)`;
+    const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
+    if (realOrSelf(isAbsolute(back) ? back : resolve(own, back)) !== join(realpathSync.native(checkout), '.git')) return `names '${named}', whose record names another checkout`;
+  } catch {
+    return `names '${named}', which is not this repository's record of a worktree`;
+  }
+  return undefined;
 }

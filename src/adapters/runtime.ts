@@ -1,40 +1,101 @@
 /**
- * sow's runtime folder, `.sow/.runtime/`: the lock, the journal, temp files, the task index and
- * the events of workers. None of it is part of the project's history. The folder carries its own
- * `.gitignore` (`*`), so it stays out of git in every state a repository can be in — also after a
- * checkout of a branch whose `.sow/.gitignore` is missing or older.
+ * sow's runtime folder: what only this checkout may hold — the lock, the journal, temp files, the
+ * task index, the workers' events and their supervisors' records, the backups of `sow migrate` —
+ * kept in git's own folder for this checkout (`.git/sow/`; `.git/worktrees/<name>/sow/` for a
+ * linked worktree). No commit, link or crafted file of the repository can put anything there, so
+ * a record found there was written by sow on this machine (docs/decisions/0065).
  *
- * sow empties parts of it (temp files and trash of killed writers), so every part must be a real
- * folder: a link there — committed with `git add -f`, say — is refused, never followed or emptied.
+ * sow empties parts of it (temp files and the trash of killed writers), so every part must be a
+ * real folder: a link there is refused, never followed or emptied.
+ *
+ * An older sow kept all this in the work tree (`.sow/.runtime/`, `.sow/.backup/`), where a clone
+ * could carry it. On first use the data worth keeping moves here (workers' events, backups); what
+ * gives orders — a journal, a lock, supervisors' records with pids — is never adopted from the
+ * work tree: it stays where it is, unread, and `sow doctor` names it.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { existingRealFolder, realFolder } from './confine.js';
+import { lstatSync, renameSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { existingRealFolder, realFolder, type Area } from './confine.js';
+import { ownGitDir } from './repo.js';
 
-const RUNTIME_DIR = '.sow/.runtime';
+const NAME = 'sow';
 const CODE = 'RUNTIME_FOLDER_INVALID';
 
-export const runtimePath = (root: string, ...parts: string[]): string => join(root, RUNTIME_DIR, ...parts);
+/** The folders of the work tree where an older sow kept its runtime files and backups. */
+const LEGACY_RUNTIME = ['.sow/.runtime', '.sow/.backup'] as const;
+
+/** Those of them in the work tree now (whatever they are: folders, links, files). sow reads none of them. */
+export function legacyRuntimeFolders(root: string): string[] {
+  return LEGACY_RUNTIME.filter((rel) => lstatSync(join(root, rel), { throwIfNoEntry: false }) !== undefined);
+}
+
+function gitArea(root: string): Area {
+  const base = ownGitDir(root);
+  const rel = relative(root, base);
+  return { base, name: "git's folder", shown: `${rel.startsWith('..') || isAbsolute(rel) ? base : rel.split(sep).join('/')}/` };
+}
+
+/** The runtime folder of the checkout at `root` (it may not exist yet). */
+export const runtimeBase = (root: string): string => join(ownGitDir(root), NAME);
+
+export const runtimePath = (root: string, ...parts: string[]): string => join(runtimeBase(root), ...parts);
+
+/** A runtime path as messages show it: from the checkout's root where it lies inside (`.git/sow/journal.json`), else whole. */
+export function shownRuntime(root: string, ...parts: string[]): string {
+  const abs = runtimePath(root, ...parts);
+  const rel = relative(root, abs);
+  return rel.startsWith('..') || rel === '' ? abs : rel.split(sep).join('/');
+}
 
 /**
- * Creates `.sow/.runtime/` (and `sub`, e.g. `tmp` or `agent-outputs/010`) as real folders, with
- * the ignore-everything `.gitignore`, and returns the folder's path. Throws NotARealFolderError
- * (exit 4) when any part of the way is a link or a file.
+ * Creates the runtime folder (and `sub`, e.g. `tmp` or `agent-outputs/010`) as real folders and
+ * returns the folder's path. Throws NotARealFolderError (exit 4) when any part of the way is a
+ * link or a file.
  */
 export function ensureRuntimeDir(root: string, sub?: string): string {
-  const area = { base: root, name: 'the repository' };
-  const dir = realFolder(area, RUNTIME_DIR, CODE);
-  try {
-    // O_EXCL: never follows a link planted as the .gitignore.
-    writeFileSync(join(dir, '.gitignore'), '# sow runtime files: never part of the history\n*\n', { flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  const area = gitArea(root);
+  let dir = existingRealFolder(area, NAME, CODE);
+  if (dir === undefined) {
+    dir = realFolder(area, NAME, CODE);
+    adoptLegacy(root, dir);
   }
   if (sub === undefined) return dir;
-  return realFolder(area, `${RUNTIME_DIR}/${sub.split('\\').join('/')}`, CODE);
+  return realFolder(area, `${NAME}/${sub.split('\\').join('/')}`, CODE);
 }
 
-/** `.sow/.runtime/<sub>` if it is a real folder now (checked right before sow empties it), else undefined. */
+/** `<runtime>/<sub>` if it is a real folder now (checked right before sow empties it), else undefined. */
 export function runtimeFolder(root: string, sub: string): string | undefined {
-  return existingRealFolder({ base: root, name: 'the repository' }, `${RUNTIME_DIR}/${sub}`, CODE);
+  return existingRealFolder(gitArea(root), `${NAME}/${sub}`, CODE);
 }
+
+const isRealDir = (abs: string): boolean => {
+  try {
+    const st = lstatSync(abs);
+    return st.isDirectory() && !st.isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Moves what an older sow left in the work tree and is worth keeping into the new runtime folder:
+ * the workers' events and migrate's backups, each only when it is a real folder (a link is left
+ * where it is). Nothing else is adopted.
+ */
+function adoptLegacy(root: string, dir: string): void {
+  const moves: [string, string][] = [
+    [join(root, '.sow', '.runtime', 'agent-outputs'), join(dir, 'agent-outputs')],
+    [join(root, '.sow', '.backup'), join(dir, 'backup')],
+  ];
+  if (!isRealDir(join(root, '.sow'))) return;
+  for (const [from, to] of moves) {
+    if (!isRealDir(dirnameOf(from)) || !isRealDir(from)) continue;
+    try {
+      renameSync(from, to);
+    } catch {
+      // another file system, or made meanwhile: left where it is (doctor names it)
+    }
+  }
+}
+
+const dirnameOf = (p: string) => p.slice(0, p.lastIndexOf(sep));

@@ -9,7 +9,7 @@ let root: string;
 let runs: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'sow-supervisors-'));
-  runs = join(root, '.sow/.runtime/supervisors');
+  runs = join(root, '.git/sow/supervisors');
   mkdirSync(runs, { recursive: true });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));

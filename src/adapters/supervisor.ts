@@ -1,7 +1,7 @@
 /**
  * A detached worker's supervisor: this very sow, started again as `sow agent spawn …` in its own
  * session and process group (setsid), with its output in files under
- * `.sow/.runtime/supervisors/<id>/`, so it outlives the command that started it, that command's
+ * the runtime folder's `supervisors/<id>/`, so it outlives the command that started it, that command's
  * tool timeout and the orchestrator's exit. It does what a blocking spawn does — records the
  * session (its own pid is the task's owner), streams the worker's events, and when the worker
  * stops reports, lets the task go and counts what it used — and tells the starter, through a
@@ -10,8 +10,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { readFileIfExists } from './files.js';
-import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+import { readConfined } from './confine.js';
+import { ensureRuntimeDir, runtimeBase, runtimeFolder, runtimePath } from './runtime.js';
 
 /** A worker's events: a long run writes tens of MB. */
 const EVENTS_LIMITS = { max: 256 * 1024 * 1024, what: 'event files', why: 'a worker run writes at most some tens of MB of events' };
@@ -36,7 +36,7 @@ export function supervisorFiles(root: string, id: string): SupervisorFiles {
 
 /** Whether `path` is the ready file of a supervisor folder of this repository (a variable is checked, never trusted). */
 export function isReadyFile(root: string, path: string): boolean {
-  const base = join(root, '.sow', '.runtime', 'supervisors');
+  const base = runtimePath(root, 'supervisors');
   return path.startsWith(`${base}/`) && path.endsWith('/ready.json') && !path.slice(base.length).includes('..');
 }
 
@@ -194,41 +194,6 @@ const lexists = (path: string): boolean => {
   }
 };
 
-/**
- * Sends `signal` to a worker's owner: to its whole process group when it leads one (a detached
- * supervisor, and with it the agent CLI and whatever that started), else to the process alone (a
- * waiting `sow agent spawn`, which passes it on to its worker). Whether anything was there.
- */
-export function signalOwner(pid: number, signal: NodeJS.Signals, opts: { leaderFirst?: boolean } = {}): 'group' | 'process' | 'gone' {
-  try {
-    // The leader alone first (it tells its agent to stop: ACP's session/cancel); the group is
-    // still what a KILL after the grace period reaches. A leader that is no group's gets it alone.
-    if (opts.leaderFirst && groupAlive(pid)) {
-      process.kill(pid, signal);
-      return 'group';
-    }
-    process.kill(-pid, signal);
-    return 'group';
-  } catch {
-    try {
-      process.kill(pid, signal);
-      return 'process';
-    } catch {
-      return 'gone';
-    }
-  }
-}
-
-/** Whether any process of the group `pgid` is still there (signal 0 to the group). */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The newest run file of a task's (or agent's) outputs folder: the events of its latest spawn or resume. */
 export function latestEventsFile(root: string, owner: string): string | undefined {
   const dir = runtimeFolder(root, join('agent-outputs', owner));
@@ -241,12 +206,13 @@ export function latestEventsFile(root: string, owner: string): string | undefine
 
 /**
  * The events of a run, and when the file last changed — only a file where sow writes events
- * (`.sow/.runtime/agent-outputs/`), read confined as every path sow reads: no link, nothing out of the repository.
+ * (the runtime folder's `agent-outputs/`), read confined as every path sow reads: no link, nothing out of that folder.
  */
 export function readEvents(root: string, file: string): { lines: string[]; changed: number } | undefined {
-  const base = join(root, '.sow', '.runtime', 'agent-outputs');
+  const base = runtimePath(root, 'agent-outputs');
   if (!file.startsWith(`${base}/`) || !file.endsWith('.jsonl')) return undefined;
-  const text = readFileIfExists(root, relative(root, file), EVENTS_LIMITS);
+  const area = { base: runtimeBase(root), name: "sow's runtime folder" };
+  const text = readConfined(area, relative(area.base, file), EVENTS_LIMITS);
   if (text === undefined) return undefined;
   let changed = 0;
   try {

@@ -11,6 +11,7 @@ let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'sow-index-'));
   mkdirSync(join(root, DIR, '010'), { recursive: true });
+  mkdirSync(join(root, '.git'));
 });
 afterEach(() => {
   forgetTaskIndex();
@@ -42,7 +43,7 @@ describe('the task index kept in memory by a long-lived process', () => {
     writeFileSync(join(root, DIR, '010', 'state.yaml'), 'first\n');
     expect(await list(LATER())).toEqual({ names: ['first'], read: ['010'] });
     // The file on disk is gone: the entry kept in memory answers, checked against the task file's stat.
-    rmSync(join(root, '.sow/.runtime/tasks.json'));
+    rmSync(join(root, '.git/sow/tasks.json'));
     expect(await list(LATER())).toEqual({ names: ['first'], read: [] });
     writeFileSync(join(root, DIR, '010', 'state.yaml'), 'second, longer\n');
     expect(await list(LATER())).toEqual({ names: ['second, longer'], read: ['010'] });
@@ -52,7 +53,7 @@ describe('the task index kept in memory by a long-lived process', () => {
     writeFileSync(join(root, DIR, '010', 'state.yaml'), 'first\n');
     expect((await list(LATER())).read).toEqual(['010']);
     expect((await list(LATER())).read).toEqual([]);
-    rmSync(join(root, '.sow/.runtime/tasks.json'));
+    rmSync(join(root, '.git/sow/tasks.json'));
     expect((await list(LATER())).read).toEqual(['010']);
   });
 
@@ -94,7 +95,7 @@ describe('folder listings kept by a long-lived process', () => {
 
 // Moved from test/e2e/one-truth.test.ts (which slept until the files settled): here `now` is moved on.
 describe('the index is only a shortcut, never believed over the task file', () => {
-  const INDEX = '.sow/.runtime/tasks.json';
+  const INDEX = '.git/sow/tasks.json';
   const file = () => join(root, DIR, '010', 'state.yaml');
   const readIndex = () => JSON.parse(readFileSync(join(root, INDEX), 'utf8')) as { entries: unknown[][] };
   const writeIndex = (data: unknown) => writeFileSync(join(root, INDEX), typeof data === 'string' ? data : JSON.stringify(data));

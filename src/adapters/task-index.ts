@@ -1,5 +1,5 @@
 /**
- * The task index, `.sow/.runtime/tasks.json`: what lists need of each task (its summary), kept
+ * The task index, `tasks.json` of the runtime folder: what lists need of each task (its summary), kept
  * beside the stat of the task file it was read from. It is never believed over the task file:
  * every use stats the file, and a summary is taken only when inode, size, mtime and ctime all
  * still match; anything else is read and validated again. Like git's index, an entry is written

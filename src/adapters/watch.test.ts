@@ -1,26 +1,18 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isShownChange, watchSow } from './watch.js';
+import { isShownChange, isShownRuntimeChange, watchSow } from './watch.js';
 
-describe('isShownChange', () => {
+describe('isShownChange, isShownRuntimeChange', () => {
   it('state, documents and a worker’s events are news; what sow writes to read is not', () => {
     for (const p of ['project/state.yaml', 'project/phases/implementation/tasks/010/state.yaml', 'project/phases/implementation/tasks/010/log.md', 'knowledge/x.md', 'config.yaml'])
       expect([p, isShownChange(p)]).toEqual([p, true]);
-    for (const p of ['.runtime/agent-outputs/010/2026-11-27T00-00-00-000Z-spawn.events.jsonl', '.runtime/supervisors/2026-11-27-ab/ready.json', '.runtime/supervisors/2026-11-27-ab/result.json'])
-      expect([p, isShownChange(p)]).toEqual([p, true]);
-    for (const p of [
-      '.runtime/lock',
-      '.runtime/tasks.json',
-      '.runtime/journal.json',
-      '.runtime/tmp/x',
-      '.runtime',
-      '.runtime/agent-outputs/010/2026-spawn.jsonl',
-      'project/state.yaml.4242.tmp',
-      'project/.state.yaml.tmp-1',
-    ])
-      expect([p, isShownChange(p)]).toEqual([p, false]);
+    for (const p of ['project/state.yaml.4242.tmp', 'project/.state.yaml.tmp-1']) expect([p, isShownChange(p)]).toEqual([p, false]);
+    // The runtime folder (in git's folder): only a worker's events and its supervisor's record.
+    for (const p of ['agent-outputs/010/2026-11-27T00-00-00-000Z-spawn.events.jsonl', 'supervisors/2026-11-27-ab/ready.json', 'supervisors/2026-11-27-ab/result.json'])
+      expect([p, isShownRuntimeChange(p)]).toEqual([p, true]);
+    for (const p of ['lock', 'tasks.json', 'journal.json', 'tmp/x', 'agent-outputs/010/2026-spawn.jsonl', 'backup/1/.version']) expect([p, isShownRuntimeChange(p)]).toEqual([p, false]);
   });
 });
 
@@ -36,8 +28,9 @@ describe('watchSow', () => {
     it(`${poll ? 'by polling' : 'by watching'}: a burst of changes is told once, and told again for the next`, async () => {
       dir = mkdtempSync(join(tmpdir(), 'sow-watch-'));
       mkdirSync(join(dir, '.sow', 'project'), { recursive: true });
+      mkdirSync(join(dir, '.git', 'sow', 'tmp'), { recursive: true });
       let told = 0;
-      const feed = watchSow(dir, () => told++, { settleMs: 30, pollMs: 50, poll });
+      const feed = watchSow(dir, () => told++, { settleMs: 30, pollMs: 50, poll, runtime: join(dir, '.git', 'sow') });
       try {
         writeFileSync(join(dir, '.sow', 'project', 'state.yaml'), 'a: 1\n');
         writeFileSync(join(dir, '.sow', 'project', 'other.md'), 'x\n');
@@ -46,8 +39,8 @@ describe('watchSow', () => {
         // not only the first (a watch of the file itself would stay on the replaced one).
         for (let round = 0; round < 3; round++) {
           const after = told;
-          mkdirSync(join(dir, '.sow', '.runtime', 'tmp'), { recursive: true });
-          const tmp = join(dir, '.sow', '.runtime', 'tmp', `w-${round}`);
+          mkdirSync(join(dir, '.git', 'sow', 'tmp'), { recursive: true });
+          const tmp = join(dir, '.git', 'sow', 'tmp', `w-${round}`);
           writeFileSync(tmp, `a: ${round}${'0'.repeat(round + 1)}\n`);
           renameSync(tmp, join(dir, '.sow', 'project', 'state.yaml'));
           expect(await until(() => told > after), `round ${round}`).toBe(true);
@@ -60,6 +53,12 @@ describe('watchSow', () => {
         const before = told;
         writeFileSync(join(dir, '.sow', 'project', 'tasks', '030', 'state.yaml'), 'id: "030"\n');
         expect(await until(() => told > before)).toBe(true);
+        // A worker's events, in the runtime folder: news too, in a folder that came later.
+        const events = told;
+        mkdirSync(join(dir, '.git', 'sow', 'agent-outputs', '030'), { recursive: true });
+        // (A file written in the instant its new folder gets its watch may be missed; a worker appends, so the next line is seen.)
+        const file = join(dir, '.git', 'sow', 'agent-outputs', '030', 'x-spawn.events.jsonl');
+        expect(await until(() => (appendFileSync(file, '{}\n'), told > events))).toBe(true);
       } finally {
         feed.close();
       }

@@ -16,22 +16,28 @@ export interface Feed {
 /** Whether a path under `.sow/` (relative, with `/`) is something a view shows. */
 export function isShownChange(rel: string): boolean {
   const path = rel.split(sep).join('/');
-  if (!path.startsWith('.runtime/') && path !== '.runtime') return !/(^|\/)[^/]*\.tmp[^/]*$|\.lock$/.test(path);
-  // Runtime data: only a worker's events and its supervisor's record are news.
-  return /^\.runtime\/agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(path) || /^\.runtime\/supervisors\/[^/]+\/(ready|result)\.json$/.test(path);
+  return !/(^|\/)[^/]*\.tmp[^/]*$|\.lock$/.test(path);
 }
 
-/** Folders under `.sow/` a view never shows: other checkouts (each has its own `.sow/`), shared references, scratch space. */
-const UNWATCHED = /^(worktrees|refs|\.runtime\/tmp)(\/|$)/;
+/** Whether a path of the runtime folder (relative, with `/`) is news: only a worker's events and its supervisor's record. */
+export function isShownRuntimeChange(rel: string): boolean {
+  const path = rel.split(sep).join('/');
+  return /^agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(path) || /^supervisors\/[^/]+\/(ready|result)\.json$/.test(path);
+}
 
 /**
- * Calls `onChange` after each burst of changes under `<root>/.sow/`, until `close()`. Each folder
- * is watched on its own (inotify on Linux): a state file is replaced by a rename, and a watch of
- * the file itself would go on watching the replaced one (Node 20's recursive watching on Linux
- * does just that, and misses every write after the first).
+ * Folders under `.sow/` a view never shows: other checkouts (each has its own `.sow/`), shared
+ * references, scratch space, and the runtime folders an older sow kept there.
  */
-export function watchSow(root: string, onChange: () => void, opts: { settleMs?: number; pollMs?: number; poll?: boolean } = {}): Feed {
-  const dir = join(root, '.sow');
+const UNWATCHED = /^(worktrees|refs|\.tmp|\.runtime|\.backup)(\/|$)/;
+/** In the runtime folder, only the workers' folders are watched. */
+const RUNTIME_UNWATCHED = /^(?!agent-outputs(\/|$)|supervisors(\/|$))[^/]+/;
+
+/**
+ * Calls `onChange` after each burst of changes under `<root>/.sow/` and the workers' folders of
+ * its runtime folder (`runtime`, in git's folder), until `close()`.
+ */
+export function watchSow(root: string, onChange: () => void, opts: { settleMs?: number; pollMs?: number; poll?: boolean; runtime?: string } = {}): Feed {
   const settle = opts.settleMs ?? 100;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -42,10 +48,29 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
       if (!closed) onChange();
     }, settle);
   };
+  const trees = [watchTree(join(root, '.sow'), isShownChange, UNWATCHED, changed, opts)];
+  if (opts.runtime !== undefined) trees.push(watchTree(opts.runtime, isShownRuntimeChange, RUNTIME_UNWATCHED, changed, opts));
+  return {
+    close() {
+      closed = true;
+      for (const t of trees) t.close();
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Calls `changed` on each change of a shown file under `dir`. Each folder is watched on its own
+ * (inotify on Linux): a state file is replaced by a rename, and a watch of the file itself would go
+ * on watching the replaced one (Node 20's recursive watching on Linux does just that, and misses
+ * every write after the first).
+ */
+function watchTree(dir: string, shown: (rel: string) => boolean, unwatched: RegExp, changed: () => void, opts: { pollMs?: number; poll?: boolean }): Feed {
+  let closed = false;
   const watchers = new Map<string, FSWatcher>();
-  /** Watches the folder `rel` of `.sow/` and every folder in it; false when the platform cannot. */
+  /** Watches the folder `rel` of `dir` and every folder in it; false when the platform cannot. */
   const add = (rel: string): boolean => {
-    if (closed || watchers.has(rel) || UNWATCHED.test(rel)) return true;
+    if (closed || watchers.has(rel) || unwatched.test(rel)) return true;
     const abs = rel ? join(dir, rel) : dir;
     let w: FSWatcher;
     try {
@@ -58,7 +83,7 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
         } catch {
           // gone again, or never a folder
         }
-        if (isShownChange(path)) changed();
+        if (shown(path)) changed();
       });
     } catch {
       return false;
@@ -83,14 +108,13 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
         closed = true;
         for (const w of watchers.values()) w.close();
         watchers.clear();
-        if (timer) clearTimeout(timer);
       },
     };
   }
   // No watching here: compare the stats of what a view shows, now and then.
-  let last = signature(dir);
+  let last = signature(dir, shown, unwatched);
   const poll = setInterval(() => {
-    const now = signature(dir);
+    const now = signature(dir, shown, unwatched);
     if (now !== last) {
       last = now;
       changed();
@@ -100,13 +124,12 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
     close() {
       closed = true;
       clearInterval(poll);
-      if (timer) clearTimeout(timer);
     },
   };
 }
 
 /** The size and mtime of every shown file under `dir`, as one string. */
-function signature(dir: string): string {
+function signature(dir: string, shown: (rel: string) => boolean, unwatched: RegExp): string {
   const parts: string[] = [];
   const walk = (abs: string, rel: string, depth: number) => {
     if (depth > 8) return;
@@ -119,8 +142,8 @@ function signature(dir: string): string {
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
-        if (!UNWATCHED.test(r)) walk(join(abs, e.name), r, depth + 1);
-      } else if (e.isFile() && isShownChange(r)) {
+        if (!unwatched.test(r)) walk(join(abs, e.name), r, depth + 1);
+      } else if (e.isFile() && shown(r)) {
         try {
           const st = statSync(join(abs, e.name));
           parts.push(`${r}:${st.size}:${st.mtimeMs}`);

@@ -5,9 +5,10 @@
  * reaches git comes from a state file, so each is checked here and handed over as a value
  * (`val`, full refs, after `--`).
  */
-import { sep } from 'node:path';
+import { relative, sep } from 'node:path';
+import { SowError } from '../domain/errors.js';
 import { git, gitRun, isValidBranchName, opt, val } from './git.js';
-import { branchExists } from './repo.js';
+import { branchExists, linkedCheckoutProblem } from './repo.js';
 
 /** Where the workers' checkouts go, under the main checkout: no branch name has a part that starts with '.', so `sow worktree add <branch>` can never land here. */
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
@@ -36,6 +37,25 @@ export function isUsableBranch(root: string, branch: string): boolean {
 
 export { branchExists };
 
+/**
+ * Refuses (exit 4) a linked checkout of the repository at `root` whose `.git` is not what git
+ * wrote for it (repo.ts linkedCheckoutProblem): called before sow runs git in one. Whatever may
+ * edit that checkout's files could have pointed its `.git` at a git dir it made, and git obeys
+ * that git dir's configuration (a command in `core.fsmonitor`, hooks).
+ */
+export function requireGenuineCheckout(root: string, path: string): void {
+  const problem = linkedCheckoutProblem(root, path);
+  if (problem === undefined) return;
+  const shown = relative(root, path).split(sep).join('/') || '.';
+  throw new SowError(
+    'CHECKOUT_GIT_INVALID',
+    'state',
+    `${shown}/.git ${problem}; sow runs no git there, as git would obey the configuration of the git dir it names (a command in core.fsmonitor, a hook)`,
+    `look at it ('cat ${shown}/.git'); if you did not change it, something in that checkout did: have git write it again ('git worktree repair ${shown}'), then retry`,
+    { path: `${shown}/.git`, problem },
+  );
+}
+
 /** The files of a checkout with changes git has not committed outside `.sow/` (untracked ones included). */
 export const changesOutsideSow = (path: string): string[] => uncommittedPaths(path, 'outside');
 
@@ -56,6 +76,14 @@ export function filesMergeTouches(root: string, branch: string): string[] {
   const ref = `refs/heads/${branch}`;
   const base = git(root, ['merge-base', 'HEAD', val(ref, "the worker's branch")]);
   return git(root, ['diff', '--name-only', '-z', val(base, 'the merge base'), val(ref, "the worker's branch")])
+    .split('\0')
+    .filter(Boolean);
+}
+
+/** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge of `branch` combines with its code. */
+export function filesChangedBeside(root: string, branch: string): string[] {
+  const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
+  return git(root, ['diff', '--name-only', '--no-renames', '-z', val(base, 'the merge base'), 'HEAD', '--', '.', ':(exclude).sow'])
     .split('\0')
     .filter(Boolean);
 }

@@ -5,12 +5,14 @@
  * call sow's tools natively, keeps the raw messages and sow's own events, and says what it
  * refused as a CLI's refusals are said.
  */
+import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
-import { namesWithin, repoArea } from '../adapters/confine.js';
+import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import type { PermissionProfile } from '../domain/schemas.js';
+import type { PermissionPolicy } from '../domain/acp-permissions.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
 
 export interface AcpWorkerRun {
@@ -18,8 +20,9 @@ export interface AcpWorkerRun {
   args: string[];
   title: string;
   files: RunFiles;
-  /** The repository: paths the agent names are judged against it. */
+  /** The repository (a worker's own checkout, when it has one): paths the agent names are judged against it. */
   root: string;
+  /** Where the agent works; a relative path it names is relative to it. */
   cwd: string;
   env: Record<string, string | undefined>;
   /** What sow adds for the worker (its id, task, the sow to run); the MCP server gets it too. */
@@ -50,6 +53,28 @@ export function sowMcpServer(workerEnv: Record<string, string>): { name: string;
   return sow ? { name: 'sow', command: process.execPath, args: [sow, 'mcp'] } : undefined;
 }
 
+/**
+ * How a worker's permissions are decided: paths land where the system would take them (links
+ * followed) in the repository `root` — `.git/` included, so that changing it is refused as
+ * protected rather than as outside — relative ones from `cwd`.
+ */
+export function workerPolicy(profile: PermissionProfile, checks: readonly string[], root: string, cwd: string): PermissionPolicy {
+  const base = repoArea(root).base;
+  const area = { base, name: 'the repository' };
+  return {
+    profile,
+    checks,
+    // Every agent CLI's own settings files, whichever CLI this worker runs: one that wrote
+    // .claude/settings.local.json would widen its next resume, .gemini/settings.json the next Gemini worker.
+    protected: agentSettingsFiles(),
+    locate: (path) => {
+      const places = wherePathLands(cwd, path);
+      if (!places?.every((real) => withinArea(area, real))) return undefined;
+      return places.map((real) => relative(base, real).split(sep).join('/'));
+    },
+  };
+}
+
 export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'tokens'> {
   denials: Denial[];
   /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
@@ -73,11 +98,6 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;
-  // The repository but its .git/: where a safe worker may read and change files.
-  const area = repoArea(run.root);
-  // Every agent CLI's own settings files: a safe worker edits none of them (one that wrote
-  // .claude/settings.local.json would widen its next resume; .gemini/settings.json the next Gemini worker).
-  const policy = { profile: run.permissions, checks: run.checks, inside: (p: string) => namesWithin(area, run.cwd, p), protected: agentSettingsFiles() };
   const outcome = await runAcp({
     binary: run.binaryPath,
     args: run.args,
@@ -89,7 +109,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     onNote: (text) => run.say(`warning: ${text}`),
     // sow's own tools, as the worker itself: the same environment a command it runs would have.
     mcpServers: run.mcpServers ?? [],
-    policy,
+    policy: workerPolicy(run.permissions, run.checks, run.root, run.cwd),
     ...(run.modes ? { modes: run.modes } : {}),
     ...(run.sessionMeta ? { sessionMeta: run.sessionMeta } : {}),
     clientVersion: run.version,

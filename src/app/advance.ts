@@ -67,7 +67,7 @@ export async function advanceProject(where: Where, event: string | undefined, dr
       const input = { project: result.project, tasks: await uow.taskStates(), config: (await readRepoConfig(uow.root)).config, documents: projectDocuments(uow.root) };
       await archiveInto(uow.root, uow.tx, type.archive(input, uow.now));
     }
-    if (removed) uow.tx.removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS);
+    if (removed) uow.tx.removeTree(PROJECT_DIR).removeRuntimeTree(AGENT_OUTPUTS);
     else uow.setProject(result.project);
     const notes = removed ? [] : [...(type.advanceNotes?.(result.event, result.project) ?? [])];
     return { from: result.from, to: result.to, event: result.event, dryRun: false, projectRemoved: removed, ...(notes.length ? { notes } : {}) };

@@ -22,7 +22,7 @@ import { CASES, configFor, expectResumeCall, expectSpawnCall, type ArgvContext }
 const world = worlds({ executing: (w) => toExecuting(w) });
 
 /** Where a worker's events and prompt files go: sow's runtime folder, never state. */
-const OUTPUTS = '.sow/.runtime/agent-outputs';
+const OUTPUTS = '.git/sow/agent-outputs';
 
 interface Setup {
   w: World;

@@ -23,7 +23,7 @@ import { CLIS, CODEX_REASON, DENIALS, expectPermissionFiles, GEMINI_POLICY, open
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
-const OUTPUTS = '.sow/.runtime/agent-outputs';
+const OUTPUTS = '.git/sow/agent-outputs';
 
 const world = worlds({
   executing: async (w) => {

@@ -148,7 +148,7 @@ describe('agent spawn on a task', () => {
     expect(t.session_id).toBe(s.f.calls()[0]!.session);
     expect(t.status).toBe('in_progress');
     expect(t.owner).toBeUndefined();
-    expect(e.hint).toContain(`its events are in ${join(s.w.dir, '.sow/.runtime/agent-outputs/010')}/`);
+    expect(e.hint).toContain(`its events are in ${join(s.w.dir, '.git/sow/agent-outputs/010')}/`);
   });
 });
 

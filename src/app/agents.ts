@@ -21,6 +21,8 @@ import { refuseWideningSettings } from './agent-settings.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../adapters/executors/shared.js';
 import { isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
+import { removeOwnerRecord, writeOwnerRecord } from '../adapters/signals.js';
+import type { OwnerRecord } from '../domain/signal-proof.js';
 import { budgetReached, costOf } from '../domain/usage.js';
 import { currentBranch } from '../adapters/repo.js';
 import { findOnPath, runProcess } from '../adapters/process-runner.js';
@@ -735,6 +737,7 @@ export async function spawnAgent(
   let checkoutRel: string | undefined;
   // The task's claim on the claims remote, once its push landed (claims.remote in .sow/config.yaml).
   let pushed: { remote: string; ref: string; sha: string } | undefined;
+  let ownerRecord: OwnerRecord | undefined;
   const recorded = update(inRoot, async (uow) => {
     const project = await uow.project();
     const { id, counts } = nextAgentId(project, agent.name);
@@ -806,6 +809,8 @@ export async function spawnAgent(
         ...(task.status === 'pending' ? { status: 'in_progress' as const, started_at: task.started_at ?? now } : {}),
       };
       if (!sessionId) delete started.session_id;
+      // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
+      ownerRecord = writeOwnerRecord(uow.root, { task: started.id, agent_id: id });
       uow.setTask(started);
       return { agentId: id, assignment: taskAssignment(started) };
     }
@@ -824,6 +829,7 @@ export async function spawnAgent(
     };
   });
   const { agentId, assignment } = await recorded.catch(async (err: unknown) => {
+    if (ownerRecord) removeOwnerRecord(root, ownerRecord);
     // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
     if (pushed) await giveBack(root, pushed);
     throw err;
@@ -881,6 +887,7 @@ export async function spawnAgent(
     // counted. (If this fails, the owner is stale as soon as this process exits.)
     const session = sessionId ?? run?.reportedSession;
     await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage), failure).catch(() => undefined);
+    if (ownerRecord) removeOwnerRecord(root, ownerRecord);
   }
   const result = await finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
   return checkoutRel ? { ...result, worktree: checkoutRel } : result;
@@ -976,6 +983,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   widening([root]);
   const now = ctx.now();
   let pushed: { remote: string; ref: string; sha: string } | undefined;
+  let ownerRecord: OwnerRecord | undefined;
   await update(inRoot, async (uow) => {
     if (target.kind === 'task') {
       let task = await uow.task(target.id);
@@ -996,6 +1004,8 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
       if (task.owner && task.owner.by !== session.agent_id) task = retireOwner(task, { keepSession: true });
       // A resume after needs_review is a correction round: count it.
       const iteration = task.status === 'needs_review' ? task.iteration + 1 : task.iteration;
+      // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
+      ownerRecord = writeOwnerRecord(uow.root, { task: task.id, agent_id: session.agent_id });
       uow.setTask({
         ...task,
         iteration,
@@ -1009,6 +1019,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
       uow.setProject({ ...p, sessions: { ...p.sessions, [target.agent]: { ...s, resumed_at: now, resumes: (s.resumes ?? 0) + 1 } } });
     }
   }).catch(async (err: unknown) => {
+    if (ownerRecord) removeOwnerRecord(root, ownerRecord);
     // The claim landed on the remote but the resume was not recorded here: give it back.
     if (pushed) await giveBack(root, pushed);
     throw err;
@@ -1062,6 +1073,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   } finally {
     renewing?.();
     await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage), failure).catch(() => undefined);
+    if (ownerRecord) removeOwnerRecord(root, ownerRecord);
   }
   if (gone !== undefined && running.kind === 'task') {
     opts.say(`${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`);

@@ -6,24 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
-import {
-  groupAlive,
-  latestEventsFile,
-  latestRun,
-  markWaited,
-  pruneSupervisedRuns,
-  readEvents,
-  readEnvelope,
-  readReady,
-  signalOwner,
-  startDetached,
-  supervisedRuns,
-  supervisorFiles,
-} from '../adapters/supervisor.js';
+import { latestEventsFile, latestRun, markWaited, pruneSupervisedRuns, readEvents, readEnvelope, readReady, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
 import { activityOf, activityOfEvents, resumePreconditions, settleStopped, spawnPreconditions, type WorkerEvent } from './agents.js';
 import { checkoutsWithProject } from './worktree.js';
 import { contextOf, type Where } from './context.js';
 import { liveOwner, workerNow } from './ownership.js';
+import { groupAlive, proveOwnerNow, signalOwner } from '../adapters/signals.js';
+import { NotSowsProcessError } from '../domain/signal-proof.js';
 import { unattendedText } from '../domain/ownership.js';
 import { Reader } from './workspace.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
@@ -218,7 +207,9 @@ const GRACE_MS = 10_000;
 /**
  * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after
  * a grace period), then sets the task `paused` with a note in its log, lets it go, and counts what
- * the run used as far as its events say. A claim is no process of sow's: it is refused.
+ * the run used as far as its events say. A claim is no process of sow's: it is refused. So is an
+ * owner sow cannot prove it started here (another host, another pid namespace, no record of
+ * this checkout's, a pid reused): the state names it, and a state file may come from anyone.
  */
 export async function stopWorker(where: Where, taskId: string, opts: { graceMs?: number } = {}): Promise<StopResult> {
   const ctx = contextOf(where);
@@ -235,8 +226,10 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
     throw new SowError('NO_WORKER', 'failed', `no worker runs on task ${task.id}`, `'sow agent wait' lists the workers that stopped; 'sow task list' shows who works on what`);
   }
   const pid = owner.pid;
+  const proof = proveOwnerNow(root, task.id, owner);
+  if (!proof.ok && !proof.gone) throw new NotSowsProcessError(task.id, owner, proof.why, proof.here);
   // Over ACP, sow's process asks the agent to stop (session/cancel) before it ends it: TERM reaches it alone first.
-  const how = signalOwner(pid, 'SIGTERM', { leaderFirst: task.session?.transport === 'acp' });
+  const how = proof.ok ? signalOwner(proof, 'SIGTERM', { leaderFirst: task.session?.transport === 'acp' }) : 'gone';
   const grace = opts.graceMs ?? GRACE_MS;
   const gone = async (ms: number) => {
     const end = performance.now() + ms;
@@ -249,8 +242,8 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
     }
   };
   let killed = false;
-  if (!(await gone(grace))) {
-    signalOwner(pid, 'SIGKILL');
+  if (proof.ok && !(await gone(grace))) {
+    signalOwner(proof, 'SIGKILL');
     killed = true;
     await gone(grace);
   }

@@ -72,7 +72,7 @@ describe('the flags doctor looks for', () => {
 const GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 const FAKE_AGENT = fileURLToPath(new URL('../../test/fakes/fake-agent.mjs', import.meta.url));
 const FAKE_GH = fileURLToPath(new URL('../../test/fakes/fake-gh.mjs', import.meta.url));
-const LOCK = '.sow/.runtime/lock';
+const LOCK = '.git/sow/lock';
 
 /** A pid no process has any more. */
 function deadPid(): number {
@@ -135,6 +135,7 @@ describe('doctor', () => {
       'merge-conflicts',
       'lock',
       'journal',
+      'legacy-runtime',
       'project',
       'branch',
       'tasks',
@@ -330,7 +331,7 @@ describe('doctor', () => {
     const plain = await doctor(m.ctx(), { fix: false });
     expect(find(plain, 'merge-conflicts')).toMatchObject({ status: 'fail', message: `a merge stopped at 1 file(s) under .sow/: ${file}: git's text merge left conflict markers in it` });
     w.write(
-      `.sow/.runtime/merge-conflicts/${createHash('sha256').update(file).digest('hex').slice(0, 32)}.json`,
+      `.git/sow/merge-conflicts/${createHash('sha256').update(file).digest('hex').slice(0, 32)}.json`,
       JSON.stringify({ path: file, at: 'x', fields: [{ field: 'name', ours: 'First task 2', theirs: 'First task 3' }] }),
     );
     const recorded = await doctor(m.ctx(), { fix: true });
@@ -345,10 +346,13 @@ describe('doctor', () => {
 
   it('runtime files git tracks: FAIL with the git rm that untracks them (not fixed: it changes the index)', async () => {
     const w = await world('executing');
+    // An older sow kept its backups in .sow/.backup/: one committed by mistake is still named.
     w.write('.sow/.backup/1/.version', '1\n');
     w.git(['add', '--force', '.sow/.backup/1/.version']);
     const r = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
     expect(find(r, 'gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('.sow/.backup/1/.version'), fix: expect.stringContaining('git rm -r --cached') });
+    // And the folder itself, which sow no longer reads.
+    expect(find(r, 'legacy-runtime')).toMatchObject({ status: 'warn', message: expect.stringContaining('.sow/.backup is in the work tree'), fix: "look, then remove: 'rm -r .sow/.backup'" });
     expect(find(r, 'gitignore').fixed).toBeUndefined();
   });
 
@@ -384,16 +388,16 @@ describe('doctor', () => {
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual(['journal']);
-    expect(find(r, 'journal').message).toContain('a write was cut short after its commit point (.sow/.runtime/journal.json, 1 step(s) left)');
+    expect(find(r, 'journal').message).toContain('a write was cut short after its commit point (.git/sow/journal.json, 1 step(s) left)');
     expect(w.read(PROJECT), 'doctor without --fix does not replay it').toBe(project);
-    expect(w.exists('.sow/.runtime/journal.json')).toBe(true);
+    expect(w.exists('.git/sow/journal.json')).toBe(true);
     expect(w.snapshot()).toEqual(before);
 
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(failing(fixed)).toEqual([]);
     expect(find(fixed, 'journal')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: finished the interrupted write (1 step(s))' });
     expect(w.read(PROJECT)).toBe(finished);
-    expect(w.exists('.sow/.runtime/journal.json')).toBe(false);
+    expect(w.exists('.git/sow/journal.json')).toBe(false);
     before.set(PROJECT, finished);
     expect(w.snapshot()).toEqual(before);
 
@@ -403,7 +407,7 @@ describe('doctor', () => {
     expect(find(refusedJournal, 'journal')).toMatchObject({
       status: 'fail',
       message: expect.stringContaining('names a target sow does not write through a journal'),
-      fix: expect.stringContaining('rm .sow/.runtime/journal.json'),
+      fix: expect.stringContaining('rm .git/sow/journal.json'),
     });
     expect(find(refusedJournal, 'journal').fixed).toBeUndefined();
     expect(w.read(PROJECT)).toBe(finished);

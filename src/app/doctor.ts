@@ -20,6 +20,7 @@ import { upgradeHint } from '../adapters/installation.js';
 import { inspectLock, removeStaleLock } from '../adapters/lock.js';
 import { firstLine, probe } from '../adapters/probe.js';
 import { findRepoRoot } from '../adapters/repo.js';
+import { legacyRuntimeFolders, shownRuntime } from '../adapters/runtime.js';
 import { hasJournal, inspectJournal, Transaction } from '../adapters/transaction.js';
 import { readUserConfig, userConfigPath } from '../adapters/user-config.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
@@ -308,6 +309,21 @@ function lockCheck(root: string): Finding {
   };
 }
 
+/**
+ * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or
+ * brought by the repository. sow reads nothing there; what was worth keeping moved to git's folder.
+ */
+function legacyRuntimeCheck(root: string): Finding {
+  const found = legacyRuntimeFolders(root);
+  if (!found.length) return ok('legacy-runtime', `sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
+  return {
+    id: 'legacy-runtime',
+    status: 'warn',
+    message: `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or brought by the repository; sow no longer reads ${found.length > 1 ? 'them' : 'it'} (its runtime files are in ${shownRuntime(root)})`,
+    fix: `look, then remove: 'rm -r ${found.join(' ')}'`,
+  };
+}
+
 async function journalCheck(ctx: Context): Promise<Finding> {
   const root = ctx.root!;
   if (!hasJournal(root)) return ok('journal', 'no unfinished write');
@@ -316,7 +332,7 @@ async function journalCheck(ctx: Context): Promise<Finding> {
     return {
       id: 'journal',
       status: 'fail',
-      message: `a write was cut short after its commit point (.sow/.runtime/journal.json, ${steps} step(s) left)`,
+      message: `a write was cut short after its commit point (${shownRuntime(root, 'journal.json')}, ${steps} step(s) left)`,
       fix: `${FIX} finishes it (so does the next sow command)`,
       ...(ctx.layoutOk
         ? {
@@ -411,7 +427,7 @@ export function helpChecks(executor: ExecutorModule, config: ExecutorConfig, roo
     config: plain,
     cwd: root,
     prompt: '',
-    promptFile: join(root, AGENT_OUTPUTS, 'doctor', 'prompt.md'),
+    promptFile: join(root, '.git', 'sow', AGENT_OUTPUTS, 'doctor', 'prompt.md'),
     sessionId: 'doctor',
     runningAsRoot: false,
     permissions: permissionProfile(plain),
@@ -581,6 +597,7 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
       await guarded('merge-conflicts', () => mergeConflictsCheck(root)),
       await guarded('lock', () => lockCheck(root)),
       await guarded('journal', () => journalCheck(ctx)),
+      await guarded('legacy-runtime', () => legacyRuntimeCheck(root)),
     );
   }
   if (ctx.layoutOk) {

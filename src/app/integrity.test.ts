@@ -57,7 +57,7 @@ async function refusedBy(w: World, uses: Use[], file: string, field: string | un
     }
     messages.push(e.message);
   }
-  expect(w.exists('.sow/.runtime/lock'), 'lock released').toBe(false);
+  expect(w.exists('.git/sow/lock'), 'lock released').toBe(false);
   return messages;
 }
 
@@ -328,8 +328,8 @@ describe('YAML syntax errors', () => {
 describe('initialised means initialised', () => {
   it('a .sow/ holding only runtime files is not a workspace: every use case says to run sow init, and initialises nothing; project new initialises by itself', async () => {
     const w = await world('bare');
-    w.write('.sow/.runtime/.gitignore', '*\n');
-    w.write('.sow/.runtime/tmp/leftover.tmp', 'x');
+    w.write('.git/sow/.gitignore', '*\n');
+    w.write('.git/sow/tmp/leftover.tmp', 'x');
     const uses: Use[] = [
       ['task list', () => listTasks(w.ctx())],
       ['task add', () => addTask(w.ctx(), { name: 'X' })],

@@ -96,6 +96,6 @@ describe('sow merge-driver', () => {
     } finally {
       rmSync(outside, { force: true });
     }
-    expect(existsSync(join(w.dir, '.sow/.runtime/merge-conflicts'))).toBe(false);
+    expect(existsSync(join(w.dir, '.git/sow/merge-conflicts'))).toBe(false);
   });
 });

@@ -7,7 +7,7 @@
  * The files come from another branch and may be hostile: each is read as a regular file (never
  * through a link) inside the folder git runs the merge in, with the size limits of state files,
  * and parsed by the same guarded reader as every state file. Nothing in them is run. The only
- * files written are %A and the record of a conflict under `.sow/.runtime/merge-conflicts/`.
+ * files written are %A and the record of a conflict in the runtime folder's `merge-conflicts/`.
  * What the driver does not understand (another file, one too large, one that does not parse)
  * goes to git's own text merge (`git merge-file`), so nothing is lost.
  */
@@ -39,7 +39,7 @@ export interface MergeDriverResult {
   how: 'by-meaning' | 'text';
 }
 
-/** Where conflicts are recorded for `sow doctor`, under `.sow/.runtime/` (never committed). */
+/** Where conflicts are recorded for `sow doctor`, in the runtime folder (git's own folder: never committed). */
 export const CONFLICTS_FOLDER = 'merge-conflicts';
 
 export interface ConflictRecord {

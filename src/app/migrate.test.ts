@@ -114,8 +114,8 @@ describe('migrate', () => {
     const dry = await migrate(w.ctx(), true);
     const r = await migrate(w.ctx(), false);
     expect(r.changes).toEqual(dry.changes);
-    expect(r.backup).toBe('.sow/.backup/1');
-    for (const [rel, text] of before) if (!rel.startsWith('.sow/.backup/')) expect(w.read(rel.replace(/^\.sow\//, '.sow/.backup/1/')), rel).toBe(text);
+    expect(r.backup).toBe('.git/sow/backup/1');
+    for (const [rel, text] of before) if (!rel.startsWith('.git/sow/backup/')) expect(w.read(rel.replace(/^\.sow\//, '.git/sow/backup/1/')), rel).toBe(text);
     expect(w.read('.sow/.version')).toBe('2\n');
     const history = w.yaml(PROJECT).statechart.history;
     expect(history.at(-1)).toMatchObject({ event: 'migrate', by: 'sow migrate', at: new Date(Date.parse(T0) + 60_000).toISOString() });
@@ -141,7 +141,7 @@ describe('migrate', () => {
 
 const VERSION = '.sow/.version';
 const GITIGNORE = '.sow/.gitignore';
-const BACKUP = '.sow/.backup/1';
+const BACKUP = '.git/sow/backup/1';
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const linesOf = (r: MigrationReport) => r.changes.map((c) => `${c.file}: ${c.change}`);
@@ -301,7 +301,7 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
     expect(await migrate(w.ctx(), false)).toEqual({ from: 2, to: 2, dryRun: false, changes: [] });
     expect(await migrate(w.ctx(), true)).toEqual({ from: 2, to: 2, dryRun: true, changes: [] });
     expect(w.snapshot()).toEqual(after);
-    expect(w.exists('.sow/.backup/1-2')).toBe(false);
+    expect(w.exists('.git/sow/backup/1-2')).toBe(false);
   });
 });
 

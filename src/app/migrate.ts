@@ -1,6 +1,6 @@
 /**
  * `sow migrate`: brings `.sow/` from an older layout to this sow's. It finishes any write the old
- * sow left half done, keeps a copy of `.sow/` in `.sow/.backup/<old version>/`, converts every
+ * sow left half done, keeps a copy of `.sow/` in git's folder (`.git/sow/backup/<old version>/`), converts every
  * state file, validates the result as this sow would read it, and writes it all — the new
  * `.sow/.version` last — in one transaction. `--dry-run` lists each change and writes nothing.
  */
@@ -10,12 +10,13 @@ import { migrateProjectV1, migrateTaskV1 } from '../domain/migrations.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import { projectProblem } from '../domain/project.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TaskStateSchema, type ProjectState } from '../domain/schemas.js';
-import { copyTree, freeName, moveFolder, namesIn, pathExists, removePath } from '../adapters/backup.js';
+import { backupSow, moveToRuntime, namesInSow, pathExists, removePath } from '../adapters/backup.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { branchCreatedFrom, branchExists, findWorkspaceRoot } from '../adapters/repo.js';
 import { parseStateText, readText, renderStateFile, validateState } from '../adapters/state-files.js';
 import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
+import { shownRuntime } from '../adapters/runtime.js';
 import { GITIGNORE_LINES } from './init.js';
 import { AGENT_OUTPUTS, checkJournalText, layoutVersion, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
 import { quoted } from '../domain/display.js';
@@ -48,7 +49,7 @@ const LEGACY_AGENT_OUTPUTS = `${PROJECT_DIR}/agent-outputs`;
 /** What the backup keeps: the state, not runtime files. */
 const keepInBackup = (rel: string) => {
   const first = rel.split('/')[0]!;
-  return first !== '.runtime' && first !== '.backup' && !LEGACY_RUNTIME.includes(first) && !first.startsWith('.trash-') && !rel.startsWith('project/agent-outputs');
+  return first !== '.runtime' && first !== '.backup' && first !== '.tmp' && !LEGACY_RUNTIME.includes(first) && !first.startsWith('.trash-') && !rel.startsWith('project/agent-outputs');
 };
 
 function baseBranchOf(root: string, branch: string): { name: string; source: string } | undefined {
@@ -116,18 +117,15 @@ async function planV1(root: string, at: string): Promise<Plan> {
     }
   }
 
-  for (const name of namesIn(root, '.sow')) {
+  for (const name of namesInSow(root)) {
     if (LEGACY_RUNTIME.includes(name) || name.startsWith('.trash-')) {
-      changes.push({ file: `.sow/${name}`, change: 'removed (a runtime file of sow 0.1.0; runtime files now live in .sow/.runtime/)' });
+      changes.push({ file: `.sow/${name}`, change: "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)" });
       after.push(() => removePath(root, `.sow/${name}`));
     }
   }
   if (pathExists(root, LEGACY_AGENT_OUTPUTS)) {
-    changes.push({ file: LEGACY_AGENT_OUTPUTS, change: `moved to ${AGENT_OUTPUTS} (worker events are runtime files)` });
-    after.push(() => {
-      if (!pathExists(root, AGENT_OUTPUTS)) moveFolder(root, LEGACY_AGENT_OUTPUTS, AGENT_OUTPUTS);
-      else removePath(root, LEGACY_AGENT_OUTPUTS);
-    });
+    changes.push({ file: LEGACY_AGENT_OUTPUTS, change: `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)` });
+    after.push(() => moveToRuntime(root, LEGACY_AGENT_OUTPUTS, AGENT_OUTPUTS));
   }
   // Last, so that a crash before it leaves a layout the next `sow migrate` converts again.
   tx.write(VERSION_FILE, `${LAYOUT_VERSION}\n`);
@@ -156,8 +154,7 @@ export async function migrate(where: Where, dryRun: boolean): Promise<MigrationR
     const plan = await planV1(root, ctx.now());
     changes.push(...plan.changes);
     if (dryRun) return { from, to: LAYOUT_VERSION, dryRun, changes };
-    const backup = freeName(root, '.sow/.backup', String(from));
-    copyTree(root, '.sow', backup, keepInBackup);
+    const { backup } = backupSow(root, String(from), keepInBackup);
     plan.tx.commit();
     for (const step of plan.after) step();
     return { from, to: LAYOUT_VERSION, dryRun, changes, backup };

@@ -259,7 +259,7 @@ export async function deleteProject(where: Where, confirm: (name: string) => Pro
       if (!interactive) throw new ConfirmationRequiredError(`deleting project '${name}'`, '--yes');
       if (!(await confirm(name))) throw new AbortedError('project delete');
     }
-    new Transaction(root).removeTree(PROJECT_DIR).removeTree(AGENT_OUTPUTS).commit();
+    new Transaction(root).removeTree(PROJECT_DIR).removeRuntimeTree(AGENT_OUTPUTS).commit();
     return { name };
   });
 }

@@ -14,7 +14,7 @@
 import { contextOf, type AppContext, type Where } from './context.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
-import { defaultLink, linkProblem, sourceKind, unsharedReason } from '../domain/refs.js';
+import { defaultLink, linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
 import { confine, existingRealFolder, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
 import { pathExists, readFileIfExists } from '../adapters/files.js';
@@ -100,6 +100,19 @@ export class RefSourceNotSharedError extends SowError {
   }
 }
 
+/** A git URL whose parts, as git and ssh will read them, could be an option or hold a control character: never handed to git. */
+export class RefSourceUnsafeError extends SowError {
+  constructor(source: string, why: string) {
+    super(
+      'REF_SOURCE_UNSAFE',
+      'failed',
+      `sow will not hand ${quoted(source)} to git: ${why}`,
+      "write the URL as your git host shows it for cloning (e.g. 'https://github.com/owner/repo.git' or 'git@github.com:owner/repo.git')",
+      { source },
+    );
+  }
+}
+
 /** The local index committed: it is this machine's own, so one that came with a repository is a claim, not the person's. */
 export class LocalIndexCommittedError extends SowError {
   constructor() {
@@ -163,6 +176,9 @@ function readIndex(root: string, rel: string): RefEntry[] {
       const why = unsharedReason(entry.source);
       if (why !== undefined) throw new RefSourceNotSharedError(i, link, entry.source, why);
     }
+    // Either index: a URL is judged as git will read it before any command hands it to git.
+    const unsafe = sourceKind(entry.source) === 'git' ? urlProblem(entry.source) : undefined;
+    if (unsafe !== undefined) throw new StateFileError(rel, `sow will not hand it to git: ${unsafe}`, `refs.${i}.source`);
     if (entry.path !== undefined && normalRelative(entry.path) === undefined)
       throw new StateFileError(rel, `${quoted(entry.path)} is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
     return entry;
@@ -283,6 +299,8 @@ export async function addRef(
   if (!SEMANTICS.includes(semantic as Semantic)) throw notOneOf('--semantic value', semantic, SEMANTICS, 'values');
   if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined))
     throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
+  const unsafe = sourceKind(rawSource) === 'git' ? urlProblem(rawSource) : undefined;
+  if (unsafe !== undefined) throw new RefSourceUnsafeError(rawSource, unsafe);
   return withWorkspaceLock(ctx, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === link);

@@ -59,7 +59,7 @@ describe('opening the workspace', () => {
     writeJournal({ dir: w.dir } as never, [{ to: PROJECT, text }]);
     expect(await openRoot(w.ctx())).toBe(w.dir);
     expect(w.read(PROJECT)).toBe(text);
-    expect(w.exists('.sow/.runtime/journal.json')).toBe(false);
+    expect(w.exists('.git/sow/journal.json')).toBe(false);
 
     const bad = await world('executing');
     writeJournal({ dir: bad.dir } as never, [{ to: PROJECT, text: 'name: [\n' }]);
@@ -193,7 +193,7 @@ describe('the branch of a project', () => {
 // through the command line): every use case, a read, a write, the status and a dry run, meets
 // the journal first.
 describe('a journal is runtime data, never trusted input: every use case refuses a hostile one', () => {
-  const JOURNAL = '.sow/.runtime/journal.json';
+  const JOURNAL = '.git/sow/journal.json';
   /** A project executing two tasks beside a folder outside it that a hostile journal aims at. */
   async function target(): Promise<{ w: World; outside: string }> {
     const w = await world('executing');
@@ -215,7 +215,7 @@ describe('a journal is runtime data, never trusted input: every use case refuses
     ];
     for (const [what, run] of uses) {
       const said_ = said(await refused(w, run, 'JOURNAL_REFUSED', 4));
-      expect(said_, what).toContain('.sow/.runtime/journal.json');
+      expect(said_, what).toContain('.git/sow/journal.json');
       expect(said_, what).toMatch(problem);
       expect(said_, what).toContain('nothing of it was applied');
       expect(w.read(JOURNAL), `${what}: the journal is left for the user to look at`).toBe(text);
@@ -229,7 +229,7 @@ describe('a journal is runtime data, never trusted input: every use case refuses
     const { w, outside } = await target();
     const text = 'pwned\n';
     const name = outside.split('/').pop();
-    for (const to of [`../${name}/pwned.txt`, `.sow/../../${name}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.sow/.runtime/lock']) {
+    for (const to of [`../${name}/pwned.txt`, `.sow/../../${name}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.git/sow/lock']) {
       journal(w, [
         { to, text },
         { to: '.sow/project/notes.md', text },
@@ -254,7 +254,7 @@ describe('a journal is runtime data, never trusted input: every use case refuses
     }
     expect(existsSync(join(w.dir, '.git'))).toBe(true);
     // Renames whose source is not a temp file sow made: a state file moved away, a file outside.
-    for (const from of [PROJECT, join(outside, 'precious.txt'), '.sow/.runtime/tmp/../../project/state.yaml']) {
+    for (const from of [PROJECT, join(outside, 'precious.txt'), '.git/sow/tmp/../../project/state.yaml']) {
       journal(
         w,
         [
@@ -303,9 +303,9 @@ describe('a journal is runtime data, never trusted input: every use case refuses
 });
 
 // Moved from test/e2e/hostile-paths.test.ts, which keeps .sow/.runtime itself linked out, and
-// .sow/.runtime/tmp linked to the repository's own source, in a clone.
+// .git/sow/tmp linked to the repository's own source, in a clone.
 describe('runtime folders that are links are refused, never emptied', () => {
-  for (const rel of ['.sow/.runtime/tmp', '.sow/.runtime/trash']) {
+  for (const rel of ['.git/sow/tmp', '.git/sow/trash']) {
     it(`${rel} -> a folder outside: every read and a write refuse it (exit 4, naming the link) and empty nothing`, async () => {
       const w = await world('executing');
       const outside = mkdtempSync(join(tmpdir(), 'sow-inproc-sentinel-'));
@@ -314,7 +314,7 @@ describe('runtime folders that are links are refused, never emptied', () => {
       mkdirSync(join(outside, 'folder'));
       writeFileSync(join(outside, 'folder', 'inner.txt'), 'me too\n');
       rmSync(join(w.dir, rel), { recursive: true, force: true });
-      mkdirSync(join(w.dir, '.sow/.runtime'), { recursive: true });
+      mkdirSync(join(w.dir, '.git/sow'), { recursive: true });
       symlinkSync(outside, join(w.dir, rel));
       const pattern = new RegExp(`${rel.replaceAll('.', '\\.')} is a link \\(to '${outside}'\\)`);
       for (const [what, run] of [
@@ -352,7 +352,7 @@ describe('what a journal may write', () => {
 describe('the lock', () => {
   it('held while the function runs (its folder made first), released after, also when it throws', async () => {
     const w = await world('init');
-    rmSync(join(w.dir, '.sow/.runtime'), { recursive: true, force: true });
+    rmSync(join(w.dir, '.git/sow'), { recursive: true, force: true });
     const seen: string[] = [];
     await withRootLock(w.dir, () => void seen.push(existsSync(lockPath(w.dir)) ? 'held' : 'free'));
     expect(seen).toEqual(['held']);

@@ -11,7 +11,7 @@ import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
-import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
+import { isWorkerCheckoutPath, requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import { addWorktree, defaultBranch, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
 import { initWorkspace } from './init.js';
 import { liveOwner } from './ownership.js';
@@ -247,6 +247,8 @@ export async function removeWorktreeFor(where: Where, branch: string, force: boo
   }
   const rel = relPath(main, tree.path);
   if (!force && !tree.prunable) {
+    // git status runs there: only where its .git is what git wrote for it.
+    requireGenuineCheckout(main, tree.path);
     const uncommitted = uncommittedIn(tree.path);
     const { project } = await projectIn(ctx, tree);
     const sessions = project?.sessions ?? [];

@@ -41,6 +41,11 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'agent spawn',
     description: 'Start a worker: with a task id it works on that task, without one on the project',
+    examples: [
+      'sow agent spawn implementer 010            # a worker on task 010, in the foreground',
+      'sow agent spawn implementer --next --detach  # the next ready task; returns at once',
+      'sow agent wait --timeout 30m                 # until a detached worker reports back',
+    ],
     args: [
       { name: 'agent', description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator', complete: 'agent' },
       { name: 'task-id', description: 'the task to work on', optional: true, complete: 'task-id' },
@@ -228,7 +233,7 @@ export const commands: readonly CommandDef[] = [
       { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
       { flags: '--raw', description: "print the CLI's own event stream instead (JSON lines, as it wrote them)" },
     ],
-    help: "The events are kept under .sow/.runtime/agent-outputs/<task>/ beside the CLI's raw stream, one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines as they come).",
+    help: "The events are kept in git's folder, under .git/sow/agent-outputs/<task>/, beside the CLI's raw stream, one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines as they come).",
     writes: false,
     async run(ctx, { args, opts }) {
       const id = taskIdArg(args[0] as string, 'task id');

@@ -72,15 +72,10 @@ export const hook: readonly CommandDef[] = [
     writes: false,
     async run(ctx) {
       const { stopHook } = await import('../app/hook.js');
+      const { readBounded, MAX_HOOK_INPUT_BYTES } = await import('../adapters/stdin.js');
       const input = process.stdin.isTTY
         ? ''
-        : await new Promise<string>((resolveInput) => {
-            let text = '';
-            process.stdin.setEncoding('utf8');
-            process.stdin.on('data', (chunk: string) => (text += chunk));
-            process.stdin.on('end', () => resolveInput(text));
-            process.stdin.on('error', () => resolveInput(text));
-          });
+        : await readBounded(MAX_HOOK_INPUT_BYTES, "the hook's input on stdin", "Claude Code gives its Stop hook a small JSON object; check what pipes into 'sow hook stop'");
       const decision = await stopHook(ctx.app, input);
       return { data: decision, ...(decision.decision ? { text: JSON.stringify(decision) } : {}) };
     },

@@ -3,7 +3,7 @@ import type { CommandDef } from '../cli/def.js';
 
 export const migrate: CommandDef = {
   name: 'migrate',
-  description: 'Upgrade .sow/ from the layout an older sow wrote (a backup is kept in .sow/.backup/)',
+  description: 'Upgrade .sow/ from the layout an older sow wrote (a backup is kept in .git/sow/backup/)',
   options: [{ flags: '-n, --dry-run', description: 'list every change and write nothing' }],
   writes: true,
   async run(ctx, { opts }) {

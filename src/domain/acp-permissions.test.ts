@@ -1,7 +1,13 @@
+import * as posix from 'node:path/posix';
 import { describe, expect, it } from 'vitest';
-import { decidePermission, isSimpleCommand, optionFor, type PermissionPolicy } from './acp-permissions.js';
+import { AGENT_SETTINGS_FILES, decidePermission, optionFor, type AskedToolCall, type PermissionPolicy } from './acp-permissions.js';
 
-const safe: PermissionPolicy = { profile: 'safe', checks: ['npm test'], inside: (p) => p.startsWith('/repo/') && !p.startsWith('/repo/.git/') };
+/** The repository is /repo, the worker works there; no links (the real locate, with links, is tested in app/acp-worker.test.ts). */
+const locate = (p: string) => {
+  const abs = posix.resolve('/repo', p);
+  return abs === '/repo' ? [''] : abs.startsWith('/repo/') ? [abs.slice('/repo/'.length)] : undefined;
+};
+const safe: PermissionPolicy = { profile: 'safe', checks: ['npm test', 'make check ARGS="-j 2"'], locate, protected: AGENT_SETTINGS_FILES };
 const run = (command: unknown) => decidePermission({ kind: 'execute', rawInput: { command } }, safe);
 
 describe('decidePermission (safe)', () => {
@@ -62,13 +68,235 @@ describe('decidePermission (safe)', () => {
   });
 });
 
-describe('isSimpleCommand', () => {
-  it('knows quotes', () => {
-    expect(isSimpleCommand(`sow log 'a;b|c>d'`)).toBe(true);
-    expect(isSimpleCommand(`sow log "a;b" x`)).toBe(true);
-    expect(isSimpleCommand(`sow log "unclosed`)).toBe(false);
-    expect(isSimpleCommand(`sow log "$(id)"`)).toBe(false);
-    expect(isSimpleCommand(`sow log '$(id)'`)).toBe(true);
+describe('commands, judged as the shell parses them (safe)', () => {
+  it('refuses every look-alike of sow: Unicode spaces, shell syntax, another first word', () => {
+    const spaces = ['\v', '\f', '\u00a0', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)), '\u3000', '\ufeff'];
+    const lookAlikes = [
+      ...spaces.map((s) => `sow${s}status`),
+      ...spaces.map((s) => `sow${s}/../../../../bin/sh -c 'id; touch ../../pwned | cat'`),
+      `sow\v/.. -c 'a;b'`,
+      'sow$IFS-x',
+      'sow${IFS}-x',
+      'A=1 sow status',
+      'env sow status',
+      'exec sow status',
+      'command sow status',
+      'sow \\\nstatus',
+      'sow status # comment',
+      'sow status > f',
+      'sow status < f',
+      'sow status 2>&1',
+      'sow log $(id)',
+      'sow log `id`',
+      'sow log "$(id)"',
+      'sow log ~/x',
+      'sow log *',
+      './sow status',
+      '/usr/bin/sow status',
+      's\\ow status',
+      "'sow' status",
+      '"sow" status',
+      'sow status\nid',
+      'sow status\r\nid',
+      'sow status\0',
+      'sow status\x1b[2J',
+      'sow status; rm -rf /',
+      'sow status && curl x',
+      'sow status | sh',
+      'sowx',
+      'rm -rf /',
+      'npm test --watch',
+    ];
+    for (const c of lookAlikes) {
+      const d = run(c);
+      expect([c, d.allow]).toEqual([c, false]);
+      if (!d.allow) expect(d.kind).toBe('command');
+    }
+    // Also as the script of a shell's argv (Codex), and as the title (Gemini CLI).
+    for (const c of lookAlikes) expect([c, run(['/bin/bash', '-lc', c]).allow]).toEqual([c, false]);
+    for (const c of lookAlikes) expect([c, decidePermission({ kind: 'execute', title: c }, safe).allow]).toEqual([c, false]);
+    expect(run('sow\vstatus')).toMatchObject({ reason: 'it is not one plain command: the shell would see a control character (U+000B)' });
+    expect(run('sow status; id')).toMatchObject({ reason: 'it is not one plain command: the shell would see the operator ;' });
+    expect(run("'sow' status")).toMatchObject({ reason: 'the safe profile runs only sow and the declared checks you allowed' });
+  });
+
+  it('allows sow with literal words, operators inside quotes being data', () => {
+    for (const c of [
+      'sow task list',
+      'sow task set --id 010 status completed',
+      'sow log "fixed the \\"x\\" bug; see y"',
+      "sow agent report --summary 'a | b'",
+      "sow x ';' y",
+      '  sow status\n',
+      'sow\tstatus',
+    ])
+      expect([c, run(c).allow]).toEqual([c, true]);
+  });
+
+  it('allows an allowed check exactly as written (trimmed), nothing around it', () => {
+    expect(run('npm test').allow).toBe(true);
+    expect(run(' npm test \n').allow).toBe(true);
+    expect(run('make check ARGS="-j 2"').allow).toBe(true);
+    for (const c of ['npm test; id', 'npm  test', '\vnpm test', 'npm test\u00a0', 'npm test --watch']) expect([c, run(c).allow]).toEqual([c, false]);
+  });
+
+  it('judges an argv that no shell runs as words: the first exactly sow, no word with a control character; a check by its words', () => {
+    expect(run(['sow', 'task', 'list']).allow).toBe(true);
+    expect(run(['sow', 'log', 'a; b | c']).allow).toBe(true);
+    expect(run(['npm', 'test']).allow).toBe(true);
+    expect(run(['make', 'check', 'ARGS=-j 2']).allow).toBe(true);
+    for (const argv of [['./sow', 'status'], ['/usr/bin/sow'], ['sow\v', 'x'], ['sow', 'log', 'a\nb'], ['sow', 'log', '\u00a0'], ['env', 'sow'], ['npm', 'test', '--watch']])
+      expect([argv, run(argv).allow]).toEqual([argv, false]);
+    // Only a POSIX shell's script is read as a script: zsh and fish read other syntax, a shell elsewhere is the worker's own.
+    for (const argv of [
+      ['/bin/zsh', '-c', 'sow status'],
+      ['./bash', '-lc', 'sow status'],
+      ['/tmp/x/bash', '-c', 'sow status'],
+      ['bash', '-xc', 'sow status'],
+    ])
+      expect([argv, run(argv).allow]).toEqual([argv, false]);
+    for (const sh of ['sh', 'bash', 'dash', '/bin/sh', '/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash', '/opt/homebrew/bin/bash'])
+      expect([sh, run([sh, '-c', 'sow status']).allow]).toEqual([sh, true]);
+  });
+
+  it('refuses a command that runs in a folder outside the repository', () => {
+    expect(decidePermission({ kind: 'execute', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/repo/src' } }, safe).allow).toBe(true);
+    expect(decidePermission({ kind: 'execute', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/home/me/other' } }, safe)).toMatchObject({ allow: false, kind: 'command' });
+  });
+});
+
+describe('paths: every value that may name a file is judged (safe)', () => {
+  const read = (rawInput: unknown) => decidePermission({ kind: 'read', title: 'Read', rawInput }, safe);
+  const search = (rawInput: unknown) => decidePermission({ kind: 'search', title: 'Search', rawInput }, safe);
+  it('refuses a read of what lies outside, whatever the agent calls the field and however deep it is', () => {
+    const outside: unknown[] = [
+      { paths: ['/etc/passwd'] },
+      { paths: ['src/a.ts', '/etc/passwd'] },
+      { absolute_path: '/etc/shadow' },
+      { file: '../../x' },
+      { files: [{ name: 'x', path: '/etc/x' }] },
+      { pattern: '/etc/**' },
+      { glob: '../**' },
+      { glob: 'src/../../**' },
+      { glob: 'src/**/../../../x' },
+      { glob: '{/etc/passwd,src/a}' },
+      { glob: 'src/{a,~/x}' },
+      { include: '~/x' },
+      { include: '~' },
+      { args: { dir: '/' } },
+      { args: [{ options: { directory: '/home' } }] },
+      { DirPath: '/etc' },
+      { 'target-dir': '/etc' },
+      { notebook_path: '/etc/x.ipynb' },
+      { old_path: '/etc/x' },
+      { uri: 'file:///etc/passwd' },
+      { uri: 'file:///repo/%2e%2e/etc/passwd' },
+      { url: 'https://example.com/x' },
+      { anything: '/etc/passwd' },
+      { anything: ['../x'] },
+      { anything: 'src/../../x' },
+      { path: 'a\0b' },
+    ];
+    for (const rawInput of outside) {
+      expect([rawInput, read(rawInput)]).toEqual([rawInput, expect.objectContaining({ allow: false, kind: 'other', reason: expect.stringMatching(/^it reads outside the repository/) })]);
+      expect([rawInput, search(rawInput).allow]).toEqual([rawInput, false]);
+    }
+  });
+
+  it('allows what lies inside: relative to the worker, globs by their folder, text that only looks like a path', () => {
+    for (const rawInput of [
+      { pattern: 'src/**/*.ts' },
+      { pattern: '**/*.ts' },
+      { pattern: 'import .* from', path: 'src' },
+      { glob: '*.{ts,js}' },
+      { path: 'app/[id]/page.tsx' },
+      { path: '/repo/src/a.ts' },
+      { paths: ['src', 'test/x.ts'] },
+      { file: 'src/../README.md' },
+      { uri: 'file:///repo/README.md' },
+      { description: 'compare /etc/x with ../y', query: '/usr' },
+      {},
+      undefined,
+    ])
+      expect([rawInput, read(rawInput).allow]).toEqual([rawInput, true]);
+  });
+
+  it('refuses reads of git’s own files, and input too deep to judge', () => {
+    expect(read({ path: '.git/config' })).toMatchObject({ allow: false, reason: expect.stringContaining('.git/config') });
+    let deep: unknown = { path: '/etc/passwd' };
+    for (let i = 0; i < 100; i++) deep = { a: deep };
+    expect(read(deep)).toMatchObject({ allow: false, reason: 'its input is too large or too deeply nested to judge' });
+  });
+
+  it('judges every path of an edit, a delete or a move, in every field', () => {
+    const edit = (rawInput: unknown, kind = 'edit') => decidePermission({ kind, title: 'x', rawInput, locations: [{ path: '/repo/src/a.ts' }] }, safe);
+    expect(edit({ file_path: 'src/a.ts', new_string: '/* a comment */', old_string: '// x' }).allow).toBe(true);
+    expect(edit({ file_path: 'src/a.ts', content: '../../etc' }).allow).toBe(true);
+    expect(edit({ file_path: 'src/a.ts', extra: { destination: '/etc/cron.d/x' } })).toMatchObject({ allow: false, kind: 'edit' });
+    expect(edit({ source: 'src/a.ts', destination: '../x' }, 'move')).toMatchObject({ allow: false, kind: 'edit' });
+    expect(edit({ old_path: 'a', new_path: 'b' }, 'move').allow).toBe(true);
+    expect(decidePermission({ kind: 'edit', title: 'x', rawInput: { content: 'x' } }, safe)).toMatchObject({ allow: false, reason: 'it does not say which file it changes' });
+  });
+});
+
+describe('protected files (safe)', () => {
+  const edit = (path: string, kind = 'edit'): ReturnType<typeof decidePermission> => decidePermission({ kind, title: 'Write', rawInput: { file_path: path } }, safe);
+  it('refuses changes to .git anywhere, .sow/config.yaml and the agent CLIs’ settings, naming the file and why', () => {
+    const cases: [string, RegExp][] = [
+      ['.git/config', /^\.git\/config is git's own/],
+      ['/repo/.git/hooks/post-commit', /^\.git\/hooks\/post-commit is git's own/],
+      ['.sow/worktrees/w/.git', /^\.sow\/worktrees\/w\/\.git is git's own/],
+      ['.sow/worktrees/.workers/main--task-010/.git', /is git's own/],
+      ['sub/.git/hooks/x', /^sub\/\.git\/hooks\/x is git's own/],
+      ['sub/.GIT/config', /is git's own/],
+      ['src/../.git/config', /^\.git\/config is git's own/],
+      ['.sow/config.yaml', /^\.sow\/config\.yaml is protected: it holds the checks sow runs/],
+      ['.claude/settings.local.json', /^\.claude\/settings\.local\.json is protected: it is an agent CLI's own settings/],
+      ['.claude/settings.json', /agent CLI's own settings/],
+      ['.claude/hooks/x.sh', /agent CLI's own settings/],
+      ['.mcp.json', /agent CLI's own settings/],
+      ['.gemini/settings.json', /agent CLI's own settings/],
+      ['.codex/config.toml', /agent CLI's own settings/],
+      ['opencode.json', /agent CLI's own settings/],
+      ['opencode.jsonc', /agent CLI's own settings/],
+      ['.opencode/plugin/x.ts', /agent CLI's own settings/],
+      ['.cursor/mcp.json', /agent CLI's own settings/],
+      ['.github/copilot/settings.json', /agent CLI's own settings/],
+      ['.vscode/settings.json', /agent CLI's own settings/],
+      ['.vscode/mcp.json', /agent CLI's own settings/],
+      ['.Claude/settings.json', /agent CLI's own settings/],
+      // Glob characters in a file's name: the file itself is judged, not only the folder before them.
+      ['app/[id]/.git/config', /^app\/\[id\]\/\.git\/config is git's own/],
+      ['.claude/*', /agent CLI's own settings/],
+    ];
+    for (const [path, why] of cases)
+      for (const kind of ['edit', 'delete', 'move'])
+        expect([path, kind, edit(path, kind)]).toEqual([path, kind, expect.objectContaining({ allow: false, kind: 'edit', reason: expect.stringMatching(why) })]);
+  });
+
+  it('refuses a delete or a move of a folder that holds one; instructions stay editable', () => {
+    for (const path of ['.claude', '.sow', '.vscode', '.github', '.', '/repo']) expect([path, edit(path, 'delete').allow, edit(path, 'move').allow]).toEqual([path, false, false]);
+    expect(edit('.sow', 'delete')).toMatchObject({ reason: '.sow holds .sow/config.yaml, which is protected: it holds the checks sow runs and the settings of the repository' });
+    for (const path of [
+      'AGENTS.md',
+      'CLAUDE.md',
+      'GEMINI.md',
+      '.github/copilot-instructions.md',
+      '.github/workflows/x.yml',
+      '.vscode/launch.json',
+      '.sow/project/x.md',
+      'src/.gitignore',
+      'src/.github',
+      'a.git',
+    ])
+      expect([path, edit(path).allow]).toEqual([path, true]);
+    expect(edit('.vscode', 'edit').allow).toBe(true);
+  });
+
+  it('takes the patterns from the policy: the list can be replaced', () => {
+    const policy = { ...safe, protected: ['.mine/**', 'x.json'] };
+    const d = (path: string) => decidePermission({ kind: 'edit', rawInput: { path } } as AskedToolCall, policy).allow;
+    expect([d('.mine/a'), d('x.json'), d('.claude/settings.json'), d('.git/config'), d('.sow/config.yaml')]).toEqual([false, false, true, false, false]);
   });
 });
 

@@ -4,16 +4,19 @@
  *
  * - yolo: everything.
  * - safe: reading and searching inside the repository; editing, deleting and moving files inside
- *   it (never inside `.git/`); running `sow` itself and the declared checks the person allowed, each
- *   as one plain command (no `;`, `&&`, pipes, redirections or substitutions that could smuggle in
- *   another); sow's own tools through the `sow mcp` server sow hands the agent (what the worker may
- *   run as `sow` anyway); thinking. Nothing else: no command, fetch, mode switch or tool sow does
- *   not know.
+ *   it, except the files that give rights or run commands (`.git` at any depth, `.sow/config.yaml`,
+ *   the agent CLIs' own settings); running `sow` itself and the declared checks the person allowed
+ *   — a command judged as the shell parses it (shell-words.ts): one simple command of literal
+ *   words whose first word is exactly `sow`, or exactly the text of an allowed check; sow's own
+ *   tools through the `sow mcp` server sow hands the agent (what the worker may run as `sow`
+ *   anyway); thinking. Nothing else: no other command, fetch, mode switch or tool sow does not know.
  *
- * Paths are judged by the caller's `inside` (resolved, links followed, against the repository);
- * this module only decides.
+ * Every value of a call that may name a file is judged, whatever the agent calls it. Where a path
+ * lands (resolved, links followed, against the repository) is the caller's `locate`; this module
+ * only decides.
  */
 import type { PermissionProfile } from './schemas.js';
+import { invisibleIn, shellWords } from './shell-words.js';
 
 /** The part of an ACP tool call a decision reads (from `session/request_permission`'s `toolCall`). */
 export interface AskedToolCall {
@@ -29,78 +32,269 @@ export interface PermissionPolicy {
   profile: PermissionProfile;
   /** The commands of the declared checks the person allowed here. */
   checks: readonly string[];
-  /** Whether a path the agent names is inside the repository (and not inside `.git/`). */
-  inside(path: string): boolean;
+  /**
+   * Where a path the agent names (absolute, or relative to the worker's folder) lands: repository-
+   * relative with `/` ('' for the repository itself), every component resolved and links followed —
+   * every place it may land, as a link met before `..` is read by the system differently than by a
+   * tool that tidies the text first. Undefined when any of them lies outside the repository.
+   */
+  locate(path: string): readonly string[] | undefined;
+  /**
+   * Repository-relative patterns (`*`, `**`) of files a safe worker may not change, beside the
+   * ones that always are (`.git` at any depth, `.sow/config.yaml`): the agent CLIs' own settings.
+   */
+  protected: readonly string[];
 }
 
 export type PermissionDecision = { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
 
+/**
+ * The agent CLIs' own project settings: what can give an agent rights, hooks or MCP servers.
+ * Repository-relative patterns; AGENTS.md and the like are instructions, not rights, and stay
+ * editable.
+ */
+export const AGENT_SETTINGS_FILES: readonly string[] = [
+  '.claude/**',
+  '.mcp.json',
+  '.gemini/**',
+  '.codex/**',
+  'opencode.json',
+  'opencode.jsonc',
+  '.opencode/**',
+  '.cursor/**',
+  '.github/copilot/**',
+  '.vscode/settings.json',
+  '.vscode/mcp.json',
+];
+
 const record = (x: unknown): Record<string, unknown> | undefined => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
 
+/** Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word to it). */
+const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
+
+/** The shells whose `-c` script is judged as the command: POSIX ones, at a system place or found on PATH (zsh and fish read a script differently). */
+const SCRIPT_SHELL = /^(?:\/bin\/|\/usr\/bin\/|\/usr\/local\/bin\/|\/opt\/homebrew\/bin\/)?(?:ba|da)?sh$/;
+
+/** A command as the agent asked to run it: a shell script, or an argv run as it is. */
+export type AskedCommand = { shown: string; script: string } | { shown: string; argv: readonly string[] };
+
 /**
- * The shell command a tool call is about. The agents put it in different places (measured with
- * the pinned ones): `rawInput.command` as a string (Claude Code's and OpenCode's adapters,
- * Copilot) or as argv run by a shell (Codex: ["/bin/bash", "-lc", "<command>"]); Gemini CLI sends
- * no rawInput, and its title is the command.
+ * The command a tool call is about. The agents put it in different places (measured with the
+ * pinned ones): `rawInput.command` as a string (Claude Code's and OpenCode's adapters, Copilot)
+ * or as argv run by a shell (Codex: ["/bin/bash", "-lc", "<script>"], whose script is the
+ * command); Gemini CLI sends no rawInput, and its title is the command.
  */
-export function commandOf(call: AskedToolCall): string | undefined {
+export function askedCommand(call: AskedToolCall): AskedCommand | undefined {
   const raw = record(call.rawInput);
   if (raw) {
     const c = raw['command'] ?? raw['cmd'];
-    if (typeof c === 'string') return c.trim();
-    if (Array.isArray(c) && c.every((x) => typeof x === 'string')) {
-      // ["bash", "-lc", "<command>"]: the command is the script.
-      if (c.length === 3 && /^(ba|z|da)?sh$/.test(c[0]!.split('/').at(-1)!) && /^-l?c$/.test(c[1]!)) return c[2]!.trim();
-      return c.join(' ').trim();
+    if (typeof c === 'string') return { shown: trimBlanks(c), script: c };
+    if (Array.isArray(c) && c.length && c.every((x) => typeof x === 'string')) {
+      const argv = c as string[];
+      if (argv.length === 3 && SCRIPT_SHELL.test(argv[0]!) && (argv[1] === '-c' || argv[1] === '-lc')) return { shown: trimBlanks(argv[2]!), script: argv[2]! };
+      return { shown: argv.join(' '), argv };
     }
+    return undefined;
   }
-  return raw === undefined && typeof call.title === 'string' && call.title.trim() ? call.title.trim() : undefined;
+  return typeof call.title === 'string' && trimBlanks(call.title) ? { shown: trimBlanks(call.title), script: call.title } : undefined;
 }
 
+/** The command a tool call is about, as shown. */
+export const commandOf = (call: AskedToolCall): string | undefined => askedCommand(call)?.shown;
+
+/** Why the safe profile will not run `command`; undefined when it will. */
+function commandRefusal(command: AskedCommand, checks: readonly string[]): string | undefined {
+  const onlySow = 'the safe profile runs only sow and the declared checks you allowed';
+  if ('script' in command) {
+    // An allowed check is the person's own shell command, allowed as written.
+    if (checks.some((c) => trimBlanks(c) === trimBlanks(command.script))) return undefined;
+    // Blanks around it are nothing to the shell (a newline at the end ends the one command).
+    const parsed = shellWords(trimBlanks(command.script));
+    if (!parsed.simple) return `it is not one plain command: the shell would see ${parsed.found}`;
+    // Exactly the word `sow`: not a path to one, not quoted or escaped into it.
+    return parsed.words[0]!.raw === 'sow' ? undefined : onlySow;
+  }
+  const argv = command.argv;
+  const sameAs = (check: string) => {
+    const parsed = shellWords(check);
+    return parsed.simple && parsed.words.length === argv.length && parsed.words.every((w, i) => w.value === argv[i]);
+  };
+  if (checks.some(sameAs)) return undefined;
+  const odd = argv.map(invisibleIn).find((x) => x !== undefined);
+  if (odd) return `it is not one plain command: an argument holds ${odd}`;
+  return argv[0] === 'sow' ? undefined : onlySow;
+}
+
+/** Keys of rawInput whose values name files, folders or globs (compared in lower case without `_` and `-`). */
+const PATH_KEYS = new Set([
+  'path',
+  'file',
+  'filename',
+  'absolutepath',
+  'relativepath',
+  'cwd',
+  'workdir',
+  'workingdirectory',
+  'root',
+  'include',
+  'includes',
+  'target',
+  'targets',
+  'source',
+  'sources',
+  'destination',
+  'dest',
+  'uri',
+  'uris',
+  'url',
+  'urls',
+  'location',
+  'locations',
+]);
+const PATH_KEY_ENDS = /(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders|glob|globs|pattern|patterns)$/;
+/** Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a diff). */
+const TEXT_KEYS = new Set([
+  'content',
+  'contents',
+  'text',
+  'newtext',
+  'oldtext',
+  'newstring',
+  'oldstring',
+  'newstr',
+  'oldstr',
+  'filetext',
+  'diff',
+  'unifieddiff',
+  'patch',
+  'newsource',
+  'description',
+  'query',
+  'replacement',
+  'body',
+  'message',
+  'prompt',
+  'title',
+  'command',
+  'commands',
+  'cmd',
+]);
+const keyName = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** A string that reads as a path wherever it is: absolute, from a home folder, or climbing with `..`. */
+const looksLikePath = (s: string) => s.startsWith('/') || s.startsWith('~') || s.startsWith('..') || s.includes('/..');
+
+/** How deep and how many values sow reads of one call's input; a call beyond that is not judged, so refused. */
+const MAX_DEPTH = 32;
+const MAX_VALUES = 10_000;
+
 /**
- * Every file a tool call names: its `locations`, the files of the diffs it shows, and the path
- * fields of its input (file_path, filePath, filepath, fileName, path; Codex's `changes` map).
+ * Every value a tool call names a file, folder or glob with: its `locations`, the files of the
+ * diffs it shows, every string (in arrays and nested objects too) under a key that names a path,
+ * file, folder, glob or pattern, every other string that reads as a path (but in text to write),
+ * and the keys of Codex's `changes` map. Undefined when the input is too large or deep to read.
  */
-export function pathsOf(call: AskedToolCall): string[] {
+export function pathsOf(call: AskedToolCall): string[] | undefined {
   const paths = new Set<string>();
+  let seen = 0;
   const add = (p: unknown) => typeof p === 'string' && p && paths.add(p);
   for (const l of call.locations ?? []) add(record(l)?.['path']);
   for (const c of call.content ?? []) if (record(c)?.['type'] === 'diff') add(record(c)?.['path']);
-  const raw = record(call.rawInput);
-  if (raw) {
-    for (const key of ['file_path', 'filePath', 'filepath', 'fileName', 'path', 'notebook_path']) add(raw[key]);
-    const changes = record(raw['changes']);
-    if (changes) for (const key of Object.keys(changes)) add(key);
-  }
-  return [...paths];
+  const walk = (value: unknown, depth: number, named: boolean, text: boolean): boolean => {
+    if (++seen > MAX_VALUES || depth > MAX_DEPTH) return false;
+    if (typeof value === 'string') {
+      if (named || (!text && looksLikePath(value))) add(value);
+      return true;
+    }
+    if (Array.isArray(value)) return value.every((v) => walk(v, depth + 1, named, text));
+    const obj = record(value);
+    if (!obj) return true;
+    for (const [key, v] of Object.entries(obj)) {
+      const name = keyName(key);
+      if (name === 'changes' && record(v)) for (const file of Object.keys(record(v)!)) add(file);
+      if (!walk(v, depth + 1, named || PATH_KEYS.has(name) || PATH_KEY_ENDS.test(name), TEXT_KEYS.has(name))) return false;
+    }
+    return true;
+  };
+  return walk(call.rawInput, 0, false, false) ? [...paths] : undefined;
 }
 
 /**
- * Whether `command` is one simple command: words, quoted strings and spaces only — none of the
- * shell's operators outside quotes (`;` `&` `|` `<` `>` newline), no substitution anywhere
- * (`$(`, backquote; inside double quotes they still run), no line continuation.
+ * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may
+ * reach outside the repository. A glob is judged by its literal folder (up to the first `* ? [ {`)
+ * and refused if what follows climbs (`..`) or has an alternative that starts anew (`{/etc,x}`);
+ * it is judged as a plain path too (`app/[id]/.git/config` may be a file of that name).
+ * `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
  */
-export function isSimpleCommand(command: string): boolean {
-  let quote: "'" | '"' | undefined;
-  for (let i = 0; i < command.length; i++) {
-    const ch = command[i]!;
-    if (quote === "'") {
-      if (ch === "'") quote = undefined;
-      continue;
+export function placesOf(path: string, locate: PermissionPolicy['locate']): readonly string[] | undefined {
+  if (path.includes('\0')) return undefined;
+  let p = path;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(p);
+  if (scheme) {
+    if (scheme[1]!.toLowerCase() !== 'file' || !p.slice(scheme[0].length).startsWith('/')) return undefined;
+    try {
+      p = decodeURIComponent(p.slice(scheme[0].length));
+    } catch {
+      return undefined;
     }
-    if (ch === '`' || (ch === '$' && command[i + 1] === '(')) return false;
-    if (quote === '"') {
-      if (ch === '\\') i++;
-      else if (ch === '"') quote = undefined;
-      continue;
-    }
-    if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === '\\') {
-      if (command[i + 1] === '\n' || i + 1 >= command.length) return false;
-      i++;
-    } else if (';&|<>\n\r'.includes(ch)) return false;
   }
-  return quote === undefined;
+  if (p.startsWith('~')) return undefined;
+  const literal = locate(p);
+  const glob = p.search(/[*?[{]/);
+  if (glob < 0 || literal === undefined) return literal;
+  const cut = p.lastIndexOf('/', glob) + 1;
+  const tail = p.slice(cut);
+  if (tail.split(/[/{},]/).includes('..') || /[{,]\s*[/~]/.test(tail)) return undefined;
+  const folder = locate(cut ? p.slice(0, cut) : '.');
+  return folder && [...literal, ...folder];
+}
+
+/** `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in any case. */
+function patternTest(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (pattern.startsWith('/**', i) && i + 3 === pattern.length) {
+      re += '(?:/.*)?';
+      i += 2;
+    } else if (pattern.startsWith('**/', i)) {
+      re += '(?:.*/)?';
+      i += 2;
+    } else if (pattern.startsWith('**', i)) {
+      re += '.*';
+      i += 1;
+    } else if (ch === '*') re += '[^/]*';
+    else if (ch === '?') re += '[^/]';
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 'i');
+}
+
+/** The folders a pattern's files are in, by its literal part: `.github/copilot/**` is in `.github` and `.github/copilot`. */
+const literalFolder = (pattern: string) => {
+  const glob = pattern.search(/[*?[{]/);
+  return (glob < 0 ? pattern : pattern.slice(0, glob)).replace(/\/+$/, '');
+};
+
+const isGitName = (name: string) => name.toLowerCase().replace(/[. ]+$/, '') === '.git';
+
+/**
+ * Why a safe worker may not change the file at `rel` (repository-relative), or undefined when it
+ * may. With `whole` (a delete or a move, which take a folder with everything in it) also a folder
+ * that holds such a file.
+ */
+export function protectedWhy(rel: string, patterns: readonly string[], whole: boolean): string | undefined {
+  const shown = rel || '.';
+  if (rel.split('/').some(isGitName)) return `${shown} is git's own: a setting, a hook or a gitdir pointer there makes git run commands as you`;
+  const rules: [pattern: string, why: string][] = [
+    ['.sow/config.yaml', 'it holds the checks sow runs and the settings of the repository'],
+    ...patterns.map((p): [string, string] => [p, "it is an agent CLI's own settings, which can give an agent rights or run commands"]),
+  ];
+  for (const [pattern, why] of rules) {
+    if (patternTest(pattern).test(rel)) return `${shown} is protected: ${why}`;
+    const folder = literalFolder(pattern).toLowerCase();
+    if (whole && (rel === '' || folder.startsWith(`${rel.toLowerCase()}/`))) return `${shown} holds ${literalFolder(pattern)}, which is protected: ${why}`;
+  }
+  return undefined;
 }
 
 /**
@@ -117,32 +311,42 @@ export function isSowTool(call: AskedToolCall): boolean {
 /** The decision on one permission request. */
 export function decidePermission(call: AskedToolCall, policy: PermissionPolicy): PermissionDecision {
   const kind = call.kind ?? 'other';
-  const command = kind === 'execute' ? commandOf(call) : undefined;
+  const command = kind === 'execute' ? askedCommand(call) : undefined;
   const paths = pathsOf(call);
-  const what = command ?? (paths.length ? paths.join(', ') : (call.title ?? kind));
+  const what = command?.shown ?? (paths?.length ? paths.join(', ') : (call.title ?? kind));
   if (policy.profile === 'yolo') return { allow: true, what };
   const refuse = (k: 'command' | 'edit' | 'other', reason: string): PermissionDecision => ({ allow: false, what, kind: k, reason });
+  if (paths === undefined)
+    return refuse(kind === 'edit' || kind === 'delete' || kind === 'move' ? 'edit' : kind === 'execute' ? 'command' : 'other', 'its input is too large or too deeply nested to judge');
+  const landing = paths.map((p) => ({ path: p, places: placesOf(p, policy.locate) }));
+  const outside = landing.filter((l) => l.places === undefined).map((l) => l.path);
   switch (kind) {
     case 'think':
       return { allow: true, what };
     case 'read':
     case 'search': {
-      const outside = paths.filter((p) => !policy.inside(p));
-      return outside.length ? refuse('other', `it reads outside the repository (${outside.join(', ')})`) : { allow: true, what };
+      // With no path at all, a read or search is of the worker's own folder.
+      if (outside.length) return refuse('other', `it reads outside the repository (${outside.join(', ')})`);
+      const git = landing.flatMap((l) => l.places!).find((rel) => rel.split('/').some(isGitName));
+      return git !== undefined ? refuse('other', `it reads ${git}, git's own files (they may hold credentials)`) : { allow: true, what };
     }
     case 'edit':
     case 'delete':
     case 'move': {
       if (!paths.length) return refuse('edit', 'it does not say which file it changes');
-      const outside = paths.filter((p) => !policy.inside(p));
-      return outside.length ? refuse('edit', `it changes files outside the repository (${outside.join(', ')})`) : { allow: true, what };
+      if (outside.length) return refuse('edit', `it changes files outside the repository (${outside.join(', ')})`);
+      for (const rel of landing.flatMap((l) => l.places!)) {
+        const why = protectedWhy(rel, policy.protected, kind !== 'edit');
+        if (why) return refuse('edit', why);
+      }
+      return { allow: true, what };
     }
     case 'execute': {
       if (command === undefined) return refuse('command', 'it does not say which command it runs');
-      if (policy.checks.includes(command)) return { allow: true, what };
-      if (!isSimpleCommand(command)) return refuse('command', 'it is not one plain command (it chains, pipes, redirects or substitutes)');
-      if (/^sow(\s|$)/.test(command)) return { allow: true, what };
-      return refuse('command', 'the safe profile runs only sow and the declared checks you allowed');
+      // The folder it runs in, when it names one (Codex's `cwd`): sow acts on the project of that folder.
+      if (outside.length) return refuse('command', `it runs in or names a folder outside the repository (${outside.join(', ')})`);
+      const why = commandRefusal(command, policy.checks);
+      return why ? refuse('command', why) : { allow: true, what };
     }
     default:
       if (kind === 'other' && isSowTool(call)) return { allow: true, what };

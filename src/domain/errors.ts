@@ -426,3 +426,10 @@ export class AbortedError extends SowError {
     super('ABORTED', 'failed', `${action} cancelled`, 'nothing was changed; pass --yes to skip the question');
   }
 }
+
+/** Input on stdin (or a request body) larger than what the command reads: exit 1, nothing of it used. */
+export class InputTooLargeError extends SowError {
+  constructor(what: string, limit: string, hint: string) {
+    super('INPUT_TOO_LARGE', 'failed', `${what} is larger than ${limit}`, hint);
+  }
+}

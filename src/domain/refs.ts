@@ -5,6 +5,7 @@
  * folder of this machine, which `sow refs init` would copy or link into `.sow/refs/`, in front of
  * every agent. A person's own sources, local folders included, live in the local index.
  */
+import { quoted } from './display.js';
 
 /** A git URL (https, ssh, scp-like `user@host:path`, http, git, file), or a local folder. */
 export function sourceKind(source: string): 'git' | 'folder' {
@@ -14,31 +15,70 @@ export function sourceKind(source: string): 'git' | 'folder' {
 /** `user@host:path`, as git reads it (a colon before any slash). */
 const SCP_LIKE = /^([^@/\s]+)@([^:/\s]+):/;
 
+/** Control characters (C0, DEL, C1): never part of a URL sow hands to git, nor of one it prints. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why git must not be given the git URL `source`, or undefined when it may. Its parts are judged
+ * as git and ssh will see them: git percent-decodes a `scheme://` URL whole before it takes out
+ * the user, host and port, and hands `user@host` and the port to ssh (or the host to a proxy
+ * command) as words of their own — so `ssh://%2doProxyCommand=…` reaches ssh as the option
+ * `-oProxyCommand=…`. Refused: an escape that does not decode; a control character anywhere once
+ * decoded; a user or host (any part of the authority after an '@') beginning with '-'; a port
+ * that is not a number. The path needs no more: it comes after a '/' and reaches the far side
+ * quoted, inside the command ssh runs there. `user@host:path` is not decoded by git, so it is
+ * judged as written.
+ */
+export function urlProblem(source: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source);
+  if (!scheme) {
+    const scp = SCP_LIKE.exec(source);
+    if (CONTROL.test(source)) return 'it holds a control character';
+    if (scp && (scp[1]!.startsWith('-') || scp[2]!.startsWith('-'))) return "its host or user begins with '-', which ssh would read as an option";
+    return undefined;
+  }
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(source);
+  } catch {
+    return 'it has a %-escape that does not decode';
+  }
+  if (CONTROL.test(decoded)) return `it holds a control character${decoded === source ? '' : ' once its %-escapes are decoded'}`;
+  const rest = decoded.slice(scheme[0].length);
+  const authority = rest.slice(0, rest.search(/\/|$/));
+  const once = decoded === source ? '' : ` (${quoted(authority)} once its %-escapes are decoded, as git decodes them)`;
+  if (/(^|@)-/.test(authority)) return `its host or user begins with '-'${once}, which ssh would read as an option`;
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const host = hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : hostPort.split(':')[0]!;
+  if (!/^(:\d*)?$/.test(hostPort.slice(host.length))) return `its port is not a number${once}`;
+  return undefined;
+}
+
 /**
  * Why `source` may not stand in the committed index (a clause: "a local folder is …"), or
- * undefined when it may: an `https://` or `ssh://` URL or `user@host:path`, whose user and host
- * do not begin with '-' (ssh would read them as options).
+ * undefined when it may: an `https://` or `ssh://` URL or `user@host:path` with a host, that git
+ * may be given (urlProblem).
  */
 export function unsharedReason(source: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source)?.[1]?.toLowerCase();
   if (scheme === 'https' || scheme === 'ssh') {
+    const problem = urlProblem(source);
+    if (problem !== undefined) return problem;
     let url: URL;
     try {
       url = new URL(source);
     } catch {
-      return `'${source}' is not a URL git can clone`;
+      return `${quoted(source)} is not a URL git can clone`;
     }
-    if (url.hostname === '' || url.hostname.startsWith('-') || decodeURIComponent(url.username).startsWith('-'))
-      return `the host or user of '${source}' begins with '-', which ssh would read as an option`;
+    if (url.hostname === '') return `${quoted(source)} names no host`;
     return undefined;
   }
   if (scheme === 'file') return 'a file:// URL is a folder on this machine, so it is never shared';
   if (scheme === 'http' || scheme === 'git')
     return `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
   if (scheme !== undefined) return `sow shares only https:// and ssh:// sources, not ${scheme}://`;
-  const scp = SCP_LIKE.exec(source);
-  if (scp) return scp[1]!.startsWith('-') || scp[2]!.startsWith('-') ? `the host or user of '${source}' begins with '-', which ssh would read as an option` : undefined;
-  if (/^[a-z][a-z0-9+.-]*::/i.test(source)) return `'${source}' names a git remote helper, which sow never shares`;
+  if (SCP_LIKE.test(source)) return urlProblem(source);
+  if (/^[a-z][a-z0-9+.-]*::/i.test(source)) return `${quoted(source)} names a git remote helper, which sow never shares`;
   return 'a local folder is a path on this machine, so it is never shared';
 }
 

@@ -30,41 +30,135 @@ export interface Ui {
   close(): Promise<void>;
 }
 
-/** The views: each a fixed sow command with the page's values as its arguments (never a free command line). */
-const VIEWS: Record<string, (q: URLSearchParams) => { name: string; label?: string; args: string[]; opts: Record<string, unknown> }[]> = {
-  projects: () => [{ name: 'status', args: [], opts: { all: true } }],
-  project: () => [
-    { name: 'status', args: [], opts: {} },
-    { name: 'graph lifecycle', args: [], opts: { format: 'text' } },
-    { name: 'task list', args: [], opts: {} },
-    { name: 'project history', args: [], opts: {} },
-    { name: 'output list', args: [], opts: {} },
-    { name: 'agent ps', args: [], opts: {} },
-    { name: 'check list', args: [], opts: {} },
+/** One sow command with the page's values as its arguments (never a free command line). */
+interface Call {
+  name: string;
+  label?: string;
+  args: string[];
+  opts: Record<string, unknown>;
+}
+
+/**
+ * The views: each a fixed list of sow commands. A `Map`, looked up by own key only: a plain
+ * object's prototype would answer `constructor` or `__proto__` with something callable.
+ */
+const VIEWS: ReadonlyMap<string, (q: URLSearchParams) => Call[]> = new Map<string, (q: URLSearchParams) => Call[]>([
+  ['projects', () => [{ name: 'status', args: [], opts: { all: true } }]],
+  [
+    'project',
+    () => [
+      { name: 'status', args: [], opts: {} },
+      { name: 'graph lifecycle', args: [], opts: { format: 'text' } },
+      { name: 'task list', args: [], opts: {} },
+      { name: 'project history', args: [], opts: {} },
+      { name: 'output list', args: [], opts: {} },
+      { name: 'agent ps', args: [], opts: {} },
+      { name: 'check list', args: [], opts: {} },
+    ],
   ],
-  task: (q) => {
-    const id = q.get('id') ?? '';
-    return [
-      { name: 'task get', args: [], opts: { id } },
-      { name: 'task get', label: 'description', args: ['description'], opts: { id } },
-      { name: 'task get', label: 'log', args: ['log'], opts: { id } },
-      { name: 'task diff', args: [], opts: { id } },
-      { name: 'agent events', args: [id], opts: {} },
-      { name: 'task input list', args: [], opts: { id } },
-      { name: 'task output list', args: [], opts: { id } },
-    ];
-  },
+  [
+    'task',
+    (q) => {
+      const id = q.get('id') ?? '';
+      return [
+        { name: 'task get', args: [], opts: { id } },
+        { name: 'task get', label: 'description', args: ['description'], opts: { id } },
+        { name: 'task get', label: 'log', args: ['log'], opts: { id } },
+        { name: 'task diff', args: [], opts: { id } },
+        { name: 'agent events', args: [id], opts: {} },
+        { name: 'task input list', args: [], opts: { id } },
+        { name: 'task output list', args: [], opts: { id } },
+      ];
+    },
+  ],
+]);
+
+/** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** The longest text an action takes (feedback, a prompt for a worker), in characters. */
+const MAX_TEXT = 16 * 1024;
+/** The longest checkout name (a path relative to the main checkout) an action takes. */
+const MAX_CHECKOUT = 4096;
+
+/** A value of the page's body read as one kind of argument: its text, or undefined when it is not of that shape. */
+type Field = (v: unknown) => string | undefined;
+const taskId: Field = (v) => (typeof v === 'string' && /^\d{1,9}$/.test(v) ? v : undefined);
+const index: Field = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined);
+const text: Field = (v) => (typeof v === 'string' && v.length <= MAX_TEXT ? v : undefined);
+const FIELD_RULES = new Map<Field, string>([
+  [taskId, 'a task id (digits, e.g. "010")'],
+  [index, 'an output index (a whole number from 0)'],
+  [text, `a text of at most ${MAX_TEXT} characters`],
+]);
+
+/** An action: the fields it takes (each required, of one shape) and the one sow command they make. */
+interface Action {
+  fields: Readonly<Record<string, Field>>;
+  call: (v: Readonly<Record<string, string>>) => Call;
+}
+
+/**
+ * The actions a person takes, each exactly one sow command: what the page sends is checked for
+ * shape here, then by that command as if typed. A `Map`, looked up by own key only.
+ */
+const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
+  ['advance', { fields: {}, call: () => ({ name: 'advance', args: [], opts: {} }) }],
+  ['approve_output', { fields: { index }, call: (v) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: v['index'] } }) }],
+  ['approve_tasks', { fields: {}, call: () => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} }) }],
+  ['resume', { fields: { task: taskId, prompt: text }, call: (v) => ({ name: 'agent resume', args: [v['task']!, v['prompt']!], opts: { detach: true } }) }],
+  ['stop', { fields: { task: taskId }, call: (v) => ({ name: 'agent stop', args: [v['task']!], opts: {} }) }],
+  ['feedback', { fields: { task: taskId, text }, call: (v) => ({ name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } }) }],
+]);
+
+/** A name from the page, shown in an error: short (the answer is JSON, which escapes the rest). */
+const shown = (v: unknown): string => {
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 };
 
-/** The actions a person takes, each one sow command: what the page sends is checked by that command as if typed. */
-const ACTIONS: Record<string, (b: Record<string, unknown>) => { name: string; args: string[]; opts: Record<string, unknown> }> = {
-  advance: () => ({ name: 'advance', args: [], opts: {} }),
-  approve_output: (b) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: String(b['index'] ?? '') } }),
-  approve_tasks: () => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} }),
-  resume: (b) => ({ name: 'agent resume', args: [String(b['task'] ?? ''), String(b['prompt'] ?? '')], opts: { detach: true } }),
-  stop: (b) => ({ name: 'agent stop', args: [String(b['task'] ?? '')], opts: {} }),
-  feedback: (b) => ({ name: 'task feedback', args: [String(b['text'] ?? '')], opts: { id: String(b['task'] ?? '') } }),
-};
+/** A refusal of the page's request, sent as 400 (or `status`) with a JSON error; nothing was run. */
+class ActionRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** The body as JSON; ActionRefused when it is not JSON. */
+function parseJson(raw: string | undefined): unknown {
+  try {
+    return JSON.parse(raw ?? '');
+  } catch {
+    throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
+  }
+}
+
+/** The page's body read as one action: its command and the checkout it is for; ActionRefused for anything else. */
+export function parseAction(body: unknown): { call: Call; checkout: string | null } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
+  const given = body as Record<string, unknown>;
+  const own = (key: string): unknown => (Object.hasOwn(given, key) ? given[key] : undefined);
+  const name = own('action');
+  const action = typeof name === 'string' ? ACTIONS.get(name) : undefined;
+  if (!action) throw new ActionRefused('UI_NO_SUCH_ACTION', `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`);
+  const values: Record<string, string> = {};
+  for (const key of Object.keys(given)) {
+    if (key === 'action' || key === 'checkout') continue;
+    if (!Object.hasOwn(action.fields, key)) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
+  }
+  for (const [key, field] of Object.entries(action.fields)) {
+    const value = field(own(key));
+    if (value === undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
+    values[key] = value;
+  }
+  const checkout = own('checkout');
+  if (checkout !== undefined && checkout !== null && !(typeof checkout === 'string' && checkout.length <= MAX_CHECKOUT))
+    throw new ActionRefused('UI_BAD_ACTION', "'checkout' is a checkout's path relative to the main one (a text), or left out");
+  return { call: action.call(values), checkout: typeof checkout === 'string' ? checkout : null };
+}
 
 /** commander's key for an option: '--depends-on <ids>' → dependsOn, '--no-open' → open. */
 function optionKey(flags: string): string {
@@ -134,15 +228,21 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     res.end();
   };
 
-  const readBody = (req: IncomingMessage): Promise<string | undefined> =>
+  /** The body, or 'too large' past MAX_BODY_BYTES: then nothing more of it is kept (the rest is read and dropped). */
+  const readBody = (req: IncomingMessage): Promise<string | 'too large' | undefined> =>
     new Promise((resolve) => {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+        req.resume();
+        return resolve('too large');
+      }
       let size = 0;
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > 64 * 1024) {
-          resolve(undefined);
-          req.destroy();
+        if (size > MAX_BODY_BYTES) {
+          chunks.length = 0;
+          resolve('too large');
         } else chunks.push(c);
       });
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
@@ -166,7 +266,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
 
     if (method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (method === 'GET' && url.pathname === '/api/view') {
-      const make = VIEWS[url.searchParams.get('name') ?? ''];
+      const make = VIEWS.get(url.searchParams.get('name') ?? '');
       if (!make) return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }));
       try {
         const cwd = url.searchParams.get('name') === 'projects' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
@@ -208,18 +308,19 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     if (method === 'POST' && url.pathname === '/api/action') {
       if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res);
       const raw = await readBody(req);
-      let body: Record<string, unknown>;
+      const refused = (r: ActionRefused) => send(res, r.status, 'application/json', JSON.stringify({ ok: false, error: { code: r.code, message: r.message } }));
+      // Said at once; the rest of the body is read and dropped, never kept.
+      if (raw === 'too large') return refused(new ActionRefused('UI_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES / 1024} KiB`, 413));
+      let action: ReturnType<typeof parseAction>;
       try {
-        body = JSON.parse(raw ?? '') as Record<string, unknown>;
-        if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
-      } catch {
-        return send(res, 400, 'application/json', JSON.stringify({ ok: false, error: { code: 'USAGE', message: 'the body is not a JSON object' } }));
+        action = parseAction(parseJson(raw));
+      } catch (err) {
+        if (err instanceof ActionRefused) return refused(err);
+        throw err;
       }
-      const make = ACTIONS[String(body['action'] ?? '')];
-      if (!make) return send(res, 400, 'application/json', JSON.stringify({ ok: false, error: { code: 'USAGE', message: `no action '${String(body['action'] ?? '')}'` } }));
       try {
-        const c = make(body);
-        const data = await runCommand(c.name, c.args, c.opts, checkout(typeof body['checkout'] === 'string' ? body['checkout'] : null));
+        const c = action.call;
+        const data = await runCommand(c.name, c.args, c.opts, checkout(action.checkout));
         return send(res, 200, 'application/json', JSON.stringify({ ok: true, data }));
       } catch (err) {
         return send(res, 200, 'application/json', JSON.stringify(envelope(err)));

@@ -7,7 +7,7 @@
  * hostile agent sends.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -114,7 +114,7 @@ describe('agent spawn over ACP', () => {
     expect(events).toMatch(/› Planning\./);
     expect(events).toMatch(/☐ \[ \] write hello; \[ \] report/);
     expect(events).toMatch(/✗ refused .*evil\.txt: it changes files outside the repository/);
-    expect(events).toMatch(/✗ refused .*post-commit: it changes files outside the repository/);
+    expect(events).toMatch(/✗ refused .*post-commit: \.git\/hooks\/post-commit is git's own/);
     expect(events).toMatch(/✗ refused \/etc\/hostname: it reads outside the repository/);
     expect(f.task().status).toBe('needs_review');
   });
@@ -174,6 +174,103 @@ describe('agent spawn over ACP', () => {
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/transport/);
     expect(f.world.calls()).toEqual([]);
+  });
+});
+
+describe('what a safe worker cannot do over ACP, however it words it', () => {
+  /** What the agent was answered for each step, and whether the step's effect happened. */
+  const answers = (log: string) =>
+    acpEvents(log)
+      .filter((e) => e.event === 'step' && (e.step?.run !== undefined || e.step?.ask !== undefined || e.step?.edit !== undefined))
+      .map((e) => (e.result === 'refused' ? 'refused' : 'allowed'));
+
+  it('a command is judged as the shell parses it: sow behind a Unicode space, a path or a look-alike shell runs nothing', () => {
+    const f = base(config('claude'));
+    // The repository carries folders whose names begin with sow and an odd space: `sow\v/..` is a path the shell follows.
+    for (const name of ['sow\v', 'sow\u3000', 'sow\u00a0']) mkdirSync(join(f.root, name, 'x'), { recursive: true });
+    const up = '/..'.repeat(30);
+    const marker = (n: number) => join(outside, `shell-${n}`);
+    const script = [
+      { run: `sow\v${up}/bin/sh -c 'id; touch ${marker(1)} | cat'` },
+      { run: `sow\u3000${up}/bin/sh -c 'touch ${marker(2)}'` },
+      { run: `sow\u00a0${up}/bin/sh -c 'touch ${marker(3)}'` },
+      // An argv no shell reads: its first word is the program.
+      { ask: { kind: 'execute', title: 'Run', rawInput: { command: [`sow\v${up}/bin/sh`, '-c', `touch ${marker(4)}`] } }, then: `touch ${marker(4)}` },
+      // A "shell" of the worker's own making, handed a script that is sow.
+      { ask: { kind: 'execute', title: 'Run', rawInput: { command: [join(f.root, 'x/bash'), '-lc', 'sow status'] } }, then: `touch ${marker(5)}` },
+      { run: 'sow status' },
+      REPORT,
+    ];
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    for (let n = 1; n <= 5; n++) expect(existsSync(marker(n)), `command ${n} did not run`).toBe(false);
+    expect(answers(f.world.log)).toEqual(['refused', 'refused', 'refused', 'refused', 'refused', 'allowed', 'allowed']);
+    const reasons = (r.json!.data.denials as { reason: string }[]).map((d) => d.reason);
+    expect(reasons.slice(0, 3)).toEqual([
+      'it is not one plain command: the shell would see a control character (U+000B)',
+      expect.stringMatching(/^it is not one plain command: the shell would see an invisible or Unicode space character \(U\+3000\)/),
+      expect.stringMatching(/U\+00A0/),
+    ]);
+    expect(f.task().status).toBe('needs_review');
+  });
+
+  it('reads and searches are judged on every value that may name a file, whatever the agent calls it', () => {
+    const f = base(config('claude'));
+    writeFileSync(join(outside, 'secret'), 'secret\n');
+    const reads: unknown[] = [
+      { paths: ['/etc/passwd'] },
+      { absolute_path: join(outside, 'secret') },
+      { file: '../../x' },
+      { pattern: '/etc/**' },
+      { glob: '../**' },
+      { include: '~/x' },
+      { args: { dir: '/' } },
+    ];
+    const marker = (n: number) => join(outside, `read-${n}`);
+    const script = [
+      ...reads.map((rawInput, n) => ({ ask: { kind: n % 2 ? 'search' : 'read', title: 'Look', rawInput }, then: `touch ${marker(n)}` })),
+      { ask: { kind: 'search', title: 'Find', rawInput: { pattern: 'src/**/*.ts' } }, then: `touch ${marker(99)}` },
+      REPORT,
+    ];
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    reads.forEach((_, n) => expect(existsSync(marker(n)), JSON.stringify(reads[n])).toBe(false));
+    expect(existsSync(marker(99)), 'a search inside the repository is allowed').toBe(true);
+    expect(answers(f.world.log)).toEqual([...reads.map(() => 'refused'), 'allowed', 'allowed']);
+  });
+
+  it('a safe worker changes no file that gives rights or runs commands: .git anywhere, .sow/config.yaml, the agent CLIs’ settings; nor through a link', () => {
+    const f = base(config('claude'));
+    f.repo.write('sub/.git/hooks/.keep', '');
+    f.repo.write('.claude/.keep', '');
+    mkdirSync(join(outside, 'deep'));
+    // A link met before `..`: the text says "inside", the system writes outside.
+    symlinkSync(join(outside, 'deep'), join(f.root, 'lnk'));
+    symlinkSync('.git/config', join(f.root, 'cfg'));
+    const before = f.repo.exists('.sow/config.yaml') ? f.repo.read('.sow/config.yaml') : undefined;
+    const gitConfig = readFileSync(join(f.root, '.git/config'), 'utf8');
+    const script = [
+      { edit: '.sow/config.yaml', text: 'checks: []\n' },
+      { edit: '.claude/settings.local.json', text: '{"permissions":{"allow":["Bash"]}}\n' },
+      { edit: 'sub/.git/hooks/post-checkout', text: '#!/bin/sh\n' },
+      { edit: 'cfg', text: '[core]\n\tfsmonitor = id\n' },
+      { ask: { kind: 'edit', title: 'Write', rawInput: { file_path: `${f.root}/lnk/../escaped.txt` } }, then: `echo x > '${f.root}/lnk/../escaped.txt'` },
+      { edit: 'AGENTS.md', text: 'instructions stay editable\n' },
+      REPORT,
+    ];
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
+    expect(answers(f.world.log)).toEqual(['refused', 'refused', 'refused', 'refused', 'refused', 'allowed', 'allowed']);
+    expect(f.repo.exists('.sow/config.yaml') ? f.repo.read('.sow/config.yaml') : undefined).toBe(before);
+    expect(f.repo.exists('.claude/settings.local.json')).toBe(false);
+    expect(f.repo.exists('sub/.git/hooks/post-checkout')).toBe(false);
+    expect(readFileSync(join(f.root, '.git/config'), 'utf8')).toBe(gitConfig);
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    expect(f.repo.read('AGENTS.md')).toBe('instructions stay editable\n');
+    expect((r.json!.data.denials as { reason: string }[]).map((d) => d.reason)).toEqual([
+      expect.stringMatching(/^\.sow\/config\.yaml is protected/),
+      expect.stringMatching(/^\.claude\/settings\.local\.json is protected: it is an agent CLI's own settings/),
+      expect.stringMatching(/^sub\/\.git\/hooks\/post-checkout is git's own/),
+      expect.stringMatching(/^\.git\/config is git's own/),
+      expect.stringMatching(/^it changes files outside the repository/),
+    ]);
   });
 });
 

@@ -26,7 +26,7 @@ const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** Where a worker's events and prompt files go: sow's runtime folder, never state. */
-const OUTPUTS = '.sow/.runtime/agent-outputs';
+const OUTPUTS = '.git/sow/agent-outputs';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a template repo in ImplementationExecuting with tasks 010 and 020, cloned per test.
@@ -593,7 +593,7 @@ describe('prompts are data, never shell', () => {
 });
 
 describe('raw events and the progress view', () => {
-  it('saves the raw events under .sow/.runtime/agent-outputs/ (git-ignored by the runtime folder); shows progress on stderr; --quiet silences it', () => {
+  it("saves the raw events under .git/sow/agent-outputs/ (in git's folder, out of every commit); shows progress on stderr; --quiet silences it", () => {
     const f = fixture();
     const r = f.ok(['agent', 'spawn', 'implementer', '010']);
     expect(r.stderr).toContain('Spawning implementer-1 with claude-code (task 010)');
@@ -614,10 +614,7 @@ describe('raw events and the progress view', () => {
     expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: false });
     expect(lines.filter((e) => e.type === 'assistant')).toHaveLength(3);
     expect(events.startsWith(join(f.root, OUTPUTS, '010') + '/'), events).toBe(true);
-    // Git-ignored: the runtime folder ignores everything in it; check-ignore exits 0 for an ignored
-    // path, and git status lists nothing of the runtime folder.
-    expect(readFileSync(join(f.root, '.sow/.runtime/.gitignore'), 'utf8').split('\n')).toContain('*');
-    expect(() => execFileSync('git', ['check-ignore', '-q', events], { cwd: f.root })).not.toThrow();
+    // In git's own folder, which git never lists: git status shows nothing of the runtime folder.
     const status = f.repo.git(['status', '--porcelain', '--untracked-files=all']);
     expect(status).not.toContain('agent-outputs');
     expect(status).not.toContain('.runtime');
@@ -651,7 +648,7 @@ describe('raw events and the progress view', () => {
         denials: [],
       },
     });
-    expect(j.json?.data.events_file.startsWith(`${f.root}/.sow/.runtime/agent-outputs/020/`), j.stdout).toBe(true);
+    expect(j.json?.data.events_file.startsWith(`${f.root}/.git/sow/agent-outputs/020/`), j.stdout).toBe(true);
     expect(j.stderr).toContain('Task 020 is now needs_review');
   });
   // A resume while the task is paused is not a new iteration: src/app/agent-executors.test.ts.

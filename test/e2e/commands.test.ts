@@ -45,9 +45,9 @@ describe('sow init', () => {
     expect(repo.read('.sow/.version').trim()).toMatch(/^\d+$/);
     expect(repo.exists('.sow/knowledge')).toBe(true);
     expect(repo.exists('.sow/refs')).toBe(true);
-    // Runtime files are ignored by git; state files are not.
-    const ignored = repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.runtime/tmp/x.tmp', '.sow/.backup/1/.version']).split('\n');
-    expect(ignored).toEqual(['.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.runtime/tmp/x.tmp', '.sow/.backup/1/.version']);
+    // Runtime files live in git's folder, where git never looks; the folders an older sow kept them in are ignored; state files are not.
+    const ignored = repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.backup/1/.version', '.sow/worktrees/x/a']).split('\n');
+    expect(ignored).toEqual(['.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.backup/1/.version', '.sow/worktrees/x/a']);
     for (const path of ['.sow/project/state.yaml', '.sow/.version', '.sow/knowledge/adr-001.md']) {
       expect(spawnSync('git', ['check-ignore', '-q', path], { cwd: repo.dir }).status, path).toBe(1);
     }

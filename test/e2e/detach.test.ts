@@ -51,7 +51,7 @@ describe('agent spawn --detach', () => {
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
     const started = r.json!.data;
     expect(started).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: expect.any(String) });
-    expect(started.log).toContain('/.sow/.runtime/supervisors/');
+    expect(started.log).toContain('/.git/sow/supervisors/');
     // The command has exited; its supervisor owns the task and the worker runs.
     expect(alive(started.pid)).toBe(true);
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
@@ -66,6 +66,8 @@ describe('agent spawn --detach', () => {
     expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
     await until(() => !alive(started.pid), 'the supervisor exited');
     expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({ ok: true, data: { task: '010', status: 'needs_review' } });
+    // The record that proved the supervisor the owner (for agent stop) went with it.
+    expect(readdirSync(join(started.log, '..', '..', '..', 'owners'))).toEqual([]);
   });
 
   it("outlives its caller's whole process group killed (as an agent CLI ends its tool calls), and finishes its work", async () => {
@@ -149,6 +151,35 @@ describe('agent spawn --detach', () => {
     expect([again.code, again.stderr.split('\n')[0]]).toEqual([1, 'error: no worker runs on task 010']);
     // A reported stop is not reported again by a wait.
     expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
+  });
+
+  it('agent stop ends a waiting spawn too: the record it wrote proves it; it leads no process group, so TERM reaches it alone, and it passes it on', async () => {
+    const f = base();
+    const dir = f.world.root;
+    // Started as a script or an agent's tool call starts it: in its caller's process group (here, the test runner's).
+    const child = spawn(process.execPath, [SOW, 'agent', 'spawn', 'implementer', '010', '--quiet'], {
+      cwd: f.root,
+      env: cleanEnv({ ...f.world.env, FAKE_AGENT_SCRIPT: script(dir, 'a') }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    expect(f.task().owner).toMatchObject({ kind: 'worker', by: 'implementer-1', pid: child.pid });
+    const r = f.ok(['agent', 'stop', '010']);
+    expect(r.stdout).toBe(`Stopped implementer-1 (pid ${child.pid}); task 010 is paused.\nResume it with: sow agent resume 010 "<prompt>"\n`);
+    expect(await exited).toBe(143);
+    expect(stderr).toContain('error: the worker on task 010 was stopped: sow received SIGTERM and passed it on');
+    const t = f.task();
+    expect([t.status, t.owner]).toEqual(['paused', undefined]);
+    expect(
+      f.world
+        .calls()
+        .map((c) => c.pid)
+        .filter(alive),
+      'its worker ended too',
+    ).toEqual([]);
   });
 
   it('a supervisor sent TERM from elsewhere (a shutdown, a kill of its pid) ends its worker, pauses the task with a note and counts the run', async () => {
@@ -315,7 +346,7 @@ describe('agent spawn --detach', () => {
     mkdirSync(outside);
     writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
     writeFileSync(join(outside, 'ready.json'), JSON.stringify({ agent_id: 'implementer-9', pid: 1, task: '020' }));
-    const runs = join(f.root, '.sow/.runtime/supervisors');
+    const runs = join(f.root, '.git/sow/supervisors');
     mkdirSync(join(runs, '2020-01-01-evil'), { recursive: true });
     writeFileSync(join(runs, '2020-01-01-evil/ready.json'), JSON.stringify({ agent_id: 'implementer-8', pid: 1, task: '010' }));
     symlinkSync(join(outside, 'precious.txt'), join(runs, '2020-01-01-evil/waited'));

@@ -94,6 +94,7 @@ describe('sow doctor: a healthy repository', () => {
       'merge-conflicts',
       'lock',
       'journal',
+      'legacy-runtime',
       'project',
       'branch',
       'tasks',

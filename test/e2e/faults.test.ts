@@ -8,7 +8,7 @@
  * (setpriv) meets a folder it cannot write, a live process holds the lock. The cases that need
  * root to mount or to change user are skipped without it, saying why.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -33,7 +33,7 @@ import { expectFails, makeRepo, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecutin
 
 const fresh = useRepos();
 const TASKS = '.sow/project/phases/implementation/tasks';
-const RUNTIME = '.sow/.runtime';
+const RUNTIME = '.git/sow';
 const LOCK = `${RUNTIME}/lock`;
 const JOURNAL = `${RUNTIME}/journal.json`;
 
@@ -112,7 +112,7 @@ describe('the journal is runtime data, never trusted input', () => {
       ['advance', '--dry-run'],
     ]) {
       const text = expectFails(repo, args, 4, 'JOURNAL_REFUSED', { human: args[0] === 'task' && args[1] === 'list' });
-      expect(text, args.join(' ')).toContain('.sow/.runtime/journal.json');
+      expect(text, args.join(' ')).toContain('.git/sow/journal.json');
       expect(text, args.join(' ')).toMatch(problem);
       expect(text, args.join(' ')).toContain('nothing of it was applied');
       expect(repo.read(JOURNAL), `${args.join(' ')}: the journal is left for the user to look at`).toBe(journal);
@@ -171,7 +171,7 @@ describe('the journal is runtime data, never trusted input', () => {
     }
   });
 
-  it('a journal or lock that is a folder, and a .sow/.runtime that is a file: exit 4 with a hint, never 70', () => {
+  it('a journal or lock that is a folder, and a runtime folder (.git/sow) that is a file: exit 4 with a hint, never 70', () => {
     const repo = fresh();
     toExecuting(repo);
     const cases: [string, () => void, string, RegExp][] = [
@@ -321,12 +321,38 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
       expect(r.code, r.stdout + r.stderr).toBe(1);
       const error = errorOf(r, 'task set on a read-only file system');
       expect(error.code).toBe('READ_ONLY_FILE_SYSTEM');
-      expect(error.message).toMatch(/^cannot write '.*\.sow\/\.runtime\/lock': the file system is read-only$/);
+      expect(error.message).toMatch(/^cannot write '.*\.git\/sow\/lock': the file system is read-only$/);
       expect(repo.snapshot()).toEqual(before);
     } finally {
       spawnSync('umount', ['-l', ro]);
       mounts.length = 0;
       rmSync(ro, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!canMount)("a linked worktree on another file system than git's folder: writes stage their temp files in .sow/.tmp/ (a rename cannot cross), which git ignores and sow empties", () => {
+    const repo = fresh();
+    repo.git(['add', '-A']);
+    repo.git(['commit', '-qm', 'sow init']);
+    const other = mkdtempSync(join(tmpdir(), 'sow-otherfs-'));
+    try {
+      mount(['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs'], other);
+      repo.git(['worktree', 'add', '-q', '-b', 'feat/elsewhere', join(other, 'wt')]);
+      const at = relativeTo(repo.dir, join(other, 'wt'));
+      ok(repo, ['project', 'new', 'elsewhere', '--description', 'on another disk'], { cwd: at });
+      ok(repo, ['input', 'add', '--type', 'context', '--path', 'notes.md'], { cwd: at });
+      ok(repo, ['log', '--project', '--agent', 'me', '--action', 'modified_file', '--result', 'success', 'two files at once'], { cwd: at });
+      const wt = join(other, 'wt');
+      expect(readdirSync(join(wt, '.sow', '.tmp')).sort(), 'only its .gitignore: every temp file was renamed into place').toEqual(['.gitignore']);
+      expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.sow/.tmp'], { cwd: wt, encoding: 'utf8' })).toBe('');
+      // Its runtime folder is its own, in git's folder (on the other disk than the checkout).
+      expect(existsSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow'))).toBe(true);
+      expect(readdirSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow', 'tmp'))).toEqual([]);
+    } finally {
+      spawnSync('umount', ['-l', other]);
+      mounts.length = 0;
+      rmSync(other, { recursive: true, force: true });
+      repo.git(['worktree', 'prune']);
     }
   });
 
@@ -414,7 +440,7 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
         expect(repo.sow(['task', 'list'], as).code).toBe(0);
         const w = repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '2', '--json'], as);
         expect(w.code).toBe(1);
-        expect(errorOf(w, 'runtime folder not writable').message).toMatch(/^cannot write '.*\.sow\/\.runtime\/lock': permission denied$/);
+        expect(errorOf(w, 'runtime folder not writable').message).toMatch(/^cannot write '.*\.git\/sow\/lock': permission denied$/);
       }
     } finally {
       spawnSync('chmod', ['-R', 'u+w', repo.dir]);
@@ -696,6 +722,54 @@ describe('the lock never changes hands while its holder lives', () => {
       expect(repo.yaml(taskFile('010')).metadata.x).toBe('waited');
       expectRuntimeClean(repo, 'after both');
     },
+  );
+
+  it.skipIf(!canUnshare)(
+    `a sandboxed holder blocked 35 s in a synchronous git call (a post-checkout hook) keeps the lock: the waiter waits, then both writes are there${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
+    async () => {
+      const repo = fresh();
+      // `sow project new` on main makes and checks out feat/<name> (a synchronous git checkout,
+      // under the lock); the repository's post-checkout hook holds it until the test opens the gate.
+      const top = mkdtempSync(join(tmpdir(), 'sow-ns-'));
+      temps.push(top);
+      const gate = join(top, 'gate');
+      writeFileSync(gate, '');
+      mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true });
+      writeFileSync(join(repo.dir, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ntouch "${gate}.started"\nwhile [ -e "${gate}" ]; do sleep 0.1; done\n`, { mode: 0o755 });
+      const holder = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'project', 'new', 'nsproj', '--description', 'd', '--no-planning'], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(holder);
+      let holderOut = '';
+      holder.stdout!.on('data', (d) => (holderOut += d));
+      holder.stderr!.on('data', (d) => (holderOut += d));
+      const holderDone = new Promise<number | null>((resolve) => holder.on('close', resolve));
+      const end = Date.now() + 60_000;
+      while (!existsSync(`${gate}.started`) && holder.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(existsSync(`${gate}.started`), `the holder is in its checkout's hook, under the lock: ${holderOut}`).toBe(true);
+      const lock = repo.read(LOCK);
+      const held = JSON.parse(lock);
+      expect(held, 'pid 1 of its own namespace').toMatchObject({ pid: 1, command: 'sow project new' });
+      expect(held.pidns).not.toBe(readlinkSync('/proc/self/ns/pid'));
+      const w = waiter(repo, ['task', 'add', 'from the waiter', '--json'], { SOW_LOCK_TIMEOUT: '600' });
+      expect(await w.says('waiting for pid 1 in another pid namespace (sow project new)'), w.stderr()).toBe(true);
+      // The stimulus, not a measurement: longer than the 30 s after which a silent heartbeat
+      // reads as a dead holder. Its event loop is blocked in git all along, so only a heartbeat
+      // that does not need it keeps the lock.
+      await new Promise((r) => setTimeout(r, 35_000));
+      expect(repo.exists(LOCK) ? repo.read(LOCK) : '(no lock: taken over)', 'still the holder’s, 35 s on').toBe(lock);
+      expect(w.child.exitCode, `the waiter still waits: ${w.stderr()}`).toBeNull();
+      rmSync(gate);
+      expect(await holderDone, holderOut).toBe(0);
+      const done = await w.done;
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+      expect(repo.yaml('.sow/project/state.yaml').name).toBe('nsproj');
+      expect(taskNames(repo)).toEqual(['from the waiter']);
+      expectRuntimeClean(repo, 'after both');
+    },
+    180_000,
   );
 
   it('SOW_LOCK_TIMEOUT that is not a number of seconds is a usage error (exit 2) naming it', () => {

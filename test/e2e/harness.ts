@@ -361,34 +361,36 @@ export interface JournalStep {
 }
 
 /**
- * Writes `.sow/.runtime/journal.json` as a sow process that was killed after its commit point
- * would leave it: the new texts staged in `.sow/.runtime/tmp/`, the journal naming them, with
+ * Writes `.git/sow/journal.json` as a sow process that was killed after its commit point
+ * would leave it: the new texts staged in `.git/sow/tmp/`, the journal naming them, with
  * its checksum (sha256 of the body's JSON). `edit` changes the body before the checksum is taken
  * (a journal that is whole but names what it should not), `tamper` after (one that is not whole).
  */
 export function writeJournal(repo: Repo, steps: JournalStep[], opts: { removals?: string[]; edit?: (body: any) => void; tamper?: (body: any) => void } = {}): Record<string, unknown> {
-  const tmp = '.sow/.runtime/tmp';
+  const tmp = '.git/sow/tmp';
   mkdirSync(join(repo.dir, tmp), { recursive: true });
   const renames: { from: string; to: string }[] = [];
   const folders: { from: string; to: string }[] = [];
   steps.forEach((step, i) => {
-    const from = `${tmp}/crafted-${i}.tmp`;
+    // The journal names its temp files relative to the runtime folder (.git/sow/).
+    const from = `tmp/crafted-${i}.tmp`;
+    const abs = join(repo.dir, '.git/sow', from);
     if (step.files) {
       for (const [name, text] of Object.entries(step.files)) {
-        mkdirSync(dirname(join(repo.dir, from, name)), { recursive: true });
-        writeFileSync(join(repo.dir, from, name), text);
+        mkdirSync(dirname(join(abs, name)), { recursive: true });
+        writeFileSync(join(abs, name), text);
       }
       folders.push({ from, to: step.to });
     } else {
-      writeFileSync(join(repo.dir, from), step.text ?? '');
+      writeFileSync(abs, step.text ?? '');
       renames.push({ from, to: step.to });
     }
   });
-  const body: Record<string, unknown> = { version: 2, renames, folders, removals: opts.removals ?? [] };
+  const body: Record<string, unknown> = { version: 3, renames, folders, removals: opts.removals ?? [] };
   opts.edit?.(body);
   const checksum = createHash('sha256').update(JSON.stringify(body)).digest('hex');
   opts.tamper?.(body);
   const journal = { ...body, checksum };
-  writeFileSync(join(repo.dir, '.sow/.runtime/journal.json'), JSON.stringify(journal));
+  writeFileSync(join(repo.dir, '.git/sow/journal.json'), JSON.stringify(journal));
   return journal;
 }

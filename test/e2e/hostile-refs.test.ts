@@ -246,6 +246,44 @@ describe('the committed refs index names only shared sources, and plain link nam
     h.untouched();
   });
 
+  it("an ssh:// URL whose host is an option once its %-escapes are decoded (%2d is '-') is refused before git sees it: by refs add (exit 1), in either index (exit 4); nothing created, nothing run", () => {
+    const h = hostile();
+    h.commit();
+    const clone = h.clone();
+    const env = refsEnv(h);
+    const before = clone.snapshot();
+    const sources = [`ssh://%2doProxyCommand=touch\${IFS}${h.marker}/r`, `ssh://git@%2DoProxyCommand=touch\${IFS}${h.marker}/r`, `ssh://host/r%0a`];
+    for (const source of sources) {
+      for (const extra of [[], ['--local']]) {
+        const e = refused(clone, ['refs', 'add', source, '--link', 'r', ...extra], 1, 'REF_SOURCE_UNSAFE', env);
+        expect(e.message).toMatch(/^sow will not hand 'ssh:\/\/.*' to git: /);
+      }
+    }
+    expect(refused(clone, ['refs', 'add', sources[0]!, '--link', 'r'], 1, 'REF_SOURCE_UNSAFE', env).message).toContain(
+      "its host or user begins with '-' ('-oProxyCommand=touch${IFS}' once its %-escapes are decoded, as git decodes them), which ssh would read as an option",
+    );
+    expect(clone.exists('.sow/refs/index.json') && JSON.parse(clone.read('.sow/refs/index.json')).refs.length).toBeFalsy();
+    expect(clone.exists('.sow/refs/index.local.json')).toBe(false);
+    expect(linksIn(clone)).toEqual([]);
+    expect(filesUnder(cacheOf(h)), 'nothing cloned').toEqual([]);
+    expect(clone.snapshot()).toEqual(before);
+    // Written into an index by hand instead: every refs command refuses it, naming the entry.
+    for (const [rel, code] of [
+      ['.sow/refs/index.json', 'REF_SOURCE_NOT_SHARED'],
+      ['.sow/refs/index.local.json', 'STATE_FILE_INVALID'],
+    ] as const) {
+      clone.write(rel, JSON.stringify({ version: 1, refs: [{ link: 'r', source: sources[0], semantic: 'knowledge', tags: [] }] }));
+      for (const args of [
+        ['refs', 'init'],
+        ['refs', 'update'],
+      ])
+        expect(refused(clone, args, 4, code, env).message).toContain("begins with '-'");
+      rmSync(join(clone.dir, rel));
+    }
+    expect(filesUnder(cacheOf(h)), 'nothing cloned').toEqual([]);
+    h.untouched();
+  });
+
   it("a committed index.local.json (git add -f) naming a folder is refused (exit 4): it is never the person's own", () => {
     const h = hostile();
     const env = refsEnv(h);

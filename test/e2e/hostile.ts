@@ -122,7 +122,7 @@ export function tree(repo: Repo): Record<string, string> {
     for (const name of readdirSync(abs)) {
       const p = join(abs, name);
       const rel = relative(repo.dir, p);
-      if (rel === '.git' || rel === '.sow/.runtime') continue;
+      if (rel === '.git' || rel === '.git/sow') continue;
       const st = lstatSync(p);
       if (st.isSymbolicLink()) out[rel] = `-> ${readlinkSync(p)}`;
       else if (st.isDirectory()) walk(p);

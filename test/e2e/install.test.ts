@@ -5,11 +5,12 @@
  * removing exactly what sow wrote.
  */
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { expectEnvelope, expectFails, ok, toExecuting, useRepos, type Repo } from './harness.js';
+import { expectEnvelope, expectFails, ok, SOW, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
 
 const fresh = useRepos();
 
@@ -153,6 +154,29 @@ describe('sow hook stop (the Stop hook)', () => {
     expect(repo.sow(['hook', 'stop'], { input: '{}' }).stdout).toBe('');
     ok(repo, ['task', 'set', '--id', '010', 'status', 'needs_review']);
     expect(repo.sow(['hook', 'stop'], { env: worker, input: '{}' }).stdout).toBe('');
+  });
+
+  it('64 MiB on stdin: exit 1 with a sentence (its limit is 1 MiB), never a stack trace or a hang; the state unchanged', () => {
+    const repo = fresh();
+    toExecuting(repo);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    const before = repo.snapshot();
+    const worker = { SOW_AGENT: 'implementer', SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' };
+    for (const json of [false, true]) {
+      // A writer as fast as a pipe goes, 64 MiB of 'a' (nothing this size is held by the test).
+      const r = spawnSync('sh', ['-c', `head -c 67108864 /dev/zero | tr '\\0' a | exec "$0" "$1" hook stop ${json ? '--json' : ''}`, process.execPath, SOW], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV, ...worker },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(r.signal, 'did not hang').toBeNull();
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).not.toMatch(/\n\s+at |RangeError/);
+      if (json) expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'INPUT_TOO_LARGE', message: "the hook's input on stdin is larger than 1 MiB" } });
+      else expect(r.stderr).toContain("error: the hook's input on stdin is larger than 1 MiB");
+    }
+    expect(repo.snapshot()).toEqual(before);
   });
 
   it('a project-level worker is held until it runs sow agent report', () => {

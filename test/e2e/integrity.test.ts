@@ -17,7 +17,7 @@ import { ok, PROJECT, SOW, TASK_LIST, taskFile, TEST_ENV, toExecuting, useRepos,
 const fresh = useRepos();
 
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
-const RUNTIME = '.sow/.runtime';
+const RUNTIME = '.git/sow';
 const LOCK = `${RUNTIME}/lock`;
 
 // ---------------------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ describe('initialised means initialised', () => {
 });
 
 describe('runtime files are never in git', () => {
-  it('with .sow/.gitignore deleted and committed: writes, reads and killed writes leave nothing under .sow/.runtime/ in git status', async () => {
+  it('with .sow/.gitignore deleted and committed: writes, reads and killed writes leave nothing under .git/sow/ in git status', async () => {
     const repo = planning();
     repo.write(TASK_LIST, '# Tasks\n');
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
@@ -273,7 +273,7 @@ describe('runtime files are never in git', () => {
       if (held && signal === 'SIGKILL' && repo.exists(LOCK)) {
         lockLeft++;
         expect(
-          gitStatus(repo).filter((l) => l.includes('.sow/.runtime')),
+          gitStatus(repo).filter((l) => l.includes('.git/sow')),
           "with a dead writer's lock",
         ).toEqual([]);
         ok(repo, ['phase', 'set', 'metadata.after_kill', String(i)]);
@@ -289,7 +289,7 @@ describe('runtime files are never in git', () => {
       child.kill('SIGKILL');
       if ((await exited(child)).signal === 'SIGKILL') killed++;
       expect(
-        gitStatus(repo).filter((l) => l.includes('.sow/.runtime')),
+        gitStatus(repo).filter((l) => l.includes('.git/sow')),
         `after random kill ${i}`,
       ).toEqual([]);
     }
@@ -298,17 +298,17 @@ describe('runtime files are never in git', () => {
     ok(repo, ['task', 'add', 'After', '--agent', 'implementer']);
 
     const status = gitStatus(repo);
-    expect(status.filter((l) => l.includes('.sow/.runtime'))).toEqual([]);
+    expect(status.filter((l) => l.includes('.git/sow'))).toEqual([]);
     expect(status.filter((l) => l.includes('.gitignore'))).toEqual([]);
     // Only state shows: the project file and new task folders.
     for (const line of status) expect(line).toMatch(/^( M|\?\?) \.sow\/project\//);
     expect(existsSync(join(repo.dir, RUNTIME)), 'the runtime folder is there, just ignored').toBe(true);
   });
 
-  it('in a fresh clone (no .sow/.runtime/ yet), writes work and create it, ignored', () => {
+  it('in a fresh clone (no .git/sow/ yet), writes work and create it, ignored', () => {
     const origin = planning();
     commitAll(origin, 'project');
-    // A clone has every committed file and nothing git ignores: no .sow/.runtime/.
+    // A clone has every committed file and nothing git ignores: no .git/sow/.
     const repo = fresh({ init: false });
     rmSync(repo.dir, { recursive: true, force: true });
     spawnSync('git', ['clone', '-q', origin.dir, repo.dir]);

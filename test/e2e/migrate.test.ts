@@ -10,12 +10,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { ok, PROJECT, taskFile, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
 import { filesUnder, fixtureRepo, useFixtureRepos, type FixtureRepo, type Scenario } from './fixtures.js';
 
 const VERSION = '.sow/.version';
 const GITIGNORE = '.sow/.gitignore';
-const BACKUP = '.sow/.backup/1';
+const BACKUP = '.git/sow/backup/1';
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 
 const freshRepo = useRepos();
@@ -180,7 +182,7 @@ describe('a layout-1 workspace (the executing fixture)', () => {
     expect(j.code, diag(j)).toBe(0);
     expect(j.json?.data).toMatchObject({ from: 2, to: 2, changes: [] });
     expect(repo.snapshot()).toEqual(before);
-    expect(repo.exists('.sow/.backup/1-2')).toBe(false);
+    expect(repo.exists('.git/sow/backup/1-2')).toBe(false);
   });
 
   it('the project reads as before and finishes its lifecycle with the new sow', () => {
@@ -227,7 +229,40 @@ describe('after migrating', () => {
     expect([...gitStatus(repo).keys()]).toEqual([]);
   });
 
-  it('a fresh clone of the migrated repository works (it has no .sow/.runtime/)', () => {
+  it("a committed .sow/.backup linked outside: migrate keeps its copy in git's folder and writes nothing there; an agent-outputs link out is refused, changing nothing", () => {
+    const repo = freshFixture('executing');
+    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+    try {
+      writeFileSync(join(outside, '.gitignore'), 'mine\n');
+      mkdirSync(join(outside, 'ao'));
+      writeFileSync(join(outside, 'ao', 'keep'), 'k');
+      const untouched = () => {
+        expect(readdirSync(outside).sort()).toEqual(['.gitignore', 'ao']);
+        expect(readFileSync(join(outside, '.gitignore'), 'utf8')).toBe('mine\n');
+        expect(readdirSync(join(outside, 'ao'))).toEqual(['keep']);
+      };
+      symlinkSync(outside, join(repo.dir, '.sow/.backup'));
+      symlinkSync(join(outside, 'ao'), join(repo.dir, '.sow/project/agent-outputs'));
+      repo.git(['add', '-f', '.sow/.backup', '.sow/project/agent-outputs']);
+      repo.git(['commit', '-qm', 'hostile']);
+      const before = repo.snapshot();
+      const refused = repo.sow(['migrate']);
+      expect(refused.code, diag(refused)).toBe(4);
+      expect(refused.stderr).toContain("'.sow/project/agent-outputs' is a link to");
+      expect(repo.snapshot()).toEqual(before);
+      untouched();
+      rmSync(join(repo.dir, '.sow/project/agent-outputs'));
+      const r = repo.sow(['migrate']);
+      expect(r.code, diag(r)).toBe(0);
+      untouched();
+      expect(repo.exists(`${BACKUP}/project/state.yaml`)).toBe(true);
+      expect(repo.exists(`${BACKUP}/.backup`), 'the link is not copied').toBe(false);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a fresh clone of the migrated repository works (it has no .git/sow/)', () => {
     const repo = freshFixture('executing');
     const r = repo.sow(['migrate']);
     expect(r.code, diag(r)).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * One truth per fact, as the built CLI meets it: a task's fields live in its own file, and the task
- * index (.sow/.runtime/tasks.json, which a one-shot command reads and writes) is checked against
+ * index (.git/sow/tasks.json, which a one-shot command reads and writes) is checked against
  * each file's stat and never believed over it, so a hand edit is seen at once, and a forged index
  * changes nothing. Hand edits seen by every use case and the guards, tasks added and removed by
  * hand, files laid out by other tools and comments kept: in-process (src/app/one-truth.test.ts);
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { ok, taskFile, toExecuting, useRepos, type Repo } from './harness.js';
 
 const fresh = useRepos();
-const INDEX = '.sow/.runtime/tasks.json';
+const INDEX = '.git/sow/tasks.json';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Replaces `from` by `to` in a file, in place (same inode), as an editor that writes over the file does. */
@@ -50,6 +50,6 @@ describe('the task index is only a shortcut', () => {
     expect(listed(repo)[0]!.status).toBe('failed');
     expect(ok(repo, ['project', 'status', '--json']).json!.data.tasks.by_status).toEqual({ failed: 1, pending: 1 });
     // And the runtime folder is never in git.
-    expect(repo.git(['status', '--porcelain', '--', '.sow/.runtime'])).toBe('');
+    expect(repo.git(['status', '--porcelain', '--', '.git/sow'])).toBe('');
   });
 });

@@ -26,7 +26,7 @@ import { CLIS, CODEX_REASON, cliOf, DENIALS, declareTouch, expectExactCheckRules
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
-const OUTPUTS = '.sow/.runtime/agent-outputs';
+const OUTPUTS = '.git/sow/agent-outputs';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a template repo in ImplementationExecuting (tasks 010, 020) with the checks declared,

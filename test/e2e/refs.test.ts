@@ -276,7 +276,7 @@ describe('agents find the refs', () => {
     temps.push(world.root);
     const r = runSow(repo.dir, world, ['agent', 'spawn', 'implementer', '010', '-q'], env);
     expect(r.code, show(r)).toBe(0);
-    const dir = join(repo.dir, '.sow/.runtime/agent-outputs/010');
+    const dir = join(repo.dir, '.git/sow/agent-outputs/010');
     const promptFile = readdirSync(dir).find((f) => f.endsWith('-spawn.prompt.md'))!;
     expect(readFileSync(join(dir, promptFile), 'utf8')).toContain('- `.sow/refs/examples` (code): Reusable handlers');
   });

@@ -187,7 +187,7 @@ describe('claims through the remote', () => {
       return runs;
     };
     // The claims the reads above cached go, so the first read here asks the remote (and shows the log works).
-    rmSync(join(a.dir, '.sow/.runtime/remote-claims.json'), { force: true });
+    rmSync(join(a.dir, '.git/sow/remote-claims.json'), { force: true });
     expect(gitRuns()[0]).toContain('ls-remote');
     a.write('.sow/config.yaml', '# no claims through the remote\n');
     expect(gitRuns()).toEqual(['', '', '', '']);

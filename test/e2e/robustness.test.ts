@@ -18,8 +18,8 @@ afterEach(() => {
   repo = undefined;
 });
 
-const LOCK = '.sow/.runtime/lock';
-const JOURNAL = '.sow/.runtime/journal.json';
+const LOCK = '.git/sow/lock';
+const JOURNAL = '.git/sow/journal.json';
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
 // ---------------------------------------------------------------------------------------------
@@ -495,8 +495,8 @@ describe('SIGKILL during writes', () => {
         { to: folder, files },
         { to: PROJECT, text: copy.read(PROJECT) },
       ]);
-      spawnSync('cp', ['-a', join(repo.dir, '.sow/.runtime/tmp/crafted-0.tmp'), join(repo.dir, folder)]);
-      rmSync(join(repo.dir, '.sow/.runtime/tmp/crafted-0.tmp'), { recursive: true });
+      spawnSync('cp', ['-a', join(repo.dir, '.git/sow/tmp/crafted-0.tmp'), join(repo.dir, folder)]);
+      rmSync(join(repo.dir, '.git/sow/tmp/crafted-0.tmp'), { recursive: true });
       const got = repo.sow(['task', 'get', '--id', '030', '--json']);
       expect(got.code, got.stderr + got.stdout).toBe(0);
       expect(got.json!.data.name).toBe('From the journal');

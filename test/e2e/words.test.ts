@@ -215,16 +215,16 @@ describe('small things a well-made CLI does', () => {
     const repo = fresh();
     toExecuting(repo);
     // A live process (this test) holds the lock, as a long write of another sow would.
-    writeFileSync(join(repo.dir, '.sow/.runtime/lock'), JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: 'sow task set' }));
+    writeFileSync(join(repo.dir, '.git/sow/lock'), JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: 'sow task set' }));
     const child = spawn(process.execPath, [SOW, 'phase', 'set', 'metadata.x', 'y'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV } });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     // Waits on what it says (no clock: how soon it speaks depends on the machine's load).
     for (let waited = 0; !stderr.includes('waiting for') && waited < 120_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     expect(stderr).toContain(`waiting for pid ${process.pid} (sow task set)`);
-    readFileSync(join(repo.dir, '.sow/.runtime/lock'));
+    readFileSync(join(repo.dir, '.git/sow/lock'));
     const { rmSync } = await import('node:fs');
-    rmSync(join(repo.dir, '.sow/.runtime/lock'));
+    rmSync(join(repo.dir, '.git/sow/lock'));
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code).toBe(0);
     expect(repo.yaml('.sow/project/state.yaml').phases.implementation.metadata.x).toBe('y');

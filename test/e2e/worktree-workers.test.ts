@@ -5,10 +5,11 @@
  * `sow task merge` brings the different edits back and stops at the same-file conflict, naming it.
  * The fake workers wait on files the test creates, so what runs at once is shown by files.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { agentFixtures, show, until } from './agent-world.js';
 import { acpEvents } from '../fakes/acp-log.js';
 import { TEST_ENV } from './harness.js';
@@ -184,4 +185,55 @@ describe('a checkout per parallel worker', () => {
     expect(f.repo.read('b.txt')).toBe('b\n');
     expect(f.task('010')).toMatchObject({ status: 'needs_review', worktree: { branch: `${branch}--task-010` }, session: { cwd: checkout, transport: 'acp' } });
   });
+
+  it("a checkout's .git is git's own: a safe worker cannot point it elsewhere, and sow runs no git in a checkout whose .git leads elsewhere (exit 4)", () => {
+    const f = base('agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n');
+    const branch = f.repo.git(['branch', '--show-current']);
+    const rel = `.sow/worktrees/.workers/${branch}--task-020`;
+    const checkout = join(f.root, rel);
+    f.ok(['agent', 'spawn', 'implementer', '020', '--worktree'], { FAKE_ACP_SCRIPT: JSON.stringify([{ edit: 'b.txt', text: 'from 020\n' }, { run: 'sow task set --id 020 status needs_review' }]) });
+    const genuine = readFileSync(join(checkout, '.git'), 'utf8');
+    // A git dir of the attacker's making, whose configuration runs a command whenever git looks at the files.
+    const marker = join(outside, 'fsmonitor-ran');
+    const evil = join(f.root, 'evil-gitdir');
+    f.repo.git(['init', '--quiet', '--bare', evil]);
+    f.repo.git(['config', '--file', join(evil, 'config'), 'core.bare', 'false']);
+    f.repo.git(['config', '--file', join(evil, 'config'), 'core.fsmonitor', `touch ${marker}; echo`]);
+    // It borrows the repository's objects and starts at the worker's commit, so git gets as far as asking the monitor.
+    writeFileSync(join(evil, 'objects/info/alternates'), `${join(f.root, '.git/objects')}\n`);
+    writeFileSync(join(evil, 'HEAD'), `${f.repo.git(['rev-parse', `refs/heads/${branch}--task-020`])}\n`);
+    const hostile = `gitdir: ${evil}\n`;
+
+    // A worker of another task, in the project checkout, may not change that checkout's .git.
+    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ edit: `${rel}/.git`, text: hostile }]) });
+    const asked = acpEvents(f.world.log).filter((e) => e.event === 'step' && e.step?.edit);
+    expect(asked.at(-1)!.result).toBe('refused');
+    expect(readFileSync(join(checkout, '.git'), 'utf8')).toBe(genuine);
+
+    // Had something else pointed it there: sow task merge and sow worktree remove refuse before git runs there.
+    writeFileSync(join(checkout, '.git'), hostile);
+    f.ok(['task', 'set', '--id', '020', 'status', 'completed']);
+    const state = f.repo.snapshot();
+    const merge = f.sow(['task', 'merge', '020', '--json']);
+    expect(merge.code, show(merge)).toBe(4);
+    expect(merge.json!.error).toMatchObject({
+      code: 'CHECKOUT_GIT_INVALID',
+      message: expect.stringContaining(`${rel}/.git names '${evil}'`),
+      hint: expect.stringContaining(`git worktree repair ${rel}`),
+    });
+    const remove = f.sow(['worktree', 'remove', `${branch}--task-020`, '--json']);
+    expect(remove.code, show(remove)).toBe(4);
+    expect(remove.json!.error!.code).toBe('CHECKOUT_GIT_INVALID');
+    expect(existsSync(marker), 'git ran the command of the git dir the .git named').toBe(false);
+    expect(f.repo.snapshot()).toEqual(state);
+    // As the hint says: git writes it again, and the merge goes through.
+    const repaired = spawnSync('git', ['-C', f.root, 'worktree', 'repair', checkout], { encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(f.ok(['task', 'merge', '020', '--json']).json!.data).toMatchObject({ task: '020', files: ['b.txt'] });
+    expect(existsSync(marker)).toBe(false);
+  });
 });
+
+/** A folder outside every test repository, for what must never be touched. */
+const outside = realpathSync(mkdtempSync(join(tmpdir(), 'sow-worktree-outside-')));
+afterAll(() => rmSync(outside, { recursive: true, force: true }));

@@ -48,6 +48,10 @@
  *                             cwd; locations always carry the absolute one).
  *   {read: path}              tool_call (kind read, locations [{path}], rawInput {path}: the same for
  *                             every agent, not measured), permission; on allow the file is read.
+ *   {ask: toolCall, then?: command}  tool_call with exactly the fields given (kind, title, rawInput,
+ *                             locations, content: any shape, whatever this agent's own), then the permission;
+ *                             on allow, `sh -c then` in the session's cwd when given. Result {allowed, exitCode?,
+ *                             output?}, or "refused".
  *   {mcp: {tool, arguments, server?}}  starts the stdio MCP server handed over in session/new (the one
  *                             named `server`, else the first stdio one) with the MCP SDK's client, in
  *                             the session's cwd, with the server's `env` added to the environment
@@ -542,6 +546,19 @@ export function main(cli, argv) {
       }
       await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: text(content) });
       return { allowed: true, bytes: Buffer.byteLength(content) };
+    }
+    if (step.ask !== undefined) {
+      const toolCall = { toolCallId, status: 'pending', ...step.ask };
+      await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
+      const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, toolCall.kind === 'execute' ? 'bash' : toolCall.kind === 'edit' ? 'edit' : 'read');
+      if (!allowed) {
+        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused this.') });
+        s.endTurn = endsTurn;
+        return cancelled ? 'cancelled' : 'refused';
+      }
+      const r = step.then !== undefined ? await sh(step.then, s.cwd) : {};
+      await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' });
+      return { allowed: true, ...r };
     }
     if (step.mcp) return callMcp(s, step.mcp);
     if (step.flood !== undefined) {

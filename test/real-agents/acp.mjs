@@ -101,9 +101,9 @@ export async function runAcpScenario(opts) {
       return undefined;
     }
   };
-  /** The raw ACP stream sow kept of a run (.sow/.runtime/agent-outputs/010/*-<kind>.jsonl). */
+  /** The raw ACP stream sow kept of a run (.git/sow/agent-outputs/010/*-<kind>.jsonl). */
   const rawOf = (kind) => {
-    const outDir = join(repo, '.sow/.runtime/agent-outputs/010');
+    const outDir = join(repo, '.git/sow/agent-outputs/010');
     const files = existsSync(outDir)
       ? readdirSync(outDir)
           .filter((f) => f.endsWith(`-${kind}.jsonl`))
@@ -277,9 +277,9 @@ export async function runAcpScenario(opts) {
   return result;
 }
 
-/** sow's own events of the runs of a kind (.sow/.runtime/agent-outputs/010/*-<kind>.events.jsonl), as text. */
+/** sow's own events of the runs of a kind (.git/sow/agent-outputs/010/*-<kind>.events.jsonl), as text. */
 function readEvents(repo, kind) {
-  const outDir = join(repo, '.sow/.runtime/agent-outputs/010');
+  const outDir = join(repo, '.git/sow/agent-outputs/010');
   if (!existsSync(outDir)) return '';
   return readdirSync(outDir)
     .filter((f) => f.endsWith(`-${kind}.events.jsonl`))

@@ -353,7 +353,7 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     details.push(`sow cost --by task:\n${costText.stdout.trimEnd().replace(/^/gm, '      ')}`);
 
     // Nothing left running: every supervisor has exited.
-    const supervisors = join(repo, '.sow/.runtime/supervisors');
+    const supervisors = join(repo, '.git/sow/supervisors');
     const pids = existsSync(supervisors)
       ? readdirSync(supervisors).flatMap((d) => {
           try {

@@ -135,9 +135,9 @@ export async function runScenario(opts) {
       return undefined;
     }
   };
-  /** Whether the CLI's own events (stdout, kept by sow in .sow/.runtime/agent-outputs/) carry the session id. */
+  /** Whether the CLI's own events (stdout, kept by sow in .git/sow/agent-outputs/) carry the session id. */
   const eventsCarry = (kind, id) => {
-    const outDir = join(repo, '.sow/.runtime/agent-outputs/010');
+    const outDir = join(repo, '.git/sow/agent-outputs/010');
     const files = existsSync(outDir)
       ? readdirSync(outDir)
           .filter((f) => f.endsWith(`-${kind}.jsonl`))

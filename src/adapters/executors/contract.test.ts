@@ -56,7 +56,7 @@ const ctx = (m: ExecutorModule, over: Partial<InvocationContext> = {}, permissio
   config: configOf(m),
   cwd: '/repo',
   prompt: 'the prompt',
-  promptFile: '/repo/.sow/.runtime/agent-outputs/010/prompt.md',
+  promptFile: '/repo/.git/sow/agent-outputs/010/prompt.md',
   sessionId: 'SID-1',
   runningAsRoot: false,
   permissions,

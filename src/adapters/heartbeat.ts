@@ -1,0 +1,105 @@
+/**
+ * The heartbeat of the locks this process holds, and the one way sow makes a synchronous call to
+ * another program (git, gh, the editor).
+ *
+ * A holder that a waiter cannot look up by its pid (on another host, or in another pid namespace:
+ * a sandboxed worker) proves it lives by touching its lock file every second; a waiter takes the
+ * lock over when that has stopped for 30 s (lock.ts). A timer beats while the event loop runs. A
+ * synchronous call blocks the loop for as long as the program takes — a slow post-checkout hook,
+ * a credential prompt, a person in their editor — so before one, while a lock is held, a worker
+ * thread takes up the beat until the last lock is released: it runs while the main thread is
+ * blocked. It starts only then (an ordinary write, which calls nothing synchronously under the
+ * lock, never pays for it), and it touches the lock file it opened and found to hold this
+ * process's lock, never a path again: a lock made by someone else after ours is never touched.
+ * It never keeps the process alive, and ends with the process. See docs/decisions/0064.
+ */
+import { spawnSync } from 'node:child_process';
+import { utimesSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
+
+export const HEARTBEAT_MS = 1_000;
+
+/** The lock files this process holds → what it wrote in each. */
+const beating = new Map<string, string>();
+let thread: Worker | undefined;
+
+/**
+ * The thread's script (CommonJS, run with `eval`: the bundle has no file of its own for it). It
+ * opens each lock without following links, reads it, and keeps it open only if it is the lock it
+ * was told of; then touches the open file every beat, until told to stop.
+ */
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const open = new Map();
+const touch = (fd) => { const now = new Date(); try { fs.futimesSync(fd, now, now); } catch {} };
+const take = (path, content) => {
+  let fd;
+  try { fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW); } catch { return; }
+  const want = Buffer.from(content);
+  const got = Buffer.alloc(want.length + 1);
+  let n = 0;
+  try { n = fs.readSync(fd, got, 0, got.length, 0); } catch {}
+  if (n !== want.length || !want.equals(got.subarray(0, n))) return fs.closeSync(fd);
+  open.set(path, fd);
+  touch(fd);
+};
+const drop = (path) => { const fd = open.get(path); if (fd !== undefined) { open.delete(path); fs.closeSync(fd); } };
+for (const [path, content] of workerData.locks) take(path, content);
+const timer = setInterval(() => { for (const fd of open.values()) touch(fd); }, workerData.ms);
+parentPort.on('message', (m) => {
+  if (m.take) take(m.take, m.content);
+  if (m.drop) drop(m.drop);
+  if (m.end) { clearInterval(timer); for (const path of [...open.keys()]) drop(path); parentPort.close(); }
+});
+`;
+
+/** Beats for the lock at `path` (holding `content`) until the returned function is called. */
+export function startHeartbeat(path: string, content: string): () => void {
+  beating.set(path, content);
+  const timer = setInterval(() => {
+    const now = new Date();
+    try {
+      utimesSync(path, now, now);
+    } catch {
+      // gone already (released on exit)
+    }
+  }, HEARTBEAT_MS);
+  timer.unref();
+  thread?.postMessage({ take: path, content });
+  return () => {
+    clearInterval(timer);
+    beating.delete(path);
+    if (!thread) return;
+    thread.postMessage({ drop: path });
+    if (beating.size === 0) {
+      thread.postMessage({ end: true });
+      thread = undefined;
+    }
+  };
+}
+
+/** Called right before the event loop blocks: while a lock is held, the thread beats for it. */
+function beforeBlocking(): void {
+  if (beating.size === 0 || thread) return;
+  // Loaded here, not at start-up: node:worker_threads brings node:stream and twenty modules more.
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  const started = new Worker(THREAD, { eval: true, workerData: { locks: [...beating], ms: HEARTBEAT_MS }, stdout: true, stderr: true });
+  // A thread that fails leaves the timer to beat when it can; it must not end the command.
+  started.on('error', () => undefined);
+  started.unref();
+  thread = started;
+}
+
+/**
+ * `spawnSync`, for every synchronous call sow makes to another program: the locks this process
+ * holds keep beating while it runs.
+ */
+export const spawnBlocking = ((...args: Parameters<typeof spawnSync>) => {
+  beforeBlocking();
+  return spawnSync(...args);
+}) as typeof spawnSync;
+
+/** The heartbeat thread, while one beats (for tests). */
+export const heartbeatThread = (): Worker | undefined => thread;

@@ -1,0 +1,195 @@
+/**
+ * The one place sow signals a process it did not just start itself: a task's owner, named by a
+ * state file. State files are committed, so that pid is a claim (a cloned repository may say
+ * `pid: 1` on another host, and `kill(-1)` reaches every process of the user's). sow signals it
+ * only with proof that it started it, here, and that it is still that process
+ * (domain/signal-proof.ts): the record the owning sow process wrote into this checkout's runtime
+ * folder the moment it became the owner, and what /proc says about the pid now.
+ *
+ * Children sow spawns and still holds (the shell of a check, an ACP agent) are signalled where
+ * they are spawned, by the pid spawn() returned: no file names them.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { proveOwner, signallablePid, type Here, type OwnerRecord, type Proof } from '../domain/signal-proof.js';
+import type { Owner } from '../domain/schemas.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
+import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+
+const FOLDER = 'owners';
+/** A record is a few hundred bytes; anything larger is not one sow wrote. */
+const RECORD_MAX = 4096;
+
+/** One record per owning process: its pid and start time (two sandboxes sharing the folder may both have pid 7). */
+const recordName = (pid: number, pstart: number | undefined): string => `${pid}-${pstart ?? 0}.json`;
+
+/**
+ * Written by the sow process that becomes a task's owner (a waiting `agent spawn|resume`, or a
+ * detached worker's supervisor, which is one), before the owner is committed: whoever reads the
+ * owner can then find the proof. Returns the record, for removeOwnerRecord.
+ */
+export function writeOwnerRecord(root: string, run: { task: string; agent_id: string }): OwnerRecord {
+  const me = thisProcess();
+  const pgrp = processStat(me.pid)?.pgrp;
+  const record: OwnerRecord = {
+    pid: me.pid,
+    ...(me.pstart !== undefined ? { pstart: me.pstart } : {}),
+    ...(me.boot !== undefined ? { boot: me.boot } : {}),
+    ...(me.pidns !== undefined ? { pidns: me.pidns } : {}),
+    host: me.host,
+    ...(pgrp !== undefined ? { pgrp } : {}),
+    task: run.task,
+    agent_id: run.agent_id,
+    nonce: randomBytes(16).toString('hex'),
+  };
+  // A rename replaces a link planted at that name; it never writes through it.
+  writeFileAtomic(join(ensureRuntimeDir(root, FOLDER), recordName(me.pid, me.pstart)), `${JSON.stringify(record)}\n`, { durable: false });
+  return record;
+}
+
+/** Removes this process's record once it no longer owns the task — only while the record is still the one it wrote. */
+export function removeOwnerRecord(root: string, record: OwnerRecord): void {
+  try {
+    const dir = runtimeFolder(root, FOLDER);
+    if (!dir) return;
+    const now = readOwnerRecordIn(dir, record.pid, record.pstart);
+    if (now?.nonce === record.nonce) rmSync(join(dir, recordName(record.pid, record.pstart)), { force: true });
+  } catch {
+    // best effort: a record left behind names a process that has ended, which proves nothing
+  }
+}
+
+/** The record of the owning process `pid` (with its start time), if this checkout has one sow could have written. */
+export function readOwnerRecord(root: string, pid: number, pstart: number | undefined): OwnerRecord | undefined {
+  if (!signallablePid(pid)) return undefined;
+  let dir: string | undefined;
+  try {
+    dir = runtimeFolder(root, FOLDER);
+  } catch {
+    return undefined; // a link or a file where the folder should be: nothing there is sow's
+  }
+  return dir ? readOwnerRecordIn(dir, pid, pstart) : undefined;
+}
+
+function readOwnerRecordIn(dir: string, pid: number, pstart: number | undefined): OwnerRecord | undefined {
+  let fd: number;
+  try {
+    // No link followed; a FIFO planted there does not block the open.
+    fd = openSync(join(dir, recordName(pid, pstart)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > RECORD_MAX) return undefined;
+    return asRecord(JSON.parse(readFileSync(fd, 'utf8')));
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A record of exactly the form sow writes, else nothing. */
+function asRecord(v: unknown): OwnerRecord | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const r = v as Record<string, unknown>;
+  const optNum = (k: string) => r[k] === undefined || (typeof r[k] === 'number' && Number.isSafeInteger(r[k]));
+  const optStr = (k: string) => r[k] === undefined || typeof r[k] === 'string';
+  if (!signallablePid(r['pid']) || typeof r['host'] !== 'string' || typeof r['task'] !== 'string' || typeof r['agent_id'] !== 'string' || typeof r['nonce'] !== 'string') return undefined;
+  if (!optNum('pstart') || !optNum('pgrp') || !optStr('boot') || !optStr('pidns')) return undefined;
+  return {
+    pid: r['pid'],
+    ...(r['pstart'] !== undefined ? { pstart: r['pstart'] as number } : {}),
+    ...(r['boot'] !== undefined ? { boot: r['boot'] as string } : {}),
+    ...(r['pidns'] !== undefined ? { pidns: r['pidns'] as string } : {}),
+    host: r['host'],
+    ...(r['pgrp'] !== undefined ? { pgrp: r['pgrp'] as number } : {}),
+    task: r['task'],
+    agent_id: r['agent_id'],
+    nonce: r['nonce'],
+  };
+}
+
+/** This machine and process, as a proof compares them. */
+export function here(): Here {
+  return { host: hostname(), ...(BOOT !== undefined ? { boot: BOOT } : {}), ...(PIDNS !== undefined ? { pidns: PIDNS } : {}), linux: process.platform === 'linux' };
+}
+
+/** Proofs this module made: signalOwner takes no other (a pid read from anywhere is not one). */
+const issued = new WeakSet<object>();
+
+export type OwnerProof = Proof & { readonly here: Here };
+
+/** Whether sow may signal the owner of task `task` now: the record in this checkout, and the kernel's word on the pid. */
+export function proveOwnerNow(root: string, task: string, owner: Owner | undefined): OwnerProof {
+  const at = here();
+  const pid = owner?.kind === 'worker' && signallablePid(owner.pid) ? owner.pid : undefined;
+  const record = pid !== undefined ? readOwnerRecord(root, pid, owner!.pstart) : undefined;
+  const proof: OwnerProof = Object.freeze({
+    ...proveOwner({
+      task,
+      owner,
+      here: at,
+      record,
+      now: pid !== undefined ? processStat(pid) : undefined,
+      // Off Linux, signal 0 is all there is; never to a pid sow would not signal.
+      alive: pid !== undefined && !at.linux && processAlive(pid),
+    }),
+    here: at,
+  });
+  issued.add(proof);
+  return proof;
+}
+
+/**
+ * Sends `signal` to a proven owner: to its process group when it leads one (a detached
+ * supervisor, and with it the agent CLI and what that started), else to the process alone (a
+ * waiting `sow agent spawn`, which passes it on to its worker). Right before the signal the pid is
+ * looked at again (Linux): its start time must still be the proven one. A group whose leader has
+ * ended but whose other members live is still the worker's (Linux hands out no pid that a live
+ * group uses as its id), so a KILL after the grace period still reaches them. With `leaderFirst`
+ * the leader alone gets the signal (over ACP it asks its agent to stop; the KILL later reaches the
+ * group). What it did: 'gone' when nothing of it was there (or the pid is someone else's now).
+ */
+export function signalOwner(proof: OwnerProof, signal: NodeJS.Signals, opts: { leaderFirst?: boolean } = {}): 'group' | 'process' | 'gone' {
+  if (!issued.has(proof) || !proof.ok) throw new Error('signalOwner: only a proof from proveOwnerNow');
+  const pid = proof.pid;
+  // The last line, whatever the proof says: never 0, never -1, never a negative number.
+  if (!signallablePid(pid)) return 'gone';
+  const send = (target: number): boolean => {
+    try {
+      process.kill(target, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (proof.here.linux) {
+    const now = processStat(pid);
+    if (now && !now.zombie && now.start !== proof.pstart) return 'gone'; // the pid is another process's now
+    const leaderThere = now !== undefined && !now.zombie;
+    if (proof.target === 'group' && (now === undefined || now.pgrp === pid)) {
+      if (!groupAlive(pid)) return 'gone';
+      if (opts.leaderFirst && leaderThere) return send(pid) ? 'group' : 'gone';
+      return send(-pid) ? 'group' : 'gone';
+    }
+    if (!leaderThere) return 'gone';
+    return send(pid) ? 'process' : 'gone';
+  }
+  return processAlive(pid) && send(pid) ? 'process' : 'gone';
+}
+
+/** Whether any process of the group `pgid` is still there (signal 0 to the group; a pid above 1 only). */
+export function groupAlive(pgid: number): boolean {
+  if (!signallablePid(pgid)) return false;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

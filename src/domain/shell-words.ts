@@ -1,0 +1,206 @@
+/**
+ * A command line as a POSIX shell parses it (sh, dash, `bash -c`): the words it runs, with their
+ * quotes removed, and whether it is one simple command of literal words only. What sow lets a
+ * worker run is judged on this, never on a regular expression over the text: a shell splits words
+ * only on space, tab and newline (not on `\v`, a no-break space or U+3000, which JavaScript's `\s`
+ * matches), and it reads quotes, escapes, operators, expansions and globs before it runs anything.
+ *
+ * Strict on purpose: anything the shell would do to a word besides removing its quotes — any
+ * operator, redirection, substitution, expansion, glob, brace, tilde, assignment, comment or line
+ * continuation — and any character a person cannot see for what it is (control characters,
+ * Unicode spaces, invisible formatting) makes the command "not simple", with what was found.
+ */
+
+export interface ShellWord {
+  /** The word as the command receives it: quotes and escapes removed. */
+  value: string;
+  /** The word as written. */
+  raw: string;
+}
+
+export type ShellParse = { simple: true; words: ShellWord[] } | { simple: false; found: string };
+
+/** Words of the shell's own grammar when they begin a command (bash's too, and `[[`). */
+const RESERVED = new Set(['!', '{', '}', '[[', ']]', 'case', 'coproc', 'do', 'done', 'elif', 'else', 'esac', 'fi', 'for', 'function', 'if', 'in', 'select', 'then', 'time', 'until', 'while']);
+
+/** Builtins and programs whose arguments are another command: the first word of such a line is not what runs. */
+const RUNNERS = new Set([
+  '.',
+  'builtin',
+  'busybox',
+  'chroot',
+  'command',
+  'doas',
+  'env',
+  'eval',
+  'exec',
+  'flock',
+  'ionice',
+  'nice',
+  'nohup',
+  'runuser',
+  'setsid',
+  'source',
+  'stdbuf',
+  'strace',
+  'su',
+  'sudo',
+  'time',
+  'timeout',
+  'trap',
+  'unbuffer',
+  'watch',
+  'xargs',
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'fish',
+]);
+
+const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** What a character no plain command needs is, or undefined for an ordinary one (tab and newline are the shell's own: judged by the parser). */
+function unseen(ch: string): string | undefined {
+  if (ch === '\t' || ch === '\n' || ch === ' ') return undefined;
+  if (/\p{Cc}/u.test(ch)) return `a control character (${hex(ch)})`;
+  if (/[\p{Z}\p{Cf}\p{Cs}]/u.test(ch)) return `an invisible or Unicode space character (${hex(ch)}), which the shell does not split words on`;
+  return undefined;
+}
+
+/** The first character of `text` a person cannot see for what it is (a control character, a Unicode space, invisible formatting; tab and newline too), said; undefined when there is none. */
+export function invisibleIn(text: string): string | undefined {
+  for (const ch of text) {
+    if (ch === '\t' || ch === '\n') return `a control character (${hex(ch)})`;
+    const what = unseen(ch);
+    if (what) return what;
+  }
+  return undefined;
+}
+
+function dollar(s: string, i: number): string {
+  const next = s[i + 1] ?? '';
+  if (s.startsWith('$((', i)) return 'an arithmetic expansion ($((…)))';
+  if (next === '(') return 'a command substitution ($(…))';
+  if (next === '{') return 'a parameter expansion (${…})';
+  if (next === "'") return "bash's $'…' quoting, which decodes escapes";
+  if (next === '"') return 'bash\'s $"…" translation';
+  if (/[A-Za-z0-9_@*#?!$-]/.test(next)) return `a parameter expansion ($${next}…)`;
+  return 'a $, which the shell may expand';
+}
+
+const OPERATORS = ['<<-', '&&', '||', ';;', '>>', '<<', '<&', '>&', '<>', '>|', '&>', '|&', '<(', '>(', ';', '&', '|', '<', '>', '(', ')'];
+
+function operator(s: string, i: number): string {
+  const op = OPERATORS.find((o) => s.startsWith(o, i))!;
+  return op.includes('<') || op.includes('>') ? `a redirection (${op})` : `the operator ${op}`;
+}
+
+/** The words of `command`, and whether it is one simple command of literal words only (else what made it not). */
+export function shellWords(command: string): ShellParse {
+  const bad = (found: string): ShellParse => ({ simple: false, found });
+  for (const ch of command) {
+    const what = unseen(ch);
+    if (what) return bad(what);
+  }
+  const words: ShellWord[] = [];
+  let value = '';
+  let start = -1;
+  const end = (i: number) => {
+    if (start < 0) return;
+    words.push({ value, raw: command.slice(start, i) });
+    value = '';
+    start = -1;
+  };
+  for (let i = 0; i < command.length;) {
+    const ch = command[i]!;
+    if (ch === ' ' || ch === '\t') {
+      end(i);
+      i++;
+      continue;
+    }
+    if (ch === '\n') return bad('a newline, which ends one command and starts another');
+    if (start < 0) {
+      start = i;
+      if (ch === '#') return bad('a comment (#)');
+    }
+    switch (ch) {
+      case "'": {
+        const close = command.indexOf("'", i + 1);
+        if (close < 0) return bad('an unclosed quote');
+        value += command.slice(i + 1, close);
+        i = close + 1;
+        break;
+      }
+      case '"': {
+        // Inside double quotes, `\` escapes only $ ` " \ and a newline; $ and ` still expand.
+        for (i++; ;) {
+          const c = command[i];
+          if (c === undefined) return bad('an unclosed quote');
+          if (c === '"') {
+            i++;
+            break;
+          }
+          if (c === '\\') {
+            const next = command[i + 1];
+            if (next === '\n') return bad('a line continuation (\\ and a newline)');
+            if (next !== undefined && '$`"\\'.includes(next)) {
+              value += next;
+              i += 2;
+            } else {
+              value += c;
+              i++;
+            }
+            continue;
+          }
+          if (c === '$') return bad(dollar(command, i));
+          if (c === '`') return bad('a command substitution (`…`)');
+          value += c;
+          i++;
+        }
+        break;
+      }
+      case '\\': {
+        const next = command[i + 1];
+        if (next === undefined) return bad('a backslash at the end');
+        if (next === '\n') return bad('a line continuation (\\ and a newline)');
+        value += next;
+        i += 2;
+        break;
+      }
+      case '$':
+        return bad(dollar(command, i));
+      case '`':
+        return bad('a command substitution (`…`)');
+      case ';':
+      case '&':
+      case '|':
+      case '<':
+      case '>':
+      case '(':
+      case ')':
+        return bad(operator(command, i));
+      case '*':
+      case '?':
+      case '[':
+        return bad(`a glob (${ch}), which the shell expands to file names`);
+      case '{':
+      case '}':
+        return bad(`a brace (${ch}), which bash expands or reads as a group`);
+      case '~':
+        return bad('a tilde (~), which the shell expands to a home folder');
+      default:
+        value += ch;
+        i++;
+    }
+  }
+  end(command.length);
+  if (!words.length) return bad('no command');
+  const first = words[0]!;
+  if (/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(first.raw)) return bad(`an assignment (${first.raw.slice(0, first.raw.indexOf('=') + 1)}…) before the command`);
+  if (RESERVED.has(first.raw)) return bad(`the shell's own word '${first.raw}'`);
+  const name = first.value.slice(first.value.lastIndexOf('/') + 1);
+  if (RUNNERS.has(name)) return bad(`'${first.value}', which runs another command`);
+  return { simple: true, words };
+}

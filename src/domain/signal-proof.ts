@@ -1,0 +1,125 @@
+/**
+ * Whether sow may signal a task's owner: only a process it can prove it started, here, and that is
+ * still that process. A task's owner comes from a state file, and state files are committed: a
+ * cloned repository can name any pid (1, or someone else's process group) on any host. So the
+ * owner is a claim; the proof is the record the owning sow process wrote into this checkout's
+ * runtime folder when it became the owner (adapters/owner-record.ts), checked against what the
+ * kernel says about that pid now. Pure: the caller reads the record and /proc.
+ */
+import { SowError } from './errors.js';
+import { shown } from './display.js';
+import type { Owner } from './schemas.js';
+
+/** What the owning sow process wrote about itself when it became a task's owner. */
+export interface OwnerRecord {
+  pid: number;
+  /** Linux: its start time, in clock ticks since boot (/proc/<pid>/stat). */
+  pstart?: number;
+  boot?: string;
+  pidns?: string;
+  host: string;
+  /** Its process group when it wrote the record (Linux): its own pid when it leads the group. */
+  pgrp?: number;
+  task: string;
+  agent_id: string;
+  /** A random value of this record alone: the owner removes its record only while it is still its own. */
+  nonce: string;
+}
+
+/** The machine and process that would send the signal. */
+export interface Here {
+  host: string;
+  boot?: string;
+  pidns?: string;
+  /** Linux: processes are looked at through /proc (start time, group). */
+  linux: boolean;
+}
+
+/** What /proc says about the pid now (Linux); undefined when there is no such process. */
+export interface ProcNow {
+  start: number;
+  pgrp: number;
+  zombie: boolean;
+}
+
+/** Why sow will not signal a task's owner (stable: tests and the error's details use it). */
+export type NotMine = 'not_a_worker' | 'bad_pid' | 'other_host' | 'other_boot' | 'other_pidns' | 'no_start_time' | 'no_record' | 'record_mismatch' | 'other_task';
+
+export type Proof =
+  /** sow started this process and it is still that one: signal its group (it leads one) or it alone. */
+  | { ok: true; pid: number; target: 'group' | 'process'; pstart?: number }
+  /** It was sow's, and it has ended (its pid is nobody's now, a zombie, or another process's). */
+  | { ok: false; gone: true }
+  | { ok: false; gone: false; why: NotMine };
+
+/** A pid sow may ever name in a signal: a whole number above 1 (never 0, -1 or a group by a negative number). */
+export const signallablePid = (pid: unknown): pid is number => typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1;
+
+const refuse = (why: NotMine): Proof => ({ ok: false, gone: false, why });
+
+/**
+ * The proof, step by step: a worker; this host; a pid above 1; on Linux this boot and this pid
+ * namespace (both known) and a start time; a record in this checkout naming the same pid, start
+ * time, task and agent, written on this host (this boot, this namespace); then the kernel: on
+ * Linux the pid is there, not a zombie, with that start time (not reused), and its group is
+ * signalled only when it leads it now and did when it wrote the record. Off Linux nothing tells a
+ * reused pid: the pid must be alive, and only the process itself is signalled.
+ */
+export function proveOwner(input: { task: string; owner: Owner | undefined; here: Here; record: OwnerRecord | undefined; now: ProcNow | undefined; alive: boolean }): Proof {
+  const { task, owner, here, record, now } = input;
+  if (owner?.kind !== 'worker') return refuse('not_a_worker');
+  if (owner.host !== here.host) return refuse('other_host');
+  const pid = owner.pid;
+  if (!signallablePid(pid)) return refuse('bad_pid');
+  if (here.linux) {
+    if (here.boot === undefined || owner.boot !== here.boot) return refuse('other_boot');
+    // `unknown`: a sow without /proc, whose pid may be another namespace's.
+    if (here.pidns === undefined || here.pidns === 'unknown' || owner.pidns !== here.pidns) return refuse('other_pidns');
+    if (owner.pstart === undefined) return refuse('no_start_time');
+  }
+  if (!record) return refuse('no_record');
+  if (record.pid !== pid || record.host !== here.host || record.pstart !== owner.pstart || record.boot !== owner.boot || record.pidns !== owner.pidns) return refuse('record_mismatch');
+  if (record.task !== task || record.agent_id !== owner.by) return refuse('other_task');
+  if (!here.linux) return input.alive ? { ok: true, pid, target: 'process' } : { ok: false, gone: true };
+  if (!now || now.zombie || now.start !== record.pstart) return { ok: false, gone: true };
+  const leads = record.pgrp === pid && now.pgrp === pid;
+  return { ok: true, pid, target: leads ? 'group' : 'process', pstart: record.pstart! };
+}
+
+/** Why, in words, after "sow will not signal it: ". */
+export function notMineText(why: NotMine, owner: Owner | undefined, here: Here): string {
+  switch (why) {
+    case 'not_a_worker':
+      return 'it is not a worker sow started';
+    case 'bad_pid':
+      return `${owner?.pid === undefined ? 'it names no pid' : `pid ${String(owner.pid)} is no process sow could have started`} (sow never signals pid 1, 0 or a negative pid)`;
+    case 'other_host':
+      return `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow cannot look`;
+    case 'other_boot':
+      return 'it was recorded before this machine last started (another boot), so its pid now means another process';
+    case 'other_pidns':
+      return 'it runs in another pid namespace (a sandbox or container), where its pid means another process';
+    case 'no_start_time':
+      return 'its record has no start time, so sow cannot tell that process from another with the same pid';
+    case 'no_record':
+      return 'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a claim, not a proof)';
+    case 'record_mismatch':
+      return "what this checkout recorded of that process does not match the task's owner";
+    case 'other_task':
+      return 'the sow process with that pid recorded that it runs another task or worker';
+  }
+}
+
+/** `sow agent stop` on a task whose owner sow cannot prove it started: nothing is signalled, nothing changes. */
+export class NotSowsProcessError extends SowError {
+  constructor(task: string, owner: Owner | undefined, why: NotMine, here: Here) {
+    const who = owner ? `${shown(owner.by)} (pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})` : 'nobody';
+    super(
+      'NOT_SOWS_PROCESS',
+      'failed',
+      `task ${task} names ${who} as its worker, but sow will not signal it: ${notMineText(why, owner, here)}. sow signals only processes it can prove it started`,
+      `nothing was signalled. To take the task over without signalling anything, run 'sow task set --id ${task} status paused --force'; or stop that worker where it runs, or wait until it ends`,
+      { task, why, ...(owner?.pid !== undefined ? { pid: owner.pid } : {}), ...(owner?.host !== undefined ? { host: owner.host } : {}) },
+    );
+  }
+}
