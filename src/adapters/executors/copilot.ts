@@ -83,7 +83,9 @@ export const copilot: ExecutorModule = {
     'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
   ignores: OWN_ARGV,
   widening: {
-    files: ['.github/copilot/**', '.github/hooks/**', '.github/mcp.json', '.mcp.json'],
+    // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but
+    // GitHub Copilot's in the person's own VS Code: no worker may widen that either.
+    files: ['.github/copilot/**', '.github/hooks/**', '.github/mcp.json', '.mcp.json', '.vscode/settings.json', '.vscode/mcp.json'],
     settings: [...COPILOT_SETTINGS.map((k) => `${k} (.github/copilot/settings.json)`), 'hooks (.github/hooks/*.json)', 'mcpServers (.mcp.json, .github/mcp.json)'],
     how: "Copilot CLI loads a folder's hooks, MCP servers and settings once the folder is trusted, and has no flag to leave them out: sow refuses to start a safe worker while the repository has one",
     check: () => ({

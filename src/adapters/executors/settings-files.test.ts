@@ -90,6 +90,9 @@ describe("every CLI's own settings files", () => {
         '.github/hooks/**',
         '.cursor/**',
         '.windsurf/**',
+        // GitHub Copilot's in VS Code: the ACP policy protected them before the modules named their files.
+        '.vscode/settings.json',
+        '.vscode/mcp.json',
       ]),
     );
   });
