@@ -6,7 +6,7 @@
  * refusal is app/agent-settings.ts's.
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { confine, readConfined, repoArea, type ReadLimits } from './confine.js';
 import type { ExecutorModule } from './executors/types.js';
 
@@ -33,7 +33,7 @@ function filesOf(folder: string, pattern: string): string[] {
     .map((n) => (dir ? `${dir}/${n}` : n));
 }
 
-/** What in the CLI's own settings files of `folders` widens a safe worker on `transport`: each file with its widening settings. */
+/** What in the CLI's own settings files of `folders` (the repository first) widens a safe worker on `transport`: each file with its widening settings. */
 export function wideningSettings(spec: ExecutorModule, transport: 'cli' | 'acp', folders: readonly string[]): { file: string; settings: string[] }[] {
   const check = spec.widening?.check?.(transport);
   if (!check) return [];
@@ -51,7 +51,8 @@ export function wideningSettings(spec: ExecutorModule, transport: 'cli' | 'acp',
         }
         if (text === undefined) continue;
         const settings = check.found(rel, text);
-        const shown = folders.length > 1 && folder !== folders[0] ? join(folder, rel) : rel;
+        // A file in a worker's checkout is named from the repository (the first folder), so that it can be found.
+        const shown = folder === folders[0] ? rel : relative(folders[0]!, join(folder, rel)).split(sep).join('/');
         if (settings.length) found.push({ file: shown, settings });
       }
     }

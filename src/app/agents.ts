@@ -876,7 +876,8 @@ export async function spawnAgent(
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-    if (workdir !== root) widening([workdir]);
+    // Its own checkout, which an earlier worker may have changed (the repository was checked above).
+    if (workdir !== root) widening([root, workdir]);
     run = await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession: persistReported }, invocation);
   } catch (err) {
     failure = err;
@@ -1060,7 +1061,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-    if (sessionCwd !== root) widening([sessionCwd]);
+    if (sessionCwd !== root) widening([root, sessionCwd]);
     run = await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter }, invocation);
   } catch (err) {
     // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a

@@ -8,9 +8,9 @@
  * does not ask is switched to one that does, or not prompted (AGENT_MODE_NOT_ASKING).
  * The real CLIs: test/real-agents/settings.mjs (npm run test:real-agents -- settings).
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acpEvents } from '../fakes/acp-log.js';
 import { expectFails } from './harness.js';
@@ -244,5 +244,19 @@ describe('a CLI that cannot be told so is not started while its own settings wid
     expect(r.code, r.stderr).toBe(1);
     expect(r.json!.error!.code).toBe('AGENT_SETTINGS_WIDEN');
     expect(f.world.calls()).toHaveLength(1);
+  });
+
+  it("in a worker's own checkout: a widening file an earlier worker wrote there refuses its resume, named from the repository", () => {
+    const f = base(config('gemini'));
+    f.ok(['agent', 'spawn', 'implementer', '010', '--worktree'], SILENT);
+    const checkout = f.task().session.cwd as string;
+    expect(checkout).toContain('.sow/worktrees/.workers/');
+    mkdirSync(join(checkout, '.gemini'), { recursive: true });
+    writeFileSync(join(checkout, '.gemini', 'settings.json'), JSON.stringify({ tools: { allowed: ['run_shell_command'] } }));
+    const r = f.sow(['agent', 'resume', '010', 'go on', '--json'], SILENT);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.json!.error!.code).toBe('AGENT_SETTINGS_WIDEN');
+    expect(r.json!.error!.details.files).toEqual([{ file: `${relative(f.root, checkout)}/.gemini/settings.json`, settings: ['tools.allowed: ["run_shell_command"]'] }]);
+    expect(f.world.calls(), 'the CLI was not started again').toHaveLength(1);
   });
 });
