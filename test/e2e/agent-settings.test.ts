@@ -256,7 +256,9 @@ describe('a CLI that cannot be told so is not started while its own settings wid
     const r = f.sow(['agent', 'resume', '010', 'go on', '--json'], SILENT);
     expect(r.code, r.stderr).toBe(1);
     expect(r.json!.error!.code).toBe('AGENT_SETTINGS_WIDEN');
-    expect(r.json!.error!.details.files).toEqual([{ file: `${relative(f.root, checkout)}/.gemini/settings.json`, settings: ['tools.allowed: ["run_shell_command"]'] }]);
+    expect((r.json!.error as { details?: { files?: unknown } }).details?.files).toEqual([
+      { file: `${relative(f.root, checkout)}/.gemini/settings.json`, settings: ['tools.allowed: ["run_shell_command"]'] },
+    ]);
     expect(f.world.calls(), 'the CLI was not started again').toHaveLength(1);
   });
 });
