@@ -9,7 +9,7 @@
  * no check outlives its run, nor writes to its log after the run was recorded.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
 
@@ -55,6 +55,11 @@ export function noteInLog(log: LogFile, text: string): void {
 
 export function closeLog(log: LogFile): void {
   closeSync(log.fd);
+}
+
+/** Removes a log this run created (an interrupted run records nothing, and keeps none of its logs). */
+export function removeLog(path: string): void {
+  rmSync(path, { force: true });
 }
 
 export interface ShellRequest {

@@ -73,8 +73,27 @@ export function readText(root: string, rel: string): string {
 /** Validates parsed data against `schema`; the error names the file and the field path. */
 export function validateState<S extends GenericSchema>(rel: string, schema: S, data: unknown): InferOutput<S> {
   const valid = check(schema, data);
-  if (!valid.ok) throw new StateFileError(rel, valid.issue.message, valid.issue.path);
+  if (!valid.ok) {
+    const wrapper = wrapperOf(data);
+    if (wrapper)
+      throw new StateFileError(rel, `its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file (move them out of '${wrapper}:')`);
+    throw new StateFileError(rel, valid.issue.message, valid.issue.path);
+  }
   return valid.value;
+}
+
+/**
+ * `task` or `project` when that is the file's only key and it holds a map: the wrapped layout the
+ * specification draws for the task file (and once for the project file). sow's files are flat
+ * (docs/decisions/0002), so such a file is told as that, not as every field missing.
+ */
+function wrapperOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const keys = Object.keys(data);
+  const only = keys.length === 1 ? keys[0]! : undefined;
+  if (only !== 'task' && only !== 'project') return undefined;
+  const inner = (data as Record<string, unknown>)[only];
+  return typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? only : undefined;
 }
 
 export async function readStateFile<S extends GenericSchema>(root: string, rel: string, schema: S, given?: string): Promise<StateFile<InferOutput<S>>> {

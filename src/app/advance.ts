@@ -11,6 +11,7 @@ import { parseStateText } from '../adapters/state-files.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { actor, AGENT_OUTPUTS, PROJECT_DIR, Reader, update } from './workspace.js';
 
+/** Where the entries of completed projects' archives are listed (repository-relative). */
 export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
 
 /** The files under .sow/project/ (relative to it), but the state files, the log and the evidence. */
@@ -31,6 +32,11 @@ async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | un
     const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
     placed.add(to);
     tx.write(to, text);
+  }
+  for (const f of plan.written ?? []) {
+    const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
+    placed.add(to);
+    tx.write(to, f.text);
   }
   const current = readFileIfExists(root, KNOWLEDGE_INDEX);
   const data = current === undefined ? { entries: [] } : (((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] });
@@ -64,7 +70,13 @@ export async function advanceProject(where: Where, event: string | undefined, dr
     const removed = type.states[result.to]?.final === true;
     // What the type keeps of a completed project goes to the knowledge folder first.
     if (removed && type.archive) {
-      const input = { project: result.project, tasks: await uow.taskStates(), config: (await readRepoConfig(uow.root)).config, documents: projectDocuments(uow.root) };
+      const input = {
+        project: result.project,
+        tasks: await uow.taskStates(),
+        config: (await readRepoConfig(uow.root)).config,
+        documents: projectDocuments(uow.root),
+        readDoc: (rel: string) => uow.readDoc(rel),
+      };
       await archiveInto(uow.root, uow.tx, type.archive(input, uow.now));
     }
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeRuntimeTree(AGENT_OUTPUTS);

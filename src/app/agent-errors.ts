@@ -157,3 +157,20 @@ export class AcpModeNotAskingError extends SowError {
     );
   }
 }
+
+/**
+ * A worker ended while the checkout was on another branch than its project's: its end could not
+ * be written there (nor into a copy of the project on that branch), so it is kept in the runtime
+ * folder and recorded by the first command on the project's branch.
+ */
+export class RunNotRecordedError extends SowError {
+  constructor(agentId: string, target: string, checkedOut: string | undefined, branch: string) {
+    super(
+      'RUN_NOT_RECORDED',
+      'failed',
+      `the worker ${agentId} on ${target} ended while ${checkedOut === undefined ? 'a detached HEAD' : `'${checkedOut}'`} was checked out, not the project's branch '${branch}'; its run is kept, and recorded when '${branch}' is checked out again`,
+      `run 'git checkout ${branch}'`,
+      { agent_id: agentId, branch, ...(checkedOut !== undefined ? { checked_out: checkedOut } : {}) },
+    );
+  }
+}

@@ -38,11 +38,14 @@ import {
   SessionExistsError,
   UnknownExecutorError,
   WorkerFailedError,
+  RunNotRecordedError,
   WorkerStoppedError,
 } from './agent-errors.js';
+import { isProject } from './deferred-runs.js';
+import type { ProjectIdentity } from '../adapters/deferred-runs.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { candidateIds, isReady, liveOwner, requireExecuting, takeOver, workerOwner } from './ownership.js';
-import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
+import { branchProblem, PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
 import { claimsRemote, giveBackRemoteClaim, ourClaim, remoteClaimer, remoteLeaseDue, remoteLeaseFrom, renewRemoteClaim, type RemoteClaimer } from './remote-claims.js';
 import { ClaimedElsewhereError } from '../domain/claims.js';
@@ -508,11 +511,36 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
  * reported nothing for too, so every run is counted), and the task is no longer owned by this
  * process's worker (unless someone took it over).
  */
-async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry, stopped?: unknown): Promise<void> {
+async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry, owned: ProjectIdentity, stopped?: unknown): Promise<RunNotRecordedError | undefined> {
+  try {
+    await settleHere(ctx, target, entry, owned, stopped);
+    return undefined;
+  } catch (err) {
+    // Not recorded because the project's branch is not checked out (switched while the worker ran):
+    // kept until it is, never written into another branch's copy of the project.
+    const checkedOut = currentBranch(ctx.cwd);
+    if (checkedOut === owned.branch) throw err;
+    const { deferRun } = await import('../adapters/deferred-runs.js');
+    deferRun(ctx.cwd, {
+      version: 1,
+      project: owned,
+      ...(target.kind === 'task' ? { task: target.id } : {}),
+      agent_id: entry.agent_id,
+      pid: process.pid,
+      ...(checkedOut !== undefined ? { checked_out: checkedOut } : {}),
+      entry,
+    });
+    return new RunNotRecordedError(entry.agent_id, label(target), checkedOut, owned.branch);
+  }
+}
+
+async function settleHere(ctx: AppContext, target: Target, entry: UsageEntry, owned: ProjectIdentity, stopped?: unknown): Promise<void> {
   await update(
     ctx,
     async (uow) => {
       const project = await uow.project();
+      // Another project, or this one's copy on a branch that is not its own: not the place to write.
+      if (!isProject(project, owned) || branchProblem(uow.root, project)) throw new Error('not on the project');
       uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
       if (target.kind !== 'task') return;
       const task = await uow.task(target.id);
@@ -591,7 +619,7 @@ export function workerEvents(spec: ExecutorModule, event: unknown, at: string): 
   for (const line of describeEvent(event)) {
     if (line.startsWith('› ')) out.push({ at, kind: 'message', text: line.slice(2) });
     else if (line.startsWith('● ')) out.push({ at, kind: 'tool_call', text: line.slice(2), tool: line.slice(2).split(/[: ]/)[0]! });
-    else if (line.startsWith('✓ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
+    else if (line.startsWith('■ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
     else if (line.startsWith('✗ ')) out.push({ at, kind: 'error', text: line.slice(2) });
     else if (/^session .* started/.test(line)) out.push({ at, kind: 'session', text: line });
     else out.push({ at, kind: 'text', text: line });
@@ -738,8 +766,11 @@ export async function spawnAgent(
   // The task's claim on the claims remote, once its push landed (claims.remote in .sow/config.yaml).
   let pushed: { remote: string; ref: string; sha: string } | undefined;
   let ownerRecord: OwnerRecord | undefined;
+  // The project the worker works for: its end is recorded there, and nowhere else.
+  let owned: ProjectIdentity | undefined;
   const recorded = update(inRoot, async (uow) => {
     const project = await uow.project();
+    owned = { name: project.name, created_at: project.created_at, branch: project.branch };
     const { id, counts } = nextAgentId(project, agent.name);
     const session: Session = {
       executor: resolution.executor.name,
@@ -871,6 +902,7 @@ export async function spawnAgent(
   let run: Awaited<ReturnType<typeof runWorker>> | undefined;
   const meter = { usage: {} as Usage, now: ctx.now };
   let failure: unknown;
+  let unrecorded: RunNotRecordedError | undefined;
   // A worker may run longer than its claim's lease on the remote, and say nothing meanwhile: this process renews it.
   const renewing = pushed && running.kind === 'task' ? renewWhileRunning(inRoot, running.id, agentId) : undefined;
   try {
@@ -887,9 +919,11 @@ export async function spawnAgent(
     // Whatever happened to the worker, this process no longer waits for it, and what it used is
     // counted. (If this fails, the owner is stale as soon as this process exits.)
     const session = sessionId ?? run?.reportedSession;
-    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage), failure).catch(() => undefined);
+    unrecorded = await settleRun(inRoot, running, usageEntry(ctx.now(), running, agent.name, agentId, resolution.executor.name, 'spawn', session, meter.usage), owned!, failure).catch(() => undefined);
+    if (unrecorded) opts.say(`Warning: ${unrecorded.message}`);
     if (ownerRecord) removeOwnerRecord(root, ownerRecord);
   }
+  if (unrecorded) throw unrecorded;
   const result = await finish(inRoot, running, agent.name, agentId, resolution.executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
   return checkoutRel ? { ...result, worktree: checkoutRel } : result;
 }
@@ -985,7 +1019,10 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const now = ctx.now();
   let pushed: { remote: string; ref: string; sha: string } | undefined;
   let ownerRecord: OwnerRecord | undefined;
+  let owned: ProjectIdentity | undefined;
   await update(inRoot, async (uow) => {
+    const project = await uow.project();
+    owned = { name: project.name, created_at: project.created_at, branch: project.branch };
     if (target.kind === 'task') {
       let task = await uow.task(target.id);
       const owner = liveOwner(task, uow.now);
@@ -1057,6 +1094,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   const meter = { usage: {} as Usage, now: ctx.now };
   let gone: string | undefined;
   let failure: unknown;
+  let unrecorded: RunNotRecordedError | undefined;
   const renewing = pushed && running.kind === 'task' ? renewWhileRunning(inRoot, running.id, session.agent_id) : undefined;
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
@@ -1073,9 +1111,13 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     }
   } finally {
     renewing?.();
-    await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage), failure).catch(() => undefined);
+    unrecorded = await settleRun(inRoot, running, usageEntry(ctx.now(), running, agentName, session.agent_id, resolution.executor.name, 'resume', sessionId, meter.usage), owned!, failure).catch(
+      () => undefined,
+    );
+    if (unrecorded) opts.say(`Warning: ${unrecorded.message}`);
     if (ownerRecord) removeOwnerRecord(root, ownerRecord);
   }
+  if (unrecorded) throw unrecorded;
   if (gone !== undefined && running.kind === 'task') {
     opts.say(`${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`);
     return handOff(ctx, running.id, agentName, prompt, opts, { from_agent_id: session.agent_id, from_session: sessionId, reason: 'session_gone', cli_said: gone });

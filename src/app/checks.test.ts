@@ -255,7 +255,7 @@ describe('completing a task runs the task_complete checks', () => {
     await claimNext(w.ctx(), { owner: 'alice' });
     const marks = scratch();
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
-    await refused(w, () => setTaskFieldChecked(w.ctx(), '010', 'status', 'completed'), 'TASK_OWNED', 1);
+    await refused(w, () => setTaskFieldChecked(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3);
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(logs(w)).toEqual([]);
   });

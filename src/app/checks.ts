@@ -18,7 +18,7 @@ import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-ty
 import type { Artifact, Check, CheckMoment, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
-import { closeLog, createLog, logTail, noteInLog, runShell } from '../adapters/shell.js';
+import { closeLog, createLog, logTail, noteInLog, removeLog, runShell } from '../adapters/shell.js';
 import type { CheckStanding } from './check-allowance.js';
 import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
 import { actor, hasProject, openRoot, Reader, update } from './workspace.js';
@@ -56,9 +56,27 @@ export class ChecksFailedError extends SowError {
   }
 }
 
+/** The check a run was interrupted in: its name, how long it had run, and the last lines it printed. */
+export interface StoppedCheck {
+  name: string;
+  duration_ms: number;
+  tail: string[];
+}
+
+/**
+ * A run of checks interrupted (Ctrl-C, or an MCP client's cancellation): nothing of it is
+ * recorded and its logs are removed, so no evidence is ever half-written; the message says which
+ * check was stopped, what had finished before it, and what it printed last.
+ */
 export class ChecksInterruptedError extends SowError {
-  constructor(runs: readonly CheckRun[]) {
-    super('INTERRUPTED', 'interrupted', 'the checks were interrupted; nothing was recorded', "run 'sow check run' again", { runs: [...runs] });
+  constructor(runs: readonly CheckRun[], stopped?: StoppedCheck) {
+    const before = runs.length ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})` : '';
+    const what = stopped ? `the check ${stopped.name} was stopped after ${(stopped.duration_ms / 1000).toFixed(1)} s${before}` : `the checks were stopped${before}`;
+    const tail = stopped ? (stopped.tail.length ? `; its last lines:\n${stopped.tail.map((l) => `  | ${l}`).join('\n')}` : '; it had printed nothing') : '';
+    super('INTERRUPTED', 'interrupted', `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`, 'run the command again when you are ready: the checks start over', {
+      runs: [...runs],
+      ...(stopped ? { stopped } : {}),
+    });
   }
 }
 
@@ -222,46 +240,71 @@ const stamp = (iso: string) => iso.replace(/[-:]/g, '');
  */
 export async function runChecks(root: string, checks: readonly Check[], now: () => string, opts: RunChecksOptions = {}, place: CheckPlace = { path: root }): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
-  for (const [index, check] of checks.entries()) {
-    if (opts.signal?.aborted) throw new ChecksInterruptedError(runs);
-    opts.onProgress?.({ kind: 'start', check, index, all: checks });
-    const code = codeSnapshot(place);
-    const startedAt = now();
-    const timeout = check.timeout ?? DEFAULT_TIMEOUT_S;
-    const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}`);
-    let outcome;
-    try {
-      noteInLog(
-        log,
-        `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} (timeout ${timeout} s)`,
-      );
-      outcome = await runShell({ command: check.run, cwd: place.path, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
-      noteInLog(
-        log,
-        `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`,
-      );
-    } finally {
-      closeLog(log);
+  // The logs of this run: evidence is recorded whole or not at all, so an interrupted run takes
+  // them with it — also when sow is made to exit at once (a second Ctrl-C).
+  const logs: string[] = [];
+  const removeLogs = () => {
+    for (const path of logs.splice(0)) removeLog(path);
+  };
+  process.on('exit', removeLogs);
+  try {
+    for (const [index, check] of checks.entries()) {
+      if (opts.signal?.aborted) {
+        removeLogs();
+        throw new ChecksInterruptedError(runs);
+      }
+      opts.onProgress?.({ kind: 'start', check, index, all: checks });
+      const code = codeSnapshot(place);
+      const startedAt = now();
+      const timeout = check.timeout ?? DEFAULT_TIMEOUT_S;
+      const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}`);
+      logs.push(log.path);
+      let outcome;
+      try {
+        noteInLog(
+          log,
+          `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} (timeout ${timeout} s)`,
+        );
+        outcome = await runShell({ command: check.run, cwd: place.path, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
+        noteInLog(
+          log,
+          `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`,
+        );
+      } finally {
+        closeLog(log);
+      }
+      if (outcome.aborted) {
+        const stopped = { name: check.name, duration_ms: outcome.durationMs, tail: logTail(log.path, INTERRUPTED_TAIL_LINES) };
+        removeLogs();
+        throw new ChecksInterruptedError(runs, stopped);
+      }
+      const run: CheckRun = {
+        name: check.name,
+        run: check.run,
+        passed: outcome.code === 0,
+        exit_code: outcome.code,
+        signal: outcome.signal,
+        timed_out: outcome.timedOut,
+        timeout,
+        duration_ms: outcome.durationMs,
+        started_at: startedAt,
+        log: `${EVIDENCE_DIR}/${basename(log.path)}`,
+        ...code,
+      };
+      runs.push(run);
+      opts.onProgress?.({ kind: 'end', run, index, all: checks });
     }
-    if (outcome.aborted) throw new ChecksInterruptedError(runs);
-    const run: CheckRun = {
-      name: check.name,
-      run: check.run,
-      passed: outcome.code === 0,
-      exit_code: outcome.code,
-      signal: outcome.signal,
-      timed_out: outcome.timedOut,
-      timeout,
-      duration_ms: outcome.durationMs,
-      started_at: startedAt,
-      log: `${EVIDENCE_DIR}/${basename(log.path)}`,
-      ...code,
-    };
-    runs.push(run);
-    opts.onProgress?.({ kind: 'end', run, index, all: checks });
+  } catch (err) {
+    removeLogs();
+    throw err;
+  } finally {
+    process.off('exit', removeLogs);
   }
   return runs;
 }
+
+/** How many lines of an interrupted check's output its message shows. */
+const INTERRUPTED_TAIL_LINES = 5;
 
 /** The evidence outputs of some runs, as they are recorded. */
 export function evidenceOutputs(runs: readonly CheckRun[], now: string): Artifact[] {

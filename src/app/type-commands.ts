@@ -4,14 +4,18 @@
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
 import { contextOf, type Where } from './context.js';
-import type { GitHubPort, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
+import type { GitHubPort, Knowledge, TypeCommandContext, TypeCommandDef, TypeCommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
+import { readFileIfExists } from '../adapters/files.js';
+import { currentBranch } from '../adapters/repo.js';
+import { parseStateText } from '../adapters/state-files.js';
 import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-type.js';
+import { KNOWLEDGE_INDEX } from './advance.js';
 import { SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
-import { actor, openRoot, Reader, update, type UnitOfWork } from './workspace.js';
+import { actor, openRoot, Reader, update, withRootLock, type UnitOfWork } from './workspace.js';
 
 export class WrongProjectTypeError extends SowError {
   constructor(command: string, owner: string, actual: string) {
@@ -63,6 +67,18 @@ function writerSession(uow: UnitOfWork): TypeSession {
   };
 }
 
+/** The knowledge index's entries (none when there is no index), the branch, and a confined reader of the repository's files. */
+async function readKnowledge(where: Where): Promise<Knowledge> {
+  const root = await openRoot(where);
+  return withRootLock(root, async () => {
+    const text = readFileIfExists(root, KNOWLEDGE_INDEX);
+    const data = text === undefined ? undefined : (await parseStateText(KNOWLEDGE_INDEX, text)).data;
+    const listed = typeof data === 'object' && data !== null && Array.isArray((data as { entries?: unknown }).entries) ? (data as { entries: unknown[] }).entries : [];
+    const entries = listed.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e));
+    return { branch: currentBranch(root), entries, readFile: (rel) => readFileIfExists(root, rel) };
+  });
+}
+
 export async function runTypeCommand(where: Where, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<TypeCommandResult> {
   const group = type.commands!.name;
   const checkType = (actual: string) => {
@@ -94,6 +110,7 @@ export async function runTypeCommand(where: Where, type: ProjectType, command: T
         checkType((await uow.project()).type);
         return fn(writerSession(uow));
       }),
+    knowledge: () => readKnowledge(where),
     github,
     // On the PATH of whoever runs the command, as every other tool it looks for.
     hasGh: () => ghInstalled(contextOf(where).env),

@@ -710,14 +710,13 @@ describe('the walk: execute, verify, deliver', () => {
           branch: 'iter/lit',
           date: '2026-12-02',
           path: dir,
+          phase: 'complete',
           phases: [
-            { id: 'R1', title: 'Collect sources', iterations: 1, output: 'outputs/sources.md' },
-            { id: 'R2', title: 'Write the review', iterations: 2, output: 'outputs/review.md' },
-            { id: 'R3', title: 'Executive summary', iterations: 1, output: 'outputs/summary.md' },
+            { id: 'R1', title: 'Collect sources', status: 'done', iterations: 1, confirmations: 1, verification: 'passed', max: 3, output: 'outputs/sources.md', completed_at: expect.any(String) },
+            { id: 'R2', title: 'Write the review', status: 'done', iterations: 2, confirmations: 2, verification: 'passed', max: 4, output: 'outputs/review.md', completed_at: expect.any(String) },
+            { id: 'R3', title: 'Executive summary', status: 'done', iterations: 1, confirmations: 1, verification: 'passed', max: 2, output: 'outputs/summary.md', completed_at: expect.any(String) },
           ],
-          files: Object.keys(kept)
-            .sort()
-            .map((f) => `${dir}/${f}`),
+          files: [...Object.keys(kept), 'state.json'].sort().map((f) => `${dir}/${f}`),
         },
       ],
     });

@@ -28,6 +28,7 @@ import { parseStateText, readStateFile, readText, rememberedStateFile, renderSta
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
+import { hasDeferredRuns } from '../adapters/deferred-runs.js';
 import { quoted } from '../domain/display.js';
 import { contextOf, type AppContext, type Where } from './context.js';
 
@@ -260,9 +261,10 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
 /**
  * For `sow doctor`: every problem of the task files — a folder that is not a task folder, a task
  * folder without a valid state file of its own task, a dependency that does not exist or a cycle —
- * read without the lock, without finishing a journal and without writing the task index.
+ * read without the lock, without finishing a journal and without writing the task index. `read`
+ * receives each task read (in id order), for a check that goes on to judge them.
  */
-export async function taskFileProblems(root: string, type: ProjectType): Promise<SowError[]> {
+export async function taskFileProblems(root: string, type: ProjectType, read?: (task: TaskState) => void): Promise<SowError[]> {
   const phase = taskPhase(type);
   const dir = tasksDir(phase);
   const problems: SowError[] = [];
@@ -273,7 +275,9 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
       continue;
     }
     try {
-      summaries.push(summaryOf((await loadTaskFile(root, type, name)).data));
+      const task = (await loadTaskFile(root, type, name)).data;
+      summaries.push(summaryOf(task));
+      read?.(task);
     } catch (err) {
       if (err instanceof TaskNotFoundError) problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
       else if (err instanceof SowError) problems.push(err);
@@ -351,7 +355,7 @@ const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
  * never half of a multi-file write. Where the lock cannot be made (a read-only checkout, a full
  * disk), `fn` reads without it.
  */
-async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<T> {
+async function readConsistently<T>(root: string, fn: (locked: boolean) => Promise<T>): Promise<T> {
   let release: (() => void) | undefined;
   try {
     ensureRuntimeDir(root);
@@ -364,9 +368,28 @@ async function readConsistently<T>(root: string, fn: () => Promise<T>): Promise<
     // and says why: the state is half written) and, holding the lock, clears what it left.
     if (hasJournal(root)) await replay(root);
     if (release) clearLeftovers(root);
-    return await fn();
+    return await fn(release !== undefined);
   } finally {
     release?.();
+  }
+}
+
+/**
+ * A read on the project's branch first records the runs that ended while another branch was
+ * checked out (app/deferred-runs.ts), as it finishes an interrupted write: only when there are
+ * any, and never failing the read (the next command tries again).
+ */
+async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
+  if (!hasDeferredRuns(root)) return;
+  try {
+    const { forgetDeferredRuns, recordDeferredRuns } = await import('./deferred-runs.js');
+    const uow = new UnitOfWork(root, ctx);
+    const done = await recordDeferredRuns(uow);
+    if (done.length === 0) return;
+    await uow.commit();
+    forgetDeferredRuns(done);
+  } catch {
+    // an invalid state file, a full disk: the read says what it finds, and the records wait
   }
 }
 
@@ -394,7 +417,8 @@ export class Reader {
     const ctx = contextOf(where);
     const root = findWorkspaceRoot(ctx.cwd);
     checkLayout(root);
-    return readConsistently(root, async () => {
+    return readConsistently(root, async (locked) => {
+      if (locked) await recordDeferred(root, ctx);
       const { file, type } = await loadProject(root);
       const problem = branchProblem(root, file.data);
       if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -427,7 +451,7 @@ export class Reader {
   }
 
   async view(): Promise<ProjectView> {
-    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel) };
+    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
@@ -539,7 +563,7 @@ export class UnitOfWork {
 
   async view(): Promise<ProjectView> {
     const project = await this.project();
-    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel) };
+    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(await this.type(), project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
@@ -658,6 +682,8 @@ export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R
     await replay(root);
     clearLeftovers(root);
     const uow = new UnitOfWork(root, ctx, opts.owner);
+    // Runs that ended while another branch was checked out, written with this change.
+    const deferred = hasDeferredRuns(root) ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow) : [];
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -665,6 +691,7 @@ export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R
     const result = await fn(uow);
     await uow.renewRemoteClaims();
     await uow.commit();
+    if (deferred.length) (await import('./deferred-runs.js')).forgetDeferredRuns(deferred);
     return result;
   });
 }

@@ -6,6 +6,8 @@
 import { Argument, Option, type Command } from 'commander';
 import type { ArgDef, CommandDef, GroupDef, OptionDef } from './def.js';
 import { cwd, respond } from './output.js';
+import type { AppContext } from '../app/context.js';
+import { SowError } from '../domain/errors.js';
 
 function argumentOf(a: ArgDef): Argument {
   const name = `${a.name}${a.variadic ? '...' : ''}`;
@@ -31,6 +33,25 @@ const DEFINITIONS = new WeakMap<Command, CommandDef>();
 /** The definition a command of the tree was built from (completion reads its candidate sources). */
 export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITIONS.get(cmd);
 
+/** Commands that run until they are stopped: what they must say, they say first. */
+const SERVERS = new Set(['mcp', 'ui']);
+
+/**
+ * Warns of a configuration file that is not valid, so that no command goes on in silence without
+ * the settings (a budget) its people think are in force. Not from the commands that are about the
+ * configuration (they report it themselves), and not again when the command's own error is that
+ * file's.
+ */
+async function warnOfConfig(def: CommandDef, app: AppContext, err?: unknown): Promise<void> {
+  if (def.name.startsWith('config ') || def.name === 'doctor') return;
+  const { configProblems } = await import('../app/config-health.js');
+  const problems = await configProblems(app);
+  if (problems.length === 0) return;
+  const told = err instanceof SowError && err.code === 'CONFIG_INVALID' ? (err.details as { file?: unknown } | undefined)?.file : undefined;
+  const { warn } = await import('../adapters/notices.js');
+  for (const p of problems) if (p.file !== told) warn(p.warning);
+}
+
 /** Adds `def` under `parent`, as the last of its words. */
 export function addCommand(parent: Command, def: CommandDef, word: string, commands?: () => Promise<readonly CommandDef[]>): Command {
   const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
@@ -46,7 +67,18 @@ export function addCommand(parent: Command, def: CommandDef, word: string, comma
     const self = received.at(-1) as Command;
     const { processContext } = await import('../app/context.js');
     const input = { args: received.slice(0, count), opts: self.opts(), ...(def.passThrough ? { rest: self.args } : {}) };
-    const r = await def.run({ app: processContext(cwd()), json: process.argv.includes('--json'), ...(commands ? { commands } : {}) }, input);
+    const app = processContext(cwd());
+    // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
+    const serves = SERVERS.has(def.name);
+    if (serves) await warnOfConfig(def, app);
+    let r;
+    try {
+      r = await def.run({ app, json: process.argv.includes('--json'), ...(commands ? { commands } : {}) }, input);
+    } catch (err) {
+      if (!serves) await warnOfConfig(def, app, err);
+      throw err;
+    }
+    if (!serves) await warnOfConfig(def, app);
     if (!r) return;
     if (r.warnings?.length) {
       const { warn } = await import('../adapters/notices.js');

@@ -7,9 +7,11 @@ type Progress = (event: import('../app/checks.js').CheckProgress) => void;
  * line on `lines` as it ends (a run can take minutes); no lines with null. A completion's checks
  * report on stderr, since its stdout is the result.
  */
-export async function checkProgress(lines: NodeJS.WritableStream | null): Promise<Progress> {
+export async function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortSignal): Promise<Progress> {
   const { formatDuration, startSpinner } = await import('./spinner.js');
   let spinner: { stop(): void } | undefined;
+  // Interrupted: the line is cleared before the message that says what was stopped.
+  interrupted?.addEventListener('abort', () => spinner?.stop(), { once: true });
   return (event) => {
     if (event.kind === 'start') {
       spinner = startSpinner(event.check.name);
@@ -30,4 +32,23 @@ function runLine(run: Run, width: number, duration: (ms: number) => string): str
       ? `killed by ${run.signal ?? 'a signal'} after ${duration(run.duration_ms)}`
       : `failed (exit ${run.exit_code}) in ${duration(run.duration_ms)}`;
   return `✗ ${name}  ${what} — .sow/project/${run.log}`;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) while checks run: an abort, so the running check's processes are stopped
+ * and the run is told as interrupted (what was stopped, nothing recorded) instead of sow dying
+ * mid-write; main then exits as the signal would have it, and a second Ctrl-C ends sow at once.
+ */
+export function abortOnSignal(): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.on('SIGINT', abort);
+  process.on('SIGTERM', abort);
+  return {
+    signal: controller.signal,
+    release() {
+      process.off('SIGINT', abort);
+      process.off('SIGTERM', abort);
+    },
+  };
 }

@@ -4,6 +4,7 @@
  * sequence in it is shown escaped and cannot forge a line (main.ts escapes the rest).
  */
 import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
+import { withdrawalSentence } from '../domain/approvals.js';
 import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
@@ -13,7 +14,7 @@ import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
 import { toJson } from '../domain/json.js';
-import type { CostReport, CostRow } from '../domain/usage.js';
+import type { BudgetStanding, CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
 import type { WorkerEvent } from '../app/agents.js';
 import { renderValue } from './value.js';
@@ -50,7 +51,9 @@ function nextLines(next: TransitionOption[], paint: Paint): string[] {
   return next.map((t) => {
     const guard = t.guardDescription ? ` — ${guardSentence.when(t.guardDescription)}` : '';
     const word = t.blocked ? 'blocked' : 'ready';
-    return `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
+    const line = `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
+    // An approval that was given and no longer counts says what changed since.
+    return [line, ...(t.withdrawn ?? []).map((w) => `    ${paint('blocked', '!')} ${shown(withdrawalSentence(w))}`)].join('\n');
   });
 }
 
@@ -151,13 +154,29 @@ const dollars = (n?: number) => (n === undefined ? '-' : `$${n < 1 ? n.toFixed(3
  * `task  runs  input  output  cost` rows, then the total; a figure no run of a row reported is `-`,
  * and runs whose CLI reported nothing are counted apart.
  */
-export function renderCost(report: CostReport): string {
-  if (report.total.runs === 0) return 'No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.';
+export function renderCost(report: CostReport & { budget?: BudgetStanding }): string {
+  const budget = report.budget ? `\n${budgetLine(report.budget)}` : '';
+  if (report.total.runs === 0) return `No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.${budget}`;
   const row = (key: string, r: Omit<CostRow, 'key'>) => [key, String(r.runs), tokens(r.input_tokens), tokens(r.output_tokens), dollars(r.cost_usd), r.unreported ? `${r.unreported} unreported` : ''];
   const table = columns(
     [[report.by, 'runs', 'input', 'output', 'cost', ''], ...report.rows.map((r) => row(shown(r.key), r)), ['total', ...row('', report.total).slice(1)]].map((cells) => trimTail(cells)),
   );
-  return table;
+  return `${table}${budget}`;
+}
+
+/** `Budget   $0.25 of $1.00 used, $0.75 left`; none set, or not in force and why. */
+function budgetLine(b: BudgetStanding): string {
+  if (!b.in_force) {
+    return b.problem === undefined
+      ? 'Budget   none set (to set one: budget: {usd: 20} in .sow/config.yaml)'
+      : `Budget   not in force: .sow/config.yaml is not valid (${shown(b.problem.replace(/^\.sow\/config\.yaml: /, ''))})`;
+  }
+  const part = (used: string, limit: string, left: number, leftText: string) => `${used} of ${limit} used, ${left > 0 ? `${leftText} left` : 'none left: no worker starts or resumes'}`;
+  const parts = [
+    ...(b.usd ? [part(dollars(b.usd.used), dollars(b.usd.limit), b.usd.left, dollars(b.usd.left))] : []),
+    ...(b.tokens ? [part(`${tokens(b.tokens.used)} tokens`, tokens(b.tokens.limit), b.tokens.left, tokens(b.tokens.left))] : []),
+  ];
+  return `Budget   ${parts.join(' · ')}`;
 }
 
 const trimTail = (cells: string[]) => {
@@ -213,7 +232,7 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   return [columns([header, ...body]), ...notes].join('\n');
 }
 
-const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = { session: '◦', message: '›', tool_call: '●', finished: '✓', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
+const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = { session: '◦', message: '›', tool_call: '●', finished: '■', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
 
 /** `10:01:02 ● Bash: npm test`: the time (UTC) an event came, its kind as a mark, what it says. */
 export function eventLine(e: WorkerEvent): string {

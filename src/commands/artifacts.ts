@@ -179,9 +179,11 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
         const format = await formatArtifact();
         const { artifactListData } = await import('../app/results.js');
         const r = await listArtifacts(ctx.app, ownerOf(opts), direction);
+        const lines = r.artifacts.map((a, i) => format(i, a));
         return {
           data: artifactListData(r.artifacts),
-          text: r.artifacts.map((a, i) => format(i, a)).join('\n'),
+          // A task's inputs under their heading, as the command surface shows them (its feedback sits among references).
+          text: (kind === 'task' && direction === 'inputs' && lines.length ? ['Inputs:', ...lines] : lines).join('\n'),
           ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
         };
       },

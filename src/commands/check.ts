@@ -90,7 +90,7 @@ export const commands: readonly CommandDef[] = [
         complete: 'task-id',
       },
     ],
-    help: 'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check (exit 130).',
+    help: 'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says which it was; nothing of that run is recorded and its logs are removed (exit 130).',
     writes: true,
     mcp: {
       tool: 'check_run',
@@ -118,11 +118,15 @@ export const commands: readonly CommandDef[] = [
     },
     async run(ctx, { args, opts }) {
       const app = await import('../app/checks.js');
-      const { checkProgress } = await import('../cli/check.js');
-      const r = await app.checkRun(ctx.app, args[0] as string[], {
-        ...(opts['task'] !== undefined ? { task: opts['task'] as string } : {}),
-        onProgress: await checkProgress(ctx.json ? null : process.stdout),
-      });
+      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
+      const interrupt = abortOnSignal();
+      const r = await app
+        .checkRun(ctx.app, args[0] as string[], {
+          ...(opts['task'] !== undefined ? { task: opts['task'] as string } : {}),
+          onProgress: await checkProgress(ctx.json ? null : process.stdout, interrupt.signal),
+          signal: interrupt.signal,
+        })
+        .finally(() => interrupt.release());
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return {
         data: r,

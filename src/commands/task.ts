@@ -142,7 +142,7 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--force',
         description:
-          'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
+          'change it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over, noted in its log), or set the status even though an unfinished dependency, pending feedback or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
       },
       { flags: '--owner <name>', description: 'act as this owner (renews its claim); default: SOW_OWNER' },
     ],
@@ -192,8 +192,11 @@ export const commands: readonly CommandDef[] = [
       }
       // Completing runs the checks declared for task_complete first (sow check list).
       const { setTaskFieldChecked } = await import('../app/checks.js');
-      const { checkProgress } = await import('../cli/check.js');
-      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr) });
+      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
+      const interrupt = abortOnSignal();
+      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr, interrupt.signal), signal: interrupt.signal }).finally(
+        () => interrupt.release(),
+      );
       const ran = r.checks.filter((c) => !c.skipped);
       const checks =
         r.checks.length === 0
@@ -226,7 +229,7 @@ export const commands: readonly CommandDef[] = [
     description: 'Abandon a task (it no longer blocks review)',
     options: [
       ID,
-      { flags: '--force', description: 'abandon it even though a worker or a claim still owns it, or it is completed (noted in its log)' },
+      { flags: '--force', description: 'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over), or it is completed (noted in its log)' },
       { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
     ],
     writes: true,

@@ -57,9 +57,21 @@ export interface GitHubPort {
   createIssue(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
 }
 
+/** What completed projects left in the repository's knowledge: a committed file, so every value is a claim to check. */
+export interface Knowledge {
+  /** The branch checked out (undefined on a detached HEAD). */
+  readonly branch: string | undefined;
+  /** The entries of .sow/knowledge/index.yaml, oldest first (each as written: check every field). */
+  readonly entries: readonly Readonly<Record<string, unknown>>[];
+  /** A file of the repository (relative to its root, confined to it), or undefined when it does not exist. */
+  readFile(rel: string): string | undefined;
+}
+
 export interface TypeCommandContext {
   /** Runs `fn` on the project as it is, under the lock. */
   read<R>(fn: (s: TypeSession) => Promise<R> | R): Promise<R>;
+  /** The repository's knowledge (what completed projects were archived as), read under the lock. */
+  knowledge(): Promise<Knowledge>;
   /** Runs `fn` and commits what it changed, or nothing when it throws. */
   update<R>(fn: (s: TypeSession) => Promise<R> | R): Promise<R>;
   readonly github: GitHubPort;

@@ -78,3 +78,22 @@ export function budgetReached(budget: Budget | null | undefined, total: Omit<Cos
     return { spent: `${tokens.toLocaleString('en-US')} tokens`, limit: `${budget.tokens.toLocaleString('en-US')} tokens`, field: 'budget.tokens' };
   return undefined;
 }
+
+/**
+ * The budget as `sow cost` shows it: each limit, what is used of it and what is left (0 once it is
+ * reached); `in_force: false` with no limits set, or with the problem that keeps the file's out.
+ */
+export type BudgetStanding = { in_force: true; usd?: { limit: number; used: number; left: number }; tokens?: { limit: number; used: number; left: number } } | { in_force: false; problem?: string };
+
+export function budgetLeft(budget: Budget | null | undefined, total: Omit<CostRow, 'key'>): BudgetStanding {
+  const usdLimit = budget?.usd ?? undefined;
+  const tokenLimit = budget?.tokens ?? undefined;
+  if (usdLimit === undefined && tokenLimit === undefined) return { in_force: false };
+  const usd = total.cost_usd ?? 0;
+  const tokens = (total.input_tokens ?? 0) + (total.output_tokens ?? 0);
+  return {
+    in_force: true,
+    ...(usdLimit !== undefined ? { usd: { limit: usdLimit, used: usd, left: Math.max(0, Math.round((usdLimit - usd) * 1e9) / 1e9) } } : {}),
+    ...(tokenLimit !== undefined ? { tokens: { limit: tokenLimit, used: tokens, left: Math.max(0, tokenLimit - tokens) } } : {}),
+  };
+}

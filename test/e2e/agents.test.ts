@@ -474,6 +474,16 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     ]);
   });
 
+  it('a worker that fails after its CLI printed a successful result is never shown as finished', () => {
+    const f = fixture();
+    const r = f.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_EXIT_AFTER: '1' });
+    expect(r.code, show(r)).toBe(5);
+    // The CLI's closing event comes before sow knows the exit code: it is told neutrally, then the failure.
+    expect(r.stderr).not.toContain('✓');
+    expect(r.stderr).not.toMatch(/\bfinished\b/);
+    expect(r.stderr).toMatch(/■ the CLI ended its run after \d+ turn\(s\)\n[^]*error: claude exited with code 1/);
+  });
+
   it('a worker that exits non-zero: exit 5 with the tail of its stderr; the session is kept', () => {
     const f = fixture();
     const before = f.repo.snapshot();

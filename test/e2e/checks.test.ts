@@ -256,11 +256,19 @@ describe('sow check run', () => {
     }
   });
 
-  it('Ctrl-C stops the running check and its children and exits 130; nothing is recorded', async () => {
+  it('Ctrl-C stops the running check and its children and exits 130, saying what it stopped; nothing is recorded and no log is left half-written', async () => {
     const repo = withCode();
     const pids = scratch();
-    declare(repo, [{ name: 'slow', run: `sleep 60 & echo $! > ${pids}/grandchild; wait` }]);
-    const child = spawn(process.execPath, [SOW, 'check', 'run'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: 'ignore' });
+    declare(repo, [
+      { name: 'unit', run: 'echo unit ran' },
+      { name: 'slow', run: `echo compiling; sleep 60 & echo $! > ${pids}/grandchild; wait` },
+    ]);
+    const before = repo.snapshot();
+    const child = spawn(process.execPath, [SOW, 'check', 'run'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     expect(await until(() => existsSync(join(pids, 'grandchild')) && readFileSync(join(pids, 'grandchild'), 'utf8').trim() !== '')).toBe(true);
     const grandchild = Number(readFileSync(join(pids, 'grandchild'), 'utf8'));
@@ -268,7 +276,13 @@ describe('sow check run', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(await until(() => !running(grandchild)), 'the check outlived sow').toBe(true);
+    expect(stdout).toMatch(/^✓ unit  passed in .*\n$/);
+    expect(stderr).toMatch(
+      /^error: interrupted: the check slow was stopped after \d+\.\d s \(unit had passed\); nothing was recorded, and this run's logs were removed; its last lines:\n {2}\| compiling\nhint: run the command again when you are ready: the checks start over\n$/,
+    );
     expect(repo.yaml(PROJECT).phases.implementation.outputs).toEqual([]);
+    expect(existsSync(join(repo.dir, EVIDENCE_DIR)) ? readdirSync(join(repo.dir, EVIDENCE_DIR)) : []).toEqual([]);
+    expect(repo.snapshot()).toEqual(before);
   });
 
   it('holds no lock while a check runs: other commands write meanwhile, and both changes stay', async () => {

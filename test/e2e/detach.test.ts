@@ -379,3 +379,61 @@ describe('agent spawn --detach', () => {
     expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, "error: invalid --timeout 'soon': expected a duration such as 90s, 5m or 1h"]);
   });
 });
+
+describe('a detached worker whose project branch was switched away while it ran', () => {
+  /** Starts a worker on 010 that waits for `go`, then tries to report; commits the project and checks out `away` (made with `make`). */
+  async function switchedAway(make: 'new' | 'main') {
+    const f = base();
+    const dir = f.world.root;
+    const steps = [{ touch: join(dir, 'a.started') }, { wait: join(dir, 'go') }, { try: ['task', 'set', 'status', 'needs_review'], out: join(dir, 'report.json') }];
+    const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify(steps),
+      FAKE_AGENT_USAGE: JSON.stringify({ input: 100, output: 10, cost: 0.5 }),
+    }).json!.data;
+    await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
+    const branch = f.repo.git(['branch', '--show-current']);
+    f.repo.git(['add', '-A']);
+    f.repo.git(['commit', '-qm', 'the project so far']);
+    // 'new': a branch of its own with a copy of the project (its state names the project's branch); 'main': no sow there.
+    if (make === 'new') f.repo.git(['checkout', '-qb', 'copy']);
+    else f.repo.git(['checkout', '-q', 'main']);
+    const away = f.repo.snapshot();
+    writeFileSync(join(dir, 'go'), '');
+    await until(() => !alive(started.pid), 'the supervisor exited');
+    return { f, dir, branch, started, away };
+  }
+
+  for (const make of ['main', 'new'] as const) {
+    it(`${make === 'main' ? 'to a branch without sow' : 'to a branch with a copy of the project'}: nothing is written there; back on the project's branch the run is counted and the task says why it stopped`, async () => {
+      const { f, branch, started, away } = await switchedAway(make);
+      // Nothing was written on the branch checked out (not the ledger of a copy, not its task).
+      expect(f.repo.snapshot()).toEqual(away);
+      const result = JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'));
+      expect(result).toMatchObject({
+        ok: false,
+        error: {
+          code: 'RUN_NOT_RECORDED',
+          message: `the worker implementer-1 on task 010 ended while '${make === 'main' ? 'main' : 'copy'}' was checked out, not the project's branch '${branch}'; its run is kept, and recorded when '${branch}' is checked out again`,
+          hint: `run 'git checkout ${branch}'`,
+        },
+      });
+      f.repo.git(['checkout', '-q', branch]);
+      // The first command on the project's branch records it: a read too.
+      const list = f.ok(['task', 'list']);
+      expect(list.stdout).toMatch(/^\[010\] paused +First task/m);
+      const t = f.task();
+      expect([t.status, t.owner]).toEqual(['paused', undefined]);
+      expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(
+        `Stopped unrecorded: its worker implementer-1 ended while '${make === 'main' ? 'main' : 'copy'}' was checked out, not this project's branch '${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent resume 010 "<prompt>"'.`,
+      );
+      expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([
+        expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn', input_tokens: 100, output_tokens: 10, cost_usd: 0.5 }),
+      ]);
+      // Once: the record is gone, and the next command finds nothing left to record.
+      expect(readdirSync(join(f.root, '.git', 'sow', 'deferred-runs'))).toEqual([]);
+      f.ok(['status']);
+      expect(f.repo.yaml('.sow/project/state.yaml').usage).toHaveLength(1);
+      expect(f.ok(['cost', '--json']).json!.data.total).toMatchObject({ runs: 1, cost_usd: 0.5 });
+    });
+  }
+});

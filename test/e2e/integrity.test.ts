@@ -200,6 +200,31 @@ describe('task files that disagree with their folder or with each other', () => 
   });
 });
 
+describe("the spec's wrapped layout (task: …, project: …)", () => {
+  it('is told as that: the fields belong at the top level of the file (exit 4, nothing changes)', () => {
+    const repo = fresh();
+    toExecuting(repo, ['One']);
+    const indent = (text: string) =>
+      text
+        .split('\n')
+        .map((l) => (l ? `  ${l}` : l))
+        .join('\n');
+    for (const [file, wrapper] of [
+      [taskFile('010'), 'task'],
+      [PROJECT, 'project'],
+    ] as const) {
+      withEdited(repo, [file], () => {
+        repo.write(file, `${wrapper}:\n${indent(repo.read(file))}`);
+        const before = repo.snapshot();
+        const r = repo.sow(['task', 'list']);
+        expect(r.code, r.stderr).toBe(4);
+        expect(r.stderr).toContain(`error: ${file}: its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file`);
+        expect(repo.snapshot()).toEqual(before);
+      });
+    }
+  });
+});
+
 describe('initialised means initialised', () => {
   // Every use case: in-process (src/app/integrity.test.ts); here a read and a write.
   const commands = [

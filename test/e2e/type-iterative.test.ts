@@ -261,18 +261,46 @@ describe('iterative, start to finish through the CLI', () => {
           branch: 'iter/lit-review',
           date: DATE,
           path: dir,
+          phase: 'complete',
           phases: [
-            { id: 'R1', title: 'Collect sources', iterations: 2, output: 'outputs/sources.md' },
-            { id: 'R2', title: 'Write the review', iterations: 2, output: 'outputs/review.md' },
-            { id: 'R3', title: 'Executive summary', iterations: 1, output: 'outputs/summary.md' },
+            { id: 'R1', title: 'Collect sources', status: 'done', iterations: 2, confirmations: 1, verification: 'passed', max: 3, output: 'outputs/sources.md', completed_at: AN_ISO },
+            { id: 'R2', title: 'Write the review', status: 'done', iterations: 2, confirmations: 2, verification: 'passed', max: 4, output: 'outputs/review.md', completed_at: AN_ISO },
+            { id: 'R3', title: 'Executive summary', status: 'done', iterations: 1, confirmations: 1, verification: 'passed', max: 2, output: 'outputs/summary.md', completed_at: AN_ISO },
           ],
-          files: Object.keys(kept)
-            .sort()
-            .map((f) => `${dir}/${f}`),
+          files: [...Object.keys(kept), 'state.json'].sort().map((f) => `${dir}/${f}`),
         },
       ],
     });
     expect(repo.sow(['project', 'status']).code).not.toBe(0);
+
+    // ---- the archive keeps the state: iter export answers for the completed project ----
+    const exported = ok(repo, ['iter', 'export']);
+    const archived = JSON.parse(exported.stdout);
+    expect(archived).toEqual(JSON.parse(repo.read(`${dir}/state.json`)));
+    const phase = (iterations: number, confirmations: number, max: number) => ({
+      status: 'done',
+      iterations_used: iterations,
+      confirmations_used: confirmations,
+      verification_passed: true,
+      max_iterations: max,
+      completed_at: AN_ISO,
+    });
+    expect(archived).toEqual({
+      task: 'Literature review',
+      slug: 'lit-review',
+      created: AN_ISO,
+      updated: AN_ISO,
+      domain: 'research',
+      phase: 'complete',
+      current_phase: null,
+      current_iteration: null,
+      phases: { R1: phase(2, 1, 3), R2: phase(2, 2, 4), R3: phase(1, 1, 2) },
+    });
+    // From another branch: by its name; without one, a refusal that lists the archived projects.
+    repo.git(['checkout', '-q', 'main']);
+    expect(JSON.parse(ok(repo, ['iter', 'export', '--name', 'lit-review']).stdout)).toEqual(archived);
+    expect(expectFails(repo, ['iter', 'export'], 1, 'NO_PROJECT', { human: true })).toContain("the archived ones: 'lit-review' ('sow iter export --name <name>')");
+    expect(expectFails(repo, ['iter', 'export', '--name', 'nope'], 1, 'ARCHIVE_NOT_FOUND', { human: true })).toContain("no completed iterative project named 'nope' is archived here");
   });
 });
 

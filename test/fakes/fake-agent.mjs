@@ -15,6 +15,8 @@
  *                      reported in that CLI's own shape (the real ones are in test/fixtures/denials)
  *   FAKE_AGENT_HELP_WITHOUT  comma-separated flags `--help` leaves out (an older CLI, for sow doctor)
  *   FAKE_AGENT_USAGE   JSON {input, output, cost}: what the run used, reported in the CLI's own fields
+ *   FAKE_AGENT_EXIT_AFTER  exit with this code after the closing event that says the run succeeded
+ *                      (a CLI that fails after it printed its result)
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
@@ -412,3 +414,7 @@ emit(
     ? { type: 'turn.completed', ...usageFields }
     : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials, ...usageFields },
 );
+if (process.env.FAKE_AGENT_EXIT_AFTER) {
+  process.stderr.write(`${cli}: failed after its result (fake)\n`);
+  process.exit(Number(process.env.FAKE_AGENT_EXIT_AFTER));
+}

@@ -99,7 +99,8 @@ export const claude: ExecutorModule = {
     if (type === 'result') {
       const failed = event['is_error'] === true || event['subtype'] === 'error';
       const turns = typeof event['num_turns'] === 'number' ? ` after ${event['num_turns']} turn(s)` : '';
-      return [`${failed ? '✗ ended with an error' : '✓ finished'}${turns}`];
+      // Said before sow knows the exit code (a CLI may still fail after it): neutral, never "finished".
+      return [`${failed ? '✗ the CLI ended its run with an error' : '■ the CLI ended its run'}${turns}`];
     }
     return undefined;
   },

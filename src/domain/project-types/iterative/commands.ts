@@ -9,7 +9,9 @@ import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { relativeInside } from '../../paths.js';
 import { findCycle } from '../../tasks.js';
-import type { TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../../type-commands.js';
+import type { TypeCommandContext, TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../../type-commands.js';
+import { quoted } from '../../display.js';
+import { ARCHIVE_ROOT, exportedState } from './export.js';
 import { appendEntry, CONTEXT, DIR, domainOf, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
 import { iterationPrompt } from './prompt.js';
 import {
@@ -417,45 +419,69 @@ const guardrailAdd: TypeCommandDef = {
   },
 };
 
-/** spec 002's state.json phase names, by state. */
-const SPEC_PHASE: Record<string, string> = { DiscoverActive: 'discover', PlanActive: 'plan', ExecuteActive: 'execute', VerifyActive: 'verify', DeliverActive: 'deliver' };
-
 const exportState: TypeCommandDef = {
   name: 'export',
-  description: "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools",
-  async run(ctx) {
-    return ctx.read(async (s) => {
-      const project = await s.project();
-      const list = workPhasesOf(project);
-      const cur = currentPhase(list);
-      const state = {
-        task: project.description || project.name,
-        slug: project.name,
-        created: project.created_at,
-        updated: project.updated_at,
-        domain: domainOf(project, (rel) => s.readFile(rel)) ?? null,
-        phase: SPEC_PHASE[project.statechart.current_state] ?? 'complete',
-        current_phase: cur?.id ?? null,
-        // The current phase's work iterations: the one count (confirmations are counted apart).
-        current_iteration: cur ? cur.iterations : null,
-        phases: Object.fromEntries(
-          list.map((p) => [
-            p.id,
-            {
-              status: p.status,
-              ...(p.status !== 'pending' ? { iterations_used: p.iterations, confirmations_used: p.confirmations } : {}),
-              ...(p.verification ? { verification_passed: p.verification === 'passed' } : {}),
-              // Not set yet (while planning): null, not a maximum of 0.
-              max_iterations: p.max > 0 ? p.max : null,
-              ...(p.completed_at ? { completed_at: p.completed_at } : {}),
-            },
-          ]),
-        ),
-      };
-      return { data: state, text: JSON.stringify(state, null, 2) };
-    });
+  description: "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools; a completed project from its archive",
+  options: [{ flags: '--name <name>', description: 'a completed (archived) project of this name, instead of the project on this branch' }],
+  help: 'Without --name: the project on this branch, or, when there is none, the one this branch completed (from .sow/knowledge/).',
+  async run(ctx, _args, opts) {
+    const name = str(opts, 'name');
+    if (name === undefined) {
+      try {
+        return await ctx.read(async (s) => {
+          const state = exportedState(await s.project(), (rel) => s.readFile(rel));
+          return { data: state, text: JSON.stringify(state, null, 2) };
+        });
+      } catch (err) {
+        // Completed here: the archive answers for it.
+        if (!(err instanceof SowError) || err.code !== 'NO_PROJECT') throw err;
+      }
+    }
+    const state = await archivedState(ctx, name);
+    return { data: state, text: JSON.stringify(state, null, 2) };
   },
 };
+
+/**
+ * The state.json the archive kept of a completed project: the newest one named `name`, else the
+ * newest this branch completed. The index is committed, so its values are claims: only a file it
+ * lists under its own folder of .sow/knowledge/iterative/ is read, and that must be a JSON object.
+ */
+async function archivedState(ctx: TypeCommandContext, name: string | undefined): Promise<Record<string, unknown>> {
+  const k = await ctx.knowledge();
+  const archived = k.entries.filter((e) => e['type'] === 'iterative' && typeof e['name'] === 'string' && typeof e['path'] === 'string');
+  // The newest wins: a name (or a branch) used again archived a later project.
+  const entry = [...archived].reverse().find((e) => (name !== undefined ? e['name'] === name : k.branch !== undefined && e['branch'] === k.branch));
+  const names = [...new Set(archived.map((e) => String(e['name'])))];
+  if (!entry) {
+    const listed = names.length ? `the archived ones: ${names.map((n) => quoted(n)).join(', ')} ('sow iter export --name <name>')` : 'none is archived in .sow/knowledge/';
+    if (name !== undefined) throw new SowError('ARCHIVE_NOT_FOUND', 'failed', `no completed iterative project named ${quoted(name)} is archived here`, listed, { name });
+    throw new SowError('NO_PROJECT', 'failed', `there is no project on this branch, and none it completed is archived`, `${listed}; or start one: 'sow project new <name> --type iterative'`);
+  }
+  const dir = String(entry['path']);
+  const recorded = entry['files'];
+  const files = Array.isArray(recorded) ? recorded.filter((f): f is string => typeof f === 'string') : [];
+  const rel = dir.startsWith(`${ARCHIVE_ROOT}/`) && !dir.split('/').includes('..') ? files.find((f) => f.startsWith(`${dir}/`) && /^state(-\d+)?\.json$/.test(f.slice(dir.length + 1))) : undefined;
+  const text = rel === undefined ? undefined : k.readFile(rel);
+  if (text === undefined) {
+    throw new SowError(
+      'ARCHIVED_STATE_MISSING',
+      'failed',
+      `${quoted(String(entry['name']))} was archived in ${dir} without its state (an older sow kept only its documents)`,
+      `its documents are there; the index entry in .sow/knowledge/index.yaml lists its phases`,
+      { path: dir },
+    );
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    state = undefined;
+  }
+  if (typeof state !== 'object' || state === null || Array.isArray(state))
+    throw new SowError('ARCHIVED_STATE_INVALID', 'state', `${rel}: is not a JSON object`, `restore it ('git checkout -- ${rel}')`, { file: rel });
+  return state as Record<string, unknown>;
+}
 
 const next: TypeCommandDef = {
   name: 'next',

@@ -13,6 +13,7 @@ import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
+import { ARCHIVE_ROOT, ARCHIVED_STATE, exportedState } from './export.js';
 import {
   BRIEF,
   BRIEF_PLACEHOLDERS,
@@ -83,6 +84,8 @@ const guards = {
   planReady: {
     description: 'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies are known and acyclic',
     check: ({ project }) => approvedOutput(project, 'plan', 'plan') && planGaps(workPhasesOf(project)).length === 0,
+    // Work phases may be added while executing, unfinished at first: what stays is the approval.
+    standing: ({ project }) => approvedOutput(project, 'plan', 'plan'),
     hint: ({ project }) => {
       const gaps = planGaps(workPhasesOf(project));
       if (gaps.length) return gaps.join('; ');
@@ -226,13 +229,15 @@ export const iterative: ProjectType = {
       },
     };
   },
-  archive({ project, documents }, now) {
-    const dir = `.sow/knowledge/iterative/${project.name}`;
+  archive({ project, documents, readDoc }, now) {
+    const dir = `${ARCHIVE_ROOT}/${project.name}`;
     const list: WorkPhase[] = workPhasesOf(project);
     const keep = (rel: string) =>
       !/(^|\/)\.gitkeep$/.test(rel) && ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel));
     return {
       files: (documents ?? []).filter(keep).map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
+      // The project's state as the format keeps it (phase: complete), so `sow iter export` still answers.
+      written: [{ to: `${dir}/${ARCHIVED_STATE}`, text: `${JSON.stringify(exportedState(project, readDoc ?? (() => undefined), now), null, 2)}\n` }],
       entry: {
         type: 'iterative',
         topic: project.description || project.name,
@@ -240,7 +245,18 @@ export const iterative: ProjectType = {
         branch: project.branch,
         date: now.slice(0, 10),
         path: dir,
-        phases: list.map((p) => ({ id: p.id, title: p.title, iterations: p.iterations, output: p.output })),
+        phase: 'complete',
+        phases: list.map((p) => ({
+          id: p.id,
+          title: p.title,
+          status: p.status,
+          iterations: p.iterations,
+          confirmations: p.confirmations,
+          ...(p.verification ? { verification: p.verification } : {}),
+          max: p.max,
+          output: p.output,
+          ...(p.completed_at ? { completed_at: p.completed_at } : {}),
+        })),
       },
     };
   },

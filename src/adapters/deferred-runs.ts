@@ -1,0 +1,87 @@
+/**
+ * The end of a worker's run that sow could not record when it happened: the checkout had been
+ * switched to another branch while the worker ran, so the project's state files were not there
+ * (or were a copy on another branch). The record waits in this checkout's runtime folder
+ * (`deferred-runs/`, in git's own folder: no commit can put one there) until the project's branch
+ * is checked out again; the next command there writes it (app/deferred-runs.ts).
+ */
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readConfined } from './confine.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { ensureRuntimeDir, runtimeBase, runtimeFolder } from './runtime.js';
+import type { UsageEntry } from '../domain/schemas.js';
+
+const FOLDER = 'deferred-runs';
+/** A record names a run and its figures: a few hundred bytes. */
+const LIMITS = { max: 64 * 1024, what: 'deferred run records', why: 'a record of a run takes a few hundred bytes' };
+
+/** Which project a run belonged to: its name and creation time say which, its branch where it lives. */
+export interface ProjectIdentity {
+  name: string;
+  created_at: string;
+  branch: string;
+}
+
+export interface DeferredRun {
+  version: 1;
+  project: ProjectIdentity;
+  /** The task the worker ran on; absent for a worker of the project. */
+  task?: string;
+  agent_id: string;
+  /** The sow process that owned the task while the worker ran. */
+  pid: number;
+  /** What was checked out when the run ended (absent: a detached HEAD). */
+  checked_out?: string;
+  /** The ledger entry, as it would have been written then. */
+  entry: UsageEntry;
+}
+
+/** Keeps a run's end until it can be recorded; returns the record's file. */
+export function deferRun(root: string, run: DeferredRun): string {
+  const name = `${run.entry.at.replace(/[-:.]/g, '')}-${run.agent_id.replace(/[^\w-]/g, '_')}-${process.pid}.json`;
+  const path = join(ensureRuntimeDir(root, FOLDER), name);
+  writeFileAtomic(path, `${JSON.stringify(run)}\n`);
+  return path;
+}
+
+/** Whether any run waits to be recorded: a stat, on every command. */
+export function hasDeferredRuns(root: string): boolean {
+  try {
+    const dir = runtimeFolder(root, FOLDER);
+    return dir !== undefined && readdirSync(dir).some((n) => n.endsWith('.json'));
+  } catch {
+    return false;
+  }
+}
+
+const isText = (x: unknown): x is string => typeof x === 'string' && x.length > 0 && x.length <= 400;
+
+/** The records waiting, oldest first, each with its file; a file that is not one sow wrote is left alone. */
+export function deferredRuns(root: string): { file: string; run: DeferredRun }[] {
+  const dir = runtimeFolder(root, FOLDER);
+  if (!dir) return [];
+  const out: { file: string; run: DeferredRun }[] = [];
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
+    let data: unknown;
+    try {
+      data = JSON.parse(readConfined({ base: runtimeBase(root), name: "sow's runtime folder" }, `${FOLDER}/${name}`, LIMITS) ?? '');
+    } catch {
+      continue;
+    }
+    const r = data as Partial<DeferredRun> | null;
+    if (!r || r.version !== 1 || typeof r.project !== 'object' || r.project === null) continue;
+    if (!isText(r.project.name) || !isText(r.project.created_at) || !isText(r.project.branch) || !isText(r.agent_id) || !Number.isInteger(r.pid)) continue;
+    if (r.task !== undefined && !isText(r.task)) continue;
+    if (typeof r.entry !== 'object' || r.entry === null || !isText(r.entry.at) || r.entry.agent_id !== r.agent_id) continue;
+    out.push({ file: join(dir, name), run: r as DeferredRun });
+  }
+  return out;
+}
+
+/** Removes a record once what it says is written. */
+export function removeDeferredRun(file: string): void {
+  rmSync(file, { force: true });
+}

@@ -1,0 +1,123 @@
+/**
+ * Whether the two configuration files a command may depend on are valid: the repository's
+ * `.sow/config.yaml` and the user's own. Only the commands that need a setting read it strictly
+ * (and refuse); every other command would go on in silence while a misspelt `bugdet:` leaves the
+ * project without the budget its people think it has. So every command asks this once and warns,
+ * naming the file, the key and the fix.
+ *
+ * It must cost a read command next to nothing: a file that does not exist costs a stat, and a
+ * verdict is kept in this checkout's runtime folder beside the stamp (inode, size, mtime, ctime)
+ * of the file it judged, so the file is parsed again only after it changed — the task index's
+ * rule (docs/decisions/0009, 0069).
+ */
+import { join } from 'node:path';
+import type { AppContext } from './context.js';
+import { SowError } from '../domain/errors.js';
+import { fileStamp, type FileStamp } from '../adapters/file-stamp.js';
+import { readFileIfExists } from '../adapters/files.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
+import { REPO_CONFIG } from '../domain/schemas.js';
+import { readVerdicts, writeVerdicts, type Verdict } from '../adapters/config-verdicts.js';
+import { userConfigPath } from '../adapters/user-config.js';
+
+/** A configuration file that is not in force, and the warning that says so. */
+export interface ConfigProblem {
+  /** The file, as the strict reader's error names it (`.sow/config.yaml`, or the user file's path). */
+  readonly file: string;
+  readonly warning: string;
+}
+
+declare const SOW_VERSION: string;
+/** A verdict holds for the sow that gave it: another may read the file differently. */
+const VERSION = typeof SOW_VERSION === 'string' ? SOW_VERSION : 'dev';
+
+const sameStamp = (a: FileStamp, b: FileStamp) => a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+
+/** Whether a stamp may be believed: its timestamps had settled when it was taken (the task index's rule). */
+const SETTLE_MS = 2000;
+const settled = (s: FileStamp, now: number) => now - Math.max(s.mtimeMs, s.ctimeMs) > SETTLE_MS;
+
+/** The verdict on the repository configuration (strict, as `agent spawn` and `check run` read it). */
+async function judgeRepo(root: string): Promise<Verdict['problem']> {
+  const { readRepoConfig } = await import('../adapters/repo-config.js');
+  try {
+    await readRepoConfig(root);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
+    return { message: err.message, budget: /\bbudget\b/.test(err.message) || mentionsBudget(root) };
+  }
+}
+
+/** Whether the file sets a budget (a misspelt key is named in the message, with "did you mean 'budget'"). */
+function mentionsBudget(root: string): boolean {
+  try {
+    return /^budget\s*:/m.test(readFileIfExists(root, REPO_CONFIG) ?? '');
+  } catch {
+    return false;
+  }
+}
+
+async function judgeUser(path: string): Promise<Verdict['problem']> {
+  const { readUserConfig } = await import('../adapters/user-config.js');
+  try {
+    await readUserConfig(path);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
+    return { message: err.message, budget: false };
+  }
+}
+
+const repoWarning = (p: NonNullable<Verdict['problem']>) =>
+  `${p.message}; until it is fixed none of its settings is in force${p.budget ? ' (no budget limits the workers)' : ''} and workers and checks refuse to start; fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`;
+
+const userWarning = (p: NonNullable<Verdict['problem']>) => `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow config validate'`;
+
+/**
+ * The configuration files that are not valid, each with its warning; none outside a workspace or
+ * when both are valid or absent. Never throws: a command must not fail because of this check.
+ */
+export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
+  let root: string;
+  try {
+    root = findWorkspaceRoot(ctx.cwd);
+  } catch {
+    return [];
+  }
+  try {
+    const files = [
+      { key: 'repo', abs: join(root, REPO_CONFIG), file: REPO_CONFIG, judge: () => judgeRepo(root), warning: repoWarning },
+      { key: 'user', abs: userConfigPath(ctx.env), file: userConfigPath(ctx.env), judge: () => judgeUser(userConfigPath(ctx.env)), warning: userWarning },
+    ];
+    const present = files.map((f) => ({ ...f, stamp: fileStamp(f.abs) })).filter((f) => f.stamp !== undefined);
+    if (present.length === 0) return [];
+    const kept = readVerdicts(root);
+    // Only the files of this command are kept: another user's path would pile up otherwise.
+    const cache = new Map<string, Verdict>();
+    let changed = false;
+    const out: ConfigProblem[] = [];
+    for (const f of present) {
+      const id = `${f.key}:${f.abs}`;
+      const verdict = kept.get(id);
+      let problem: Verdict['problem'];
+      if (verdict && typeof verdict === 'object' && verdict.version === VERSION && verdict.stamp && sameStamp(verdict.stamp, f.stamp!)) {
+        problem = verdict.problem;
+        cache.set(id, verdict);
+      } else {
+        problem = await f.judge();
+        // Kept only when the file had settled: an edit within the timestamps' granularity would hide.
+        if (settled(f.stamp!, now)) {
+          cache.set(id, { version: VERSION, stamp: f.stamp!, ...(problem ? { problem } : {}) });
+          changed = true;
+        }
+      }
+      if (problem) out.push({ file: f.file, warning: f.warning(problem) });
+    }
+    if (changed || kept.size !== cache.size) writeVerdicts(root, cache);
+    return out;
+  } catch {
+    // Unreadable, a link where a file should be, a full disk: the commands that need the file say so.
+    return [];
+  }
+}

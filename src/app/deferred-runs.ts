@@ -1,0 +1,72 @@
+/**
+ * Runs whose end sow could not record when they ended, because the checkout was on another
+ * branch than the project's (adapters/deferred-runs.ts). The first command on the project's
+ * branch again — a read too, as a read finishes an interrupted write — records each one as its
+ * supervisor would have: the run goes into the ledger, the task is let go, and, when it was left
+ * in progress, paused with a note in its log that says why (docs/decisions/0069).
+ */
+import { check, UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
+import { withStatus } from '../domain/tasks.js';
+import { deferredRuns, removeDeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
+import { writeLogEntry } from './log.js';
+import { giveBackRemoteClaim } from './remote-claims.js';
+import { branchProblem, type UnitOfWork } from './workspace.js';
+
+const sameRun = (a: UsageEntry, b: UsageEntry) => a.at === b.at && a.agent_id === b.agent_id && a.task === b.task && a.run === b.run;
+
+export const isProject = (p: { name: string; created_at: string }, id: ProjectIdentity) => p.name === id.name && p.created_at === id.created_at;
+
+/**
+ * Puts into `uow` what the waiting records of this project say, when its branch is checked out;
+ * returns their files, to remove once `uow` is committed. A record of another project stays.
+ */
+export async function recordDeferredRuns(uow: UnitOfWork): Promise<string[]> {
+  const waiting = deferredRuns(uow.root);
+  if (waiting.length === 0) return [];
+  let project;
+  try {
+    project = await uow.project();
+  } catch {
+    return [];
+  }
+  if (branchProblem(uow.root, project)) return [];
+  const done: string[] = [];
+  for (const { file, run } of waiting) {
+    if (!isProject(project, run.project)) continue;
+    const valid = check(UsageEntrySchema, run.entry);
+    const current = await uow.project();
+    // Idempotent: a record whose removal was lost after its write is not counted twice.
+    if (valid.ok && !(current.usage ?? []).some((e) => sameRun(e, valid.value))) uow.setProject({ ...current, usage: [...(current.usage ?? []), valid.value] });
+    if (run.task !== undefined) await letGo(uow, run.task, run.agent_id, run.pid, run.checked_out, current.branch);
+    done.push(file);
+  }
+  return done;
+}
+
+async function letGo(uow: UnitOfWork, id: string, agentId: string, pid: number, checkedOut: string | undefined, branch: string): Promise<void> {
+  let task;
+  try {
+    task = await uow.task(id);
+  } catch {
+    return; // removed since: nothing to let go
+  }
+  // Someone took it over meanwhile: theirs now.
+  if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return;
+  await giveBackRemoteClaim(uow.root, task.id, branch, task.owner);
+  let next = { ...task };
+  delete next.owner;
+  if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
+  uow.setTask(next);
+  const where = checkedOut === undefined ? 'a detached HEAD was' : `'${checkedOut}' was`;
+  await writeLogEntry(
+    uow,
+    task.id,
+    { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+    `Stopped unrecorded: its worker ${agentId} ended while ${where} checked out, not this project's branch '${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+  );
+}
+
+/** After the commit: the records written are done with. */
+export function forgetDeferredRuns(files: readonly string[]): void {
+  for (const f of files) removeDeferredRun(f);
+}
