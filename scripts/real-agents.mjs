@@ -19,13 +19,21 @@
  *     profile — gemini --acp, copilot --acp, opencode acp, Claude Code and Codex through Zed's
  *     adapters — against the same scripted models: spawn, the model calls sow's `status` through
  *     the `sow mcp` server sow hands over, reports with `sow task set` (granted), tries a `touch`
- *     outside the repository (refused, and reported), then `sow agent resume` (session/load).
+ *     outside the repository (refused, and reported), then `sow agent resume` (session/load);
+ *  7. an agent CLI's own settings (test/real-agents/settings.mjs): a repository whose settings
+ *     would let the scripted model `touch` a file outside unasked (Claude Code: allow Bash(*),
+ *     defaultMode bypassPermissions, a SessionStart hook, an .mcp.json server; Gemini CLI:
+ *     tools.allowed; opencode: a permission for every command; Codex: an MCP server). A control run
+ *     of the real CLI as sow started it before shows the settings widen it; through sow, a safe
+ *     worker (Claude Code on both transports) is refused the command and sow reports it, or is not
+ *     started (AGENT_SETTINGS_WIDEN).
  *
  *   npm run test:real-agents                      everything
  *   npm run test:real-agents -- claude codex      only these CLIs' end-to-end runs (CLI and ACP)
  *   npm run test:real-agents -- orchestra         only the orchestrator run (with the flag checks)
  *   npm run test:real-agents -- acp               only the ACP runs (all five); `acp claude` only claude's
  *   npm run test:real-agents -- cli claude        only claude's CLI-transport run
+ *   npm run test:real-agents -- settings          only section 7 (all); `settings claude` only claude's (both transports)
  *   REAL_AGENTS_DIR=/path  REAL_AGENTS_KEEP=1     reuse an install / keep the temp dirs
  *   REAL_AGENTS_YOLO=0 | both                     end to end with yolo_mode false (or both ways); a run
  *                                                 without yolo (permissions: safe) proves the safe profile:
@@ -49,6 +57,7 @@ import { SETUPS } from '../test/real-agents/setups.mjs';
 import { agentHomes } from '../test/real-agents/util.mjs';
 import { runIntegrations } from '../test/real-agents/integrations.mjs';
 import { runOrchestra } from '../test/real-agents/orchestra.mjs';
+import { runSettingsScenario, SETTINGS_RUNS } from '../test/real-agents/settings.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOW_JS = process.env.SOW_TEST_BIN || join(ROOT, 'dist', 'sow.cjs');
@@ -56,18 +65,26 @@ const CLIS = Object.keys(PINNED);
 const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const TRANSPORTS = ['cli', 'acp'];
 for (const a of words)
-  if (!CLIS.includes(a) && a !== 'orchestra' && !TRANSPORTS.includes(a)) {
-    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra, cli, acp)\n`);
+  if (!CLIS.includes(a) && a !== 'orchestra' && a !== 'settings' && !TRANSPORTS.includes(a)) {
+    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra, settings, cli, acp)\n`);
     process.exit(2);
   }
+// `settings`: section 7 only (with CLIs named, only theirs).
+const settingsOnly = words.includes('settings');
 const only = words.filter((a) => CLIS.includes(a));
 // `cli` / `acp` narrow the end-to-end runs to one transport (alone: every CLI's runs on it, and nothing else).
 const transportsNamed = words.filter((a) => TRANSPORTS.includes(a));
-const clisNamed = only.length ? only : transportsNamed.length || !words.length ? CLIS : [];
+const clisNamed = settingsOnly ? [] : only.length ? only : transportsNamed.length || !words.length ? CLIS : [];
+// Section 7 runs with everything, with `settings`, or for the CLIs named alone (claude: both transports).
+const selectedSettings = Object.keys(SETTINGS_RUNS).filter(
+  (n) => (settingsOnly || !words.length || (only.length && !transportsNamed.length)) && (!only.length || only.includes(n.replace(/-acp$/, ''))),
+);
 const selectedCli = !transportsNamed.length || transportsNamed.includes('cli') ? clisNamed : [];
 const selectedAcp = !transportsNamed.length || transportsNamed.includes('acp') ? clisNamed : [];
 const selected = selectedCli;
 const orchestraSelected = !words.length || words.includes('orchestra');
+/** Section 7: one row per scenario ({ control, sow }: each an outcome's text). */
+const settingsRuns = Object.keys(SETTINGS_RUNS).map((name) => ({ name, control: 'not run', sow: 'not run' }));
 const KEEP = Boolean(process.env.REAL_AGENTS_KEEP);
 const RUN_TIMEOUT_MS = Number(process.env.REAL_AGENTS_TIMEOUT_MS) || 120_000;
 // The end-to-end runs use settings.yolo_mode true; REAL_AGENTS_YOLO=0 runs them with yolo_mode false
@@ -265,6 +282,43 @@ try {
       }
     }
   }
+  if (selectedSettings.length) {
+    heading("7. an agent CLI's own settings in the repository, against a safe worker");
+    for (const row of settingsRuns.filter((r) => selectedSettings.includes(r.name))) {
+      const how = SETTINGS_RUNS[row.name];
+      const cli = how.setup ?? row.name;
+      out(`\n-- ${row.name} ${PINNED[cli].version}: transport ${how.transport}`);
+      const dir = join(work, `settings-${row.name}`);
+      const env = isolatedEnv(base, join(dir, 'home'), [sowBin, binDir, adapterBinDir]);
+      let server;
+      try {
+        server = await SETUPS[cli].startServer({ logFile: join(dir, 'requests.jsonl') });
+        const prepared = await SETUPS[cli].prepare({ env, server, dir, yolo: false });
+        const executor = how.transport === 'acp' ? ACP_RUNS[cli].executor(prepared) : { ...prepared.executor, settings: { permissions: 'safe', model: prepared.executor.settings.model } };
+        const r = await runSettingsScenario({
+          name: row.name,
+          dir,
+          env: { ...env, ...prepared.env, ...(how.env?.({ binDir }) ?? {}) },
+          executor,
+          prepared,
+          server,
+          binDir,
+          timeoutMs: RUN_TIMEOUT_MS,
+          log: out,
+          outsideDir,
+          EXECUTORS,
+        });
+        for (const d of r.details) out(`  ${d}`);
+        row.control = how.control ? r.control.text : 'n/a (the CLI transport shows it)';
+        row.sow = r.sow.text;
+      } catch (err) {
+        out(`  FAILED: ${err.message}`);
+        row.sow = `FAILED: ${err.message.split('\n')[0]}`;
+      } finally {
+        await server?.close();
+      }
+    }
+  }
 } catch (err) {
   out(`\nFAILED: ${err.stack ?? err}`);
   flagFailure = true;
@@ -316,6 +370,10 @@ try {
     const longAcp = acpRuns.filter((r) => selectedAcp.includes(r.cli)).flatMap((r) => ACP_KEYS.filter((k) => r[k].length > 60).map((k) => `  ${acpName(r.cli)} acp ${k}: ${r[k]}`));
     if (longAcp.length) out(`\n${longAcp.join('\n')}`);
   }
+  if (selectedSettings.length) {
+    out("\nan agent CLI's own settings (section 7): control = the real CLI as sow started it before; sow = a safe worker now");
+    for (const r of settingsRuns.filter((x) => selectedSettings.includes(x.name))) out(`  ${r.name}: control ${r.control}; sow ${r.sow}`);
+  }
   if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
   else {
     rmSync(work, { recursive: true, force: true });
@@ -329,8 +387,10 @@ const claudeAcpOk = !selectedAcp.includes('claude') || ACP_KEYS.every((k) => cla
 const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' && (r.yolo || r.safe === 'ok'));
 const integrationsOk = !selected.includes('claude') || Object.values(integrations).every((v) => v === 'ok');
 const orchestraOk = !orchestraSelected || orchestra === 'ok';
-const failed = flagFailure || !claudeOk || !claudeAcpOk || !integrationsOk || !orchestraOk;
+// Section 7 gates on Claude Code's rows (both transports), as sections 3 and 6 do.
+const settingsOk = settingsRuns.filter((r) => selectedSettings.includes(r.name) && r.name.startsWith('claude')).every((r) => r.sow.startsWith('refused') || r.sow.startsWith('not started'));
+const failed = !settingsOk || flagFailure || !claudeOk || !claudeAcpOk || !integrationsOk || !orchestraOk;
 out(
-  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
+  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'}; claude's own settings ${selectedSettings.some((n) => n.startsWith('claude')) ? (settingsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
 );
 process.exit(failed ? 1 : 0);

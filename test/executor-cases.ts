@@ -8,6 +8,18 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import type { FakeCall } from './inproc-fakes.js';
+import { claudeSettings } from '../src/adapters/executors/claude.js';
+import { agentSettingsFiles } from '../src/adapters/executors/registry.js';
+
+/** What a safe Claude Code worker is started with so that the repository's own settings widen nothing (before its permission mode). */
+export const CLAUDE_OWN_SETTINGS = ['--setting-sources', 'user', '--strict-mcp-config', '--settings', claudeSettings(agentSettingsFiles())];
+/** The --verbose note that says so. */
+export const CLAUDE_SETTINGS_NOTE =
+  "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml";
+/** Codex's note on its execpolicy rules and project config. */
+export const CODEX_RULES_NOTE = 'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while .codex/config.toml widens nothing';
+/** opencode's note on the project's configuration. */
+export const OPENCODE_PROJECT_NOTE = 'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -38,8 +50,20 @@ export const CASES: ExecutorCase[] = [
     definition: 'type: claude',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
-    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
+    spawnArgv: ({ sid }) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      sid,
+      ...CLAUDE_OWN_SETTINGS,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ],
+    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, ...CLAUDE_OWN_SETTINGS, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
     via: 'stdin',
   },
   {
@@ -58,8 +82,8 @@ export const CASES: ExecutorCase[] = [
     definition: 'type: codex',
     ids: 'reported',
     idPattern: /^thread-[0-9a-f-]{36}$/,
-    spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
-    resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', sid, '-'],
+    spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-'],
+    resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', sid, '-'],
     via: 'stdin',
   },
   {

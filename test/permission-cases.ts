@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { CLAUDE_OWN_SETTINGS, CLAUDE_SETTINGS_NOTE, CODEX_RULES_NOTE, OPENCODE_PROJECT_NOTE } from './executor-cases.js';
 
 /** The checks the repository declares: a plain one, and one with quotes, dots and a '*'. */
 export const UNIT = 'npm test';
@@ -45,6 +46,7 @@ export const CLIS: Cli[] = [
       '--verbose',
       '--session-id',
       sid,
+      ...CLAUDE_OWN_SETTINGS,
       '--permission-mode',
       'acceptEdits',
       '--allowedTools',
@@ -57,6 +59,7 @@ export const CLIS: Cli[] = [
     yolo: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--dangerously-skip-permissions'],
     notes: () => [
       `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
+      CLAUDE_SETTINGS_NOTE,
       'Claude Code reads \'*\' in an allowed command as a wildcard, so the check(s) `node scripts/lint.mjs "src/*.ts"` allow more than that exact command',
     ],
   },
@@ -74,9 +77,9 @@ export const CLIS: Cli[] = [
     type: 'codex',
     cli: 'codex',
     title: 'Codex CLI',
-    safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '-'],
+    safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-'],
     yolo: ({ root }) => ['exec', '--json', '-C', root, '--dangerously-bypass-approvals-and-sandbox', '-'],
-    notes: () => ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'],
+    notes: () => ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too', CODEX_RULES_NOTE],
   },
   {
     type: 'gemini',
@@ -122,6 +125,7 @@ export const CLIS: Cli[] = [
     yolo: ({ root }) => ['run', '--format', 'json', '--dir', root, '--auto'],
     notes: ({ dir }) => [
       `permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`,
+      OPENCODE_PROJECT_NOTE,
     ],
   },
 ];
@@ -202,7 +206,8 @@ export function expectPermissionFiles(type: string, files: readonly string[], di
     expect(permission).toEqual(OPENCODE_PERMISSION);
     // opencode takes the last matching pattern: the catch-all must come first.
     expect(Object.keys(permission.bash)[0]).toBe('*');
-    expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_PERMISSION']);
+    expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_DISABLE_PROJECT_CONFIG', 'OPENCODE_PERMISSION']);
+    expect(call.env['OPENCODE_DISABLE_PROJECT_CONFIG']).toBe('true');
   } else {
     expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
   }

@@ -9,9 +9,10 @@ import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
-import type { Denial, Usage } from '../adapters/executors/types.js';
+import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
+import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import type { PermissionProfile } from '../domain/schemas.js';
-import { AGENT_SETTINGS_FILES, type PermissionPolicy } from '../domain/acp-permissions.js';
+import type { PermissionPolicy } from '../domain/acp-permissions.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
 
 export interface AcpWorkerRun {
@@ -35,6 +36,10 @@ export interface AcpWorkerRun {
   load?: string;
   permissions: PermissionProfile;
   checks: readonly string[];
+  /** Under safe: the modes in which the agent asks sow (a session in another is switched, or not prompted). */
+  modes?: AskingModes;
+  /** The agent's own options for session/new and session/load (`_meta`). */
+  sessionMeta?: Record<string, unknown>;
   now: () => string;
   say: (line: string) => void;
   quiet: boolean;
@@ -59,7 +64,9 @@ export function workerPolicy(profile: PermissionProfile, checks: readonly string
   return {
     profile,
     checks,
-    protected: AGENT_SETTINGS_FILES,
+    // Every agent CLI's own settings files, whichever CLI this worker runs: one that wrote
+    // .claude/settings.local.json would widen its next resume, .gemini/settings.json the next Gemini worker.
+    protected: agentSettingsFiles(),
     locate: (path) => {
       const places = wherePathLands(cwd, path);
       if (!places?.every((real) => withinArea(area, real))) return undefined;
@@ -103,6 +110,8 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     // sow's own tools, as the worker itself: the same environment a command it runs would have.
     mcpServers: run.mcpServers ?? [],
     policy: workerPolicy(run.permissions, run.checks, run.root, run.cwd),
+    ...(run.modes ? { modes: run.modes } : {}),
+    ...(run.sessionMeta ? { sessionMeta: run.sessionMeta } : {}),
     clientVersion: run.version,
     onRaw: (line) => run.files.appendEvent(line),
     onSession: (id) => {

@@ -124,6 +124,41 @@ export class WorkerFailedError extends SowError {
 }
 
 /**
+ * A repository (or a worker before) set what would let an agent CLI do more than a safe worker may,
+ * in the CLI's own settings, and the CLI cannot be told to leave them out: the worker is not started.
+ */
+export class AgentSettingsWidenError extends SowError {
+  constructor(title: string, executor: string, configPath: string, findings: readonly { file: string; settings: readonly string[] }[]) {
+    const said = findings.map((f) => `${f.file} (${f.settings.join('; ')})`).join(', ');
+    const files = findings.map((f) => f.file).join(' ');
+    super(
+      'AGENT_SETTINGS_WIDEN',
+      'failed',
+      `${title}'s own settings in this repository would let a safe worker do more than sow allows: ${said}; the worker was not started`,
+      `read what they declare ('git log -p -- ${files}'); remove those settings (or the files) and retry, or, if you trust them, give executor '${executor}' permissions: yolo in ${configPath} to let it do anything unasked`,
+      { executor, files: findings.map((f) => ({ file: f.file, settings: [...f.settings] })) },
+    );
+  }
+}
+
+/**
+ * A safe worker's ACP session was in a mode in which the agent does not ask sow before it acts
+ * (Claude Code's bypassPermissions, opened so by the repository's own settings), and could not be
+ * switched to one that asks, or left it during the turn: it was not prompted, or was cancelled.
+ */
+export class AcpModeNotAskingError extends SowError {
+  constructor(title: string, found: { mode: string; why: string }, setBy: string | undefined, eventsFile: string) {
+    super(
+      'AGENT_MODE_NOT_ASKING',
+      'failed',
+      `${title} would not ask sow before it acts: ${found.why}; sow stopped the worker`,
+      `${setBy ? `the mode most likely comes from ${setBy}: ` : ''}remove that setting and retry, or, if you mean the worker to do anything unasked, give its executor permissions: yolo; its messages are in ${eventsFile}`,
+      { mode: found.mode },
+    );
+  }
+}
+
+/**
  * A worker ended while the checkout was on another branch than its project's: its end could not
  * be written there (nor into a copy of the project on that branch), so it is kept in the runtime
  * folder and recorded by the first command on the project's branch.

@@ -18,6 +18,7 @@ import { fakes, type FakeCall, type Fakes } from '../../test/inproc-fakes.js';
 import { showConfig } from './config.js';
 import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
+import { CLAUDE_OWN_SETTINGS, CLAUDE_SETTINGS_NOTE } from '../../test/executor-cases.js';
 import { CLIS, CODEX_REASON, DENIALS, expectPermissionFiles, GEMINI_POLICY, openCodeEnv, REPO_CONFIG, yoloAdvice } from '../../test/permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
@@ -125,8 +126,20 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
     const g = await setup(configFor('claude'));
     rmSync(join(g.w.dir, '.sow/config.yaml'));
     await spawnAgent(g.ctx(), 'implementer', '010', g.opts({ verbose: true }));
-    expect(g.call().argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', g.sid(), '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
-    expect(notesOf(g.lines)).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else']);
+    expect(g.call().argv).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      g.sid(),
+      ...CLAUDE_OWN_SETTINGS,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ]);
+    expect(notesOf(g.lines)).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else', CLAUDE_SETTINGS_NOTE]);
   });
 });
 

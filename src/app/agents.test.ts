@@ -12,12 +12,36 @@ import { fakes, type Fakes } from '../../test/inproc-fakes.js';
 import { spawnAgent, resumeAgent, type AgentRunOptions } from './agents.js';
 import { agentReport } from './report.js';
 import { setTaskField } from './task.js';
-import { UUID } from '../../test/executor-cases.js';
+import { CLAUDE_OWN_SETTINGS, UUID } from '../../test/executor-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });
 
-const CLAUDE_SPAWN = (sid: string) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'];
-const CLAUDE_RESUME = (sid: string) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'];
+const CLAUDE_SPAWN = (sid: string) => [
+  '--print',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--session-id',
+  sid,
+  ...CLAUDE_OWN_SETTINGS,
+  '--permission-mode',
+  'acceptEdits',
+  '--allowedTools',
+  'Bash(sow *)',
+];
+const CLAUDE_RESUME = (sid: string) => [
+  '--print',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--resume',
+  sid,
+  ...CLAUDE_OWN_SETTINGS,
+  '--permission-mode',
+  'acceptEdits',
+  '--allowedTools',
+  'Bash(sow *)',
+];
 
 interface Setup {
   w: World;

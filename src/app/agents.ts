@@ -16,7 +16,8 @@ import { retireOwner, TaskOwnedError } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { RunFiles, writeRunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import { diffOfTask } from './task.js';
-import { EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
+import { agentSettingsFiles, EXECUTORS, executorOf, IGNORED_SETTINGS, resumableTypes } from '../adapters/executors/registry.js';
+import { refuseWideningSettings } from './agent-settings.js';
 import type { ExecutorModule, Invocation, Usage } from '../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../adapters/executors/shared.js';
 import { isReadyFile, latestEventsFile, readEvents, READY_VARIABLE, writeReady } from '../adapters/supervisor.js';
@@ -29,6 +30,7 @@ import { describeEvent } from '../adapters/progress.js';
 import { readUserConfig, userConfigPath, type LoadedConfig } from '../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import {
+  AcpModeNotAskingError,
   AcpSessionNotLoadedError,
   ExecutorBinaryNotFoundError,
   NoSessionError,
@@ -197,6 +199,11 @@ async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd
   return id;
 }
 
+/** A check of the folders a worker runs in: its CLI's own settings there must not widen a safe worker (AGENT_SETTINGS_WIDEN). */
+function settingsGuard(resolution: Resolution, permissions: PermissionProfile): (folders: readonly string[]) => void {
+  return (folders) => refuseWideningSettings(resolution.spec, { transport: resolution.transport, permissions, executor: resolution.executor.name, configPath: resolution.loaded.path }, folders);
+}
+
 /** What a run of a worker needs, however it is driven (a CLI's own output, or ACP). */
 interface WorkerRun {
   files: RunFiles;
@@ -312,7 +319,7 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Invocati
   return {
     binary: acp.binary(resolution.executor.config),
     args: acp.args(resolution.executor.config, granted.permissions),
-    env: acp.env?.({ runningAsRoot: runningAsRoot() }) ?? {},
+    env: acp.env?.({ runningAsRoot: runningAsRoot(), permissions: granted.permissions }) ?? {},
     stdin: prompt,
     notes: [`transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`],
     granted,
@@ -346,6 +353,8 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     ...(resolution.executor.config.settings?.model ? { model: resolution.executor.config.settings.model } : {}),
     permissions: invocation.granted.permissions,
     checks: invocation.granted.checks,
+    ...(invocation.granted.permissions === 'safe' && resolution.spec.acp?.modes ? { modes: resolution.spec.acp.modes } : {}),
+    ...(resolution.spec.acp?.sessionMeta?.(invocation.granted.permissions) ? { sessionMeta: resolution.spec.acp.sessionMeta(invocation.granted.permissions)! } : {}),
     now: meter.now,
     say: opts.say,
     quiet: opts.quiet === true,
@@ -358,6 +367,7 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
   const advice = denialAdvice(r.denials, { ...adviceContext(run, invocation.granted), decidedBySow: true });
   if (r.interrupted) throw stoppedError(target, r.interrupted);
   if (r.loadFailed !== undefined) throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
+  if (r.notAsking !== undefined) throw new AcpModeNotAskingError(resolution.spec.title, r.notAsking, resolution.spec.acp?.modes?.setBy, files.eventsFile);
   if (r.failure !== undefined)
     throw new WorkerFailedError(
       invocation.binary,
@@ -741,6 +751,9 @@ export async function spawnAgent(
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
   // Read (and validate) .sow/config.yaml before anything is started or written.
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
+  // Nor may the CLI's own settings in the repository widen a safe worker (its checkout is checked again once opened).
+  const widening = settingsGuard(resolution, rights.permissions);
+  widening([root]);
   const ownCheckout = opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
   // Over ACP the agent opens the session and says its id (session/new).
   const sessionId = resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
@@ -869,6 +882,7 @@ export async function spawnAgent(
           promptFile,
           ...(sessionId ? { sessionId } : {}),
           runningAsRoot: runningAsRoot(),
+          protect: agentSettingsFiles(),
         });
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const persistReported = async (id: string) => {
@@ -894,6 +908,8 @@ export async function spawnAgent(
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
+    // Its own checkout, which an earlier worker may have changed (the repository was checked above).
+    if (workdir !== root) widening([root, workdir]);
     run = await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession: persistReported }, invocation);
   } catch (err) {
     failure = err;
@@ -998,6 +1014,8 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
   if (!sessionId) throw new NoSessionError(label(target), target.kind === 'task' ? `sow agent spawn ${agentName} ${target.id} --force` : `sow agent spawn ${agentName} --force`);
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
+  const widening = settingsGuard(resolution, rights.permissions);
+  widening([root]);
   const now = ctx.now();
   let pushed: { remote: string; ref: string; sha: string } | undefined;
   let ownerRecord: OwnerRecord | undefined;
@@ -1067,6 +1085,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
           promptFile,
           sessionId,
           runningAsRoot: runningAsRoot(),
+          protect: agentSettingsFiles(),
         });
   const env = workerEnv(agentName, session.agent_id, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const running = target;
@@ -1080,6 +1099,7 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
   try {
     // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
     const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
+    if (sessionCwd !== root) widening([root, sessionCwd]);
     run = await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter }, invocation);
   } catch (err) {
     // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a

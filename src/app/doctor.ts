@@ -450,6 +450,7 @@ export function helpChecks(executor: ExecutorModule, config: ExecutorConfig, roo
     runningAsRoot: false,
     permissions: permissionProfile(plain),
     checks: [],
+    protect: [],
   };
   const out = [invocationShape(executor.spawn(ctx).args)];
   if (executor.supportsResumption(plain)) out.push(invocationShape(executor.resume(ctx).args));

@@ -1,13 +1,14 @@
 import * as posix from 'node:path/posix';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SETTINGS_FILES, decidePermission, optionFor, type AskedToolCall, type PermissionPolicy } from './acp-permissions.js';
+import { agentSettingsFiles } from '../adapters/executors/registry.js';
+import { decidePermission, optionFor, type AskedToolCall, type PermissionPolicy } from './acp-permissions.js';
 
 /** The repository is /repo, the worker works there; no links (the real locate, with links, is tested in app/acp-worker.test.ts). */
 const locate = (p: string) => {
   const abs = posix.resolve('/repo', p);
   return abs === '/repo' ? [''] : abs.startsWith('/repo/') ? [abs.slice('/repo/'.length)] : undefined;
 };
-const safe: PermissionPolicy = { profile: 'safe', checks: ['npm test', 'make check ARGS="-j 2"'], locate, protected: AGENT_SETTINGS_FILES };
+const safe: PermissionPolicy = { profile: 'safe', checks: ['npm test', 'make check ARGS="-j 2"'], locate, protected: agentSettingsFiles() };
 const run = (command: unknown) => decidePermission({ kind: 'execute', rawInput: { command } }, safe);
 
 describe('decidePermission (safe)', () => {

@@ -41,31 +41,13 @@ export interface PermissionPolicy {
   locate(path: string): readonly string[] | undefined;
   /**
    * Repository-relative patterns (`*`, `**`) of files a safe worker may not change, beside the
-   * ones that always are (`.git` at any depth, `.sow/config.yaml`): the agent CLIs' own settings.
+   * ones that always are (`.git` at any depth, `.sow/config.yaml`): the agent CLIs' own settings,
+   * as the executor modules name them (adapters/executors/registry.ts's agentSettingsFiles).
    */
   protected: readonly string[];
 }
 
 export type PermissionDecision = { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
-
-/**
- * The agent CLIs' own project settings: what can give an agent rights, hooks or MCP servers.
- * Repository-relative patterns; AGENTS.md and the like are instructions, not rights, and stay
- * editable.
- */
-export const AGENT_SETTINGS_FILES: readonly string[] = [
-  '.claude/**',
-  '.mcp.json',
-  '.gemini/**',
-  '.codex/**',
-  'opencode.json',
-  'opencode.jsonc',
-  '.opencode/**',
-  '.cursor/**',
-  '.github/copilot/**',
-  '.vscode/settings.json',
-  '.vscode/mcp.json',
-];
 
 const record = (x: unknown): Record<string, unknown> | undefined => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
 

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, parseLog } from './agent-world.js';
-import { CASES, configFor, expectResumeCall, expectSpawnCall, UUID, type ArgvContext } from '../executor-cases.js';
+import { CASES, CLAUDE_OWN_SETTINGS, configFor, expectResumeCall, expectSpawnCall, UUID, type ArgvContext } from '../executor-cases.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
@@ -246,7 +246,19 @@ describe('sessions without a task (sessions.<agent> in the project state)', () =
       started_at: expect.stringMatching(ISO),
     });
     const call = only(f.world.calls(), 'one run');
-    expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', s.session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    expect(call.argv).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      s.session_id,
+      ...CLAUDE_OWN_SETTINGS,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ]);
     expect(call.env['SOW_TASK_ID']).toBeUndefined();
     expect(call.env['SOW_AGENT_ID']).toBe('planner-1');
     expect(call.env['SOW_SESSION_ID']).toBe(s.session_id);
@@ -272,7 +284,19 @@ describe('sessions without a task (sessions.<agent> in the project state)', () =
     expect(calls).toHaveLength(2);
     expect(calls[1]!.resuming).toBe(true);
     expect(calls[1]!.session).toBe(s.session_id);
-    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--resume', s.session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    expect(calls[1]!.argv).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--resume',
+      s.session_id,
+      ...CLAUDE_OWN_SETTINGS,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ]);
     expect(calls[1]!.stdin).toBe('Split task 3 in two.');
     expect(calls[1]!.env['SOW_AGENT_ID']).toBe('planner-1');
     expect(f.project().sessions.planner).toMatchObject({ session_id: s.session_id, resumes: 1 });
@@ -435,7 +459,19 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     const calls = f.world.calls();
     expect(calls).toHaveLength(2);
     expect(calls[1]!.resuming).toBe(false);
-    expect(calls[1]!.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', task.session_id, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)']);
+    expect(calls[1]!.argv).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      task.session_id,
+      ...CLAUDE_OWN_SETTINGS,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ]);
   });
 
   it('a worker that fails after its CLI printed a successful result is never shown as finished', () => {

@@ -11,7 +11,22 @@ export interface AcpEvent {
   argv: string[];
   /** The agent process's working directory (a session's is in its session/new params). */
   cwd: string;
-  event: 'start' | 'initialize' | 'authenticate' | 'session/new' | 'session/load' | 'prompt' | 'permission' | 'step' | 'cancel' | 'stop' | 'exit' | 'linger' | 'ignored';
+  event:
+    | 'start'
+    | 'initialize'
+    | 'authenticate'
+    | 'session/new'
+    | 'session/load'
+    | 'session/opened'
+    | 'session/set_mode'
+    | 'prompt'
+    | 'permission'
+    | 'step'
+    | 'cancel'
+    | 'stop'
+    | 'exit'
+    | 'linger'
+    | 'ignored';
   session?: string;
   params?: any;
   text?: string;
@@ -19,8 +34,11 @@ export interface AcpEvent {
   result?: any;
   toolCall?: any;
   outcome?: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
-  /** Why the agent ran a tool without asking (opencode, unless its configuration says "ask"). */
+  /** Why the agent ran a tool without asking (opencode, unless its configuration says "ask"; a mode that does not ask). */
   notAsked?: string;
+  /** The session's mode when it was opened (session/new, session/opened), or before a switch (session/set_mode: `from`). */
+  mode?: string | null;
+  from?: string | null;
   error?: { code: number | null; message: string };
   known?: boolean;
   stopReason?: string;

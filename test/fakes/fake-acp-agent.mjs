@@ -19,6 +19,15 @@
  *                    session/set_config_option is answered and logged (event session/set_config_option).
  *   FAKE_ACP_LINGER  "1": the process stays when its stdin closes and ignores SIGTERM (as Codex's
  *                    adapter and Gemini CLI do): only SIGKILL ends it.
+ *   FAKE_ACP_MODE    the mode session/new and session/load report as current (`modes.currentModeId`),
+ *                    with this agent's modes as available (MODES); in a mode that does not ask
+ *                    (bypassPermissions, yolo; acceptEdits, autoEdit for edits) the agent acts without
+ *                    asking (logged as notAsked). claude-agent-acp always reports modes, opening in the
+ *                    project's permissions.defaultMode (.claude/settings.local.json, then settings.json)
+ *                    as the real adapter does.
+ *   FAKE_ACP_MODES_OFFERED  "a,b": the modes offered instead of this agent's own.
+ *   FAKE_ACP_SET_MODE  "refuse": session/set_mode answers an error (-32603 "Invalid Mode"); otherwise
+ *                    it switches the session's mode and is logged (event session/set_mode).
  *   FAKE_AGENT_LOG   the JSON-lines log below (the same file the fake CLIs write to).
  *   FAKE_AGENT_HOME  where sessions are kept (one file per session, <name>-acp-sessions/<id>.json),
  *                    so that a later process can load them: session/load of an id no process made
@@ -53,8 +62,9 @@
  *   {garbage: text}           writes that raw line (not JSON-RPC) to stdout.
  *   {unknown: method}         sends a request with that method to the client; result {error} it got back.
  *   {fsRead: path}            calls the client's fs/read_text_file (advertised or not); {result} or {error}.
- *   {wait: file}              polls until the file exists ("done"); if session/cancel arrives meanwhile,
- *                             "cancelled" and the turn ends at once with stopReason "cancelled".
+ *   {wait: file, ms?}         polls until the file exists ("done"); if session/cancel arrives meanwhile,
+ *                             "cancelled" and the turn ends at once with stopReason "cancelled"; after
+ *                             `ms` (if given), "timeout" and the turn goes on.
  *   {usage: {input, output, size?, cost?}}  the stable schema has a usage_update about the context
  *                             window only: {used: input + output, size (default 200000), cost? {amount:
  *                             cost, currency: "USD"}} is sent. The turn's answer then also carries the
@@ -62,6 +72,7 @@
  *                             copilot, opencode and claude-agent-acp send it (the stable SDK client
  *                             passes it through).
  *   {exit: code}              exits the process at once.
+ *   {mode: id}                the agent switches its own mode and says so (current_mode_update).
  * A permission answered "cancelled" (or with an error, or an option not offered) is a refusal;
  * "cancelled" also ends the turn with stopReason "cancelled". session/cancel during a permission
  * request or a command ends the turn "cancelled" once that step is over.
@@ -75,7 +86,10 @@
  *   opencode      asks no permission unless OPENCODE_PERMISSION or OPENCODE_CONFIG_CONTENT's `permission` says "ask" (for
  *                 all, or for bash / edit / read): otherwise it just runs (logged as notAsked).
  *   claude-agent-acp  as root with IS_SANDBOX set to anything but "1", session/new fails: -32603,
- *                 data.details "Query closed before response received".
+ *                 data.details "Query closed before response received". It runs a command unasked
+ *                 when the project's settings allow all of Bash (permissions.allow "Bash" or
+ *                 "Bash(*)" in .claude/settings.json or .claude/settings.local.json), unless
+ *                 session/new's _meta.claudeCode.options.settingSources leaves project and local out.
  *   codex-acp     session/new fails (-32000 "Authentication required") until `authenticate` with
  *                 methodId "codex-api-key" (CODEX_API_KEY set) or "openai-api-key" (OPENAI_API_KEY);
  *                 a refused permission ends the whole turn (stopReason "cancelled").
@@ -89,6 +103,8 @@
  *   session/new  {session, params}: params has cwd and mcpServers as sent; session null and an
  *                `error` when refused
  *   session/load {session, params, known}: known false when no process made that session
+ *   session/opened {session, mode}: a loaded session's mode (session/new logs its own as `mode`)
+ *   session/set_mode {session, params, from, result: "ok" | "refused"}
  *   prompt       {session, text, params}: text is the prompt's text blocks joined by "\n"
  *   permission   {session, step, toolCall, outcome}: outcome as the client answered
  *                ({outcome: "selected", optionId} or {outcome: "cancelled"}); or `error` {code,
@@ -194,6 +210,25 @@ const SHAPES = {
 };
 for (const shape of Object.values(SHAPES)) shape.options = shape.options.map(option);
 
+/** The modes each agent offers (ids as the real ones name them); generic: default and whatever FAKE_ACP_MODE names. */
+const MODES = {
+  'claude-agent-acp': ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'],
+  gemini: ['default', 'autoEdit', 'yolo', 'plan'],
+};
+/** Modes in which the agent does not ask: for everything, or for edits. */
+const UNASKED = { all: ['bypassPermissions', 'yolo'], edit: ['acceptEdits', 'autoEdit'] };
+
+/** A JSON file's value, or undefined. */
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+/** Claude Code's project and local settings in `cwd` (local first), each as parsed. */
+const claudeProjectSettings = (cwd) => ['.claude/settings.local.json', '.claude/settings.json'].map((f) => readJson(join(cwd, f))).filter(Boolean);
+
 /** Serves ACP on stdin/stdout as `cli`; resolves with the exit code once stdin closes. */
 export function main(cli, argv) {
   const log = (event, fields = {}) => {
@@ -275,14 +310,23 @@ export function main(cli, argv) {
         throw new RequestError(-32603, 'Internal error', { details: 'Query closed before response received' });
       }
       const id = randomUUID();
-      sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: [], cancelled: false });
+      sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: [], cancelled: false, ...opening(params) });
       save(id);
-      log('session/new', { session: id, params });
+      log('session/new', { session: id, params, mode: sessions.get(id).mode ?? null });
+      const modes = modesOf(sessions.get(id));
       // FAKE_ACP_MODELS="a,b": a model option (the first is current), as opencode and the adapters offer one.
       const models = (process.env.FAKE_ACP_MODELS ?? '').split(',').filter(Boolean);
-      if (!models.length) return { sessionId: id };
+      if (!models.length) return { sessionId: id, ...modes };
       const configOptions = [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: models[0], options: models.map((m) => ({ value: m, name: m })) }];
-      return { sessionId: id, configOptions };
+      return { sessionId: id, configOptions, ...modes };
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const s = session(params.sessionId);
+      const refused = process.env.FAKE_ACP_SET_MODE === 'refuse' || !offered(s).includes(params.modeId);
+      log('session/set_mode', { session: params.sessionId, params, from: s.mode ?? null, result: refused ? 'refused' : 'ok' });
+      if (refused) throw new RequestError(-32603, 'Internal error', { details: 'Invalid Mode' });
+      s.mode = params.modeId;
+      return {};
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       log('session/set_config_option', { session: params.sessionId, params });
@@ -332,18 +376,53 @@ export function main(cli, argv) {
       if (quirk === 'gemini') throw new RequestError(-32603, 'Internal error', { details: 'No previous sessions found for this project.' });
       if (!known) throw RequestError.sessionNotFound(id);
       const stored = JSON.parse(readFileSync(sessionFile(id), 'utf8'));
-      sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: stored.history, cancelled: false });
+      sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: stored.history, cancelled: false, ...opening(params) });
       save(id);
+      log('session/opened', { session: id, mode: sessions.get(id).mode ?? null });
       // As the protocol asks: the conversation so far is replayed before the answer.
       for (const turn of stored.history)
         await client.notify(methods.client.session.update, {
           sessionId: id,
           update: { sessionUpdate: turn.role === 'user' ? 'user_message_chunk' : 'agent_message_chunk', content: { type: 'text', text: turn.text } },
         });
-      return {};
+      return modesOf(sessions.get(id));
     });
 
   const update = (client, sessionId, u) => client.notify(methods.client.session.update, { sessionId, update: u });
+
+  /**
+   * What a session opens with: its mode (FAKE_ACP_MODE; Claude's adapter: the project's
+   * permissions.defaultMode, else default) and whether the project's settings allow all of Bash
+   * (Claude's adapter, unless _meta's settingSources leaves the project's settings out).
+   */
+  function opening(params) {
+    const claudeQuirk = quirk === 'claude-agent-acp';
+    const project = claudeQuirk ? claudeProjectSettings(params.cwd) : [];
+    const sources = params._meta?.claudeCode?.options?.settingSources ?? ['user', 'project', 'local'];
+    const projectMode = project.map((p) => p?.permissions?.defaultMode).find((m) => typeof m === 'string');
+    const mode = process.env.FAKE_ACP_MODE ?? (claudeQuirk ? (projectMode ?? 'default') : undefined);
+    const loaded = project.filter((_, i) => sources.includes(i === 0 ? 'local' : 'project'));
+    const allowsAllBash = loaded.some((p) => (p?.permissions?.allow ?? []).some((r) => r === 'Bash' || r === 'Bash(*)'));
+    return { ...(mode ? { mode } : {}), allowsAllBash };
+  }
+  /** The modes a session offers. */
+  function offered(s) {
+    if (process.env.FAKE_ACP_MODES_OFFERED) return process.env.FAKE_ACP_MODES_OFFERED.split(',');
+    const own = MODES[quirk] ?? ['default'];
+    return s.mode && !own.includes(s.mode) ? [...own, s.mode] : own;
+  }
+  /** The `modes` of a session/new or session/load answer, when the session has a mode. */
+  function modesOf(s) {
+    if (!s?.mode) return {};
+    return { modes: { currentModeId: s.mode, availableModes: offered(s).map((id) => ({ id, name: id })) } };
+  }
+  /** Why the agent acts without asking, if it does. */
+  function unasked(s, tool) {
+    if (UNASKED.all.includes(s.mode)) return `its mode is ${s.mode}`;
+    if (tool === 'edit' && UNASKED.edit.includes(s.mode)) return `its mode is ${s.mode}`;
+    if (tool === 'bash' && s.allowsAllBash) return 'the project settings allow Bash';
+    return undefined;
+  }
 
   /** Asks the client; returns {allowed, cancelled} and logs what it answered. */
   async function ask(client, sessionId, step, toolCall) {
@@ -382,6 +461,11 @@ export function main(cli, argv) {
 
   /** Asks, unless this agent would not have asked (logged as notAsked). */
   async function permit(client, sessionId, step, toolCall, tool) {
+    const why = unasked(sessions.get(sessionId), tool);
+    if (why) {
+      log('permission', { session: sessionId, step, toolCall, notAsked: why });
+      return { allowed: true, cancelled: false, endsTurn: false };
+    }
     if (quirk === 'opencode' && !opencodeAsks(tool)) {
       log('permission', { session: sessionId, step, toolCall, notAsked: `its configuration does not say "ask" for ${tool}` });
       return { allowed: true, cancelled: false, endsTurn: false };
@@ -505,9 +589,11 @@ export function main(cli, argv) {
       s.waiters ??= new Set();
       const done = await new Promise((wake) => {
         const poll = setInterval(() => existsSync(step.wait) && finish('done'), 25);
+        const limit = step.ms !== undefined ? setTimeout(() => finish('timeout'), step.ms) : undefined;
         const onCancel = () => finish('cancelled');
         const finish = (how) => {
           clearInterval(poll);
+          clearTimeout(limit);
           s.waiters.delete(onCancel);
           wake(how);
         };
@@ -521,6 +607,11 @@ export function main(cli, argv) {
       if (step.usage.cost !== undefined) u.cost = { amount: step.usage.cost, currency: 'USD' };
       await update(client, sessionId, u);
       return 'sent';
+    }
+    if (step.mode !== undefined) {
+      s.mode = step.mode;
+      await update(client, sessionId, { sessionUpdate: 'current_mode_update', currentModeId: step.mode });
+      return 'switched';
     }
     if (step.exit !== undefined) {
       log('exit', { code: step.exit, reason: 'script' });

@@ -75,9 +75,12 @@ const SPECS = {
     '--dangerously-skip-permissions': false,
     '--allowedTools': true,
     '--permission-mode': true,
+    '--setting-sources': true,
+    '--strict-mcp-config': false,
+    '--settings': true,
   },
   'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false, '--sandbox': true },
-  codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false },
+  codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false, '--ignore-rules': false },
   gemini: {
     '-p': true,
     '--prompt': true,

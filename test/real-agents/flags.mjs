@@ -39,6 +39,7 @@ export function invocations(EXECUTORS, type, cwd, { settings, permissions, check
     runningAsRoot: process.getuid?.() === 0,
     permissions,
     checks,
+    protect: ['.gemini/**'],
   };
   return { spawn: EXECUTORS[type].spawn(ctx), resume: EXECUTORS[type].resume(ctx) };
 }

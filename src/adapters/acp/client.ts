@@ -20,7 +20,7 @@
  * ignores TERM (Gemini CLI, relaunched by its own wrapper), and neither exits when its stdin closes.
  */
 import { spawn } from 'node:child_process';
-import type { AnyMessage, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
+import type { AnyMessage, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
 // A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only over ACP).
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
 import { followStderr, lineSplitter } from '../process-runner.js';
@@ -47,6 +47,14 @@ export interface AcpRunRequest {
   /** Something the person should know (a model the agent does not offer). */
   onNote?(text: string): void;
   policy: PermissionPolicy;
+  /** What `session/new` and `session/load` carry in `_meta` (the agent's own options). */
+  sessionMeta?: Record<string, unknown>;
+  /**
+   * The modes (and config option values) in which the agent asks the client before it acts: a
+   * session opened in another is switched before the prompt, or not prompted at all; a session
+   * that leaves them during the turn is cancelled.
+   */
+  modes?: { asks: readonly string[]; options?: Readonly<Record<string, string>> };
   clientVersion: string;
   /** Each line the agent wrote on stdout, as it came. */
   onRaw(line: string): void;
@@ -73,6 +81,8 @@ export interface AcpRunOutcome {
   failure?: string;
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
   loadFailed?: string;
+  /** The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not prompted, or cancelled. */
+  notAsking?: { mode: string; why: string };
 }
 
 /** ACP's error code for "authentication required". */
@@ -184,6 +194,14 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   process.on('exit', onExit);
 
   const outcome: Omit<AcpRunOutcome, 'code' | 'signal' | 'stderrTail'> = {};
+  /** Once the session is set to ask, a change away from that ends the turn. */
+  let watching = false;
+  const leftAsking = (mode: string, why: string) => {
+    if (!watching || outcome.notAsking) return;
+    outcome.notAsking = { mode, why };
+    if (cancel) cancel();
+    else end();
+  };
   const app = client({ name: 'sow' })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       const call = (params.toolCall ?? {}) as AskedToolCall;
@@ -195,7 +213,16 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     .onNotification(methods.client.session.update, ({ params }) => {
       // Only the session sow opened: updates about another are not this worker's.
       if (sessionId !== undefined && params.sessionId !== sessionId) return;
-      req.onUpdate(params.update as unknown as Record<string, unknown>);
+      const update = params.update as unknown as Record<string, unknown>;
+      if (req.modes && watching) {
+        const away = notAsking(
+          req.modes,
+          update['sessionUpdate'] === 'current_mode_update' ? update['currentModeId'] : undefined,
+          update['sessionUpdate'] === 'config_option_update' ? update['configOptions'] : undefined,
+        );
+        if (away) leftAsking(away.mode, `the agent went to ${away.what} during the turn`);
+      }
+      req.onUpdate(update);
     });
 
   const work = app.connectWith({ readable, writable }, async (agent) => {
@@ -222,23 +249,69 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       }
       await agent.request(methods.agent.session.setConfigOption, { sessionId: opened.sessionId, configId: option.id, value: match.value });
     };
+    /**
+     * A session sow prompts must ask before it acts: a mode that does not (Claude Code's
+     * bypassPermissions or acceptEdits, set by the repository's own settings) is switched to one
+     * that does, each config option to the value it must have; what cannot be switched is not prompted.
+     */
+    const keepAsking = async (opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>, id: string): Promise<boolean> => {
+      const want = req.modes;
+      if (!want) return true;
+      const options = opened.configOptions ?? [];
+      const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
+      const current = opened.modes?.currentModeId ?? (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
+      if (current !== undefined && !want.asks.includes(current)) {
+        const offered = opened.modes ? opened.modes.availableModes.map((m) => m.id) : valuesOf(modeOption);
+        const target = want.asks.find((m) => offered.includes(m));
+        if (target === undefined) {
+          outcome.notAsking = { mode: current, why: `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does (${offered.join(', ') || 'none'})` };
+          return false;
+        }
+        try {
+          if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
+          else await agent.request(methods.agent.session.setConfigOption, { sessionId: id, configId: modeOption!.id, value: target });
+        } catch (err) {
+          outcome.notAsking = { mode: current, why: `it opened the session in mode '${current}', which does not ask sow, and refused to switch to '${target}': ${errorText(err)}` };
+          return false;
+        }
+        req.onNote?.(`the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched it to '${target}'`);
+      }
+      for (const [configId, value] of Object.entries(want.options ?? {})) {
+        const option = options.find((o) => o.id === configId);
+        if (!option || option.type !== 'select' || option.currentValue === value) continue;
+        try {
+          await agent.request(methods.agent.session.setConfigOption, { sessionId: id, configId, value });
+        } catch (err) {
+          outcome.notAsking = {
+            mode: `${configId}: ${String(option.currentValue)}`,
+            why: `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to '${value}': ${errorText(err)}`,
+          };
+          return false;
+        }
+        req.onNote?.(`the agent opened the session with ${configId} '${String(option.currentValue)}'; sow set it to '${value}'`);
+      }
+      watching = true;
+      return true;
+    };
+    const meta = req.sessionMeta ? { _meta: req.sessionMeta } : {};
+    let opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>;
     if (req.load !== undefined) {
       if (!init.agentCapabilities?.loadSession) {
         outcome.loadFailed = 'the agent cannot load sessions (its initialize answer has no loadSession)';
         return;
       }
       try {
-        await agent.request(methods.agent.session.load, { sessionId: req.load, cwd: req.cwd, mcpServers: req.mcpServers });
+        opened = (await agent.request<LoadSessionResponse>(methods.agent.session.load, { sessionId: req.load, cwd: req.cwd, mcpServers: req.mcpServers, ...meta })) ?? {};
       } catch (err) {
         outcome.loadFailed = errorText(err);
         return;
       }
       sessionId = req.load;
     } else {
-      const open = () => agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, { cwd: req.cwd, mcpServers: req.mcpServers });
-      let opened: NewSessionResponse;
+      const open = () => agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, { cwd: req.cwd, mcpServers: req.mcpServers, ...meta });
+      let created: NewSessionResponse;
       try {
-        opened = await open();
+        created = await open();
       } catch (err) {
         // "Authentication required" (Codex's adapter): sign in with an API key from the
         // environment, never a method that would open a browser, and try once more.
@@ -253,14 +326,16 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
           if (signedIn) break;
         }
         if (!signedIn) throw err;
-        opened = await open();
+        created = await open();
       }
-      sessionId = opened.sessionId;
-      if (req.model !== undefined) await chooseModel(opened, req.model);
+      sessionId = created.sessionId;
+      opened = created;
+      if (req.model !== undefined) await chooseModel(created, req.model);
     }
     req.onSession(sessionId!);
     outcome.sessionId = sessionId;
     const id = sessionId;
+    if (!(await keepAsking(opened, id))) return;
     cancel = () => {
       cancel = end;
       void agent.notify(methods.agent.session.cancel, { sessionId: id }).catch(() => undefined);
@@ -286,7 +361,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     ),
     exited.then(() => 'the agent exited before it answered'),
   ]);
-  if (done !== undefined && outcome.stopReason === undefined && outcome.loadFailed === undefined) outcome.failure = tooLong ? `the agent wrote a line of more than ${MAX_LINE} bytes` : done;
+  if (done !== undefined && outcome.stopReason === undefined && outcome.loadFailed === undefined && outcome.notAsking === undefined)
+    outcome.failure = tooLong ? `the agent wrote a line of more than ${MAX_LINE} bytes` : done;
   // Finished (or failed): the agent's stdin is closed, and it has a moment to exit on its own.
   try {
     child.stdin.end();
@@ -303,6 +379,25 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   process.off('exit', onExit);
   stderr.end();
   return { code, signal, stderrTail: stderr.tail(), ...outcome, ...(interrupted ? { interrupted } : {}) };
+}
+
+/** The values a select config option offers (grouped or not). */
+function valuesOf(option: { type: string; options?: unknown } | undefined): string[] {
+  if (!option || option.type !== 'select' || !Array.isArray(option.options)) return [];
+  return (option.options as ({ value: string } | { options: { value: string }[] })[]).flatMap((o) => ('options' in o ? o.options : [o])).map((o) => o.value);
+}
+
+/** Whether an update shows the session left the modes (or option values) that ask: what it went to. */
+function notAsking(want: NonNullable<AcpRunRequest['modes']>, mode: unknown, configOptions: unknown): { mode: string; what: string } | undefined {
+  if (typeof mode === 'string' && !want.asks.includes(mode)) return { mode, what: `mode '${mode}'` };
+  if (!Array.isArray(configOptions)) return undefined;
+  for (const o of configOptions as { id?: unknown; category?: unknown; type?: unknown; currentValue?: unknown }[]) {
+    if (typeof o?.currentValue !== 'string' || o.type !== 'select') continue;
+    if ((o.category === 'mode' || o.id === 'mode') && !want.asks.includes(o.currentValue)) return { mode: o.currentValue, what: `mode '${o.currentValue}'` };
+    const must = typeof o.id === 'string' && want.options && Object.hasOwn(want.options, o.id) ? want.options[o.id] : undefined;
+    if (must !== undefined && o.currentValue !== must) return { mode: `${String(o.id)}: ${o.currentValue}`, what: `${String(o.id)} '${o.currentValue}'` };
+  }
+  return undefined;
 }
 
 function errorText(err: unknown): string {

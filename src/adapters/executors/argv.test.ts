@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EXECUTORS } from './registry.js';
+import { claudeSettings } from './claude.js';
 import { geminiPolicy } from './gemini.js';
 import { opencodePermission } from './opencode.js';
 import type { InvocationContext } from './types.js';
@@ -24,6 +25,7 @@ const ctx = (config: ExecutorConfig, extra: Partial<InvocationContext> = {}): In
   runningAsRoot: false,
   permissions: permissionProfile(config),
   checks: [],
+  protect: ['.gemini/**', 'opencode.json'],
   ...extra,
 });
 const full = (type: ExecutorConfig['type']): ExecutorConfig => ({ type, settings: { yolo_mode: true, model: 'M' }, custom_args: ['--extra'] });
@@ -40,6 +42,12 @@ describe('argv tables', () => {
       '--verbose',
       '--session-id',
       'SID',
+      // The repository's own settings and MCP servers left out; sow's deny rules for what a worker must not edit.
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--settings',
+      '{"permissions":{"deny":["Edit(**/.git)","Edit(**/.git/**)","Edit(.sow/config.yaml)","Edit(.gemini/**)","Edit(opencode.json)"]}}',
       '--permission-mode',
       'acceptEdits',
       '--allowedTools',
@@ -54,6 +62,11 @@ describe('argv tables', () => {
       '--verbose',
       '--resume',
       'SID',
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--settings',
+      claudeSettings(['.gemini/**', 'opencode.json']),
       '--permission-mode',
       'acceptEdits',
       '--allowedTools',
@@ -64,9 +77,12 @@ describe('argv tables', () => {
       'Bash(node lint.mjs --max "3")',
     ]);
     expect(safe.granted).toEqual({ permissions: 'safe', checks: [...CHECKS, ' npm test '] });
-    expect(safe.notes).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`, `npm test`, `node lint.mjs --max "3"`; it refuses anything else']);
+    expect(safe.notes).toEqual([
+      'permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`, `npm test`, `node lint.mjs --max "3"`; it refuses anything else',
+      "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
+    ]);
     // A '*' in a check is a wildcard to Claude Code: said, not hidden.
-    expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { checks: ['eslint src/*.ts'] })).notes[1]).toMatch(/wildcard.*`eslint src\/\*\.ts`/);
+    expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { checks: ['eslint src/*.ts'] })).notes[2]).toMatch(/wildcard.*`eslint src\/\*\.ts`/);
     const yolo = EXECUTORS.claude.spawn(ctx(full('claude')));
     expect(yolo.args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--model', 'M', '--dangerously-skip-permissions', '--extra']);
     expect(yolo.stdin).toBe('the prompt');
@@ -95,10 +111,10 @@ describe('argv tables', () => {
   it('codex', () => {
     expect(EXECUTORS.codex.spawn(ctx(full('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', '-']);
     expect(EXECUTORS.codex.resume(ctx(full('codex'))).args).toEqual(['exec', 'resume', '--json', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', 'SID', '-']);
-    expect(EXECUTORS.codex.spawn(ctx(plain('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '-']);
-    expect(EXECUTORS.codex.resume(ctx(plain('codex'))).args).toEqual(['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', 'SID', '-']);
+    expect(EXECUTORS.codex.spawn(ctx(plain('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-']);
+    expect(EXECUTORS.codex.resume(ctx(plain('codex'))).args).toEqual(['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', 'SID', '-']);
     // Checks run in the same sandbox as everything else: they add nothing to the argv.
-    expect(EXECUTORS.codex.spawn(ctx(plain('codex'), { checks: CHECKS })).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '-']);
+    expect(EXECUTORS.codex.spawn(ctx(plain('codex'), { checks: CHECKS })).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-']);
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'thread.started', thread_id: 'T1' })).toBe('T1');
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'turn.started' })).toBeUndefined();
   });
@@ -145,7 +161,11 @@ describe('argv tables', () => {
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).args).toEqual(['run', '--format', 'json', '--dir', '/repo', '-m', 'M', '--auto', '--extra']);
     const safe = EXECUTORS.opencode.resume(ctx(plain('opencode'), { checks: CHECKS }));
     expect(safe.args).toEqual(['run', '--format', 'json', '--dir', '/repo', '--session', 'SID']);
-    expect(safe.env).toEqual({ OPENCODE_PERMISSION: JSON.stringify(opencodePermission(CHECKS)), OPENCODE_CONFIG: '/repo/.sow/project/agent-outputs/010/opencode-sow.json' });
+    expect(safe.env).toEqual({
+      OPENCODE_PERMISSION: JSON.stringify(opencodePermission(CHECKS)),
+      OPENCODE_CONFIG: '/repo/.sow/project/agent-outputs/010/opencode-sow.json',
+      OPENCODE_DISABLE_PROJECT_CONFIG: 'true',
+    });
     expect(JSON.parse(safe.files![0]!.text)).toEqual({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } });
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).env).toEqual({});
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).files).toEqual([]);

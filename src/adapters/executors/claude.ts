@@ -3,10 +3,24 @@
  * stream-json starts with `system/init` and ends with `result`, which lists the calls it refused
  * in `permission_denials` [{tool_name, tool_input}].
  */
-import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV, str, text, toolDetail, usageOf, viaStdin, saidLine } from './shared.js';
+import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV, SOW_PROTECTED, str, text, toolDetail, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
+/**
+ * sow's own rules for a safe worker, on top of the user's: no edit of a file through which a
+ * worker could widen itself or the next one (`Edit(…)` rules cover every edit tool; a pattern is
+ * relative to the working directory, `**` at any depth). Deny rules win over every allow.
+ */
+export const claudeSettings = (protect: readonly string[]) => JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
+
 const safe = (ctx: InvocationContext): string[] => [
+  // The repository's own settings (.claude/settings.json, .claude/settings.local.json: allow rules,
+  // defaultMode, hooks, env) and MCP servers (.mcp.json) would widen it: only the user's load.
+  '--setting-sources',
+  'user',
+  '--strict-mcp-config',
+  '--settings',
+  claudeSettings(ctx.protect),
   '--permission-mode',
   'acceptEdits',
   // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each part.
@@ -20,6 +34,7 @@ const notes = (ctx: InvocationContext): string[] => {
   const wild = checksOf(ctx).filter((c) => c.includes('*'));
   return [
     `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it refuses anything else`,
+    "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
     ...(wild.length ? [`Claude Code reads '*' in an allowed command as a wildcard, so the check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`] : []),
   ];
 };
@@ -40,6 +55,12 @@ export const claude: ExecutorModule = {
     binary: () => 'claude-agent-acp',
     args: (c) => custom(c),
     env: ({ runningAsRoot }): Record<string, string> => (runningAsRoot ? { IS_SANDBOX: '1' } : {}),
+    // The adapter passes `_meta.claudeCode.options` to Claude Code's SDK: without the repository's
+    // settings (their allow rules are granted without asking sow; their hooks and .mcp.json servers run).
+    sessionMeta: (permissions) => (permissions === 'safe' ? { claudeCode: { options: { settingSources: ['user'], extraArgs: { 'strict-mcp-config': null } } } } : undefined),
+    // The adapter opens a session in the project's permissions.defaultMode (bypassPermissions: nothing
+    // is asked); only `default` asks sow for every edit and command (plan runs nothing).
+    modes: { asks: ['default', 'plan'], setBy: 'permissions.defaultMode in .claude/settings.json or .claude/settings.local.json (or your own ~/.claude/settings.json)' },
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
   supportsResumption: () => true,
@@ -104,5 +125,22 @@ export const claude: ExecutorModule = {
     stderr: none,
   }),
   ignores: OWN_ARGV,
+  widening: {
+    files: ['.claude/**', '.mcp.json'],
+    settings: [
+      'permissions.allow',
+      'permissions.defaultMode',
+      'permissions.additionalDirectories',
+      'hooks',
+      'env',
+      'apiKeyHelper',
+      'enableAllProjectMcpServers',
+      'enabledMcpjsonServers',
+      'enabledPlugins',
+      'mcpServers (.mcp.json)',
+      'allowed-tools of skills and commands',
+    ],
+    how: "a safe worker loads only the user's settings (--setting-sources user), no MCP server of the repository (--strict-mcp-config), and sow's deny rules (--settings); over ACP the adapter is told settingSources: user and the session is switched to the mode that asks",
+  },
   doctor: 'flags',
 };

@@ -6,10 +6,43 @@
  */
 import { custom, isObj, model, oneLine, OWN_ARGV, reportedSession, text, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
+import { tomlWidening } from './settings-files.js';
 
-const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"']);
+/**
+ * What in a project's .codex/config.toml widens a safe worker (Codex loads it in a project it
+ * trusts): its sandbox and approvals (sow's `-c` wins for sandbox_mode, not for the sandbox's
+ * writable roots or network), commands it runs itself (MCP servers, notify, hooks), profiles that
+ * carry any of these, permission profiles, other projects' trust, and model providers (where the
+ * conversation goes, with which credentials). Named at any depth.
+ */
+export const CODEX_WIDENING = [
+  'sandbox_mode',
+  'approval_policy',
+  'sandbox_workspace_write',
+  'writable_roots',
+  'network_access',
+  'mcp_servers',
+  'notify',
+  'hooks',
+  'profile',
+  'profiles',
+  'permissions',
+  'default_permissions',
+  'projects',
+  'trust_level',
+  'model_providers',
+  'shell_environment_policy',
+] as const;
+
+// --ignore-rules: the project's execpolicy .rules files (commands allowed outside the sandbox) are not loaded.
+const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules']);
 const notes = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo' ? [] : ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too'];
+  ctx.permissions === 'yolo'
+    ? []
+    : [
+        'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too',
+        'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while .codex/config.toml widens nothing',
+      ];
 
 /** Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the command. */
 const REFUSED = /codex_core::tools::router: error=(.*\breject(?:ed)?\b.*)$/;
@@ -76,5 +109,14 @@ export const codex: ExecutorModule = {
   }),
   sandbox: 'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too',
   ignores: OWN_ARGV,
+  widening: {
+    files: ['.codex/**'],
+    settings: [...CODEX_WIDENING, 'execpolicy rules (.codex/rules/*.rules)'],
+    how: 'a safe worker runs with --ignore-rules and sow refuses to start it while .codex/config.toml sets one of these (Codex has no flag that leaves the project config out); over ACP, the adapter takes no --ignore-rules, so a .rules file there refuses it too',
+    check: (transport) => ({
+      paths: ['.codex/config.toml', ...(transport === 'acp' ? ['.codex/rules/*'] : [])],
+      found: (path, text) => (path === '.codex/config.toml' ? tomlWidening(text, CODEX_WIDENING) : text.trim() ? ['execpolicy rules'] : []),
+    }),
+  },
   doctor: 'flags',
 };

@@ -9,7 +9,7 @@ import { EXECUTOR_TYPES, type ExecutorConfig, type ExecutorType, type Permission
 import { TYPES_BY_NAME } from '../../domain/config.js';
 import { denialCollector } from '../denials.js';
 import { describeEvent } from '../progress.js';
-import { EXECUTORS, IGNORED_SETTINGS, resumableTypes } from './registry.js';
+import { agentSettingsFiles, EXECUTORS, IGNORED_SETTINGS, resumableTypes } from './registry.js';
 import { addUsage } from './shared.js';
 import type { ExecutorModule, InvocationContext, Usage } from './types.js';
 
@@ -61,6 +61,7 @@ const ctx = (m: ExecutorModule, over: Partial<InvocationContext> = {}, permissio
   runningAsRoot: false,
   permissions,
   checks: ['npm test'],
+  protect: agentSettingsFiles(),
   ...over,
 });
 

@@ -10,6 +10,12 @@
 import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
+import { jsonWidening } from './settings-files.js';
+
+/** What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config): hooks that run commands, URLs fetched unasked. */
+const COPILOT_SETTINGS = ['hooks', 'allowedUrls', 'trustedFolders', 'defaultPermissionMode', 'disableAllHooks'] as const;
+/** Copilot's ACP mode ids. */
+const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 
 const permissions = (ctx: InvocationContext) =>
   ctx.permissions === 'yolo' ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
@@ -41,6 +47,8 @@ export const copilot: ExecutorModule = {
     args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)],
     // Over ACP it refuses a stdio MCP server handed over in session/new; on its command line it takes one.
     mcpArgs: (server) => ['--additional-mcp-config', JSON.stringify({ mcpServers: { [server.name]: { type: 'local', command: server.command, args: server.args, env: server.env, tools: ['*'] } } })],
+    // Autopilot turns on allow-all; so does the allow_all option itself.
+    modes: { asks: [MODE('agent'), MODE('plan')], options: { allow_all: 'off' }, setBy: 'your own Copilot configuration (defaultMode, defaultPermissionMode)' },
     install: 'npm install -g @github/copilot',
   },
   supportsResumption: () => true,
@@ -74,5 +82,23 @@ export const copilot: ExecutorModule = {
   checkRefusedBecause:
     'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
   ignores: OWN_ARGV,
+  widening: {
+    // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but
+    // GitHub Copilot's in the person's own VS Code: no worker may widen that either.
+    files: ['.github/copilot/**', '.github/hooks/**', '.github/mcp.json', '.mcp.json', '.vscode/settings.json', '.vscode/mcp.json'],
+    settings: [...COPILOT_SETTINGS.map((k) => `${k} (.github/copilot/settings.json)`), 'hooks (.github/hooks/*.json)', 'mcpServers (.mcp.json, .github/mcp.json)'],
+    how: "Copilot CLI loads a folder's hooks, MCP servers and settings once the folder is trusted, and has no flag to leave them out: sow refuses to start a safe worker while the repository has one",
+    check: () => ({
+      paths: ['.github/copilot/settings.json', '.github/copilot/settings.local.json', '.github/hooks/*', '.mcp.json', '.github/mcp.json'],
+      found: (path, text) =>
+        path.startsWith('.github/copilot/')
+          ? jsonWidening(text, COPILOT_SETTINGS)
+          : path.startsWith('.github/hooks/')
+            ? text.trim()
+              ? ['hooks (commands it runs)']
+              : []
+            : jsonWidening(text, ['mcpServers', 'servers']),
+    }),
+  },
   doctor: 'flags',
 };

@@ -7,6 +7,7 @@
 import { custom, denial, isObj, model, NO_ACP, none, OWN_ARGV, str, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
+import { jsonWidening } from './settings-files.js';
 
 const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
 const notes = (ctx: InvocationContext) =>
@@ -56,5 +57,16 @@ export const cursor: ExecutorModule = {
   },
   sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
   ignores: { ...OWN_ARGV, transport: NO_ACP },
+  // From Cursor's docs: a project's .cursor/cli.json grants commands and files (permissions.allow),
+  // .cursor/mcp.json starts MCP servers, .cursor/hooks.json runs commands. No flag leaves them out.
+  widening: {
+    files: ['.cursor/**'],
+    settings: ['permissions.allow (.cursor/cli.json)', 'mcpServers (.cursor/mcp.json)', 'hooks (.cursor/hooks.json)'],
+    how: 'Cursor CLI has no flag that leaves the project configuration out: sow refuses to start a safe worker while .cursor/ grants, starts or hooks something',
+    check: () => ({
+      paths: ['.cursor/cli.json', '.cursor/mcp.json', '.cursor/hooks.json'],
+      found: (path, text) => jsonWidening(text, path === '.cursor/cli.json' ? ['permissions.allow'] : path === '.cursor/mcp.json' ? ['mcpServers'] : ['hooks']),
+    }),
+  },
   doctor: 'flags',
 };

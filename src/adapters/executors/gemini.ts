@@ -10,6 +10,32 @@ import { dirname, join } from 'node:path';
 import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
+import { envWidening, jsonWidening } from './settings-files.js';
+
+/**
+ * The settings of a project's .gemini/settings.json that widen a safe worker (read in Gemini CLI
+ * 0.61.0's configuration reference): tools run without asking (tools.allowed), commands it runs
+ * itself (tool discovery, MCP servers, hooks, a sandbox image), policies loaded from files the
+ * repository names, and folders added to the workspace its edits may reach. Gemini CLI has no flag
+ * that leaves the project's settings out (an untrusted folder ends a headless run), so sow refuses
+ * to start a safe worker while one of them is set. Its approval mode is sow's on the command line
+ * (--approval-mode), and switched back over ACP.
+ */
+export const GEMINI_WIDENING = [
+  'tools.allowed',
+  'tools.discoveryCommand',
+  'tools.callCommand',
+  'tools.sandbox',
+  'mcpServers',
+  'mcp.serverCommand',
+  'hooks',
+  'policyPaths',
+  'adminPolicyPaths',
+  'context.includeDirectories',
+  'security.folderTrust',
+] as const;
+/** Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings, trust and sandbox from. */
+const geminiVariable = (name: string) => /^(GEMINI_CLI_|GEMINI_SANDBOX|GEMINI_YOLO|SEATBELT_PROFILE)/.test(name);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function geminiPolicy(checks: readonly string[]): string {
@@ -39,7 +65,13 @@ export const gemini: ExecutorModule = {
   install: 'npm install -g @google/gemini-cli',
   sessionIds: 'caller',
   binary: () => 'gemini',
-  acp: { binary: () => 'gemini', args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)], install: 'npm install -g @google/gemini-cli' },
+  acp: {
+    binary: () => 'gemini',
+    args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)],
+    // A project's general.defaultApprovalMode (auto_edit) opens the session in autoEdit, where edits are not asked.
+    modes: { asks: ['default', 'plan'], setBy: 'general.defaultApprovalMode in .gemini/settings.json (or your own ~/.gemini/settings.json)' },
+    install: 'npm install -g @google/gemini-cli',
+  },
   supportsResumption: () => true,
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
   spawn(ctx) {
@@ -74,5 +106,14 @@ export const gemini: ExecutorModule = {
   },
   checkRefusedBecause: 'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
   ignores: OWN_ARGV,
+  widening: {
+    files: ['.gemini/**'],
+    settings: [...GEMINI_WIDENING, 'variables GEMINI_CLI_* (and the sandbox ones) in .env or .gemini/.env'],
+    how: 'Gemini CLI cannot be told to leave the project settings out: sow refuses to start a safe worker while .gemini/settings.json sets one of them',
+    check: () => ({
+      paths: ['.gemini/settings.json', '.gemini/.env', '.env'],
+      found: (path, text) => (path === '.gemini/settings.json' ? jsonWidening(text, GEMINI_WIDENING) : envWidening(text, (name) => path === '.gemini/.env' || geminiVariable(name))),
+    }),
+  },
   doctor: 'flags',
 };

@@ -6,10 +6,18 @@
  * experimental.continue_loop_on_deny is set, which no environment variable carries: sow writes it
  * to a config file beside the prompt and points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT,
  * which a user may set, is left alone). It creates its own session id and reports it in its events.
+ *
+ * A project's own config (opencode.json, opencode.jsonc, .opencode/: permissions of agents, MCP
+ * servers, plugins, formatters, hooks) would widen a safe worker — an agent's own `permission`
+ * beats OPENCODE_PERMISSION — so a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG, which
+ * skips all of it (and the repository's AGENTS.md).
  */
 import { dirname, join } from 'node:path';
 import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, usageOf, viaStdin, saidLine } from './shared.js';
 import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
+
+/** What a safe worker runs with: the project's own configuration is not loaded. */
+const NO_PROJECT_CONFIG = { OPENCODE_DISABLE_PROJECT_CONFIG: 'true' } as const;
 
 export const opencodePermission = (checks: readonly string[]) => ({
   edit: 'allow',
@@ -22,9 +30,12 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
   const path = join(dirname(ctx.promptFile), 'opencode-sow.json');
   return {
     args: [],
-    env: { OPENCODE_PERMISSION: JSON.stringify(opencodePermission(checksOf(ctx))), OPENCODE_CONFIG: path },
+    env: { OPENCODE_PERMISSION: JSON.stringify(opencodePermission(checksOf(ctx))), OPENCODE_CONFIG: path, ...NO_PROJECT_CONFIG },
     files: [{ path, text: `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } }, null, 2)}\n` }],
-    notes: [`permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); it refuses anything else and goes on (${path})`],
+    notes: [
+      `permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); it refuses anything else and goes on (${path})`,
+      'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)',
+    ],
   };
 };
 
@@ -42,7 +53,10 @@ export const opencode: ExecutorModule = {
   acp: {
     binary: () => 'opencode',
     args: (c) => ['acp', ...custom(c)],
-    env: () => ({ OPENCODE_PERMISSION: JSON.stringify({ edit: 'ask', bash: 'ask', webfetch: 'ask', external_directory: 'ask' }) }),
+    env: ({ permissions }) => ({
+      OPENCODE_PERMISSION: JSON.stringify({ edit: 'ask', bash: 'ask', webfetch: 'ask', external_directory: 'ask' }),
+      ...(permissions === 'safe' ? NO_PROJECT_CONFIG : {}),
+    }),
     install: 'npm install -g opencode-ai',
   },
   supportsResumption: () => true,
@@ -81,5 +95,10 @@ export const opencode: ExecutorModule = {
     stderr: none,
   }),
   ignores: OWN_ARGV,
+  widening: {
+    files: ['opencode.json', 'opencode.jsonc', '.opencode/**'],
+    settings: ['permission', 'agent.*.permission', 'mcp', 'plugin', 'formatter', 'lsp', 'experimental.hook', 'tools'],
+    how: 'a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG=true: opencode loads no configuration of the repository',
+  },
   doctor: 'flags',
 };

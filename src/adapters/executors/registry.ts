@@ -26,6 +26,13 @@ export const IGNORED_SETTINGS: IgnoredSettings = Object.fromEntries(Object.value
 /** Whether the executor type takes a setting at all (`config show` says so beside it). */
 export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boolean => EXECUTORS[type].ignores[setting] !== undefined;
 
+/**
+ * Every agent CLI's own settings files (repository-relative glob patterns), each once: what no
+ * safe worker may edit, whichever CLI it runs — a Claude Code worker that writes
+ * `.gemini/settings.json` would widen the next Gemini CLI worker.
+ */
+export const agentSettingsFiles = (): string[] => [...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? []))];
+
 /** The types that resume a session as they are, in the registry's order. */
 export const resumableTypes = (): ExecutorType[] =>
   Object.values(EXECUTORS)

@@ -24,6 +24,13 @@ export const viaStdin = (binary: string, args: string[], ctx: InvocationContext,
  * its sandbox instead, which confines writes to the workspace and cuts the network.
  */
 
+/**
+ * What no safe worker may edit whatever CLI it runs, beside every CLI's own settings files: any
+ * `.git` (the repository's folder, a worker checkout's `.git` file: a git dir of its choosing runs
+ * its hooks and fsmonitor in sow's next git command) and the repository's configuration (its checks).
+ */
+export const SOW_PROTECTED = ['**/.git', '**/.git/**', '.sow/config.yaml'] as const;
+
 /** The declared checks a safe worker may run, each once. */
 export const checksOf = (ctx: InvocationContext): string[] => [...new Set(ctx.checks.map((c) => c.trim()).filter(Boolean))];
 export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map((c) => `\`${c}\``).join(', ');

@@ -27,6 +27,44 @@ export interface InvocationContext {
   permissions: PermissionProfile;
   /** The shell commands of the declared checks (.sow/config.yaml) the person allowed here: a safe worker may run them. */
   checks: readonly string[];
+  /**
+   * Repository-relative glob patterns of the files a safe worker may never edit: every agent CLI's
+   * own settings (registry's agentSettingsFiles), for the CLI that can be told so itself.
+   */
+  protect: readonly string[];
+}
+
+/**
+ * The files through which a repository, or a worker that edits it, could widen what this agent CLI
+ * may do: its own project settings (permissions, hooks, MCP servers, …). A worker of any CLI is
+ * kept from editing every CLI's files (a Claude Code worker that writes `.gemini/settings.json`
+ * widens the next Gemini worker), and a safe worker of this CLI starts only where its files widen
+ * nothing: sow tells the CLI to ignore them, or refuses to start it.
+ */
+export interface Widening {
+  /** Repository-relative glob patterns (`**` any folders, `*` within a name) of the files it reads its own rights from. */
+  readonly files: readonly string[];
+  /** The settings in them that widen what it may do (for people: errors, docs). */
+  readonly settings: readonly string[];
+  /** How sow keeps them from widening a safe worker. */
+  readonly how: string;
+  /**
+   * For the files sow cannot tell the CLI to ignore (on this transport): which to read, and what in
+   * each widens. `paths` are repository-relative; a `*` in the last component matches any name in
+   * that folder. `found` returns each widening setting the text holds, said as `key: value`
+   * (empty when it holds none).
+   */
+  check?(transport: 'cli' | 'acp'): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
+}
+
+/** How sow keeps an ACP session asking: the modes that ask it before acting, and the config options that must keep their value. */
+export interface AskingModes {
+  /** Mode ids (session `modes`, or the `mode` config option) in which the agent asks sow; the first is the one to switch to. */
+  readonly asks: readonly string[];
+  /** Config options (`configOptions`, by id) and the value they must have, e.g. Copilot's allow_all: off. */
+  readonly options?: Readonly<Record<string, string>>;
+  /** Where a mode that does not ask most likely came from, for the error. */
+  readonly setBy: string;
 }
 
 /**
@@ -84,7 +122,11 @@ export interface ExecutorModule {
      */
     mcpArgs?(server: { name: string; command: string; args: string[]; env: Record<string, string> }): string[];
     /** What its environment needs so that it runs headless and asks sow before it acts. */
-    env?(ctx: { runningAsRoot: boolean }): Record<string, string>;
+    env?(ctx: { runningAsRoot: boolean; permissions: PermissionProfile }): Record<string, string>;
+    /** What `session/new` and `session/load` carry in `_meta` (Claude's adapter takes SDK options there). */
+    sessionMeta?(permissions: PermissionProfile): Record<string, unknown> | undefined;
+    /** Under safe: the modes in which it asks sow; any other is switched away from before the prompt. */
+    modes?: AskingModes;
     install: string;
   };
   supportsResumption(config: ExecutorConfig): boolean;
@@ -120,6 +162,8 @@ export interface ExecutorModule {
   readonly checkRefusedBecause?: string;
   /** Settings of the user configuration this type does not take, each with why (config validation reads them). */
   readonly ignores: Readonly<Partial<Record<ExecutorSetting, string>>>;
+  /** Its own settings files, and how a safe worker is kept from being widened by them; absent for a command of the user's own. */
+  readonly widening?: Widening;
   /** What `sow doctor` checks: that every flag sow passes is in the CLI's --help, or only that it is on PATH (a command of the user's own is never run). */
   readonly doctor: 'flags' | 'on-path';
 }

@@ -43,7 +43,8 @@ describe('the registry', () => {
   it("no general code names a type's phases or states: what it needs from a type, the type declares (pullRequest, promptVariables)", () => {
     // migrate.ts converts the layout of sow before project types, which was standard's.
     // acp-worker.ts reads the Agent Client Protocol's own update kinds, one of which is 'plan'.
-    const allowed = new Set([join('app', 'migrate.ts'), join('app', 'acp-worker.ts')]);
+    // The executor modules name the agent CLIs' own session modes, one of which is 'plan'.
+    const allowed = new Set([join('app', 'migrate.ts'), join('app', 'acp-worker.ts'), ...['claude', 'copilot', 'gemini'].map((cli) => join('adapters', 'executors', `${cli}.ts`))]);
     const names = new Set(Object.values(PROJECT_TYPES).flatMap((t) => [...t.phases.map((p) => p.name), ...Object.keys(t.states).filter((s) => s !== 'NoProject')]));
     const offenders: string[] = [];
     for (const dir of ['app', 'cli', 'mcp', 'adapters']) {

@@ -1,0 +1,61 @@
+/**
+ * Before a safe worker starts: the agent CLI's own settings files in the folder it runs in (the
+ * repository, or its own checkout) must not widen it. A CLI sow can tell to leave them out is told
+ * so by its module (its flags or environment); for the others the module names the files and what
+ * in them widens, and they are read here — confined to the folder, as every repository file. The
+ * refusal is app/agent-settings.ts's.
+ */
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { confine, readConfined, repoArea, type ReadLimits } from './confine.js';
+import type { ExecutorModule } from './executors/types.js';
+
+const LIMITS: ReadLimits = { max: 1024 * 1024, what: "agent CLIs' settings files", why: 'a settings file is a few KB' };
+
+/** The files of `pattern` under `folder`: itself, or (a `*` in its last component) each file of that folder whose name matches. */
+function filesOf(folder: string, pattern: string): string[] {
+  const slash = pattern.lastIndexOf('/');
+  const dir = slash < 0 ? '' : pattern.slice(0, slash);
+  const name = pattern.slice(slash + 1);
+  if (!name.includes('*')) return [pattern];
+  let names: string[];
+  try {
+    // The folder is confined first: a link out of the repository is refused, never listed.
+    names = readdirSync(dir ? confine(repoArea(folder), dir) : folder);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+  const re = new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+  return names
+    .filter((n) => re.test(n))
+    .sort()
+    .map((n) => (dir ? `${dir}/${n}` : n));
+}
+
+/** What in the CLI's own settings files of `folders` (the repository first) widens a safe worker on `transport`: each file with its widening settings. */
+export function wideningSettings(spec: ExecutorModule, transport: 'cli' | 'acp', folders: readonly string[]): { file: string; settings: string[] }[] {
+  const check = spec.widening?.check?.(transport);
+  if (!check) return [];
+  const found: { file: string; settings: string[] }[] = [];
+  for (const folder of [...new Set(folders)]) {
+    for (const pattern of check.paths) {
+      for (const rel of filesOf(folder, pattern)) {
+        let text: string | undefined;
+        try {
+          text = readConfined(repoArea(folder), rel, LIMITS);
+        } catch (err) {
+          // A folder where a file is expected, a device: not a settings file the CLI reads.
+          if ((err as { code?: unknown }).code === 'NOT_A_FILE') continue;
+          throw err;
+        }
+        if (text === undefined) continue;
+        const settings = check.found(rel, text);
+        // A file in a worker's checkout is named from the repository (the first folder), so that it can be found.
+        const shown = folder === folders[0] ? rel : relative(folders[0]!, join(folder, rel)).split(sep).join('/');
+        if (settings.length) found.push({ file: shown, settings });
+      }
+    }
+  }
+  return found;
+}
