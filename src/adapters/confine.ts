@@ -411,6 +411,3 @@ export function inSow(rel: string): string {
 
 /** The absolute path of a file of `.sow/` named from the repository root, confined to `.sow/`. */
 export const sowPath = (root: string, rel: string, opts?: ConfineOptions): string => confine(sowArea(root), inSow(rel), opts);
-
-/** The absolute path of a file of the repository named from its root, confined to it (not `.git/`). */
-export const repoPath = (root: string, rel: string, opts?: ConfineOptions): string => confine(repoArea(root), rel, opts);

@@ -136,12 +136,6 @@ export async function renewRemoteClaim(root: string, task: string, branch: strin
 /** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
 export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string => new Date(Date.parse(now) + seconds * 1000).toISOString();
 
-/** The owner record without its claim on the remote: given back, or left to run out. */
-export function withoutRemoteClaim(owner: Owner): Owner {
-  const { remote: _r, remote_claim: _c, remote_lease_until: _l, ...rest } = owner;
-  return rest as Owner;
-}
-
 /**
  * Gives back the claim on the remote of an owner that lets its task go without finishing it (its
  * worker's run ended or was stopped, its claimant set it back to pending or paused). Never stops
