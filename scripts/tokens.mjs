@@ -184,7 +184,7 @@ function toldToRead(text) {
       const cmd = line.trim().replace(/\s+#.*$/, '');
       const m = /^sow prompt ([\w/.-]+)$/.exec(cmd);
       if (m) told.push({ kind: 'prompt', path: m[1] });
-      else if (/^sow project continue$/.test(cmd)) told.push({ kind: 'continue' });
+      else if (/^sow project continue( --full)?$/.test(cmd)) told.push({ kind: 'continue', full: cmd.endsWith('--full') });
       continue;
     }
     const refs = [...line.matchAll(PROMPT_REF)].map((m) => m[1]);
@@ -200,10 +200,10 @@ function withReads(label, text, seen = new Set()) {
   const parts = [{ what: label, tokens: tokens(text) }];
   const { told, alternatives } = toldToRead(text);
   const read = (ref) => {
-    const key = ref.kind === 'continue' ? 'sow project continue' : `sow prompt ${ref.path}`;
+    const key = ref.kind === 'continue' ? `sow project continue${ref.full ? ' --full' : ''}` : `sow prompt ${ref.path}`;
     if (seen.has(key)) return [];
     seen.add(key);
-    const out = ref.kind === 'continue' ? sow(['project', 'continue']).stdout : sow(['prompt', ref.path]).stdout;
+    const out = ref.kind === 'continue' ? sow(['project', 'continue', ...(ref.full ? ['--full'] : [])]).stdout : sow(['prompt', ref.path]).stdout;
     return withReads(key, out, seen);
   };
   for (const ref of told) parts.push(...read(ref));
