@@ -36,7 +36,7 @@ export const status: CommandDef = {
   writes: false,
   mcp: {
     tool: 'status',
-    description: 'The project dashboard: state, phases, task counts, and what advancing needs.',
+    description: "The project's state, phases, tasks and what advancing needs.",
     input: (z) => z.strictObject({}),
     output: (z) =>
       z.looseObject({
@@ -117,8 +117,8 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: {
       tool: 'continue',
-      description: "Where the project stands and the next command; full: the state's how-to.",
-      input: (z) => z.strictObject({ full: z.boolean().optional() }),
+      description: 'The state card: where the project stands and the next command.',
+      input: (z) => z.strictObject({ full: z.boolean().optional().describe("the state's how-to instead") }),
       output: (z) => z.looseObject({ state: z.string().describe('the current state'), prompt: z.string().describe('what to do now, in markdown') }),
     },
     async run(ctx, { opts }) {
