@@ -73,7 +73,7 @@ describe('install', () => {
     expect(outcomeOf(r, '.claude/commands/sow/status.md')?.outcome).toBe('updated');
     expect(outcomeOf(r, '.claude/commands/sow/continue.md')).toMatchObject({ outcome: 'kept', note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new') });
     expect(w.read('.claude/commands/sow/continue.md')).toBe(edited);
-    expect(w.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue`');
+    expect(w.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
     expect(outcomeOf(r, '.claude/settings.json')).toMatchObject({ outcome: 'skipped', note: expect.stringContaining('it is not a JSON object') });
     expect(w.read('.claude/settings.json')).toBe('{ not json');
   });

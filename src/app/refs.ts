@@ -528,6 +528,15 @@ export async function refsInit(where: Where, progress: boolean): Promise<{ link:
   });
 }
 
+/** How many refs there are, for the state card (none when the indexes cannot be read, as refsForPrompt). */
+export function refsCount(root: string): number {
+  try {
+    return allRefs(readIndexes(root)).length;
+  } catch {
+    return 0;
+  }
+}
+
 /** The refs, as the prompts list them for agents (empty without any). */
 export function refsForPrompt(root: string): string {
   let refs: ReturnType<typeof allRefs>;

@@ -16,7 +16,7 @@ import { withCheckStatuses } from './checks.js';
 import { workerNow } from './ownership.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { openRoot, Reader } from './workspace.js';
-import { refsForPrompt, withRefs } from './refs.js';
+import { refsCount, refsForPrompt, withRefs } from './refs.js';
 
 export interface StatusReport {
   name: string;
@@ -189,6 +189,73 @@ export function renderContinue(type: ProjectType, view: ProjectView, now: string
   return [...header, renderTemplate(body, vars).trim(), ...(notes ? ['', notes] : []), ...advance].join('\n');
 }
 
+/** At most `max` characters of a value from a file, cut at a word: the card stays a card whatever the file holds. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const at = cut.lastIndexOf(' ');
+  return `${(at > max / 2 ? cut.slice(0, at) : cut).trimEnd()}…`;
+}
+
+const LEAD_LINE = {
+  human: 'Human-led: the human decides the scope and approves; you ask, take notes and draft.',
+  ai: "AI-led: work on your own; approvals at the gates are the human's.",
+} as const;
+
+/** The next step of a state whose work is tasks: what the tasks' statuses call for first. */
+function taskStep(r: StatusReport, view: ProjectView): string | undefined {
+  const some = (status: string) =>
+    view.tasks
+      .filter((t) => t.status === status)
+      .slice(0, 5)
+      .map((t) => shown(t.id))
+      .join(', ');
+  const needsReview = some('needs_review');
+  if (needsReview) return `check the work of ${needsReview} (needs_review), then \`sow task set --id <id> status completed\` or \`sow task feedback --id <id> "<what to change>"\``;
+  const stopped = some('paused') || some('failed');
+  if (stopped) return `${stopped} stopped (paused or failed): read the end of its log.md, then \`sow agent resume <id> "<answer or fix>" --detach\``;
+  if (r.tasks.by_status['pending']) {
+    // The role most of the pending tasks are assigned to; a human-led state works on them with the human.
+    const agents = view.tasks.filter((t) => t.status === 'pending' && t.assigned_agent).map((t) => t.assigned_agent!);
+    const agent = agents.sort((a, b) => agents.filter((x) => x === b).length - agents.filter((x) => x === a).length)[0];
+    return r.lead === 'human' || !agent
+      ? '`sow task next` (the tasks ready to start), then work on one'
+      : `\`sow agent spawn ${shown(agent)} --next --detach\` (a worker takes the next ready task; again for each task marked parallel), then \`sow agent wait --timeout 90s\``;
+  }
+  if (r.tasks.by_status['in_progress']) return '`sow agent wait --timeout 90s` (workers are on the tasks in progress; `sow agent ps` shows them)';
+  return undefined;
+}
+
+/**
+ * The state card: where the project stands and the one next command, for the start of every
+ * session (the SessionStart hook) — a few lines in every state, whatever the files hold. The
+ * how-to of the state is `renderContinue`, read on demand.
+ */
+export function renderCard(type: ProjectType, view: ProjectView, now: string, refs = 0): string {
+  const r = statusOf(type, view, now);
+  const def = type.states[r.state];
+  const automatic = r.next.filter((t) => t.automatic);
+  const ready = automatic.find((t) => !t.blocked);
+  const hint = automatic.find((t) => t.blocked && t.hint)?.hint;
+  // The state's own work first; else what the guard still needs; else advancing.
+  const work = def?.next ?? (def?.executesTasks ? taskStep(r, view) : undefined);
+  const next = work ?? (ready ? `\`sow advance\` (→ ${ready.to}) once this state's work is done` : hint ? `${clip(shown(hint), 240)}; then \`sow advance\`` : undefined);
+  const unattended = r.tasks.unattended ?? [];
+  const lines = [
+    `# sow: ${clip(shown(r.name), 80)} — ${shown(r.state)}`,
+    `${shown(r.type)} project on \`${clip(shown(r.branch), 80)}\`: ${clip(shown(r.description), 160) || '(no description)'}`,
+    `Tasks: ${taskCounts(r)}`,
+    ...unattended.slice(0, 3).map((u) => `- ${clip(u.advice, 400)}`),
+    ...(unattended.length > 3 ? [`- and ${unattended.length - 3} more that nobody works on (\`sow task list\`)`] : []),
+    `Now: ${r.purpose}${r.lead ? ` ${LEAD_LINE[r.lead]}` : ''}`,
+    ...(next ? [`Next: ${next}`] : []),
+    ...(work && automatic.length ? [`Advance: \`sow advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${automatic[0]!.guardDescription ?? "this state's work is done"}`}`] : []),
+    ...(refs ? [`References: ${refs} (\`sow refs list\`): read them before you decide how to do something.`] : []),
+    'How to work in this state: `sow project continue --full`',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 /** What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one). */
 export function noProjectVariables(root: string, elsewhere: readonly string[] = []): Record<string, string> {
   const others = elsewhere.length ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}` : "'git branch' lists the branches";
@@ -200,17 +267,39 @@ function noProjectPrompt(root: string, elsewhere: readonly string[]): string {
   return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root, elsewhere)).trim();
 }
 
-export async function continueProject(where: Where): Promise<{ state: string; prompt: string }> {
+/** The card of a branch without a project: how to start one, and where the others are. */
+function noProjectCard(root: string, elsewhere: readonly string[]): string {
+  const vars = noProjectVariables(root, elsewhere);
+  return [
+    `# sow: no project on \`${clip(shown(vars['branch']!), 80)}\``,
+    'Next: `sow project new <name> --description "<what the work is for>"` (ask the human for both if they have not said; on main or master it makes the branch feat/<name>)',
+    `A project started elsewhere: ${clip(shown(vars['elsewhere']!), 300)}; \`git checkout <branch>\` resumes it.`,
+    'How to work here: `sow project continue --full`',
+    '',
+  ].join('\n');
+}
+
+/**
+ * What to do now: the state card (`card`, the SessionStart hook's and `sow project continue`'s),
+ * or the state's whole prompt, its how-to (`sow project continue --full`, an orchestrator's).
+ */
+export async function continueProject(where: Where, opts: { card?: boolean } = {}): Promise<{ state: string; prompt: string }> {
   try {
-    return await Reader.read(where, async (reader) => ({
-      state: reader.project.statechart.current_state,
-      prompt: withRefs(
-        renderContinue(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now(), (rel) => reader.readDoc(rel)),
-        refsForPrompt(reader.root),
-      ),
-    }));
+    return await Reader.read(where, async (reader) => {
+      const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
+      return {
+        state: reader.project.statechart.current_state,
+        prompt: opts.card
+          ? renderCard(reader.type, view, reader.ctx.now(), refsCount(reader.root))
+          : withRefs(
+              renderContinue(reader.type, view, reader.ctx.now(), (rel) => reader.readDoc(rel)),
+              refsForPrompt(reader.root),
+            ),
+      };
+    });
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
-    return { state: 'NoProject', prompt: noProjectPrompt(await openRoot(where), err.elsewhere) };
+    const root = await openRoot(where);
+    return { state: 'NoProject', prompt: opts.card ? noProjectCard(root, err.elsewhere) : noProjectPrompt(root, err.elsewhere) };
   }
 }

@@ -13,11 +13,11 @@ export const advance: CommandDef = {
   writes: true,
   mcp: {
     tool: 'advance',
-    description: "Move the project to its next state if the guard holds (the only way the state changes); when blocked, the error's hint says what is missing.",
+    description: "Move to the next state if its guard holds; a refusal's hint says what is missing.",
     input: (z) =>
       z.strictObject({
-        event: z.string().optional().describe('fire this event instead of the automatic one, e.g. review_fail'),
-        dry_run: z.boolean().optional().describe('check the guard and show the transition without writing'),
+        event: z.string().optional().describe('instead of the automatic one, e.g. review_fail'),
+        dry_run: z.boolean().optional().describe('check only, write nothing'),
       }),
     output: (z) =>
       z.looseObject({

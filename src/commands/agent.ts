@@ -154,12 +154,12 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: {
       tool: 'agent_wait',
-      description: "Wait until workers stop (default: detached ones not yet reported) and get each task's status; waits at most timeout_seconds (default 30), then says who still runs: call again.",
+      description: "Wait until workers stop and get each task's status; after timeout_seconds it says who still runs: call again.",
       input: (z) =>
         z.strictObject({
-          tasks: z.array(z.string()).optional().describe('the tasks whose workers to wait for'),
-          any: z.boolean().optional().describe('return as soon as one of them has stopped'),
-          timeout_seconds: z.number().min(1).max(600).optional().describe('how long to wait at most (default 30)'),
+          tasks: z.array(z.string()).optional().describe("default: detached workers' tasks not yet reported"),
+          any: z.boolean().optional().describe('return when one stops'),
+          timeout_seconds: z.number().min(1).max(600).optional().describe('default 30'),
         }),
       output: (z) =>
         z.looseObject({
@@ -198,9 +198,9 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: {
       tool: 'agent_ps',
-      description: 'The workers running now (and any gone from a task still in progress): task, worker, role, CLI, pid, running for, what it did last, tokens and cost so far.',
+      description: 'Workers running now (or gone from a task in progress): task, role, pid, last action, tokens, cost.',
       listKey: 'workers',
-      input: (z) => z.strictObject({ all: z.boolean().optional().describe('also the workers of every worktree') }),
+      input: (z) => z.strictObject({ all: z.boolean().optional().describe("every worktree's too") }),
       output: (z) =>
         z.looseObject({
           workers: z.array(

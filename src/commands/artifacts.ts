@@ -27,22 +27,21 @@ const word = (v: unknown): string => String(v);
 const artifactTool: McpExposure = {
   tool: 'artifact',
   listKey: 'artifacts',
-  description:
-    "Add, set or list the inputs or outputs of a phase (default: the one in progress) or of a task. Documents' paths are relative to .sow/project/, code files' (modified) to the repository root.",
+  description: "Add, set or list a phase's or task's inputs or outputs (paths: documents from .sow/project/, modified files from the repository root).",
   input: (z) => {
     const scalar = z.union([z.string(), z.number(), z.boolean()]);
     return z.strictObject({
-      action: z.enum(['add', 'set', 'list']).describe('add (type, path, approved?, metadata?), set (index, field, value) or list'),
+      action: z.enum(['add', 'set', 'list']).describe('add: type, path; set: index, field, value'),
       direction: z.enum(['input', 'output']).describe('inputs or outputs'),
-      task: z.string().optional().describe("the task whose artifacts these are, e.g. 010; without it, a phase's"),
-      phase: z.string().optional().describe('the phase (default: the one in progress); not with task'),
-      type: z.string().optional().describe('add: the artifact type, e.g. task_list, review, context, modified'),
-      path: z.string().optional().describe('add: where its file is (it may not exist yet; approving needs it)'),
-      approved: z.boolean().optional().describe('add: whether it is approved'),
-      metadata: z.record(z.string(), scalar).optional().describe('add: metadata, e.g. {"assessment": "pass"} for a review, {"status": "pending"} for feedback'),
-      index: z.number().optional().describe('set: the artifact index (0, 1, …), as list shows it'),
-      field: z.string().optional().describe('set: approved, path, or metadata (any other name, or metadata.a.b)'),
-      value: scalar.optional().describe('set: the new value'),
+      task: z.string().optional().describe("e.g. 010 (default: a phase's)"),
+      phase: z.string().optional().describe('default: the current one'),
+      type: z.string().optional().describe('add: e.g. task_list, review, context, modified'),
+      path: z.string().optional().describe('add'),
+      approved: z.boolean().optional().describe('add'),
+      metadata: z.record(z.string(), scalar).optional().describe('add: e.g. {"assessment": "pass"}'),
+      index: z.number().optional().describe('set: as list shows it'),
+      field: z.string().optional().describe('set: approved, path or a metadata name'),
+      value: scalar.optional().describe('set'),
     });
   },
   output: (z) => {

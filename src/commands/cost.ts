@@ -11,8 +11,8 @@ export const cost: CommandDef = {
   writes: false,
   mcp: {
     tool: 'cost',
-    description: "What the project's workers used: tokens and cost of every spawn and resume, as each agent CLI reported them, summed by task, role, session or executor.",
-    input: (z) => z.strictObject({ by: z.enum(GROUPS).optional().describe('task (default), role, session or executor') }),
+    description: "The tokens and cost the project's workers used, summed by task (default), role, session or executor.",
+    input: (z) => z.strictObject({ by: z.enum(GROUPS).optional().describe('default: task') }),
     output: (z) => {
       const figures = {
         runs: z.number(),

@@ -1,5 +1,5 @@
 /** `sow log`: an entry in a task's log (or the project's). */
-import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
+import { LOG_RESULTS } from '../domain/agents.js';
 import { taskIdArg } from '../cli/args.js';
 import type { CommandDef } from '../cli/def.js';
 
@@ -27,16 +27,20 @@ export const log: CommandDef = {
   writes: true,
   mcp: {
     tool: 'log',
-    description: "Append an entry to a task's log (or the project's); with a task, its files become the task's modified outputs.",
+    description: "Append to a task's log (or the project's); its files become the task's modified outputs.",
+    // action and result default as `sow agent log`'s do; a wrong one is refused with the list.
     input: (z) =>
       z.strictObject({
-        action: z.string().describe(`one of ${LOG_ACTIONS.join(', ')}`),
-        result: z.string().describe(`one of ${LOG_RESULTS.join(', ')}`),
-        notes: z.string().optional().describe('markdown notes for the entry body'),
-        files: z.array(z.string()).optional().describe('files this entry is about (relative to the folder sow mcp serves, or absolute)'),
-        task: z.string().optional().describe('log to this task (default: SOW_TASK_ID)'),
-        project: z.boolean().optional().describe("log to the project's log instead of a task's"),
-        agent: z.string().optional().describe('who is logging, e.g. implementer-1 (default: SOW_AGENT_ID, else user)'),
+        action: z.string().optional().describe('default note; e.g. test_run, modified_file, completed_task'),
+        result: z
+          .string()
+          .optional()
+          .describe(`${LOG_RESULTS.join(', ')} (default success)`),
+        notes: z.string().optional().describe('markdown'),
+        files: z.array(z.string()).optional().describe('relative to the served folder'),
+        task: z.string().optional().describe('default: SOW_TASK_ID'),
+        project: z.boolean().optional().describe("the project's log"),
+        agent: z.string().optional().describe('default: SOW_AGENT_ID'),
       }),
     output: (z) =>
       z.looseObject({
@@ -49,8 +53,8 @@ export const log: CommandDef = {
     async call(ctx, args) {
       const { appendLog } = await import('../app/log.js');
       return appendLog(ctx.app, {
-        action: args['action'] as string,
-        result: args['result'] as string,
+        action: (args['action'] as string | undefined) ?? 'note',
+        result: (args['result'] as string | undefined) ?? 'success',
         files: (args['files'] as string[] | undefined) ?? [],
         notes: (args['notes'] as string | undefined) ?? '',
         project: args['project'] === true,

@@ -38,7 +38,7 @@ export const status: CommandDef = {
   writes: false,
   mcp: {
     tool: 'status',
-    description: 'The project dashboard: state, phases, task counts, and what advancing needs.',
+    description: "The project's state, phases, tasks and what advancing needs.",
     input: (z) => z.strictObject({}),
     output: (z) =>
       z.looseObject({
@@ -119,17 +119,18 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'project continue',
-    description: 'Print the orchestrator prompt for the current state (how to start a project, when there is none)',
+    description: "Where the project stands and the next command (the state card); --full prints the state's whole orchestrator prompt",
+    options: [{ flags: '--full', description: "the current state's whole prompt: what it is for, how to do its work, what advancing checks" }],
     writes: false,
     mcp: {
       tool: 'continue',
-      description: 'The prompt for the current state: what to do now (how to start a project when there is none).',
-      input: (z) => z.strictObject({}),
+      description: 'The state card: where the project stands and the next command.',
+      input: (z) => z.strictObject({ full: z.boolean().optional().describe("the state's how-to instead") }),
       output: (z) => z.looseObject({ state: z.string().describe('the current state'), prompt: z.string().describe('what to do now, in markdown') }),
     },
-    async run(ctx) {
+    async run(ctx, { opts }) {
       const { continueProject } = await import('../app/status.js');
-      const r = await continueProject(ctx.app);
+      const r = await continueProject(ctx.app, { card: opts['full'] !== true });
       return { data: r, text: r.prompt };
     },
   },

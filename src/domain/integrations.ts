@@ -21,7 +21,7 @@ export function parseTarget(raw: string, allowAll = true): Target[] {
 export interface IntegrationSources {
   readonly skill: string;
   readonly agentsSection: string;
-  /** The role prompt, with {{role}}, {{description}}, {{guidance}}. */
+  /** The role prompt, with {{role}}, {{description}}, {{first}} (the command that loads the role's guidance). */
   readonly agent: string;
   /** Each slash command's body, with {{run:<command>}} for output inlined when it runs, and $ARGUMENTS. */
   readonly commands: Readonly<Record<CommandName, string>>;
@@ -30,12 +30,13 @@ export interface IntegrationSources {
 
 export const COMMANDS = ['start', 'continue', 'status', 'advance', 'spawn'] as const;
 export type CommandName = (typeof COMMANDS)[number];
+/** Each command's description is the one line Claude Code lists always (every session pays for it): when to use it. */
 const COMMAND_META: Record<CommandName, { description: string; args?: string }> = {
   start: { description: 'Start a sow project on this branch', args: '<name> [--type <type>] [--description "…"]' },
-  continue: { description: 'Where the sow project stands, and what to do now' },
-  status: { description: "The sow project's state, tasks and next steps" },
-  advance: { description: 'Move the sow project on when its guard holds' },
-  spawn: { description: 'Delegate a sow task to a worker agent', args: '<agent> <task-id> | <agent> --next' },
+  continue: { description: "How to do the sow project's current step" },
+  status: { description: 'Show the sow project state and tasks' },
+  advance: { description: 'Advance the sow project when its guard holds' },
+  spawn: { description: 'Give a sow task to a worker agent', args: '<agent> <task-id> | <agent> --next' },
 };
 
 /** A whole file sow owns. */
@@ -69,8 +70,18 @@ export const STOP_COMMAND = 'sow hook stop';
 const HOOKS: JsonAddition = { hooks: { SessionStart: [SESSION_START_COMMAND], Stop: [STOP_COMMAND] } };
 const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
 
-export const SKILL_DESCRIPTION =
-  'How this repository runs work through sow (projects, tasks, guarded advance, workers reporting back). Use at the start of any session, and whenever the user mentions sow, a project, a task id like 010, or advancing.';
+export const SKILL_DESCRIPTION = 'How to work through sow here. Use when the user mentions sow, a project, a task id (010) or advancing.';
+
+/** When to use each role's agent: one short line, listed in every Claude Code session. */
+const ROLE_USE: Readonly<Record<string, string>> = {
+  orchestrator: 'Use to drive a sow project through its states.',
+  implementer: 'Use to implement a sow task (give its id).',
+  architect: 'Use for a design decision in a sow project.',
+  reviewer: "Use to review a sow project's change.",
+  planner: 'Use to plan a sow project into tasks.',
+  researcher: 'Use to research a question for sow.',
+  decomposer: 'Use to split sow work into small tasks.',
+};
 
 const yamlString = (s: string) => JSON.stringify(s);
 const frontmatter = (fields: Record<string, string | undefined>) =>
@@ -86,9 +97,10 @@ function render(template: string, vars: Readonly<Record<string, string>>): strin
 }
 
 function agentFile(s: IntegrationSources, a: AgentDef): string {
-  const body = render(s.agent, { role: a.name, description: a.description.charAt(0).toLowerCase() + a.description.slice(1), guidance: a.guidance });
-  const use = a.scope === 'project' ? 'Use for project-wide work of this role.' : 'Use to delegate a sow task: give it the task id.';
-  return `${frontmatter({ name: `sow-${a.name}`, description: yamlString(`sow ${a.name}: ${a.description}. ${use}`) })}${body.trim()}\n`;
+  // The orchestrator's guidance is the prompt of the project's current state.
+  const first = a.name === ORCHESTRATOR.name ? 'sow project continue --full' : `sow prompt ${a.guidance}`;
+  const body = render(s.agent, { role: a.name, description: a.description.charAt(0).toLowerCase() + a.description.slice(1), first });
+  return `${frontmatter({ name: `sow-${a.name}`, description: yamlString(ROLE_USE[a.name] ?? `Use for sow ${a.name} work.`) })}${body.trim()}\n`;
 }
 
 /** Claude Code: `!` + backticks runs a command when the slash command is used. */

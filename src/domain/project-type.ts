@@ -101,6 +101,11 @@ export interface StateDef {
   readonly final?: boolean;
   /** Workers are spawned on tasks in this state (and in no other, without --force). */
   readonly executesTasks?: boolean;
+  /**
+   * The command that starts the state's work, for the state card, where neither its tasks nor its
+   * guard say it (the iterations of a work phase).
+   */
+  readonly next?: string;
 }
 
 export type ActionImpl = (project: ProjectState, params: Readonly<Record<string, string>>, now: string) => ProjectState;

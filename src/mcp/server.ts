@@ -84,10 +84,28 @@ function argumentsError(tool: Tool, error: z.ZodError): UsageError {
   );
 }
 
-/** A schema as tools/list gives it: JSON Schema, without the `$schema` line every client knows. */
+/**
+ * A schema as tools/list gives it: JSON Schema, without the `$schema` line every client knows, and
+ * without what says nothing (every client's context pays for each word): a `type` beside an `enum`
+ * of strings, `propertyNames` that are strings (JSON's keys always are).
+ */
 function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  return rest;
+  return lean(rest) as Record<string, unknown>;
+}
+
+function lean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(lean);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  const o = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(o)) {
+    if (key === 'type' && value === 'string' && Array.isArray(o['enum']) && o['enum'].every((e) => typeof e === 'string')) continue;
+    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    // Property names are the schema's own keys, never a keyword: recurse into each property's schema.
+    out[key] = key === 'properties' && typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lean(v)])) : lean(value);
+  }
+  return out;
 }
 
 /** A tool's entry in tools/list: what it takes and what it answers. */
@@ -238,7 +256,7 @@ function servePromptsAndResources(server: Server, cwd: string): void {
     const { listPrompts } = await import('../app/prompts.js');
     return {
       prompts: [
-        { name: 'continue', description: "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project continue')" },
+        { name: 'continue', description: "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project continue --full')" },
         ...listPrompts().map((name) => ({ name, description: `sow's ${name.replace('/', ' prompt ')}, filled with what the project knows (as 'sow prompt ${name}')` })),
       ],
     };

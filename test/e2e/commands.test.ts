@@ -233,16 +233,21 @@ describe('sow project set / status / continue / delete', () => {
     expect(data.next).toEqual([expect.objectContaining({ event: 'complete_planning', to: 'ImplementationPlanning', blocked: true })]);
   });
 
-  it('continue prints the orchestrator prompt for the current state', () => {
+  it('continue prints the state card; --full the orchestrator prompt for the current state', () => {
     const repo = planning();
     const r = repo.sow(['project', 'continue']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('demo');
     expect(r.stdout).toContain('PlanningActive');
     expect(r.stdout).toContain('sow advance');
+    expect(r.stdout).toContain('sow project continue --full');
+    const full = repo.sow(['project', 'continue', '--full']);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toContain('## What to do');
     const json = repo.sow(['project', 'continue', '--json']);
     expect(json.code).toBe(0);
-    expect(expectEnvelope(json)).toMatchObject({ ok: true, data: { state: 'PlanningActive', prompt: expect.stringContaining('demo') } });
+    expect(expectEnvelope(json)).toMatchObject({ ok: true, data: { state: 'PlanningActive', prompt: r.stdout } });
+    expect(expectEnvelope(repo.sow(['project', 'continue', '--full', '--json']))).toMatchObject({ ok: true, data: { state: 'PlanningActive', prompt: full.stdout } });
   });
 
   it('delete without a terminal refuses unless --yes, naming --yes', () => {

@@ -43,9 +43,9 @@ function repo(opts?: Parameters<typeof makeRepo>[0]): Repo {
   return r;
 }
 
-/** Runs `sow project continue` (plain and --json) and checks what every state's prompt must hold. */
+/** Runs `sow project continue --full` (plain and --json) and checks what every state's prompt must hold. */
 function expectPrompt(r: Repo, state: string, mustContain: string[]): string {
-  const plain = r.sow(['project', 'continue']);
+  const plain = r.sow(['project', 'continue', '--full']);
   expect(plain.code, plain.stderr).toBe(0);
   const prompt = plain.stdout;
   expect(prompt).toContain(`# sow: ${NAME} — ${state}`);
@@ -61,7 +61,7 @@ function expectPrompt(r: Repo, state: string, mustContain: string[]): string {
   expect(prompt).not.toMatch(/\{\{|\}\}/);
   for (const text of mustContain) expect(prompt, `${state} prompt`).toContain(text);
 
-  const json = r.sow(['project', 'continue', '--json']);
+  const json = r.sow(['project', 'continue', '--full', '--json']);
   expect(json.code, json.stderr).toBe(0);
   expect(json.json?.ok).toBe(true);
   expect(json.json?.data?.state).toBe(state);
@@ -69,11 +69,56 @@ function expectPrompt(r: Repo, state: string, mustContain: string[]): string {
   return prompt;
 }
 
+/** Runs `sow project continue` (the state card, plain and --json): the state, and the one next command. */
+function expectCard(r: Repo, state: string, next: string): string {
+  const plain = r.sow(['project', 'continue']);
+  expect(plain.code, plain.stderr).toBe(0);
+  const card = plain.stdout;
+  expect(card.split('\n')[0]).toBe(`# sow: ${NAME} — ${state}`);
+  expect(card).toContain(DESCRIPTION);
+  expect(card).toMatch(new RegExp(`^Next: .*${next.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+  expect(card).toContain('`sow project continue --full`');
+  // A card, not a manual: none of the prompt's sections.
+  expect(card).not.toContain('## What to do');
+  const json = r.sow(['project', 'continue', '--json']);
+  expect(json.json?.data).toEqual({ state, prompt: card });
+  return card;
+}
+
 describe('sow project continue', () => {
   it('starts at ImplementationPlanning when the project skips planning', () => {
     const r = repo();
     ok(r, ['project', 'new', NAME, '--description', DESCRIPTION, '--no-planning']);
     expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'skipped planning']);
+    expectCard(r, 'ImplementationPlanning', `sow task add "<name>" --agent implementer`);
+  });
+
+  it('the state card names the state and the one next command, as the work goes on', () => {
+    const r = repo();
+    ok(r, ['project', 'new', NAME, '--description', DESCRIPTION]);
+    expectCard(r, 'PlanningActive', 'sow output add --type task_list --path planning/tasks.md');
+    r.write('.sow/project/planning/tasks.md', '# Tasks\n');
+    ok(r, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+    ok(r, ['output', 'set', '--index', '0', 'approved', 'true']);
+    expectCard(r, 'PlanningActive', 'sow advance` (→ ImplementationPlanning)');
+    ok(r, ['advance']);
+    ok(r, ['task', 'add', 'Sign tokens', '--agent', 'implementer']);
+    ok(r, ['task', 'add', 'Verify tokens', '--agent', 'implementer']);
+    ok(r, ['phase', 'set', 'tasks_approved', 'true']);
+    ok(r, ['advance']);
+    // Tasks to do: a worker takes the next one; what advancing needs is said too.
+    const card = expectCard(r, 'ImplementationExecuting', 'sow agent spawn implementer --next --detach');
+    expect(card).toContain('Tasks: 2 (2 pending)');
+    expect(card).toMatch(/^Advance: `sow advance` once every task is completed or abandoned/m);
+    // A task waiting for review comes first.
+    ok(r, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    ok(r, ['task', 'set', '--id', '010', 'status', 'needs_review']);
+    expectCard(r, 'ImplementationExecuting', 'check the work of 010 (needs_review)');
+    ok(r, ['task', 'set', '--id', '010', 'status', 'completed']);
+    ok(r, ['task', 'abandon', '--id', '020']);
+    expectCard(r, 'ImplementationExecuting', 'sow advance` (→ ReviewActive)');
+    ok(r, ['advance']);
+    expectCard(r, 'ReviewActive', 'sow output add --type review --path review/report.md --assessment pass|fail');
   });
 
   it('with no project, prints how to start one (exit 0), so an orchestrator always has a next step', () => {
@@ -83,13 +128,18 @@ describe('sow project continue', () => {
     expect(json.json?.ok).toBe(true);
     expect(json.json?.data?.state).toBe('NoProject');
 
-    const plain = r.sow(['project', 'continue']);
+    const plain = r.sow(['project', 'continue', '--full']);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain('no sow project on this branch');
     expect(plain.stdout).toContain('`main`');
     expect(plain.stdout).toContain('sow project new <name> --description');
     expect(plain.stdout).toContain('sow project continue');
-    expect(plain.stdout.trim()).toBe(json.json?.data?.prompt.trim());
+    expect(plain.stdout.trim()).toBe(r.sow(['project', 'continue', '--full', '--json']).json?.data?.prompt.trim());
+    // The card: the branch, and the command that starts a project.
+    const card = r.sow(['project', 'continue']);
+    expect(card.stdout).toBe(json.json?.data?.prompt);
+    expect(card.stdout.split('\n')[0]).toBe('# sow: no project on `main`');
+    expect(card.stdout).toMatch(/^Next: `sow project new <name> --description "<what the work is for>"`/m);
     // Before `sow init` it is still an error that says what to run.
     const bare = makeRepo({ init: false });
     repos.push(bare);
@@ -118,6 +168,7 @@ const TEMPLATE_VARS: Record<string, string> = {
   guidance: 'guidance/implementer/base',
   // The role prompt of `sow install` (templates/integrations/agent.md).
   role: 'implementer',
+  first: 'sow prompt guidance/implementer/base',
   // The no-project prompt: the other branches that have a project.
   elsewhere: "'git branch' lists the branches",
 };

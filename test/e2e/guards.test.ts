@@ -208,7 +208,9 @@ describe('a task in progress that nobody works on any more', () => {
     expect(list.stdout.split('\n')[1]).toBe('[020] pending      B  (agent: implementer)');
     expect(list.stderr).toBe(`${advice}\n`);
     expect(ok(repo, ['status']).stdout).toContain(`Tasks    2 (1 in_progress, 1 pending)\n  ! ${advice}\n`);
-    expect(ok(repo, ['project', 'continue']).stdout).toContain(`- Tasks: 2 (1 in_progress, 1 pending)\n- ${advice}\n`);
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(`- Tasks: 2 (1 in_progress, 1 pending)\n- ${advice}\n`);
+    // The state card of a session's start says it too.
+    expect(ok(repo, ['project', 'continue']).stdout).toContain(`Tasks: 2 (1 in_progress, 1 pending)\n- ${advice}\n`);
   });
 
   it('a worker that ended without reporting: nobody works on it; it can be resumed or claimed', () => {

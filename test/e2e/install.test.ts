@@ -56,9 +56,12 @@ describe('sow install claude', () => {
       SETTINGS,
       '.claude/skills/sow/SKILL.md',
     ]);
-    expect(repo.read('.claude/agents/sow-implementer.md')).toMatch(/^---\nname: sow-implementer\ndescription: "sow implementer: Implements one task/);
+    // One line each, saying when to use it: Claude Code lists them in every session.
+    expect(repo.read('.claude/agents/sow-implementer.md')).toMatch(/^---\nname: sow-implementer\ndescription: "Use to implement a sow task \(give its id\)\."\n/);
     expect(repo.read('.claude/agents/sow-implementer.md')).toContain('sow prompt guidance/implementer/base');
-    expect(repo.read('.claude/commands/sow/continue.md')).toContain('!`sow project continue`');
+    // The orchestrator's guidance is its state's whole prompt.
+    expect(repo.read('.claude/agents/sow-orchestrator.md')).toContain('```bash\nsow project continue --full\n```');
+    expect(repo.read('.claude/commands/sow/continue.md')).toContain('!`sow project continue --full`');
     expect(repo.read('.claude/commands/sow/continue.md')).toContain('allowed-tools: Bash(sow:*)');
     expect(repo.read('.claude/skills/sow/SKILL.md')).toMatch(/^---\nname: sow\ndescription: /);
     const settings = JSON.parse(repo.read(SETTINGS));
@@ -91,7 +94,7 @@ describe('sow install claude', () => {
     expect(repo.read('.claude/commands/sow/status.md')).toContain('!`sow project status`');
     expect(outcome('.claude/commands/sow/continue.md')).toMatchObject({ outcome: 'kept', note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new') });
     expect(repo.read('.claude/commands/sow/continue.md')).toBe(edited);
-    expect(repo.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue`');
+    expect(repo.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
     // A settings file that is not JSON is left exactly as it is.
     repo.write(SETTINGS, '{ not json');
     const s = ok(repo, ['install', 'claude']);

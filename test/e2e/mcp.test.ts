@@ -147,7 +147,15 @@ describe('sow mcp: the tools', () => {
       expect(tool.description!.length, `${tool.name}: descriptions cost every user context`).toBeLessThanOrEqual(200);
       const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
       for (const [name, schema] of Object.entries(properties)) expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
+      // Nothing that says nothing: no `type` beside an enum of strings, no `propertyNames` that are strings.
+      expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/"propertyNames"|"type":"string","enum"|"enum":\[[^\]]*\],"type":"string"/);
     }
+    // The enums and the maps are still there, and the server still refuses what they do not allow.
+    const artifact = tools.find((t) => t.name === 'artifact')!.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(artifact['direction']).toMatchObject({ enum: ['input', 'output'] });
+    expect(artifact['metadata']).toMatchObject({ type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } });
+    const wrong = await call(client, 'artifact', { action: 'list', direction: 'sideways' });
+    expect(wrong.isError).toBe(true);
     expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
   });
 
@@ -187,6 +195,7 @@ describe('sow mcp: the tools', () => {
     const { client } = await connect(repo);
     expect(await data(client, 'status')).toEqual(cliData(repo, ['project', 'status']));
     expect(await data(client, 'continue')).toEqual(cliData(repo, ['project', 'continue']));
+    expect(await data(client, 'continue', { full: true })).toEqual(cliData(repo, ['project', 'continue', '--full']));
     // The state changes under the server: it reads the files every call, like the CLI.
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     const status = await data(client, 'status');
@@ -346,6 +355,12 @@ describe('sow mcp: the tools', () => {
     expect(await data(client, 'log', { action: 'research', result: 'success', project: true, notes: 'project note' })).toEqual(
       cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']),
     );
+    // Without action and result: a note that went well, as `sow agent log` writes one; a wrong action is refused with the list.
+    await data(client, 'log', { task: '010', notes: 'just a note' });
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(/action: note\nresult: success\n---\n\njust a note\n+$/);
+    const wrong = await call(client, 'log', { task: '010', action: 'noted' });
+    expect(wrong.isError).toBe(true);
+    expect(JSON.stringify(wrong.json)).toContain('started_task');
   });
 
   it('check_run: runs the declared checks and records evidence, as sow check run; a failed check is CHECKS_FAILED', async () => {
@@ -400,7 +415,8 @@ describe('sow mcp: prompts and resources', () => {
     const listed = expectEnvelope(ok(repo, ['prompt', '--list', '--json'])).data as string[];
     expect(names.slice(1)).toEqual(listed);
     const cont = await client.getPrompt({ name: 'continue' });
-    expect(cont.messages).toEqual([{ role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue']).prompt } }]);
+    // The prompt a person picks is the state's whole prompt, not the card.
+    expect(cont.messages).toEqual([{ role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue', '--full']).prompt } }]);
     const one = names.find((n) => n.startsWith('orchestrator/standard/'))!;
     const viaCli = expectEnvelope(ok(repo, ['prompt', one, '--json'])).data;
     expect((await client.getPrompt({ name: one })).messages[0]!.content).toEqual({ type: 'text', text: viaCli.text });

@@ -52,7 +52,7 @@ describe('exploration, start to finish through the CLI', () => {
   it('topics → summaries → approved → completed: the summaries kept in .sow/knowledge/explorations/ and indexed', () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'jwt-libs', '--type', 'exploration', '--description', 'Which JWT library?']);
-    const cont = ok(repo, ['project', 'continue']).stdout;
+    const cont = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(cont).toContain('**Human-led.**');
     expect(cont).toContain('Each task is one topic to investigate');
     expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  topics_done → Summarizing');
@@ -76,7 +76,7 @@ describe('exploration, start to finish through the CLI', () => {
     const status = ok(repo, ['project', 'status']).stdout;
     expect(status).toContain('State    Finalizing — human-led');
     expect(status).toMatch(/exploration +completed/);
-    expect(ok(repo, ['project', 'continue']).stdout).toContain('.sow/knowledge/explorations/jwt-libs/');
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain('.sow/knowledge/explorations/jwt-libs/');
     expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this exploration project has no pull request');
     const history = ok(repo, ['project', 'history']).stdout;
     expect(

@@ -259,11 +259,14 @@ describe('agents find the refs', () => {
     const src = source();
     const env = cacheEnv();
     ok(repo, ['project', 'new', 'demo', '--description', 'd']);
-    expect(ok(repo, ['project', 'continue']).stdout).not.toContain('## References');
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).not.toContain('## References');
+    expect(ok(repo, ['project', 'continue']).stdout).not.toContain('References');
     ok(repo, ['refs', 'add', src.url, '--link', 'style', '--description', 'House style', '--tags', 'style'], { env });
-    const prompt = ok(repo, ['project', 'continue'], { env }).stdout;
+    const prompt = ok(repo, ['project', 'continue', '--full'], { env }).stdout;
     expect(prompt).toContain('## References');
     expect(prompt).toContain('- `.sow/refs/style` (knowledge; style): House style');
+    // The state card counts them and names the command that lists them.
+    expect(ok(repo, ['project', 'continue'], { env }).stdout).toContain('References: 1 (`sow refs list`)');
   });
 
   it("a spawned worker's prompt lists them too", () => {

@@ -130,7 +130,7 @@ describe('breakdown, start to finish through the CLI', () => {
   it('discovery → units → publishing (issues through gh) → completed, each bad move refused with the guard and the next command', () => {
     const gh = fakeGh();
     const repo = inDiscovery();
-    const cont = ok(repo, ['project', 'continue']).stdout;
+    const cont = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(cont).toContain('**Human-led.**');
     expect(cont).toContain('sow output add --type discovery --path discovery.md');
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("'sow output add --type discovery --path discovery.md'");
@@ -143,7 +143,7 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(early).toContain("run 'sow advance' (Discovery → Active → Publishing); first: the human approves the discovery document");
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('Active\n');
-    expect(ok(repo, ['project', 'continue']).stdout).toContain('sow task output add --id <id> --type work_unit_spec --path units/<id>.md');
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain('sow task output add --id <id> --type work_unit_spec --path units/<id>.md');
 
     addUnits(repo);
     // Each unfinished, unspecified or unapproved unit named with the command that fixes it, and the

@@ -34,7 +34,7 @@ describe('design, start to finish through the CLI', () => {
   it('documents → approved → Finalizing → Completed: ADRs in .sow/knowledge/adrs/, the rest in designs/, indexed', () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'storage', '--type', 'design', '--description', 'Where do we store events?']);
-    const cont = ok(repo, ['project', 'continue']).stdout;
+    const cont = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(cont).toContain('# sow: storage — Active');
     expect(cont).toContain('**Human-led.**');
     expect(cont).toContain('Each task is one document to write (0 so far)');
@@ -102,7 +102,7 @@ describe('design, start to finish through the CLI', () => {
         .filter(Boolean)
         .map((l) => l.split(/\s+/)[1]),
     ).toEqual(['project_init', 'documents_approved']);
-    const finalizing = ok(repo, ['project', 'continue']).stdout;
+    const finalizing = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(finalizing).toContain('# sow: storage — Finalizing');
     expect(finalizing).toContain('.sow/knowledge/adrs/');
     expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this design project has no pull request');
