@@ -448,7 +448,8 @@ describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no 
       await page.click('#feedback');
       await page.waitForFunction(() => /feedback: .*feedback\/001\.md \(pending\)/.test(document.querySelector('#inputs')?.textContent ?? ''));
       expect(repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe('Say which task this is.\n');
-      expect(await page.inputValue('#feedback-text')).toBe('');
+      // Cleared once the action has answered and the page is drawn again (a change may redraw it first).
+      await page.waitForFunction(() => (document.querySelector('#feedback-text') as HTMLTextAreaElement | null)?.value === '');
 
       // The work itself, as a worker does it in the terminal: feedback addressed, both tasks completed.
       const feedback = (cli(['task', 'input', 'list', '--id', '010']) as { type: string; index: number }[]).find((a) => a.type === 'feedback')!;
