@@ -204,8 +204,9 @@ export async function toExecuting(w: World, tasks: readonly string[] = ['First t
  * `--name value` options (a switch when its flags take no value), as commander would hand them over.
  */
 export async function typeCommand(where: AppContext, argv: readonly string[]): Promise<import('../src/domain/type-commands.js').CommandResult> {
-  const { runTypeCommand, typeWithGroup } = await import('../src/app/type-commands.js');
-  const type = typeWithGroup(argv[0]!);
+  const { runTypeCommand } = await import('../src/app/type-commands.js');
+  const { allProjectTypes } = await import('../src/domain/project-types/index.js');
+  const type = (await allProjectTypes()).find((t) => t.commands?.name === argv[0]);
   if (!type?.commands) throw new Error(`no type has the command group ${argv[0]}`);
   const def = [...type.commands.commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length).find((c) => c.name.split(' ').every((word, i) => argv[i + 1] === word));
   if (!def) throw new Error(`${argv[0]} has no command ${argv.slice(1, 3).join(' ')}`);

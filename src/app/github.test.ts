@@ -232,7 +232,7 @@ describe('pr create | ready', () => {
     ]);
     const body = f.ghState().prs[0].body;
     expect(body).toBe(readFileSync(join(w.dir, '.sow/project/finalize/pull-request.md'), 'utf8'));
-    expect(body).toBe(pullRequestBody(w.yaml(PROJECT), []));
+    expect(body).toBe(await pullRequestBody(w.yaml(PROJECT), []));
     expect(body).toContain('Closes #42\n');
     const output = () => w.yaml(PROJECT).phases.finalize.outputs.filter((o: any) => o.type === 'pull_request');
     expect(output()).toEqual([

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { DEFAULT_TYPE, PROJECT_TYPES, projectType, typeOfBranch } from '../domain/project-types/index.js';
+import { allProjectTypes, DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
@@ -201,11 +201,11 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
   const issue = await viewIssue(run, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
-  const type = opts.type !== undefined ? projectType(opts.type) : (typeOfBranch(branch) ?? projectType(DEFAULT_TYPE));
+  const type = opts.type !== undefined ? await projectType(opts.type) : ((await typeOfBranch(branch)) ?? (await projectType(DEFAULT_TYPE)));
   if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue')))
     throw new UsageError(
       `a ${type.name} project does not start from an issue`,
-      `leave out --issue, or use a type that does (${Object.values(PROJECT_TYPES)
+      `leave out --issue, or use a type that does (${(await allProjectTypes())
         .filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue')))
         .map((t) => t.name)
         .join(', ')})`,
@@ -245,8 +245,8 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
 }
 
 /** How the project's type makes a pull request; a type without one refuses. */
-function pullRequestOf(project: ProjectState): PullRequestCapability {
-  const capability = projectType(project.type).pullRequest;
+async function pullRequestOf(project: ProjectState): Promise<PullRequestCapability> {
+  const capability = (await projectType(project.type)).pullRequest;
   if (!capability) {
     throw new SowError(
       'NO_PULL_REQUEST',
@@ -259,8 +259,8 @@ function pullRequestOf(project: ProjectState): PullRequestCapability {
 }
 
 /** The project's state must be one the type opens its pull request in (finalizing), unless forced. */
-function requireFinalize(project: ProjectState, force: boolean): void {
-  const { states } = pullRequestOf(project);
+async function requireFinalize(project: ProjectState, force: boolean): Promise<void> {
+  const { states } = await pullRequestOf(project);
   const state = project.statechart.current_state;
   if (!force && !states.includes(state)) {
     throw new TaskBlockedError(`the pull request is opened while finalizing; the project is in ${state}`, `run 'sow advance' until ${states[0]}, or pass --force to open it now`, { state });
@@ -268,9 +268,9 @@ function requireFinalize(project: ProjectState, force: boolean): void {
 }
 
 /** The body of the pull request: what was planned and done, the review, the checks, the issue it closes. */
-export function pullRequestBody(project: ProjectState, tasks: readonly TaskState[]): string {
+export async function pullRequestBody(project: ProjectState, tasks: readonly TaskState[]): Promise<string> {
   const issue = issueInputOf(project);
-  const { reviewPhase, recordPhase } = pullRequestOf(project);
+  const { reviewPhase, recordPhase } = await pullRequestOf(project);
   const review = [...phaseOf(project, reviewPhase).outputs].reverse().find((a) => a.type === 'review' && a.approved);
   const evidence = [...newestEvidence(phaseOf(project, recordPhase).outputs).values()];
   const lines = [`${project.description || project.name}`, ''];
@@ -326,7 +326,7 @@ function openPrOf(run: GhRun, repo: string, branch: string): GhPr | undefined {
 async function recordPullRequest(ctx: AppContext, pr: { number: number; url: string; draft: boolean }, body?: string): Promise<void> {
   await update(ctx, async (uow) => {
     const project = await uow.project();
-    const { recordPhase } = pullRequestOf(project);
+    const { recordPhase } = await pullRequestOf(project);
     const finalize = phaseOf(project, recordPhase);
     if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
     const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
@@ -348,7 +348,7 @@ export async function prCreate(where: Where, opts: { draft: boolean; force: bool
   const { project, tasks } = await Reader.read(
     ctx,
     async (r) => {
-      requireFinalize(r.project, opts.force);
+      await requireFinalize(r.project, opts.force);
       return { project: r.project, tasks: await r.taskStates() };
     },
     { otherBranch: 'refuse' },
@@ -369,7 +369,7 @@ export async function prCreate(where: Where, opts: { draft: boolean; force: bool
     git(root, ['push', '--quiet', '--set-upstream', '--', 'origin', val(project.branch, "the project's branch")]);
     pushed = true;
   }
-  const body = pullRequestBody(project, tasks);
+  const body = await pullRequestBody(project, tasks);
   // The body is written first: gh reads it from the file, and it stays as the output's document.
   await update(ctx, async (uow) => uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body));
   const title = issueInputOf(project)?.metadata?.['title'];
@@ -405,7 +405,7 @@ export async function prReady(where: Where): Promise<{ repo: string; number: num
   const project = await Reader.read(ctx, (r) => r.project, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);
   const run = ghAt(ctx, root);
-  const recorded = [...phaseOf(project, pullRequestOf(project).recordPhase).outputs].reverse().find((a) => a.type === 'pull_request');
+  const recorded = [...phaseOf(project, (await pullRequestOf(project)).recordPhase).outputs].reverse().find((a) => a.type === 'pull_request');
   const pr = recorded ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') } : openPrOf(run, repo, project.branch);
   if (!pr || !Number.isInteger(pr.number)) throw new SowError('NO_PULL_REQUEST', 'failed', `branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
   gh(run, GH_ARGS.prReady(repo, pr.number), repo);

@@ -12,14 +12,14 @@ import { Reader } from './workspace.js';
  * initialised, no project on the branch), the default type's, nothing marked.
  */
 export async function lifecycleOf(cwd: string, typeName?: string): Promise<LifecycleGraph> {
-  if (typeName !== undefined) return lifecycleGraph(projectType(typeName));
+  if (typeName !== undefined) return lifecycleGraph(await projectType(typeName));
   try {
     return await Reader.read(cwd, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
       return lifecycleGraph(reader.type, { current: reader.project.statechart.current_state, options: listTransitions(reader.type, view) });
     });
   } catch (err) {
-    if (err instanceof NoProjectError || err instanceof NotInitializedError || err instanceof NotAGitRepositoryError) return lifecycleGraph(projectType(DEFAULT_TYPE));
+    if (err instanceof NoProjectError || err instanceof NotInitializedError || err instanceof NotAGitRepositoryError) return lifecycleGraph(await projectType(DEFAULT_TYPE));
     throw err;
   }
 }

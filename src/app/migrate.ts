@@ -7,7 +7,7 @@
 import { MigrationNeededError, StateFileError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { migrateProjectV1, migrateTaskV1 } from '../domain/migrations.js';
-import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import { loadProjectType } from '../domain/project-types/index.js';
 import { projectProblem } from '../domain/project.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TaskStateSchema, type ProjectState } from '../domain/schemas.js';
 import { backupSow, moveToRuntime, namesInSow, pathExists, removePath } from '../adapters/backup.js';
@@ -98,7 +98,7 @@ async function planV1(root: string, at: string): Promise<Plan> {
     const base = branch ? baseBranchOf(root, branch) : undefined;
     const project = migrateProjectV1(input, { ...(base ? { baseBranch: base } : {}), taskFolders: folders, now: at });
     const valid = validateState(PROJECT_FILE, ProjectStateSchema, project.data) as ProjectState;
-    const type = Object.hasOwn(PROJECT_TYPES, valid.type) ? PROJECT_TYPES[valid.type] : undefined;
+    const type = await loadProjectType(valid.type);
     if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(valid.type)}`, 'type');
     const problem = projectProblem(type, valid);
     if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);

@@ -109,13 +109,13 @@ interface NewProjectPlan {
 }
 
 /** --type, else what the branch's prefix says (explore/…), else standard. */
-const typeFor = (opts: NewProjectOptions, here: string | undefined): ProjectType =>
-  opts.type !== undefined ? projectType(opts.type) : (typeOfBranch(opts.branch ?? here) ?? projectType(DEFAULT_TYPE));
+const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promise<ProjectType> =>
+  opts.type !== undefined ? projectType(opts.type) : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
 
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
-function planNewProject(root: string, opts: NewProjectOptions): NewProjectPlan {
+async function planNewProject(root: string, opts: NewProjectOptions): Promise<NewProjectPlan> {
   const here = head(root).branch;
-  const type = typeFor(opts, here);
+  const type = await typeFor(opts, here);
   if (here === undefined && opts.branch === undefined) {
     throw new SowError(
       'DETACHED_HEAD',
@@ -158,16 +158,16 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
   const ctx = contextOf(where);
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
-  if (opts.type !== undefined) checkPlanning(projectType(opts.type), opts.planning);
+  if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
   if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
   const initialised = initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
-    typeFor(opts, head(root).branch);
+    await typeFor(opts, head(root).branch);
     if (hasProject(root)) throw await existingProjectError(root, head(root).branch);
     const leftovers = projectLeftovers(root);
     if (leftovers.length) throw new ProjectFileMissingError(leftovers);
     // Refuse before switching: a failed `project new` leaves the user where they were.
-    const { type, here, target } = planNewProject(root, opts);
+    const { type, here, target } = await planNewProject(root, opts);
     let branch = here!;
     let base: string | undefined;
     let createdBranch = false;

@@ -1,17 +1,10 @@
 /** A project type's own commands in-process: found by their group, and refused on a project of another type. */
 import { describe, expect, it } from 'vitest';
 import { refused, said, toExecuting, typeCommand, worlds } from '../../test/inproc.js';
-import { typeWithGroup } from './type-commands.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task']) });
 
 describe('type commands', () => {
-  it('each group belongs to one type; a word that is no group, to none', () => {
-    expect(typeWithGroup('iter')?.name).toBe('iterative');
-    expect(typeWithGroup('breakdown')?.name).toBe('breakdown');
-    expect(typeWithGroup('task')).toBeUndefined();
-  });
-
   it('a command of one type on a project of another is refused before anything is read or written', async () => {
     const w = await world('executing');
     const e = await refused(w, () => typeCommand(w.ctx(), ['iter', 'status']), 'WRONG_PROJECT_TYPE', 1);

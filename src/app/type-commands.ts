@@ -8,7 +8,6 @@ import type { GitHubPort, Knowledge, TypeCommandContext, TypeCommandDef, Command
 import { readFileIfExists } from '../adapters/files.js';
 import { currentBranch } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
-import { PROJECT_TYPES } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-type.js';
 import { KNOWLEDGE_INDEX } from './advance.js';
 import { SowError } from '../domain/errors.js';
@@ -27,11 +26,6 @@ export class WrongProjectTypeError extends SowError {
       { owner, type: actual },
     );
   }
-}
-
-/** The type whose command group is `name`, if one has it. */
-export function typeWithGroup(name: string): ProjectType | undefined {
-  return Object.values(PROJECT_TYPES).find((t) => t.commands?.name === name);
 }
 
 function readerSession(r: Reader): TypeSession {

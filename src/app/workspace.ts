@@ -11,7 +11,7 @@ import { PROJECT_DIR } from '../domain/artifacts.js';
 import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
-import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/load.js';
+import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/index.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { projectProblem } from '../domain/project.js';
 import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';

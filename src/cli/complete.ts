@@ -130,8 +130,8 @@ async function fromSource(source: CandidateSource | undefined, at: Position, cwd
     case 'task-status':
       return fromList((await import('../domain/schemas.js')).TASK_STATUSES);
     case 'project-type': {
-      const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
-      return Object.values(PROJECT_TYPES).map((t) => ({ value: t.name, description: short(t.description) }));
+      const { allProjectTypes } = await import('../domain/project-types/index.js');
+      return (await allProjectTypes()).map((t) => ({ value: t.name, description: short(t.description) }));
     }
     case 'artifact-type': {
       // `[task] input|output add`: the types of the phase (--phase, else the current one) or of a task.

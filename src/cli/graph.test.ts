@@ -13,7 +13,9 @@ import {
   renderTasksText,
 } from './graph.js';
 import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
-import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import { allProjectTypes } from '../domain/project-types/index.js';
+
+const PROJECT_TYPES = Object.fromEntries((await allProjectTypes()).map((t) => [t.name, t]));
 import { standard } from '../domain/project-types/standard/index.js';
 import type { ProjectType } from '../domain/project-type.js';
 import type { Artifact, HistoryEntry, ProjectState, TaskSummary } from '../domain/schemas.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { columns, renderStatus, renderTransitions, renderWorktrees } from './render.js';
-import { PROJECT_TYPES } from '../domain/project-types/index.js';
+import { allProjectTypes } from '../domain/project-types/index.js';
+
+const PROJECT_TYPES = Object.fromEntries((await allProjectTypes()).map((t) => [t.name, t]));
 import type { WorktreeInfo } from '../app/worktree.js';
 import type { StatusReport } from '../app/status.js';
 import type { TransitionOption } from '../domain/lifecycle.js';

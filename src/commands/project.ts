@@ -139,8 +139,8 @@ export const commands: readonly CommandDef[] = [
     description: 'The project types: name, branch prefix, what each is for',
     writes: false,
     async run() {
-      const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
-      const types = Object.values(PROJECT_TYPES).map((t) => ({ name: t.name, branch_prefix: t.branchPrefix, description: t.description }));
+      const { allProjectTypes } = await import('../domain/project-types/index.js');
+      const types = (await allProjectTypes()).map((t) => ({ name: t.name, branch_prefix: t.branchPrefix, description: t.description }));
       const { columns } = await import('../cli/render.js');
       return { data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) };
     },

@@ -39,8 +39,6 @@ function groupOf(type: ProjectType): GroupDef {
 
 /** Every project type's command group, or the one named `name` (none when no type has it). */
 export async function typeGroups(name?: string): Promise<GroupDef[]> {
-  const { PROJECT_TYPES } = await import('../domain/project-types/index.js');
-  return Object.values(PROJECT_TYPES)
-    .filter((t) => t.commands && (name === undefined || t.commands.name === name))
-    .map(groupOf);
+  const { allProjectTypes } = await import('../domain/project-types/index.js');
+  return (await allProjectTypes()).filter((t) => t.commands && (name === undefined || t.commands.name === name)).map(groupOf);
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { advance, guardSentence, listTransitions, stateProblem, StateGuardUnmetError, type Actor } from './lifecycle.js';
 import { taskApprovalRecord } from './approvals.js';
 import { standard, latestApprovedReview } from './project-types/standard/index.js';
-import { PROJECT_TYPES } from './project-types/index.js';
+import { allProjectTypes } from './project-types/index.js';
+
+const PROJECT_TYPES = Object.fromEntries((await allProjectTypes()).map((t) => [t.name, t]));
 import type { ProjectView } from './project-type.js';
 import type { Artifact, ProjectState, TaskSummary } from './schemas.js';
 import { TransitionBlockedError, InvalidEventError } from './errors.js';

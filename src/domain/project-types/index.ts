@@ -1,26 +1,44 @@
 import { notOneOf } from '../errors.js';
 import type { ProjectType } from '../project-type.js';
-import { standard } from './standard/index.js';
-import { exploration } from './exploration/index.js';
-import { design } from './design/index.js';
-import { breakdown } from './breakdown/index.js';
-import { iterative } from './iterative/index.js';
 
-/** The registry: adding a project type is one line here and one folder beside this file. */
-export const PROJECT_TYPES: Readonly<Record<string, ProjectType>> = { standard, exploration, design, breakdown, iterative };
+/**
+ * The registry: adding a project type is one line here and one folder beside this file. Each type
+ * is loaded when first asked for: a command that reads or writes the project needs only the
+ * project's own type, and evaluating all five (their lifecycles, prompts and schemas) cost every
+ * such command several million instructions.
+ */
+const LOADERS: Readonly<Record<string, () => Promise<ProjectType>>> = {
+  standard: async () => (await import('./standard/index.js')).standard,
+  exploration: async () => (await import('./exploration/index.js')).exploration,
+  design: async () => (await import('./design/index.js')).design,
+  breakdown: async () => (await import('./breakdown/index.js')).breakdown,
+  iterative: async () => (await import('./iterative/index.js')).iterative,
+};
+
+/** The names of the project types, without loading any. */
+export const PROJECT_TYPE_NAMES: readonly string[] = Object.keys(LOADERS);
 
 /** The type of a project that names none. */
 export const DEFAULT_TYPE = 'standard';
 
-export function projectType(name: string): ProjectType {
-  const type = Object.hasOwn(PROJECT_TYPES, name) ? PROJECT_TYPES[name] : undefined;
-  if (!type) throw notOneOf('project type', name, Object.keys(PROJECT_TYPES));
+/** The project type of that name, loaded alone; undefined for a name that is none. */
+export async function loadProjectType(name: string): Promise<ProjectType | undefined> {
+  return Object.hasOwn(LOADERS, name) ? LOADERS[name]!() : undefined;
+}
+
+/** The project type of that name; a name that is none is refused, naming the types there are. */
+export async function projectType(name: string): Promise<ProjectType> {
+  const type = await loadProjectType(name);
+  if (!type) throw notOneOf('project type', name, PROJECT_TYPE_NAMES);
   return type;
 }
 
+/** Every project type, in the registry's order (help, completion, what needs them all). */
+export const allProjectTypes = (): Promise<ProjectType[]> => Promise.all(PROJECT_TYPE_NAMES.map((name) => LOADERS[name]!()));
+
 /** The type a branch's prefix implies (`explore/x` → exploration), if one does. */
-export function typeOfBranch(branch: string | undefined): ProjectType | undefined {
-  return branch === undefined ? undefined : Object.values(PROJECT_TYPES).find((t) => branch.startsWith(t.branchPrefix));
+export async function typeOfBranch(branch: string | undefined): Promise<ProjectType | undefined> {
+  return branch === undefined ? undefined : (await allProjectTypes()).find((t) => branch.startsWith(t.branchPrefix));
 }
 
 export type { ProjectType } from '../project-type.js';

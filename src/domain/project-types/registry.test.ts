@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_TYPES } from './index.js';
-import { loadProjectType, PROJECT_TYPE_NAMES } from './load.js';
+import { allProjectTypes, loadProjectType, PROJECT_TYPE_NAMES } from './index.js';
+
+const PROJECT_TYPES = Object.fromEntries((await allProjectTypes()).map((t) => [t.name, t]));
 
 const SRC = join(import.meta.dirname, '../..');
 
@@ -15,14 +16,14 @@ function sources(dir: string): string[] {
 }
 
 describe('the registry', () => {
-  it('loads each type alone (load.ts) as the registry holds it, and no type it does not hold', async () => {
-    expect(PROJECT_TYPE_NAMES).toEqual(Object.keys(PROJECT_TYPES));
+  it('loads each type alone, under its own name, and no type it does not hold', async () => {
+    expect(Object.keys(PROJECT_TYPES)).toEqual(PROJECT_TYPE_NAMES);
     for (const [name, type] of Object.entries(PROJECT_TYPES)) expect(await loadProjectType(name), name).toBe(type);
     for (const name of ['', 'Standard', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) expect(await loadProjectType(name), name).toBeUndefined();
   });
 
-  it('reading a project loads only its own type: the store (app/workspace.ts) does not import the registry of all types', () => {
-    expect(readFileSync(join(SRC, 'app', 'workspace.ts'), 'utf8')).not.toMatch(/project-types\/index\.js/);
+  it('the registry imports no type: each is loaded when asked for, so reading a project loads only its own', () => {
+    expect(readFileSync(join(SRC, 'domain', 'project-types', 'index.ts'), 'utf8')).not.toMatch(/^import (?!type ).*from '\.\/\w+\/index\.js'/m);
   });
 
   it('a project type is named only in its own folder and in the registry (adding one changes nothing else)', () => {
@@ -33,7 +34,7 @@ describe('the registry', () => {
       for (const file of sources(SRC)) {
         const rel = relative(SRC, file);
         if (rel.startsWith(join('domain', 'project-types', type.name))) continue;
-        if (rel === join('domain', 'project-types', 'index.ts') || rel === join('domain', 'project-types', 'load.ts')) continue;
+        if (rel === join('domain', 'project-types', 'index.ts')) continue;
         if (needle.test(readFileSync(file, 'utf8'))) offenders.push(`${rel} names '${type.name}'`);
       }
     }

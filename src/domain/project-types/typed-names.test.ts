@@ -4,7 +4,9 @@
  * meets an error fails it), and every type's transitions meet its own names at run time.
  */
 import { describe, expect, it } from 'vitest';
-import { PROJECT_TYPES } from './index.js';
+import { allProjectTypes } from './index.js';
+
+const PROJECT_TYPES = Object.fromEntries((await allProjectTypes()).map((t) => [t.name, t]));
 import type { TransitionDef } from '../project-type.js';
 
 type Names = TransitionDef<'Start' | 'Done', 'ready', 'startPhase'>;
