@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 /**
  * Fuzz run of hostile `.sow/` trees: a cloned repository is untrusted input, so sow's read commands
- * (and the few writes that run on their own: the hooks, a worker completing a task, uninstall) must
- * never touch anything outside the repository, never run anything the repository asked for, and
- * never crash, whatever the tree holds.
+ * (and the few writes that run on their own: the hooks, a worker completing a task, uninstall, a
+ * stop of a task's worker) must never touch anything outside the repository, never run anything
+ * the repository asked for, never signal a process sow did not start, and never crash, whatever
+ * the tree holds. Two more corpora aim at what a worker and a web page may send: the commands a
+ * worker asks to run over ACP (sow's permission decision, checked by running what it allows), and
+ * the requests the page `sow ui` serves.
  *
  *   npm run fuzz                                 a run with a seed from the clock (printed first)
  *   npm run fuzz -- --seed 42 --runs 300         repeat a run: the same seed gives the same trees
  *   npm run fuzz -- --seed 42 --only 17 --keep   one run of it again, its tree kept for a look
+ *   npm run fuzz -- --acp --runs 20              only the ACP corpus (--ui: only the page's)
  *
  * Options: --seed <n> (a 32-bit number; default from the clock), --runs <k> (default 50),
  * --only <i> (just run i of the seed), --alone <m,…> (apply only these of its mutations, numbered
@@ -17,31 +21,85 @@
  * say which, and stop: the fuzzer's own set-up still works), --no-minimize (do not look for the
  * single mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the
  * same), --mutation <name,…> (only these kinds of mutation, e.g. link,journal), --quiet (no
- * progress lines), --verbose (each run's mutations).
+ * progress lines), --verbose (each run's mutations), --trees / --acp / --ui (only these corpora,
+ * each --runs times; without any of them: --runs trees, and a tenth as many runs, at least one,
+ * of the ACP and the page corpora — none with --only, which names a run of the trees unless a
+ * corpus is named).
  *
- * How: a few real repositories are made with the built sow once per invocation (a standard project
- * in ImplementationExecuting and one in ReviewActive, an iterative and a breakdown project, and one
- * without a project; each with a check in .sow/config.yaml, codex and claude installed, a refs
- * index; committed like a clone). Each run copies one into a fresh temp folder that holds, beside
- * the repository, a sentinel folder (files with a token no command may ever print, read or change)
- * and a marker path that hostile commands create; then applies a few mutations chosen by a seeded
- * PRNG (mulberry32): links to the sentinel, to `../..`, to .git, to /dev/zero, loops; `..`,
- * absolute paths, option-like strings, newlines and escape sequences in state values; odd file
- * and folder names; big and deep files, YAML alias bombs; crafted journals with a valid checksum;
- * install records, refs indexes, checks and lock files that name what they should not. Every read
- * command then runs (half of them with --json), `sow mcp` answers its status and continue tools,
- * and last the writes that run on their own (`hook stop`, `task set --id 010 status completed`
- * with SOW_ALLOW_CHECKS unset, `uninstall codex`).
+ * Hostile trees. A few real repositories are made with the built sow once per invocation (a
+ * standard project in ImplementationExecuting and one in ReviewActive, an iterative and a
+ * breakdown project, and one without a project; each with a check in .sow/config.yaml, codex and
+ * claude installed, a refs index; committed like a clone, with no runtime folder). Each run copies
+ * one into a fresh temp folder that holds, beside the repository, a sentinel folder (files with a
+ * token no command may ever print, read or change) and a marker path that hostile commands create;
+ * it also starts a sentinel process (`sleep 600`, the leader of a process group of its own, a
+ * process of the user's that sow never started), killed when the run ends. Then it applies a few
+ * mutations chosen by a seeded PRNG (mulberry32): links to the sentinel, to `../..`, to .git, to
+ * /dev/zero, loops; `..`, absolute paths, option-like strings, newlines and escape sequences in
+ * state values; odd file and folder names; big and deep files, YAML alias bombs; install records,
+ * refs indexes and checks that name what they should not; a task's committed owner naming pid 1,
+ * 0, a negative or huge pid, or the sentinel process (this host or another, this boot and pid
+ * namespace or not, its start time or not). Runtime files go where a clone can carry them: the
+ * work-tree folders an older sow used, `.sow/.runtime/` (journals of either format with a valid
+ * checksum, staged files, locks held by a live process, task indexes whose stamps match, owner
+ * and supervisor records naming the sentinel process) and `.sow/.backup/`, as files and as links
+ * (dangling, to the sentinel); each crafted file carries a second token, the legacy token. sow
+ * reads none of them. Apart, as defence in depth, the `git-runtime` mutation writes crafted files
+ * into git's folder (`.git/sow/`), where no clone can put them: a journal with a valid checksum
+ * naming bad paths, lock and task-index garbage, owner and supervisor records naming pid 1 or the
+ * sentinel process, each differing from what sow would write in at least one field it checks —
+ * sow may refuse them (exit 4) but never act outside. Every read command then runs (half of them
+ * with --json), `sow mcp` answers its status and continue tools, `sow agent stop 010` (and with
+ * --json) asks to signal task 010's worker, and last the writes that run on their own (`hook
+ * stop`, `task set --id 010 status completed` with SOW_ALLOW_CHECKS unset, `uninstall codex`).
  *
  * After every command: the sentinel is the same (names, types, modes, mtimes, contents, link
- * targets), the marker does not exist, nothing was added beside the repository, src/, README.md,
- * .git/config, .git/HEAD and .git/hooks are unchanged, the sentinel's token is nowhere in the
- * output nor in the repository or the run's home; the exit code is one of sow's (never 70),
+ * targets), the sentinel process is alive (the same pid and start time, not a zombie), the marker
+ * does not exist, nothing was added beside the repository, src/, README.md, .git/config, .git/HEAD
+ * and .git/hooks are unchanged, the sentinel's token is nowhere in the output nor in the
+ * repository, git's runtime folder or the run's home; the legacy token is nowhere in the output nor
+ * outside `.sow/.runtime/`, `.sow/.backup/` and `.sow/.tmp/`, and those folders are unchanged
+ * (names, types, contents, link targets), but for the workers' events and backups a first command
+ * moves into git's folder when they are real folders; the exit code is one of sow's (never 70),
  * there is no "internal error", no stack trace, no kill by a signal and no hang (60 s); with
  * --json stdout is one JSON document; human output carries no raw control characters and no line
  * forged by a value (the process of `sow mcp`: exit 0 and a reply to each request). A finding is
  * printed on one line; at the end each kind of finding is listed with the mutation that causes it
  * alone (or the few that cause it together), found by replaying them on fresh trees.
+ *
+ * The ACP corpus. A run copies the standard project, declares checks in .sow/config.yaml (the
+ * person allows all but one of them with `sow check allow`), and spawns one worker over ACP (`sow
+ * agent spawn implementer 010`, the fake ACP agent of test/fakes as `claude-agent-acp`, its
+ * generic wording) whose script asks, one `execute` tool call after another, to run some hundred
+ * and fifty commands: a few fixed ones (`sow status`, `sow;/usr/bin/touch <marker>`, …), every
+ * allowed check as written, and the rest from the seeded PRNG over a tricky alphabet (sow, s\ow,
+ * quotes, `$`, `(`, backquotes, `;|&<>`, `#`, `~`, `*?[`, `=`, newlines, `\`, tab, \v, \f, NBSP,
+ * U+3000, U+FEFF, `../`, `/bin/sh`, `-c`, exec, env, IFS, the marker's path). Each is asked as a
+ * command string, as Codex's `["/bin/bash", "-lc", script]`, as a title alone (Gemini), or, for
+ * plain words, as an argv. sow's real decision answers each. Every command it allows that is not
+ * an allowed check (the person's own command, as written) is then run the way an agent would run
+ * it — by bash and by sh with `-c` (an argv as it is) — in a sandbox: cwd the repository, PATH a
+ * folder holding only a fake `sow` that appends its argv to a log, HOME a folder of its own, under
+ * strace when it works here. It must run exactly that fake sow, once, and nothing else (no other
+ * program executed, exit 0, nothing printed, no file made or changed, the marker absent), with
+ * the words a plain reading of the command gives (a reference reader in this script, written
+ * apart from sow's: only quotes, backslashes, spaces and tabs; anything else the shell acts on
+ * makes the command not plain). An allowed check that is refused, a refused ask the agent never
+ * got an answer to, and a spawn that crashes are findings too.
+ *
+ * The page corpus. A run copies the standard project, declares a check that touches the marker
+ * (not allowed; SOW_ALLOW_CHECKS unset), makes task 010's committed owner the sentinel process,
+ * starts `sow ui --json --no-open` and sends it some hundred and fifty requests with its token:
+ * actions named after everything Object.prototype carries, `__proto__`, random strings, the real
+ * actions with a value of the wrong shape (objects, arrays, huge strings, negative or fractional
+ * indexes, ids with `../` or `-x`), an unknown key, a body that is not an object or not JSON, too
+ * large a body, no or another content type, other methods and paths, views of no such name and
+ * views with hostile parameters; and once the page's own Stop for task 010. Each must be answered
+ * as refused (a refused action 400, 404 or 413 with a JSON error; without the JSON content type
+ * 403; a view of no such name 404; a view with hostile values 200 with the commands' errors),
+ * never 5xx, and the Stop with NOT_SOWS_PROCESS. After each: the state files byte for byte the
+ * same, and every invariant of the trees (nothing outside, nothing ran, the sentinel process
+ * alive). At the end the server must still be running, stop on SIGINT, and leave no process.
  *
  * Every sow runs with HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_DATA_HOME and
  * TMPDIR inside the run's temp folder (sow's own cache and state are the run's, never the
@@ -69,7 +127,10 @@ const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
 // Options
 
 const USAGE =
-  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--bases] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose]';
+  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--bases] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose] [--trees] [--acp] [--ui]';
+
+/** The corpora: hostile trees, the commands a worker asks to run over ACP, the requests the page serves. */
+const CORPORA = ['trees', 'acp', 'ui'];
 
 export function parseArgs(argv) {
   const o = {
@@ -86,6 +147,7 @@ export function parseArgs(argv) {
     quiet: false,
     verbose: false,
     mutations: MUTATIONS,
+    corpora: [],
   };
   const num = (name, v) => {
     if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`${name} needs a whole number, not '${v ?? ''}'`);
@@ -139,6 +201,11 @@ export function parseArgs(argv) {
         o.mutationArg = names.join(',');
         break;
       }
+      case '--trees':
+      case '--acp':
+      case '--ui':
+        if (!o.corpora.includes(flag.slice(2))) o.corpora.push(flag.slice(2));
+        break;
       case '--help':
       case '-h':
         throw new UsageError('');
@@ -147,6 +214,10 @@ export function parseArgs(argv) {
     }
   }
   if (o.seed === undefined) o.seed = (Date.now() ^ (process.pid << 16)) >>> 0;
+  if (o.alone !== undefined && o.corpora.some((c) => c !== 'trees')) throw new UsageError('--alone replays mutations of a tree; the ACP and page corpora have none');
+  o.named = o.corpora.length > 0;
+  if (!o.named) o.corpora = o.only !== undefined ? ['trees'] : [...CORPORA];
+  o.corpora.sort((a, b) => CORPORA.indexOf(a) - CORPORA.indexOf(b));
   return o;
 }
 
@@ -294,6 +365,57 @@ function runEnv(home, marker) {
 function makeHome(home) {
   for (const d of ['.config', '.cache', join('.local', 'state'), join('.local', 'share'), 'tmp']) mkdirSync(join(home, d), { recursive: true });
 }
+
+// ---------------------------------------------------------------------------------------------
+// The sentinel process: a process of the user's that sow never started, which no command may signal
+
+/** A process's state letter, process group and start time (clock ticks since boot), from /proc; undefined when there is none. */
+function procStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: f[0], pgrp: Number(f[2]), pstart: Number(f[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+const sentinelProcesses = new Set();
+
+/** `sleep 600`, the leader of a process group of its own (as a shell's job is), as a child of this fuzzer. */
+function startSentinelProcess() {
+  const child = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+  child.on('error', () => undefined);
+  child.unref();
+  if (child.pid === undefined) throw new Error('could not start the sentinel process (sleep 600)');
+  const p = { child, pid: child.pid, pstart: procStat(child.pid)?.pstart ?? 0 };
+  sentinelProcesses.add(p);
+  return p;
+}
+
+/** Why the sentinel process is not the live process it was (it ended, was killed, is a zombie, or its pid is another's); undefined while it lives. */
+function sentinelProcessGone(p) {
+  const now = procStat(p.pid);
+  if (p.child.exitCode !== null || p.child.signalCode !== null || !now || now.state === 'Z' || now.state === 'X' || now.pstart !== p.pstart)
+    return `the sentinel process (pid ${p.pid}, sleep 600 in a process group of its own, never started by sow) was ended${p.child.signalCode ? ` by ${p.child.signalCode}` : ''}`;
+  return undefined;
+}
+
+/** Ends a sentinel process; only while it is this fuzzer's unreaped child (so its pid cannot be another's), and never pid 1 or less. */
+function stopSentinelProcess(p) {
+  sentinelProcesses.delete(p);
+  if (p.pid > 1 && p.child.exitCode === null && p.child.signalCode === null) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+
+process.on('exit', () => {
+  for (const p of [...sentinelProcesses]) stopSentinelProcess(p);
+});
 
 // ---------------------------------------------------------------------------------------------
 // Base trees: real repositories made with sow, once per invocation
@@ -519,11 +641,28 @@ function diffManifest(before, after) {
   return changes;
 }
 
-/** Files under `dir` (links not followed, .git left out) whose bytes contain `needle`. */
-function filesHolding(dir, needle, skip = () => false) {
-  const found = [];
-  const bytes = Buffer.from(needle);
-  const walk = (abs) => {
+const isRealDir = (p) => {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** The folders where a clone may carry the legacy token: an older sow's runtime files, its backups, and the work tree's temp folder a journal may name. */
+const LEGACY_AREAS = ['.sow/.runtime', '.sow/.backup', '.sow/.tmp'];
+
+/**
+ * Files holding the sentinel's token (anywhere in the repository but .git, in git's runtime folder
+ * and in the run's home), and files holding the legacy token outside the folders a clone carries
+ * it in. Links are not followed; files over 8 MB are not read.
+ */
+function tokenFiles(ctx) {
+  const sentinel = [];
+  const legacy = [];
+  const [token, legacyToken] = [Buffer.from(ctx.token), Buffer.from(ctx.legacyToken)];
+  const carried = new Set(LEGACY_AREAS.map((rel) => join(ctx.repo, rel)));
+  const walk = (abs, inCarried) => {
     let st;
     try {
       st = lstatSync(abs);
@@ -531,17 +670,64 @@ function filesHolding(dir, needle, skip = () => false) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name of readdirSync(abs)) {
-        const p = join(abs, name);
-        if (name === '.git' || skip(p)) continue;
-        walk(p);
+      let names = [];
+      try {
+        names = readdirSync(abs);
+      } catch {
+        return;
       }
+      for (const name of names) if (name !== '.git') walk(join(abs, name), inCarried || carried.has(join(abs, name)));
     } else if (st.isFile() && st.size <= 8 * 1024 * 1024) {
-      if (readFileSync(abs).includes(bytes)) found.push(abs);
+      let data;
+      try {
+        data = readFileSync(abs);
+      } catch {
+        return;
+      }
+      if (data.includes(token)) sentinel.push(abs);
+      if (!inCarried && data.includes(legacyToken)) legacy.push(abs);
     }
   };
-  walk(dir);
-  return found;
+  walk(ctx.repo, false);
+  walk(join(ctx.repo, '.git', 'sow'), false);
+  walk(ctx.home, false);
+  return { sentinel, legacy };
+}
+
+/**
+ * What a clone carries where an older sow kept its runtime files and backups: each entry's type,
+ * mode, link target and content (a hash; for a file over 1 MB its stat). The workers' events are
+ * left out, and folders' mtimes: a first command moves `.sow/.runtime/agent-outputs/` and
+ * `.sow/.backup/` into git's folder when they are real folders, as it should.
+ */
+function legacyManifest(ctx) {
+  const out = new Map();
+  if (!isRealDir(join(ctx.repo, '.sow'))) return out;
+  const walk = (abs, key) => {
+    if (key === '.sow/.runtime/agent-outputs') return;
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return;
+    }
+    const mode = `mode=${st.mode.toString(8)}`;
+    if (st.isSymbolicLink()) out.set(key, `link -> ${readlinkSync(abs)}`);
+    else if (st.isDirectory()) {
+      out.set(key, `dir ${mode}`);
+      for (const name of readdirSync(abs).sort()) walk(join(abs, name), `${key}/${name}`);
+    } else if (st.isFile()) out.set(key, `file ${mode} size=${st.size} ${st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`}`);
+    else out.set(key, `other ${mode}`);
+  };
+  for (const rel of ['.sow/.runtime', '.sow/.backup']) walk(join(ctx.repo, rel), rel);
+  return out;
+}
+
+/** How the legacy folders changed since `before`, but for a real `.sow/.backup` moved away whole (into git's folder). */
+function legacyChanges(before, after) {
+  const adopted = before.get('.sow/.backup')?.startsWith('dir ') && !after.has('.sow/.backup');
+  const keep = (m) => new Map([...m].filter(([k]) => !(adopted && (k === '.sow/.backup' || k.startsWith('.sow/.backup/')))));
+  return diffManifest(keep(before), keep(after));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -568,6 +754,7 @@ function hostileString(rng, ctx) {
     () => `src/../../sentinel/precious.txt`,
     () => `planning/../../../../sentinel/precious.txt`,
     () => '.git/sow/journal.json',
+    () => '.sow/.runtime/journal.json',
     () => '.sow/config.yaml',
     () => '-rf',
     () => '--help',
@@ -750,14 +937,20 @@ const yamlFiles = (ctx) => entries(ctx, ['.sow'], { dirs: false }).filter((r) =>
 
 const WELL_KNOWN = [
   '.sow',
-  '.git/sow',
-  '.git/sow/tmp',
-  '.git/sow/trash',
-  '.git/sow/lock',
-  '.git/sow/lock.takeover',
-  '.git/sow/journal.json',
-  '.git/sow/tasks.json',
-  '.git/sow/agent-outputs',
+  // Where an older sow kept its runtime files and backups: a clone carries anything there.
+  '.sow/.runtime',
+  '.sow/.runtime/tmp',
+  '.sow/.runtime/trash',
+  '.sow/.runtime/lock',
+  '.sow/.runtime/lock.takeover',
+  '.sow/.runtime/journal.json',
+  '.sow/.runtime/tasks.json',
+  '.sow/.runtime/agent-outputs',
+  '.sow/.runtime/agent-outputs/010',
+  '.sow/.runtime/owners',
+  '.sow/.runtime/supervisors',
+  '.sow/.backup',
+  '.sow/.tmp',
   '.sow/project',
   '.sow/project/state.yaml',
   `${TASKS_DIR}/010`,
@@ -783,7 +976,6 @@ const WELL_KNOWN = [
   '.sow/.gitignore',
   '.sow/worktrees',
   '.sow/worktrees/feat-x',
-  '.sow/.backup',
   '.sow/.journal.json',
   '.claude',
   '.claude/settings.json',
@@ -942,69 +1134,270 @@ function taskFolders(ctx) {
     .map((n) => `${TASKS_DIR}/${n}`);
 }
 
-function stagedJournal(rng, ctx) {
-  const tmp = '.git/sow/tmp';
+/**
+ * The steps of a crafted journal: files staged in `staging.dir` (repository-relative) and named
+ * `${staging.prefix}/<name>` by the journal, renamed onto targets sow writes and onto targets it
+ * never writes; removals. With `token` (a journal a clone carries), most steps are ones a sow that
+ * read the journal would replay — texts holding the token onto the places sow writes through
+ * journals — so that a replay shows; without, anything goes (git's folder: sow's own, checked all
+ * the same).
+ */
+function stagedJournal(rng, ctx, staging, removalChoices) {
   const renames = [];
   const folders = [];
+  const replayable = [`.sow/knowledge/${staging.name}.md`, `.sow/project/${staging.name}.md`, `${TASKS_DIR}/010/log.md`];
   const targets = () =>
-    rng.pick([
-      '.sow/project/state.yaml',
-      `${TASKS_DIR}/010/state.yaml`,
-      `${TASKS_DIR}/010/log.md`,
-      '.sow/knowledge/x.md',
-      '.sow/project/new.md',
-      '.sow/refs/index.json',
-      '.sow/.version',
-      '.sow/.gitignore',
-      '.sow/config.yaml',
-      '.sow/integrations.yaml',
-      '.git/config',
-      'src/main.c',
-      '../sentinel/precious.txt',
-      `${ctx.sentinel}/precious.txt`,
-      '.sow/../../sentinel/x',
-      '.sow/project/',
-      '.sow/project/./x',
-      '.git/sow/lock',
-      '.claude/settings.json',
-      '.sow/project/phases/implementation/tasks/030',
-      '',
-      '.',
-      '.sow',
-      `.sow/${'x/'.repeat(200)}y`,
-    ]);
+    staging.token && rng.chance(0.6)
+      ? rng.pick(replayable)
+      : rng.pick([
+          '.sow/project/state.yaml',
+          `${TASKS_DIR}/010/state.yaml`,
+          `${TASKS_DIR}/010/log.md`,
+          '.sow/knowledge/x.md',
+          '.sow/project/new.md',
+          '.sow/refs/index.json',
+          '.sow/.version',
+          '.sow/.gitignore',
+          '.sow/config.yaml',
+          '.sow/integrations.yaml',
+          '.git/config',
+          'src/main.c',
+          '../sentinel/precious.txt',
+          `${ctx.sentinel}/precious.txt`,
+          '.sow/../../sentinel/x',
+          '.sow/project/',
+          '.sow/project/./x',
+          '.git/sow/lock',
+          '.sow/.runtime/lock',
+          '.claude/settings.json',
+          '.sow/project/phases/implementation/tasks/030',
+          '',
+          '.',
+          '.sow',
+          `.sow/${'x/'.repeat(200)}y`,
+        ]);
   const staged = () => {
+    if (staging.token && rng.chance(0.6)) return { text: `# ${staging.token}\n\nA note a journal would put in place.\n` };
     const existing = entries(ctx, ['.sow/project'], { dirs: false }).filter((r) => /state\.yaml$/.test(r));
     return rng.pick([
       () => ({ text: fx.read(ctx, rng.pick(existing.length ? existing : ['.sow/.version'])) ?? 'x' }),
       () => ({ text: `name: ${JSON.stringify(hostileString(rng, ctx))}\n` }),
       () => ({ text: '\u0000\u0001binary' }),
       () => ({ link: rng.pick([join(ctx.sentinel, 'precious.txt'), join(ctx.sentinel, 'state.yaml'), ctx.sentinel, '/dev/zero']) }),
-      () => ({ files: { 'state.yaml': SENTINEL_STATE('crafted'), 'log.md': '# log\n' } }),
+      () => ({ files: { 'state.yaml': SENTINEL_STATE(staging.token ?? 'crafted'), 'log.md': `# log ${staging.token ?? ''}\n` } }),
     ])();
   };
   const n = rng.range(1, 4);
   for (let i = 0; i < n; i++) {
     const s = staged();
     const odd = rng.chance(0.15);
-    const from = `${tmp}/${odd ? rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', '']) : `crafted-${i}.tmp`}`;
+    const name = odd ? rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', '']) : `${staging.name}-${i}.tmp`;
+    const from = `${staging.prefix}/${name}`;
+    const at = `${staging.dir}/${name}`;
     // A source with an odd name is only named: the journal points at something that is not staged.
     if (odd) renames.push({ from, to: targets() });
     else if (s.files) {
-      for (const [f, t] of Object.entries(s.files)) fx.write(ctx, `${from}/${f}`, t);
+      for (const [f, t] of Object.entries(s.files)) fx.write(ctx, `${at}/${f}`, t);
       folders.push({ from, to: targets() });
     } else {
-      if (s.link) fx.link(ctx, from, s.link);
-      else fx.write(ctx, from, s.text);
+      if (s.link) fx.link(ctx, at, s.link);
+      else fx.write(ctx, at, s.text);
       renames.push({ from, to: targets() });
     }
   }
-  const removals = rng.sample(
-    ['.sow/project', '.git/sow/agent-outputs', '.sow/knowledge', '.sow/worktrees/feat-x', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.', '', '.sow/project/', '.sow/refs', '.sow/.backup'],
-    rng.range(0, 3),
-  );
+  const removals = rng.sample(removalChoices, rng.range(0, 3));
   return { renames, folders, removals };
 }
+
+/** A journal file: the body with its checksum (valid unless `valid` is false), as sow computes it. */
+function journalText(body, valid) {
+  return JSON.stringify({ ...body, checksum: valid ? sha256(JSON.stringify(body)) : sha256('not it') });
+}
+
+const journalSteps = (body) =>
+  truncate([...body.renames.map((r) => `${r.from.split('/').pop()}→${r.to}`), ...body.folders.map((f) => `folder→${f.to}`), ...body.removals.map((r) => `rm ${r}`)].join(', '), 200);
+
+/** This machine, as sow's records and owners name it. */
+const HOST = hostname();
+const BOOT = bootId();
+const PIDNS = pidNamespace();
+
+const LOCK_KINDS = ['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-sentinel', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'empty', 'json-array'];
+
+/** A lock file at `rel` of one kind: garbage, a holder that is gone or elsewhere, a live holder (the sentinel process, or this fuzzer), a folder, a link. */
+function craftLock(rng, ctx, rel, kind, command) {
+  const holder = (pid, host, more = {}) => JSON.stringify({ pid, host, started: Date.now(), command, boot: 'not-this-boot', pstart: 1, ...more });
+  return {
+    garbage: () => fx.write(ctx, rel, '\u0000\u00ff garbage {{{'),
+    'pid-1-other-host': () => fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
+    // A holder in a sandbox (another pid namespace) on this host: pid 1 there is not init here.
+    'pid-1-other-namespace': () => fx.write(ctx, rel, holder(1, HOST, { boot: BOOT, pstart: 999_999_999, pidns: 'pid:[4026500001]' })),
+    // Alive, here, exactly as a holder would record itself: a command that read this file would wait for it (and name its command).
+    'live-sentinel': () => fx.write(ctx, rel, holder(ctx.proc.pid, HOST, { boot: BOOT, pstart: ctx.proc.pstart, pidns: PIDNS })),
+    'live-pid': () => fx.write(ctx, rel, holder(process.pid, '')),
+    'huge-pid': () => fx.write(ctx, rel, holder(2 ** 53, 'x')),
+    dir: () => fx.mkdir(ctx, `${rel}/inside`),
+    'link-to-sentinel': () => fx.link(ctx, rel, join(ctx.sentinel, 'precious.txt')),
+    empty: () => fx.write(ctx, rel, ''),
+    'json-array': () => fx.write(ctx, rel, '[1,2,3]'),
+  }[kind]();
+}
+
+const TASK_INDEX_GARBAGE = ['garbage', '{"format": 5, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0, 0, 0]]}', '{"format": 5, "tasks": "x"}', '[]', '{"format": 5, "tasks": [[null]]}'];
+
+/** Task index entries (format 5) for the task folders as they are now: their stamps match, so an index sow believed would be taken at its word. */
+function taskIndexRows(ctx, name) {
+  const us = (ms) => Math.trunc(ms * 1000);
+  return taskFolders(ctx).flatMap((rel) => {
+    let st;
+    try {
+      st = lstatSync(join(ctx.repo, rel, 'state.yaml'));
+    } catch {
+      return [];
+    }
+    return st.isFile() ? [[rel.split('/').pop(), st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), name, 'pending', 0, 0, 0, 0]] : [];
+  });
+}
+
+/** Makes `owner` (its fields in the order sow writes them) task `id`'s committed owner, the task in progress; false when there is no state file to change. */
+function setOwner(ctx, id, owner) {
+  const rel = `${TASKS_DIR}/${id}/state.yaml`;
+  const text = fx.read(ctx, rel);
+  if (text === undefined) return false;
+  const lines = ['owner:', ...Object.entries(owner).flatMap(([k, v]) => (v === undefined ? [] : [`  ${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}`]))];
+  // An owner already there (another mutation's) is replaced.
+  const without = text.replace(/^owner:\n(?: {2}.*(?:\n|$))*/m, '');
+  return fx.write(ctx, rel, `${without.trimEnd()}\n${lines.join('\n')}\n`.replace(/^status: \w+$/m, 'status: in_progress'));
+}
+
+/** What a clone may carry where an older sow kept its runtime files (`.sow/.runtime/`) and backups (`.sow/.backup/`); each returns what it made, or null. */
+const LEGACY_CRAFTS = {
+  owners(rng, ctx) {
+    const p = ctx.proc;
+    const record = { pid: p.pid, pstart: p.pstart, boot: BOOT, pidns: PIDNS, host: HOST, pgrp: p.pid, task: '010', agent_id: 'implementer-7', nonce: 'e'.repeat(32) };
+    return fx.write(ctx, `.sow/.runtime/owners/${p.pid}-${p.pstart}.json`, `${JSON.stringify(record)}\n`) ? 'owners/ holds a record of the sentinel process for task 010' : null;
+  },
+  supervisors(rng, ctx) {
+    const ready = { task: '010', agent_id: ctx.legacyToken, pid: rng.pick([ctx.proc.pid, 1]), events_file: join(ctx.sentinel, 'precious.txt') };
+    return fx.write(ctx, '.sow/.runtime/supervisors/2026-01-01T00-00-00-000Z-legacy/ready.json', JSON.stringify(ready)) ? `supervisors/ holds a ready.json naming pid ${ready.pid === 1 ? 1 : 'of the sentinel process'}` : null;
+  },
+  'agent-outputs'(rng, ctx) {
+    // A real folder here is moved into git's folder by the first command (the workers' events are kept); a link stays where it is.
+    const rel = '.sow/.runtime/agent-outputs';
+    const how = rng.pick(['link-sentinel', 'link-dangling', 'link-src', 'folder-with-link']);
+    const ok = {
+      'link-sentinel': () => fx.link(ctx, rel, rng.chance(0.5) ? ctx.sentinel : '../../../sentinel'),
+      'link-dangling': () => fx.link(ctx, rel, join(ctx.sentinel, 'no-such-folder')),
+      'link-src': () => fx.link(ctx, rel, '../../src'),
+      'folder-with-link': () => fx.link(ctx, `${rel}/010/2026-01-01T00-00-00-000Z-spawn.jsonl`, join(ctx.sentinel, 'precious.txt')),
+    }[how]();
+    return ok ? `agent-outputs: ${how}` : null;
+  },
+  backup(rng, ctx) {
+    // The same: a real folder is moved into git's folder, a link stays.
+    const rel = '.sow/.backup';
+    const how = rng.pick(['link-sentinel', 'link-dangling', 'link-git', 'folder-with-links']);
+    const ok = {
+      'link-sentinel': () => fx.link(ctx, rel, rng.chance(0.5) ? ctx.sentinel : '../../sentinel'),
+      'link-dangling': () => fx.link(ctx, rel, join(ctx.sentinel, 'no-such-folder')),
+      'link-git': () => fx.link(ctx, rel, '../.git'),
+      'folder-with-links': () => fx.link(ctx, `${rel}/1/.gitignore`, join(ctx.sentinel, 'precious.txt')) && fx.link(ctx, `${rel}/removed`, ctx.sentinel),
+    }[how]();
+    return ok ? `.sow/.backup: ${how}` : null;
+  },
+  'runtime-link'(rng, ctx) {
+    const target = rng.pick([ctx.sentinel, '../../sentinel', join(ctx.sentinel, 'no-such-folder'), '../.git/sow', '../src', '.']);
+    return fx.link(ctx, '.sow/.runtime', target) ? `.sow/.runtime -> ${target}` : null;
+  },
+  'tmp-and-trash'(rng, ctx) {
+    const ok =
+      fx.write(ctx, '.sow/.runtime/tmp/write-1.tmp', `# ${ctx.legacyToken}\n`) &&
+      fx.link(ctx, '.sow/.runtime/tmp/write-2.tmp', join(ctx.sentinel, 'precious.txt')) &&
+      fx.link(ctx, '.sow/.runtime/trash/old', ctx.sentinel);
+    return ok ? 'tmp/ and trash/ with a stale file and links to the sentinel' : null;
+  },
+};
+
+/**
+ * Crafted files in git's folder (`.git/sow/`), for defence in depth: each differs from what sow
+ * writes in something sow checks, so none may make it act outside or signal the sentinel process.
+ */
+const GIT_RUNTIME_CRAFTS = {
+  journal(rng, ctx) {
+    const staging = rng.chance(0.8) ? { dir: '.git/sow/tmp', prefix: 'tmp' } : { dir: '.sow/.tmp', prefix: '.sow/.tmp' };
+    const removals = ['.sow/project', 'runtime:agent-outputs', 'runtime:owners', 'runtime:../../sentinel', 'runtime:', '.sow/knowledge', '.sow/worktrees/feat-x', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.', '', '.sow/refs'];
+    const body = { version: 3, ...stagedJournal(rng, ctx, { ...staging, name: 'crafted' }, removals) };
+    const valid = rng.chance(0.9);
+    return fx.write(ctx, '.git/sow/journal.json', journalText(body, valid)) ? `journal.json (${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}` : null;
+  },
+  'odd-journal'(rng, ctx) {
+    const rel = '.git/sow/journal.json';
+    const kind = rng.pick(['5mb', 'deep', 'folder', 'link-to-sentinel', 'format-2']);
+    const ok = {
+      '5mb': () => fx.write(ctx, rel, `{"version":3,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * 1024 * 1024)}"}`),
+      deep: () => fx.write(ctx, rel, `{"version": 3, "renames": ${deep(100_000, '[', ']')}}`),
+      folder: () => fx.mkdir(ctx, `${rel}/inside`),
+      'link-to-sentinel': () => fx.link(ctx, rel, join(ctx.sentinel, 'state.yaml')),
+      'format-2': () => fx.write(ctx, rel, journalText({ version: 2, renames: [], folders: [], removals: ['.sow/project'] }, true)),
+    }[kind]();
+    return ok ? `journal.json: ${kind}` : null;
+  },
+  lock(rng, ctx) {
+    const rel = rng.chance(0.8) ? '.git/sow/lock' : '.git/sow/lock.takeover';
+    const kind = rng.pick(LOCK_KINDS);
+    return craftLock(rng, ctx, rel, kind, 'sow task set') ? `${rel.slice('.git/sow/'.length)}: ${kind}` : null;
+  },
+  'task-index'(rng, ctx) {
+    const rel = '.git/sow/tasks.json';
+    if (rng.chance(0.5)) {
+      const v = rng.pick(TASK_INDEX_GARBAGE);
+      return fx.write(ctx, rel, v) ? `tasks.json = ${truncate(v)}` : null;
+    }
+    // Entries sow would believe (their stamps match), with names a list must still print safely.
+    const rows = taskIndexRows(ctx, rng.pick(['red \u001b[31mRED\u001b[0m', 'name\nFORGED line from an index', 'x'.repeat(100_000)]));
+    return fx.write(ctx, rel, JSON.stringify({ format: 5, tasks: rows })) ? `tasks.json: ${rows.length} entries whose stamps match, with odd names` : null;
+  },
+  owners(rng, ctx) {
+    const p = ctx.proc;
+    const truth = { pid: p.pid, pstart: p.pstart, boot: BOOT, pidns: PIDNS, host: HOST, pgrp: p.pid, task: '010', agent_id: 'implementer-7', nonce: 'd'.repeat(32) };
+    const name = `${p.pid}-${p.pstart}.json`;
+    const dir = '.git/sow/owners';
+    const write = (record, file = name) => fx.write(ctx, `${dir}/${file}`, `${JSON.stringify(record)}\n`);
+    // What differs from a record sow would write for the sentinel process as task 010's worker.
+    const off = rng.pick(['pid-1', 'pstart', 'boot', 'pidns', 'host', 'task', 'worker', 'no-nonce', 'link', 'folder-link', 'oversize']);
+    const ok = {
+      'pid-1': () => write({ ...truth, pid: 1, pgrp: 1, pstart: 0 }, '1-0.json') && write({ ...truth, pid: 1, pgrp: 1, pstart: 1 }, '1-1.json'),
+      pstart: () => write({ ...truth, pstart: p.pstart + 1 }),
+      boot: () => write({ ...truth, boot: 'not-this-boot' }),
+      pidns: () => write({ ...truth, pidns: 'pid:[4026500001]' }),
+      host: () => write({ ...truth, host: 'elsewhere.invalid' }),
+      task: () => write({ ...truth, task: '999' }),
+      worker: () => write({ ...truth, agent_id: 'someone-else-1' }),
+      'no-nonce': () => write({ ...truth, nonce: undefined }),
+      link: () => fx.link(ctx, `${dir}/${name}`, join(ctx.sentinel, 'precious.txt')),
+      'folder-link': () => fx.link(ctx, dir, ctx.sentinel),
+      oversize: () => fx.write(ctx, `${dir}/${name}`, JSON.stringify({ ...truth, pad: 'x'.repeat(8192) })),
+    }[off]();
+    return ok ? `owners/: a record of the sentinel process, but ${off}` : null;
+  },
+  supervisors(rng, ctx) {
+    const dir = '.git/sow/supervisors';
+    const how = rng.pick(['ready-pid-1', 'ready-sentinel', 'ready-link', 'folder-link']);
+    const ready = (pid) => JSON.stringify({ task: '010', agent_id: rng.pick(['implementer-7', 'red \u001b[31mRED', 'a\nFORGED line from a record']), pid, events_file: join(ctx.sentinel, 'precious.txt') });
+    const ok = {
+      'ready-pid-1': () => fx.write(ctx, `${dir}/2026-01-01T00-00-00-000Z-a/ready.json`, ready(1)),
+      'ready-sentinel': () => fx.write(ctx, `${dir}/2026-01-01T00-00-00-000Z-b/ready.json`, ready(ctx.proc.pid)),
+      'ready-link': () => fx.link(ctx, `${dir}/2026-01-01T00-00-00-000Z-c/ready.json`, join(ctx.sentinel, 'precious.txt')),
+      'folder-link': () => fx.link(ctx, dir, ctx.sentinel),
+    }[how]();
+    return ok ? `supervisors/: ${how}` : null;
+  },
+  links(rng, ctx) {
+    const part = rng.pick(['tmp', 'trash', 'agent-outputs', 'agent-outputs/010', 'owners', 'supervisors', 'backup', 'backup/removed']);
+    const target = rng.pick([ctx.sentinel, join(ctx.sentinel, 'no-such-folder'), '/']);
+    return fx.link(ctx, `.git/sow/${part}`, target) ? `${part} -> ${target}` : null;
+  },
+};
 
 /** Each mutation changes the tree and returns what it did (one line), or null when it found nothing to do. */
 const MUTATIONS = [
@@ -1114,8 +1507,8 @@ const MUTATIONS = [
         'index-60mb': () => fx.write(ctx, '.sow/refs/index.json', `{"version": 1, "refs": [], "pad": "${'x'.repeat(60 * MB)}"}`),
         'log-20mb': () => fx.write(ctx, `${task}/log.md`, bigText(20 * MB, 'a log line a log line a log line\n')),
         'tasks-md-20mb': () => fx.write(ctx, '.sow/project/planning/tasks.md', bigText(20 * MB, '- a task\n')),
-        'journal-5mb': () => fx.write(ctx, '.git/sow/journal.json', `{"version":2,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`),
-        'lock-20mb': () => fx.write(ctx, '.git/sow/lock', bigText(20 * MB)),
+        'journal-5mb': () => fx.write(ctx, '.sow/.runtime/journal.json', `{"version":3,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`),
+        'lock-20mb': () => fx.write(ctx, '.sow/.runtime/lock', bigText(20 * MB)),
         'description-20mb': () => fx.write(ctx, `${task}/description.md`, bigText(20 * MB, 'describe describe describe\n')),
       }[kind]();
       return done ? `big file: ${kind}` : null;
@@ -1137,11 +1530,11 @@ const MUTATIONS = [
         integrations: '.sow/integrations.yaml',
         settings: '.claude/settings.json',
         'refs-index': '.sow/refs/index.json',
-        journal: '.git/sow/journal.json',
-        'task-index': '.git/sow/tasks.json',
-        lock: '.git/sow/lock',
+        journal: '.sow/.runtime/journal.json',
+        'task-index': '.sow/.runtime/tasks.json',
+        lock: '.sow/.runtime/lock',
       }[where];
-      const text = rel.endsWith('.yaml') ? yamlDeep : rel.endsWith('lock') ? json : `{"version": ${where === 'journal' ? 2 : 1}, "refs": ${json}, "renames": ${json}}`;
+      const text = rel.endsWith('.yaml') ? yamlDeep : rel.endsWith('lock') ? json : `{"version": ${where === 'journal' ? 3 : 1}, "refs": ${json}, "renames": ${json}}`;
       return fx.write(ctx, rel, text) ? `deep: ${rel} nested ${n} levels` : null;
     },
   },
@@ -1160,12 +1553,20 @@ const MUTATIONS = [
     name: 'journal',
     weight: 3,
     apply(rng, ctx) {
-      const body = { version: 2, ...stagedJournal(rng, ctx) };
+      // Where an older sow kept its journal: a clone carries it, whole, in either format. sow reads
+      // none (its journal is in git's folder); one that did would put the legacy token in place.
+      const format = rng.pick([2, 3]);
+      const staging =
+        format === 2
+          ? { dir: '.sow/.runtime/tmp', prefix: '.sow/.runtime/tmp' }
+          : rng.chance(0.5)
+            ? { dir: '.sow/.tmp', prefix: '.sow/.tmp' }
+            : { dir: '.sow/.runtime/tmp', prefix: 'tmp' };
+      const removals = ['.sow/project', format === 2 ? '.sow/.runtime/agent-outputs' : 'runtime:agent-outputs', '.sow/knowledge', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.sow/.backup'];
+      const body = { version: format, ...stagedJournal(rng, ctx, { ...staging, name: 'legacy', token: ctx.legacyToken }, removals) };
       const valid = rng.chance(0.9);
-      const checksum = valid ? sha256(JSON.stringify(body)) : sha256('not it');
-      if (!fx.write(ctx, '.git/sow/journal.json', JSON.stringify({ ...body, checksum }))) return null;
-      const steps = [...body.renames.map((r) => `${r.from.split('/').pop()}→${r.to}`), ...body.folders.map((f) => `folder→${f.to}`), ...body.removals.map((r) => `rm ${r}`)];
-      return `journal (${valid ? 'valid checksum' : 'bad checksum'}): ${truncate(steps.join(', '), 200)}`;
+      if (!fx.write(ctx, '.sow/.runtime/journal.json', journalText(body, valid))) return null;
+      return `.sow/.runtime/journal.json (format ${format}, ${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}`;
     },
   },
   {
@@ -1285,23 +1686,11 @@ const MUTATIONS = [
     name: 'lock',
     weight: 2,
     apply(rng, ctx) {
-      const kind = rng.pick(['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'takeover-garbage', 'empty', 'json-array']);
-      const rel = '.git/sow/lock';
-      const holder = (pid, host) => JSON.stringify({ pid, host, started: Date.now(), command: 'sow task set', boot: 'not-this-boot', pstart: 1 });
-      const ok = {
-        garbage: () => fx.write(ctx, rel, '\u0000\u00ff garbage {{{'),
-        'pid-1-other-host': () => fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
-        // A holder in a sandbox (another pid namespace) on this host: pid 1 there is not init here.
-        'pid-1-other-namespace': () => fx.write(ctx, rel, JSON.stringify({ pid: 1, host: hostname(), started: Date.now(), command: 'sow task set', boot: bootId(), pstart: 999_999_999 })),
-        'live-pid': () => fx.write(ctx, rel, holder(process.pid, '')),
-        'huge-pid': () => fx.write(ctx, rel, holder(2 ** 53, 'x')),
-        dir: () => fx.mkdir(ctx, `${rel}/inside`),
-        'link-to-sentinel': () => fx.link(ctx, rel, join(ctx.sentinel, 'precious.txt')),
-        'takeover-garbage': () => fx.write(ctx, `${rel}.takeover`, 'garbage') && fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
-        empty: () => fx.write(ctx, rel, ''),
-        'json-array': () => fx.write(ctx, rel, '[1,2,3]'),
-      }[kind]();
-      return ok ? `lock: ${kind}` : null;
+      // Where an older sow kept its lock: a clone carries it. A held one names the legacy token as its
+      // command, which sow says when it waits for a holder — if it read this file.
+      const rel = rng.chance(0.8) ? '.sow/.runtime/lock' : '.sow/.runtime/lock.takeover';
+      const kind = rng.pick(LOCK_KINDS);
+      return craftLock(rng, ctx, rel, kind, `sow task set ${ctx.legacyToken}`) ? `${rel}: ${kind}` : null;
     },
   },
   {
@@ -1382,8 +1771,78 @@ const MUTATIONS = [
     name: 'task-index',
     weight: 1,
     apply(rng, ctx) {
-      const v = rng.pick(['garbage', '{"format": 4, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0]]}', '{"format": 4, "tasks": "x"}', '[]', '{"format": 4, "tasks": [[null]]}']);
-      return fx.write(ctx, '.git/sow/tasks.json', v) ? `task index .git/sow/tasks.json = ${truncate(v)}` : null;
+      // Where an older sow kept its task index: entries whose stamps match the task files as they
+      // are now, and whose names are the legacy token — what a list would show, if it read them.
+      const rel = '.sow/.runtime/tasks.json';
+      if (rng.chance(0.3)) {
+        const v = rng.pick(TASK_INDEX_GARBAGE);
+        return fx.write(ctx, rel, v) ? `${rel} = ${truncate(v)}` : null;
+      }
+      const rows = taskIndexRows(ctx, ctx.legacyToken);
+      return fx.write(ctx, rel, JSON.stringify({ format: 5, tasks: rows })) ? `${rel}: ${rows.length} entries whose stamps match, named by the legacy token` : null;
+    },
+  },
+  {
+    name: 'owner',
+    weight: 3,
+    apply(rng, ctx) {
+      // A task's committed owner: a worker sow never started. `sow agent stop` must signal none of them.
+      const made = [];
+      for (const id of ['010', ...(rng.chance(0.3) ? ['020'] : [])]) {
+        const p = ctx.proc;
+        const who = rng.weighted([
+          { v: 'sentinel', weight: 6 },
+          { v: 1, weight: 2 },
+          { v: 0, weight: 1 },
+          { v: -1, weight: 1 },
+          { v: 4_194_305, weight: 1 },
+          { v: 2 ** 53, weight: 1 },
+        ]).v;
+        const pid = who === 'sentinel' ? p.pid : who;
+        const host = rng.chance(0.7) ? HOST : rng.pick(['elsewhere.invalid', '', HOST.toUpperCase(), `${HOST}.`]);
+        const boot = rng.chance(0.75) ? BOOT : rng.pick(['not-this-boot', undefined]);
+        const pidns = rng.chance(0.75) ? PIDNS : rng.pick(['pid:[4026500001]', undefined]);
+        const pstart = who === 'sentinel' && rng.chance(0.75) ? p.pstart : rng.pick([1, undefined, p.pstart + 1]);
+        const by = rng.pick(['implementer-7', 'implementer-1', '-rf']);
+        const kind = rng.chance(0.9) ? 'worker' : 'claim';
+        if (!setOwner(ctx, id, { kind, by, pid, host, boot, pstart, pidns, since: '2026-11-26T00:00:00.000Z' })) continue;
+        const said = [
+          host === HOST ? 'this host' : `host ${JSON.stringify(host)}`,
+          boot === BOOT ? 'this boot' : 'another boot',
+          pidns === PIDNS ? 'this pid namespace' : 'another pid namespace',
+          who === 'sentinel' && pstart === p.pstart ? 'its start time' : 'another start time',
+          ...(kind === 'claim' ? ['a claim'] : []),
+        ];
+        let what = `task ${id} owned by ${who === 'sentinel' ? 'the sentinel process' : `pid ${pid}`} (${said.join(', ')})`;
+        if (pid > 1 && rng.chance(0.4)) {
+          // The record the owning sow would write, committed where an older sow kept it: it proves nothing.
+          const record = { pid, pstart, boot, pidns, host, pgrp: pid, task: id, agent_id: by, nonce: 'f'.repeat(32) };
+          if (fx.write(ctx, `.sow/.runtime/owners/${pid}-${pstart ?? 0}.json`, `${JSON.stringify(record)}\n`)) what += ', its record committed in .sow/.runtime/owners/';
+        }
+        made.push(what);
+      }
+      return made.length ? made.join('; ') : null;
+    },
+  },
+  {
+    name: 'legacy-runtime',
+    weight: 3,
+    apply(rng, ctx) {
+      // What else a clone carries where an older sow kept its runtime files and backups.
+      const kinds = rng.sample(Object.keys(LEGACY_CRAFTS), rng.range(1, 3));
+      const done = kinds.map((k) => LEGACY_CRAFTS[k](rng, ctx)).filter(Boolean);
+      return done.length ? `legacy runtime: ${done.join('; ')}` : null;
+    },
+  },
+  {
+    name: 'git-runtime',
+    weight: 2,
+    apply(rng, ctx) {
+      // Defence in depth: crafted files in git's folder, where no clone can put them (a worker that
+      // runs commands of its choosing, or a bug, could). None is what sow would have written.
+      const kinds = rng.sample(Object.keys(GIT_RUNTIME_CRAFTS), rng.range(1, 3));
+      const done = kinds.map((k) => GIT_RUNTIME_CRAFTS[k](rng, ctx)).filter(Boolean);
+      return done.length ? `git's runtime folder: ${done.join('; ')}` : null;
     },
   },
 ];
@@ -1391,6 +1850,14 @@ const MUTATIONS = [
 function bootId() {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function pidNamespace() {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
   } catch {
     return 'unknown';
   }
@@ -1426,14 +1893,18 @@ const READS = [
   ['config', 'show'],
   ['config', 'validate'],
   ['worktree', 'list'],
+  ['agent', 'ps'],
 ];
 
-/** The commands of a run: every read in a shuffled order (half with --json), MCP, then the writes that run on their own. */
+/** The commands of a run: every read in a shuffled order (half with --json), MCP, a stop of task 010's worker, then the writes that run on their own. */
 function commandPlan(rng) {
   const reads = rng.shuffle(READS).map((args) => ({ kind: 'cli', args: args.includes('--json') || rng.chance(0.5) ? args : [...args, '--json'] }));
   reads.splice(rng.int(reads.length + 1), 0, { kind: 'mcp', args: ['mcp'] });
   return [
     ...reads,
+    // What the page's Stop runs too: it signals a task's worker only with proof that sow started it.
+    { kind: 'cli', args: ['agent', 'stop', '010'] },
+    { kind: 'cli', args: ['agent', 'stop', '010', '--json'] },
     // Claude Code's Stop hook, as it runs in a worker sow spawned on task 010.
     { kind: 'cli', args: ['hook', 'stop'], input: '{"session_id":"fuzz","stop_hook_active":false}', env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' } },
     { kind: 'cli', args: ['task', 'set', '--id', '010', 'status', 'completed'] },
@@ -1503,6 +1974,8 @@ function outputProblems(cmd, r, ctx) {
   const problems = [];
   if (r.stdout.includes(ctx.token) || r.stderr.includes(ctx.token))
     problems.push(problem(WORLD, 'printed a file from outside the repository', 'printed the content of a file outside the repository (the sentinel token)'));
+  if (r.stdout.includes(ctx.legacyToken) || r.stderr.includes(ctx.legacyToken))
+    problems.push(problem(WORLD, 'used a runtime file a clone carries', 'printed what a file in .sow/.runtime or .sow/.backup holds (the legacy token)'));
   if (r.timedOut) problems.push(problem(CRASH, 'hang', `hang: no exit within ${COMMAND_TIMEOUT_MS / 1000} s (killed)`));
   else if (r.signal) problems.push(problem(CRASH, 'killed by a signal', `killed by ${r.signal}`));
   else if (r.code === 70) problems.push(problem(CRASH, 'exit 70'));
@@ -1553,8 +2026,35 @@ function worldProblems(ctx) {
       problem(WORLD, "changed the repository's own files (src/, README.md, .git/)", `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`),
     );
   ctx.guardedManifest = guarded;
-  const leaks = [...filesHolding(ctx.repo, ctx.token), ...filesHolding(ctx.home, ctx.token)];
-  const fresh = leaks.filter((f) => !ctx.leaks.has(f));
+  const gone = sentinelProcessGone(ctx.proc);
+  if (gone) {
+    problems.push(problem(WORLD, 'signalled the sentinel process', gone));
+    // A new one, so that the next command is judged on its own.
+    stopSentinelProcess(ctx.proc);
+    ctx.proc = startSentinelProcess();
+  }
+  const legacyNow = legacyManifest(ctx);
+  const changed = legacyChanges(ctx.legacyManifest, legacyNow);
+  if (changed.length)
+    problems.push(
+      problem(WORLD, 'acted on what a clone carries in .sow/.runtime or .sow/.backup', `the legacy runtime folders: ${changed.slice(0, 4).join('; ')}${changed.length > 4 ? ` (+${changed.length - 4})` : ''}`),
+    );
+  ctx.legacyManifest = legacyNow;
+  const held = tokenFiles(ctx);
+  const freshLegacy = held.legacy.filter((f) => !ctx.legacyLeaks.has(f));
+  if (freshLegacy.length)
+    problems.push(
+      problem(
+        WORLD,
+        'used a runtime file a clone carries',
+        `what a file in .sow/.runtime or .sow/.backup holds (the legacy token) was copied to ${freshLegacy
+          .map((f) => relative(ctx.runDir, f))
+          .slice(0, 3)
+          .join(', ')}`,
+      ),
+    );
+  for (const f of freshLegacy) ctx.legacyLeaks.add(f);
+  const fresh = held.sentinel.filter((f) => !ctx.leaks.has(f));
   if (fresh.length)
     problems.push(
       problem(
@@ -1607,13 +2107,22 @@ function prepareRun(world, dir, baseName) {
     home,
     sentinel,
     token,
+    // What the crafted runtime files a clone carries hold: sow reads none of them, so it shows nowhere else.
+    legacyToken: `LEGACY-${sha256(`legacy\0${dir}`).slice(0, 16)}`,
     marker: join(dir, 'pwned'),
     evilRepo: world.evilRepo,
+    proc: startSentinelProcess(),
     decoys: 0,
     notes: [],
     leaks: new Set(),
+    legacyLeaks: new Set(),
   };
   return ctx;
+}
+
+/** Ends what a run started (its sentinel process); its folder is removed by the caller. */
+function finishRun(ctx) {
+  stopSentinelProcess(ctx.proc);
 }
 
 /** Takes the baselines the invariants compare against (after the mutations). */
@@ -1621,7 +2130,10 @@ function settle(ctx) {
   ctx.sentinelManifest = manifest(ctx.sentinel);
   ctx.beside = readdirSync(ctx.runDir).sort().join(',');
   ctx.guardedManifest = guardedManifest(ctx);
-  for (const f of [...filesHolding(ctx.repo, ctx.token), ...filesHolding(ctx.home, ctx.token)]) ctx.leaks.add(f);
+  ctx.legacyManifest = legacyManifest(ctx);
+  const held = tokenFiles(ctx);
+  for (const f of held.sentinel) ctx.leaks.add(f);
+  for (const f of held.legacy) ctx.legacyLeaks.add(f);
 }
 
 function planRun(seed, index, mutations = MUTATIONS) {
@@ -1701,12 +2213,16 @@ async function controlRun(opts, world, baseName, report) {
 
 async function runCommands(opts, ctx, about, commands, report) {
   const findings = [];
-  for (const cmd of commands) {
-    const { problems, excerpt: said } = await runCommand(opts.bin, ctx, cmd);
-    if (!problems.length) continue;
-    const f = { seed: opts.seed, ...about, command: label(cmd), cmd, problems, excerpt: said };
-    findings.push(f);
-    report(f);
+  try {
+    for (const cmd of commands) {
+      const { problems, excerpt: said } = await runCommand(opts.bin, ctx, cmd);
+      if (!problems.length) continue;
+      const f = { seed: opts.seed, ...about, command: label(cmd), cmd, problems, excerpt: said };
+      findings.push(f);
+      report(f);
+    }
+  } finally {
+    finishRun(ctx);
   }
   const keepIt = opts.keep && findings.length > 0;
   if (!keepIt) rmSync(ctx.runDir, { recursive: true, force: true });
@@ -1721,6 +2237,7 @@ async function causesOf(opts, world, f, kind) {
     const applied = applyMutations(ctx, opts.seed, f.run, picks, keep);
     settle(ctx);
     const again = await runCommand(opts.bin, ctx, f.cmd);
+    finishRun(ctx);
     rmSync(ctx.runDir, { recursive: true, force: true });
     return again.problems.some((p) => p.kind === kind) ? { names: applied.map((m) => m.name), j: keep, what: applied.map((m) => m.what).join(' + '), excerpt: again.excerpt } : undefined;
   };
