@@ -47,16 +47,6 @@ const home = join(tmpdir(), 'sow-tests-home');
 // the tests start (sow, the fake agents, the fake gh) go without it; the test workers inherit this.
 delete process.env['NODE_EXTRA_CA_CERTS'];
 
-// A read of the built sow that no terminal sees starts a read server (docs/decisions/0060), which
-// stays ten minutes for its folder and environment: one per test repository would be hundreds of
-// processes. The tests' processes go without it; test/e2e/read-server.test.ts switches it on.
-// SOW_TEST_READ_SERVER=1 runs the whole suite with it (each server stops after 5 idle seconds):
-// every read a test makes that a server may answer is then answered by one.
-if (process.env['SOW_TEST_READ_SERVER'] === '1') {
-  process.env['SOW_READ_SERVER_IDLE'] ??= '5';
-  delete process.env['CI'];
-} else process.env['SOW_NO_READ_SERVER'] = '1';
-
 // git's own variables point git at a repository: run from a git hook or `git rebase -x`, they
 // would send every git command of the tests (and of the sow they start) to the repository the
 // tests were started from instead of their temp folders — one `git init --bare` there turns the

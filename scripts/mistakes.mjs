@@ -22,8 +22,6 @@ const home = join(work, 'home');
 /** A home of its own: no row reads or writes the invoking user's configuration. */
 const ENV = {
   ...process.env,
-  // Each row is a repository of its own: no read server for each (docs/decisions/0060).
-  SOW_NO_READ_SERVER: '1',
   NO_COLOR: '1',
   HOME: home,
   XDG_CONFIG_HOME: join(home, '.config'),

@@ -92,8 +92,6 @@ function cleanEnv() {
     if (/^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k) || k === 'FORCE_COLOR') delete env[k];
   }
   env.NO_COLOR = '1';
-  // A repository per CLI: no read server for each (docs/decisions/0060); workers go without one anyway.
-  env.SOW_NO_READ_SERVER = '1';
   return env;
 }
 

@@ -11,9 +11,7 @@
  * Other options: --writers N, --rounds N, --max-delay MS (the kill delay is uniform in 0..MS; by
  * default MS is calibrated to ~1.25× how long a write takes on this machine, at least 60, so kills
  * land before, during and after the write), --seed S (the random choices; timing is not
- * reproducible), --keep (keep every temp repository; those where a check failed are always kept),
- * --no-read-server (every read in a process of its own; by default the reads that a read server
- * answers, docs/decisions/0060, are answered by one, while the writers write).
+ * reproducible), --keep (keep every temp repository; those where a check failed are always kept).
  *
  * Part 1, concurrency. For each kind of write — task add, task set metadata, project set metadata,
  * phase set metadata, log on task 010 — a fresh repository gets N concurrent `sow` processes per
@@ -52,8 +50,8 @@ const started = performance.now();
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = 'usage: node scripts/stress.mjs [--quick] [--kills N] [--writers N] [--rounds N] [--max-delay MS] [--seed S] [--keep] [--no-read-server] [--json]\n';
-const opts = { quick: false, json: false, keep: false, readServer: true, kills: undefined, writers: 64, rounds: undefined, maxDelay: undefined, seed: undefined };
+const USAGE = 'usage: node scripts/stress.mjs [--quick] [--kills N] [--writers N] [--rounds N] [--max-delay MS] [--seed S] [--keep] [--json]\n';
+const opts = { quick: false, json: false, keep: false, kills: undefined, writers: 64, rounds: undefined, maxDelay: undefined, seed: undefined };
 {
   const argv = process.argv.slice(2);
   const num = (name, v) => {
@@ -69,7 +67,6 @@ const opts = { quick: false, json: false, keep: false, readServer: true, kills: 
     } else if (a === '--quick') opts.quick = true;
     else if (a === '--json') opts.json = true;
     else if (a === '--keep') opts.keep = true;
-    else if (a === '--no-read-server') opts.readServer = false;
     else if (a === '--kills') opts.kills = num(a, argv[++i]);
     else if (a === '--writers') opts.writers = num(a, argv[++i]);
     else if (a === '--rounds') opts.rounds = num(a, argv[++i]);
@@ -166,17 +163,12 @@ function fail(part, counter, entry, repo) {
 const ROOT = mkdtempSync(join(tmpdir(), 'sow-stress-'));
 const HOME = join(ROOT, 'home');
 mkdirSync(HOME);
-mkdirSync(join(ROOT, 'run'), { mode: 0o700 });
 const ENV = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
   HOME,
   XDG_CONFIG_HOME: HOME,
   XDG_CACHE_HOME: join(HOME, '.cache'),
   NO_COLOR: '1',
-  // The read servers' folder, and their log (starts and answers), counted at the end.
-  XDG_RUNTIME_DIR: join(ROOT, 'run'),
-  SOW_READ_SERVER_LOG: join(ROOT, 'read-servers.log'),
-  ...(opts.readServer ? {} : { SOW_NO_READ_SERVER: '1' }),
   LANG: 'C.UTF-8',
   GIT_AUTHOR_NAME: 'Stress Test',
   GIT_AUTHOR_EMAIL: 'stress@example.invalid',
@@ -620,22 +612,6 @@ const C = counts.concurrency;
 const K = counts.kills;
 const invariantsFailed = C.lostUpdates + C.duplicateIds + C.duplicateNames + C.duplicateEntries + C.failures + C.inconsistencies + K.failures + K.lostUpdates + K.duplicates + K.inconsistencies;
 const ok = invariantsFailed === 0 && !setupError;
-// The read servers: how many started, how many reads they answered; then they are stopped.
-const serverLog = existsSync(ENV.SOW_READ_SERVER_LOG)
-  ? readFileSync(ENV.SOW_READ_SERVER_LOG, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-  : [];
-const readServers = { started: serverLog.filter((e) => e.started).length, readsAnswered: serverLog.filter((e) => e.argv).length };
-for (const e of serverLog) {
-  if (!e.started) continue;
-  try {
-    process.kill(e.pid, 'SIGTERM');
-  } catch {
-    // gone
-  }
-}
 const seconds = Number(elapsed().toFixed(1));
 
 if (ok && !opts.keep) rmSync(ROOT, { recursive: true, force: true });
@@ -643,7 +619,7 @@ const kept = opts.keep ? [ROOT] : ok ? [] : [...badRepos];
 
 if (opts.json) {
   process.stdout.write(
-    `${JSON.stringify({ ok, seed: opts.seed, elapsedSeconds: seconds, ...counts, readServers, invariantsFailed, setupError, failures: failures.slice(0, 100), failuresOmitted: Math.max(0, failures.length - 100), kept }, null, 2)}\n`,
+    `${JSON.stringify({ ok, seed: opts.seed, elapsedSeconds: seconds, ...counts, invariantsFailed, setupError, failures: failures.slice(0, 100), failuresOmitted: Math.max(0, failures.length - 100), kept }, null, 2)}\n`,
   );
 } else {
   const out = (s = '') => process.stdout.write(`${s}\n`);
@@ -656,7 +632,6 @@ if (opts.json) {
   out(`  failures:            ${C.failures}  (non-zero exits of commands that should succeed)`);
   out(`  inconsistencies:     ${C.inconsistencies}  (leftover journal/lock/tmp, incomplete task folder, list ≠ folders)`);
   out(`  said "waiting for the lock": ${C.waitedForLock} processes`);
-  out(`  read servers: ${readServers.started} started, ${readServers.readsAnswered} reads answered by them${opts.readServer ? '' : ' (--no-read-server)'}`);
   out();
   out(`SIGKILL: ${K.iterations} iterations in ${K.repositories} repositories; kill delay uniform in 0..${K.maxDelayMs} ms (a write takes ~${K.writeMsMedian} ms here)`);
   for (const [kind, k] of Object.entries(K.byKind))

@@ -5,12 +5,10 @@
  * loader applies them), with SOW_NO_COMPILE_CACHE set, or on any trouble with the cache, each file
  * is loaded the ordinary way.
  */
-import { existsSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileWithCache, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
-import { nodeBinding, pendingDeprecation } from './adapters/node-binding.js';
-import { mayBeTerminal } from './cli/stdio.js';
-import { buildOf, decodeAnswer, residentAllowed, residentFolder, residentKey, residentSocket, safeFolder, servedRead, volatileOf, type ResidentRequest } from './cli/resident.js';
+import { nodeBinding } from './adapters/node-binding.js';
 
 declare const SOW_VERSION: string;
 
@@ -80,97 +78,6 @@ function runCore(): void {
 }
 
 /**
- * A read a warm sow process may answer (cli/resident.ts, docs/decisions/0060): where it listens,
- * and the key it must hold. Only when output and errors go to no terminal (a terminal gets
- * colour and a spinner from a process that has one).
- */
-interface Plan {
-  readonly folder: string;
-  readonly socket: string;
-  readonly key: string;
-  readonly uid: number;
-}
-
-function residentPlan(argv: readonly string[]): Plan | undefined {
-  // (process.umask() without an argument warns with --pending-deprecation.)
-  if (typeof SOW_VERSION !== 'string' || !servedRead(argv) || !residentAllowed(process.env) || pendingDeprecation()) return undefined;
-  try {
-    if (mayBeTerminal(1) || mayBeTerminal(2)) return undefined;
-    const uid = process.getuid!();
-    const build = buildOf(CORE, SOW_VERSION);
-    if (build === undefined) return undefined;
-    const folder = residentFolder(process.env, uid);
-    const key = residentKey(build, process.cwd(), process.env);
-    crc32Found ??= { crc32: nativeCrc32() };
-    const crc32 = crc32Found.crc32;
-    if (!crc32) return undefined;
-    const socket = residentSocket(folder, key, crc32);
-    return socket === undefined ? undefined : { folder, socket, key, uid };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Writes all of `bytes` to `fd`; a reader that has gone (`| head`) ends the writing, as in the CLI. */
-function put(fd: 1 | 2, bytes: Buffer): void {
-  let done = 0;
-  try {
-    while (done < bytes.length) done += writeSync(fd, bytes, done);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EAGAIN') (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
-  }
-}
-
-/**
- * Asks the warm process: 'answered' when it printed the command's output and set its exit code;
- * 'absent' when nobody listens there; 'failed' on anything else (a refusal, an answer cut short,
- * no answer in time). Nothing is printed unless the whole answer came.
- */
-function askResident(plan: Plan): Promise<'answered' | 'absent' | 'failed'> {
-  if (!safeFolder(plan.folder, plan.uid)) return Promise.resolve(existsSync(plan.folder) ? 'failed' : 'absent');
-  const { createConnection } = require('node:net') as typeof import('node:net');
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const conn = createConnection(plan.socket);
-    // Longer than any lock wait the server may be in (SOW_LOCK_TIMEOUT, 15 s unless set).
-    const lockWait = Number(process.env['SOW_LOCK_TIMEOUT']);
-    const timer = setTimeout(() => finish('failed'), ((Number.isFinite(lockWait) && lockWait > 0 ? Math.min(lockWait, 86_400) : 15) + 15) * 1000);
-    let done = false;
-    function finish(outcome: 'answered' | 'absent' | 'failed'): void {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      conn.destroy();
-      resolve(outcome);
-    }
-    const request: ResidentRequest = { key: plan.key, argv: process.argv.slice(2), volatile: volatileOf(process.env), umask: process.umask() };
-    conn.on('connect', () => conn.end(JSON.stringify(request)));
-    conn.on('data', (d: Buffer) => chunks.push(d));
-    conn.on('end', () => {
-      const answer = decodeAnswer(Buffer.concat(chunks));
-      if (!answer) return finish('failed');
-      for (const [fd, bytes] of answer.parts) put(fd, bytes);
-      process.exitCode = answer.code;
-      finish('answered');
-    });
-    conn.on('error', (err: NodeJS.ErrnoException) => finish(err.code === 'ENOENT' || err.code === 'ECONNREFUSED' ? 'absent' : 'failed'));
-  });
-}
-
-/** Starts the warm process for `plan`, apart from this one (it outlives it), in this folder and environment. */
-function startResident(plan: Plan): void {
-  if (!safeFolder(plan.folder, plan.uid, true)) return;
-  try {
-    const { spawn } = require('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [__filename, '__read-server', plan.socket], { cwd: process.cwd(), env: process.env, detached: true, stdio: 'ignore' });
-    child.on('error', () => undefined);
-    child.unref();
-  } catch {
-    // Not started: this read and the next run here, as before.
-  }
-}
-
-/**
  * `sow --version` (or `-V`, with `--json` or `--no-color` beside it) is answered here, without
  * loading the CLI: tools ask it to find out which sow they have, and loading the CLI cost it five
  * times what printing takes. The words and the output are the CLI's (main.ts); any other word on
@@ -187,13 +94,4 @@ if (typeof SOW_VERSION === 'string' && versionAsked(process.argv.slice(2))) {
   } catch {
     // stdout closed early (`sow --version | true`): the reader's choice, as in the CLI.
   }
-} else {
-  const plan = residentPlan(process.argv.slice(2));
-  if (plan === undefined) runCore();
-  else
-    void askResident(plan).then((outcome) => {
-      if (outcome === 'answered') return;
-      if (outcome === 'absent') startResident(plan);
-      runCore();
-    });
-}
+} else runCore();

@@ -17,7 +17,7 @@ import type { Registry } from './cli/def.js';
 
 declare const SOW_VERSION: string;
 
-// Of the command line being run (main sets them: the read server runs one line after another).
+// Of the command line being run (main sets them).
 let json = false;
 // `--json --help` prints the help: a person asked for it, and there is no data to wrap.
 let wantsHelp = false;
@@ -270,9 +270,7 @@ const onSignal = (code: number) => () => {
 process.on('SIGINT', onSignal(130));
 process.on('SIGTERM', onSignal(143));
 
-// `__read-server <socket>`: the executable started this process to answer reads for others (cli/read-server.ts).
-const run = process.argv[2] === '__read-server' ? import('./cli/read-server.js').then((m) => m.serveReads(main, process.argv[3], __filename)) : main();
-run.then(
+main().then(
   (code) => {
     process.exitCode = interrupted ?? code;
   },

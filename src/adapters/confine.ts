@@ -349,12 +349,35 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
   }
 }
 
-const realRoots = new Map<string, string>();
-/** Forgets the roots resolved so far: a process that runs command after command (cli/read-server.ts) resolves them per command, as a fresh one would. */
-export function forgetRealRoots(): void {
-  realRoots.clear();
+/**
+ * The size of the regular file `rel` and its last `n` bytes (as Latin-1: a byte per character),
+ * or undefined when it does not exist: what an append needs to know, without reading the file.
+ */
+export function tailConfined(area: Area, rel: string, n: number): { size: number; tail: string } | undefined {
+  const real = confineReal(area, rel);
+  const shown = `${area.shown ?? ''}${rel}`;
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, "sow changed nothing; look at it ('ls -l'), then retry", { path: shown });
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile())
+      throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file`, `sow appends only to regular files; move it away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
+    const buf = Buffer.alloc(Math.min(n, st.size));
+    const got = buf.length ? readSync(fd, buf, 0, buf.length, st.size - buf.length) : 0;
+    return { size: st.size, tail: buf.toString('latin1', 0, got) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
+const realRoots = new Map<string, string>();
 /** The repository's folder with its links resolved (once per process: the user chose it, so it is trusted). */
 function realRoot(root: string): string {
   let real = realRoots.get(root);

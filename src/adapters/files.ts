@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { confine, readConfined, repoArea, type ReadLimits } from './confine.js';
+import { confine, readConfined, repoArea, tailConfined, type ReadLimits } from './confine.js';
 
 /**
  * An absolute path with its symlinks resolved, also for a file that does not exist yet (its
@@ -43,6 +43,11 @@ export const DOCUMENT_LIMITS: ReadLimits = { max: 8 * 1024 * 1024, what: 'docume
 /** The text of `rel`, or undefined when there is no such file; confined to the repository and size-limited. */
 export function readFileIfExists(root: string, rel: string, limits: ReadLimits = DOCUMENT_LIMITS): string | undefined {
   return readConfined(repoArea(root), rel, limits);
+}
+
+/** The size of the file `rel` (relative to `root`) and its last `n` bytes, or undefined when it does not exist; never reads the rest. */
+export function fileTail(root: string, rel: string, n: number): { size: number; tail: string } | undefined {
+  return tailConfined(repoArea(root), rel, n);
 }
 
 /** Every file under `dir` (relative to `root`), as paths relative to `dir`, sorted; links are not followed. */

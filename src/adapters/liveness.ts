@@ -76,6 +76,8 @@ export function thisProcess(): ProcessRef {
 }
 
 export function processAlive(pid: number): boolean {
+  // kill(0) and kill(-n) ask about process groups (0: our own, which always answers): no pid names one.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -134,6 +134,24 @@ describe('lock', () => {
     (await acquireLock(path, 0))();
   });
 
+  it('releasing removes only its own lock: one taken over meanwhile stays with its new holder', async () => {
+    const release = await acquireLock(path, 1_000);
+    // While this holder was stopped, another process took the lock over and wrote its own.
+    const theirs = JSON.stringify({ pid: 424242, host: 'elsewhere', started: Date.now() });
+    writeFileSync(path, theirs);
+    release();
+    expect(readFileSync(path, 'utf8')).toBe(theirs);
+    // Its own lock it removes.
+    rmSync(path);
+    (await acquireLock(path, 1_000))();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('no pid names a process group: 0, negative and non-integer pids are never alive', () => {
+    for (const pid of [0, -1, -process.pid, 1.5, Number.NaN]) expect(processAlive(pid), String(pid)).toBe(false);
+    expect(processAlive(process.pid)).toBe(true);
+  });
+
   it('records its pid namespace (Linux) with its pid', async () => {
     const release = await acquireLock(path, 0);
     const held = JSON.parse(readFileSync(path, 'utf8'));

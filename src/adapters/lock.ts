@@ -14,7 +14,7 @@
  *
  * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
-import { closeSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
 import { startHeartbeat } from './heartbeat.js';
 import { processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { hostname } from 'node:os';
@@ -65,15 +65,31 @@ export class LockFileError extends SowError {
   }
 }
 
-const held = new Set<string>();
+/** The locks this process holds → what it wrote in each. */
+const held = new Map<string, string>();
 let exitHookInstalled = false;
 
 function releaseAllOnExit(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const path of held) unlinkIfExists(path);
+    for (const [path, content] of held) removeIfOurs(path, content);
   });
+}
+
+/**
+ * Removes the lock at `path` only while it still holds what this process wrote: a lock that was
+ * taken over meanwhile (this process was stopped longer than the heartbeat allows) is the new
+ * holder's, and removing it would let a third writer in beside them.
+ */
+function removeIfOurs(path: string, content: string): void {
+  let raw: string;
+  try {
+    raw = readFileSync(path, { encoding: 'utf8', flag: constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) });
+  } catch {
+    return; // gone, or not a file we wrote
+  }
+  if (raw === content) unlinkIfExists(path);
 }
 
 /** Whether the holder is certainly gone, as far as this host can tell; undefined when it cannot tell. */
@@ -231,13 +247,13 @@ export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Pr
   let told = false;
   for (;;) {
     if (tryCreate(path, content)) {
-      held.add(path);
+      held.set(path, content);
       // The heartbeat, for holders others cannot look at; it does not keep the process alive.
       const stopBeating = startHeartbeat(path, content);
       return () => {
         stopBeating();
         held.delete(path);
-        unlinkIfExists(path);
+        removeIfOurs(path, content);
       };
     }
     const info = readLock(path);

@@ -16,11 +16,6 @@ export function warn(text: string): void {
   sink(`warning: ${shown(text)}`);
 }
 
-/** Forgets which warnings were given: a process that runs command after command (cli/read-server.ts) warns each as a fresh one would. */
-export function forgetWarnings(): void {
-  said.clear();
-}
-
 export function inform(text: string): void {
   sink(text);
 }

@@ -137,11 +137,6 @@ export function ownGitDir(root: string): string {
   return real;
 }
 
-/** Forgets the git folders resolved so far (a process that serves command after command). */
-export function forgetGitDirs(): void {
-  resolvedGitDirs.clear();
-}
-
 /** The checked-out branch, read from HEAD; undefined when HEAD is detached. */
 export function currentBranch(root: string): string | undefined {
   return head(root).branch;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -135,5 +135,76 @@ describe('Transaction', () => {
   it('a journal that is a folder is refused, not a crash', async () => {
     mkdirSync(journalPath(root));
     await expect(replayJournal(root, anything)).rejects.toThrow(/is a folder/);
+  });
+});
+
+describe('appending to a log', () => {
+  const LOG = '.sow/project/t/010/log.md';
+  beforeEach(() => {
+    mkdirSync(join(root, '.sow/project/t/010'), { recursive: true });
+    writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\n');
+  });
+  const ino = () => statSync(join(root, LOG)).ino;
+
+  it('alone: writes the new bytes in place (same file, nothing rewritten), no journal, no temp file', () => {
+    const before = ino();
+    new Transaction(root).append(LOG, 'second\n\n').commit();
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\nsecond\n\n');
+    expect(ino()).toBe(before);
+    expect(readdirSync(join(root, '.git/sow/tmp'))).toEqual([]);
+  });
+
+  it('with other files: through the journal, still in place; two appends to one log in one change go together', () => {
+    const before = ino();
+    new Transaction(root).write('.sow/project/t/010/state.yaml', 'S').append(LOG, 'a\n\n').append(LOG, 'b\n\n').commit();
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\na\n\nb\n\n');
+    expect(ino()).toBe(before);
+    expect(existsSync(journalPath(root))).toBe(false);
+    expect(readdirSync(join(root, '.git/sow/tmp'))).toEqual([]);
+  });
+
+  it('an append to a file written in the same change joins the write', () => {
+    new Transaction(root).write(LOG, 'whole\n\n').append(LOG, 'more\n\n').commit();
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('whole\n\nmore\n\n');
+  });
+
+  it('only logs are appended to', () => {
+    expect(() => new Transaction(root).append('.sow/project/t/010/state.yaml', 'x')).toThrow(/only to logs/);
+  });
+
+  it('a replay writes only what the interrupted command had not written, and never cuts what a person added', async () => {
+    const size = statSync(join(root, LOG)).size;
+    // The crash came after half of the entry was written.
+    writeFileSync(join(root, '.git/sow/tmp/a1'), 'entry one\n\n');
+    writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry ');
+    writeJournal(body({ appends: [{ from: 'tmp/a1', to: LOG, at: size }] }));
+    expect(await replayJournal(root, anything)).toBe(true);
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\nentry one\n\n');
+    expect(readdirSync(join(root, '.git/sow/tmp'))).toEqual([]);
+
+    // Replayed again after the file was edited by hand: the edit stays, the entry goes after it.
+    const at = statSync(join(root, LOG)).size;
+    writeFileSync(join(root, '.git/sow/tmp/a2'), 'entry two\n\n');
+    writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\n');
+    writeJournal(body({ appends: [{ from: 'tmp/a2', to: LOG, at }] }));
+    expect(await replayJournal(root, anything)).toBe(true);
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\nentry two\n\n');
+  });
+
+  it('refuses a journal that appends to anything but a log, or at no size, applying nothing', async () => {
+    writeFileSync(join(root, '.git/sow/tmp/a1'), 'x');
+    writeFileSync(join(root, '.sow/project/t/010/state.yaml'), 'S');
+    for (const step of [
+      { from: 'tmp/a1', to: '.sow/project/t/010/state.yaml', at: 1 },
+      { from: 'tmp/a1', to: '.sow/.gitignore', at: 0 },
+      { from: 'tmp/a1', to: LOG, at: -1 },
+      { from: 'tmp/a1', to: LOG, at: '3' },
+      { from: '../a1', to: LOG, at: 0 },
+    ]) {
+      writeJournal(body({ appends: [step] }));
+      await expect(replayJournal(root, anything)).rejects.toBeInstanceOf(JournalRefusedError);
+    }
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\n');
+    expect(readFileSync(join(root, '.sow/project/t/010/state.yaml'), 'utf8')).toBe('S');
   });
 });

@@ -14,6 +14,9 @@
  *    need no space, so once committed a change is finished — by this command, or, after a kill, by
  *    the next one, which replays the journal under the lock.
  *
+ * Logs are appended to, never rewritten: an entry is written at the end of its file (from a temp
+ * file named in the journal, with the size the log had, when the change has other files too).
+ *
  * The journal lives in git's folder, where no clone can put one; it is still checked before it is
  * replayed, as if it were hostile: only when it is whole (its checksum), every file it writes comes
  * from sow's temp folder and goes to a place sow writes through transactions (the project,
@@ -27,7 +30,25 @@
  * and checked again right before it is applied.
  */
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { confine, confineReal, existingRealFolder, inSow, realFolder, sowArea, PathEscapeError } from './confine.js';
@@ -46,6 +67,8 @@ interface JournalBody {
   folders: { from: string; to: string }[];
   /** Trees removed: repository-relative (`.sow/project`), or `runtime:<folder>` of the runtime folder. */
   removals: string[];
+  /** Texts (in temp files) added to the end of a log, which was `at` bytes long: a log is never rewritten. Absent when none. */
+  appends?: { from: string; to: string; at: number }[];
 }
 
 export const journalPath = (root: string): string => runtimePath(root, 'journal.json');
@@ -59,6 +82,8 @@ const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 
 /** Where transactions write: the project, the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore`, `.sow/.gitattributes`. */
 const WRITABLE = /^\.sow\/(?:(?:project|knowledge|refs)\/.+|\.version|\.gitignore|\.gitattributes)$/;
+/** What transactions append to: the logs. */
+const APPENDABLE = /^\.sow\/project\/(?:.+\/)?log\.md$/;
 /** What transactions remove: the project folder (project delete, a completed project) and the workers' outputs. */
 const REMOVABLE: ReadonlySet<string> = new Set(['.sow/project', `${RUNTIME_PREFIX}agent-outputs`]);
 /** A removal replayed from a journal keeps the project here (in the runtime folder) instead of deleting it. */
@@ -84,6 +109,7 @@ const checksum = (body: JournalBody) => createHash('sha256').update(JSON.stringi
 
 export class Transaction {
   private readonly writes = new Map<string, string>();
+  private readonly appends = new Map<string, string>();
   private readonly removals: string[] = [];
   private readonly folders: { path: string; files: Readonly<Record<string, string>> }[] = [];
 
@@ -92,6 +118,18 @@ export class Transaction {
   /** `rel` is relative to the repository root. */
   write(rel: string, text: string): this {
     this.writes.set(rel, text);
+    return this;
+  }
+
+  /**
+   * Adds `text` to the end of the log `rel`, which must exist: the file is never rewritten (only
+   * its new bytes are written), so appending costs the same on a log of ten entries or ten thousand.
+   */
+  append(rel: string, text: string): this {
+    if (!APPENDABLE.test(rel)) throw new Error(`bug: transactions append only to logs, not ${rel}`);
+    const written = this.writes.get(rel);
+    if (written !== undefined) this.writes.set(rel, written + text);
+    else this.appends.set(rel, (this.appends.get(rel) ?? '') + text);
     return this;
   }
 
@@ -119,13 +157,26 @@ export class Transaction {
   }
 
   get isEmpty(): boolean {
-    return this.writes.size === 0 && this.removals.length === 0 && this.folders.length === 0;
+    return this.writes.size === 0 && this.appends.size === 0 && this.removals.length === 0 && this.folders.length === 0;
   }
 
   commit(): void {
     if (this.isEmpty) return;
+    if (this.appends.size === 1 && this.writes.size === 0 && this.folders.length === 0 && this.removals.length === 0) {
+      // One append alone is its own commit: written in place, no temp file, no journal (a crash
+      // in the middle can leave part of the entry at the end; nothing before it is touched).
+      const [rel, text] = [...this.appends][0] as [string, string];
+      try {
+        const to = writeTarget(this.root, rel);
+        const abs = sowPathOf(this.root, to);
+        appendAt(abs, sizeOf(abs), Buffer.from(text, 'utf8'), false);
+      } catch (err) {
+        throw environmentError(err) ?? err;
+      }
+      return;
+    }
     const body = this.prepare();
-    const changes = body.renames.length + body.folders.length + body.removals.length;
+    const changes = body.renames.length + body.folders.length + body.removals.length + (body.appends?.length ?? 0);
     if (changes === 1 && body.removals.length === 0) {
       try {
         apply(this.root, body);
@@ -177,6 +228,14 @@ export class Transaction {
           stage(join(staged.dir, name, file), text, join(this.root, to, file));
         }
         ensureWritableDir(join(this.root, dirname(to)));
+      }
+      for (const [rel, text] of this.appends) {
+        const to = writeTarget(this.root, rel);
+        if (!APPENDABLE.test(to)) throw new Error(`bug: transactions append only to logs, not ${to}`);
+        const at = sizeOf(sowPathOf(this.root, to));
+        const name = uniqueName('append');
+        stage(join(staged.dir, name), text, join(this.root, to));
+        (body.appends ??= []).push({ from: `${staged.prefix}/${name}`, to, at });
       }
       for (const removal of this.removals) {
         if (!REMOVABLE.has(removal)) throw new Error(`bug: a transaction removes only ${[...REMOVABLE].join(', ')}, not ${removal}`);
@@ -280,7 +339,7 @@ function ensureWritableDir(dir: string): void {
 
 /** Removes the temp files of a change that was not committed. */
 function discard(root: string, body: JournalBody): void {
-  for (const { from } of [...body.renames, ...body.folders]) rmSync(stagedPath(root, from), { recursive: true, force: true });
+  for (const { from } of [...body.renames, ...body.folders, ...(body.appends ?? [])]) rmSync(stagedPath(root, from), { recursive: true, force: true });
 }
 
 /**
@@ -306,6 +365,12 @@ function apply(root: string, body: JournalBody, replaying = false): void {
     renameSync(source, target);
     touched.add(dirname(target));
   }
+  for (const { from, to, at } of body.appends ?? []) {
+    const source = stagedPath(root, from);
+    if (!existsSync(source)) continue; // appended before the crash
+    appendAt(sowPathOf(root, to), at, readFileSync(source), replaying);
+    unlinkIfExists(source);
+  }
   for (const removal of body.removals) {
     const target = removalPath(root, removal);
     if (target === undefined) continue;
@@ -316,6 +381,42 @@ function apply(root: string, body: JournalBody, replaying = false): void {
     }
   }
   for (const dir of touched) fsyncDir(dir);
+}
+
+/** The size of the regular file at `abs` (which must exist: an append never creates its log). */
+function sizeOf(abs: string): number {
+  const info = lstatSync(abs);
+  if (!info.isFile()) throw new Error(`bug: an append to ${abs}, which is not a regular file`);
+  return info.size;
+}
+
+/**
+ * Writes `data` at the end of the log at `abs`, which was `at` bytes long when the change was
+ * prepared. Nothing a person wrote is ever cut: a replay finds the entry, or the part of it, that
+ * the interrupted command wrote at `at` and writes only the rest; anything else there (the file
+ * was edited meanwhile) stays, and the entry goes after it.
+ */
+function appendAt(abs: string, at: number, data: Buffer, replaying: boolean): void {
+  const fd = openSync(abs, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new Error(`${abs} is not a regular file`);
+    let from = 0;
+    let offset = info.size;
+    if (replaying && info.size > at && info.size - at <= data.length) {
+      const there = Buffer.alloc(info.size - at);
+      readSync(fd, there, 0, there.length, at);
+      if (data.subarray(0, there.length).equals(there)) from = there.length;
+    }
+    while (from < data.length) {
+      const n = writeSync(fd, data, from, data.length - from, offset);
+      from += n;
+      offset += n;
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Moves a tree a replayed journal removes into the runtime folder's `backup/removed/<time>-<name>/` and says where. */
@@ -381,7 +482,8 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   if (typeof j !== 'object' || j === null || j.version !== JOURNAL_FORMAT || !Array.isArray(j.renames) || !Array.isArray(j.folders) || !Array.isArray(j.removals)) {
     throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
   }
-  const body: JournalBody = { version: JOURNAL_FORMAT, renames: j.renames, folders: j.folders, removals: j.removals };
+  if (j.appends !== undefined && !Array.isArray(j.appends)) throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
+  const body: JournalBody = { version: JOURNAL_FORMAT, renames: j.renames, folders: j.folders, removals: j.removals, ...(j.appends ? { appends: j.appends } : {}) };
   if (j.checksum !== checksum(body)) throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
@@ -391,6 +493,12 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   for (const removal of body.removals) {
     if (typeof removal !== 'string' || !REMOVABLE.has(removal) || (!removal.startsWith(RUNTIME_PREFIX) && !journalPathOk(root, removal)))
       throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`);
+  }
+  for (const step of body.appends ?? []) {
+    const { from, to, at } = (step ?? {}) as { from?: unknown; to?: unknown; at?: unknown };
+    if (!stagedOk(root, from)) throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!journalPathOk(root, to) || !APPENDABLE.test(to)) throw new JournalRefusedError(rel, `names an append to something that is not a log: ${JSON.stringify(to)}`);
+    if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) throw new JournalRefusedError(rel, `names an append at ${JSON.stringify(at)}, not a size`);
   }
   // The texts it would write must be what sow writes: state files validate.
   for (const { from, to } of body.renames) {
@@ -423,7 +531,7 @@ function listFiles(dir: string, prefix = ''): string[] {
  */
 export async function inspectJournal(root: string, check: JournalCheck): Promise<{ steps: number }> {
   const body = await readJournal(root, check);
-  return { steps: body.renames.length + body.folders.length + body.removals.length };
+  return { steps: body.renames.length + body.folders.length + body.removals.length + (body.appends?.length ?? 0) };
 }
 
 /**

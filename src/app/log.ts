@@ -88,8 +88,7 @@ export async function writeLogEntry(uow: UnitOfWork, id: string | undefined, fro
   const logRel = id ? `${taskDir(await uow.taskPhase(), id)}/log.md` : `${PROJECT_DIR}/log.md`;
   const matter: Record<string, unknown> = { timestamp: uow.now, agent: front.agent, action: front.action, result: front.result, ...(front.files?.length ? { files: [...front.files] } : {}) };
   const entry = `---\n${emitYaml(matter)}---\n\n${notes.trim() ? `${notes.trim()}\n\n` : ''}`;
-  const before = uow.readDoc(logRel) ?? (id ? `# Task log: ${id}\n\n` : `# Project log: ${(await uow.project()).name}\n\n`);
-  uow.tx.write(logRel, `${before}${before.endsWith('\n\n') || before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n'}${entry}`);
+  uow.appendLog(logRel, id ? `# Task log: ${id}\n\n` : `# Project log: ${(await uow.project()).name}\n\n`, entry);
   return logRel;
 }
 

@@ -18,7 +18,7 @@ import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
-import { fileExists, listFiles, readFileIfExists } from '../adapters/files.js';
+import { fileExists, fileTail, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
@@ -442,6 +442,12 @@ export class Reader {
   }
 }
 
+/** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
+export function joinEntry(before: string, entry: string): string {
+  if (before === '' || before.endsWith('\n\n') || entry === '') return `${before}${entry}`;
+  return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
+}
+
 /** Read-modify-write access, used inside `update`. */
 export class UnitOfWork {
   private loaded?: LoadedProject;
@@ -452,6 +458,8 @@ export class UnitOfWork {
   private readonly newTasks = new Map<string, Record<string, string>>();
   /** Documents of the project written with the state, in the same transaction (paths from the repository root). */
   private readonly docsNext = new Map<string, string>();
+  /** Entries added to the end of logs that exist (the log is never rewritten). */
+  private readonly docsAppended = new Map<string, string>();
   readonly tx: Transaction;
   /** This command's time: every file it writes is stamped with it. */
   readonly now: string;
@@ -588,6 +596,20 @@ export class UnitOfWork {
     this.docsNext.set(rel, text);
   }
 
+  /**
+   * Adds `text` to the end of the log `rel` with the state, in the same transaction; a log that
+   * does not exist yet begins with `header`. Returns nothing: the log is never read whole.
+   */
+  appendLog(rel: string, header: string, text: string): void {
+    const next = this.docsNext.get(rel);
+    if (next !== undefined) return void this.docsNext.set(rel, joinEntry(next, text));
+    const appended = this.docsAppended.get(rel);
+    if (appended !== undefined) return void this.docsAppended.set(rel, joinEntry(appended, text));
+    const end = fileTail(this.root, rel, 2);
+    if (end === undefined || end.size === 0) return void this.docsNext.set(rel, joinEntry(header, text));
+    this.docsAppended.set(rel, joinEntry(end.tail, text).slice(end.tail.length));
+  }
+
   docExists(rel: string): boolean {
     return this.docsNext.has(rel) || fileExists(this.root, rel);
   }
@@ -610,6 +632,7 @@ export class UnitOfWork {
       else this.tx.write(taskFile(phase, id), text);
     }
     for (const [rel, text] of this.docsNext) this.tx.write(rel, text);
+    for (const [rel, text] of this.docsAppended) this.tx.append(rel, text);
     this.tx.commit();
   }
 }

@@ -40,15 +40,6 @@ export function watchStream(name: Name, onMade?: (stream: NodeJS.WriteStream) =>
   });
 }
 
-/**
- * From now on every write goes through process.stdout and process.stderr: the read server
- * (cli/read-server.ts) takes what they are given as the answer of the command it runs.
- */
-export function throughStreams(): void {
-  made.stdout = true;
-  made.stderr = true;
-}
-
 /** /dev/null's device number, where there is one: a character device, and never a terminal. */
 let devNull: number | null | undefined;
 function isDevNull(rdev: number): boolean {
@@ -65,8 +56,7 @@ function isDevNull(rdev: number): boolean {
 
 /**
  * A terminal is a character device; a pipe, a file or a socket never is (and then is no
- * terminal), nor is /dev/null (`sow advance --dry-run >/dev/null 2>&1 && …` in a script). The
- * executable asks it too, before it lets a read server answer (src/bin.ts).
+ * terminal), nor is /dev/null (`sow advance --dry-run >/dev/null 2>&1 && …` in a script).
  */
 export function mayBeTerminal(fd: number): boolean {
   try {

@@ -41,6 +41,11 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'agent spawn',
     description: 'Start a worker: with a task id it works on that task, without one on the project',
+    examples: [
+      'sow agent spawn implementer 010            # a worker on task 010, in the foreground',
+      'sow agent spawn implementer --next --detach  # the next ready task; returns at once',
+      'sow agent wait --timeout 30m                 # until a detached worker reports back',
+    ],
     args: [
       { name: 'agent', description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator', complete: 'agent' },
       { name: 'task-id', description: 'the task to work on', optional: true, complete: 'task-id' },

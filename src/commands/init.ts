@@ -3,6 +3,7 @@ import type { CommandDef } from '../cli/def.js';
 
 export const init: CommandDef = {
   name: 'init',
+  examples: ['sow init', 'sow init --json'],
   description: 'Create .sow/ at the root of this git repository',
   writes: true,
   async run(ctx) {

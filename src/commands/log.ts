@@ -7,6 +7,7 @@ const collect = (value: string, previous: unknown) => [...(previous as string[])
 
 export const log: CommandDef = {
   name: 'log',
+  examples: ["sow log --action modified_file --result success --file src/auth.ts 'Added the login route'", "sow log --project --action research --result success 'Chose JWT over sessions'"],
   description: "Append an entry to the task's log (or the project's): front matter + notes; files become task outputs",
   args: [{ name: 'notes', description: 'markdown notes for the entry body', optional: true, variadic: true }],
   options: [

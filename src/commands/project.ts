@@ -60,6 +60,11 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'project new',
     description: 'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
+    examples: [
+      "sow project new add-auth -d 'Add authentication'   # on main: creates feat/add-auth",
+      'sow project new --type exploration db-choice',
+      'sow project new --issue 42                           # from a GitHub issue, through gh',
+    ],
     args: [{ name: 'name', description: "project name: lower-case letters, digits and dashes (from the issue's title with --issue)", optional: true }],
     options: [
       { flags: '-d, --description <text>', description: 'what the project is for', default: '' },

@@ -38,6 +38,8 @@ export function referenceOf(def: CommandDef) {
     })),
     options: (def.options ?? []).map(optionRow),
     ...(def.mcp ? { mcp_tool: def.mcp.tool } : {}),
+    ...(typeof def.help === 'string' ? { notes: def.help } : {}),
+    ...(def.examples?.length ? { examples: [...def.examples] } : {}),
   };
 }
 
@@ -79,20 +81,16 @@ export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: st
   { name: 'SOW_DEBUG', meaning: '1: print the stack trace of an internal error' },
   { name: 'SOW_NO_COMPILE_CACHE', meaning: "1: do not keep sow's compiled code in the cache folder" },
   { name: 'SOW_NO_RAW_STAT', meaning: "1: check task files with Node's fs.lstatSync only, not its faster fs binding" },
-  { name: 'SOW_NO_READ_SERVER', meaning: '1: never ask or start a read server; each read runs in its own process (CI and workers go without one already)' },
-  { name: 'SOW_READ_SERVER_IDLE', meaning: 'seconds a read server waits for the next read before it stops (default 600)' },
-  { name: 'SOW_READ_SERVER_LOG', meaning: 'a file where a read server notes its start and each read it answered (a JSON line each)' },
   { name: 'SOW_AGENT_ID', meaning: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it' },
   { name: 'SOW_AGENT', meaning: 'set with SOW_AGENT_ID: the agent role (implementer)' },
   { name: 'SOW_TASK_ID', meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)' },
   { name: 'SOW_SESSION_ID', meaning: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)' },
   { name: 'SOW_PROJECT_ROOT', meaning: "set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on the project's state there" },
-  { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal, and no read server' },
+  { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal' },
   { name: 'NO_COLOR', meaning: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same' },
   { name: 'VISUAL, EDITOR', meaning: "the editor of 'sow config edit'" },
   { name: 'XDG_CONFIG_HOME', meaning: 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml' },
   { name: 'XDG_CACHE_HOME', meaning: 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow' },
-  { name: 'XDG_RUNTIME_DIR, TMPDIR', meaning: 'where read servers listen: $XDG_RUNTIME_DIR/sow, else $TMPDIR/sow-<uid> or /tmp/sow-<uid> (a folder only you may enter)' },
   { name: 'XDG_STATE_HOME', meaning: 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow' },
 ];
 

@@ -4,7 +4,7 @@
  * become its `modified` outputs), end to end with the built CLI. Every call runs with its own
  * XDG_CONFIG_HOME and HOME, and a PATH holding the fake agent CLIs (for the binary checks).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { taskFile } from './harness.js';
@@ -367,6 +367,29 @@ describe('sow log', () => {
     ]);
     // The other task is untouched.
     expect(t.outputs('020')).toEqual([]);
+  });
+
+  it('appends: the log file is written at its end, never rewritten (same file, every byte before kept), also past 8 MB', () => {
+    const t = logRepo();
+    const file = join(t.root, TASK_LOG);
+    const first = t.sow(['--action', 'research', '--result', 'success', '--task', '010', 'one']);
+    expect(first.code, show(first)).toBe(0);
+    // A long log: more than sow reads of a document (8 MB), which rewriting it would have had to read.
+    appendFileSync(file, `${'---\nagent: user\n---\n\nold entry\n\n'.repeat(300_000)}`);
+    const before = readFileSync(file);
+    const ino = statSync(file).ino;
+    const r = t.sow(['--action', 'research', '--result', 'success', '--task', '010', 'two']);
+    expect(r.code, show(r)).toBe(0);
+    const after = readFileSync(file);
+    expect(statSync(file).ino, 'the same file, not a new one renamed over it').toBe(ino);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.subarray(before.length).toString()).toMatch(/^---\ntimestamp: .*\n(?:.*\n)*---\n\ntwo\n\n$/);
+    // With a file (the task's outputs change too: two files, through the journal), still appended.
+    const r2 = t.sow(['--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/z.ts', 'three']);
+    expect(r2.code, show(r2)).toBe(0);
+    expect(statSync(file).ino).toBe(ino);
+    expect(readFileSync(file).toString().endsWith('three\n\n')).toBe(true);
+    expect(t.outputs()).toContainEqual(['modified', 'src/z.ts']);
   });
 
   it('modified outputs are repository paths: log and `task output add` name a file alike; approving one needs that file', () => {

@@ -8,7 +8,7 @@
  * (setpriv) meets a folder it cannot write, a live process holds the lock. The cases that need
  * root to mount or to change user are skipped without it, saying why.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -327,6 +327,32 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
       spawnSync('umount', ['-l', ro]);
       mounts.length = 0;
       rmSync(ro, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!canMount)("a linked worktree on another file system than git's folder: writes stage their temp files in .sow/.tmp/ (a rename cannot cross), which git ignores and sow empties", () => {
+    const repo = fresh();
+    repo.git(['add', '-A']);
+    repo.git(['commit', '-qm', 'sow init']);
+    const other = mkdtempSync(join(tmpdir(), 'sow-otherfs-'));
+    try {
+      mount(['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs'], other);
+      repo.git(['worktree', 'add', '-q', '-b', 'feat/elsewhere', join(other, 'wt')]);
+      const at = relativeTo(repo.dir, join(other, 'wt'));
+      ok(repo, ['project', 'new', 'elsewhere', '--description', 'on another disk'], { cwd: at });
+      ok(repo, ['input', 'add', '--type', 'context', '--path', 'notes.md'], { cwd: at });
+      ok(repo, ['log', '--project', '--agent', 'me', '--action', 'modified_file', '--result', 'success', 'two files at once'], { cwd: at });
+      const wt = join(other, 'wt');
+      expect(readdirSync(join(wt, '.sow', '.tmp')).sort(), 'only its .gitignore: every temp file was renamed into place').toEqual(['.gitignore']);
+      expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.sow/.tmp'], { cwd: wt, encoding: 'utf8' })).toBe('');
+      // Its runtime folder is its own, in git's folder (on the other disk than the checkout).
+      expect(existsSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow'))).toBe(true);
+      expect(readdirSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow', 'tmp'))).toEqual([]);
+    } finally {
+      spawnSync('umount', ['-l', other]);
+      mounts.length = 0;
+      rmSync(other, { recursive: true, force: true });
+      repo.git(['worktree', 'prune']);
     }
   });
 

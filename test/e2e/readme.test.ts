@@ -1,6 +1,6 @@
 /**
- * The README's own snippets run verbatim. Each ```bash block of the tour and of the project-type
- * sections runs line by line, in order, in a fresh repository named `your-repo`, with the built
+ * The README's own snippets run verbatim. Each ```bash block of the tour and of the guide's
+ * project-type page (docs/guide/project-types.md) runs line by line, in order, in a fresh repository named `your-repo`, with the built
  * sow on PATH — as a person would type them. What the README says in its comments is checked:
  *
  *  - `# exit N: …` after a command: it exits N (every other command exits 0);
@@ -21,6 +21,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SOW, TEST_ENV } from './harness.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+/** The guide's page of project types, whose blocks run as the README's do. */
+const TYPES = readFileSync(fileURLToPath(new URL('../../docs/guide/project-types.md', import.meta.url)), 'utf8');
 
 const top = mkdtempSync(join(tmpdir(), 'sow-readme-'));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
@@ -136,7 +138,7 @@ describe('the README runs as written', () => {
     runSteps(steps, parent);
   });
 
-  const types = bashBlocks(README, 'Project types');
+  const types = bashBlocks(TYPES, 'Every type');
   it.each(types.map((b) => [b.text.find((l) => l.startsWith('sow project new'))?.match(/--type (\w+)/)?.[1] ?? '?', b] as const))(
     'the %s project type: its block in a repository of its own',
     (_type, block) => {

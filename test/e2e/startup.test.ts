@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -197,5 +197,40 @@ describe('output', () => {
       const code = await new Promise((resolve) => child.on('close', resolve));
       expect({ args, code, err }).toEqual({ args, code: exit, err: '' });
     }
+  });
+});
+
+describe('no process left behind', () => {
+  /** The processes whose working folder lies in `dir` (a process sow left running would sit there). */
+  function processesIn(dir: string): string[] {
+    const found: string[] = [];
+    for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+      try {
+        const cwd = readlinkSync(`/proc/${pid}/cwd`);
+        if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')}`);
+      } catch {
+        // gone meanwhile, or not ours to look at
+      }
+    }
+    return found;
+  }
+
+  it.runIf(process.platform === 'linux')('a hundred piped reads, each with an environment of its own, leave no process of sow running', async () => {
+    const repo = fresh();
+    toExecuting(repo);
+    const reads = [['task', 'list'], ['task', 'get', '--id', '010'], ['task', 'next'], ['phase', 'get', 'status'], ['status'], ['advance', '--dry-run']];
+    for (let i = 0; i < 100; i++) {
+      const args = reads[i % reads.length]!;
+      // Output to a pipe, as a script's or an agent's; one variable differs each time.
+      // As a user's machine runs it: not CI, nothing switched off.
+      const env: Record<string, string | undefined> = { ...process.env, ...TEST_ENV, SOW_VARIES: String(i) };
+      for (const name of ['CI', 'SOW_NO_READ_SERVER']) delete env[name];
+      const child = spawn(process.execPath, [SOW, ...args], { cwd: repo.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.resume();
+      child.stderr!.resume();
+      const code = await new Promise<number | null>((r) => child.on('close', r));
+      expect(code, args.join(' ')).toBeLessThan(4);
+    }
+    expect(processesIn(realpathSync(repo.dir))).toEqual([]);
   });
 });
