@@ -113,8 +113,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request as httpRequestRaw } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -214,9 +215,11 @@ export function parseArgs(argv) {
     }
   }
   if (o.seed === undefined) o.seed = (Date.now() ^ (process.pid << 16)) >>> 0;
-  if (o.alone !== undefined && o.corpora.some((c) => c !== 'trees')) throw new UsageError('--alone replays mutations of a tree; the ACP and page corpora have none');
+  if ((o.alone !== undefined || o.mutationArg !== undefined) && o.corpora.some((c) => c !== 'trees'))
+    throw new UsageError('--alone and --mutation choose mutations of a tree; the ACP and page corpora have none');
   o.named = o.corpora.length > 0;
-  if (!o.named) o.corpora = o.only !== undefined ? ['trees'] : [...CORPORA];
+  // What names a tree's run or its mutations is about the trees alone.
+  if (!o.named) o.corpora = o.only !== undefined || o.alone !== undefined || o.mutationArg !== undefined ? ['trees'] : [...CORPORA];
   o.corpora.sort((a, b) => CORPORA.indexOf(a) - CORPORA.indexOf(b));
   return o;
 }
@@ -349,8 +352,6 @@ function runEnv(home, marker) {
     XDG_DATA_HOME: join(home, '.local', 'share'),
     TMPDIR: join(home, 'tmp'),
     NO_COLOR: '1',
-    // A repository per run: no read server for each (docs/decisions/0060).
-    SOW_NO_READ_SERVER: '1',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
     GIT_AUTHOR_NAME: 'sow fuzz',
@@ -1243,7 +1244,13 @@ function craftLock(rng, ctx, rel, kind, command) {
   }[kind]();
 }
 
-const TASK_INDEX_GARBAGE = ['garbage', '{"format": 5, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0, 0, 0]]}', '{"format": 5, "tasks": "x"}', '[]', '{"format": 5, "tasks": [[null]]}'];
+const TASK_INDEX_GARBAGE = [
+  'garbage',
+  '{"format": 5, "tasks": [["010", 1, 1, 1, 1, "\\u001b[31mforged", "pending", 0, 0, 0, 0]]}',
+  '{"format": 5, "tasks": "x"}',
+  '[]',
+  '{"format": 5, "tasks": [[null]]}',
+];
 
 /** Task index entries (format 5) for the task folders as they are now: their stamps match, so an index sow believed would be taken at its word. */
 function taskIndexRows(ctx, name) {
@@ -1279,7 +1286,9 @@ const LEGACY_CRAFTS = {
   },
   supervisors(rng, ctx) {
     const ready = { task: '010', agent_id: ctx.legacyToken, pid: rng.pick([ctx.proc.pid, 1]), events_file: join(ctx.sentinel, 'precious.txt') };
-    return fx.write(ctx, '.sow/.runtime/supervisors/2026-01-01T00-00-00-000Z-legacy/ready.json', JSON.stringify(ready)) ? `supervisors/ holds a ready.json naming pid ${ready.pid === 1 ? 1 : 'of the sentinel process'}` : null;
+    return fx.write(ctx, '.sow/.runtime/supervisors/2026-01-01T00-00-00-000Z-legacy/ready.json', JSON.stringify(ready))
+      ? `supervisors/ holds a ready.json naming pid ${ready.pid === 1 ? 1 : 'of the sentinel process'}`
+      : null;
   },
   'agent-outputs'(rng, ctx) {
     // A real folder here is moved into git's folder by the first command (the workers' events are kept); a link stays where it is.
@@ -1325,7 +1334,23 @@ const LEGACY_CRAFTS = {
 const GIT_RUNTIME_CRAFTS = {
   journal(rng, ctx) {
     const staging = rng.chance(0.8) ? { dir: '.git/sow/tmp', prefix: 'tmp' } : { dir: '.sow/.tmp', prefix: '.sow/.tmp' };
-    const removals = ['.sow/project', 'runtime:agent-outputs', 'runtime:owners', 'runtime:../../sentinel', 'runtime:', '.sow/knowledge', '.sow/worktrees/feat-x', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.', '', '.sow/refs'];
+    const removals = [
+      '.sow/project',
+      'runtime:agent-outputs',
+      'runtime:owners',
+      'runtime:../../sentinel',
+      'runtime:',
+      '.sow/knowledge',
+      '.sow/worktrees/feat-x',
+      'src',
+      '.git',
+      '../sentinel',
+      ctx.sentinel,
+      '.sow',
+      '.',
+      '',
+      '.sow/refs',
+    ];
     const body = { version: 3, ...stagedJournal(rng, ctx, { ...staging, name: 'crafted' }, removals) };
     const valid = rng.chance(0.9);
     return fx.write(ctx, '.git/sow/journal.json', journalText(body, valid)) ? `journal.json (${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}` : null;
@@ -1383,7 +1408,8 @@ const GIT_RUNTIME_CRAFTS = {
   supervisors(rng, ctx) {
     const dir = '.git/sow/supervisors';
     const how = rng.pick(['ready-pid-1', 'ready-sentinel', 'ready-link', 'folder-link']);
-    const ready = (pid) => JSON.stringify({ task: '010', agent_id: rng.pick(['implementer-7', 'red \u001b[31mRED', 'a\nFORGED line from a record']), pid, events_file: join(ctx.sentinel, 'precious.txt') });
+    const ready = (pid) =>
+      JSON.stringify({ task: '010', agent_id: rng.pick(['implementer-7', 'red \u001b[31mRED', 'a\nFORGED line from a record']), pid, events_file: join(ctx.sentinel, 'precious.txt') });
     const ok = {
       'ready-pid-1': () => fx.write(ctx, `${dir}/2026-01-01T00-00-00-000Z-a/ready.json`, ready(1)),
       'ready-sentinel': () => fx.write(ctx, `${dir}/2026-01-01T00-00-00-000Z-b/ready.json`, ready(ctx.proc.pid)),
@@ -1557,11 +1583,7 @@ const MUTATIONS = [
       // none (its journal is in git's folder); one that did would put the legacy token in place.
       const format = rng.pick([2, 3]);
       const staging =
-        format === 2
-          ? { dir: '.sow/.runtime/tmp', prefix: '.sow/.runtime/tmp' }
-          : rng.chance(0.5)
-            ? { dir: '.sow/.tmp', prefix: '.sow/.tmp' }
-            : { dir: '.sow/.runtime/tmp', prefix: 'tmp' };
+        format === 2 ? { dir: '.sow/.runtime/tmp', prefix: '.sow/.runtime/tmp' } : rng.chance(0.5) ? { dir: '.sow/.tmp', prefix: '.sow/.tmp' } : { dir: '.sow/.runtime/tmp', prefix: 'tmp' };
       const removals = ['.sow/project', format === 2 ? '.sow/.runtime/agent-outputs' : 'runtime:agent-outputs', '.sow/knowledge', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.sow/.backup'];
       const body = { version: format, ...stagedJournal(rng, ctx, { ...staging, name: 'legacy', token: ctx.legacyToken }, removals) };
       const valid = rng.chance(0.9);
@@ -1961,10 +1983,13 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const STACK = /\n\s+at \S/;
 
 /**
- * The kinds of finding, in three families, most serious first: what a finding is classed by
- * (with the mutation that causes it), one headline per family and command.
+ * The kinds of finding, in four families, most serious first: what a finding is classed by
+ * (with the mutation that causes it), one headline per family and command. The rule family is
+ * what sow decided wrongly about a worker's command (the ACP corpus), apart from what the
+ * command then did (the world).
  */
 const WORLD = 'world';
+const RULE = 'rule';
 const CRASH = 'crash';
 const DISPLAY = 'display';
 const problem = (family, kind, text = kind) => ({ family, kind, text });
@@ -2037,7 +2062,11 @@ function worldProblems(ctx) {
   const changed = legacyChanges(ctx.legacyManifest, legacyNow);
   if (changed.length)
     problems.push(
-      problem(WORLD, 'acted on what a clone carries in .sow/.runtime or .sow/.backup', `the legacy runtime folders: ${changed.slice(0, 4).join('; ')}${changed.length > 4 ? ` (+${changed.length - 4})` : ''}`),
+      problem(
+        WORLD,
+        'acted on what a clone carries in .sow/.runtime or .sow/.backup',
+        `the legacy runtime folders: ${changed.slice(0, 4).join('; ')}${changed.length > 4 ? ` (+${changed.length - 4})` : ''}`,
+      ),
     );
   ctx.legacyManifest = legacyNow;
   const held = tokenFiles(ctx);
@@ -2280,7 +2309,15 @@ async function classify(opts, world, findings) {
           cause = found[0];
         }
       }
-      const by = !f.mutations.length ? 'no mutation (the base tree)' : cause ? cause.names.join(' + ') : opts.minimize ? `not found (${[...names].join(', ')})` : [...names].join(', ');
+      const by = f.corpus
+        ? `the ${f.corpus === 'acp' ? 'ACP' : 'page'} corpus`
+        : !f.mutations.length
+          ? 'no mutation (the base tree)'
+          : cause
+            ? cause.names.join(' + ')
+            : opts.minimize
+              ? `not found (${[...names].join(', ')})`
+              : [...names].join(', ');
       const ck = `${h.kind} ← ${by}`;
       if (!classes.has(ck)) classes.set(ck, { kind: h.kind, by, items: [] });
       classes.get(ck).items.push({ f, h, cause });
@@ -2290,10 +2327,957 @@ async function classify(opts, world, findings) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The ACP corpus: the commands a worker asks to run, judged by sow's real decision, and what it
+// allows run in a sandbox to see what they do
+
+const FAKE_ACP_AGENT = resolve(HERE, '..', 'test', 'fakes', 'fake-acp-agent.mjs');
+/** How many commands an ACP run asks about, the fixed ones and the checks included. */
+const ACP_ASKS = 150;
+
+/** The checks a person might declare: none is plain sow but for one, each allowed only as written. */
+const CHECK_POOL = [
+  'npm test -- --grep "a b"',
+  'make check && echo done',
+  'FOO=1 ./scripts/check.sh "$HOME"',
+  'sow status --json | head -1',
+  'sow task list; true',
+  'cargo test --all',
+  '  pytest -q tests/  ',
+  "sh -c 'exit 0'",
+  'go vet ./...',
+  'echo "$(date)" > /dev/null',
+  'sow task list',
+  "npm run lint -- 'src/**/*.ts'",
+];
+
+/** A check declared but not allowed (committed after the person allowed the others): it must be refused. */
+const withheldCheck = (ctx) => [`/usr/bin/touch ${ctx.marker}`, 'sow status; /usr/bin/touch "$SOW_FUZZ_MARKER"', `sow status && /usr/bin/touch ${ctx.marker}`];
+
+/** Where a path a command names lands: inside the repository or not (`..` and links as written, no link followed). */
+const insideRepo = (ctx, p) => {
+  const abs = resolve(ctx.repo, p);
+  return abs === ctx.repo || abs.startsWith(`${ctx.repo}${sep}`);
+};
+
+const trimBlanks = (s) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
+
+/** Whether an ask is check `c` as written (blanks around it are nothing to the shell), or, as an argv, its words. */
+function isCheck(c, a) {
+  if (!a.argv) return trimBlanks(c.run) === trimBlanks(a.script);
+  const p = plainReading(c.run);
+  return p.plain && JSON.stringify(p.words) === JSON.stringify(a.argv);
+}
+
+/**
+ * A plain reading of a command line, written apart from sow's own: the words a POSIX shell would
+ * pass to the program, or why it would do more than remove quotes. Only quotes, backslashes,
+ * spaces and tabs are read; any other character the shell acts on (an operator, `$`, a backquote,
+ * a glob, a brace, `~`, a `#` that begins a word, a newline outside quotes, a leading assignment
+ * or `!`) makes it not plain, and so does a control character, a Unicode space or an invisible
+ * character (the shell does not split on them, a person does not see them). Blanks around it are
+ * nothing to the shell.
+ */
+export function plainReading(command) {
+  const not = (why) => ({ plain: false, why });
+  const odd = (c) => c !== '\t' && c !== '\n' && c !== ' ' && /[\p{Cc}\p{Cf}\p{Z}\p{Cs}]/u.test(c);
+  // `#` begins a comment only where a word begins; `!` is a word of the grammar only first.
+  const literal = (c) => /[A-Za-z0-9_\-.,/:+@%^=!#\]]/.test(c) || (c.codePointAt(0) > 0x7f && !odd(c));
+  const s = trimBlanks(command);
+  const words = [];
+  let word = null;
+  let raw = '';
+  const end = () => {
+    if (word !== null) words.push({ value: word, raw });
+    word = null;
+    raw = '';
+  };
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === ' ' || c === '\t') {
+      end();
+      continue;
+    }
+    if (odd(c)) return not(`U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+    const from = i;
+    if (c === "'") {
+      const close = s.indexOf("'", i + 1);
+      if (close < 0) return not('an unclosed quote');
+      const part = s.slice(i + 1, close);
+      const bad = [...part].find(odd);
+      if (bad) return not(`U+${bad.codePointAt(0).toString(16).toUpperCase()} in quotes`);
+      word = (word ?? '') + part;
+      i = close;
+    } else if (c === '"') {
+      let part = '';
+      let j = i + 1;
+      for (; ; j++) {
+        const d = s[j];
+        if (d === undefined) return not('an unclosed quote');
+        if (d === '"') break;
+        if (d === '$' || d === '`') return not(`${d} in double quotes`);
+        if (odd(d)) return not(`U+${d.codePointAt(0).toString(16).toUpperCase()} in quotes`);
+        if (d === '\\') {
+          const e = s[j + 1];
+          if (e === undefined) return not('an unclosed quote');
+          if (e === '\n') return not('a line continuation');
+          if ('$`"\\'.includes(e)) {
+            part += e;
+            j++;
+            continue;
+          }
+        }
+        part += d;
+      }
+      word = (word ?? '') + part;
+      i = j;
+    } else if (c === '\\') {
+      const e = s[i + 1];
+      if (e === undefined) return not('a backslash at the end');
+      if (e === '\n') return not('a line continuation');
+      if (odd(e)) return not(`U+${e.codePointAt(0).toString(16).toUpperCase()} after a backslash`);
+      word = (word ?? '') + e;
+      i++;
+    } else if (c === '#' && word === null) return not('a comment');
+    else if (c === '!' && word === null && !words.length) return not('a leading !');
+    else if (literal(c)) word = (word ?? '') + c;
+    else return not(`${JSON.stringify(c)}, which the shell acts on`);
+    raw += s.slice(from, i + 1);
+  }
+  end();
+  if (!words.length) return not('no command');
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0].raw)) return not('an assignment before the command');
+  return { plain: true, words: words.map((w) => w.value), raw: words.map((w) => w.raw) };
+}
+
+/** Pieces of the tricky alphabet the generated commands are made of. */
+const ACP_PIECES = (ctx) => [
+  'sow',
+  's\\ow',
+  "'sow'",
+  '"sow"',
+  'so"w"',
+  'status',
+  'task',
+  'list',
+  '--json',
+  '-c',
+  'exec',
+  'env',
+  'IFS',
+  'IFS=x',
+  '${IFS}',
+  '$IFS',
+  '$',
+  '$(',
+  ')',
+  '(',
+  '`',
+  ';',
+  '|',
+  '&',
+  '&&',
+  '<',
+  '>',
+  '>>',
+  '#',
+  '~',
+  '*',
+  '?',
+  '[',
+  ']',
+  '{',
+  '}',
+  '=',
+  '\n',
+  '\\',
+  '\\\n',
+  '\t',
+  '\v',
+  '\f',
+  '\r',
+  '\u00a0',
+  '\u3000',
+  '\ufeff',
+  '\u200b',
+  '../',
+  '../../',
+  '/bin/sh',
+  '/usr/bin/touch',
+  '"',
+  "'",
+  ' ',
+  '"a b"',
+  "'c d'",
+  'e\\ f',
+  '!',
+  '%',
+  '^',
+  '@',
+  ':',
+  ',',
+  '+',
+  'x=1',
+  '-',
+  'ü',
+  ctx.marker,
+  '"$SOW_FUZZ_MARKER"',
+];
+
+/** Words that are plain in any quoting, to build commands sow should allow. */
+const PLAIN_BITS = ['status', 'task', 'list', '--json', '--id', '010', 'a b', "it's", 'x"y', 'back\\slash', '$HOME', '`id`', ';', '|', '*', '~', '#x', 'a\tb', 'ü', '--', '-c', '/bin/sh', '../x', ''];
+
+/** A word written so that the shell reads it as `w`: bare when it can be, else quoted or escaped (chosen by `rng`). */
+function quoteWord(rng, w) {
+  const bare = /^[A-Za-z0-9_\-.,/:+@%=]+$/.test(w);
+  const how = bare ? rng.pick(['bare', 'bare', 'single', 'double', 'escape']) : rng.pick(['single', 'double', 'escape']);
+  if (how === 'bare') return w;
+  if (how === 'single' && !w.includes("'")) return `'${w}'`;
+  if (how === 'double' || how === 'single') return `"${w.replace(/["\\$`]/g, (c) => `\\${c}`)}"`;
+  return w.length ? w.replace(/[^A-Za-z0-9_]/g, (c) => (c === '\t' ? "'\t'" : `\\${c}`)) : "''";
+}
+
+/** A generated command line. */
+function acpCommand(rng, ctx) {
+  const pieces = ACP_PIECES(ctx);
+  const kind = rng.weighted([
+    { v: 'sow-then-pieces', weight: 5 },
+    { v: 'quoted', weight: 3 },
+    { v: 'pieces', weight: 2 },
+    { v: 'lookalike', weight: 1 },
+  ]).v;
+  const glue = () => rng.pick(['', ' ', ' ', ' ', '\t']);
+  const some = (n) => Array.from({ length: n }, () => `${rng.pick(pieces)}${glue()}`).join('');
+  switch (kind) {
+    case 'sow-then-pieces':
+      return `sow ${some(rng.range(1, 6))}`;
+    case 'quoted':
+      return ['sow', ...Array.from({ length: rng.range(0, 4) }, () => quoteWord(rng, rng.pick(PLAIN_BITS)))].join(rng.pick([' ', ' ', '\t', '  ']));
+    case 'pieces':
+      return some(rng.range(1, 7));
+    default:
+      return `${rng.pick(['./sow', '/usr/bin/sow', '\\sow', 'sow\\', 'SOW', 'sow\u00a0', 'sow\v', ' sow', 'sow\u3000', 'sow\ufeff', 'so\u200bw', '"sow "', 'sow=1', 'command sow', 'exec sow', 'env sow', 'IFS=/ sow'])}${rng.pick(['', ' status', ` ${some(2)}`])}`;
+  }
+}
+
+/** The asks every ACP run makes besides the generated ones: the obvious tries, by their shape. */
+function fixedAsks(ctx, checks) {
+  const m = ctx.marker;
+  const up = '/..'.repeat(12);
+  const scripts = [
+    'sow status',
+    'sow task list --json',
+    ' sow  status ',
+    `sow "a b" 'c d' e\\ f`,
+    'sow status\n',
+    `sow;/usr/bin/touch ${m}`,
+    `sow && /usr/bin/touch ${m}`,
+    `sow || /usr/bin/touch ${m}`,
+    `sow | /usr/bin/touch ${m}`,
+    `sow & /usr/bin/touch ${m}`,
+    `sow $(/usr/bin/touch ${m})`,
+    `sow \`/usr/bin/touch ${m}\``,
+    `sow "$(/usr/bin/touch ${m})"`,
+    `sow > ${m}`,
+    `sow\n/usr/bin/touch ${m}`,
+    `sow #\n/usr/bin/touch ${m}`,
+    `sow 'a\n/usr/bin/touch ${m}'`,
+    `sow \\\n;/usr/bin/touch ${m}`,
+    'IFS=/ sow',
+    `exec /usr/bin/touch ${m}`,
+    `env /usr/bin/touch ${m}`,
+    's\\ow status',
+    "'sow' status",
+    './sow status',
+    `sow\v${up}/bin/sh -c '/usr/bin/touch ${m}'`,
+    `sow\u3000${up}/bin/sh -c '/usr/bin/touch ${m}'`,
+    `sow\u00a0${up}/bin/sh -c '/usr/bin/touch ${m}'`,
+    `sow\ufeff${up}/bin/sh -c '/usr/bin/touch ${m}'`,
+    'sow ${IFS}x',
+    'sow ~/x',
+    'sow *',
+    'sow {a,b}',
+    "sow $'\\x41'",
+    `sow <(/usr/bin/touch ${m})`,
+  ];
+  const asks = scripts.map((script) => ({ form: 'string', script }));
+  asks.push(
+    { form: 'codex', shell: '/bin/bash', script: 'sow status' },
+    { form: 'codex', shell: '/bin/bash', script: `sow; /usr/bin/touch ${m}` },
+    { form: 'codex', shell: 'bash', script: `sow status | /usr/bin/touch ${m}` },
+    { form: 'codex', shell: 'zsh', script: 'sow status' },
+    { form: 'codex', shell: join(ctx.repo, 'x', 'bash'), script: 'sow status' },
+    { form: 'codex', shell: '/bin/bash', script: 'sow status', cwd: ctx.sentinel },
+    { form: 'codex', shell: '/bin/bash', script: 'sow status', cwd: '../sentinel' },
+    { form: 'codex', shell: '/bin/bash', script: 'sow status', cwd: join(ctx.repo, 'src') },
+    { form: 'title', script: 'sow status' },
+    { form: 'title', script: `sow;/usr/bin/touch ${m}` },
+    { form: 'argv', argv: ['sow', 'status'] },
+    { form: 'argv', argv: ['sow', `; /usr/bin/touch ${m}`, '$(id)'] },
+    { form: 'argv', argv: ['sow\v', 'x'] },
+    { form: 'argv', argv: ['sow', 'a\u00a0b'] },
+    { form: 'codex', shell: '/bin/sh', script: 'sow' },
+    { form: 'argv', argv: ['/usr/bin/touch', m] },
+  );
+  // Every declared check as written, in each shape; the allowed ones must be allowed.
+  for (const c of checks) {
+    asks.push({ form: 'string', script: c.run, check: c }, { form: 'codex', shell: '/bin/bash', script: c.run, check: c }, { form: 'title', script: c.run, check: c });
+    const p = plainReading(c.run);
+    if (p.plain) asks.push({ form: 'argv', argv: p.words, check: c });
+    asks.push({ form: 'string', script: `${c.run.trim()}; /usr/bin/touch ${m}` }, { form: 'string', script: `${c.run.trim()}x` });
+  }
+  return asks;
+}
+
+/** An ask as the tool call an agent sends: a command string, Codex's shell argv (and cwd), a title alone (Gemini), or an argv. */
+function toolCallOf(a) {
+  switch (a.form) {
+    case 'codex':
+      return { kind: 'execute', title: a.script, rawInput: { command: [a.shell, '-lc', a.script], ...(a.cwd !== undefined ? { cwd: a.cwd } : {}) } };
+    case 'title':
+      return { kind: 'execute', title: a.script };
+    case 'argv':
+      return { kind: 'execute', title: a.argv.join(' '), rawInput: { command: a.argv } };
+    default:
+      return { kind: 'execute', title: `Run ${a.script}`, rawInput: { command: a.script } };
+  }
+}
+
+const askLabel = (a, n) => `ask ${n} (${a.form}${a.shell ? ` ${a.shell}` : ''}${a.cwd !== undefined ? ` in ${a.cwd}` : ''}): ${a.argv ? JSON.stringify(a.argv) : JSON.stringify(a.script)}`;
+
+/** Whether strace can follow a program here (ptrace may be denied in a container); its path, or undefined. */
+let straceAt;
+function strace() {
+  if (straceAt === undefined) {
+    const which = spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' });
+    const path = which.status === 0 ? which.stdout.trim() : '';
+    straceAt = path && spawnSync(path, ['-f', '-qq', '-e', 'trace=execve', '-o', '/dev/null', '--', '/bin/true']).status === 0 ? path : '';
+  }
+  return straceAt || undefined;
+}
+
+/** The programs a run under strace executed (each successful execve's path), in order. */
+function executed(traceText) {
+  const paths = [];
+  const pending = new Map();
+  const unquote = (q) => {
+    try {
+      return JSON.parse(`"${q}"`);
+    } catch {
+      return q;
+    }
+  };
+  for (const line of traceText.split('\n')) {
+    const call = /^(\d+) +execve(?:at)?\((?:-?\w+, )?"((?:[^"\\]|\\.)*)"/.exec(line);
+    if (call) {
+      if (/<unfinished \.\.\.>$/.test(line)) pending.set(call[1], unquote(call[2]));
+      else if (/= 0$/.test(line)) paths.push(unquote(call[2]));
+      continue;
+    }
+    const resumed = /^(\d+) +<\.\.\. execve(?:at)? resumed>.*= 0$/.exec(line);
+    if (resumed && pending.has(resumed[1])) paths.push(pending.get(resumed[1]));
+  }
+  return paths;
+}
+
+/** A sandbox for what sow allows: PATH is a folder holding only a fake `sow` that records its arguments, HOME a folder of its own. */
+function makeSandbox(dir, ctx) {
+  const bin = join(dir, 'bin');
+  const home = join(dir, 'home');
+  mkdirSync(bin, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const log = join(dir, 'sow-calls');
+  // Builtins only: the count of arguments, then each, NUL-terminated.
+  writeFileSync(join(bin, 'sow'), `#!/bin/sh\nprintf '%s\\0' "$#" "$@" >> '${log}'\n`, { mode: 0o755 });
+  return { dir, bin, home, log, fake: join(bin, 'sow'), trace: join(dir, 'trace'), env: { PATH: bin, HOME: home, SOW_FUZZ_MARKER: ctx.marker } };
+}
+
+/** The calls the fake sow recorded: each its arguments. */
+function sowCalls(sb) {
+  let data;
+  try {
+    data = readFileSync(sb.log, 'utf8');
+  } catch {
+    return [];
+  }
+  const parts = data.split('\0');
+  const calls = [];
+  for (let i = 0; i < parts.length - 1;) {
+    const n = Number(parts[i]);
+    calls.push(parts.slice(i + 1, i + 1 + n));
+    i += 1 + n;
+  }
+  return calls;
+}
+
+/** What may change when a command runs: every entry of the run's folder (type, size, mtime, link target); cheap, no contents. */
+function stamps(dir) {
+  const out = new Map();
+  const walk = (abs, rel) => {
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink()) out.set(rel, `link ${readlinkSync(abs)}`);
+    else if (st.isDirectory()) {
+      out.set(rel, `dir ${st.mtimeMs}`);
+      for (const name of readdirSync(abs)) walk(join(abs, name), `${rel}/${name}`);
+    } else out.set(rel, `${st.isFile() ? 'file' : 'other'} ${st.size} ${st.mtimeMs} ${st.mode}`);
+  };
+  walk(dir, '');
+  return out;
+}
+
+/**
+ * Runs what sow allowed the way an agent would — a script by bash and by sh with `-c`, an argv as
+ * it is — in the sandbox, under strace when it works here; says what it did that is not running
+ * the fake sow once with `words` (undefined: the words are not known) and nothing else.
+ */
+async function sandboxRun(sb, ctx, a, words) {
+  const problems = [];
+  const ways = a.argv ? [{ how: 'as an argv', argv: a.argv }] : ['/bin/bash', '/bin/sh'].map((sh) => ({ how: `by ${sh} -c`, argv: [sh, '-c', a.script] }));
+  for (const way of ways) {
+    writeFileSync(sb.log, '');
+    rmSync(sb.trace, { force: true });
+    const before = stamps(ctx.runDir);
+    const st = strace();
+    const [file, ...args] = st ? [st, '-f', '-qq', '-e', 'trace=execve,execveat', '-o', sb.trace, '--', ...way.argv] : way.argv;
+    // An argv's program is found on the sandbox's PATH, as execvp finds it.
+    const program = !st && !file.includes('/') ? join(sb.bin, file) : file;
+    const r = await run(program, args, { cwd: ctx.repo, env: sb.env, timeoutMs: 20_000 });
+    const said = [];
+    const calls = sowCalls(sb);
+    if (st) {
+      const ran = executed(existsSync(sb.trace) ? readFileSync(sb.trace, 'utf8') : '').slice(1);
+      const others = ran.filter((p) => p !== sb.fake);
+      if (others.length)
+        said.push(
+          `it executed ${others
+            .slice(0, 3)
+            .map((p) => JSON.stringify(p))
+            .join(', ')}`,
+        );
+    }
+    if (calls.length !== 1) said.push(`the fake sow ran ${calls.length} times`);
+    else if (words && JSON.stringify(calls[0]) !== JSON.stringify(words.slice(1))) said.push(`sow got ${JSON.stringify(calls[0])}, a plain reading gives ${JSON.stringify(words.slice(1))}`);
+    if (r.timedOut) said.push('it did not end (killed)');
+    else if (r.code !== 0) said.push(`exit ${r.code ?? r.signal}`);
+    const out = `${r.stdout}${r.stderr}`.replace(/^strace: .*\n?/gm, '');
+    if (out) said.push(`it printed ${truncate(out, 100)}`);
+    const changed = diffManifest(before, stamps(ctx.runDir));
+    if (changed.length) said.push(`files changed: ${changed.slice(0, 3).join('; ')}`);
+    // Said here, with the command that made it; the next command is judged on its own.
+    if (existsSync(ctx.marker)) rmSync(ctx.marker, { recursive: true, force: true });
+    const gone = sentinelProcessGone(ctx.proc);
+    if (gone) {
+      said.push(gone);
+      stopSentinelProcess(ctx.proc);
+      ctx.proc = startSentinelProcess();
+    }
+    if (said.length) problems.push(problem(WORLD, 'ACP: an allowed command does more than run sow', `allowed, and run ${way.how}: ${said.join('; ')}`));
+  }
+  return problems;
+}
+
+/** The user's configuration of an ACP run: one executor over ACP (claude-agent-acp, the fake), bound to the implementer. */
+const ACP_CONFIG = 'agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n';
+
+/**
+ * One run of the ACP corpus: the standard project with declared checks (all but one allowed), a
+ * worker spawned over ACP whose script asks about every command in turn, sow's answers read from
+ * the fake agent's log, and every allowed command run in the sandbox.
+ */
+async function acpRun(opts, world, index, report) {
+  const rng = new Rng(opts.seed, index, 'acp');
+  const dir = join(world.root, `acp-${index}`);
+  const ctx = prepareRun(world, dir, 'executing');
+  const sb = makeSandbox(join(world.root, `acp-${index}-sandbox`), ctx);
+  const about = { corpus: 'acp', run: index, base: 'executing', mutations: [] };
+  const findings = [];
+  const counts = { asks: 0, allowed: 0, executed: 0 };
+  const add = (command, problems, said, cmd) => {
+    if (!problems.length) return;
+    const f = { seed: opts.seed, ...about, command, cmd, problems, excerpt: said };
+    findings.push(f);
+    report(f);
+  };
+  try {
+    const env = runEnv(ctx.home, ctx.marker);
+    // The folders a look-alike of sow names (`sow\v/..` is a path the shell follows).
+    for (const name of ['sow\v', 'sow\u3000', 'sow\u00a0', 'sow\ufeff', 'x']) mkdirSync(join(ctx.repo, name, 'x'), { recursive: true });
+    const allowed = rng.sample(CHECK_POOL, rng.range(2, 4)).map((run, i) => ({ name: `check-${i + 1}`, run, allowed: true }));
+    const withheld = { name: 'late', run: rng.pick(withheldCheck(ctx)), allowed: false };
+    const yamlChecks = (list) => `checks:\n${list.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n    when: [task_complete]\n`).join('')}`;
+    writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), yamlChecks(allowed));
+    const allow = await run(process.execPath, [opts.bin, 'check', 'allow', ...allowed.map((c) => c.name), '--yes'], { cwd: ctx.repo, env });
+    if (allow.code !== 0) throw new Error(`sow check allow exited ${allow.code}: ${allow.stderr}`);
+    // Declared after the person allowed the others: sow must not hand it to a worker.
+    writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), yamlChecks([...allowed, withheld]));
+    const checks = [...allowed, withheld];
+    mkdirSync(join(ctx.home, '.config', 'sow'), { recursive: true });
+    writeFileSync(join(ctx.home, '.config', 'sow', 'config.yaml'), ACP_CONFIG);
+    const agentBin = join(sb.dir, 'agents');
+    mkdirSync(agentBin);
+    writeFileSync(join(agentBin, 'claude-agent-acp'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_ACP_AGENT}" claude-agent-acp "$@"\n`, { mode: 0o755 });
+    settle(ctx);
+
+    const asks = fixedAsks(ctx, checks);
+    while (asks.length < ACP_ASKS) {
+      const script = acpCommand(rng, ctx);
+      const form = rng.weighted([
+        { v: 'string', weight: 6 },
+        { v: 'codex', weight: 2 },
+        { v: 'title', weight: 2 },
+        { v: 'argv', weight: 1 },
+      ]).v;
+      if (form === 'argv') asks.push({ form, argv: ['sow', ...Array.from({ length: rng.range(0, 3) }, () => rng.pick(ACP_PIECES(ctx)))] });
+      else if (form === 'codex') asks.push({ form, shell: rng.pick(['/bin/bash', '/bin/bash', 'bash', '/bin/sh', 'sh', '/usr/bin/dash']), script });
+      else asks.push({ form, script });
+    }
+    counts.asks = asks.length;
+    const log = join(sb.dir, 'agent.log');
+    const spawnCmd = {
+      kind: 'cli',
+      args: ['agent', 'spawn', 'implementer', '010', '--json'],
+      env: {
+        PATH: `${agentBin}${delimiter}${env.PATH ?? ''}`,
+        FAKE_ACP_SCRIPT: JSON.stringify(asks.map((a) => ({ ask: toolCallOf(a) }))),
+        FAKE_ACP_SHAPE: 'generic',
+        FAKE_AGENT_LOG: log,
+        FAKE_AGENT_HOME: join(sb.dir, 'agent-home'),
+      },
+    };
+    const spawned = await runCommand(opts.bin, ctx, spawnCmd);
+    add(label(spawnCmd), spawned.problems, spawned.excerpt, spawnCmd);
+    const events = existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+    // The agent must be gone with the spawn: sow ends its worker's process group.
+    const isAgent = (pid) => {
+      try {
+        return pid > 1 && procStat(pid)?.state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(FAKE_ACP_AGENT);
+      } catch {
+        return false;
+      }
+    };
+    const left = events.filter((e) => e.event === 'start' && isAgent(e.pid)).map((e) => e.pid);
+    if (left.length) {
+      add(label(spawnCmd), [problem(WORLD, 'ACP: left the agent running', `the agent (pid ${left.join(', ')}) outlived sow agent spawn`)], '', spawnCmd);
+      for (const pid of left) process.kill(pid, 'SIGKILL');
+    }
+    const answers = new Map();
+    for (const e of events) {
+      const n = /^call_(\d+)_/.exec(e.toolCall?.toolCallId ?? '')?.[1];
+      if (e.event === 'permission' && n !== undefined) answers.set(Number(n), e);
+    }
+    const ran = new Set();
+    for (const [n, a] of asks.entries()) {
+      const what = askLabel(a, n);
+      const e = answers.get(n);
+      if (!e || !e.outcome) {
+        // A turn cut short leaves every later ask unanswered: one finding says so.
+        add(
+          what,
+          [problem(CRASH, 'ACP: an ask without an answer', e?.error ? `the permission request failed: ${JSON.stringify(e.error)}` : 'the agent got no answer (the turn ended before it)')],
+          spawned.excerpt,
+          spawnCmd,
+        );
+        if (!e) break;
+        continue;
+      }
+      const ok = e.outcome.outcome === 'selected' && e.outcome.optionId === 'allow-once';
+      // An argv matches a check only when sow reads the check as one simple command (not `sh -c …`): no expectation there.
+      if (a.check?.allowed && !ok && !a.argv) {
+        add(what, [problem(RULE, 'ACP: an allowed check refused', 'a check the person allowed, asked as written, was refused')], '', spawnCmd);
+        continue;
+      }
+      if (!ok) continue;
+      counts.allowed += 1;
+      if (a.check && !a.check.allowed) {
+        add(what, [problem(RULE, 'ACP: allowed a check the person did not allow', 'a check declared after the person allowed the others was allowed')], '', spawnCmd);
+      }
+      if (a.cwd !== undefined && !insideRepo(ctx, a.cwd)) add(what, [problem(RULE, 'ACP: allowed a command in a folder outside the repository', `it runs in ${a.cwd}`)], '', spawnCmd);
+      // The person's own command, as written: not ours to run.
+      if (checks.some((c) => c.allowed && isCheck(c, a))) continue;
+      const problems = [];
+      let words = a.argv;
+      if (!a.argv) {
+        const reading = plainReading(a.script);
+        if (!reading.plain) problems.push(problem(RULE, 'ACP: allowed a command that is not plain', `allowed, but a plain reading finds ${reading.why}`));
+        else if (reading.raw[0] !== 'sow') problems.push(problem(RULE, 'ACP: allowed a command that is not sow', `allowed, but its first word is written ${JSON.stringify(reading.raw[0])}`));
+        words = reading.plain ? reading.words : undefined;
+      } else if (a.argv[0] !== 'sow') problems.push(problem(RULE, 'ACP: allowed a command that is not sow', `allowed, but its program is ${JSON.stringify(a.argv[0])}`));
+      // The same command asked in another shape runs the same way: once is enough.
+      const key = JSON.stringify(a.argv ?? a.script);
+      if (ran.has(key)) {
+        add(what, problems, '', spawnCmd);
+        continue;
+      }
+      ran.add(key);
+      counts.executed += a.argv ? 1 : 2;
+      // Files and the sentinel process are looked at after each; the rest of the world once, after all.
+      problems.push(...(await sandboxRun(sb, ctx, a, words)));
+      add(what, problems, '', spawnCmd);
+    }
+    add('the allowed commands, run', worldProblems(ctx), '', spawnCmd);
+  } finally {
+    finishRun(ctx);
+    rmSync(sb.dir, { recursive: true, force: true });
+  }
+  const keepIt = opts.keep && findings.length > 0;
+  if (!keepIt) rmSync(ctx.runDir, { recursive: true, force: true });
+  return { commands: 1, findings, kept: keepIt ? ctx.runDir : undefined, counts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page corpus: what a page (or anything that learnt the token) may send `sow ui`
+
+/** How many requests a page run sends (the fixed ones included). */
+const UI_REQUESTS = 150;
+
+/** One HTTP request to the server, with exactly these headers; resolves with status, content type and body (never rejects). */
+function httpRequest(port, path, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((done) => {
+    const req = httpRequestRaw({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => done({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (err) => done({ status: 0, type: '', body: '', error: err.message }));
+    });
+    req.setTimeout(COMMAND_TIMEOUT_MS, () => req.destroy(new Error('no answer within the time')));
+    req.on('error', (err) => done({ status: 0, type: '', body: '', error: err.message }));
+    req.end(body);
+  });
+}
+
+/** A value of the wrong shape for a field of an action (never one the field takes: the action must not run). */
+function wrongValue(rng, field) {
+  const common = [null, true, false, {}, { toString: 'x' }, [], ['010'], 'x'.repeat(70_000)];
+  const byField = {
+    index: ['0', '0; rm -rf /', '-x', '../0', -1, -0.5, 1.5, 2 ** 53, 1e308, [0], { n: 0 }],
+    task: [
+      10,
+      '',
+      ' ',
+      '10a',
+      '../010',
+      '../../etc/passwd',
+      '-x',
+      '--yes',
+      '$(touch x)',
+      '010\n',
+      ' 010',
+      '010 ',
+      '0x10',
+      '1e3',
+      '\uff10\uff11\uff10',
+      '0123456789',
+      '+10',
+      { id: '010' },
+      'x'.repeat(100),
+    ],
+    prompt: [['--yolo'], { text: 'x' }, 1, -1, 'x'.repeat(16 * 1024 + 1)],
+    text: [['x'], 1, 1.5, 'x'.repeat(16 * 1024 + 1)],
+  };
+  return rng.pick([...common, ...byField[field]]);
+}
+
+/** The fields of the page's actions, and a value of the right shape for each (what the page itself sends). */
+const UI_ACTIONS = {
+  advance: {},
+  approve_output: { index: 0 },
+  approve_tasks: {},
+  resume: { task: '010', prompt: 'go on' },
+  stop: { task: '010' },
+  feedback: { task: '010', text: 'more tests' },
+};
+
+/**
+ * The requests of a page run, each with what it must get: a refused action 400, 404 or 413 with a
+ * JSON error; without the JSON content type 403; another method or path, or a view of no such
+ * name, 404 with a JSON error; a view with hostile values 200 with the commands' errors. Never a
+ * valid action but the one Stop of task 010 (a committed owner sow never started).
+ */
+function uiRequests(rng) {
+  const reqs = [];
+  const post = (body, expect, why, headers = { 'content-type': 'application/json' }) => reqs.push({ method: 'POST', path: '/api/action', body, headers, expect, why });
+  const json = (v) => JSON.stringify(v);
+  // Every name of Object.prototype as an action (with what it would have run through the prototype) and as a view.
+  for (const name of new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype'])) {
+    post(`{"action":${json(name)},"name":"check allow","args":[],"opts":{"yes":true}}`, [400], `action ${name}`);
+    reqs.push({ method: 'GET', path: `/api/view?name=${encodeURIComponent(name)}`, expect: [404], why: `view ${name}` });
+  }
+  post(`{"__proto__":{"action":"advance"}}`, [400], 'an action only on the prototype');
+  post(`{"action":"advance","action":"nosuch"}`, [400], 'a repeated key, the last unknown');
+  // A body that is not one JSON object.
+  for (const body of ['', '[]', '"advance"', 'null', '1', 'true', '{', '{"action":"advance"', 'garbage', '\u0000', '[{"action":"advance"}]']) post(body, [400], `body ${truncate(body, 30)}`);
+  // Too large, declared or not.
+  post(json({ action: 'feedback', task: '010', text: 'x'.repeat(70 * 1024) }), [413], 'a body over 64 KiB');
+  const big = json({ action: 'feedback', task: '010', text: 'x'.repeat(70 * 1024) });
+  post(big, [413], 'a body over 64 KiB, its length declared', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) });
+  // No or another content type: refused before the body is read.
+  for (const type of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/jsonp', 'text/json'])
+    post(json({ action: 'advance' }), [403], `content type ${type ?? 'none'}`, type ? { 'content-type': type } : {});
+  // Other methods and paths.
+  for (const [method, path] of [
+    ['PUT', '/api/action'],
+    ['DELETE', '/api/action'],
+    ['PATCH', '/api/action'],
+    ['GET', '/api/action'],
+    ['POST', '/api/view'],
+    ['POST', '/'],
+    ['GET', '/api/nosuch'],
+    ['GET', '/API/view?name=project'],
+    ['GET', '/api/view/x'],
+    ['GET', '/%2e%2e/%2e%2e/etc/passwd'],
+    ['GET', '/api/view/../../etc/passwd'],
+    ['GET', '/index.html'],
+  ])
+    reqs.push({
+      method,
+      path,
+      headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+      body: method === 'GET' ? undefined : json({ action: 'advance' }),
+      expect: [404],
+      why: `${method} ${path}`,
+    });
+  // Views of no such name, and the real views with hostile values (their commands refuse them, inside the view's data).
+  for (const name of ['', 'Project', 'project ', 'tasks', '../project', 'project\u0000', 'x'.repeat(5000)])
+    reqs.push({ method: 'GET', path: `/api/view?name=${encodeURIComponent(name)}`, expect: [404], why: `view ${truncate(name, 20)}` });
+  const hostileParams = ['../../../etc/passwd', '-x', '--all', '010\n', '$(touch x)', '0'.repeat(30), '', '%00', '\u202e', 'x'.repeat(5000)];
+  // The page's own Stop of task 010: refused, for sow never started the owner the state names.
+  const stop = {
+    method: 'POST',
+    path: '/api/action',
+    body: json({ action: 'stop', task: '010' }),
+    headers: { 'content-type': 'application/json' },
+    expect: [200],
+    refusal: 'NOT_SOWS_PROCESS',
+    why: "the page's Stop of task 010",
+  };
+  const fixed = reqs.length;
+  while (reqs.length < UI_REQUESTS - 1) {
+    const kind = rng.weighted([
+      { v: 'wrong-shape', weight: 6 },
+      { v: 'unknown-key', weight: 2 },
+      { v: 'random-name', weight: 2 },
+      { v: 'view', weight: 3 },
+    ]).v;
+    if (kind === 'view') {
+      const v = rng.pick(hostileParams);
+      const q = rng.chance(0.5) ? `name=task&id=${encodeURIComponent(v)}` : `name=${rng.pick(['project', 'task'])}&id=010&checkout=${encodeURIComponent(v)}`;
+      reqs.push({ method: 'GET', path: `/api/view?${q}`, expect: [200], view: true, why: `view ${truncate(decodeURIComponent(q), 40)}` });
+      continue;
+    }
+    if (kind === 'random-name') {
+      const name = rng.pick([
+        'ADVANCE',
+        'advance ',
+        ' advance',
+        'advance\u0000',
+        'stop;',
+        '../stop',
+        'check allow',
+        'project delete',
+        'agent spawn',
+        'run',
+        '',
+        'x'.repeat(5000),
+        'valueOf',
+        'toString',
+        'hasOwnProperty',
+        'constructor',
+      ]);
+      post(json({ action: name, name: 'check allow', opts: { yes: true } }), [400], `action ${truncate(name, 20)}`);
+      continue;
+    }
+    const [action, fields] = rng.pick(Object.entries(UI_ACTIONS));
+    const body = { action, ...fields };
+    const names = Object.keys(fields);
+    if (kind === 'unknown-key' || !names.length) {
+      body[rng.pick(['name', 'opts', 'args', 'yes', 'force', 'id', 'constructor', 'Task', 'task '])] = rng.pick(['check allow', { yes: true }, ['--yes'], true, '010']);
+      if (rng.chance(0.3)) body.checkout = rng.pick([7, {}, [], 'x'.repeat(5000), '../..']);
+    } else {
+      for (const f of rng.sample(names, rng.range(1, names.length))) body[f] = wrongValue(rng, f);
+      if (rng.chance(0.2)) body.checkout = rng.pick([7, {}, [], '../..', '-x']);
+    }
+    const text = json(body);
+    post(text, [Buffer.byteLength(text) > 64 * 1024 ? 413 : 400], `action ${truncate(text, 60)}`);
+  }
+  reqs.splice(fixed + rng.int(reqs.length - fixed + 1), 0, stop);
+  return reqs;
+}
+
+/** The state files of the repository, byte for byte (`.sow/`, links as their targets, folders as names). */
+function stateManifest(ctx) {
+  const out = new Map();
+  const walk = (abs, rel) => {
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink()) out.set(rel, `link ${readlinkSync(abs)}`);
+    else if (st.isDirectory()) {
+      out.set(rel, 'dir');
+      for (const name of readdirSync(abs).sort()) walk(join(abs, name), `${rel}/${name}`);
+    } else if (st.isFile()) out.set(rel, `file ${sha256(readFileSync(abs))}`);
+  };
+  walk(join(ctx.repo, '.sow'), '.sow');
+  return out;
+}
+
+/** What is wrong with one answer of the server to a request that must be refused (or, a view, answered with the commands' errors). */
+function answerProblems(r, req) {
+  const problems = [];
+  if (r.error) return [problem(CRASH, 'page: no answer', `no answer: ${r.error}`)];
+  if (r.status >= 500) problems.push(problem(CRASH, 'page: a 5xx answer', `answered ${r.status}`));
+  else if (!req.expect.includes(r.status)) problems.push(problem(WORLD, 'page: a request not refused as it should be', `answered ${r.status}, not ${req.expect.join(' or ')}`));
+  if (r.status === 403) {
+    if (r.body) problems.push(problem(DISPLAY, 'page: a 403 with a body', `a 403 said ${truncate(r.body, 60)}`));
+    return problems;
+  }
+  let doc;
+  try {
+    doc = JSON.parse(r.body);
+  } catch {
+    doc = undefined;
+  }
+  if (!doc || typeof doc.ok !== 'boolean' || !/^application\/json/.test(r.type))
+    problems.push(problem(CRASH, 'page: the answer is not a JSON document', `answered ${truncate(r.body, 60)} (${r.type || 'no content type'})`));
+  else if (!req.view && (doc.ok !== false || typeof doc.error?.code !== 'string' || typeof doc.error?.message !== 'string'))
+    problems.push(problem(WORLD, 'page: a request not refused as it should be', `answered ${truncate(r.body, 80)}`));
+  else if (req.refusal && doc.error.code !== req.refusal) problems.push(problem(WORLD, 'page: the Stop of a worker sow never started not refused', `answered ${doc.error.code}, not ${req.refusal}`));
+  if (/"code":"INTERNAL"|internal error/i.test(r.body)) problems.push(problem(CRASH, 'internal error', 'says "internal error"'));
+  if (STACK.test(r.body.replace(/\\n/g, '\n'))) problems.push(problem(CRASH, 'stack trace'));
+  return problems;
+}
+
+/**
+ * One run of the page corpus: the standard project with a check that touches the marker (not
+ * allowed), task 010 owned by the sentinel process as sow would record a worker, `sow ui` started,
+ * and every request sent in turn; after each, the state files and every invariant of the trees.
+ */
+async function uiRun(opts, world, index, report) {
+  const rng = new Rng(opts.seed, index, 'ui');
+  const ctx = prepareRun(world, join(world.root, `ui-${index}`), 'executing');
+  const about = { corpus: 'ui', run: index, base: 'executing', mutations: [] };
+  const findings = [];
+  const counts = { requests: 0 };
+  const add = (command, problems, said) => {
+    if (!problems.length) return;
+    const f = { seed: opts.seed, ...about, command, cmd: { kind: 'ui', args: ['ui'] }, problems, excerpt: said };
+    findings.push(f);
+    report(f);
+  };
+  let child;
+  try {
+    writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), 'checks:\n  - name: unit\n    run: "touch \\"$SOW_FUZZ_MARKER\\""\n    when: [task_complete, finalize]\n');
+    const p = ctx.proc;
+    if (!setOwner(ctx, '010', { kind: 'worker', by: 'implementer-7', pid: p.pid, host: HOST, boot: BOOT, pstart: p.pstart, pidns: PIDNS, since: '2026-11-26T00:00:00.000Z' }))
+      throw new Error('no task 010 to give an owner');
+    settle(ctx);
+    const state = stateManifest(ctx);
+    child = spawn(process.execPath, [opts.bin, 'ui', '--json', '--no-open'], { cwd: ctx.repo, env: runEnv(ctx.home, ctx.marker), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise((done) => child.on('close', (code, signal) => done({ code, signal })));
+    const first = await timeLimit(
+      Promise.race([
+        new Promise((done) => {
+          child.stdout.on('data', (d) => {
+            out += d;
+            if (out.includes('\n')) done(out.split('\n')[0]);
+          });
+        }),
+        exited.then(() => undefined),
+      ]),
+    );
+    let served;
+    try {
+      served = JSON.parse(first ?? '').data;
+    } catch {
+      served = undefined;
+    }
+    if (!served?.token || !served?.port) {
+      add('sow ui --json --no-open', [problem(CRASH, 'page: the server did not start', `sow ui printed ${truncate(out, 80)}`)], firstLines(err));
+      return { commands: 1, findings, counts };
+    }
+    for (const req of uiRequests(rng)) {
+      const headers = { ...(req.headers ?? {}), ...(req.method === 'POST' ? { 'x-sow-token': served.token } : {}) };
+      const path = req.method === 'POST' ? req.path : `${req.path}${req.path.includes('?') ? '&' : '?'}token=${served.token}`;
+      const r = await httpRequest(served.port, path, { method: req.method, headers, body: req.body });
+      counts.requests += 1;
+      if (process.env.FUZZ_TRACE) process.stderr.write(`trace: ${r.status} ${oneLine(req.method)} ${oneLine(req.why)} → ${oneLine(truncate(r.body, 120))}\n`);
+      const problems = answerProblems(r, req);
+      const now = stateManifest(ctx);
+      const changed = diffManifest(state, now);
+      if (changed.length) {
+        problems.push(problem(WORLD, 'page: a refused request changed the state files', `the state files: ${changed.slice(0, 3).join('; ')}`));
+        state.clear();
+        for (const [k, v] of now) state.set(k, v);
+      }
+      problems.push(...worldProblems(ctx));
+      add(`${req.method} ${req.why}`, problems, r.status ? `${r.status} ${firstLines(r.body, 1)}` : '');
+    }
+    // The server is still serving, stops on Ctrl-C, and leaves nothing behind.
+    const end = [];
+    if (child.exitCode !== null || child.signalCode !== null)
+      end.push(problem(CRASH, 'page: the server ended', `the server ended (${child.exitCode ?? child.signalCode}) while it was being sent requests`));
+    else {
+      child.kill('SIGINT');
+      const stopped = await timeLimit(exited);
+      if (!stopped) end.push(problem(CRASH, 'page: the server did not stop on SIGINT', `no exit within ${COMMAND_TIMEOUT_MS / 1000} s of SIGINT`));
+      else if (stopped.signal || !SOW_EXIT_CODES.has(stopped.code)) end.push(problem(CRASH, 'page: the server did not stop on SIGINT', `it ended ${stopped.signal ?? `with exit ${stopped.code}`}`));
+    }
+    if (STACK.test(err) || /internal error/i.test(err)) end.push(problem(CRASH, 'stack trace', `the server said ${truncate(err, 100)}`));
+    if (groupAlive(child.pid)) end.push(problem(WORLD, 'page: left a process', 'a process of the server’s group is left after it stopped'));
+    add('sow ui --json --no-open', [...end, ...worldProblems(ctx)], firstLines(err));
+  } finally {
+    if (child?.pid && groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+    finishRun(ctx);
+  }
+  const keepIt = opts.keep && findings.length > 0;
+  if (!keepIt) rmSync(ctx.runDir, { recursive: true, force: true });
+  return { commands: 1, findings, kept: keepIt ? ctx.runDir : undefined, counts };
+}
+
+/** What `promise` resolves to, or undefined after `ms` (the timer cleared either way: it keeps no one waiting). */
+async function timeLimit(promise, ms = COMMAND_TIMEOUT_MS) {
+  let timer;
+  try {
+    return await Promise.race([promise, new Promise((done) => (timer = setTimeout(() => done(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether any process of group `pgid` is left (a zombie waiting for its parent counts as gone). */
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const s = procStat(Number(name));
+    if (s && s.pgrp === pgid && s.state !== 'Z') return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The whole run
 
 export async function fuzz(options, out = (line) => process.stdout.write(`${line}\n`)) {
-  const opts = { ...options, out, stats: { picked: {}, applied: {} } };
+  const opts = { ...options, out, stats: { picked: {}, applied: {}, counts: {} } };
   if (!existsSync(opts.bin)) throw new UsageError(`no sow build at ${opts.bin}; run 'npm run build' first`);
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sow-fuzz-')));
   const started = Date.now();
@@ -2304,8 +3288,19 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
   const harnessErrors = [];
   try {
     if (!opts.quiet) out(`fuzz: making the base trees with ${opts.bin}`);
-    const indexes = opts.only !== undefined ? [opts.only] : Array.from({ length: opts.runs }, (_, i) => i + 1);
-    const needed = new Set([...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName), ...(opts.control || opts.basesOnly ? BASE_NAMES : [])]);
+    // A named corpus runs --runs times; unnamed, the ACP and page corpora run a tenth as often (at least once).
+    const runsOf = (corpus) =>
+      !opts.corpora.includes(corpus)
+        ? []
+        : opts.only !== undefined
+          ? [opts.only]
+          : Array.from({ length: opts.named || corpus === 'trees' || !opts.runs ? opts.runs : Math.max(1, Math.round(opts.runs / 10)) }, (_, i) => i + 1);
+    const indexes = runsOf('trees');
+    const needed = new Set([
+      ...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName),
+      ...(opts.control || opts.basesOnly ? BASE_NAMES : []),
+      ...(runsOf('acp').length || runsOf('ui').length ? ['executing'] : []),
+    ]);
     const world = { root, ...(await makeBases(root, opts.bin, needed)) };
     if (opts.basesOnly) {
       out(`bases: ${Object.keys(world.bases).sort().join(', ')}`);
@@ -2313,23 +3308,26 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
     }
     const print = (f) =>
       out(
-        `FINDING seed=${f.seed} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
+        `FINDING seed=${f.seed}${f.corpus ? ` corpus=${f.corpus}` : ''} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
       );
     const jobs = [];
-    if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base });
-    for (const i of indexes) jobs.push({ index: i });
+    if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base, name: `control-${base}` });
+    for (const i of indexes) jobs.push({ corpus: 'trees', index: i, name: String(i) });
+    for (const corpus of ['acp', 'ui']) for (const i of runsOf(corpus)) jobs.push({ corpus, index: i, name: `${corpus} ${i}` });
+    const perCorpus = { trees: 0, acp: 0, ui: 0 };
     let next = 0;
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next++];
         let result;
         try {
-          result = job.control ? await controlRun(opts, world, job.control, print) : await fuzzRun(opts, world, job.index, print);
+          if (job.control) result = await controlRun(opts, world, job.control, print);
+          else result = await { trees: fuzzRun, acp: acpRun, ui: uiRun }[job.corpus](opts, world, job.index, print);
         } catch (err) {
           // A bug of this fuzzer, not a finding: said, counted, and the other runs go on.
-          harnessErrors.push(`run ${job.control ? `control-${job.control}` : job.index}: ${err.stack ?? err}`);
+          harnessErrors.push(`run ${job.name}: ${err.stack ?? err}`);
           out(
-            `fuzz: run ${job.control ? `control-${job.control}` : job.index} stopped: the fuzzer itself failed: ${oneLine(
+            `fuzz: run ${job.name} stopped: the fuzzer itself failed: ${oneLine(
               String(err.stack ?? err)
                 .split('\n')
                 .slice(0, 3)
@@ -2339,7 +3337,9 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
           continue;
         }
         runsDone += 1;
+        perCorpus[job.corpus ?? 'trees'] += 1;
         commands += result.commands;
+        for (const [k, v] of Object.entries(result.counts ?? {})) opts.stats.counts[k] = (opts.stats.counts[k] ?? 0) + v;
         findings.push(...result.findings);
         if (result.kept) kept.push(result.kept);
         if (!opts.quiet && runsDone % 10 === 0) out(`fuzz: ${runsDone}/${jobs.length} runs, ${commands} commands, ${findings.length} findings, ${Math.round((Date.now() - started) / 1000)} s`);
@@ -2355,7 +3355,9 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         const commands = [...new Set(c.items.map((i) => i.f.command.replace(/ --json$/, '')))];
         const eg = c.items.find((i) => i.cause) ?? c.items[0];
         out(`KIND ${c.kind} ← ${c.by}: ${c.items.length}× in ${commands.length} command(s) (${commands.join(', ')})`);
-        const again = `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
+        const again = eg.f.corpus
+          ? `--seed ${eg.f.seed} --${eg.f.corpus} --only ${eg.f.run}`
+          : `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
         out(
           `  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`,
         );
@@ -2369,7 +3371,15 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
           .join(', ')}`,
       );
     for (const dir of kept) out(`kept: ${dir}`);
-    out(`runs ${runsDone}, commands ${commands}, findings ${findings.length} (seed ${opts.seed}, ${Math.round((Date.now() - started) / 1000)} s)`);
+    const c = opts.stats.counts;
+    const summary = [
+      `runs ${runsDone}${runsOf('acp').length || runsOf('ui').length ? ` (trees ${perCorpus.trees}, acp ${perCorpus.acp}, page ${perCorpus.ui})` : ''}`,
+      `commands ${commands}`,
+      ...(runsOf('acp').length ? [`asks ${c.asks ?? 0} (${c.allowed ?? 0} allowed, ${c.executed ?? 0} run)`] : []),
+      ...(runsOf('ui').length ? [`requests ${c.requests ?? 0}`] : []),
+      `findings ${findings.length} (seed ${opts.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
+    ];
+    out(summary.join(', '));
     if (harnessErrors.length) out(`fuzz: the fuzzer itself failed in ${harnessErrors.length} run(s) (see above); those runs are not counted`);
     return { runs: runsDone, commands, findings, harnessErrors };
   } finally {
@@ -2394,7 +3404,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.exit(err.message ? 2 : 0);
   }
   process.stdout.write(
-    `fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
+    `fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.named ? opts.corpora.map((c) => ` --${c}`).join('') : ''}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
   );
   try {
     const { findings, harnessErrors } = await fuzz(opts);
