@@ -22,9 +22,11 @@
  * single mutation behind a finding), --bin <sow.cjs> (default dist/sow.cjs; SOW_FUZZ_BIN does the
  * same), --mutation <name,…> (only these kinds of mutation, e.g. link,journal), --quiet (no
  * progress lines), --verbose (each run's mutations), --trees / --acp / --ui (only these corpora,
- * each --runs times; without any of them: --runs trees, and a tenth as many runs, at least one,
- * of the ACP and the page corpora — none with --only, which names a run of the trees unless a
- * corpus is named).
+ * each --runs times, or with --only its run i; without any of them: --runs trees, and a tenth as
+ * many runs, at least one, of the ACP and the page corpora — but --only, --alone and --mutation
+ * name runs and mutations of the trees alone). The last line sums up: runs (of each corpus),
+ * commands, the ACP asks (how many sow allowed, how many of those ran in the sandbox), the page's
+ * requests, findings.
  *
  * Hostile trees. A few real repositories are made with the built sow once per invocation (a
  * standard project in ImplementationExecuting and one in ReviewActive, an iterative and a
@@ -67,25 +69,32 @@
  * printed on one line; at the end each kind of finding is listed with the mutation that causes it
  * alone (or the few that cause it together), found by replaying them on fresh trees.
  *
- * The ACP corpus. A run copies the standard project, declares checks in .sow/config.yaml (the
- * person allows all but one of them with `sow check allow`), and spawns one worker over ACP (`sow
- * agent spawn implementer 010`, the fake ACP agent of test/fakes as `claude-agent-acp`, its
- * generic wording) whose script asks, one `execute` tool call after another, to run some hundred
- * and fifty commands: a few fixed ones (`sow status`, `sow;/usr/bin/touch <marker>`, …), every
- * allowed check as written, and the rest from the seeded PRNG over a tricky alphabet (sow, s\ow,
- * quotes, `$`, `(`, backquotes, `;|&<>`, `#`, `~`, `*?[`, `=`, newlines, `\`, tab, \v, \f, NBSP,
- * U+3000, U+FEFF, `../`, `/bin/sh`, `-c`, exec, env, IFS, the marker's path). Each is asked as a
- * command string, as Codex's `["/bin/bash", "-lc", script]`, as a title alone (Gemini), or, for
- * plain words, as an argv. sow's real decision answers each. Every command it allows that is not
- * an allowed check (the person's own command, as written) is then run the way an agent would run
- * it — by bash and by sh with `-c` (an argv as it is) — in a sandbox: cwd the repository, PATH a
- * folder holding only a fake `sow` that appends its argv to a log, HOME a folder of its own, under
- * strace when it works here. It must run exactly that fake sow, once, and nothing else (no other
- * program executed, exit 0, nothing printed, no file made or changed, the marker absent), with
- * the words a plain reading of the command gives (a reference reader in this script, written
- * apart from sow's: only quotes, backslashes, spaces and tabs; anything else the shell acts on
- * makes the command not plain). An allowed check that is refused, a refused ask the agent never
- * got an answer to, and a spawn that crashes are findings too.
+ * The ACP corpus. A run copies the standard project, declares two to four checks in
+ * .sow/config.yaml that the person allows (`sow check allow <names> --yes`), then one more that
+ * touches the marker, declared after (not allowed), and spawns one worker over ACP (`sow agent
+ * spawn implementer 010`, the fake ACP agent of test/fakes as `claude-agent-acp`, its generic
+ * wording) whose script asks, one `execute` tool call after another, to run a hundred and fifty
+ * commands: fixed ones (`sow status`, `sow;/usr/bin/touch <marker>`, `sow\v/../bin/sh -c …` with
+ * folders of those names made, …), every declared check as written (and with a command or a
+ * letter appended), and the rest from the seeded PRNG over a tricky alphabet (sow, s\ow, quotes, `$`, `(`,
+ * backquotes, `;|&<>`, `#`, `~`, `*?[`, `=`, newlines, `\`, tab, \v, \f, \r, NBSP, U+3000, U+FEFF,
+ * U+200B, `../`, `/bin/sh`, `-c`, exec, env, IFS, the marker's path). Each is asked as a command
+ * string, as Codex's `[<shell>, "-lc", script]` (bash, sh, dash by name or path; zsh; a "bash" in
+ * the repository; a cwd outside), as a title alone (Gemini), or as an argv. sow's real decision
+ * answers each (read from the fake agent's log). Every command it allows that is not an allowed
+ * check (the person's own command, as written) is then run the way an agent would run it — by
+ * bash and by sh with `-c`, an argv as it is; once, however many shapes it was asked in — in a
+ * sandbox: cwd the repository, PATH a folder holding only a fake `sow` that appends its arguments
+ * to a log (shell builtins only), HOME a folder of its own, under strace when it works here. It
+ * must run exactly that fake sow, once, and nothing else (no other program executed, exit 0,
+ * nothing printed, no file of the run made or changed, the marker absent, the sentinel process
+ * alive), with the words a plain reading of the command gives (a reference reader in this script,
+ * written apart from sow's: only quotes, backslashes, spaces and tabs; anything else the shell
+ * acts on makes the command not plain, and so does a character no one sees). An allowed command
+ * that is not plain or not `sow`, an allowed check refused as a string, an allowed check the
+ * person did not allow, a cwd outside allowed, an ask the agent got no answer to, an agent left
+ * running, and a spawn that crashes are findings too; after the sandbox runs, every invariant of
+ * the trees.
  *
  * The page corpus. A run copies the standard project, declares a check that touches the marker
  * (not allowed; SOW_ALLOW_CHECKS unset), makes task 010's committed owner the sentinel process,
@@ -96,8 +105,9 @@
  * large a body, no or another content type, other methods and paths, views of no such name and
  * views with hostile parameters; and once the page's own Stop for task 010. Each must be answered
  * as refused (a refused action 400, 404 or 413 with a JSON error; without the JSON content type
- * 403; a view of no such name 404; a view with hostile values 200 with the commands' errors),
- * never 5xx, and the Stop with NOT_SOWS_PROCESS. After each: the state files byte for byte the
+ * 403 with no body; another method or path, or a view of no such name, 404 with a JSON error; a
+ * view with hostile values 200 with the commands' errors), never 5xx or an internal error, and the
+ * Stop with NOT_SOWS_PROCESS. After each: the state files byte for byte the
  * same, and every invariant of the trees (nothing outside, nothing ran, the sentinel process
  * alive). At the end the server must still be running, stop on SIGINT, and leave no process.
  *
