@@ -85,7 +85,12 @@ function releaseAllOnExit(): void {
 function removeIfOurs(path: string, content: string): void {
   let raw: string;
   try {
-    raw = readFileSync(path, { encoding: 'utf8', flag: constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) });
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      raw = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return; // gone, or not a file we wrote
   }

@@ -91,6 +91,24 @@ export async function claimsOf(root: string, remote: string, branch: string, ref
   return out.sort((a, b) => a.task.localeCompare(b.task));
 }
 
+/**
+ * The claim of one task on the remote, asked now (no cache): what a change of the task must know.
+ * `claim` is absent when the remote holds none.
+ */
+export async function readTaskClaim(root: string, remote: string, branch: string, task: string): Promise<{ reached: true; claim?: RemoteClaim } | { reached: false; why: string }> {
+  if (!hasRemote(root, remote)) return { reached: false, why: NOT_A_REMOTE };
+  const ref = `${CLAIMS_PREFIX}/${branch}/${task}`;
+  const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')], { env: REMOTE_ENV });
+  if (!r.ok) return { reached: false, why: `was not reached (${gitReason(r.err)})` };
+  const sha = r.out
+    .split('\n')
+    .map((line) => /^([0-9a-f]{40,64})\t(.+)$/.exec(line))
+    .find((m) => m?.[2] === ref)?.[1];
+  if (sha === undefined) return { reached: true };
+  const [claim] = await claimsOf(root, remote, branch, new Map([[task, sha]]));
+  return claim ? { reached: true, claim } : { reached: true };
+}
+
 /** A claim's commit, on the empty tree, with no parent: made in the object store, nothing else touched. */
 export function makeClaimCommit(root: string, record: ClaimRecord): string {
   const tree = gitRun(root, ['mktree'], { input: '' });

@@ -80,6 +80,14 @@ export function filesMergeTouches(root: string, branch: string): string[] {
     .filter(Boolean);
 }
 
+/** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge of `branch` combines with its code. */
+export function filesChangedBeside(root: string, branch: string): string[] {
+  const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
+  return git(root, ['diff', '--name-only', '--no-renames', '-z', val(base, 'the merge base'), 'HEAD', '--', '.', ':(exclude).sow'])
+    .split('\0')
+    .filter(Boolean);
+}
+
 /** Whether HEAD already contains every commit of `branch` (nothing to merge). */
 export function isMergedInto(root: string, branch: string): boolean {
   return gitRun(root, ['merge-base', '--is-ancestor', val(`refs/heads/${branch}`, "the worker's branch"), 'HEAD']).ok;

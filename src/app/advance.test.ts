@@ -20,10 +20,8 @@ describe('advance', () => {
   it('each guard blocks with exit 3 and a hint, leaving the state files byte-identical', async () => {
     const w = await world('implementationPlanning');
     const ctx = w.ctx();
-    // tasks_approved without tasks, then tasks without approval.
-    await setPhaseField(ctx, 'tasks_approved', 'true');
+    // No tasks (and tasks_approved cannot be given for none), then tasks without approval.
     expect(await blocked(w)).toContain('sow task add');
-    await setPhaseField(ctx, 'tasks_approved', 'false');
     await addTask(ctx, { name: 'A' });
     await addTask(ctx, { name: 'B' });
     expect(await blocked(w)).toContain('tasks_approved');

@@ -10,6 +10,7 @@ import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { placeArtifact } from '../domain/project-types/evidence.js';
 import type { ProjectType } from '../domain/project-type.js';
 import type { Artifact, ProjectState } from '../domain/schemas.js';
+import { stampApproval } from '../domain/approvals.js';
 import { realPath } from '../adapters/files.js';
 import { warn } from '../adapters/notices.js';
 import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
@@ -60,8 +61,29 @@ function checkChanged(project: ProjectState, slot: ArtifactSlot, before: readonl
   for (const artifact of after) if (!before.includes(artifact)) typeOf(slot, artifact)?.check?.(artifact, project);
 }
 
+/**
+ * The artifact as approved for its file's content as this command leaves it (a document sow
+ * renders from the project, iterative's plan.md, as rendered); without a stamp when it is not
+ * approved. An approval counts only while the file keeps that content.
+ */
+function stamped(uow: UnitOfWork, type: ProjectType, project: ProjectState, slot: ArtifactSlot, artifact: Artifact): Artifact {
+  // Only documents are approved: a file of the code base has no approval to hold.
+  if (artifact.approved !== true || (typeOf(slot, artifact)?.root ?? 'project') !== 'project') return stampApproval(artifact, undefined);
+  const file = fileOf(slot, artifact);
+  const rendered = type.renders?.(project, (rel) => uow.readDoc(rel)) ?? {};
+  const under = file.slice(PROJECT_DIR.length + 1);
+  return stampApproval(artifact, Object.hasOwn(rendered, under) ? rendered[under] : uow.readDoc(file));
+}
+
+type Stamp = (artifact: Artifact) => Artifact;
+
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(where: Where, owner: ArtifactHolder, direction: Direction, change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork) => { list: Artifact[]; result: R }): Promise<R> {
+async function modify<R>(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+  change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork, stamp: Stamp) => { list: Artifact[]; result: R },
+): Promise<R> {
   return update(where, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
@@ -70,14 +92,14 @@ async function modify<R>(where: Where, owner: ArtifactHolder, direction: Directi
       checkPhaseEnabled(project, phase);
       const current = phaseOf(project, phase);
       const slot = phaseSlot(type, phase, direction);
-      const { list, result } = change([...current[direction]], slot, uow);
+      const { list, result } = change([...current[direction]], slot, uow, (a) => stamped(uow, type, project, slot, a));
       checkChanged(project, slot, current[direction], list);
       uow.setProject(withPhase(project, phase, { ...current, [direction]: list }));
       return result;
     }
     const task = await uow.task(owner.id);
     const slot = taskSlot(type, task.id, direction);
-    const { list, result } = change([...task[direction]], slot, uow);
+    const { list, result } = change([...task[direction]], slot, uow, (a) => stamped(uow, type, project, slot, a));
     checkChanged(project, slot, task[direction], list);
     uow.setTask({ ...task, [direction]: list });
     return result;
@@ -85,9 +107,10 @@ async function modify<R>(where: Where, owner: ArtifactHolder, direction: Directi
 }
 
 export async function addArtifact(where: Where, owner: ArtifactHolder, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
-  return modify(where, owner, direction, (list, slot, uow) => {
-    const { artifact } = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
-    checkFile(uow, slot, artifact);
+  return modify(where, owner, direction, (list, slot, uow, stamp) => {
+    const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root).artifact;
+    checkFile(uow, slot, created);
+    const artifact = created.approved === true ? stamp(created) : created;
     const placed = placeArtifact(list, artifact);
     return { list: placed.list, result: { index: placed.index, artifact } };
   });
@@ -119,9 +142,11 @@ export async function addFeedback(where: Where, taskId: string, text: string): P
 }
 
 export async function setArtifact(where: Where, owner: ArtifactHolder, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
-  return modify(where, owner, direction, (list, slot, uow) => {
-    const artifact = setArtifactField(artifactAt(list, index, slot), slot, index, field, field === 'path' ? realPath(raw) : raw, uow.root);
-    if (field === 'approved' || field === 'path') checkFile(uow, slot, artifact);
+  return modify(where, owner, direction, (list, slot, uow, stamp) => {
+    const changed = setArtifactField(artifactAt(list, index, slot), slot, index, field, field === 'path' ? realPath(raw) : raw, uow.root);
+    if (field === 'approved' || field === 'path') checkFile(uow, slot, changed);
+    // Approving (again) approves the content as it is now; withdrawing drops the stamp.
+    const artifact = field === 'approved' ? stamp(changed) : changed;
     return { list: list.map((a, i) => (i === index ? artifact : a)), result: { index, artifact } };
   });
 }

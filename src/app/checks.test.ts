@@ -161,7 +161,7 @@ describe('check run: which checks run', () => {
 describe('where evidence goes', () => {
   it('resolved before any check runs: a task, the phase in progress, or the phase named; a task or phase that is not there is refused', async () => {
     const w = await world('code');
-    expect(await evidenceTarget(w.ctx(), { task: '10' })).toEqual({ root: w.dir, target: { task: '010' } });
+    expect(await evidenceTarget(w.ctx(), { task: '10' })).toMatchObject({ root: w.dir, target: { task: '010' }, task: { id: '010' } });
     expect(await evidenceTarget(w.ctx(), {})).toEqual({ root: w.dir, target: { phase: 'implementation' } });
     expect((await evidenceTarget(w.ctx(), { phase: 'finalize' })).target).toEqual({ phase: 'finalize' });
     await refused(w, () => evidenceTarget(w.ctx(), { task: '090' }), 'TASK_NOT_FOUND', 1);
@@ -183,6 +183,10 @@ describe('where evidence goes', () => {
       metadata: { check: 'unit', run: 'npm test', exit_code: 0, duration_ms: 12, commit: 'abc', dirty: false, tree: 'def' },
     };
     expect(evidenceOutputs([run], at)).toEqual([artifact]);
+    // Run in a task's own checkout: the evidence names it.
+    expect(evidenceOutputs([{ ...run, checkout: '.sow/worktrees/.workers/b--task-010' }], at)).toEqual([
+      { ...artifact, metadata: { ...artifact.metadata, checkout: '.sow/worktrees/.workers/b--task-010' } },
+    ]);
     expect(await recordEvidence(w.ctx(), [run], { task: '010' })).toEqual({ owner: 'task 010', task: '010', phase: null, outputs: [{ index: 0, artifact }] });
     expect(w.yaml(taskFile('010')).outputs).toEqual([artifact]);
     const onPhase = await recordEvidence(w.ctx(), [run, { ...run, skipped: true } as CheckRun], {});
@@ -251,7 +255,7 @@ describe('completing a task runs the task_complete checks', () => {
     await claimNext(w.ctx(), { owner: 'alice' });
     const marks = scratch();
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
-    await refused(w, () => setTaskFieldChecked(w.ctx(), '010', 'status', 'completed'), 'TASK_OWNED', 1);
+    await refused(w, () => setTaskFieldChecked(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3);
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(logs(w)).toEqual([]);
   });

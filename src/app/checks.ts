@@ -159,6 +159,23 @@ export interface CheckRun {
   tree: string;
   /** Not run: a completion with --force skipped it (who skipped it is in the log). */
   skipped?: true;
+  /**
+   * Run in a task's own checkout (sow agent spawn --worktree): that checkout, relative to the
+   * project checkout. Absent: run in the project checkout. `commit`, `dirty` and `tree` are the
+   * checkout's then.
+   */
+  checkout?: string;
+}
+
+/**
+ * Where checks run: the project checkout, or the worker checkout of the task they are for, which
+ * holds that task's work (its commit and working tree) while the project checkout does not.
+ */
+export interface CheckPlace {
+  /** The folder the shell starts in and whose code is recorded. */
+  path: string;
+  /** A worker checkout: its path relative to the project checkout, as the task records it. */
+  checkout?: string;
 }
 
 /** A check starts or ends; `all` is every check of this run, in order. */
@@ -177,33 +194,48 @@ export function verdictOf(r: Pick<CheckRun, 'passed' | 'exit_code' | 'signal' | 
   return `exit ${r.exit_code}`;
 }
 
-/** What the code is when a check starts: HEAD, whether the code differs from it, and its tree. */
-function codeSnapshot(root: string): Pick<CheckRun, 'commit' | 'dirty' | 'tree'> {
-  const tree = worktreeTree(root, SOW_DIR);
-  return { commit: headCommit(root), dirty: tree !== headTreeWithout(root, SOW_DIR), tree };
+/** What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it runs in). */
+function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 'tree' | 'checkout'> {
+  const tree = worktreeTree(place.path, SOW_DIR);
+  return { commit: headCommit(place.path), dirty: tree !== headTreeWithout(place.path, SOW_DIR), tree, ...(place.checkout !== undefined ? { checkout: place.checkout } : {}) };
+}
+
+/**
+ * Where a task's checks run: in its worker checkout when it has one (made again from its branch
+ * if its folder went, as a resumed worker's is; refused when the record or the checkout's .git is
+ * not what sow and git wrote), else in the project checkout `root`.
+ */
+export async function placeForTask(root: string, task: TaskState, now: string): Promise<CheckPlace> {
+  if (!task.worktree) return { path: root };
+  // Loaded here: only a task with a checkout of its own needs it.
+  const { workerCheckoutOf } = await import('./worker-checkout.js');
+  return { path: workerCheckoutOf(root, task, now)!, checkout: task.worktree.path };
 }
 
 /** `20261126T091124.123Z`: a UTC timestamp that sorts and is a valid file name everywhere. */
 const stamp = (iso: string) => iso.replace(/[-:]/g, '');
 
 /**
- * Runs `checks` one after another in the repository root `root`, each with its timeout, its output
- * in a new log under .sow/project/evidence/. Writes no state: record the runs with recordEvidence.
- * Every check runs, whatever the ones before it did.
+ * Runs `checks` one after another in `place` (default: the repository root `root`), each with its
+ * timeout, its output in a new log under .sow/project/evidence/ of `root`. Writes no state: record
+ * the runs with recordEvidence. Every check runs, whatever the ones before it did.
  */
-export async function runChecks(root: string, checks: readonly Check[], now: () => string, opts: RunChecksOptions = {}): Promise<CheckRun[]> {
+export async function runChecks(root: string, checks: readonly Check[], now: () => string, opts: RunChecksOptions = {}, place: CheckPlace = { path: root }): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
   for (const [index, check] of checks.entries()) {
     if (opts.signal?.aborted) throw new ChecksInterruptedError(runs);
     opts.onProgress?.({ kind: 'start', check, index, all: checks });
-    const code = codeSnapshot(root);
+    const code = codeSnapshot(place);
     const startedAt = now();
     const timeout = check.timeout ?? DEFAULT_TIMEOUT_S;
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}`);
     let outcome;
     try {
-      noteInLog(log, `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${root} (timeout ${timeout} s)`);
-      outcome = await runShell({ command: check.run, cwd: root, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
+      noteInLog(
+        log,
+        `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} (timeout ${timeout} s)`,
+      );
+      outcome = await runShell({ command: check.run, cwd: place.path, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
       noteInLog(
         log,
         `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`,
@@ -237,7 +269,17 @@ export function evidenceOutputs(runs: readonly CheckRun[], now: string): Artifac
     type: EVIDENCE,
     path: r.log,
     created_at: now,
-    metadata: { check: r.name, run: r.run, exit_code: r.exit_code, duration_ms: r.duration_ms, commit: r.commit, dirty: r.dirty, tree: r.tree, ...(r.skipped ? { skipped: true } : {}) },
+    metadata: {
+      check: r.name,
+      run: r.run,
+      exit_code: r.exit_code,
+      duration_ms: r.duration_ms,
+      commit: r.commit,
+      dirty: r.dirty,
+      tree: r.tree,
+      ...(r.checkout !== undefined ? { checkout: r.checkout } : {}),
+      ...(r.skipped ? { skipped: true } : {}),
+    },
   }));
 }
 
@@ -260,11 +302,14 @@ export interface EvidenceRecord {
  * progress, and the project belongs to the branch checked out. A run of minutes is not spent on a
  * result that cannot be recorded.
  */
-export async function evidenceTarget(where: Where, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget }> {
+export async function evidenceTarget(where: Where, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> {
   return Reader.read(
     where,
-    async (reader) => {
-      if (target.task !== undefined) return { root: reader.root, target: { task: (await reader.task(target.task)).id } };
+    async (reader): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> => {
+      if (target.task !== undefined) {
+        const task = await reader.task(target.task);
+        return { root: reader.root, target: { task: task.id }, task };
+      }
       const phase = selectPhase(reader.type, reader.project, target.phase);
       requireEvidenceSlot(phaseDef(reader.type, phase).outputs, `the ${phase} phase outputs`);
       return { root: reader.root, target: { phase } };
@@ -313,15 +358,19 @@ export interface CheckRunOptions extends RunChecksOptions {
  */
 export async function checkRun(where: Where, names: readonly string[], opts: CheckRunOptions = {}): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
   const ctx = contextOf(where);
-  const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
+  const { root, target, task } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
   const declared = config.checks ?? [];
   if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
   const checks = selectChecks(declared, names);
   // Loaded here: status and advance read this module too, and never run a check.
   const { requireAllowed } = await import('./check-allowance.js');
+  // Allowed for the project checkout, whose .sow/config.yaml the commands were read from, also
+  // when they run in a task's checkout: never by that checkout's own copy or path.
   requireAllowed(root, checks, 'no check was run', ctx.env);
-  const runs = await runChecks(root, checks, ctx.now, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+  // A task worked in a checkout of its own is checked there: that is where its code is.
+  const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
+  const runs = await runChecks(root, checks, ctx.now, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }, place);
   const recorded = await recordEvidence(ctx, runs, target);
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
   return { runs, recorded };
@@ -347,6 +396,8 @@ const TAIL_LINES = 15;
 export class CompletionChecksFailedError extends SowError {
   constructor(task: string, runs: readonly CheckRun[], tails: ReadonlyMap<string, readonly string[]>) {
     const failed = runs.filter((r) => !r.passed);
+    const checkout = runs.find((r) => r.checkout !== undefined);
+    const where = checkout ? ` in its checkout ${checkout.checkout} (at ${checkout.commit?.slice(0, 12) ?? 'no commit'}${checkout.dirty ? ' with uncommitted changes' : ''})` : '';
     const shown = failed.map((r) => {
       const tail = tails.get(r.name) ?? [];
       return [`${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`, ...tail.map((l) => `  | ${l}`)].join('\n');
@@ -354,9 +405,9 @@ export class CompletionChecksFailedError extends SowError {
     super(
       'TASK_CHECKS_FAILED',
       'blocked',
-      `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed: ${shown.join('\n')}`,
-      `fix the cause and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
-      { task, runs: [...runs], failed: failed.map((r) => r.name) },
+      `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed${where}: ${shown.join('\n')}`,
+      `fix the cause${checkout ? ` in ${checkout.checkout}` : ''} and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
+      { task, runs: [...runs], failed: failed.map((r) => r.name), ...(checkout ? { checkout: checkout.checkout } : {}) },
     );
   }
 }
@@ -394,8 +445,11 @@ export async function setTaskFieldChecked(where: Where, rawId: string, field: st
   const dry = await setTaskField(ctx, rawId, field, raw, { ...setOpts, dryRun: true });
   if (dry.unchanged) return { ...dry, checks: [] };
   const { id } = dry;
+  // Allowed for the project checkout, whose .sow/config.yaml they were read from, wherever they run.
   if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`, ctx.env);
-  const runs = setOpts.force ? skippedRuns(root, declared, ctx) : await runChecks(root, declared, ctx.now, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
+  // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
+  const place = await placeForTask(root, dry.task, ctx.now());
+  const runs = setOpts.force ? skippedRuns(root, declared, ctx, place) : await runChecks(root, declared, ctx.now, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) }, place);
   const now = ctx.now();
   if (runs.every((r) => r.passed || r.skipped)) {
     try {
@@ -414,11 +468,11 @@ export async function setTaskFieldChecked(where: Where, rawId: string, field: st
 }
 
 /** Evidence that the checks did not run: a completion forced past them. */
-function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext): CheckRun[] {
+function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, place: CheckPlace): CheckRun[] {
   const who = actor(ctx.env);
   return checks.map((check) => {
     const startedAt = ctx.now();
-    const code = codeSnapshot(root);
+    const code = codeSnapshot(place);
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}-skipped`);
     try {
       noteInLog(log, `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ${who.by}${who.session ? ` (session ${who.session})` : ''}`);

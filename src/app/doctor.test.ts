@@ -139,6 +139,7 @@ describe('doctor', () => {
       'project',
       'branch',
       'tasks',
+      'state',
       'repo-config',
       'refs',
       'worktrees',
@@ -153,6 +154,20 @@ describe('doctor', () => {
     expect(find(r, 'project').message).toBe("project 'demo' (standard), in ImplementationExecuting");
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(fixed.checks.filter((c) => c.status !== 'ok' || c.fixed)).toEqual([]);
+    expect(w.snapshot()).toEqual(before);
+  });
+
+  it('a state set by hand whose guard does not hold (ReviewActive with tasks pending): FAIL naming the state, the guard and the state to go back to; --fix leaves it', async () => {
+    const w = await world('executing');
+    const m = machine(w, REPO_ONLY);
+    w.write(PROJECT, w.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: ReviewActive'));
+    const before = w.snapshot();
+    const r = await doctor(m.ctx(), { fix: true });
+    expect(failing(r)).toEqual(['state']);
+    expect(find(r, 'state').message).toBe(
+      'the project is in ReviewActive, but its guard does not hold: every task is completed or abandoned, with at least one completed (allTasksComplete, the way in from ImplementationExecuting)',
+    );
+    expect(find(r, 'state').fix).toContain("set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, 'statechart.current_state: ImplementationExecuting'");
     expect(w.snapshot()).toEqual(before);
   });
 

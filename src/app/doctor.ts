@@ -11,7 +11,9 @@ import { DEFAULT_EXECUTOR, permissionProfile, resolveConfig, type ResolvedBindin
 import { NotAGitRepositoryError, SowError } from '../domain/errors.js';
 import { LAYOUT_VERSION } from '../domain/schemas.js';
 import { quoted, shown } from '../domain/display.js';
-import type { ExecutorConfig } from '../domain/schemas.js';
+import type { ExecutorConfig, TaskState } from '../domain/schemas.js';
+import { stateProblem, stateProblemHint, stateProblemText } from '../domain/lifecycle.js';
+import { summaryOf } from '../domain/tasks.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
 import { fileExists } from '../adapters/files.js';
 import { GhNotFoundError, ghInstalled } from '../adapters/gh.js';
@@ -87,6 +89,8 @@ interface Context {
   project?: LoadedProject;
   /** Why the project could not be read. */
   projectError?: SowError;
+  /** Every task, once the tasks check found their files sound. */
+  taskStates?: TaskState[];
 }
 
 async function context(app: AppContext): Promise<{ ctx: Context; workspace: Finding }> {
@@ -165,8 +169,12 @@ function branchCheck(ctx: Context): Finding | undefined {
 async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
   if (ctx.projectError) return undefined;
   if (!ctx.project) return ok('tasks', 'no project, so no task files');
-  const problems = await taskFileProblems(ctx.root!, ctx.project.type);
-  if (problems.length === 0) return ok('tasks', 'every task folder holds a valid state file of its task; the dependencies exist and form no cycle');
+  const read: TaskState[] = [];
+  const problems = await taskFileProblems(ctx.root!, ctx.project.type, (t) => read.push(t));
+  if (problems.length === 0) {
+    ctx.taskStates = read;
+    return ok('tasks', 'every task folder holds a valid state file of its task; the dependencies exist and form no cycle');
+  }
   const shown = problems
     .slice(0, 3)
     .map((p) => p.message)
@@ -177,6 +185,16 @@ async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
     message: `${problems.length} problem(s) with the task files: ${shown}${problems.length > 3 ? '; …' : ''}`,
     ...(problems[0]!.hint ? { fix: problems[0]!.hint } : {}),
   };
+}
+
+/** Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the state to go back to. */
+function stateCheck(ctx: Context): Finding | undefined {
+  // Judged only on files sow could read: an unreadable project or task is its own check's finding.
+  if (!ctx.project || !ctx.taskStates) return undefined;
+  const project = ctx.project.file.data;
+  const problem = stateProblem(ctx.project.type, { project, tasks: ctx.taskStates.map(summaryOf), taskStates: ctx.taskStates });
+  if (!problem) return ok('state', `the guard of ${project.statechart.current_state} holds`);
+  return { id: 'state', status: 'fail', message: stateProblemText(problem), fix: stateProblemHint(problem) };
 }
 
 function gitignoreCheck(root: string): Finding {
@@ -600,7 +618,7 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
     );
   }
   if (ctx.layoutOk) {
-    repo.push(projectCheck(ctx), await guarded('branch', () => branchCheck(ctx)), await guarded('tasks', () => tasksCheck(ctx)));
+    repo.push(projectCheck(ctx), await guarded('branch', () => branchCheck(ctx)), await guarded('tasks', () => tasksCheck(ctx)), await guarded('state', () => stateCheck(ctx)));
     repo.push(await guarded('repo-config', () => repoConfigCheck(app)), await guarded('checks', () => checksAllowedCheck(root!, app.env)), await guarded('refs', () => refsCheck(ctx)));
   }
   if (root) repo.push(await guarded('worktrees', () => worktreesCheck(ctx)));

@@ -162,8 +162,8 @@ describe('who claims', () => {
     const r = await claimNext(session);
     expect(r.owner).toMatchObject({ kind: 'claim', by: 'sess-42', session: 'sess-42' });
     // Someone else may not finish it; the session may.
-    await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_OWNED', 1);
-    await refused(w, () => setTaskField(w.ctx({ SOW_SESSION_ID: 'sess-7' }), '010', 'status', 'completed'), 'TASK_OWNED', 1);
+    await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3);
+    await refused(w, () => setTaskField(w.ctx({ SOW_SESSION_ID: 'sess-7' }), '010', 'status', 'completed'), 'TASK_HELD', 3);
     await setTaskField(session, '010', 'status', 'completed');
     expect(w.yaml(taskFile('010')).status).toBe('completed');
   });

@@ -77,7 +77,14 @@ describe('the review-fail loop', () => {
     expect(s.phases.implementation.iteration).toBe(2);
     expect(s.phases.implementation.metadata.tasks_approved).toBe(false);
     expect(s.phases.implementation.inputs).toEqual([
-      { type: 'review', path: 'review/report.md', created_at: expect.stringMatching(/^2026-11-26T10:00:\d\d\.000Z$/), approved: true, metadata: { assessment: 'fail' } },
+      {
+        type: 'review',
+        path: 'review/report.md',
+        created_at: expect.stringMatching(/^2026-11-26T10:00:\d\d\.000Z$/),
+        approved: true,
+        metadata: { assessment: 'fail' },
+        approved_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     ]);
     expect(s.phases.review.status).toBe('failed');
     // The failed review stays in the review outputs: the review history is kept.

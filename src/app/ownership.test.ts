@@ -13,7 +13,8 @@ import { fakes } from '../../test/inproc-fakes.js';
 import { BOOT, PIDNS } from '../adapters/liveness.js';
 import type { Owner } from '../domain/schemas.js';
 import { spawnAgent, type AgentRunOptions } from './agents.js';
-import { workerOwner, ownerLive } from './ownership.js';
+import { heldBy, workerOwner, ownerLive } from './ownership.js';
+import type { TaskState } from '../domain/schemas.js';
 import { agentReport } from './report.js';
 import { newProject } from './project.js';
 import { abandonTask, addTask, claimNext, nextTasks, setTaskField } from './task.js';
@@ -55,7 +56,7 @@ describe('a worker owner is judged by its pid only in its own pid namespace', ()
       (await nextTasks(w.ctx())).map((t) => t.id),
       'owned, not ready',
     ).toEqual(['020']);
-    expect(said(await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_OWNED', 1))).toContain('implementer-7 (a worker run by pid 1');
+    expect(said(await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3))).toContain('implementer-7: a worker run by pid 1');
     await setTaskField(w.ctx(), '010', 'status', 'completed', { force: true });
     expect(w.yaml(taskFile('010')).retired_owners).toEqual(['implementer-7']);
   });
@@ -111,5 +112,50 @@ describe('the tasks a worker may be spawned on', () => {
     // What the fake worker of the command line does when it is done (here it cannot call sow).
     await agentReport(w.as('implementer-1', '020'), 'needs_review', undefined);
     await refused(w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }), 'NO_READY_TASK', 1);
+  });
+});
+
+describe('who holds a task, if not the one acting: one rule for every change of it', () => {
+  const LATER = '2026-11-28T01:00:00.000Z';
+  const EARLIER = '2026-11-27T23:00:00.000Z';
+  const claim = (by: string, extra: Partial<Owner> = {}): Owner => ({ kind: 'claim', by, since: EARLIER, lease_until: LATER, ...extra });
+  const task = (owner?: Owner): TaskState =>
+    ({
+      id: '010',
+      name: 'A',
+      phase: 'implementation',
+      status: 'in_progress',
+      iteration: 1,
+      parallel: false,
+      dependencies: [],
+      created_at: EARLIER,
+      updated_at: EARLIER,
+      inputs: [],
+      outputs: [],
+      metadata: {},
+      ...(owner ? { owner } : {}),
+    }) as TaskState;
+  const remote = (sha: string, lease_until = LATER) => ({ remote: 'origin', claim: { task: '010', sha, owner: 'ann', machine: 'laptop-3', since: EARLIER, lease_until } });
+  const user = { by: 'user' };
+
+  it('a live owner here that is someone else holds it; its owner does not; a lease that ran out holds nothing', () => {
+    expect(heldBy(task(claim('w1')), user, NOW)).toMatchObject({ where: 'here', owner: { by: 'w1' } });
+    expect(heldBy(task(claim('w1')), { by: 'user', owner: 'w1' }, NOW)).toBeUndefined();
+    expect(heldBy(task(claim('w1', { lease_until: EARLIER })), user, NOW)).toBeUndefined();
+    expect(heldBy(task(), user, NOW)).toBeUndefined();
+  });
+
+  it("a live claim on the remote holds it unless this checkout's state records that claim; a claim there that ran out does not", () => {
+    expect(heldBy(task(), user, NOW, remote('a1'))).toMatchObject({ where: 'remote', remote: 'origin', claim: { owner: 'ann' } });
+    expect(heldBy(task(), user, NOW, remote('a1', EARLIER))).toBeUndefined();
+    expect(heldBy(task(), user, NOW, { remote: 'origin' })).toBeUndefined();
+    // This checkout's own claim: the owner here decides, live or gone (a worker whose process ended here).
+    const ours = claim('w1', { remote: 'origin', remote_claim: 'a1' });
+    expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toBeUndefined();
+    expect(heldBy(task({ ...ours, lease_until: EARLIER }), user, NOW, remote('a1'))).toBeUndefined();
+    // Taken over there since: someone else's, even for the owner here.
+    expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('b2'))).toMatchObject({ where: 'remote' });
+    // A claim recorded for another remote is not the claim on this one.
+    expect(heldBy(task({ ...ours, remote: 'upstream' }), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toMatchObject({ where: 'remote' });
   });
 });

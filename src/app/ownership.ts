@@ -4,11 +4,11 @@
  * ready one. The pure rules are in domain/ownership.ts.
  */
 import { NotExecutingError } from '../domain/errors.js';
-import { TaskOwnedError, isOwnedBy, retireOwner, workerOf, type Worker } from '../domain/ownership.js';
+import { isOwnedBy, retireOwner, workerOf, type Holder, type Worker } from '../domain/ownership.js';
 import { routeTo, type Actor } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
-import type { RemoteClaimRow } from '../domain/claims.js';
+import { remoteClaimLive, type RemoteClaim, type RemoteClaimRow } from '../domain/claims.js';
 import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
 
@@ -88,11 +88,20 @@ export async function requireExecuting(type: ProjectType, view: () => Promise<Pr
   );
 }
 
-/** Finishing (completed, abandoned) a task someone else still works on needs --force. */
-export function checkFinish(task: TaskState, status: TaskStatus, actor: Actor, force: boolean | undefined, now: string): void {
-  if (force || !isFinished(status)) return;
+/**
+ * Who holds the task, if not the actor: a live owner here that is someone else (a worker, a
+ * claim), else a live claim on the claims remote whose commit this checkout's state does not
+ * record as its own (`seen`: the task's claim there, read before the change). The one rule for
+ * every change of a task — `task set`, `task abandon`, `agent report`, the `task_update` tool.
+ */
+export function heldBy(task: TaskState, actor: Actor, now: string, seen?: { remote: string; claim?: RemoteClaim }): Holder | undefined {
   const owner = liveOwner(task, now);
-  if (owner && !isOwnedBy(owner, actor)) throw new TaskOwnedError(task.id, owner, `only it, or --force, can set it ${status}`);
+  if (owner && !isOwnedBy(owner, actor)) return { where: 'here', owner };
+  const claim = seen?.claim;
+  if (seen && claim && remoteClaimLive(claim, now) && claim.sha !== (task.owner?.remote === seen.remote ? task.owner.remote_claim : undefined)) {
+    return { where: 'remote', remote: seen.remote, claim };
+  }
+  return undefined;
 }
 
 /** Taking a task over: a stale owner (or, with --force, a live one) is retired. */

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, said, toImplementationPlanning, worlds, type World } from '../../test/inproc.js';
 import { getPhaseField, setPhaseField } from './phase.js';
+import { addTask } from './task.js';
 
 const world = worlds({ implementationPlanning: toImplementationPlanning });
 const get = async (w: World, field: string, phase?: string) => (await getPhaseField(w.ctx(), field, phase)).value;
@@ -14,6 +15,7 @@ const get = async (w: World, field: string, phase?: string) => (await getPhaseFi
 describe('phase set / get', () => {
   it('tasks_approved and metadata.tasks_approved both work; dotted paths reach nested metadata; values are typed', async () => {
     const w = await world('implementationPlanning');
+    await addTask(w.ctx(), { name: 'A' });
     await setPhaseField(w.ctx(), 'tasks_approved', 'true');
     expect(w.yaml(PROJECT).phases.implementation.metadata.tasks_approved).toBe(true);
     await setPhaseField(w.ctx(), 'metadata.tasks_approved', 'false');
@@ -26,7 +28,7 @@ describe('phase set / get', () => {
     await setPhaseField(w.ctx(), 'tasks_approved', 'true', 'implementation');
     await setPhaseField(w.ctx(), 'project_deleted', 'false', 'finalize');
     const s = w.yaml(PROJECT);
-    expect(s.phases.implementation.metadata).toEqual({ tasks_approved: true, review: { round: 3, owner: 'carol' } });
+    expect(s.phases.implementation.metadata).toMatchObject({ tasks_approved: true, review: { round: 3, owner: 'carol' } });
     expect(s.phases.finalize.metadata).toEqual({ project_deleted: false });
     expect(await get(w, 'metadata.review.round')).toBe(3);
     expect(await get(w, 'review.owner')).toBe('carol');

@@ -3,7 +3,10 @@ import type { Where } from './context.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { checkEnabledChange, checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
-import { Reader, update } from './workspace.js';
+import { Reader, update, type UnitOfWork } from './workspace.js';
+import { approvalNotHere, nothingToApprove, taskApprovalRecord } from '../domain/approvals.js';
+import type { ProjectType } from '../domain/project-type.js';
+import type { ProjectState } from '../domain/schemas.js';
 import { taskRow } from './ownership.js';
 
 export async function setPhaseField(where: Where, field: string, raw: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
@@ -24,6 +27,14 @@ export async function setPhaseField(where: Where, field: string, raw: string, re
       label = resolved.name;
     } else {
       const key = resolved.path.join('.');
+      const approval = type.taskApproval;
+      // The tasks' approval is the person's word on the tasks as they are: given only where the
+      // lifecycle asks for it, for tasks that exist, and recorded with what it covered.
+      if (approval && key === approval.key) {
+        const { value: approved, metadata } = await approveTasks(uow, type, project, name, raw);
+        uow.setProject(withPhase(project, approval.phase, { ...phaseOf(project, approval.phase), metadata }));
+        return { phase: approval.phase, field: `metadata.${key}`, value: approved };
+      }
       checkMetadataOwner(type, name, key);
       // A key sow keeps itself (readonly) cannot be reached through one of its parts either.
       const top = own(def.metadata, resolved.path[0]!);
@@ -35,6 +46,30 @@ export async function setPhaseField(where: Where, field: string, raw: string, re
     uow.setProject(withPhase(project, name, next));
     return { phase: name, field: label, value };
   });
+}
+
+/**
+ * `phase set tasks_approved <value>`: refused outside the state that asks for it and, for true,
+ * without tasks; true records what it covers (each task's name, description and dependencies),
+ * false drops that record.
+ */
+async function approveTasks(uow: UnitOfWork, type: ProjectType, project: ProjectState, phase: string, raw: string): Promise<{ value: boolean; metadata: Record<string, unknown> }> {
+  const def = type.taskApproval!;
+  // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
+  checkMetadataOwner(type, phase, def.key);
+  const value = coerceField(def.key, raw, { kind: 'boolean' }) as boolean;
+  const state = project.statechart.current_state;
+  if (state !== def.state)
+    throw approvalNotHere(
+      def,
+      state,
+      (project.statechart.history ?? []).some((h) => h.from === def.state),
+    );
+  const { [def.record]: _covered, ...metadata } = phaseOf(project, def.phase).metadata;
+  if (!value) return { value, metadata: { ...metadata, [def.key]: false } };
+  const tasks = await uow.tasks();
+  if (tasks.length === 0) throw nothingToApprove(def);
+  return { value, metadata: { ...metadata, [def.key]: true, [def.record]: taskApprovalRecord(tasks, def.phase, (rel) => uow.readDoc(rel)) } };
 }
 
 export async function getPhaseField(where: Where, field: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {

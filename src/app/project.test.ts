@@ -68,6 +68,10 @@ describe('outputs, phase set and advance', () => {
     expect(w.yaml(PROJECT).statechart.current_state, 'a dry run moves nothing').toBe('PlanningActive');
     w.clock.advance(60);
     expect(await advanceProject(ctx, undefined, false)).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning', dryRun: false, projectRemoved: false });
+    // The tasks are approved once they exist.
+    await refused(w, () => setPhaseField(ctx, 'tasks_approved', 'true'), 'NO_TASKS_TO_APPROVE', 3);
+    const { addTask } = await import('./task.js');
+    await addTask(ctx, { name: 'One', agent: 'implementer' });
     const r = await setPhaseField(ctx, 'tasks_approved', 'true');
     expect(r).toEqual({ phase: 'implementation', field: 'metadata.tasks_approved', value: true });
     const history = await projectHistory(ctx);

@@ -12,8 +12,22 @@ import { contextOf, type Where } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
-import { claimsOf, forgetCachedClaims, hasRemote, listClaimRefs, makeClaimCommit, NOT_A_REMOTE, pushClaim, readRemoteClaims, thisMachine, type PushOutcome } from '../adapters/remote-claims.js';
+import {
+  claimsOf,
+  forgetCachedClaims,
+  hasRemote,
+  listClaimRefs,
+  makeClaimCommit,
+  NOT_A_REMOTE,
+  pushClaim,
+  readRemoteClaims,
+  readTaskClaim,
+  thisMachine,
+  type PushOutcome,
+} from '../adapters/remote-claims.js';
 import { DEFAULT_LEASE_SECONDS } from '../domain/ownership.js';
+import { Reader } from './workspace.js';
+import { liveOwner } from './ownership.js';
 
 export interface ClaimsRemote {
   name: string;
@@ -189,4 +203,65 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
       return held.get(task);
     },
   };
+}
+
+/**
+ * What a change of a task knows of its claim on the remote, asked before the change takes the
+ * lock (never under it): `claim` absent when the remote holds none. Undefined — nothing to check
+ * there — without a claims remote, when a live owner here holds the task's claim on it (then this
+ * checkout's state says who holds the task, and the owner's writes wait for no network), or when
+ * the remote was not reached (said on stderr: the change goes on as far as this checkout knows).
+ */
+export interface ClaimSeen {
+  remote: string;
+  branch: string;
+  task: string;
+  claim?: RemoteClaim;
+}
+
+export async function claimSeenForChange(where: Where, rawId: string): Promise<ClaimSeen | undefined> {
+  const ctx = contextOf(where);
+  const remote = await claimsRemote(findWorkspaceRoot(ctx.cwd));
+  if (!remote) return undefined;
+  const seen = await Reader.read(
+    ctx,
+    async (reader) => {
+      const task = await reader.task(rawId);
+      const owner = liveOwner(task, ctx.now());
+      const ours = owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined;
+      return { root: reader.root, branch: reader.project.branch, task: task.id, ours };
+    },
+    { otherBranch: 'quiet' },
+  );
+  if (seen.ours) return undefined;
+  const read = isRefBranch(seen.branch)
+    ? await readTaskClaim(seen.root, remote.name, seen.branch, seen.task)
+    : ({ reached: false, why: `was not asked: the project's branch '${shown(seen.branch)}' cannot be part of a ref` } as const);
+  if (!read.reached) {
+    warn(`the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the change goes on as far as this checkout knows who holds the task`);
+    return undefined;
+  }
+  return { remote: remote.name, branch: seen.branch, task: seen.task, ...(read.claim ? { claim: read.claim } : {}) };
+}
+
+/**
+ * After a forced change of a task someone else held on the remote: their claim is deleted, if it
+ * is still the one the change overrode (compare-and-swap on its commit). The change stands
+ * whatever happens there; a claim not deleted is said, with the git command that deletes it.
+ */
+export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {
+  const { remote, branch, task, claim } = seen;
+  const outcome = await pushTo(root, remote, branch, task, null, claim.sha);
+  if (outcome.kind === 'done') {
+    forgetCachedClaims(root);
+    return;
+  }
+  if (outcome.kind === 'lost') {
+    warn(`the claim of task ${task} on the remote '${shown(remote)}' changed since it was read (given back, or claimed again), so it was left as it is; 'sow task list' shows who holds the task now`);
+    return;
+  }
+  const ref = claimRef(branch, task);
+  warn(
+    `the claim of task ${task} on the remote '${shown(remote)}' was not deleted: the remote ${outcome.why}; the change here stands. To delete the claim, run: git push --force-with-lease=${shown(ref)}:${claim.sha} ${shown(remote)} :${shown(ref)}`,
+  );
 }

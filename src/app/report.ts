@@ -66,7 +66,7 @@ export async function agentReport(where: Where, status: string, message: string 
   if (w.task) {
     if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
     // A worker cannot pass --force: blocked, it says it paused (which is never blocked) and why.
-    await setTaskField(ctx, w.task, 'status', status, { override: "report 'paused' with the reason until then" });
+    await setTaskField(ctx, w.task, 'status', status, { override: "report 'paused' with the reason until then", worker: true });
     if (text)
       await appendLog(ctx, {
         agent: w.agentId,

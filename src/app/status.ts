@@ -5,7 +5,8 @@ import { remoteClaimRows, type RemoteClaimRow } from '../domain/claims.js';
 import { remoteClaimsForReads } from './remote-claims.js';
 import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
-import { listTransitions, type TransitionOption } from '../domain/lifecycle.js';
+import { withdrawalSentence } from '../domain/approvals.js';
+import { listTransitions, stateProblem, stateProblemHint, stateProblemText, type TransitionOption, type UnmetEntry } from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
 import { taskPhase } from '../domain/phases.js';
 import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-type.js';
@@ -30,6 +31,11 @@ export interface StatusReport {
   /** `unattended`: the tasks in progress that nobody works on any more (only when there are some). */
   tasks: { total: number; by_status: Record<string, number>; unattended?: UnattendedTask[] };
   next: TransitionOption[];
+  /**
+   * The guard of the current state does not hold (no transition into it holds on the data as it
+   * is now: a state set by hand): what fails, and the state to go back to. `sow advance` refuses.
+   */
+  state_problem?: { message: string; hint: string; unmet: Omit<UnmetEntry, 'hint'>[]; back?: string };
   /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
   checks?: CheckStatus[];
   /** Where the project is on its type's main path (asked for by a terminal's status view only). */
@@ -62,6 +68,7 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
     const worker = workerNow(t, now);
     if (worker?.state === 'gone') unattended.push({ id: t.id, name: t.name, worker, advice: unattendedText(t, worker) });
   }
+  const problem = stateProblem(type, view);
   return {
     name: project.name,
     type: project.type,
@@ -77,6 +84,16 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
     }),
     tasks: { total: tasks.length, by_status: byStatus, ...(unattended.length ? { unattended } : {}) },
     next: listTransitions(type, view),
+    ...(problem
+      ? {
+          state_problem: {
+            message: stateProblemText(problem),
+            hint: stateProblemHint(problem),
+            unmet: problem.unmet.map(({ hint: _hint, ...u }) => u),
+            ...(problem.back ? { back: problem.back } : {}),
+          },
+        }
+      : {}),
     ...(view.checks ? { checks: [...view.checks] } : {}),
     ...(project.usage?.length ? { usage: costOf(project.usage, 'task').total } : {}),
   };
@@ -142,6 +159,7 @@ export function renderContinue(type: ProjectType, view: ProjectView, now: string
     `- Phases: ${r.phases.map((p) => `${p.name} ${p.enabled ? p.status : 'disabled'}`).join(', ')}`,
     `- Tasks: ${taskCounts(r)}`,
     ...(r.tasks.unattended ?? []).map((u) => `- ${u.advice}`),
+    ...(r.state_problem ? [`- **Warning**: ${r.state_problem.message}. \`sow advance\` refuses until then: ${r.state_problem.hint}`] : []),
     '',
     '## What this state is for',
     '',
@@ -158,7 +176,10 @@ export function renderContinue(type: ProjectType, view: ProjectView, now: string
       : [
           'When the work of this state is done, run `sow advance`. It checks:',
           '',
-          ...automatic.map((t) => `- \`${t.event}\` → ${t.to}: ${t.guardDescription ?? 'no condition'}${t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met'}`),
+          ...automatic.map(
+            (t) =>
+              `- \`${t.event}\` → ${t.to}: ${t.guardDescription ?? 'no condition'}${t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met'}${(t.withdrawn ?? []).map((w) => `; ${shown(withdrawalSentence(w))}`).join('')}`,
+          ),
         ]),
     '',
   ];

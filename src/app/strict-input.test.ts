@@ -70,10 +70,11 @@ describe('did you mean', () => {
     expect(await refusal(w, () => setPhaseField(ctx, 'task_approved', 'true'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'tasks_approved'?");
     expect(await refusal(w, () => getPhaseField(ctx, 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'tasks_approved'?");
     expect(w.yaml(PROJECT).phases.implementation.metadata).toEqual({});
-    // The exact name works; metadata.<typo> stores the typo as asked.
+    // The exact name works (for tasks that exist); metadata.<typo> stores the typo as asked.
+    await addTask(ctx, { name: 'A' });
     await setPhaseField(ctx, 'tasks_approved', 'true');
     await setPhaseField(ctx, 'metadata.task_approved', 'x');
-    expect(w.yaml(PROJECT).phases.implementation.metadata).toEqual({ tasks_approved: true, task_approved: 'x' });
+    expect(w.yaml(PROJECT).phases.implementation.metadata).toMatchObject({ tasks_approved: true, task_approved: 'x' });
   });
 
   it('artifacts: a near miss in output set and in an extra --flag of output add is refused', async () => {
@@ -110,13 +111,14 @@ describe('phase-owned metadata', () => {
     expect(await refusal(w, () => getPhaseField(ctx, 'tasks_approved'), 'WRONG_PHASE', 1)).toContain('pass --phase implementation');
     expect(await refusal(w, () => getPhaseField(ctx, 'metadata.tasks_approved'), 'WRONG_PHASE', 1)).toContain('pass --phase implementation');
 
-    await setPhaseField(ctx, 'tasks_approved', 'true', 'implementation');
+    // The right phase, but not the moment: the tasks are approved in ImplementationPlanning, once they exist.
+    expect(await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true', 'implementation'), 'APPROVAL_NOT_HERE', 3)).toContain('and the project is in PlanningActive');
     await setPhaseField(ctx, 'project_deleted', 'false', 'finalize');
     const s = w.yaml(PROJECT);
     expect(s.phases.planning.metadata).toEqual({});
-    expect(s.phases.implementation.metadata).toEqual({ tasks_approved: true });
+    expect(s.phases.implementation.metadata).toEqual({});
     expect(s.phases.finalize.metadata).toEqual({ project_deleted: false });
-    expect((await getPhaseField(ctx, 'tasks_approved', 'implementation')).value).toBe(true);
+    expect((await getPhaseField(ctx, 'project_deleted', 'finalize')).value).toBe(false);
   });
 
   it('phase get suggests a metadata key of another phase as phase set does (tasks_aproved in PlanningActive)', async () => {

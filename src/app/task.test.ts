@@ -158,16 +158,23 @@ describe('task next --claim', () => {
     await setTaskField(w.ctx(), '010', 'status', 'needs_review', { owner: 'fast' });
   });
 
-  it('finishing a claimed task is for its owner; anyone else needs --force, and then the owner is locked out', async () => {
+  it('changing a claimed task is for its owner; anyone else needs --force, and then the owner is locked out', async () => {
     const w = await world('one');
     await claimNext(w.ctx(), { owner: 'w1' });
-    for (const finish of [() => setTaskField(w.ctx(), '010', 'status', 'completed'), () => abandonTask(w.ctx(), '010')]) {
-      const e = await refused(w, finish, 'TASK_OWNED', 1);
-      expect(e.message).toContain('task 010 is being worked on by w1 (claimed');
+    const changes = [
+      () => setTaskField(w.ctx(), '010', 'status', 'completed'),
+      () => abandonTask(w.ctx(), '010'),
+      () => setTaskField(w.ctx(), '010', 'status', 'needs_review'),
+      () => setTaskField(w.ctx(), '010', 'metadata.note', 'looked at it'),
+      () => setTaskField(w.ctx(), '010', 'description', 'Do it otherwise'),
+    ];
+    for (const change of changes) {
+      const e = await refused(w, change, 'TASK_HELD', 3);
+      expect(e.message).toMatch(/^task 010 is held by w1: claimed in this checkout since \S+, lease until \S+; only its holder changes it$/);
       expect(e.hint).toContain('--force');
     }
-    // Other changes are not finishing: a person may still edit the task.
-    await setTaskField(w.ctx(), '010', 'metadata.note', 'looked at it');
+    // Its owner may.
+    await setTaskField(w.ctx(), '010', 'metadata.note', 'mine', { owner: 'w1' });
     await setTaskField(w.ctx(), '010', 'status', 'completed', { force: true });
     const task = w.yaml(taskFile('010'));
     expect(task.status).toBe('completed');

@@ -145,6 +145,19 @@ describe('breakdown publish --to files', () => {
     expect(entry.units[1]).toEqual({ id: '020', title: 'Token format', file: `${KNOWLEDGE}/020-token-format.md`, depends_on: [] });
   });
 
+  it('a spec changed since the human approved it is not published (exit 3, nothing written); approved again, it is', async () => {
+    const w = await publishing();
+    const ctx = w.ctx();
+    w.write('.sow/project/units/020.md', '# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n');
+    const e = await refused(w, () => typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']), 'SPEC_CHANGED', 3);
+    expect(said(e)).toBe(
+      "the spec of unit 020 ('.sow/project/units/020.md') changed since the human approved it\nhave the human read it again and approve it again ('sow task output set --id 020 --index 0 approved true'), then publish",
+    );
+    await setArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', 0, 'approved', 'true');
+    await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
+    expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe('# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n');
+  });
+
   it('a spec that leads out of the repository (a link, .git/, ..) is never published, as an issue body or a file', async () => {
     const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
     temps.push(outside);

@@ -4,7 +4,9 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { workerFolder } from './context.js';
-import { mergeTask, openWorkerCheckout } from './worker-checkout.js';
+import { allowChecks } from './check-allowance.js';
+import { checkRun, setTaskFieldChecked } from './checks.js';
+import { mergeChecksSentence, mergeTask, openWorkerCheckout } from './worker-checkout.js';
 import { checkoutsWithProject, listWorktreesFor } from './worktree.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { linkedCheckoutProblem } from '../adapters/repo.js';
@@ -88,6 +90,54 @@ describe('a worker checkout', () => {
     expect(w.git(['branch', '--list', `${branch}--task-010`])).toBe('');
     expect(w.yaml(taskFile('010')).worktree).toBeUndefined();
     expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(`Merged its branch '${branch}--task-010' into '${branch}'`);
+  });
+
+  it('task merge merges only code whose task_complete checks passed on it in the checkout: none, stale or forced past is said, refused exit 3 with nothing changed', async () => {
+    const w = await world('executing');
+    w.git(['config', 'user.name', 'Ada']);
+    w.git(['config', 'user.email', 'ada@example.invalid']);
+    const branch = w.git(['branch', '--show-current']);
+    w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "! grep -q broken work.txt"\n    when: [task_complete]\n');
+    await allowChecks(w.ctx(), [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
+    const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    w.write(taskFile('010'), stringify({ ...w.yaml(taskFile('010')), status: 'in_progress', worktree: checkout }));
+    writeFileSync(join(path, 'work.txt'), 'done\n');
+    // Completed by the person in the project checkout: checked in the worker's checkout, on its code.
+    const done = await setTaskFieldChecked(w.ctx(), '010', 'status', 'completed');
+    const head = w.git(['-C', path, 'rev-parse', 'HEAD']);
+    expect(done.checks).toMatchObject([{ name: 'unit', passed: true, checkout: checkout.path, commit: head, dirty: true }]);
+    expect(w.yaml(taskFile('010')).outputs[0].metadata).toMatchObject({ checkout: checkout.path, commit: head, dirty: true });
+
+    // The worker's code changes after the evidence: refused as stale, before its leftovers are committed.
+    writeFileSync(join(path, 'work.txt'), 'done\nbroken\n');
+    const stale = await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_MERGE_UNCHECKED', 3);
+    expect(stale.message).toContain('unit: stale (the code changed since it passed)');
+    expect(stale.hint).toContain("'sow check run unit --task 010'");
+    expect(w.git(['-C', path, 'rev-parse', 'HEAD'])).toBe(head);
+    expect(w.git(['-C', path, 'status', '--porcelain', '--', 'work.txt'])).toBe('?? work.txt');
+
+    // Checked again there (failing), still refused; forced, merged and said.
+    await expect(checkRun(w.ctx(), [], { task: '010' })).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
+    expect((await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_MERGE_UNCHECKED', 3)).message).toContain('unit: failed (exit 1;');
+    const forced = await mergeTask(w.ctx(), '010', { force: true });
+    expect(forced.checked).toMatchObject({ commit: head, dirty: true, forced: true, checks: [{ name: 'unit', state: 'failed', dirty: true, commit: head }] });
+    expect(mergeChecksSentence(forced.checked)).toMatch(/^Merged with --force although [0-9a-f]{12} with what the worker left uncommitted had no fresh passing evidence: unit: failed \(exit 1; log/);
+    expect(w.read('work.txt')).toBe('done\nbroken\n');
+    expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Merged with --force although');
+  });
+
+  it('task merge with no task_complete check declared requires none, and says so', async () => {
+    const w = await world('executing');
+    w.git(['config', 'user.name', 'Ada']);
+    w.git(['config', 'user.email', 'ada@example.invalid']);
+    const branch = w.git(['branch', '--show-current']);
+    const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
+    const task = w.yaml(taskFile('010'));
+    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }));
+    writeFileSync(join(path, 'new.txt'), 'x\n');
+    const r = await mergeTask(w.ctx(), '010');
+    expect(r.checked).toMatchObject({ checks: [], forced: false, dirty: true });
+    expect(mergeChecksSentence(r.checked)).toMatch(/^No check is declared for task_complete, so none was required of [0-9a-f]{12} with what the worker left uncommitted\.$/);
   });
 
   it("is used only while its .git is what git wrote for it: a regular file naming the repository's record, which names it back", async () => {

@@ -8,15 +8,20 @@
  */
 import { join, relative, resolve } from 'node:path';
 import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
+import type { CheckState } from '../domain/project-type.js';
+import { checkStatuses, describeCheckStatus, newestEvidence } from '../domain/project-types/evidence.js';
 import type { TaskState } from '../domain/schemas.js';
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
+import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
+import { readRepoConfig } from '../adapters/repo-config.js';
 import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, type Worktree } from '../adapters/worktrees.js';
 import {
   branchExists,
   changesInSow,
   changesOutsideSow,
   commitAllOutsideSow,
+  filesChangedBeside,
   filesMergeTouches,
   isMergedInto,
   isUsableBranch,
@@ -128,10 +133,52 @@ export function workerCheckoutOf(root: string, task: TaskState, now: string): st
 // sow task merge
 // ---------------------------------------------------------------------------------------------
 
+/** A task_complete check as the merge judged it, on the code it merges. */
+export interface MergeCheck {
+  name: string;
+  state: CheckState;
+  /** Its newest run in the task's checkout: the log (relative to .sow/project/), the commit it ran on and whether that had uncommitted changes. */
+  evidence?: string;
+  commit?: string | null;
+  dirty?: boolean;
+  /** What the state says, in words (`unit: stale (the code changed since it passed)`). */
+  said: string;
+}
+
+/** What a merge required of the task's checks, and what it found. */
+export interface MergeChecks {
+  /** The code merged: the checkout's HEAD, and whether the worker left changes it commits first. */
+  commit: string | null;
+  dirty: boolean;
+  /** Each check declared for task_complete, judged on that code; empty when none is declared. */
+  checks: MergeCheck[];
+  /** Merged with --force although a check had no fresh pass for that code. */
+  forced: boolean;
+  /**
+   * Files outside .sow/ the project branch changed since the checkout was made: the merge result
+   * combines them with the checked code and was not itself checked (the finalize checks judge it).
+   */
+  beside: string[];
+}
+
+export class TaskMergeUncheckedError extends SowError {
+  constructor(taskId: string, branch: string, checkout: string, code: Pick<MergeChecks, 'commit' | 'dirty'>, open: readonly MergeCheck[]) {
+    super(
+      'TASK_MERGE_UNCHECKED',
+      'blocked',
+      `task ${taskId}'s branch '${branch}' was not merged: the code it would merge (${code.commit?.slice(0, 12) ?? 'no commit'} in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for task_complete: ${open.map((c) => c.said).join('; ')}`,
+      `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task merge ${taskId}' again; --force merges without it, noted in the task's log`,
+      { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
+    );
+  }
+}
+
 export interface TaskMerge {
   task: string;
   branch: string;
   into: string;
+  /** The task_complete checks' evidence the merge relied on (or went past, with --force). */
+  checked: MergeChecks;
   /** The commit sow made of what the worker left uncommitted, if it left anything. */
   committed: boolean;
   /** The merge commit; null when the branch had nothing the project branch lacks. */
@@ -168,13 +215,40 @@ export class TaskMergeDirtyError extends SowError {
 }
 
 /**
+ * Judges the code a merge would bring in — the checkout's HEAD plus what the worker left
+ * uncommitted outside .sow/, exactly what the merge commits and merges — against the task's newest
+ * evidence of each task_complete check recorded in that checkout: by its tree, as every freshness
+ * in sow is. The checks are the project checkout's (`root`): never the worker's copy of them.
+ */
+async function judgeForMerge(root: string, task: TaskState, checkout: WorkerCheckout, path: string): Promise<Omit<MergeChecks, 'forced' | 'beside'> & { open: MergeCheck[] }> {
+  const { config } = await readRepoConfig(root);
+  const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
+  const tree = worktreeTree(path, '.sow');
+  const code = { commit: headCommit(path), dirty: tree !== headTreeWithout(path, '.sow') };
+  if (declared.length === 0) return { ...code, checks: [], open: [] };
+  const newest = newestEvidence(task.outputs, checkout.path);
+  const checks = checkStatuses(declared, task.outputs, tree, checkout.path).map((s): MergeCheck => {
+    const found = newest.get(s.name);
+    const meta = found?.metadata ?? {};
+    return {
+      name: s.name,
+      state: s.state,
+      ...(s.evidence !== undefined ? { evidence: s.evidence } : {}),
+      ...(found ? { commit: typeof meta['commit'] === 'string' ? meta['commit'] : null, dirty: meta['dirty'] === true } : {}),
+      said: s.state === 'missing' ? `${s.name}: never run in its checkout` : meta['skipped'] === true ? `${s.name}: skipped (the task was completed with --force)` : describeCheckStatus(s),
+    };
+  });
+  return { ...code, checks, open: checks.filter((c) => c.state !== 'fresh-pass') };
+}
+
+/**
  * `sow task merge`: the completed task's branch into the project branch. What the worker left
  * uncommitted outside `.sow/` is committed on its branch first, under a message that says so; the
  * merge is a merge commit in the project checkout; then the worker's checkout and branch go. A
  * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
  * before the project checkout is touched; the worker's checkout is kept.
  */
-export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge> {
+export async function mergeTask(where: Where, taskId: string, opts: { force?: boolean } = {}): Promise<TaskMerge> {
   const ctx = contextOf(where);
   return update(ctx, async (uow) => {
     const task = await uow.task(taskId);
@@ -213,6 +287,10 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
 
     // git runs in the worker's checkout next: only where its .git is what git wrote for it.
     requireGenuineCheckout(root, path);
+    // Checked, not trusted: only code whose checks passed on it moves the project branch.
+    const { open, ...judged } = await judgeForMerge(root, task, checkout, path);
+    if (open.length && !opts.force) throw new TaskMergeUncheckedError(task.id, checkout.branch, checkout.path, judged, open);
+    const checked: MergeChecks = { ...judged, forced: open.length > 0, beside: [] };
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = changesOutsideSow(path);
     let committed = false;
@@ -237,6 +315,7 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
     let files: string[] = [];
     if (!isMergedInto(root, checkout.branch)) {
       files = filesMergeTouches(root, checkout.branch);
+      checked.beside = filesChangedBeside(root, checkout.branch);
       const dirty = new Set(uncommittedPaths(root));
       const clash = files.filter((f) => dirty.has(f));
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
@@ -260,10 +339,27 @@ export async function mergeTask(where: Where, taskId: string): Promise<TaskMerge
       uow,
       task.id,
       { agent: uow.actor.by, action: 'note', result: 'success', files },
-      merge
-        ? `Merged its branch '${checkout.branch}' into '${project.branch}' (${merge.slice(0, 12)}); its checkout and branch were removed.`
-        : `Its branch '${checkout.branch}' had nothing '${project.branch}' lacked; its checkout and branch were removed.`,
+      `${
+        merge
+          ? `Merged its branch '${checkout.branch}' into '${project.branch}' (${merge.slice(0, 12)}); its checkout and branch were removed.`
+          : `Its branch '${checkout.branch}' had nothing '${project.branch}' lacked; its checkout and branch were removed.`
+      } ${mergeChecksSentence(checked)}`,
     );
-    return { task: task.id, branch: checkout.branch, into: project.branch, committed, merge, files, dropped };
+    return { task: task.id, branch: checkout.branch, into: project.branch, checked, committed, merge, files, dropped };
   });
+}
+
+/** What a merge relied on, in a sentence (its log entry and the command's message). */
+export function mergeChecksSentence(checked: MergeChecks): string {
+  const code = `${checked.commit?.slice(0, 12) ?? 'no commit'}${checked.dirty ? ' with what the worker left uncommitted' : ''}`;
+  const beside = checked.beside.length
+    ? ` The project branch changed ${checked.beside.length} file${checked.beside.length === 1 ? '' : 's'} since the checkout was made; the merge result combines both and was not checked as a whole ('sow check run' checks it).`
+    : '';
+  if (checked.checks.length === 0) return `No check is declared for task_complete, so none was required of ${code}.${beside}`;
+  if (checked.forced)
+    return `Merged with --force although ${code} had no fresh passing evidence: ${checked.checks
+      .filter((c) => c.state !== 'fresh-pass')
+      .map((c) => c.said)
+      .join('; ')}.${beside}`;
+  return `Checked: ${checked.checks.map((c) => `${c.name} passed on ${code} in its checkout (${c.evidence})`).join('; ')}.${beside}`;
 }

@@ -260,9 +260,10 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
 /**
  * For `sow doctor`: every problem of the task files — a folder that is not a task folder, a task
  * folder without a valid state file of its own task, a dependency that does not exist or a cycle —
- * read without the lock, without finishing a journal and without writing the task index.
+ * read without the lock, without finishing a journal and without writing the task index. `read`
+ * receives each task read (in id order), for a check that goes on to judge them.
  */
-export async function taskFileProblems(root: string, type: ProjectType): Promise<SowError[]> {
+export async function taskFileProblems(root: string, type: ProjectType, read?: (task: TaskState) => void): Promise<SowError[]> {
   const phase = taskPhase(type);
   const dir = tasksDir(phase);
   const problems: SowError[] = [];
@@ -273,7 +274,9 @@ export async function taskFileProblems(root: string, type: ProjectType): Promise
       continue;
     }
     try {
-      summaries.push(summaryOf((await loadTaskFile(root, type, name)).data));
+      const task = (await loadTaskFile(root, type, name)).data;
+      summaries.push(summaryOf(task));
+      read?.(task);
     } catch (err) {
       if (err instanceof TaskNotFoundError) problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
       else if (err instanceof SowError) problems.push(err);
@@ -427,7 +430,7 @@ export class Reader {
   }
 
   async view(): Promise<ProjectView> {
-    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel) };
+    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 
@@ -539,7 +542,7 @@ export class UnitOfWork {
 
   async view(): Promise<ProjectView> {
     const project = await this.project();
-    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel) };
+    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel), readDoc: (rel: string) => this.readDoc(rel) };
     return readsTaskStates(await this.type(), project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
   }
 

@@ -31,4 +31,5 @@ Which of 1, 2 and 3:
      for a state file, so status done given to task set is 1, like any field check.
   3  The request is right, but the lifecycle is not there yet: a guard of 'sow advance', a task's
      dependencies, feedback or checks, or the state or phase a command works in (adding a task
-     while planning, spawning a worker before the tasks are approved).`;
+     while planning, spawning a worker before the tasks are approved); or someone else holds the
+     task it would change (a live worker or claim here, a claim on the claims remote).`;

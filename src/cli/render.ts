@@ -4,6 +4,7 @@
  * sequence in it is shown escaped and cannot forge a line (main.ts escapes the rest).
  */
 import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
+import { withdrawalSentence } from '../domain/approvals.js';
 import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
@@ -50,7 +51,9 @@ function nextLines(next: TransitionOption[], paint: Paint): string[] {
   return next.map((t) => {
     const guard = t.guardDescription ? ` — ${guardSentence.when(t.guardDescription)}` : '';
     const word = t.blocked ? 'blocked' : 'ready';
-    return `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
+    const line = `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
+    // An approval that was given and no longer counts says what changed since.
+    return [line, ...(t.withdrawn ?? []).map((w) => `    ${paint('blocked', '!')} ${shown(withdrawalSentence(w))}`)].join('\n');
   });
 }
 

@@ -81,9 +81,15 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'check run',
-    description: 'Run checks (default: all declared) in the repository root; each run is recorded as an evidence output, with its log',
+    description: "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it has one); each run is recorded as an evidence output, with its log",
     args: [{ name: 'names', description: 'the checks to run (see sow check list)', optional: true, variadic: true, complete: 'check' }],
-    options: [{ flags: '--task <id>', description: 'record the evidence on this task (default: the outputs of the phase in progress)', complete: 'task-id' }],
+    options: [
+      {
+        flags: '--task <id>',
+        description: 'record the evidence on this task (default: the outputs of the phase in progress); a task worked in its own checkout is checked there',
+        complete: 'task-id',
+      },
+    ],
     help: 'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check (exit 130).',
     writes: true,
     mcp: {
@@ -120,7 +126,7 @@ export const commands: readonly CommandDef[] = [
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return {
         data: r,
-        message: `${r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`}; evidence recorded on ${r.recorded?.owner ?? 'nothing'} ('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`,
+        message: `${r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`}${r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : ''}; evidence recorded on ${r.recorded?.owner ?? 'nothing'} ('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`,
       };
     },
   },

@@ -20,7 +20,9 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean; watch?: bo
   const { paintFor } = await import('../cli/colour.js');
   // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
   const r = await projectStatus(ctx.app, { map: (await import('../cli/stdio.js')).stdout.isTTY && !ctx.json });
-  return { data: r, text: renderStatus(r, paintFor()) };
+  // A state whose guard does not hold is said on stderr, one line, with --json too (the data has it as state_problem).
+  const warnings = r.state_problem ? [`${r.state_problem.message}; ${r.state_problem.hint}`] : [];
+  return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
 const ALL_OPTION = { flags: '--all', description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)' };

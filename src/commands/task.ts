@@ -142,7 +142,7 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--force',
         description:
-          'set the status even though an unfinished dependency, pending feedback, another owner or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
+          'change it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over, noted in its log), or set the status even though an unfinished dependency, pending feedback or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
       },
       { flags: '--owner <name>', description: 'act as this owner (renews its claim); default: SOW_OWNER' },
     ],
@@ -199,7 +199,7 @@ export const commands: readonly CommandDef[] = [
         r.checks.length === 0
           ? ''
           : ran.length
-            ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`})`
+            ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`}${ran[0]!.checkout !== undefined ? ` in its checkout ${ran[0]!.checkout} at ${ran[0]!.commit?.slice(0, 12) ?? 'no commit'}${ran[0]!.dirty ? ' with uncommitted changes' : ''}` : ''})`
             : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
       return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` };
     },
@@ -226,7 +226,7 @@ export const commands: readonly CommandDef[] = [
     description: 'Abandon a task (it no longer blocks review)',
     options: [
       ID,
-      { flags: '--force', description: 'abandon it even though a worker or a claim still owns it, or it is completed (noted in its log)' },
+      { flags: '--force', description: 'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over), or it is completed (noted in its log)' },
       { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
     ],
     writes: true,
@@ -375,20 +375,29 @@ export const commands: readonly CommandDef[] = [
     name: 'task merge',
     description: "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the checkout and its branch",
     args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
-    options: [ID],
-    help: "What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
+    options: [
+      ID,
+      {
+        flags: '--force',
+        description: "merge although the task_complete checks have no fresh passing evidence for the code merged (noted in the task's log)",
+      },
+    ],
+    help: "Only code the checks passed on is merged: each check declared for task_complete needs passing evidence, recorded in the task's checkout, for exactly the code merged (else exit 3; 'sow check run --task <id>' runs them there); the output names the evidence it relied on. What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
     writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] as string | undefined;
       if (given !== undefined && opts['id'] !== undefined && taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id'))
         throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
       const id = given !== undefined ? taskIdArg(given, 'task id') : taskIdOf(opts);
-      const { mergeTask } = await import('../app/worker-checkout.js');
-      const r = await mergeTask(ctx.app, id);
+      const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');
+      const r = await mergeTask(ctx.app, id, { force: opts['force'] === true });
       const what = r.merge
         ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} file${r.files.length === 1 ? '' : 's'})`
         : `Task ${r.task}'s branch '${r.branch}' had nothing to merge into '${r.into}'`;
-      return { data: r, message: `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; its checkout and branch were removed` };
+      return {
+        data: r,
+        message: `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; its checkout and branch were removed\n${mergeChecksSentence(r.checked)}`,
+      };
     },
   },
   ...inputs.commands,

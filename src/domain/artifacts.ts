@@ -118,6 +118,7 @@ const ARTIFACT_FIELDS: Record<string, FieldSpec> = {
   type: { kind: 'readonly', why: 'an artifact keeps its type', hint: 'remove it and add a new one' },
   path: { kind: 'string', nonEmpty: true },
   approved: { kind: 'boolean' },
+  approved_sha256: { kind: 'readonly', why: 'sow records the content an approval was given for', hint: "set 'approved true' again to approve the file as it is now" },
   created_at: { kind: 'readonly', why: 'it records when the artifact was added' },
   metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.source'" },
 };

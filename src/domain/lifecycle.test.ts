@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { advance, guardSentence, listTransitions, type Actor } from './lifecycle.js';
+import { advance, guardSentence, listTransitions, stateProblem, StateGuardUnmetError, type Actor } from './lifecycle.js';
+import { taskApprovalRecord } from './approvals.js';
 import { standard, latestApprovedReview } from './project-types/standard/index.js';
 import { PROJECT_TYPES } from './project-types/index.js';
 import type { ProjectView } from './project-type.js';
@@ -38,12 +39,33 @@ describe('standard guards (each passes and fails)', () => {
     expect(g.planningComplete!.check(view(project('PlanningActive', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: false })]))))).toBe(false);
     expect(g.planningComplete!.check(view(project('PlanningActive')))).toBe(false);
   });
-  it('tasksApproved needs the flag and at least one task', () => {
-    const approved = (value: unknown) => project('ImplementationPlanning', (p) => (p.phases.implementation!.metadata = { tasks_approved: value }));
-    expect(g.tasksApproved!.check(view(approved(true), [task('010', 'pending')]))).toBe(true);
-    expect(g.tasksApproved!.check(view(approved(true), []))).toBe(false);
-    expect(g.tasksApproved!.check(view(approved(false), [task('010', 'pending')]))).toBe(false);
-    expect(g.tasksApproved!.check(view(approved('true'), [task('010', 'pending')]))).toBe(false);
+  it('tasksApproved needs the flag, at least one task, and a record of the approval that covers the tasks as they are', () => {
+    const docs = new Map([['.sow/project/phases/implementation/tasks/010/description.md', 'Do A\n']]);
+    const readDoc = (rel: string) => docs.get(rel);
+    const ten = [task('010', 'pending')];
+    const record = taskApprovalRecord(ten, 'implementation', readDoc);
+    const approved = (value: unknown, covered: unknown = record) => project('ImplementationPlanning', (p) => (p.phases.implementation!.metadata = { tasks_approved: value, approved_tasks: covered }));
+    const at = (p: ProjectState, tasks: TaskSummary[]): ProjectView => ({ project: p, tasks, readDoc });
+    expect(g.tasksApproved!.check(at(approved(true), ten))).toBe(true);
+    expect(g.tasksApproved!.check(at(approved(true), []))).toBe(false);
+    expect(g.tasksApproved!.check(at(approved(false), ten))).toBe(false);
+    expect(g.tasksApproved!.check(at(approved('true'), ten))).toBe(false);
+    // A flag without a record (set by hand) covers nothing.
+    const bare = at(approved(true, null), ten);
+    expect(g.tasksApproved!.check(bare)).toBe(false);
+    expect(g.tasksApproved!.hint(bare)).toContain('no record of which tasks it covered');
+    // A task added, a description or the dependencies changed since: each named.
+    const added = at(approved(true), [...ten, task('020', 'pending')]);
+    expect(g.tasksApproved!.check(added)).toBe(false);
+    expect(g.tasksApproved!.withdrawals!(added)).toEqual([{ what: 'the tasks', changed: ['task 020 added'], again: 'sow phase set tasks_approved true' }]);
+    docs.set('.sow/project/phases/implementation/tasks/010/description.md', 'Do A and B\n');
+    const changed = at(approved(true), [{ ...ten[0]!, dependencies: ['005'] }]);
+    expect(g.tasksApproved!.check(changed)).toBe(false);
+    expect(g.tasksApproved!.hint(changed)).toContain("(010's description changed; 010's dependencies changed)");
+    expect(g.tasksApproved!.withdrawals!(at(approved(true), []))[0]!.changed).toEqual(['task 010 removed']);
+    // Once the project is executing, what stays is that the approval was given.
+    expect(g.tasksApproved!.standing!(changed)).toBe(true);
+    expect(g.tasksApproved!.standing!(at(approved(false), ten))).toBe(false);
   });
   it('allTasksComplete needs every task done and one completed (the tasks come from their own files)', () => {
     const p = project('ImplementationExecuting');
@@ -152,17 +174,19 @@ describe('advance', () => {
     expect(r.project.phases.review!.status).toBe('failed');
     expect(r.project.phases.review!.outputs).toEqual([failed]);
 
-    // The next round: review starts again with iteration 2; the old review stays and cannot decide.
-    const executing = { ...r.project, statechart: { ...r.project.statechart, current_state: 'ImplementationExecuting' } };
-    const again = advance(standard, view(executing, [task('010', 'completed'), task('020', 'completed')]), T2, USER);
+    // The next round (the rework approved, so its guard holds): review starts again with iteration 2; the old review stays and cannot decide.
+    const done = [task('010', 'completed'), task('020', 'completed')];
+    const reapproved = { ...r.project.phases.implementation!, metadata: { tasks_approved: true } };
+    const executing = { ...r.project, phases: { ...r.project.phases, implementation: reapproved }, statechart: { ...r.project.statechart, current_state: 'ImplementationExecuting' } };
+    const again = advance(standard, view(executing, done), T2, USER);
     expect(again.to).toBe('ReviewActive');
     expect(again.project.phases.review).toMatchObject({ status: 'in_progress', iteration: 2, started_at: T2 });
     expect(again.project.phases.review!.outputs).toEqual([failed]);
-    expect(() => advance(standard, view(again.project), T2, USER)).toThrow(TransitionBlockedError);
+    expect(() => advance(standard, view(again.project, done), T2, USER)).toThrow(TransitionBlockedError);
     // The new round's approved review decides.
     const passed = art('review', { approved: true, created_at: T2, metadata: { assessment: 'pass' } });
     const decided = { ...again.project, phases: { ...again.project.phases, review: { ...again.project.phases.review!, outputs: [failed, passed] } } };
-    expect(advance(standard, view(decided), T2, USER).event).toBe('review_pass');
+    expect(advance(standard, view(decided, done), T2, USER).event).toBe('review_pass');
     expect(again.project.statechart.history!.map((h) => h.event)).toEqual(['review_fail', 'all_tasks_complete']);
   });
 
@@ -231,5 +255,67 @@ describe('guard descriptions, in the sentences they are put in', () => {
       throw new Error('advance was not blocked');
     })();
     expect(err.message).toBe(`cannot advance from PlanningActive: ${guardSentence.blockedUntil([standard.guards['planningComplete']!.description])}`);
+  });
+});
+
+describe('stateProblem: the guard of the current state, from the transitions into it', () => {
+  const approvedImpl = (p: ProjectState) => (p.phases.implementation!.metadata = { tasks_approved: true });
+  const history = (p: ProjectState) =>
+    (p.statechart.history = [
+      { from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: T0, by: 'user' },
+      { from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', at: T0, by: 'user' },
+      { from: 'ImplementationPlanning', to: 'ImplementationExecuting', event: 'tasks_approved', at: T0, by: 'user' },
+    ]);
+
+  it('ReviewActive with tasks pending: the unmet guard, and the latest state of the history whose guard holds', () => {
+    const p = project('ReviewActive', (p) => (approvedImpl(p), history(p)));
+    const problem = stateProblem(standard, view(p, [task('010', 'pending')]))!;
+    expect(problem).toMatchObject({ state: 'ReviewActive', back: 'ImplementationExecuting' });
+    expect(problem.unmet).toEqual([
+      {
+        from: 'ImplementationExecuting',
+        event: 'all_tasks_complete',
+        guard: 'allTasksComplete',
+        description: standard.guards['allTasksComplete']!.description,
+        hint: expect.stringContaining('010 (pending)'),
+      },
+    ]);
+    // advance refuses (exit 3), whatever the guards out of the state say.
+    const e = (() => {
+      try {
+        advance(standard, view(p, [task('010', 'pending')]), T1, USER);
+      } catch (err) {
+        return err as StateGuardUnmetError;
+      }
+      throw new Error('advance went on');
+    })();
+    expect(e).toBeInstanceOf(StateGuardUnmetError);
+    expect(e.kind).toBe('blocked');
+    expect(e.hint).toContain("'statechart.current_state: ImplementationExecuting'");
+    expect(stateProblem(standard, view(p, [task('010', 'completed')]))).toBeUndefined();
+  });
+
+  it('a state with one way in that holds is fine; so are the initial, a final and a guard-less way in', () => {
+    // ImplementationPlanning: from PlanningActive (task list approved) or from NoProject (planning disabled).
+    const withPlan = project('ImplementationPlanning', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: true })]));
+    expect(stateProblem(standard, view(withPlan))).toBeUndefined();
+    const noPlanning = project('ImplementationPlanning', (p) => (p.phases.planning!.enabled = false));
+    expect(stateProblem(standard, view(noPlanning))).toBeUndefined();
+    expect(stateProblem(standard, view(project('ImplementationPlanning')))?.unmet.map((u) => u.guard)).toEqual(['planningDisabled', 'planningComplete', 'reviewFailed']);
+    expect(stateProblem(standard, view(project('NoProject')))).toBeUndefined();
+    expect(stateProblem(standard, view(project('PlanningActive')))).toBeUndefined();
+    expect(stateProblem(standard, view(project('FinalizeChecks')))).toBeUndefined();
+  });
+
+  it("executing: the approval's standing is that it was given (tasks added since are the orchestrator's, with the human)", () => {
+    const p = project('ImplementationExecuting', approvedImpl);
+    expect(stateProblem(standard, view(p, [task('010', 'pending'), task('020', 'pending')]))).toBeUndefined();
+    const unapproved = stateProblem(standard, view(project('ImplementationExecuting'), [task('010', 'pending')]))!;
+    expect(unapproved.unmet.map((u) => u.guard)).toEqual(['tasksApproved']);
+    expect(unapproved.back).toBeUndefined();
+  });
+
+  it('a guard that reads the checks or unread task files is not judged (cheap: no process, no file)', () => {
+    expect(stateProblem(standard, view(project('FinalizeDelete')))).toBeUndefined();
   });
 });

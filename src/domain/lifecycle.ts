@@ -3,8 +3,10 @@
  * `advance --dry-run`, `advance --list`, the status view and the reachability tests all read the
  * same table; nothing else knows the transitions.
  */
-import { InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
-import type { ProjectType, ProjectView, TransitionDef } from './project-type.js';
+import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js';
+import { PROJECT_DIR } from './artifacts.js';
+import { InvalidEventError, NoAutomaticEventError, SowError, TransitionBlockedError } from './errors.js';
+import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
 import type { HistoryEntry, ProjectState } from './schemas.js';
 
 export interface TransitionOption {
@@ -14,6 +16,8 @@ export interface TransitionOption {
   guardDescription?: string;
   blocked: boolean;
   hint?: string;
+  /** Approvals the blocked guard read that were given and no longer count (what changed since). */
+  withdrawn?: Withdrawal[];
   automatic: boolean;
 }
 
@@ -40,16 +44,22 @@ export interface Actor {
   person?: string;
 }
 
-function describe(type: ProjectType, t: TransitionDef, view: ProjectView): TransitionOption {
+/**
+ * A transition out of the current state, judged on the view with approvals as they stand: an
+ * approval whose document changed since it was given does not count.
+ */
+function describe(type: ProjectType, t: TransitionDef, judged: JudgedView): TransitionOption {
   const guard = t.guard ? type.guards[t.guard] : undefined;
-  const blocked = guard ? !guard.check(view) : false;
+  const { value: blocked, withdrawn } = guard ? judged.watch((v) => !guard.check(v)) : { value: false, withdrawn: [] };
+  const all = guard && blocked ? [...withdrawn, ...(guard.withdrawals?.(judged.view) ?? [])] : [];
   return {
     event: t.event,
     to: t.to,
     ...(t.guard ? { guard: t.guard } : {}),
     ...(guard ? { guardDescription: guard.description } : {}),
     blocked,
-    ...(guard && blocked ? { hint: guard.hint(view) } : {}),
+    ...(guard && blocked ? { hint: guard.hint(judged.view) } : {}),
+    ...(all.length ? { withdrawn: all } : {}),
     automatic: t.automatic,
   };
 }
@@ -62,7 +72,8 @@ export function readsTaskStates(type: ProjectType, state: string): boolean {
 /** Every transition out of the current state, with its guard and whether it is blocked now. */
 export function listTransitions(type: ProjectType, view: ProjectView): TransitionOption[] {
   const from = view.project.statechart.current_state;
-  return type.transitions.filter((t) => t.from === from).map((t) => describe(type, t, view));
+  const judged = new JudgedView(view);
+  return type.transitions.filter((t) => t.from === from).map((t) => describe(type, t, judged));
 }
 
 /**
@@ -71,6 +82,7 @@ export function listTransitions(type: ProjectType, view: ProjectView): Transitio
  * no such state can be reached.
  */
 export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: string) => boolean): { steps: string[]; first: TransitionOption } | undefined {
+  const judged = new JudgedView(view);
   const start = view.project.statechart.current_state;
   const seen = new Map<string, TransitionDef[]>([[start, []]]);
   const queue = [start];
@@ -78,7 +90,7 @@ export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: st
     const state = queue.shift()!;
     const path = seen.get(state)!;
     if (state !== start && wanted(state)) {
-      return { steps: [start, ...path.map((t) => t.to)], first: describe(type, path[0]!, view) };
+      return { steps: [start, ...path.map((t) => t.to)], first: describe(type, path[0]!, judged) };
     }
     for (const t of type.transitions) {
       if (t.from !== state || !t.automatic || seen.has(t.to)) continue;
@@ -121,11 +133,16 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
     candidates = options.filter((t) => t.automatic);
     if (candidates.length === 0) throw new NoAutomaticEventError(from, [...new Set(options.map((o) => o.event))]);
   }
-  const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(view));
+  // A state whose own guard does not hold (set by hand) is no place to go on from.
+  const problem = stateProblem(type, view);
+  if (problem) throw new StateGuardUnmetError(problem);
+  // Guards judge approvals as they stand; the actions change the project as it was read.
+  const judged = new JudgedView(view);
+  const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(judged.view));
   if (!chosen)
     throw blockedError(
       from,
-      candidates.map((t) => describe(type, t, view)),
+      candidates.map((t) => describe(type, t, judged)),
     );
 
   let project = view.project;
@@ -145,8 +162,111 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
 function blockedError(from: string, options: TransitionOption[]): TransitionBlockedError {
   const needs = options.map((o) => o.guardDescription ?? o.event);
   const hints = [...new Set(options.map((o) => o.hint).filter((h): h is string => Boolean(h)))];
-  return new TransitionBlockedError(`cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}`, hints.join('; or '), {
+  const withdrawn = [...new Map(options.flatMap((o) => o.withdrawn ?? []).map((w) => [withdrawalSentence(w), w])).entries()];
+  const why = withdrawn.length ? `; ${withdrawn.map(([sentence]) => sentence).join('; ')}` : '';
+  return new TransitionBlockedError(`cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}${why}`, hints.join('; or '), {
     state: from,
     blocked: options.map((o) => ({ event: o.event, to: o.to, guard: o.guard, description: o.guardDescription })),
+    ...(withdrawn.length ? { withdrawn: withdrawn.map(([, w]) => w) } : {}),
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whether the guards of the current state hold
+
+/** A way into a state whose guard does not hold on the data as it is now. */
+export interface UnmetEntry {
+  from: string;
+  event: string;
+  guard: string;
+  description: string;
+  /** How to make it hold (the guard's hint). */
+  hint: string;
+}
+
+/** The current state, which no way into it holds for (a state set by hand in the project file). */
+export interface StateProblem {
+  state: string;
+  unmet: UnmetEntry[];
+  /** The state to go back to: the latest of its history whose way in holds. */
+  back?: string;
+}
+
+/**
+ * What a guard says of a state its transition led to: its `standing` (default: its check), or
+ * undefined when it cannot be judged cheaply here — it reads the checks' evidence (git, and the
+ * code may rightly change after), or the tasks' whole files when they were not read.
+ */
+function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
+  if (guard.evidence) return undefined;
+  if (guard.readsTasks && view.taskStates === undefined && !guard.standing) return undefined;
+  return (guard.standing ?? guard.check)(view);
+}
+
+/** The ways into `state` that do not hold, or undefined when one of them holds (or cannot be judged). */
+function unmetEntries(type: ProjectType, view: ProjectView, state: string): UnmetEntry[] | undefined {
+  if (state === type.initialState || type.states[state]?.final) return undefined;
+  const ways = type.transitions.filter((t) => t.to === state);
+  if (ways.length === 0) return undefined;
+  const unmet: UnmetEntry[] = [];
+  for (const t of ways) {
+    const guard = t.guard ? type.guards[t.guard] : undefined;
+    if (!guard || stands(guard, view) !== false) return undefined;
+    unmet.push({ from: t.from, event: t.event, guard: t.guard!, description: guard.description, hint: guard.hint(view) });
+  }
+  return unmet;
+}
+
+/**
+ * Whether the guards of the current state hold: those of the transitions that lead into it, on
+ * the data as it is now (GuardDef.standing says what of a guard must stay true once passed). sow
+ * only enters a state through one of them, so a state none of them holds for was set by hand
+ * (ReviewActive while tasks are pending), or its data was changed since (a task reopened). Pure and
+ * cheap: no file is read, a guard that needs the checks or unread task files is not judged.
+ */
+export function stateProblem(type: ProjectType, view: ProjectView): StateProblem | undefined {
+  const state = view.project.statechart.current_state;
+  const unmet = unmetEntries(type, view, state);
+  if (!unmet) return undefined;
+  const seen = new Set([state]);
+  let back: string | undefined;
+  for (const entry of [...(view.project.statechart.history ?? [])].reverse()) {
+    for (const candidate of [entry.to, entry.from]) {
+      if (seen.has(candidate) || !type.states[candidate] || candidate === type.initialState || type.states[candidate]!.final) continue;
+      seen.add(candidate);
+      if (unmetEntries(type, view, candidate) === undefined) {
+        back = candidate;
+        break;
+      }
+    }
+    if (back) break;
+  }
+  return { state, unmet, ...(back ? { back } : {}) };
+}
+
+const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
+
+/** "the project is in ReviewActive, but its guard does not hold: every task is … (allTasksComplete, the way in from ImplementationExecuting)". */
+export function stateProblemText(problem: StateProblem): string {
+  return `the project is in ${problem.state}, but its guard does not hold: ${problem.unmet.map((u) => `${u.description} (${u.guard}, the way in from ${u.from})`).join(', nor ')}`;
+}
+
+/** How to get back: make the guard hold, or set the state back (no command moves it backwards). */
+export function stateProblemHint(problem: StateProblem): string {
+  const hold = [...new Set(problem.unmet.map((u) => u.hint))].join('; or ');
+  const back = problem.back
+    ? `set it back to ${problem.back}, where its guard holds: in ${STATE_FILE}, 'statechart.current_state: ${problem.back}'`
+    : `set statechart.current_state in ${STATE_FILE} back to the state the project was really in`;
+  return `${back}; or make the guard hold (${hold})`;
+}
+
+/** `sow advance` from a state whose guard does not hold (exit 3): moving on would carry the state forward. */
+export class StateGuardUnmetError extends SowError {
+  constructor(problem: StateProblem) {
+    super('STATE_GUARD_UNMET', 'blocked', `cannot advance: ${stateProblemText(problem)}`, stateProblemHint(problem), {
+      state: problem.state,
+      unmet: problem.unmet.map(({ hint: _hint, ...u }) => u),
+      ...(problem.back ? { back: problem.back } : {}),
+    });
+  }
 }

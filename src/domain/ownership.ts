@@ -7,6 +7,7 @@
 import { SowError, UsageError } from './errors.js';
 import { shown } from './display.js';
 import type { Actor } from './lifecycle.js';
+import type { RemoteClaim } from './claims.js';
 import type { Owner, TaskState } from './schemas.js';
 
 export const DEFAULT_LEASE_SECONDS = 30 * 60;
@@ -164,6 +165,63 @@ export class NotOwnerError extends SowError {
       `session ${identity} no longer owns task ${task.id} (its status is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
       `nothing was changed; the task was finished or taken over. Stop working on it and report to whoever runs you`,
       { task: task.id, identity, status: task.status },
+    );
+  }
+}
+
+/**
+ * Who holds a task, when it is not the one acting: a live owner in this checkout (a worker, a
+ * claim), or a live claim on the claims remote that this checkout's state does not record as its own.
+ */
+export type Holder = { where: 'here'; owner: Owner } | { where: 'remote'; remote: string; claim: RemoteClaim };
+
+/** The holder's name: the owner's, the claim's (someone, when its commit could not be read). */
+export const holderName = (h: Holder): string => (h.where === 'here' ? h.owner.by : (h.claim.owner ?? 'someone'));
+
+/** "ann: claimed on the remote 'origin' from laptop-3 since …, lease until …" — who, where, since when. */
+export function describeHolder(h: Holder): string {
+  if (h.where === 'remote') {
+    const c = h.claim;
+    return `${shown(holderName(h))}: claimed on the remote '${shown(h.remote)}'${c.machine !== undefined ? ` from ${shown(c.machine)}` : ''}${c.since !== undefined ? ` since ${c.since}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
+  }
+  const o = h.owner;
+  if (o.kind === 'claim') return `${shown(o.by)}: claimed in this checkout since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`;
+  return `${shown(o.by)}: a worker run by pid ${o.pid ?? '?'}${o.host ? ` on ${shown(o.host)}` : ''} since ${o.since}`;
+}
+
+/** What the details of a refusal say of the holder: who, where, since when. */
+function holderDetails(h: Holder): Record<string, unknown> {
+  if (h.where === 'remote') {
+    const c = h.claim;
+    return {
+      holder: holderName(h),
+      where: 'remote',
+      remote: h.remote,
+      ...(c.machine !== undefined ? { machine: c.machine } : {}),
+      ...(c.since !== undefined ? { since: c.since } : {}),
+      ...(c.lease_until !== undefined ? { lease_until: c.lease_until } : {}),
+    };
+  }
+  const o = h.owner;
+  return { holder: o.by, where: 'here', kind: o.kind, ...(o.host !== undefined ? { machine: o.host } : {}), since: o.since, ...(o.lease_until !== undefined ? { lease_until: o.lease_until } : {}) };
+}
+
+/**
+ * A change of a task someone else holds: exit 3, nothing changed. `worker`: the one asking is a
+ * spawned worker, which has no --force; its hint says to stop instead.
+ */
+export class TaskHeldError extends SowError {
+  constructor(task: string, holder: Holder, worker = false) {
+    const name = shown(holderName(holder));
+    const wait = holder.where === 'remote' || holder.owner.kind === 'claim' ? `until its lease runs out` : 'until its worker is done';
+    super(
+      'TASK_HELD',
+      'blocked',
+      `task ${task} is held by ${describeHolder(holder)}; only its holder changes it`,
+      worker
+        ? `nothing was changed; task ${task} is not yours to change: stop working on it and tell whoever runs you`
+        : `nothing was changed; ask ${name} to let it go, wait ${wait} ('sow task list' shows who holds what), or pass --force to take it over (noted in the task's log${holder.where === 'remote' ? `, and the claim on '${shown(holder.remote)}' is deleted` : `, and ${name}'s later writes to it are refused`})`,
+      { task, ...holderDetails(holder) },
     );
   }
 }

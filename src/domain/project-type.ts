@@ -3,6 +3,7 @@
  * as data (states, transitions, named guards with descriptions, named actions) and the prompt of
  * each state. The CLI is the same for every type.
  */
+import type { TaskApprovalDef, Withdrawal } from './approvals.js';
 import type { ArtifactTypeDef } from './artifacts.js';
 import type { FieldSpec } from './fields.js';
 import type { CheckMoment, ProjectState, RepoConfig, TaskState, TaskSummary } from './schemas.js';
@@ -41,6 +42,11 @@ export interface ProjectView {
   readonly taskStates?: readonly TaskState[];
   /** Whether a file of the repository (relative to its root) exists, for guards that need a document written. */
   readonly docExists?: (rel: string) => boolean;
+  /**
+   * A file of the repository (relative to its root), or undefined: what approvals are judged
+   * against (a document's content, a task's description). Read only when a guard asks.
+   */
+  readonly readDoc?: (rel: string) => string | undefined;
 }
 
 export interface GuardDef {
@@ -56,6 +62,15 @@ export interface GuardDef {
   readonly evidence?: { readonly moment: CheckMoment; readonly phase: string };
   /** The guard reads `view.taskStates` (the tasks' outputs or metadata), which the app then loads. */
   readonly readsTasks?: boolean;
+  /**
+   * What of the guard must still hold in the state its transition led to, judged on the data as
+   * it is now: a current_state whose every way in fails it was not reached through sow (set by
+   * hand). Default: the guard itself. A guard whose condition may rightly lapse afterwards (a work
+   * phase added while executing leaves the plan with gaps) says what must stay.
+   */
+  readonly standing?: (view: ProjectView) => boolean;
+  /** Approvals the guard reads that were given and no longer count (the tasks changed since), to name what changed. */
+  readonly withdrawals?: (view: ProjectView) => readonly Withdrawal[];
 }
 
 export interface ActionRef<A extends string = string> {
@@ -178,6 +193,8 @@ export interface ProjectType {
   /** Variables the type adds to the state prompts (a review's round), beside the general ones. */
   readonly promptVariables?: (project: ProjectState) => Readonly<Record<string, string>>;
   readonly phases: readonly PhaseDef[];
+  /** The person's approval of the tasks before work on them starts (`sow phase set tasks_approved true`), if the type has one. */
+  readonly taskApproval?: TaskApprovalDef;
   readonly taskInputs: readonly ArtifactTypeDef[];
   readonly taskOutputs: readonly ArtifactTypeDef[];
   readonly initialState: string;

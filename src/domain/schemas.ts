@@ -34,6 +34,9 @@ export const ArtifactSchema = v.looseObject({
     d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root'),
   ),
   approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
+  approved_sha256: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'a sha256 hash in hex'), d("The hash of the file's content when it was approved: the approval counts only while the file still has that content")),
+  ),
   created_at: timestamp,
   metadata: v.optional(metadata),
 });

@@ -98,6 +98,7 @@ describe('sow doctor: a healthy repository', () => {
       'project',
       'branch',
       'tasks',
+      'state',
       'repo-config',
       'refs',
       'worktrees',

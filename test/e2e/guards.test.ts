@@ -147,7 +147,7 @@ describe('who claims', () => {
     expect(r.out).toContain("Claimed task 010 'A' for Ada Lovelace");
     expect(repo.yaml(taskFile('010')).owner).toMatchObject({ kind: 'claim', by: 'Ada Lovelace' });
     // Without a terminal the same person is nobody in particular: finishing needs --force.
-    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'TASK_OWNED');
+    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD');
     const done = atTerminal(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     expect(done.code, done.out).toBe(0);
     expect(repo.yaml(taskFile('010')).status).toBe('completed');

@@ -69,7 +69,8 @@ describe('spec 000: Complete Lifecycle Example', () => {
       { type: 'context', path: 'discovery/jwt-research.md', created_at: ISO },
       { type: 'context', path: 'sinks/auth-patterns.md', created_at: ISO },
     ]);
-    expect(s.phases.planning.outputs).toEqual([{ type: 'task_list', path: 'planning/tasks.md', created_at: ISO, approved: true }]);
+    // The approval records the content it was given for (it holds while the file keeps it).
+    expect(s.phases.planning.outputs).toEqual([{ type: 'task_list', path: 'planning/tasks.md', created_at: ISO, approved: true, approved_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     expect(out(repo, ['output', 'list'])).toBe('[0] task_list: planning/tasks.md (approved)');
 
     const toImplementation = ok(repo, ['advance']);

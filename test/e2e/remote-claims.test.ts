@@ -8,7 +8,9 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { expectFails, makeRepo, ok, taskFile, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { expectFails, makeRepo, ok, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
 import { makeWorld, until, type World } from './agent-world.js';
 
 const fresh = useRepos();
@@ -489,5 +491,144 @@ describe('workers claim through the remote', () => {
     const runs = existsSync(log) ? readFileSync(log, 'utf8') : '';
     expect(runs).not.toMatch(/^(ls-remote|push|fetch|mktree|commit-tree)\b/m);
     expect(remoteClaims(remote).size).toBe(0);
+  });
+});
+
+describe('a claim guards every change of its task', () => {
+  /** Fake agent CLIs for the clones (test/fakes), removed with the clones. */
+  const agents = (): World => {
+    const world = makeWorld({ prefix: 'sow-claims-guard-' });
+    dirs.push(world.root);
+    return world;
+  };
+  /** What the task_update tool of `sow mcp`, started in the clone, answers: its JSON document and whether it is an error. */
+  async function taskUpdate(clone: Repo, args: Record<string, unknown>): Promise<{ isError: boolean; body: any }> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SOW_')) env[k] = v;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: clone.dir, env: { ...env, ...TEST_ENV }, stderr: 'pipe' });
+    const client = new Client({ name: 'claims-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const r = await client.callTool({ name: 'task_update', arguments: args });
+      return { isError: r.isError === true, body: JSON.parse((r.content as { text: string }[])[0]!.text) };
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  }
+  /** A worker's environment for `agent report` on task 010 (its fake CLI is not needed: the command reads who it is from there). */
+  const asWorker = (id: string, task = '010') => ({ SOW_AGENT_ID: id, SOW_AGENT: 'implementer', SOW_TASK_ID: task });
+  /** How a change ended: exit code and error code of the CLI, or the tool's error code. */
+  const outcome = (r: RunResult): string => `${r.code} ${r.json?.error?.code ?? 'ok'}`;
+
+  it("another clone's claim: task set, task abandon, agent report and task_update are refused (exit 3, naming it); --force takes it over, says so in the log and deletes the claim on the remote", async () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    for (const id of ['010', '020', '030', '040']) expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe(id);
+    const held = remoteClaims(remote).get('010')!;
+    const before = b.snapshot();
+    // Each change on a task of its own, so that each is seen whatever the others do.
+    const tried = {
+      set: outcome(b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json'])),
+      abandon: outcome(b.sow(['task', 'abandon', '--id', '020', '--json'])),
+      report: outcome(b.sow(['agent', 'report', '--status', 'needs_review', 'done', '--json'], { env: asWorker('implementer-1', '030') })),
+      task_update: (await taskUpdate(b, { id: '040', field: 'status', value: 'completed' })).body.error?.code ?? 'ok',
+    };
+    expect(tried).toEqual({ set: '3 TASK_HELD', abandon: '3 TASK_HELD', report: '3 TASK_HELD', task_update: 'TASK_HELD' });
+    const text = expectFails(b, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD', { human: true });
+    expect(text).toMatch(
+      /^task 010 is held by ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+; only its holder changes it\nnothing was changed; ask ann to let it go/,
+    );
+    expect(text).toContain("pass --force to take it over (noted in the task's log, and the claim on 'origin' is deleted)");
+    const refused = b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']).json?.error as { details?: object } | undefined;
+    expect(refused?.details).toMatchObject({ task: '010', holder: 'ann', where: 'remote', remote: 'origin', machine: expect.any(String), since: expect.any(String), lease_until: expect.any(String) });
+    // Every change of the task, not only finishing it.
+    expectFails(b, ['task', 'set', '--id', '010', 'name', 'Another name'], 3, 'TASK_HELD');
+    expectFails(b, ['task', 'set', '--id', '010', 'status', 'in_progress'], 3, 'TASK_HELD');
+    expectFails(b, ['task', 'abandon', '--id', '010'], 3, 'TASK_HELD', { human: true });
+    const report = expectFails(b, ['agent', 'report', '--status', 'needs_review', 'done'], 3, 'TASK_HELD', { env: asWorker('implementer-1') });
+    expect(report).toContain('nothing was changed; task 010 is not yours to change: stop working on it and tell whoever runs you');
+    const tool = await taskUpdate(b, { id: '010', field: 'status', value: 'completed' });
+    expect(tool.isError).toBe(true);
+    expect(tool.body.error).toMatchObject({ code: 'TASK_HELD', details: { holder: 'ann', where: 'remote' } });
+    expect(b.snapshot()).toEqual(before);
+    expect(remoteClaims(remote).get('010')).toBe(held);
+    // A person's feedback is no change of the task: it stays open to everyone.
+    ok(b, ['task', 'feedback', '--id', '010', 'Mind the edge cases']);
+
+    const forced = ok(b, ['task', 'set', '--id', '010', 'status', 'completed', '--force', '--owner', 'bob']);
+    expect(forced.stderr).not.toContain('warning');
+    expect(b.yaml(taskFile('010')).status).toBe('completed');
+    expect(b.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
+      /agent: bob\naction: note\nresult: success\n---\n\nTaken over with --force \(set status completed\) by bob on \S+, from ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+\. Their claim on the remote is deleted once this change is written \(a failure is said then\)\./,
+    );
+    expect(remoteClaims(remote).has('010')).toBe(false);
+  });
+
+  it('the task_update tool with force, and a forced change whose claim cannot be deleted: the change stands, and sow says how to delete the claim', async () => {
+    const { remote, clones } = world(2);
+    const [a, b] = clones as [Repo, Repo];
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    const tool = await taskUpdate(b, { id: '010', field: 'status', value: 'needs_review', force: true, owner: 'bob' });
+    expect(tool.isError, JSON.stringify(tool.body)).toBe(false);
+    expect(b.yaml(taskFile('010')).status).toBe('needs_review');
+    expect(b.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Taken over with --force (set status needs_review) by bob on ');
+    expect([...remoteClaims(remote).keys()]).toEqual(['020']);
+    // The remote refuses the deletion: abandoned here all the same, with the command that deletes the claim.
+    const held = remoteClaims(remote).get('020')!;
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 1\n');
+    chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
+    const r = ok(b, ['task', 'abandon', '--id', '020', '--force']);
+    expect(b.yaml(taskFile('020')).status).toBe('abandoned');
+    expect(r.stderr).toContain(`warning: the claim of task 020 on the remote 'origin' was not deleted: the remote refused the push (`);
+    expect(r.stderr).toContain(`To delete the claim, run: git push --force-with-lease=${ref('020')}:${held} origin :${ref('020')}`);
+    expect(remoteClaims(remote).get('020')).toBe(held);
+    rmSync(join(remote, 'hooks', 'pre-receive'));
+    git(b.dir, ['push', '-q', `--force-with-lease=${ref('020')}:${held}`, 'origin', `:${ref('020')}`]);
+    expect(remoteClaims(remote).size).toBe(0);
+  });
+
+  it("a live worker here: task set, task abandon, another worker's report and task_update are refused (exit 3, naming it); --force takes it over and gives its claim back", async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const late = join(w.root, 'late.json');
+    const script = [{ touch: join(w.root, 'started') }, { wait: join(w.root, 'go') }, { try: ['agent', 'report', '--status', 'needs_review', 'done'], out: late }];
+    ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    await until(() => existsSync(join(w.root, 'started')), 'the worker started');
+    expect([...remoteClaims(remote).keys()]).toEqual(['010']);
+    // Each change seen before any is judged; none of them may change the task.
+    const tried = {
+      set: outcome(a.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json'])),
+      metadata: outcome(a.sow(['task', 'set', '--id', '010', 'metadata.note', 'x', '--json'])),
+      abandon: outcome(a.sow(['task', 'abandon', '--id', '010', '--json'])),
+      report: outcome(a.sow(['agent', 'report', '--status', 'paused', 'mine now', '--json'], { env: asWorker('implementer-9') })),
+      task_update: (await taskUpdate(a, { id: '010', field: 'status', value: 'needs_review' })).body.error?.code ?? 'ok',
+    };
+    expect(tried).toEqual({ set: '3 TASK_HELD', metadata: '3 TASK_HELD', abandon: '3 TASK_HELD', report: '3 TASK_HELD', task_update: 'TASK_HELD' });
+    const text = expectFails(a, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD', { human: true });
+    expect(text).toMatch(
+      /^task 010 is held by implementer-1: a worker run by pid \d+ on \S+ since \d{4}-\S+; only its holder changes it\nnothing was changed; ask implementer-1 to let it go, wait until its worker is done/,
+    );
+    expectFails(a, ['task', 'set', '--id', '010', 'metadata.note', 'x'], 3, 'TASK_HELD');
+    expectFails(a, ['task', 'abandon', '--id', '010'], 3, 'TASK_HELD');
+    expectFails(a, ['agent', 'report', '--status', 'paused', 'mine now'], 3, 'TASK_HELD', { env: asWorker('implementer-9') });
+    const tool = await taskUpdate(a, { id: '010', field: 'status', value: 'needs_review' });
+    expect(tool.body.error).toMatchObject({ code: 'TASK_HELD', details: { holder: 'implementer-1', where: 'here', kind: 'worker' } });
+
+    ok(a, ['task', 'abandon', '--id', '010', '--force', '--owner', 'bob']);
+    const task = a.yaml(taskFile('010'));
+    expect(task.status).toBe('abandoned');
+    expect(task.owner).toBeUndefined();
+    expect(a.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
+      /Taken over with --force \(abandoned\) by bob on \S+, from implementer-1: a worker run by pid \d+ on \S+ since \S+\. Their later writes to this task are refused\./,
+    );
+    expect(remoteClaims(remote).size).toBe(0);
+    // The worker's late report is refused: the task stays abandoned.
+    writeFileSync(join(w.root, 'go'), '');
+    ok(a, ['agent', 'wait', '010'], { env: w.env });
+    await until(() => existsSync(late), 'the worker reported');
+    expect(JSON.parse(readFileSync(late, 'utf8')).stdout + JSON.parse(readFileSync(late, 'utf8')).stderr).toContain('no longer owns task 010');
+    expect(a.yaml(taskFile('010')).status).toBe('abandoned');
   });
 });

@@ -17,7 +17,8 @@ export const EVIDENCE_DIR = 'evidence';
 export const evidenceType: ArtifactTypeDef = {
   name: EVIDENCE,
   root: 'project',
-  description: "A declared check's run, recorded by 'sow check run': its log, and metadata check, run, exit_code (null when it timed out), duration_ms, commit, dirty, tree",
+  description:
+    "A declared check's run, recorded by 'sow check run': its log, and metadata check, run, exit_code (null when it timed out), duration_ms, commit, dirty, tree, and checkout when it ran in a task's own checkout",
   recordedBy: 'sow check run',
 };
 
@@ -41,23 +42,34 @@ export interface DeclaredCheck {
 
 const metaOf = (a: Artifact) => a.metadata ?? {};
 
-/** The newest evidence of each check among `artifacts` (by position: later runs are appended). */
-export function newestEvidence(artifacts: readonly Artifact[]): Map<string, Artifact> {
+/** The worker checkout a run was recorded in (its path relative to the project checkout); undefined: the project checkout. */
+export const checkoutOf = (a: Artifact): string | undefined => {
+  const checkout = metaOf(a)['checkout'];
+  return typeof checkout === 'string' ? checkout : undefined;
+};
+
+/**
+ * The newest evidence of each check among `artifacts` (by position: later runs are appended) that
+ * was recorded in `checkout` (a worker checkout's path; undefined: the project checkout).
+ */
+export function newestEvidence(artifacts: readonly Artifact[], checkout?: string): Map<string, Artifact> {
   const newest = new Map<string, Artifact>();
   for (const a of artifacts) {
     const check = metaOf(a)['check'];
-    if (a.type === EVIDENCE && typeof check === 'string') newest.set(check, a);
+    if (a.type === EVIDENCE && typeof check === 'string' && checkoutOf(a) === checkout) newest.set(check, a);
   }
   return newest;
 }
 
 /**
- * How each declared check stands, from its newest evidence in `artifacts` and the current tree:
- * passed on this tree with this command → fresh-pass; passed, but the tree or the command differ →
- * stale; failed or timed out → failed; no evidence → missing.
+ * How each declared check stands, from its newest evidence in `artifacts` and the current tree of
+ * the checkout it is judged for (`checkout`, a worker checkout's path; undefined: the project
+ * checkout — evidence of another checkout does not count, whatever its tree): passed on this tree
+ * with this command → fresh-pass; passed, but the tree or the command differ → stale; failed or
+ * timed out → failed; no evidence → missing.
  */
-export function checkStatuses(declared: readonly DeclaredCheck[], artifacts: readonly Artifact[], tree: string): CheckStatus[] {
-  const newest = newestEvidence(artifacts);
+export function checkStatuses(declared: readonly DeclaredCheck[], artifacts: readonly Artifact[], tree: string, checkout?: string): CheckStatus[] {
+  const newest = newestEvidence(artifacts, checkout);
   return declared.map((check): CheckStatus => {
     const a = newest.get(check.name);
     if (!a) return { name: check.name, state: 'missing' };

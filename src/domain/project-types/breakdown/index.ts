@@ -47,6 +47,8 @@ const guards = {
     description: "every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle",
     readsTasks: true,
     check: ({ taskStates }) => taskStates !== undefined && unitProblems(taskStates).length === 0,
+    // A unit may be reopened while publishing (its guard says so): what stays is that one was completed.
+    standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
     hint: ({ taskStates }) => (taskStates === undefined ? "run 'sow task list' to see the units" : unitProblems(taskStates).join('; ')),
   },
   unitsPublished: {

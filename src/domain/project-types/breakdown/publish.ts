@@ -8,6 +8,7 @@
 import { firstFreePath, PROJECT_DIR } from '../../artifacts.js';
 import { notOneOf, SowError } from '../../errors.js';
 import { routeTo } from '../../lifecycle.js';
+import { contentDigest } from '../../approvals.js';
 import type { TaskState } from '../../schemas.js';
 import { compareIds, summaryOf } from '../../tasks.js';
 import type { TypeCommandContext, TypeCommandGroup, TypeCommandResult, TypeOptions, TypeSession } from '../../type-commands.js';
@@ -64,6 +65,16 @@ function specText(s: TypeSession, task: TaskState): string {
           'failed',
           `the spec of unit ${task.id} is missing: '${PROJECT_DIR}/${artifact.path}' does not exist`,
           `write it again and have the human approve it again ('sow task output set --id ${task.id} --index ${index} approved true'), then publish`,
+          { task: task.id, path: artifact.path },
+        );
+      }
+      // What is published is what the human approved: a spec changed since its approval is not.
+      if (typeof artifact.approved_sha256 === 'string' && contentDigest(text) !== artifact.approved_sha256) {
+        throw new SowError(
+          'SPEC_CHANGED',
+          'blocked',
+          `the spec of unit ${task.id} ('${PROJECT_DIR}/${artifact.path}') changed since the human approved it`,
+          `have the human read it again and approve it again ('sow task output set --id ${task.id} --index ${index} approved true'), then publish`,
           { task: task.id, path: artifact.path },
         );
       }

@@ -3,6 +3,7 @@ import { advance, listTransitions, readsTaskStates } from '../../lifecycle.js';
 import type { Artifact, ProjectState, RepoConfig, TaskState, TaskSummary } from '../../schemas.js';
 import type { ProjectView } from '../../project-type.js';
 import { design } from './index.js';
+import { stampApproval } from '../../approvals.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs: [] as Artifact[] });
@@ -41,10 +42,11 @@ const guard = design.guards['documentsApproved']!;
 const evidence: Artifact = { type: 'evidence', path: 'evidence/tests-1.log', created_at: T0, metadata: { check: 'tests' } };
 
 describe('design: the documentsApproved guard', () => {
-  it("reads the tasks' whole states, and only in Active", () => {
+  it("reads the tasks' whole states, in Active and in Finalizing (completing checks the approvals again)", () => {
     expect(guard.readsTasks).toBe(true);
     expect(readsTaskStates(design, 'Active')).toBe(true);
-    expect(readsTaskStates(design, 'Finalizing')).toBe(false);
+    expect(readsTaskStates(design, 'Finalizing')).toBe(true);
+    expect(readsTaskStates(design, 'Completed')).toBe(false);
   });
 
   it('holds when every task is finished, one completed, and every document of a completed task is approved', () => {
@@ -130,10 +132,18 @@ describe('design: the archive', () => {
     documents,
   });
 
-  it('completing leaves the project', () => {
-    const next = advance(design, { project: project('Finalizing'), tasks: [] }, T0, { by: 'user' });
+  it('completing leaves the project, only while each document is as the human approved it', () => {
+    const files = new Map([['.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n']]);
+    const approved = [task('010', 'Use Postgres', 'completed', [stampApproval(doc('adr', 'adrs/0001-use-postgres.md', true), '# Use Postgres\n')])];
+    const at: ProjectView = { project: project('Finalizing'), tasks: approved.map(summary), taskStates: approved, readDoc: (rel) => files.get(rel) };
+    const next = advance(design, at, T0, { by: 'user' });
     expect(next.to).toBe('Completed');
     expect(design.states['Completed']!.final).toBe(true);
+    // Changed after its approval: what would be kept is not what the human approved.
+    files.set('.sow/project/adrs/0001-use-postgres.md', '# Use MongoDB\n');
+    expect(() => advance(design, at, T0, { by: 'user' })).toThrow(
+      "the approval of adrs/0001-use-postgres.md was withdrawn: its content changed since it was given; once the human has seen it, approve again with 'sow task output set --id 010 --index 0 approved true'",
+    );
   });
 
   it('approved documents of completed tasks and of the phase: ADRs to adrs/, the rest to designs/; unapproved, abandoned and repeated ones left out', () => {

@@ -92,7 +92,8 @@ const guards = {
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
   { from: 'Active', event: 'documents_approved', to: 'Finalizing', guard: 'documentsApproved', actions: [complete(PHASE), start('finalization')], automatic: true },
-  { from: 'Finalizing', event: 'design_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
+  // Checked again: what is kept is what the human approved, so a document changed since its approval is not kept unseen.
+  { from: 'Finalizing', event: 'design_complete', to: 'Completed', guard: 'documentsApproved', actions: [complete('finalization')], automatic: true },
 ];
 
 const states = {

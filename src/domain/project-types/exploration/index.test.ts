@@ -37,9 +37,13 @@ describe('exploration guards', () => {
     expect(g['summariesApproved']!.hint({ project: p, tasks: [] })).toBe("approve the summary: 'sow output set --index 1 approved true'");
   });
 
-  it('completing archives the approved summaries with an index entry', () => {
+  it('completing archives the approved summaries with an index entry; it waits while one is not approved', () => {
     const p = project('Finalizing', [summary('summary.md', true), summary('other/summary.md', true), summary('draft.md', false)], 'auth, jwt');
-    const next = advance(exploration, { project: p, tasks: [] }, T0, { by: 'user' });
+    expect(() => advance(exploration, { project: p, tasks: [] }, T0, { by: 'user' })).toThrow(
+      'cannot advance from Finalizing: blocked until there is at least one summary output, and every summary is approved',
+    );
+    expect(g['summariesApproved']!.hint({ project: p, tasks: [] })).toBe("approve the summary: 'sow output set --phase exploration --index 2 approved true'");
+    const next = advance(exploration, { project: project('Finalizing', [summary('summary.md', true)]), tasks: [] }, T0, { by: 'user' });
     expect(next.to).toBe('Completed');
     expect(exploration.archive!({ project: p, tasks: [], config: {} }, '2026-11-26T10:00:00.000Z')).toEqual({
       files: [

@@ -21,6 +21,8 @@ const guards = {
   topicsDone: {
     description: 'every topic is completed or abandoned, and at least one is completed',
     check: ({ tasks }) => tasks.length > 0 && tasks.every((t) => resolved(t.status)) && tasks.some((t) => t.status === 'completed'),
+    // A topic may still be added while summarizing (the phase is the same): what stays is that one was completed.
+    standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
       if (tasks.length === 0) return "add the topics to investigate with 'sow task add <topic>'";
       const open = tasks.filter((t) => !resolved(t.status));
@@ -34,12 +36,17 @@ const guards = {
       const s = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary');
       return s.length > 0 && s.every((a) => a.approved === true);
     },
+    // A draft may still be added while finalizing (it is not kept unless approved): what stays is an approved summary.
+    standing: ({ project }) => phaseOf(project, 'exploration').outputs.some((a) => a.type === 'summary' && a.approved === true),
     hint: ({ project }) => {
       const outputs = phaseOf(project, 'exploration').outputs;
       const s = outputs.filter((a) => a.type === 'summary');
       if (s.length === 0) return "write the summary and add it: 'sow output add --type summary --path summary.md'";
       const open = s.filter((a) => a.approved !== true).map((a) => outputs.indexOf(a));
-      return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', ')}`;
+      // Checked again when finalizing, where the phase in progress is another one.
+      const finalizing = project.statechart.current_state === 'Finalizing';
+      const command = (i: number) => (finalizing ? `'sow output set --phase exploration --index ${i} approved true'` : `'sow output set --index ${i} approved true'`);
+      return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map(command).join(', ')}`;
     },
   },
 } satisfies Record<string, GuardDef>;
@@ -49,7 +56,8 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start('exploration')], automatic: false },
   { from: 'Active', event: 'topics_done', to: 'Summarizing', guard: 'topicsDone', automatic: true },
   { from: 'Summarizing', event: 'summaries_approved', to: 'Finalizing', guard: 'summariesApproved', actions: [complete('exploration'), start('finalization')], automatic: true },
-  { from: 'Finalizing', event: 'exploration_complete', to: 'Completed', actions: [complete('finalization')], automatic: true },
+  // Checked again: what is kept is what the human approved, so a summary changed since its approval is not kept unseen.
+  { from: 'Finalizing', event: 'exploration_complete', to: 'Completed', guard: 'summariesApproved', actions: [complete('finalization')], automatic: true },
 ];
 
 const states = {

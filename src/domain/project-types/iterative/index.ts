@@ -83,6 +83,8 @@ const guards = {
   planReady: {
     description: 'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies are known and acyclic',
     check: ({ project }) => approvedOutput(project, 'plan', 'plan') && planGaps(workPhasesOf(project)).length === 0,
+    // Work phases may be added while executing, unfinished at first: what stays is the approval.
+    standing: ({ project }) => approvedOutput(project, 'plan', 'plan'),
     hint: ({ project }) => {
       const gaps = planGaps(workPhasesOf(project));
       if (gaps.length) return gaps.join('; ');

@@ -5,7 +5,8 @@
 import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
+import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
+import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview as latestOf, reviewHint as sharedHint, reviewsOfRound, reviewType } from '../reviews.js';
@@ -43,6 +44,10 @@ export const reviewsOfRoundOf = (project: ProjectState): Artifact[] => reviewsOf
 /** The latest approved review of this round decides. */
 export const latestApprovedReview = (project: ProjectState): Artifact | undefined => latestOf(project, 'review');
 
+/** `sow phase set tasks_approved true`, given in ImplementationPlanning for the tasks as they are then. */
+const TASK_APPROVAL: TaskApprovalDef = { phase: 'implementation', key: 'tasks_approved', record: 'approved_tasks', state: 'ImplementationPlanning' };
+const approvedFlag = ({ project }: ProjectView) => phaseOf(project, TASK_APPROVAL.phase).metadata[TASK_APPROVAL.key] === true;
+
 const guards = {
   planningComplete: {
     description: 'a task_list output of planning is approved',
@@ -55,12 +60,18 @@ const guards = {
     },
   },
   tasksApproved: {
-    description: 'tasks_approved is true and at least one task exists',
-    check: ({ project: p, tasks }) => phaseOf(p, 'implementation').metadata['tasks_approved'] === true && tasks.length > 0,
-    hint: ({ tasks }) =>
-      tasks.length === 0
-        ? "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'"
-        : "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'",
+    description: 'tasks_approved is true, given for the tasks as they are now, and at least one task exists',
+    check: (view) => approvedFlag(view) && view.tasks.length > 0 && taskApprovalChanges(TASK_APPROVAL, view).length === 0,
+    // Once work started, tasks may be added (with the human's say): the approval was given, which is what stays.
+    standing: (view) => approvedFlag(view) && view.tasks.length > 0,
+    withdrawals: (view) => [taskApprovalWithdrawal(TASK_APPROVAL, view)].filter((w) => w !== undefined),
+    hint: (view) => {
+      if (view.tasks.length === 0) return "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'";
+      const withdrawn = taskApprovalWithdrawal(TASK_APPROVAL, view);
+      if (withdrawn)
+        return `the tasks changed since they were approved (${withdrawn.changed.join('; ')}): show the human the tasks ('sow task list'), then run 'sow phase set tasks_approved true' again`;
+      return "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'";
+    },
   },
   allTasksComplete: {
     description: 'every task is completed or abandoned, with at least one completed',
@@ -117,11 +128,12 @@ const reopenImplementation: ActionImpl = (project, _params, now) => {
   });
   const impl = phaseOf(next, 'implementation');
   const { completed_at: _done, ...rest } = impl;
+  const { [TASK_APPROVAL.record]: _covered, ...metadata } = impl.metadata;
   next = withPhase(next, 'implementation', {
     ...rest,
     status: 'in_progress',
     iteration: impl.iteration + 1,
-    metadata: { ...impl.metadata, tasks_approved: false },
+    metadata: { ...metadata, tasks_approved: false },
     inputs: [...impl.inputs, ...reviews],
   });
   return next;
@@ -169,7 +181,14 @@ export const standard: ProjectType = {
       whyRequired: 'its tasks are the change the project makes',
       inputs: [context, review, githubIssue],
       outputs: [evidence],
-      metadata: { tasks_approved: { kind: 'boolean' } },
+      metadata: {
+        tasks_approved: { kind: 'boolean' },
+        approved_tasks: {
+          kind: 'readonly',
+          why: 'sow records which tasks an approval covered, as they were then',
+          hint: "run 'sow phase set tasks_approved true' to approve the tasks as they are now",
+        },
+      },
       hasTasks: true,
     },
     { name: 'review', canDisable: false, whyRequired: 'every change is reviewed before it is finalized', inputs: [context], outputs: [review, evidence] },
@@ -187,6 +206,7 @@ export const standard: ProjectType = {
     const round = project.phases['review']?.iteration;
     return round === undefined ? {} : { review_iteration: String(round) };
   },
+  taskApproval: TASK_APPROVAL,
   taskInputs: [reference, feedback],
   taskOutputs: [modified, evidence],
   initialState: 'NoProject',
