@@ -2363,6 +2363,9 @@ const CHECK_POOL = [
 /** A check declared but not allowed (committed after the person allowed the others): it must be refused. */
 const withheldCheck = (ctx) => [`/usr/bin/touch ${ctx.marker}`, 'sow status; /usr/bin/touch "$SOW_FUZZ_MARKER"', `sow status && /usr/bin/touch ${ctx.marker}`];
 
+/** A shell Codex's `[shell, "-lc", script]` may name for the script to be what runs: sh, bash or dash, by name or at a system place. */
+const SYSTEM_SHELL = /^(?:(?:\/usr(?:\/local)?)?\/bin\/|\/opt\/homebrew\/bin\/)?(?:sh|bash|dash)$/;
+
 /** Where a path a command names lands: inside the repository or not (`..` and links as written, no link followed). */
 const insideRepo = (ctx, p) => {
   const abs = resolve(ctx.repo, p);
@@ -2885,7 +2888,7 @@ async function acpRun(opts, world, index, report) {
       if (e.event === 'permission' && n !== undefined) answers.set(Number(n), e);
     }
     const ran = new Set();
-    for (const [n, a] of asks.entries()) {
+    for (let [n, a] of asks.entries()) {
       const what = askLabel(a, n);
       const e = answers.get(n);
       if (!e || !e.outcome) {
@@ -2914,6 +2917,9 @@ async function acpRun(opts, world, index, report) {
       // The person's own command, as written: not ours to run.
       if (checks.some((c) => c.allowed && isCheck(c, a))) continue;
       const problems = [];
+      // Codex's shape names a shell that carries a script only when it is a system's sh, bash or dash; else it is an argv like any other.
+      const argv = a.argv ?? (a.form === 'codex' && !SYSTEM_SHELL.test(a.shell) ? [a.shell, '-lc', a.script] : undefined);
+      if (argv) a = { ...a, argv };
       let words = a.argv;
       if (!a.argv) {
         const reading = plainReading(a.script);
