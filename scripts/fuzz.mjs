@@ -3379,7 +3379,7 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         );
       }
     }
-    if (!opts.quiet)
+    if (!opts.quiet && Object.keys(opts.stats.picked).length)
       out(
         `mutations applied/picked: ${Object.keys(opts.stats.picked)
           .sort()
