@@ -114,7 +114,9 @@ async function act(key, body, done) {
   } catch (err) {
     r = { ok: false, error: { code: 'UI_UNREACHABLE', message: 'sow ui does not answer (' + err.message + ')', hint: 'is it still running? start it again with sow ui' } };
   }
-  const text = r.ok ? (done ? done(r) : 'Done.') : errorText(r);
+  // An action of several commands that failed part way says what was done before.
+  const before = !r.ok && r.steps && r.steps.length ? 'Done: ' + r.steps.map((x) => 'sow ' + x.command).join(', ') + '. Then sow ' + r.failed + ' failed: ' : '';
+  const text = r.ok ? (done ? done(r) : 'Done.') : before + errorText(r);
   S.btn.set(key, { state: r.ok ? 'ok' : 'failed', message: text });
   S.viewError = r.ok ? '' : text;
   // What came of it stays in the view, also when its button is gone with what it changed.

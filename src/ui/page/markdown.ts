@@ -161,6 +161,8 @@ function mdNodes(tree) {
     const [tag, attrs, ...kids] = n;
     const e = document.createElement(MD_TAGS.has(tag) ? tag : 'span');
     for (const k of Object.keys(attrs)) if (MD_ATTRS.has(k)) e.setAttribute(k, attrs[k]);
+    // A block that may scroll is reached by the keyboard too.
+    if (tag === 'pre') e.setAttribute('tabindex', '0');
     e.append(...mdNodes(kids));
     return e;
   });
@@ -168,7 +170,7 @@ function mdNodes(tree) {
 
 /** A document drawn: markdown in a box (empty: said so). */
 function mdDoc(text, attrs) {
-  const a = Object.assign({ class: 'doc' }, attrs || {});
+  const a = Object.assign({ class: 'doc', tabindex: '0' }, attrs || {});
   if (!text || !String(text).trim()) return el('div', a, el('p', { class: 'muted' }, 'empty'));
   return el('div', a, mdNodes(mdParse(text)));
 }

@@ -83,7 +83,8 @@ function feedbackBody(action, t, co, field, review) {
   return { action, task: t.id, text, checkout: co };
 }
 function clearReview(x, field, review) {
-  if (!x.ok) return;
+  // Written is written (also when the resume after it failed): the words are not kept to be sent twice.
+  if (!x.ok && !(x.steps && x.steps.length)) return;
   review.comments.clear();
   // The box may be gone by now (the task left review when its worker resumed).
   const box = document.getElementById(field);
@@ -117,7 +118,7 @@ function drawRuns(runs) {
 function drawLog(text) {
   const log = logEntries(text);
   if (!log.entries.length) return el('p', { class: 'muted', id: 'log' }, 'Nothing logged yet.');
-  return el('div', { id: 'log', class: 'doc' }, log.entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
+  return el('div', { id: 'log', class: 'doc', tabindex: '0', 'aria-label': 'Its log' }, log.entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
     el('div', { class: 'meta muted' }, [e.fields.timestamp, e.fields.agent, e.fields.action, e.fields.result].filter((x) => typeof x === 'string' && x).join(' · '),
       Array.isArray(e.fields.files) && e.fields.files.length ? ' · files: ' + e.fields.files.join(', ') : ''),
     mdNodes(mdParse(e.body)))));
