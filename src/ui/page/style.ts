@@ -67,7 +67,7 @@ details > summary { cursor: pointer; padding: .15rem 0; }
 .toolbar label { display: inline-flex; gap: .3rem; align-items: center; }
 .board { display: grid; grid-template-columns: repeat(auto-fit, minmax(210px, 1fr)); gap: .5rem; align-items: start; }
 .col { background: var(--col); border-radius: 6px; padding: .4rem; min-height: 3rem; }
-.col.folded { min-height: 0; }
+.folded-cols .col.folded { display: inline-block; min-height: 0; padding: .05rem .5rem; margin: .1rem .2rem; }
 .col.drop { outline: 2px dashed var(--accent); }
 .col h3 { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); margin: .1rem .2rem .4rem; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: .35rem .5rem; margin-bottom: .35rem; }
