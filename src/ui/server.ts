@@ -10,7 +10,7 @@
  * changes through server-sent events from the workspace's change feed.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommandContext, CommandDef } from '../cli/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { ActionRefused, parseAction, parseJson, type Call } from './actions.js';
@@ -36,6 +36,8 @@ export { parseAction } from './actions.js';
 
 /** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
+/** How long a restarted server accepts the tokens of earlier ones (their pages may still be open). */
+const KEEP_TOKENS_MS = 30 * 24 * 3600 * 1000;
 
 /** commander's key for an option: '--depends-on <ids>' → dependsOn, '--no-open' → open. */
 function optionKey(flags: string): string {
@@ -80,9 +82,19 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     return { ok: false, error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } };
   };
 
+  // A restarted server takes the port of the last one again when it is free, and accepts the tokens
+  // that one handed out (it kept their hashes), so an open page carries on where it was.
+  const { readUiRecord, writeUiRecord } = await import('../adapters/ui-record.js');
+  const { findRepoRoot } = await import('../adapters/repo.js');
+  const here = findRepoRoot(ctx.app.cwd);
+  const record = readUiRecord(here);
+  const sha = (t: string) => createHash('sha256').update(t).digest();
+  let earlier: Buffer[] = [];
   const sameToken = (given: string | null | undefined): boolean => {
     if (typeof given !== 'string' || given.length !== token.length) return false;
-    return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+    if (timingSafeEqual(Buffer.from(given), Buffer.from(token))) return true;
+    const h = sha(given);
+    return earlier.some((e) => timingSafeEqual(e, h));
   };
 
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
@@ -180,7 +192,8 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     }
     if (method === 'GET' && url.pathname === '/api/changes') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-      res.write(': sow\n\n');
+      // Reconnect within a second when the server comes back (a restart).
+      res.write(': sow\nretry: 1000\n\n');
       listeners.add(res);
       req.on('close', () => listeners.delete(res));
       return;
@@ -212,12 +225,32 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } }));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, '127.0.0.1', () => resolve());
-  });
+  const listen = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const wanted = opts.port || record?.port || 0;
+  try {
+    await listen(wanted);
+  } catch (err) {
+    // The last server's port is taken now: a free one (the old page then says what to open).
+    if (opts.port || !record || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    await listen(0);
+  }
   const address = server.address();
   port = typeof address === 'object' && address ? address.port : opts.port;
+  const now = new Date().toISOString();
+  const kept = record && record.port === port ? record.tokens.filter((t) => Date.parse(now) - Date.parse(t.at) < KEEP_TOKENS_MS) : [];
+  earlier = kept.map((t) => Buffer.from(t.sha256, 'hex'));
+  try {
+    writeUiRecord(here, { port, tokens: [{ sha256: sha(token).toString('hex'), at: now }, ...kept].slice(0, 8) });
+  } catch {
+    // Not remembered: a restart then takes a new address, and an open page says what to open.
+  }
   // Every change the page shows is told to every open page; it fetches its view again.
   const feed = followWorkspace(
     ctx.app,

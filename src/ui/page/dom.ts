@@ -13,7 +13,7 @@ export const DOM = String.raw`
 "use strict";
 const token = new URLSearchParams(location.search).get('token') || '';
 /** What the page holds between redraws: per view (cleared when the address changes) and for good. */
-const S = { data: null, drawnAt: null, viewError: '', notice: '', stale: '', gone: false, btn: new Map(), ui: new Map(), docs: new Map(), cardRefusals: new Map() };
+const S = { data: null, drawnAt: null, viewError: '', notice: '', stale: '', gone: false, lost: false, btn: new Map(), ui: new Map(), docs: new Map(), cardRefusals: new Map() };
 const uiState = (key, init) => { if (!S.ui.has(key)) S.ui.set(key, init()); return S.ui.get(key); };
 
 /** An element: attrs are attributes, except class, key (data-key), value (the first value of a field) and on<event> (a handler). */

@@ -44,7 +44,7 @@ function render() {
   const d = S.data;
   const kids = !d ? [] : r.name === 'project' ? drawProject(d, r) : r.name === 'task' ? drawTask(d, r) : drawProjects(d);
   const next = el('div', {},
-    S.gone ? el('p', { class: 'banner', id: 'gone', role: 'alert' }, GONE) : null,
+    S.gone ? el('p', { class: 'banner', id: 'gone', role: 'alert' }, GONE) : S.lost ? el('p', { class: 'banner', id: 'lost', role: 'alert' }, LOST) : null,
     S.stale ? el('p', { class: 'banner', id: 'stale', role: 'alert' }, S.stale) : null,
     el('p', { id: 'error', class: 'banner', role: 'alert' }, S.viewError),
     el('p', { id: 'notice', class: 'note', role: 'status' }, S.notice),
@@ -78,12 +78,21 @@ window.addEventListener('resize', layout);
 window.addEventListener('hashchange', () => { S.data = null; S.docs.clear(); draw(); });
 
 const $live = document.getElementById('live');
+const LOST = 'sow ui does not answer. If it was stopped, start it again in this repository (sow ui): it takes this address again when it is free, and this page carries on; if it prints another address, open that one.';
 const changes = new EventSource('/api/changes?token=' + encodeURIComponent(token));
-changes.addEventListener('open', () => { $live.textContent = 'live'; if (S.stale) draw(); });
+let opened = false, failures = 0;
+changes.addEventListener('open', () => {
+  $live.textContent = 'live';
+  failures = 0;
+  // Back after a break (a restart): what changed meanwhile was not told, so the view is read again.
+  if (opened || S.lost || S.stale) { S.lost = false; draw(); }
+  opened = true;
+});
 changes.addEventListener('error', () => {
   // Closed for good: the server answered, but not to this page's token.
-  if (changes.readyState === EventSource.CLOSED) { S.gone = true; $live.textContent = 'disconnected'; render(); }
-  else $live.textContent = 'reconnecting…';
+  if (changes.readyState === EventSource.CLOSED) { S.gone = true; $live.textContent = 'disconnected'; render(); return; }
+  $live.textContent = 'reconnecting…';
+  if (++failures >= 2 && !S.lost) { S.lost = true; render(); }
 });
 changes.addEventListener('change', () => { refreshDocs(); draw(); });
 draw();
