@@ -93,7 +93,7 @@ function drawCard(t, c, co, f) {
         el('select', { id: 'move-to-' + t.id }, STATUSES.filter((st) => st !== t.status).map((st) => el('option', { value: st }, words(st)))),
         el('button', { type: 'button', class: 'move-go', onclick: () => moveCard(t.id, document.getElementById('move-to-' + t.id).value, co) }, 'Move'),
         el('button', { type: 'button', onclick: () => { f.moving = null; render(); } }, 'Cancel'))
-        : el('button', { type: 'button', class: 'move', 'aria-label': 'Move task ' + t.id + ' to another status', onclick: () => { f.moving = t.id; render(); const s = document.getElementById('move-to-' + t.id); if (s) s.focus(); } }, 'Move…')),
+        : el('button', { type: 'button', class: 'move', 'aria-label': 'Move task ' + t.id + ' to another status', onclick: () => { f.moving = t.id; render(); const s = document.getElementById('move-to-' + t.id); if (s) s.focus(); } }, 'Move\u2026')),
     refusal ? el('div', { class: 'refused', role: 'alert' }, refusal) : null);
 }
 `;

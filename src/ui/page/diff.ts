@@ -7,7 +7,7 @@
  * src/ui/page/diff.test.ts).
  */
 export const DIFF = String.raw`
-/** A file's patch → its hunks, each line with its kind (add, del, ctx) and its numbers on the old and new side. */
+/** A file's patch \u2192 its hunks, each line with its kind (add, del, ctx) and its numbers on the old and new side. */
 function parsePatch(patch) {
   const hunks = [];
   let h = null, oldN = 0, newN = 0;
@@ -27,7 +27,7 @@ function parsePatch(patch) {
 const KEYWORDS = new Set('abstract and as async await break case catch class const continue def default defer del delete do elif else enum except export extends false final finally fn for from func function go if impl import in instanceof interface is lambda let match mod module mut new nil none not null or package pass private protected pub public raise return self static struct super switch this throw throws trait true try type typeof undefined use var void while with yield'.split(' '));
 const TOKEN = /(\/\/.*$|#.*$|\/\*.*?(?:\*\/|$))|("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|\x60(?:[^\x60\\]|\\.)*\x60?)|(\b\d[\d_.]*(?:e[+-]?\d+)?\b|\b0x[\da-f]+\b)|([A-Za-z_$][\w$]*)/gi;
 
-/** One line of code → [class, text] pieces (class '' for plain text): comments, strings, numbers, keywords. */
+/** One line of code \u2192 [class, text] pieces (class '' for plain text): comments, strings, numbers, keywords. */
 function tokens(text, lang) {
   const hash = /^(py|rb|sh|bash|zsh|yaml|yml|toml|r|pl|mk|makefile|dockerfile|conf|ini|cfg)$/i.test(lang || '');
   const out = [];
@@ -50,7 +50,7 @@ const extOf = (path) => (/\.([\w]+)$/.exec(path) || [])[1] || (/(^|\/)(Makefile|
 const STATUS_WORD = { added: 'added', modified: 'changed', deleted: 'deleted', renamed: 'renamed', copied: 'copied', 'type changed': 'type changed' };
 
 /**
- * What the task changed, per file. comments: the review's line comments (a Map of key → { file,
+ * What the task changed, per file. comments: the review's line comments (a Map of key \u2192 { file,
  * line, side, code, text }); editing: the key of the line whose comment box is open.
  */
 function drawChanges(ch, review) {

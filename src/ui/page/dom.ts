@@ -133,7 +133,7 @@ function actionButton(key, label, body, opts) {
   const pending = st && st.state === 'pending';
   return el('span', { class: 'act', key: 'act-' + key },
     el('button', { type: 'button', id: o.id, key, class: o.class, 'aria-busy': pending ? 'true' : null, 'aria-describedby': st && !pending ? 'res-' + key : null,
-      onclick: () => { const b = typeof body === 'function' ? body() : body; if (b) act(key, b, o.done).then((r) => r && o.after && o.after(r)); } }, pending ? (o.pending || label + '…') : label),
+      onclick: () => { const b = typeof body === 'function' ? body() : body; if (b) act(key, b, o.done).then((r) => r && o.after && o.after(r)); } }, pending ? (o.pending || label + '\u2026') : label),
     st && !pending ? el('span', { id: 'res-' + key, class: 'result ' + st.state }, st.message) : null);
 }
 

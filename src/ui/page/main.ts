@@ -64,9 +64,9 @@ function render() {
 function titleOf(r, d) {
   const s = d && part(d, 'status');
   const t = d && part(d, 'task get');
-  if (r.name === 'task') return (t ? 'Task ' + t.id + ' ' + t.name : 'Task ' + r.id) + ' — sow';
-  if (r.name === 'project') return (s && s.name ? s.name + ' (' + s.state + ')' : 'Project') + ' — sow';
-  return 'All projects — sow';
+  if (r.name === 'task') return (t ? 'Task ' + t.id + ' ' + t.name : 'Task ' + r.id) + ' \u2014 sow';
+  if (r.name === 'project') return (s && s.name ? s.name + ' (' + s.state + ')' : 'Project') + ' \u2014 sow';
+  return 'All projects \u2014 sow';
 }
 
 /** The lifecycle's arrows follow the rows as they are laid out (again when the window's width changes them). */
@@ -91,7 +91,7 @@ changes.addEventListener('open', () => {
 changes.addEventListener('error', () => {
   // Closed for good: the server answered, but not to this page's token.
   if (changes.readyState === EventSource.CLOSED) { S.gone = true; $live.textContent = 'disconnected'; render(); return; }
-  $live.textContent = 'reconnecting…';
+  $live.textContent = 'reconnecting\u2026';
   if (++failures >= 2 && !S.lost) { S.lost = true; render(); }
 });
 changes.addEventListener('change', () => { refreshDocs(); draw(); });
@@ -99,5 +99,5 @@ draw();
 `;
 
 /** The page's markup around the view. */
-export const MARKUP = String.raw`<header><strong>sow</strong><nav aria-label="Views"><a href="#/">All projects</a></nav><span id="live" class="muted" role="status">connecting…</span></header>
+export const MARKUP = String.raw`<header><strong>sow</strong><nav aria-label="Views"><a href="#/">All projects</a></nav><span id="live" class="muted" role="status">connecting&#x2026;</span></header>
 <main><div id="announce" class="sr-only" aria-live="polite"></div><div id="view" tabindex="-1"></div></main>`;

@@ -8,7 +8,7 @@
  * shown. Pure (mdParse reads no DOM), so src/ui/page/markdown.test.ts checks it in Node.
  */
 export const MARKDOWN = String.raw`
-/** Text → blocks. Headings move down two levels: a document sits under the page's own headings. */
+/** Text \u2192 blocks. Headings move down two levels: a document sits under the page's own headings. */
 function mdParse(text) {
   const lines = String(text).replace(/\r\n?/g, '\n').replace(/<!--[\s\S]*?-->/g, '').split('\n');
   return mdBlocks(lines);

@@ -17,7 +17,7 @@ function drawProjects(d) {
           el('td', { 'data-label': 'Checkout' }, w.rel), el('td', { 'data-label': 'Project' }, el('a', { href: '#/p/' + encodeURIComponent(w.rel) }, w.project.name)), el('td', { 'data-label': 'Type' }, more.type || ''),
           el('td', { class: 'project-state', 'data-label': 'State' }, w.project.state), el('td', { 'data-label': 'Branch' }, w.project.branch || w.branch || ''),
           el('td', { 'data-label': 'Tasks done' }, w.project.tasks.done + '/' + w.project.tasks.total), el('td', { 'data-label': 'Live workers' }, String((w.project.sessions || []).length)),
-          el('td', { class: 'cost', 'data-label': 'Cost' }, usageText(more.usage) || '—'));
+          el('td', { class: 'cost', 'data-label': 'Cost' }, usageText(more.usage) || '\u2014'));
       }))];
 }
 
@@ -35,11 +35,11 @@ function drawProject(d, r) {
   const co = r.checkout;
   return [
     el('h1', { tabindex: '-1' }, s.name + ' ', el('span', { class: 'muted' }, '(' + s.type + ', ' + s.branch + ')')),
-    el('p', {}, 'State: ', el('strong', { id: 'state' }, s.state), ' — ', s.purpose || ''),
+    el('p', {}, 'State: ', el('strong', { id: 'state' }, s.state), ' \u2014 ', s.purpose || ''),
     el('div', { class: 'toolbar' },
       actionButton('advance', 'Advance', { action: 'advance', checkout: co }, { id: 'advance', class: 'primary', done: (x) => 'Advanced to ' + ((x.data && (x.data.to || x.data.state)) || 'the next state') + '.' }),
       /Planning$/.test(s.state) && tasks.length ? actionButton('approve-tasks', 'Approve the tasks', { action: 'approve_tasks', checkout: co }, { id: 'approve-tasks', done: () => 'The tasks are approved.' }) : null),
-    el('ul', { id: 'next', class: 'muted' }, (s.next || []).map((n) => el('li', { class: n.blocked ? 'blocked' : 'met', key: 'n:' + n.event }, n.event + ' → ' + n.to + (n.guardDescription ? ': ' + n.guardDescription : '') + (n.blocked && n.hint ? ' — ' + n.hint : '')))),
+    el('ul', { id: 'next', class: 'muted' }, (s.next || []).map((n) => el('li', { class: n.blocked ? 'blocked' : 'met', key: 'n:' + n.event }, n.event + ' \u2192 ' + n.to + (n.guardDescription ? ': ' + n.guardDescription : '') + (n.blocked && n.hint ? ' \u2014 ' + n.hint : '')))),
     el('h2', {}, waiting.length ? 'Waiting for your approval' : 'Outputs of this phase'),
     outputs.length ? el('div', { id: 'outputs' }, outputs.map((o) => drawOutput(d, o, co))) : el('p', { class: 'muted', id: 'outputs-none' }, 'This phase has no output yet.'),
     el('h2', {}, 'Tasks'),
@@ -57,7 +57,7 @@ function drawProject(d, r) {
       s.phases.map((p) => el('tr', { 'data-phase': p.name, key: 'ph:' + p.name }, el('td', { 'data-label': 'Phase' }, p.name), el('td', { 'data-label': 'Status' }, p.enabled ? p.status : 'disabled'), el('td', { 'data-label': 'Iteration' }, p.iteration),
         el('td', { 'data-label': 'Inputs' }, p.inputs), el('td', { 'data-label': 'Outputs' }, p.outputs), el('td', { class: 'evidence', 'data-label': 'Check evidence' }, evidenceIn(d, checks, p.name, co))))),
     el('h2', {}, 'History'),
-    el('ol', { id: 'history' }, history.map((h, i) => el('li', { key: 'h:' + i }, h.at + ' ' + h.from + ' → ' + h.to + ' (' + h.event + ', ' + h.by + ')'))),
+    el('ol', { id: 'history' }, history.map((h, i) => el('li', { key: 'h:' + i }, h.at + ' ' + h.from + ' \u2192 ' + h.to + ' (' + h.event + ', ' + h.by + ')'))),
   ];
 }
 
@@ -79,7 +79,7 @@ function lazyDoc(key, params, label, plain) {
   const got = S.docs.get(key);
   return el('details', { key: 'lazy:' + key, class: 'lazy', 'data-doc-key': key, ontoggle: (ev, n) => { if (n.open && !S.docs.get(key)) loadDoc(key, params); } },
     el('summary', {}, label),
-    !got || got.loading ? el('p', { class: 'muted' }, 'Reading…') : got.error ? el('p', { class: 'fail', role: 'alert' }, got.error)
+    !got || got.loading ? el('p', { class: 'muted' }, 'Reading\u2026') : got.error ? el('p', { class: 'fail', role: 'alert' }, got.error)
       : got.text === null ? el('p', { class: 'muted' }, got.file + ' does not exist.') : plain ? el('pre', { tabindex: '0' }, got.text) : mdDoc(got.text));
 }
 async function loadDoc(key, params) {
@@ -105,7 +105,7 @@ function refreshDocs() {
 /** How each declared check's newest run in a phase stands against the code as it is now (sow check list), each with its log to open. */
 function evidenceIn(d, checks, phase, co) {
   const runs = checks.flatMap((c) => (c.evidence || []).filter((e) => e.phase === phase));
-  if (runs.length === 0) return '—';
+  if (runs.length === 0) return '\u2014';
   const outputs = part(d, 'outputs of ' + phase) || [];
   return runs.map((e, i) => {
     const out = outputs.find((o) => o.type === 'evidence' && o.path === e.evidence);
@@ -150,13 +150,13 @@ function drawLifecycle(g, s, history) {
     const st = stateOf.get(name) || { name, phase: null, final: false };
     const current = name === s.state;
     return el('div', { class: 'node' + (current ? ' current' : visited.has(name) ? ' visited' : ''), 'data-state': name, key: 'st:' + name, style: 'margin-left:' + gutter + 'px' },
-      el('span', { class: 'name' }, name, st.phase ? el('span', { class: 'muted' }, ' · ' + st.phase) : name === g.initial ? el('span', { class: 'muted' }, ' · the project deleted') : st.final ? el('span', { class: 'muted' }, ' · done') : null,
-        current ? el('span', { class: 'here' }, '● now') : null),
+      el('span', { class: 'name' }, name, st.phase ? el('span', { class: 'muted' }, ' \u00b7 ' + st.phase) : name === g.initial ? el('span', { class: 'muted' }, ' \u00b7 the project deleted') : st.final ? el('span', { class: 'muted' }, ' \u00b7 done') : null,
+        current ? el('span', { class: 'here' }, '\u25cf now') : null),
       el('ul', {}, edges.filter((e) => e.t.from === name).map((e) => {
         const t = e.t, now = judged(t);
         return el('li', { 'data-edge': String(e.i), 'data-event': t.event, 'data-to': t.to, key: 'e:' + e.i, class: now ? (now.blocked ? 'blocked' : 'met') : '' },
-          t.event + ' → ' + t.to + (t.automatic ? '' : ' (by hand)') + ': ' + (t.guardDescription ? 'when ' + t.guardDescription : 'no condition') +
-          (now ? (now.blocked ? ' — blocked now' + (now.hint ? ': ' + now.hint : '') : ' — met now') : ''));
+          t.event + ' \u2192 ' + t.to + (t.automatic ? '' : ' (by hand)') + ': ' + (t.guardDescription ? 'when ' + t.guardDescription : 'no condition') +
+          (now ? (now.blocked ? ' \u2014 blocked now' + (now.hint ? ': ' + now.hint : '') : ' \u2014 met now') : ''));
       })));
   });
   const NS = 'http://www.w3.org/2000/svg';

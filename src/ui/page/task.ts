@@ -5,7 +5,7 @@
  * changes (the feedback written and the worker resumed with it, one action).
  */
 export const TASK = String.raw`
-const MARKS = { session: '◦', message: '›', tool_call: '●', finished: '✓', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
+const MARKS = { session: '\u25e6', message: '\u203a', tool_call: '\u25cf', finished: '\u2713', error: '\u2717', usage: '$', text: ' ', exit: '\u25a0', agent_plan: '\u2610' };
 const SOURCES = {
   'worker-checkout': "in its own checkout: its branch's commits and what is not committed yet",
   'worker-branch': "on its branch (its checkout's folder is gone)",
@@ -15,7 +15,7 @@ const SOURCES = {
 
 function drawTask(d, r) {
   const t = part(d, 'task get');
-  if (!t) return [el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(r.checkout) }, '← the project')), el('h1', { tabindex: '-1' }, 'Task ' + r.id), el('p', { class: 'banner', role: 'alert' }, failed(d, 'task get') || 'No such task.')];
+  if (!t) return [el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(r.checkout) }, '\u2190 the project')), el('h1', { tabindex: '-1' }, 'Task ' + r.id), el('p', { class: 'banner', role: 'alert' }, failed(d, 'task get') || 'No such task.')];
   const co = r.checkout;
   const board = part(d, 'task board') || {};
   const card = (board.cards || [])[0];
@@ -27,10 +27,10 @@ function drawTask(d, r) {
   const live = card && card.worker && card.worker.state === 'live' && card.worker.kind === 'worker';
   const nobody = card && (t.status === 'in_progress') && !(card.worker && card.worker.state === 'live');
   return [
-    el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(co) }, '← the project')),
+    el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(co) }, '\u2190 the project')),
     el('h1', { tabindex: '-1' }, t.id + ' ' + t.name),
-    el('p', {}, 'Status: ', el('strong', { id: 'task-status' }, t.status), ' · iteration ' + t.iteration,
-      card && card.worker ? ' · ' + (card.worker.kind === 'worker' ? 'worker ' : 'claimed by ') + card.worker.by + (card.worker.state === 'live' ? '' : ' (gone)') : '',
+    el('p', {}, 'Status: ', el('strong', { id: 'task-status' }, t.status), ' \u00b7 iteration ' + t.iteration,
+      card && card.worker ? ' \u00b7 ' + (card.worker.kind === 'worker' ? 'worker ' : 'claimed by ') + card.worker.by + (card.worker.state === 'live' ? '' : ' (gone)') : '',
       ' ', card && card.feedback_pending ? el('span', { class: 'badge warn', id: 'pending-feedback' }, card.feedback_pending + ' pending feedback') : null,
       card && card.usage ? el('span', { class: 'badge', id: 'task-cost' }, usageText(card.usage)) : null,
       nobody ? el('span', { class: 'badge bad', id: 'nobody' }, 'nobody is working on it') : null),
@@ -119,8 +119,8 @@ function drawLog(text) {
   const log = logEntries(text);
   if (!log.entries.length) return el('p', { class: 'muted', id: 'log' }, 'Nothing logged yet.');
   return el('div', { id: 'log', class: 'doc', tabindex: '0', 'aria-label': 'Its log' }, log.entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
-    el('div', { class: 'meta muted' }, [e.fields.timestamp, e.fields.agent, e.fields.action, e.fields.result].filter((x) => typeof x === 'string' && x).join(' · '),
-      Array.isArray(e.fields.files) && e.fields.files.length ? ' · files: ' + e.fields.files.join(', ') : ''),
+    el('div', { class: 'meta muted' }, [e.fields.timestamp, e.fields.agent, e.fields.action, e.fields.result].filter((x) => typeof x === 'string' && x).join(' \u00b7 '),
+      Array.isArray(e.fields.files) && e.fields.files.length ? ' \u00b7 files: ' + e.fields.files.join(', ') : ''),
     mdNodes(mdParse(e.body)))));
 }
 
