@@ -156,3 +156,39 @@ function signature(dir: string, shown: (rel: string) => boolean, unwatched: RegE
   walk(dir, '', 0);
   return parts.join('\n');
 }
+
+/**
+ * Calls `onChange` after each burst of changes among the entries of these folders (an entry
+ * added, removed or renamed; not what is inside them): a folder that is not there is skipped.
+ * For what shows a checkout or a project coming (git's folder of worktrees, a checkout's `.sow/`).
+ */
+export function watchFolders(dirs: readonly string[], onChange: () => void, settleMs = 300): Feed {
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const changed = () => {
+    if (timer || closed) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (!closed) onChange();
+    }, settleMs);
+  };
+  const watchers: FSWatcher[] = [];
+  for (const dir of dirs) {
+    try {
+      const w = watch(dir, { persistent: true }, (event) => {
+        if (event === 'rename') changed();
+      });
+      w.on('error', () => w.close());
+      watchers.push(w);
+    } catch {
+      // not there (yet): what makes it changes its parent, which is watched when it matters
+    }
+  }
+  return {
+    close() {
+      closed = true;
+      for (const w of watchers) w.close();
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

@@ -1,18 +1,64 @@
 /**
- * The change feed of a workspace, for views that follow it (`--watch`, later the browser view):
- * one callback after each burst of changes to what sow shows — its state, the tasks' documents,
- * the workers' events — in this checkout, or with `all` in every checkout with a project.
+ * The change feed of a workspace, for views that follow it (`--watch`, the browser view): one
+ * callback after each burst of changes to what sow shows — its state, the tasks' documents, the
+ * workers' events — in this checkout, or with `all` in every checkout with a project. With `all`,
+ * checkouts and projects that come later are followed too (and the callback tells of them): git's
+ * folder of worktrees and the checkouts without a project are watched for that.
  */
-import { findWorkspaceRoot } from '../adapters/repo.js';
+import { join } from 'node:path';
+import { findRepoRoot, findWorkspaceRoot, ownGitDir } from '../adapters/repo.js';
 import { ensureRuntimeDir } from '../adapters/runtime.js';
-import { watchSow, type Feed } from '../adapters/watch.js';
+import { watchFolders, watchSow, type Feed } from '../adapters/watch.js';
+import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
+import { listWorktrees } from '../adapters/worktrees.js';
 import { contextOf, type Where } from './context.js';
 import { checkoutsWithProject } from './worktree.js';
 
 export function followWorkspace(where: Where, onChange: () => void, opts: { all?: boolean; settleMs?: number } = {}): Feed {
   const ctx = contextOf(where);
-  const roots = opts.all ? checkoutsWithProject(ctx.cwd).map((c) => c.path) : [findWorkspaceRoot(ctx.cwd)];
   // The runtime folder (in git's folder) is made first: a fresh clone has none, and a folder that is not there cannot be watched.
-  const feeds = roots.map((root) => watchSow(root, onChange, { runtime: ensureRuntimeDir(root), ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}) }));
-  return { close: () => feeds.forEach((f) => f.close()) };
+  const follow = (root: string) => watchSow(root, onChange, { runtime: ensureRuntimeDir(root), ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}) });
+  if (!opts.all) return follow(findWorkspaceRoot(ctx.cwd));
+  const feeds = new Map<string, Feed>();
+  let shape: Feed | undefined;
+  let closed = false;
+  /** Follows the checkouts with a project now (and only them); true when that changed. */
+  const sync = (): boolean => {
+    let moved = false;
+    let roots: Set<string>;
+    let trees: { path: string; prunable: boolean }[];
+    try {
+      roots = new Set(checkoutsWithProject(ctx.cwd).map((c) => c.path));
+      trees = listWorktrees(findRepoRoot(ctx.cwd));
+    } catch {
+      return false; // git could not say (a checkout being made): the next change asks again
+    }
+    for (const [root, f] of feeds)
+      if (!roots.has(root)) {
+        f.close();
+        feeds.delete(root);
+        moved = true;
+      }
+    for (const root of roots)
+      if (!feeds.has(root)) {
+        feeds.set(root, follow(root));
+        moved = true;
+      }
+    // What shows a checkout or a project coming: git's list of worktrees, and each checkout without a project (its folder and its .sow/).
+    const common = trees[0] ? ownGitDir(trees[0].path) : undefined;
+    const bare = trees.filter((t) => !t.prunable && !roots.has(t.path) && !isWorkerCheckoutPath(t.path));
+    shape?.close();
+    shape = watchFolders([...(common ? [common, join(common, 'worktrees')] : []), ...bare.flatMap((t) => [t.path, join(t.path, '.sow')])], () => {
+      if (!closed && sync()) onChange();
+    });
+    return moved;
+  };
+  sync();
+  return {
+    close() {
+      closed = true;
+      shape?.close();
+      for (const f of feeds.values()) f.close();
+    },
+  };
 }

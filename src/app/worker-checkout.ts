@@ -117,7 +117,7 @@ function placeOf(root: string, rel: string): string {
 }
 
 /** What the task's state says of its checkout must be what sow writes: a file's value never reaches git unchecked. */
-function checkRecorded(root: string, taskId: string, recorded: WorkerCheckout): void {
+export function checkRecorded(root: string, taskId: string, recorded: WorkerCheckout): void {
   if (!recorded.branch.endsWith(`--task-${taskId}`) || !isUsableBranch(root, recorded.branch)) throw recordedProblem(taskId, `has the branch '${recorded.branch}'`);
   if (recorded.path !== workerCheckoutRel(recorded.branch)) throw recordedProblem(taskId, `has the path '${recorded.path}'`);
   if (!isUsableBranch(root, recorded.from)) throw recordedProblem(taskId, `has the project branch '${recorded.from}'`);

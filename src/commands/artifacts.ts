@@ -1,6 +1,6 @@
 /**
- * input|output add|set|remove|list, for a phase (`sow input …`) or a task (`sow task input …`):
- * one definition for all sixteen commands. The `artifact` tool of `sow mcp` does add, set and list
+ * input|output add|set|remove|show|list, for a phase (`sow input …`) or a task (`sow task input …`):
+ * one definition for all twenty commands. The `artifact` tool of `sow mcp` does add, set and list
  * for both, and is declared here, on `input add`.
  */
 import type { ArtifactHolder, Direction } from '../app/artifacts.js';
@@ -166,6 +166,18 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
         const format = await formatArtifact();
         const r = await removeArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
         return { data: r, message: `Removed ${format(r.index, r.artifact)}` };
+      },
+    },
+    {
+      name: `${prefix} show`,
+      description: `Print the file of an artifact of the ${what}: the document to read before approving it, a log of evidence`,
+      options: [owner, INDEX],
+      writes: false,
+      help: 'Named by its index (see list), never by a path; read as every document is (inside the repository, at most 8 MB). With --json: the artifact, its file and its text (null when the file does not exist yet).',
+      async run(ctx, { opts }) {
+        const { showArtifact } = await import('../app/documents.js');
+        const r = await showArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
+        return { data: r, text: r.text ?? '', ...(r.text === null ? { message: `${r.file} does not exist yet` } : {}) };
       },
     },
     {

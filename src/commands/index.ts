@@ -27,10 +27,15 @@ export const GROUPS: readonly GroupDef[] = [
   group('project', 'Create, inspect and remove the project on this branch', async () => (await import('./project.js')).commands),
   single('status', async () => (await import('./project.js')).status),
   group('phase', 'Read and set fields of a phase (default: the phase in progress)', async () => (await import('./phase.js')).commands),
-  group('task', "Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)", async () => (await import('./task.js')).commands, {
-    input: 'Manage task inputs (artifacts: type, path, approved, metadata)',
-    output: 'Manage task outputs (artifacts: type, path, approved, metadata)',
-  }),
+  group(
+    'task',
+    "Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)",
+    async () => [...(await import('./task.js')).commands, ...(await import('./task-review.js')).commands],
+    {
+      input: 'Manage task inputs (artifacts: type, path, approved, metadata)',
+      output: 'Manage task outputs (artifacts: type, path, approved, metadata)',
+    },
+  ),
   artifacts('inputs'),
   artifacts('outputs'),
   single('advance', async () => (await import('./advance.js')).advance),

@@ -19,7 +19,7 @@ export const ui: CommandDef = {
     },
     { flags: '--no-open', description: 'do not open a browser (the URL is printed either way)' },
   ],
-  help: 'The URL carries a random token: every request needs it, so keep it to yourself. Every view is what a sow command shows (status, task list, task get, agent events…) and every button runs one (advance, output set, phase set, agent resume, agent stop): the page cannot disagree with the terminal. Ctrl-C stops the server. With --json: one document with the url, token and port, then it serves until stopped.',
+  help: 'The URL carries a random token: every request needs it, so keep it to yourself. Every view is what sow commands show (status, task list, task board, task changes, output show, agent events…) and every button runs them (advance, output set, phase set, task set, task feedback, agent spawn, agent resume, agent stop): the page cannot disagree with the terminal. Ctrl-C stops the server. With --json: one document with the url, token and port, then it serves until stopped.',
   writes: true,
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow ui needs the registry of commands');

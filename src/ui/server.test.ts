@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { changesPrompt } from './actions.js';
 import { parseAction } from './server.js';
 
 describe("the page's actions: a closed list, each one command with values of its shape", () => {
@@ -24,8 +25,28 @@ describe("the page's actions: a closed list, each one command with values of its
       { action: 'feedback', task: '010', text: '--force' },
       { name: 'task feedback', args: ['--force'], opts: { id: '010' } },
     ],
+    [
+      { action: 'accept', task: '020' },
+      { name: 'task set', args: ['status', 'completed'], opts: { id: '020' } },
+    ],
+    [
+      { action: 'set_status', task: '020', status: 'paused' },
+      { name: 'task set', args: ['status', 'paused'], opts: { id: '020' } },
+    ],
+    [
+      { action: 'spawn', task: '020', agent: 'implementer' },
+      { name: 'agent spawn', args: ['implementer', '020'], opts: { detach: true } },
+    ],
   ])('%j → one command', (body, call) => {
-    expect(parseAction(body).call).toEqual(call);
+    expect(parseAction(body).calls).toEqual([call]);
+  });
+
+  it('request changes is the feedback written, then the worker resumed with it: two commands, in that order', () => {
+    expect(parseAction({ action: 'request_changes', task: '010', text: 'Name the file.\n' }).calls).toEqual([
+      { name: 'task feedback', args: ['Name the file.\n'], opts: { id: '010' } },
+      { name: 'agent resume', args: ['010', changesPrompt('010', 'Name the file.')], opts: { detach: true } },
+    ]);
+    expect(changesPrompt('010', 'Name the file.\n')).toBe('Changes were requested on task 010 (also recorded as its newest pending feedback):\n\nName the file.');
   });
 
   it.each([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', '', 'ADVANCE', 'advance '])('%j is no action', (name) => {
@@ -48,6 +69,12 @@ describe("the page's actions: a closed list, each one command with values of its
     [{ action: 'feedback', task: '010' }, /needs 'text'/],
     [{ action: 'feedback', task: '010', text: 'x'.repeat(16 * 1024 + 1) }, /at most 16384 characters/],
     [{ action: 'advance', checkout: ['.'] }, /'checkout'/],
+    [{ action: 'set_status', task: '010', status: 'done' }, /needs 'status': a task status/],
+    [{ action: 'set_status', task: '010', status: 'constructor' }, /needs 'status'/],
+    [{ action: 'spawn', task: '010', agent: '--yolo' }, /needs 'agent': an agent/],
+    [{ action: 'spawn', task: '010', agent: 'toString' }, /needs 'agent'/],
+    [{ action: 'request_changes', task: '010' }, /needs 'text'/],
+    [{ action: 'accept', task: '010', force: true }, /takes no 'force'/],
   ])('%j is refused', (body, why) => {
     expect(() => parseAction(body)).toThrow(why);
   });

@@ -10,10 +10,12 @@
  * changes through server-sent events from the workspace's change feed.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommandContext, CommandDef } from '../cli/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
+import { ActionRefused, parseAction, parseJson, type Call } from './actions.js';
 import { PAGE } from './page.js';
+import { VIEWS } from './views.js';
 
 export interface UiOptions {
   port: number;
@@ -30,135 +32,12 @@ export interface Ui {
   close(): Promise<void>;
 }
 
-/** One sow command with the page's values as its arguments (never a free command line). */
-interface Call {
-  name: string;
-  label?: string;
-  args: string[];
-  opts: Record<string, unknown>;
-}
-
-/**
- * The views: each a fixed list of sow commands. A `Map`, looked up by own key only: a plain
- * object's prototype would answer `constructor` or `__proto__` with something callable.
- */
-const VIEWS: ReadonlyMap<string, (q: URLSearchParams) => Call[]> = new Map<string, (q: URLSearchParams) => Call[]>([
-  ['projects', () => [{ name: 'status', args: [], opts: { all: true } }]],
-  [
-    'project',
-    () => [
-      { name: 'status', args: [], opts: {} },
-      { name: 'graph lifecycle', args: [], opts: { format: 'text' } },
-      { name: 'task list', args: [], opts: {} },
-      { name: 'project history', args: [], opts: {} },
-      { name: 'output list', args: [], opts: {} },
-      { name: 'agent ps', args: [], opts: {} },
-      { name: 'check list', args: [], opts: {} },
-    ],
-  ],
-  [
-    'task',
-    (q) => {
-      const id = q.get('id') ?? '';
-      return [
-        { name: 'task get', args: [], opts: { id } },
-        { name: 'task get', label: 'description', args: ['description'], opts: { id } },
-        { name: 'task get', label: 'log', args: ['log'], opts: { id } },
-        { name: 'task diff', args: [], opts: { id } },
-        { name: 'agent events', args: [id], opts: {} },
-        { name: 'task input list', args: [], opts: { id } },
-        { name: 'task output list', args: [], opts: { id } },
-      ];
-    },
-  ],
-]);
+export { parseAction } from './actions.js';
 
 /** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
-/** The longest text an action takes (feedback, a prompt for a worker), in characters. */
-const MAX_TEXT = 16 * 1024;
-/** The longest checkout name (a path relative to the main checkout) an action takes. */
-const MAX_CHECKOUT = 4096;
-
-/** A value of the page's body read as one kind of argument: its text, or undefined when it is not of that shape. */
-type Field = (v: unknown) => string | undefined;
-const taskId: Field = (v) => (typeof v === 'string' && /^\d{1,9}$/.test(v) ? v : undefined);
-const index: Field = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined);
-const text: Field = (v) => (typeof v === 'string' && v.length <= MAX_TEXT ? v : undefined);
-const FIELD_RULES = new Map<Field, string>([
-  [taskId, 'a task id (digits, e.g. "010")'],
-  [index, 'an output index (a whole number from 0)'],
-  [text, `a text of at most ${MAX_TEXT} characters`],
-]);
-
-/** An action: the fields it takes (each required, of one shape) and the one sow command they make. */
-interface Action {
-  fields: Readonly<Record<string, Field>>;
-  call: (v: Readonly<Record<string, string>>) => Call;
-}
-
-/**
- * The actions a person takes, each exactly one sow command: what the page sends is checked for
- * shape here, then by that command as if typed. A `Map`, looked up by own key only.
- */
-const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
-  ['advance', { fields: {}, call: () => ({ name: 'advance', args: [], opts: {} }) }],
-  ['approve_output', { fields: { index }, call: (v) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: v['index'] } }) }],
-  ['approve_tasks', { fields: {}, call: () => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} }) }],
-  ['resume', { fields: { task: taskId, prompt: text }, call: (v) => ({ name: 'agent resume', args: [v['task']!, v['prompt']!], opts: { detach: true } }) }],
-  ['stop', { fields: { task: taskId }, call: (v) => ({ name: 'agent stop', args: [v['task']!], opts: {} }) }],
-  ['feedback', { fields: { task: taskId, text }, call: (v) => ({ name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } }) }],
-]);
-
-/** A name from the page, shown in an error: short (the answer is JSON, which escapes the rest). */
-const shown = (v: unknown): string => {
-  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
-  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
-};
-
-/** A refusal of the page's request, sent as 400 (or `status`) with a JSON error; nothing was run. */
-class ActionRefused extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
-
-/** The body as JSON; ActionRefused when it is not JSON. */
-function parseJson(raw: string | undefined): unknown {
-  try {
-    return JSON.parse(raw ?? '');
-  } catch {
-    throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
-  }
-}
-
-/** The page's body read as one action: its command and the checkout it is for; ActionRefused for anything else. */
-export function parseAction(body: unknown): { call: Call; checkout: string | null } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
-  const given = body as Record<string, unknown>;
-  const own = (key: string): unknown => (Object.hasOwn(given, key) ? given[key] : undefined);
-  const name = own('action');
-  const action = typeof name === 'string' ? ACTIONS.get(name) : undefined;
-  if (!action) throw new ActionRefused('UI_NO_SUCH_ACTION', `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`);
-  const values: Record<string, string> = {};
-  for (const key of Object.keys(given)) {
-    if (key === 'action' || key === 'checkout') continue;
-    if (!Object.hasOwn(action.fields, key)) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
-  }
-  for (const [key, field] of Object.entries(action.fields)) {
-    const value = field(own(key));
-    if (value === undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
-    values[key] = value;
-  }
-  const checkout = own('checkout');
-  if (checkout !== undefined && checkout !== null && !(typeof checkout === 'string' && checkout.length <= MAX_CHECKOUT))
-    throw new ActionRefused('UI_BAD_ACTION', "'checkout' is a checkout's path relative to the main one (a text), or left out");
-  return { call: action.call(values), checkout: typeof checkout === 'string' ? checkout : null };
-}
+/** How long a restarted server accepts the tokens of earlier ones (their pages may still be open). */
+const KEEP_TOKENS_MS = 30 * 24 * 3600 * 1000;
 
 /** commander's key for an option: '--depends-on <ids>' → dependsOn, '--no-open' → open. */
 function optionKey(flags: string): string {
@@ -203,9 +82,19 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     return { ok: false, error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } };
   };
 
+  // A restarted server takes the port of the last one again when it is free, and accepts the tokens
+  // that one handed out (it kept their hashes), so an open page carries on where it was.
+  const { readUiRecord, writeUiRecord } = await import('../adapters/ui-record.js');
+  const { findRepoRoot } = await import('../adapters/repo.js');
+  const here = findRepoRoot(ctx.app.cwd);
+  const record = readUiRecord(here);
+  const sha = (t: string) => createHash('sha256').update(t).digest();
+  let earlier: Buffer[] = [];
   const sameToken = (given: string | null | undefined): boolean => {
     if (typeof given !== 'string' || given.length !== token.length) return false;
-    return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+    if (timingSafeEqual(Buffer.from(given), Buffer.from(token))) return true;
+    const h = sha(given);
+    return earlier.some((e) => timingSafeEqual(e, h));
   };
 
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
@@ -266,22 +155,25 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
 
     if (method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (method === 'GET' && url.pathname === '/api/view') {
-      const make = VIEWS.get(url.searchParams.get('name') ?? '');
-      if (!make) return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }));
+      const name = url.searchParams.get('name') ?? '';
+      const view = VIEWS.get(name);
+      if (!view) return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }));
       try {
-        const cwd = url.searchParams.get('name') === 'projects' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
+        const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
         // One after the other: each takes the workspace's lock, as the command would.
-        const parts: [string, unknown][] = [];
-        for (const c of make(url.searchParams)) {
+        const parts = new Map<string, unknown>();
+        const runPart = async (c: Call) => {
           try {
-            parts.push([c.label ?? c.name, { ok: true, data: await runCommand(c.name, c.args, c.opts, cwd) }]);
+            parts.set(c.label ?? c.name, { ok: true, data: await runCommand(c.name, c.args, c.opts, cwd) });
           } catch (err) {
-            parts.push([c.label ?? c.name, envelope(err)]);
+            parts.set(c.label ?? c.name, envelope(err));
           }
-        }
+        };
+        for (const c of view.calls(url.searchParams)) await runPart(c);
+        for (const c of view.then?.(parts, url.searchParams) ?? []) await runPart(c);
         // The list of projects: each project's type and what its workers used, from its own status.
-        if (url.searchParams.get('name') === 'projects') {
-          const rows = ((parts[0]?.[1] as { data?: { path: string; rel: string; project?: unknown }[] }).data ?? []).filter((r) => r.project);
+        if (name === 'projects') {
+          const rows = ((parts.get('status') as { data?: { path: string; rel: string; project?: unknown }[] }).data ?? []).filter((r) => r.project);
           const details: Record<string, unknown> = {};
           for (const row of rows) {
             try {
@@ -291,7 +183,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
               details[row.rel] = envelope(err);
             }
           }
-          parts.push(['details', { ok: true, data: details }]);
+          parts.set('details', { ok: true, data: details });
         }
         return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: Object.fromEntries(parts) }));
       } catch (err) {
@@ -300,7 +192,8 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     }
     if (method === 'GET' && url.pathname === '/api/changes') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-      res.write(': sow\n\n');
+      // Reconnect within a second when the server comes back (a restart).
+      res.write(': sow\nretry: 1000\n\n');
       listeners.add(res);
       req.on('close', () => listeners.delete(res));
       return;
@@ -318,23 +211,46 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
         if (err instanceof ActionRefused) return refused(err);
         throw err;
       }
+      // The action's commands, in order; the first that fails ends it, and the answer says what ran before.
+      const steps: { command: string; data: unknown }[] = [];
       try {
-        const c = action.call;
-        const data = await runCommand(c.name, c.args, c.opts, checkout(action.checkout));
-        return send(res, 200, 'application/json', JSON.stringify({ ok: true, data }));
+        const cwd = checkout(action.checkout);
+        for (const c of action.calls) steps.push({ command: c.name, data: await runCommand(c.name, c.args, c.opts, cwd) });
+        return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: steps.at(-1)?.data ?? null, ...(steps.length > 1 ? { steps } : {}) }));
       } catch (err) {
-        return send(res, 200, 'application/json', JSON.stringify(envelope(err)));
+        const failed = action.calls[steps.length]?.name;
+        return send(res, 200, 'application/json', JSON.stringify({ ...envelope(err), ...(action.calls.length > 1 ? { steps, failed } : {}) }));
       }
     }
     return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } }));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, '127.0.0.1', () => resolve());
-  });
+  const listen = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const wanted = opts.port || record?.port || 0;
+  try {
+    await listen(wanted);
+  } catch (err) {
+    // The last server's port is taken now: a free one (the old page then says what to open).
+    if (opts.port || !record || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    await listen(0);
+  }
   const address = server.address();
   port = typeof address === 'object' && address ? address.port : opts.port;
+  const now = new Date().toISOString();
+  const kept = record && record.port === port ? record.tokens.filter((t) => Date.parse(now) - Date.parse(t.at) < KEEP_TOKENS_MS) : [];
+  earlier = kept.map((t) => Buffer.from(t.sha256, 'hex'));
+  try {
+    writeUiRecord(here, { port, tokens: [{ sha256: sha(token).toString('hex'), at: now }, ...kept].slice(0, 8) });
+  } catch {
+    // Not remembered: a restart then takes a new address, and an open page says what to open.
+  }
   // Every change the page shows is told to every open page; it fetches its view again.
   const feed = followWorkspace(
     ctx.app,

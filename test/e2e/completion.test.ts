@@ -99,7 +99,7 @@ describe('sow __complete: candidates from the command tree', () => {
 
   it('after `sow task `: its subcommands; after a flag prefix: the flags of that command and the global ones', () => {
     expect(complete(executing.dir, ['sow', 'task', '']).lines).toEqual([...subcommands(help(['task']).text)]);
-    expect(complete(executing.dir, ['sow', 'task', '']).lines).toEqual(['add', 'set', 'get', 'abandon', 'list', 'next', 'feedback', 'diff', 'merge', 'input', 'output']);
+    expect(complete(executing.dir, ['sow', 'task', '']).lines).toEqual(['add', 'set', 'get', 'abandon', 'list', 'next', 'feedback', 'diff', 'merge', 'input', 'output', 'board', 'changes']);
     expect(complete(executing.dir, ['sow', 'task', 'get', '--']).lines.sort()).toEqual(
       ['--help', '--id', '--json', ...complete(executing.dir, ['sow', '--']).lines.filter((f) => f !== '--version' && f !== '--help' && f !== '--json')].sort(),
     );

@@ -1,0 +1,70 @@
+/**
+ * The git side of `sow task changes`: a checkout's changes against a commit, file by file. Only
+ * git's own patch: no external diff program and no text conversion, whatever the repository's
+ * attributes ask. Every value from a state file reaches git as a value (after `--`, or `val`).
+ */
+import { lstatSync } from 'node:fs';
+import { git, gitRun, val } from './git.js';
+
+/** Where the histories of `a` and `b` meet (both refs or commits). */
+export function mergeBaseOf(cwd: string, a: string, b: string): string {
+  return git(cwd, ['merge-base', val(a, 'a branch'), val(b, 'a branch')]);
+}
+
+/** The checkout's HEAD commit, or null before its first commit. */
+export function headOf(cwd: string): string | null {
+  const r = gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  return r.ok ? r.out : null;
+}
+
+/**
+ * The changes against `base` (null: HEAD) of the working tree — or of `tip`, a commit — outside
+ * `.sow/`, or of the one file `file`: git's `--name-status -z` list and its patch, in the same order.
+ */
+export function diffAgainst(cwd: string, base: string | null, tip: string | null, file: string | null): { names: string; patch: string } {
+  const names = git(cwd, [
+    'diff',
+    '--name-status',
+    '-z',
+    '-M',
+    '--no-ext-diff',
+    ...(base ? [val(base, 'the base commit')] : ['HEAD']),
+    ...(tip ? [val(tip, "the worker's branch")] : []),
+    ...(file ? ['--', val(file, 'a modified file')] : ['--', '.', ':(exclude).sow']),
+  ]);
+  const patch = git(cwd, [
+    'diff',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    '-M',
+    ...(base ? [val(base, 'the base commit')] : ['HEAD']),
+    ...(tip ? [val(tip, "the worker's branch")] : []),
+    ...(file ? ['--', val(file, 'a modified file')] : ['--', '.', ':(exclude).sow']),
+  ]);
+  return { names, patch };
+}
+
+/** The files git does not know yet (untracked, not ignored) outside `.sow/`, or `file` alone when it is one. */
+export function untrackedFiles(cwd: string, file: string | null): string[] {
+  return git(cwd, ['ls-files', '--others', '--exclude-standard', '-z', ...(file ? ['--', val(file, 'a modified file')] : ['--', '.', ':(exclude).sow'])])
+    .split('\0')
+    .filter(Boolean);
+}
+
+/** A new file whole, as git shows a file added (a link as a link, never followed). */
+export function newFilePatch(cwd: string, path: string): string {
+  // Exit 1 is "they differ": the patch of a whole new file.
+  return gitRun(cwd, ['diff', '--no-index', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', '--', '/dev/null', val(path, 'a new file')]).out;
+}
+
+/** Whether `abs` is a folder (not a link to one). */
+export function isFolder(abs: string): boolean {
+  try {
+    return lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}

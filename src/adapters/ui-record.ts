@@ -1,0 +1,42 @@
+/**
+ * What a restarted `sow ui` needs to keep the address of an open page working: the port it
+ * listened on and the SHA-256 of each token it handed out (never a token: whatever can read git's
+ * folder — a worker among them — learns nothing it could act with). Kept in this checkout's
+ * runtime folder (`.git/sow/ui.json`), where no commit can put one. A record that is not what sow
+ * writes is ignored (a fresh port is taken).
+ */
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from './fs-atomic.js';
+import { ensureRuntimeDir, runtimePath } from './runtime.js';
+
+export interface UiRecord {
+  port: number;
+  /** SHA-256 (hex) of the tokens of earlier runs on this port, newest first, with when each was made. */
+  tokens: { sha256: string; at: string }[];
+}
+
+const FILE = 'ui.json';
+const MAX_BYTES = 64 * 1024;
+
+export function readUiRecord(root: string): UiRecord | undefined {
+  let text: string;
+  try {
+    text = readFileSync(runtimePath(root, FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (text.length > MAX_BYTES) return undefined;
+  try {
+    const r = JSON.parse(text) as UiRecord;
+    const portOk = Number.isInteger(r.port) && r.port > 0 && r.port <= 65535;
+    const tokensOk = Array.isArray(r.tokens) && r.tokens.every((t) => t && typeof t.sha256 === 'string' && /^[0-9a-f]{64}$/.test(t.sha256) && typeof t.at === 'string');
+    return portOk && tokensOk ? { port: r.port, tokens: r.tokens.map((t) => ({ sha256: t.sha256, at: t.at })) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeUiRecord(root: string, record: UiRecord): void {
+  ensureRuntimeDir(root);
+  writeFileAtomic(runtimePath(root, FILE), `${JSON.stringify(record)}\n`, { durable: false });
+}

@@ -1,0 +1,159 @@
+/**
+ * What a task's work changed, file by file, from git — whether or not its worker recorded the files
+ * (`sow task diff` shows only the `modified` outputs it recorded). A task worked in its own checkout
+ * is read there: the branch's commits and what is left uncommitted (new files too), against where
+ * the branch left the project branch. A task worked in the project checkout is read there, against
+ * where the project branch left its base branch: its recorded files when it records some, else
+ * every change of that checkout (then the changes of other tasks there are in it too, and the
+ * answer says so). `.sow/` is never part of it.
+ */
+import { sowPath } from '../adapters/confine.js';
+import { diffAgainst, headOf, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
+import { requireGenuineCheckout } from '../adapters/worker-checkouts.js';
+import { normalRelative } from '../domain/paths.js';
+import type { TaskState } from '../domain/schemas.js';
+import { checkRecorded } from './worker-checkout.js';
+import { Reader } from './workspace.js';
+import type { Where } from './context.js';
+
+/** One file the work changed, with git's patch of it (its hunks; none for a binary file or a pure rename). */
+export interface FileChange {
+  path: string;
+  /** Where it was before a rename or copy. */
+  old_path?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type changed';
+  /** Not yet known to git in that checkout (untracked): shown whole. */
+  untracked?: true;
+  binary?: true;
+  /** git's patch for the file, from its `diff --git` line; cut at a line past MAX_FILE_PATCH (`truncated`), empty past MAX_PATCHES. */
+  patch: string;
+  truncated?: true;
+}
+
+export interface TaskChanges {
+  task: string;
+  /** worker-checkout: the task's own checkout; recorded: its recorded files in the project checkout; project-checkout: every change there. */
+  source: 'worker-checkout' | 'worker-branch' | 'recorded' | 'project-checkout';
+  /** The checkout read, relative to the project checkout ('.' for itself). */
+  checkout: string;
+  /** The branch whose work it is. */
+  branch: string | null;
+  /** What it is compared with: a branch and the commit where the work left it (null: the checkout's HEAD, uncommitted changes only). */
+  base: { branch: string | null; commit: string } | null;
+  /** The files the task records as modified (its `modified` outputs). */
+  recorded: string[];
+  files: FileChange[];
+  /** Some patches were cut or left out (see each file's `truncated`), or more new files than are listed. */
+  truncated?: true;
+}
+
+/** The most of one file's patch kept, in characters; the most of all patches together. */
+const MAX_FILE_PATCH = 256 * 1024;
+const MAX_PATCHES = 4 * 1024 * 1024;
+/** The most new (untracked) files shown. */
+const MAX_UNTRACKED = 500;
+
+const STATUS: Readonly<Record<string, FileChange['status']>> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
+
+export async function taskChanges(where: Where, rawId: string): Promise<TaskChanges> {
+  const { task, root, project } = await Reader.read(where, async (reader) => ({ task: await reader.task(rawId), root: reader.root, project: reader.project }), { otherBranch: 'quiet' });
+  const recorded = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
+  const own = task.worktree ? workerPlace(root, task) : undefined;
+  if (own?.folder) {
+    requireGenuineCheckout(root, own.folder);
+    const base = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
+    return finish(task, 'worker-checkout', own.rel, own.branch, { branch: own.from, commit: base }, recorded, changesIn(own.folder, base, [], true));
+  }
+  if (own) {
+    // The checkout's folder went (removed by hand): its branch still holds what it committed.
+    const base = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
+    return finish(task, 'worker-branch', '.', own.branch, { branch: own.from, commit: base }, recorded, changesIn(root, base, [], false, `refs/heads/${own.branch}`));
+  }
+  const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
+  const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
+  const base = commit ? { branch: baseBranch ?? null, commit } : null;
+  // Only plain paths inside the repository reach git (a state file may name anything).
+  const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
+  const source = files.length ? 'recorded' : 'project-checkout';
+  return finish(task, source, '.', project.branch, base, recorded, changesIn(root, commit ?? undefined, files, true));
+}
+
+function finish(
+  task: TaskState,
+  source: TaskChanges['source'],
+  checkout: string,
+  branch: string | null,
+  base: TaskChanges['base'],
+  recorded: string[],
+  found: { files: FileChange[]; truncated: boolean },
+): TaskChanges {
+  return { task: task.id, source, checkout, branch, base, recorded, files: found.files, ...(found.truncated ? { truncated: true as const } : {}) };
+}
+
+/** The task's checkout as recorded (checked as sow writes it before git hears of it); `folder` when it is there. */
+function workerPlace(root: string, task: TaskState): { rel: string; branch: string; from: string; folder?: string } {
+  const wt = task.worktree!;
+  checkRecorded(root, task.id, wt);
+  const folder = sowPath(root, wt.path);
+  return { rel: wt.path, branch: wt.branch, from: wt.from, ...(isFolder(folder) ? { folder } : {}) };
+}
+
+/**
+ * The changes in the checkout at `cwd` against `base` (the working tree, or `tip` when given),
+ * outside `.sow/`, of the files `only` when it names some (one git run each); with `untracked`,
+ * new files git does not know yet too, each whole.
+ */
+function changesIn(cwd: string, base: string | undefined, only: readonly string[], untracked: boolean, tip?: string): { files: FileChange[]; truncated: boolean } {
+  const files: FileChange[] = [];
+  let more = false;
+  for (const file of only.length ? only : [null]) {
+    const { names, patch } = diffAgainst(cwd, base ?? null, tip ?? null, file);
+    const list = names.split('\0');
+    const patches = splitPatches(patch);
+    for (let i = 0, n = 0; i < list.length && list[i]; n++) {
+      const code = list[i]!;
+      const two = code.startsWith('R') || code.startsWith('C');
+      const change: FileChange = { path: list[two ? i + 2 : i + 1]!, status: STATUS[code[0]!] ?? 'modified', patch: patches[n] ?? '' };
+      if (two) change.old_path = list[i + 1]!;
+      files.push(change);
+      i += two ? 3 : 2;
+    }
+    if (!untracked || tip) continue;
+    const added = untrackedFiles(cwd, file);
+    const room = Math.max(0, MAX_UNTRACKED - files.length);
+    for (const path of added.slice(0, room)) files.push({ path, status: 'added', untracked: true, patch: newFilePatch(cwd, path) });
+    if (added.length > room) more = true;
+  }
+  return bounded(files, more);
+}
+
+/** git's patch, one piece per file (each begins with its `diff --git` line; lines inside a hunk never do). */
+export function splitPatches(text: string): string[] {
+  if (!text) return [];
+  return text
+    .split(/^(?=diff --git )/m)
+    .filter((p) => p.startsWith('diff --git '))
+    .map((p) => p.replace(/\n$/, ''));
+}
+
+/** Each patch cut to MAX_FILE_PATCH (at a line), and nothing more once MAX_PATCHES were kept; binary files marked. */
+export function bounded(files: FileChange[], more: boolean): { files: FileChange[]; truncated: boolean } {
+  let total = 0;
+  let truncated = more;
+  for (const f of files) {
+    if (/^Binary files .* differ$/m.test(f.patch) || /^GIT binary patch$/m.test(f.patch)) f.binary = true;
+    let patch = f.patch;
+    if (patch.length > MAX_FILE_PATCH) {
+      patch = patch.slice(0, patch.lastIndexOf('\n', MAX_FILE_PATCH));
+      f.truncated = true;
+    }
+    if (total + patch.length > MAX_PATCHES) {
+      patch = '';
+      f.truncated = true;
+    }
+    total += patch.length;
+    if (f.truncated) truncated = true;
+    f.patch = patch;
+  }
+  return { files, truncated };
+}

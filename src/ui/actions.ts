@@ -1,0 +1,128 @@
+/**
+ * The actions of `sow ui`: a closed list, each a fixed sequence of sow commands (almost always
+ * one) whose values come from the page's body, each checked for its shape here and then by the
+ * command as if typed. Nothing the page sends becomes a command line: it names an action and
+ * gives values (decisions 0055, 0064).
+ */
+import { ROLES } from '../domain/agents.js';
+import { TASK_STATUSES } from '../domain/schemas.js';
+
+/** One sow command with the page's values as its arguments (never a free command line). */
+export interface Call {
+  name: string;
+  label?: string;
+  args: string[];
+  opts: Record<string, unknown>;
+}
+
+/** The longest text an action takes (feedback, a prompt for a worker), in characters. */
+export const MAX_TEXT = 16 * 1024;
+/** The longest checkout name (a path relative to the main checkout) an action takes. */
+const MAX_CHECKOUT = 4096;
+
+/** A value of the page's body read as one kind of argument: its text, or undefined when it is not of that shape. */
+type Field = (v: unknown) => string | undefined;
+const taskId: Field = (v) => (typeof v === 'string' && /^\d{1,9}$/.test(v) ? v : undefined);
+const index: Field = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined);
+const text: Field = (v) => (typeof v === 'string' && v.length <= MAX_TEXT ? v : undefined);
+const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
+const status: Field = (v) => (STATUSES.has(v) ? (v as string) : undefined);
+const AGENTS: ReadonlySet<unknown> = new Set(ROLES);
+const agent: Field = (v) => (AGENTS.has(v) ? (v as string) : undefined);
+const FIELD_RULES = new Map<Field, string>([
+  [taskId, 'a task id (digits, e.g. "010")'],
+  [index, 'an output index (a whole number from 0)'],
+  [text, `a text of at most ${MAX_TEXT} characters`],
+  [status, `a task status (${TASK_STATUSES.join(', ')})`],
+  [agent, `an agent (${ROLES.join(', ')})`],
+]);
+
+/** An action: the fields it takes (each required, of one shape) and the sow commands they make, run in order. */
+interface Action {
+  fields: Readonly<Record<string, Field>>;
+  calls: (v: Readonly<Record<string, string>>) => Call[];
+}
+
+/** What a worker is told when changes are requested from the page: the feedback itself (it is also its newest pending feedback). */
+export const changesPrompt = (task: string, feedback: string): string => `Changes were requested on task ${task} (also recorded as its newest pending feedback):\n\n${feedback.trim()}`;
+
+const one = (call: (v: Readonly<Record<string, string>>) => Call) => (v: Readonly<Record<string, string>>) => [call(v)];
+
+/**
+ * The actions a person takes. A `Map`, looked up by own key only: a plain object's prototype
+ * would answer `constructor` or `__proto__` with something callable.
+ */
+export const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
+  ['advance', { fields: {}, calls: one(() => ({ name: 'advance', args: [], opts: {} })) }],
+  ['approve_output', { fields: { index }, calls: one((v) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: v['index'] } })) }],
+  ['approve_tasks', { fields: {}, calls: one(() => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} })) }],
+  ['resume', { fields: { task: taskId, prompt: text }, calls: one((v) => ({ name: 'agent resume', args: [v['task']!, v['prompt']!], opts: { detach: true } })) }],
+  ['stop', { fields: { task: taskId }, calls: one((v) => ({ name: 'agent stop', args: [v['task']!], opts: {} })) }],
+  ['feedback', { fields: { task: taskId, text }, calls: one((v) => ({ name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } })) }],
+  // Review: accept completes the task through the same checks as `sow task set … status completed`.
+  ['accept', { fields: { task: taskId }, calls: one((v) => ({ name: 'task set', args: ['status', 'completed'], opts: { id: v['task'] } })) }],
+  // Request changes: the feedback written, then the worker resumed with it, as the orchestrator does in two commands.
+  [
+    'request_changes',
+    {
+      fields: { task: taskId, text },
+      calls: (v) => [
+        { name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } },
+        { name: 'agent resume', args: [v['task']!, changesPrompt(v['task']!, v['text']!)], opts: { detach: true } },
+      ],
+    },
+  ],
+  // The board: a card dragged to another column, a worker started on a ready card.
+  ['set_status', { fields: { task: taskId, status }, calls: one((v) => ({ name: 'task set', args: ['status', v['status']!], opts: { id: v['task'] } })) }],
+  ['spawn', { fields: { agent, task: taskId }, calls: one((v) => ({ name: 'agent spawn', args: [v['agent']!, v['task']!], opts: { detach: true } })) }],
+]);
+
+/** A name from the page, shown in an error: short (the answer is JSON, which escapes the rest). */
+const shown = (v: unknown): string => {
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+};
+
+/** A refusal of the page's request, sent as 400 (or `status`) with a JSON error; nothing was run. */
+export class ActionRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** The body as JSON; ActionRefused when it is not JSON. */
+export function parseJson(raw: string | undefined): unknown {
+  try {
+    return JSON.parse(raw ?? '');
+  } catch {
+    throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
+  }
+}
+
+/** The page's body read as one action: its commands and the checkout it is for; ActionRefused for anything else. */
+export function parseAction(body: unknown): { name: string; calls: Call[]; checkout: string | null } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
+  const given = body as Record<string, unknown>;
+  const own = (key: string): unknown => (Object.hasOwn(given, key) ? given[key] : undefined);
+  const name = own('action');
+  const action = typeof name === 'string' ? ACTIONS.get(name) : undefined;
+  if (!action) throw new ActionRefused('UI_NO_SUCH_ACTION', `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`);
+  const values: Record<string, string> = {};
+  for (const key of Object.keys(given)) {
+    if (key === 'action' || key === 'checkout') continue;
+    if (!Object.hasOwn(action.fields, key)) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
+  }
+  for (const [key, field] of Object.entries(action.fields)) {
+    const value = field(own(key));
+    if (value === undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
+    values[key] = value;
+  }
+  const checkout = own('checkout');
+  if (checkout !== undefined && checkout !== null && !(typeof checkout === 'string' && checkout.length <= MAX_CHECKOUT))
+    throw new ActionRefused('UI_BAD_ACTION', "'checkout' is a checkout's path relative to the main one (a text), or left out");
+  return { name: name as string, calls: action.calls(values), checkout: typeof checkout === 'string' ? checkout : null };
+}

@@ -1,0 +1,209 @@
+/**
+ * The page's markdown, its own and small: descriptions, task lists, reviews, briefs and logs are
+ * drawn as documents. Safe by construction: `mdParse` turns text into a tree of plain arrays
+ * ([tag, attrs, ...children], strings for text) over a closed set of tags and attributes, and
+ * `mdNodes` makes it with createElement and text nodes — never innerHTML, and raw HTML in the
+ * text stays text. A link opens only an http(s) address, and says where it goes; any other
+ * scheme (javascript:, data:, a file) is shown as text. Images are never loaded: their alt text is
+ * shown. Pure (mdParse reads no DOM), so src/ui/page/markdown.test.ts checks it in Node.
+ */
+export const MARKDOWN = String.raw`
+/** Text \u2192 blocks. Headings move down two levels: a document sits under the page's own headings. */
+function mdParse(text) {
+  const lines = String(text).replace(/\r\n?/g, '\n').replace(/<!--[\s\S]*?-->/g, '').split('\n');
+  return mdBlocks(lines);
+}
+
+const MD_LIST = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/;
+const MD_FENCE = /^ {0,3}(\x60{3,}|~{3,})\s*([\w+-]*)/;
+const MD_RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+const MD_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/;
+const MD_TABLE_SEP = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
+
+function mdBlocks(lines) {
+  const out = [];
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (/^\s*$/.test(line)) { i++; continue; }
+    let m = MD_FENCE.exec(line);
+    if (m) {
+      const close = m[1];
+      const body = [];
+      i++;
+      while (i < lines.length && !lines[i].trimStart().startsWith(close)) body.push(lines[i++]);
+      i++;
+      out.push(['pre', {}, ['code', m[2] ? { 'data-lang': m[2] } : {}, body.join('\n')]]);
+      continue;
+    }
+    if (MD_RULE.test(line)) { out.push(['hr', {}]); i++; continue; }
+    m = MD_HEADING.exec(line);
+    if (m) { out.push(['h' + Math.min(6, m[1].length + 2), {}, ...mdInline(m[2] || '')]); i++; continue; }
+    if (/^ {0,3}>/.test(line)) {
+      const quoted = [];
+      while (i < lines.length && /^ {0,3}>/.test(lines[i])) quoted.push(lines[i++].replace(/^ {0,3}> ?/, ''));
+      out.push(['blockquote', {}, ...mdBlocks(quoted)]);
+      continue;
+    }
+    if (MD_LIST.test(line)) { i = mdList(lines, i, out); continue; }
+    if (line.includes('|') && i + 1 < lines.length && MD_TABLE_SEP.test(lines[i + 1]) && lines[i + 1].includes('-')) { i = mdTable(lines, i, out); continue; }
+    const para = [];
+    while (i < lines.length && !/^\s*$/.test(lines[i]) && !MD_FENCE.test(lines[i]) && !MD_HEADING.test(lines[i]) && !MD_RULE.test(lines[i]) && !/^ {0,3}>/.test(lines[i]) && !(para.length && MD_LIST.test(lines[i]))) para.push(lines[i++].trim());
+    out.push(['p', {}, ...mdInline(para.join('\n'))]);
+  }
+  return out;
+}
+
+/** A list from line i: its items (with what is indented under each, parsed as blocks); returns the next line. */
+function mdList(lines, i, out) {
+  const first = MD_LIST.exec(lines[i]);
+  const indent = first[1].length;
+  const ordered = /\d/.test(first[2]);
+  const items = [];
+  while (i < lines.length) {
+    const m = MD_LIST.exec(lines[i]);
+    if (m && m[1].length === indent && /\d/.test(m[2]) === ordered) {
+      items.push([m[3]]);
+      i++;
+      continue;
+    }
+    // A line indented under the item, or a blank line followed by one, belongs to it.
+    if (items.length && /^\s*$/.test(lines[i]) && i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]) && lines[i + 1].search(/\S/) > indent) { items[items.length - 1].push(''); i++; continue; }
+    if (items.length && !/^\s*$/.test(lines[i]) && lines[i].search(/\S/) > indent) { items[items.length - 1].push(lines[i].slice(Math.min(lines[i].search(/\S/), indent + 2))); i++; continue; }
+    break;
+  }
+  const start = ordered ? parseInt(first[2], 10) : 1;
+  out.push([ordered ? 'ol' : 'ul', ordered && start !== 1 ? { start: String(start) } : {}, ...items.map(mdItem)]);
+  return i;
+}
+
+function mdItem(body) {
+  let head = body[0];
+  const box = /^\[([ xX])\][ \t]+/.exec(head);
+  if (box) head = head.slice(box[0].length);
+  const rest = body.slice(1);
+  const nested = rest.length ? mdBlocks(rest) : [];
+  // A tight item: its first line is text, not a paragraph.
+  const kids = [...mdInline(head), ...nested];
+  if (box) return ['li', { class: 'task' }, ['span', { role: 'img', 'aria-label': box[1] === ' ' ? 'to do' : 'done' }, box[1] === ' ' ? '\u2610 ' : '\u2611 '], ...kids];
+  return ['li', {}, ...kids];
+}
+
+function mdTable(lines, i, out) {
+  const cells = (l) => l.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  const head = cells(lines[i]);
+  i += 2;
+  const rows = [];
+  while (i < lines.length && lines[i].includes('|') && !/^\s*$/.test(lines[i])) rows.push(cells(lines[i++]));
+  out.push(['table', {}, ['tr', {}, ...head.map((c) => ['th', {}, ...mdInline(c)])], ...rows.map((r) => ['tr', {}, ...head.map((_, k) => ['td', {}, ...mdInline(r[k] || '')])])]);
+  return i;
+}
+
+/** Only these open: an address on the web, and it is shown where it goes. */
+const mdSafeUrl = (u) => /^https?:\/\/[^\s]+$/i.test(u);
+function mdLink(label, url) {
+  if (!mdSafeUrl(url)) return ['span', { class: 'link-off', title: 'not opened: only http and https addresses are' }, ...label, ' (' + url + ')'];
+  let host = url;
+  try { host = new URL(url).host; } catch (err) { /* shown whole */ }
+  const plain = label.length === 1 && label[0] === url;
+  return ['a', { href: url, rel: 'noopener noreferrer', target: '_blank', title: url }, ...label, ...(plain ? [] : [['span', { class: 'muted' }, ' (' + host + ')']])];
+}
+
+/** Inline text: code, links, emphasis, strike-through; anything else is text. */
+function mdInline(s) {
+  const out = [];
+  let buf = '';
+  const flush = () => { if (buf) { out.push(buf); buf = ''; } };
+  const at = (re, i) => { re.lastIndex = i; return re.exec(s); };
+  const LINK = /(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/y;
+  const AUTO = /<(https?:\/\/[^>\s]+)>/y;
+  const BARE = /https?:\/\/[^\s<>"]*[^\s<>".,;:!?')\]]/y;
+  const STRONG = /(\*\*|__)(?=\S)([\s\S]*?\S)\1/y;
+  const EM = /([*_])(?=\S)([\s\S]*?\S)\1(?![\w*])/y;
+  const DEL = /~~(?=\S)([\s\S]*?\S)~~/y;
+  for (let i = 0; i < s.length; ) {
+    const c = s[i];
+    let m;
+    if (c === '\\' && i + 1 < s.length && /[\\\x60*_{}\[\]()#+\-.!~|>]/.test(s[i + 1])) { buf += s[i + 1]; i += 2; continue; }
+    if (c === '\x60') {
+      const run = /\x60+/y; run.lastIndex = i;
+      const ticks = run.exec(s)[0];
+      const end = s.indexOf(ticks, i + ticks.length);
+      if (end > 0) { flush(); out.push(['code', {}, s.slice(i + ticks.length, end).replace(/^ (.*) $/, '$1')]); i = end + ticks.length; continue; }
+      buf += ticks; i += ticks.length; continue;
+    }
+    if ((c === '[' || c === '!') && (m = at(LINK, i))) {
+      flush();
+      const label = mdInline(m[2]);
+      out.push(m[1] ? (mdSafeUrl(m[3]) ? mdLink(['image: ' + (m[2] || m[3])], m[3]) : ['span', {}, '[image: ' + (m[2] || m[3]) + ']']) : mdLink(label.length ? label : [m[3]], m[3]));
+      i += m[0].length;
+      continue;
+    }
+    if (c === '<' && (m = at(AUTO, i))) { flush(); out.push(mdLink([m[1]], m[1])); i += m[0].length; continue; }
+    if (c === 'h' && !/\w/.test(s[i - 1] || '') && (m = at(BARE, i))) { flush(); out.push(mdLink([m[0]], m[0])); i += m[0].length; continue; }
+    if ((c === '*' || c === '_') && (m = at(STRONG, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) { flush(); out.push(['strong', {}, ...mdInline(m[2])]); i += m[0].length; continue; }
+    if ((c === '*' || c === '_') && (m = at(EM, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) { flush(); out.push(['em', {}, ...mdInline(m[2])]); i += m[0].length; continue; }
+    if (c === '~' && (m = at(DEL, i))) { flush(); out.push(['del', {}, ...mdInline(m[1])]); i += m[0].length; continue; }
+    if (c === '\n') { flush(); out.push(['br', {}]); i++; continue; }
+    buf += c;
+    i++;
+  }
+  flush();
+  return out;
+}
+
+/** The tree made into elements: the tags above only, text as text. */
+const MD_TAGS = new Set(['p', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'pre', 'code', 'blockquote', 'hr', 'br', 'table', 'tr', 'th', 'td', 'a', 'strong', 'em', 'del', 'span']);
+const MD_ATTRS = new Set(['href', 'rel', 'target', 'title', 'class', 'role', 'aria-label', 'start', 'data-lang']);
+function mdNodes(tree) {
+  return tree.map((n) => {
+    if (typeof n === 'string') return document.createTextNode(n);
+    const [tag, attrs, ...kids] = n;
+    const e = document.createElement(MD_TAGS.has(tag) ? tag : 'span');
+    for (const k of Object.keys(attrs)) if (MD_ATTRS.has(k)) e.setAttribute(k, attrs[k]);
+    // A block that may scroll is reached by the keyboard too.
+    if (tag === 'pre') e.setAttribute('tabindex', '0');
+    e.append(...mdNodes(kids));
+    return e;
+  });
+}
+
+/** A document drawn: markdown in a box (empty: said so). */
+function mdDoc(text, attrs) {
+  const a = Object.assign({ class: 'doc', tabindex: '0' }, attrs || {});
+  if (!text || !String(text).trim()) return el('div', a, el('p', { class: 'muted' }, 'empty'));
+  return el('div', a, mdNodes(mdParse(text)));
+}
+
+/**
+ * A task's log.md: a title, then entries, each a front matter of fields (timestamp, agent,
+ * action, result, files) between --- lines and a markdown body. Entries newest last, as written.
+ */
+function logEntries(text) {
+  const lines = String(text).replace(/\r\n?/g, '\n').split('\n');
+  const entries = [];
+  let i = 0;
+  const before = [];
+  while (i < lines.length && lines[i] !== '---') before.push(lines[i++]);
+  while (i < lines.length) {
+    i++;
+    const fields = {}; let list = null;
+    while (i < lines.length && lines[i] !== '---') {
+      const l = lines[i++];
+      const kv = /^([\w-]+):\s*(.*)$/.exec(l);
+      const item = /^\s+-\s+(.*)$/.exec(l);
+      if (kv) { list = kv[1]; fields[kv[1]] = kv[2] ? unquote(kv[2]) : []; }
+      else if (item && list && Array.isArray(fields[list])) fields[list].push(unquote(item[1]));
+    }
+    i++;
+    const body = [];
+    while (i < lines.length && lines[i] !== '---') body.push(lines[i++]);
+    entries.push({ fields, body: body.join('\n').trim() });
+  }
+  return { title: before.join('\n').trim(), entries };
+}
+function unquote(v) {
+  if (/^".*"$/.test(v)) { try { return JSON.parse(v); } catch (err) { return v; } }
+  return v.replace(/^'(.*)'$/, '$1');
+}
+`;

@@ -1,0 +1,81 @@
+/**
+ * The views of `sow ui`: each a fixed list of sow commands whose `--json` data the page draws, so
+ * the page cannot disagree with the terminal. A view only reads; its parameters reach the commands
+ * as the values they would be typed as, and a bad one comes back as that command's own error
+ * inside the view's data. Some views read more once the first answers are in (`then`): the
+ * documents waiting for approval, the outputs of every phase (where the evidence logs are).
+ */
+import type { Call } from './actions.js';
+
+/** Runs one call of a view: its data, or its error envelope. */
+export type RunPart = (c: Call) => Promise<{ ok: true; data: unknown } | { ok: false; error: unknown }>;
+
+export interface View {
+  /** The checkout it reads: the one the address names ('checkout'), or the main one ('main'). */
+  where: 'checkout' | 'main';
+  calls: (q: URLSearchParams) => Call[];
+  /** More calls once `calls` answered: given their answers by label. */
+  then?: (parts: ReadonlyMap<string, unknown>, q: URLSearchParams) => Call[];
+}
+
+const dataOf = (part: unknown): unknown => (part && typeof part === 'object' && (part as { ok?: unknown }).ok === true ? (part as { data?: unknown }).data : undefined);
+
+/** The task view's reads: the task, its documents, what it changed, its worker's events, its artifacts. */
+const taskCalls = (q: URLSearchParams): Call[] => {
+  const id = q.get('id') ?? '';
+  return [
+    { name: 'task get', args: [], opts: { id } },
+    { name: 'task get', label: 'description', args: ['description'], opts: { id } },
+    { name: 'task get', label: 'log', args: ['log'], opts: { id } },
+    { name: 'task changes', args: [], opts: { id } },
+    { name: 'task board', args: [], opts: { id } },
+    { name: 'agent events', args: [id], opts: {} },
+    { name: 'task input list', args: [], opts: { id } },
+    { name: 'task output list', args: [], opts: { id } },
+  ];
+};
+
+/** A document named by its owner (a phase, or a task) and its index, as `… show` reads it. */
+const documentCalls = (q: URLSearchParams): Call[] => {
+  const dir = q.get('dir') === 'inputs' ? 'input' : 'output';
+  const index = q.get('index') ?? '';
+  const task = q.get('task');
+  if (task !== null) return [{ name: `task ${dir} show`, label: 'document', args: [], opts: { id: task, index } }];
+  const phase = q.get('phase');
+  return [{ name: `${dir} show`, label: 'document', args: [], opts: { index, ...(phase ? { phase } : {}) } }];
+};
+
+export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
+  ['projects', { where: 'main', calls: () => [{ name: 'status', args: [], opts: { all: true } }] }],
+  [
+    'project',
+    {
+      where: 'checkout',
+      calls: () => [
+        { name: 'status', args: [], opts: {} },
+        { name: 'graph lifecycle', args: [], opts: { format: 'text' } },
+        { name: 'task list', args: [], opts: {} },
+        { name: 'task board', args: [], opts: {} },
+        { name: 'project history', args: [], opts: {} },
+        { name: 'output list', args: [], opts: {} },
+        { name: 'agent ps', args: [], opts: {} },
+        { name: 'check list', args: [], opts: {} },
+      ],
+      then: (parts) => {
+        const calls: Call[] = [];
+        // Each document of the phase in progress that a person approves, to be read beside its button.
+        const outputs = dataOf(parts.get('output list'));
+        if (Array.isArray(outputs))
+          for (const o of outputs as { index: number; type: string }[])
+            if (o.type !== 'evidence' && Number.isSafeInteger(o.index)) calls.push({ name: 'output show', label: `document ${o.index}`, args: [], opts: { index: String(o.index) } });
+        // The outputs of every phase: where the evidence of each check's runs is, to open its log.
+        const status = dataOf(parts.get('status')) as { phases?: { name: string; enabled?: boolean }[] } | undefined;
+        for (const p of status?.phases ?? [])
+          if (p.enabled !== false && typeof p.name === 'string') calls.push({ name: 'output list', label: `outputs of ${p.name}`, args: [], opts: { phase: p.name } });
+        return calls;
+      },
+    },
+  ],
+  ['task', { where: 'checkout', calls: taskCalls }],
+  ['document', { where: 'checkout', calls: documentCalls }],
+]);
