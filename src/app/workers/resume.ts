@@ -74,20 +74,26 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     ownerRecord: recorded.ownerRecord,
     say: opts.say,
   };
-  const run = await settled(settlement, meter, async () => {
-    try {
-      // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
-      const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-      if (sessionCwd !== root) widening([root, sessionCwd]);
-      return await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter }, invocation);
-    } catch (err) {
-      // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
-      // fresh session takes the task over with a brief of where it stands.
-      gone = running.kind !== 'task' ? undefined : err instanceof AcpSessionNotLoadedError ? err.reason : err instanceof WorkerFailedError ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
-      if (!gone) throw err;
-      return undefined;
-    }
-  });
+  const run = await settled(
+    settlement,
+    meter,
+    async () => {
+      try {
+        // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
+        const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
+        if (sessionCwd !== root) widening([root, sessionCwd]);
+        return await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter }, invocation);
+      } catch (err) {
+        // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
+        // fresh session takes the task over with a brief of where it stands.
+        gone =
+          running.kind !== 'task' ? undefined : err instanceof AcpSessionNotLoadedError ? err.reason : err instanceof WorkerFailedError ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
+        if (!gone) throw err;
+        return undefined;
+      }
+    },
+    opts.say,
+  );
   if (gone !== undefined && running.kind === 'task') {
     opts.say(`${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`);
     return handOff(ctx, running.id, agentName, prompt, opts, { from_agent_id: session.agent_id, from_session: sessionId, reason: 'session_gone', cli_said: gone });

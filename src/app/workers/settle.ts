@@ -229,7 +229,6 @@ export interface Settlement {
   /** The worker's claim on the remote is renewed while it runs. */
   renew: boolean;
   ownerRecord?: OwnerRecord | undefined;
-  say: (line: string) => void;
 }
 
 /**
@@ -237,7 +236,7 @@ export interface Settlement {
  * the ledger, the task is let go, the owner record removed. A run the project could not record
  * (its branch is not checked out) is kept and refused with RUN_NOT_RECORDED.
  */
-export async function settled<R extends { reportedSession?: string } | undefined>(s: Settlement, meter: { usage: Usage }, work: () => Promise<R>): Promise<R> {
+export async function settled<R extends { reportedSession?: string } | undefined>(s: Settlement, meter: { usage: Usage }, work: () => Promise<R>, say: (line: string) => void): Promise<R> {
   // A worker may run longer than its claim's lease on the remote, and say nothing meanwhile: this process renews it.
   const renewing = s.renew && s.target.kind === 'task' ? renewWhileRunning(s.ctx, s.target.id, s.agentId) : undefined;
   let result: R | undefined;
@@ -254,7 +253,7 @@ export async function settled<R extends { reportedSession?: string } | undefined
     // counted. (If this fails, the owner is stale as soon as this process exits.)
     const entry = usageEntry(s.ctx.now(), s.target, s.agent, s.agentId, s.executor, s.run, s.sessionId ?? result?.reportedSession, meter.usage);
     unrecorded = await settleRun(s.ctx, s.target, entry, s.owned, failure).catch(() => undefined);
-    if (unrecorded) s.say(`Warning: ${unrecorded.message}`);
+    if (unrecorded) say(`Warning: ${unrecorded.message}`);
     if (s.ownerRecord) removeOwnerRecord(s.ctx.cwd, s.ownerRecord);
   }
   if (unrecorded) throw unrecorded;

@@ -60,14 +60,19 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
     ownerRecord: recorded.ownerRecord,
     say: opts.say,
   };
-  const run = await settled(settlement, meter, async () => {
-    // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
-    const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-    // Its own checkout, which an earlier worker may have changed (the repository was checked above).
-    if (workdir !== root) widening([root, workdir]);
-    const onSession = (id: string) => recordReportedSession(inRoot, target, agent.name, agentId, id);
-    return runWorker({ files, target, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession }, invocation);
-  });
+  const run = await settled(
+    settlement,
+    meter,
+    async () => {
+      // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
+      const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
+      // Its own checkout, which an earlier worker may have changed (the repository was checked above).
+      if (workdir !== root) widening([root, workdir]);
+      const onSession = (id: string) => recordReportedSession(inRoot, target, agent.name, agentId, id);
+      return runWorker({ files, target, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession }, invocation);
+    },
+    opts.say,
+  );
   const result = await finish(inRoot, target, agent.name, agentId, executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
   return recorded.checkoutRel ? { ...result, worktree: recorded.checkoutRel } : result;
 }
