@@ -22,7 +22,7 @@ import { readForWorker } from './preconditions.js';
 import type { Handoff, PushedClaim, Target } from './types.js';
 
 /** A claim that landed on the remote before the lock was taken: for which task, and until when. */
-type Claimed = PushedClaim & { task: string; leaseUntil: string };
+type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string; branch: string };
 
 /** What the record stage wrote, and what the later stages need of it. */
 export interface Recorded {
@@ -68,35 +68,35 @@ async function giveBack(root: string, pushed: PushedClaim): Promise<void> {
 /**
  * Before the lock, with a claims remote: the named task's claim, or (--next) the first ready task
  * whose claim lands — of two machines spawning on one task, one push lands; a task held there, or
- * lost to a racer's push, is passed over. `skip`: tasks already found taken under the lock.
+ * lost to a racer's push, is passed over. The project is read first (a read takes the lock too),
+ * and the pushes run after. `skip`: tasks already found taken under the lock.
  */
 async function claimFirst(ctx: AppContext, claims: ClaimsRemote, rec: SpawnRecord, skip: ReadonlySet<string>): Promise<Claimed> {
-  return readForWorker(ctx, async (reader) => {
-    const onRemote = await remoteClaimer(reader.root, claims, reader.project.branch);
-    // The id the worker will most likely get: the claim's owner is a name to show, its commit is what counts.
-    const owner = nextAgentId(reader.project, rec.agent.name).id;
-    const leaseUntil = remoteLeaseFrom(rec.now);
-    const claimOn = async (task: TaskState): Promise<Claimed | undefined> => {
-      const sha = await onRemote.claim(task.id, { task: task.id, owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil }, rec.now, {
-        ours: ourClaim(task, onRemote.remote),
-        // --force takes over a claim on a task it names; --next never takes what another holds.
-        force: rec.named !== undefined && rec.force,
-      });
-      return sha === undefined ? undefined : { remote: onRemote.remote, ref: onRemote.ref(task.id), sha, task: task.id, leaseUntil };
-    };
-    if (rec.named?.kind === 'task') {
-      const claimed = await claimOn(await reader.task(rec.named.id));
-      if (!claimed) throw new ClaimedElsewhereError(rec.named.id, onRemote.remote, await onRemote.holder(rec.named.id), rec.agent.name);
-      return claimed;
-    }
+  const seen = await readForWorker(ctx, async (reader) => {
     const tasks = await reader.tasks();
-    for (const id of candidateIds(tasks).filter((t) => !skip.has(t))) {
-      const task = await reader.task(id);
-      const claimed = isReady(task, rec.now) ? await claimOn(task) : undefined;
-      if (claimed) return claimed;
-    }
-    throw new NoReadyTaskError(tasks);
+    const ids = rec.named?.kind === 'task' ? [rec.named.id] : candidateIds(tasks).filter((t) => !skip.has(t));
+    const read = await Promise.all(ids.map((id) => reader.task(id)));
+    return {
+      root: reader.root,
+      branch: reader.project.branch,
+      // The id the worker will most likely get: the claim's owner is a name to show, its commit is what counts.
+      owner: nextAgentId(reader.project, rec.agent.name).id,
+      candidates: rec.named ? read : read.filter((task) => isReady(task, rec.now)),
+      tasks,
+    };
   });
+  const onRemote = await remoteClaimer(seen.root, claims, seen.branch);
+  const leaseUntil = remoteLeaseFrom(rec.now);
+  for (const task of seen.candidates) {
+    const sha = await onRemote.claim(task.id, { task: task.id, owner: seen.owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil }, rec.now, {
+      ours: ourClaim(task, onRemote.remote),
+      // --force takes over a claim on a task it names; --next never takes what another holds.
+      force: rec.named !== undefined && rec.force,
+    });
+    if (sha !== undefined) return { remote: onRemote.remote, ref: onRemote.ref(task.id), sha, task: task.id, leaseUntil, owner: seen.owner, branch: seen.branch };
+    if (rec.named) throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agent.name);
+  }
+  throw new NoReadyTaskError(seen.tasks);
 }
 
 /** The task the worker takes, under the lock: the one named or claimed (checked again), or the first ready one nobody works on. */
@@ -104,7 +104,7 @@ async function takenTask(uow: UnitOfWork, rec: SpawnRecord, claimed: Claimed | u
   if (rec.named?.kind === 'task' || (claimed && rec.named === undefined)) {
     const task = await uow.task(rec.named?.kind === 'task' ? rec.named.id : claimed!.task);
     if (rec.named) await checkSpawnable({ type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now }, task, rec.force, rec.handoff !== undefined);
-    else if (!isReady(task, uow.now)) throw new TakenMeanwhile(task.id);
+    else if (!isReady(task, uow.now)) throw new TakenMeanwhile({ task: task.id });
     return task;
   }
   // --next: chosen under the lock, so two spawns never pick the same one.
@@ -116,11 +116,23 @@ async function takenTask(uow: UnitOfWork, rec: SpawnRecord, claimed: Claimed | u
   throw new NoReadyTaskError(tasks);
 }
 
-/** The task --next claimed on the remote was taken here before the lock was: the next one is tried. */
+/**
+ * What happened here between the claim and the lock: the task --next claimed was taken (the next one
+ * is tried), or another spawn took the worker's id (the claim, which names it, is made again).
+ */
 class TakenMeanwhile extends Error {
-  constructor(readonly task: string) {
-    super(`task ${task} was taken meanwhile`);
+  constructor(readonly taken: { task: string } | { agentId: string }) {
+    super('task' in taken ? `task ${taken.task} was taken meanwhile` : `the claim names a worker id taken meanwhile (now ${taken.agentId})`);
   }
+}
+
+/** The claim made again over our own (compare-and-swap on its commit), naming the worker's id as it now is. */
+async function renamedClaim(root: string, claims: ClaimsRemote, claimed: Claimed, agentId: string, rec: SpawnRecord): Promise<Claimed> {
+  const onRemote = await remoteClaimer(root, claims, claimed.branch);
+  const record = { task: claimed.task, owner: agentId, machine: onRemote.machine, since: rec.now, lease_until: claimed.leaseUntil };
+  const sha = await onRemote.claim(claimed.task, record, rec.now, { ours: claimed.sha });
+  if (sha === undefined) throw new ClaimedElsewhereError(claimed.task, onRemote.remote, await onRemote.holder(claimed.task), rec.agent.name);
+  return { ...claimed, sha, owner: agentId };
 }
 
 /** Writes a spawn's plan (see the module's comment); with a claims remote, the claim is pushed first. */
@@ -128,8 +140,9 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
   const root = ctx.cwd;
   const claims = rec.named?.kind === 'project' ? undefined : await claimsRemote(root);
   const skip = new Set<string>();
+  let claimed: Claimed | undefined;
   for (;;) {
-    const claimed = claims ? await claimFirst(ctx, claims, rec, skip) : undefined;
+    if (claims && !claimed) claimed = await claimFirst(ctx, claims, rec, skip);
     let ownerRecord: OwnerRecord | undefined;
     try {
       return await update(ctx, async (uow) => {
@@ -148,6 +161,9 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
           return { target: rec.named, agentId: plan.agentId, assignment: projectAssignment(project, iteration), workdir: root, owned };
         }
         const task = await takenTask(uow, rec, claimed);
+        // The claim on the remote names the worker: the one recorded here, always.
+        const agentId = nextAgentId(project, rec.agent.name).id;
+        if (claimed && claimed.owner !== agentId) throw new TakenMeanwhile({ agentId });
         // The checkout is opened before the plan, which records where the worker works.
         const own = wantsCheckout(task, rec.checkout);
         const opened = own ? (await import('../worker-checkout.js')).openWorkerCheckout(uow.root, project.branch, task.id, task.worktree, rec.now) : undefined;
@@ -171,10 +187,19 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
       });
     } catch (err) {
       if (ownerRecord) removeOwnerRecord(root, ownerRecord);
+      // Another spawn here took the id the claim names: the claim is renamed, never given back and made anew (a racer could take it).
+      if (claims && claimed && err instanceof TakenMeanwhile && 'agentId' in err.taken) {
+        claimed = await renamedClaim(root, claims, claimed, err.taken.agentId, rec).catch(async (e: unknown) => {
+          await giveBack(root, claimed!);
+          throw e;
+        });
+        continue;
+      }
       // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
       if (claimed) await giveBack(root, claimed);
-      if (err instanceof TakenMeanwhile) {
-        skip.add(err.task);
+      claimed = undefined;
+      if (err instanceof TakenMeanwhile && 'task' in err.taken) {
+        skip.add(err.taken.task);
         continue;
       }
       throw err;
@@ -199,15 +224,14 @@ export async function recordResume(ctx: AppContext, rec: ResumeRecord): Promise<
   const claims = target.kind === 'task' ? await claimsRemote(root) : undefined;
   let claimed: Claimed | undefined;
   if (claims && target.kind === 'task') {
-    claimed = await readForWorker(ctx, async (reader) => {
-      const task = await reader.task(target.id);
-      const onRemote = await remoteClaimer(reader.root, claims, reader.project.branch);
-      const leaseUntil = remoteLeaseFrom(now);
-      const record = { task: task.id, owner: session.agent_id, machine: onRemote.machine, since: now, lease_until: leaseUntil };
-      const sha = await onRemote.claim(task.id, record, now, { ours: ourClaim(task, onRemote.remote), force: rec.force });
-      if (sha === undefined) throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agentName);
-      return { remote: onRemote.remote, ref: onRemote.ref(task.id), sha, task: task.id, leaseUntil };
-    });
+    const seen = await readForWorker(ctx, async (reader) => ({ root: reader.root, branch: reader.project.branch, task: await reader.task(target.id) }));
+    // Pushed after the read, which holds the lock while it reads.
+    const onRemote = await remoteClaimer(seen.root, claims, seen.branch);
+    const leaseUntil = remoteLeaseFrom(now);
+    const record = { task: seen.task.id, owner: session.agent_id, machine: onRemote.machine, since: now, lease_until: leaseUntil };
+    const sha = await onRemote.claim(seen.task.id, record, now, { ours: ourClaim(seen.task, onRemote.remote), force: rec.force });
+    if (sha === undefined) throw new ClaimedElsewhereError(seen.task.id, onRemote.remote, await onRemote.holder(seen.task.id), rec.agentName);
+    claimed = { remote: onRemote.remote, ref: onRemote.ref(seen.task.id), sha, task: seen.task.id, leaseUntil, owner: session.agent_id, branch: seen.branch };
   }
   let ownerRecord: OwnerRecord | undefined;
   try {
