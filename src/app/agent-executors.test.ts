@@ -15,7 +15,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refused, T0, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { fakes, type Fakes } from '../../test/inproc-fakes.js';
-import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
+import { spawnAgent } from './workers/spawn.js';
+import { resumeAgent } from './workers/resume.js';
+import type { AgentRunOptions } from './workers/types.js';
 import { agentReport } from './report.js';
 import { CASES, configFor, expectResumeCall, expectSpawnCall, type ArgvContext } from '../../test/executor-cases.js';
 

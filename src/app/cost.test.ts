@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, T0, toExecuting, worlds } from '../../test/inproc.js';
 import { fakes } from '../../test/inproc-fakes.js';
 import { costOf } from '../domain/usage.js';
-import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
+import { spawnAgent } from './workers/spawn.js';
+import { resumeAgent } from './workers/resume.js';
+import type { AgentRunOptions } from './workers/types.js';
 import { projectCost } from './cost.js';
 
 const world = worlds({ executing: (w) => toExecuting(w), three: (w) => toExecuting(w, ['A', 'B', 'C']) });

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { fakes } from '../../test/inproc-fakes.js';
 import { addArtifact } from './artifacts.js';
-import { resumeAgent, spawnAgent, type AgentRunOptions } from './agents.js';
+import { spawnAgent } from './workers/spawn.js';
+import { resumeAgent } from './workers/resume.js';
+import type { AgentRunOptions } from './workers/types.js';
 import { appendLog } from './log.js';
 import { setTaskField } from './task.js';
 

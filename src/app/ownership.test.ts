@@ -12,7 +12,8 @@ import { refused, said, taskFile, toExecuting, worlds, type World } from '../../
 import { fakes } from '../../test/inproc-fakes.js';
 import { BOOT, PIDNS } from '../adapters/liveness.js';
 import type { Owner } from '../domain/schemas.js';
-import { spawnAgent, type AgentRunOptions } from './agents.js';
+import { spawnAgent } from './workers/spawn.js';
+import type { AgentRunOptions } from './workers/types.js';
 import { heldBy, workerOwner, ownerLive } from './ownership.js';
 import type { TaskState } from '../domain/schemas.js';
 import { agentReport } from './report.js';

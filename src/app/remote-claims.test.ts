@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROJECT, T0, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { claimRef } from '../domain/claims.js';
 import { makeClaimCommit, pushClaim, thisMachine } from '../adapters/remote-claims.js';
-import { renewWorkerClaim } from './agents.js';
+import { renewWorkerClaim } from './workers/settle.js';
 import { workerOwner } from './ownership.js';
 import { remoteLeaseFrom } from './remote-claims.js';
 import { update } from './workspace.js';

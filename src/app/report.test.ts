@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, said, T0, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { fakes } from '../../test/inproc-fakes.js';
-import { spawnAgent } from './agents.js';
+import { spawnAgent } from './workers/spawn.js';
 import { stopHook } from './hook.js';
 import { agentLog, agentReport } from './report.js';
 import { setTaskField } from './task.js';

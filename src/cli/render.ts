@@ -16,7 +16,7 @@ import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain
 import { toJson } from '../domain/json.js';
 import type { BudgetStanding, CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
-import type { WorkerEvent } from '../app/agents.js';
+import type { WorkerEvent } from '../adapters/agent-outputs.js';
 import { renderValue } from './value.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */

@@ -90,7 +90,7 @@ export const commands: readonly CommandDef[] = [
         const r = await spawnDetached(ctx.app, agentName, taskId, run);
         return { data: r, text: detachedText('Started', r) };
       }
-      const { spawnAgent } = await import('../app/agents.js');
+      const { spawnAgent } = await import('../app/workers/spawn.js');
       const r = await spawnAgent(ctx.app, agentName, taskId, { ...run, quiet: opts.quiet === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
@@ -118,7 +118,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts: o }) {
       const [first, second] = args as [string | undefined, string | undefined];
       const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean; fresh?: boolean; detach?: boolean };
-      const { resumeAgent } = await import('../app/agents.js');
+      const { resumeAgent } = await import('../app/workers/resume.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
       let prompt: string | undefined;

@@ -492,6 +492,31 @@ describe('workers claim through the remote', () => {
     expect(runs).not.toMatch(/^(ls-remote|push|fetch|mktree|commit-tree)\b/m);
     expect(remoteClaims(remote).size).toBe(0);
   });
+
+  it("a spawn's claim is pushed before its state update takes the lock: a remote slow to answer holds up no other write here", async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    const held = join(w.root, 'held');
+    const release = join(w.root, 'release');
+    // The remote takes its time over every push until the test lets it go (bounded, so nothing hangs for good).
+    const hook = join(remote, 'hooks', 'pre-receive');
+    writeFileSync(hook, `#!/bin/sh\ntouch '${held}'\ni=0\nwhile [ ! -e '${release}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\nexit 0\n`);
+    chmodSync(hook, 0o755);
+    const spawn = a.sowAsync(['agent', 'spawn', 'implementer', '--next', '--json'], { env: w.env });
+    await until(() => existsSync(held), 'the claim push reached the remote');
+    // While the push waits, another write here takes the lock at once (it would wait, and give up, if the push held it).
+    const other = a.sowAsync(['task', 'set', '--id', '080', 'status', 'in_progress'], { env: { SOW_LOCK_TIMEOUT: '5' } });
+    const written = await other;
+    writeFileSync(release, '');
+    const spawned = await spawn;
+    expect(written.code, written.stderr).toBe(0);
+    expect(spawned.code, spawned.stderr).toBe(0);
+    expect(spawned.json!.data).toMatchObject({ task: '010', status: 'needs_review' });
+    expect(a.yaml(taskFile('080')).status).toBe('in_progress');
+    // The run's end gave the claim back.
+    expect(remoteClaims(remote).size).toBe(0);
+  });
 });
 
 describe('a claim guards every change of its task', () => {

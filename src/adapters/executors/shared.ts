@@ -18,7 +18,7 @@ export const viaStdin = (binary: string, args: string[], ctx: InvocationContext,
  * Permissions (docs/decisions/0017-permission-profiles.md). `yolo` is each CLI's skip-all flag.
  * `safe`: the worker may read and edit files in the repository, run `sow` (any sow command, to
  * report back) and run each check the repository declares and the person allowed (exactly that
- * command line; app/agents.ts hands over only those); anything else needs asking, and a
+ * command line; app/workers/run.ts hands over only those); anything else needs asking, and a
  * headless worker cannot ask, so it is refused. Each CLI expresses that
  * in its own terms; where it cannot grant single commands (Codex, Cursor) it runs every command in
  * its sandbox instead, which confines writes to the workspace and cuts the network.

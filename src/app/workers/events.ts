@@ -1,0 +1,92 @@
+/**
+ * A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and what it
+ * used, and the last thing it said (for a handoff brief).
+ */
+import type { WorkerEvent } from '../../adapters/agent-outputs.js';
+import { executorOf } from '../../adapters/executors/registry.js';
+import type { ExecutorModule, Usage } from '../../adapters/executors/types.js';
+import { addUsage, usageOfLines } from '../../adapters/executors/shared.js';
+import { describeEvent } from '../../adapters/progress.js';
+
+/** One event of a worker, as `sow agent events` shows it (its shape is the events file's: adapters/agent-outputs.ts). */
+export type { WorkerEvent } from '../../adapters/agent-outputs.js';
+
+/** An event of the CLI's stream as sow's own kinds, read by its module (progress lines and usage). */
+export function workerEvents(spec: ExecutorModule, event: unknown, at: string): WorkerEvent[] {
+  const out: WorkerEvent[] = [];
+  for (const line of describeEvent(event)) {
+    if (line.startsWith('› ')) out.push({ at, kind: 'message', text: line.slice(2) });
+    else if (line.startsWith('● ')) out.push({ at, kind: 'tool_call', text: line.slice(2), tool: line.slice(2).split(/[: ]/)[0]! });
+    else if (line.startsWith('■ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
+    else if (line.startsWith('✗ ')) out.push({ at, kind: 'error', text: line.slice(2) });
+    else if (/^session .* started/.test(line)) out.push({ at, kind: 'session', text: line });
+    else out.push({ at, kind: 'text', text: line });
+  }
+  const used = typeof event === 'object' && event ? spec.usage?.(event as Record<string, unknown>) : undefined;
+  if (used && Object.keys(used).length) {
+    const parts = [
+      used.input_tokens !== undefined ? `${used.input_tokens} in` : '',
+      used.output_tokens !== undefined ? `${used.output_tokens} out` : '',
+      used.cost_usd !== undefined ? `$${used.cost_usd}` : '',
+    ].filter(Boolean);
+    out.push({ at, kind: 'usage', text: parts.join(', '), ...used });
+  }
+  return out;
+}
+
+/** What a run's events say so far: the last thing it did (as its progress line), and what it used. */
+export function activityOf(type: string, lines: readonly string[]): { last?: string; usage: Usage } {
+  let last: string | undefined;
+  for (let i = lines.length - 1; i >= 0 && last === undefined; i--) {
+    try {
+      last = describeEvent(JSON.parse(lines[i]!)).at(-1);
+    } catch {
+      // not an event: a line the CLI printed as text
+    }
+  }
+  return { ...(last !== undefined ? { last } : {}), usage: usageOfEvents(type, lines) };
+}
+
+/** The same from sow's own events of a run (an ACP run's raw stream is JSON-RPC): the last thing it did, and what it used. */
+export function activityOfEvents(lines: readonly string[]): { last?: string; usage: Usage } {
+  let last: string | undefined;
+  let usage: Usage = {};
+  const MARK: Partial<Record<WorkerEvent['kind'], string>> = { message: '›', tool_call: '●', error: '✗', agent_plan: '☐' };
+  for (const line of lines) {
+    let e: WorkerEvent;
+    try {
+      e = JSON.parse(line) as WorkerEvent;
+    } catch {
+      continue;
+    }
+    if (!e || typeof e !== 'object') continue;
+    const mark = MARK[e.kind];
+    if (mark && typeof e.text === 'string') last = `${mark} ${e.text}`;
+    if (e.kind === 'usage')
+      usage = addUsage(usage, {
+        ...(e.input_tokens !== undefined ? { input_tokens: e.input_tokens } : {}),
+        ...(e.output_tokens !== undefined ? { output_tokens: e.output_tokens } : {}),
+        ...(e.cost_usd !== undefined ? { cost_usd: e.cost_usd } : {}),
+      });
+  }
+  return { ...(last !== undefined ? { last } : {}), usage };
+}
+
+/** What a run's events say it used, read with its CLI's own reader. */
+export function usageOfEvents(type: string, lines: readonly string[]): Usage {
+  const spec = executorOf(type);
+  return spec ? usageOfLines(spec, lines) : {};
+}
+
+/** The last thing the worker said, from its events. */
+export function lastMessageOf(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const said = describeEvent(JSON.parse(lines[i]!)).find((l) => l.startsWith('› '));
+      if (said) return said.slice(2);
+    } catch {
+      // not an event
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,238 @@
+/**
+ * The run stage: a worker's CLI started as its executor module says (its own command line, or the
+ * Agent Client Protocol), its events streamed to a file and a progress view, and what it was
+ * refused told with advice. Nothing here writes the project's state.
+ */
+import type { AppContext } from '../context.js';
+import type { AgentDef } from '../../domain/agents.js';
+import type { PermissionProfile } from '../../domain/schemas.js';
+import { ExternalToolError } from '../../domain/errors.js';
+import { RunFiles, writeRunFiles } from '../../adapters/agent-outputs.js';
+import type { Denial } from '../../adapters/denials.js';
+import { agentSettingsFiles } from '../../adapters/executors/registry.js';
+import type { Invocation, Usage } from '../../adapters/executors/types.js';
+import { addUsage } from '../../adapters/executors/shared.js';
+import { runProcess } from '../../adapters/process-runner.js';
+import { describeEvent } from '../../adapters/progress.js';
+import { REPO_CONFIG } from '../../adapters/repo-config.js';
+import { isWorkerCheckoutPath } from '../../adapters/worker-checkouts.js';
+import { readTemplate, renderTemplate } from '../../adapters/templates.js';
+import { withRefs } from '../refs.js';
+import { AcpModeNotAskingError, AcpSessionNotLoadedError, WorkerFailedError, WorkerStoppedError } from '../agent-errors.js';
+import { workerEvents } from './events.js';
+import { label, type AgentRunOptions, type Resolution, type Target } from './types.js';
+
+export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') => new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
+
+/** The worker's prompt: its role's template around its assignment, the project's references, and the orchestrator's words. */
+export function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra: string | undefined, refs = ''): string {
+  const template = readTemplate(agent.template);
+  const body = withRefs(renderTemplate(template, { agent_id: agentId, assignment, guidance: agent.guidance }), refs);
+  return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
+}
+
+export const runningAsRoot = () => process.getuid?.() === 0;
+
+/** What the worker is granted: its profile, and the declared checks it may run unasked. */
+export type Granted = { permissions: PermissionProfile; checks: string[] };
+
+/**
+ * How the worker's CLI is started: over ACP its own argv and the prompt sent once the session is
+ * open (`load`: the session a resume continues), else the executor module's spawn or resume line.
+ */
+export function invocationOf(
+  resolution: Resolution,
+  granted: Granted,
+  run: { cwd: string; prompt: string; promptFile: string } & ({ kind: 'spawn'; sessionId?: string | undefined } | { kind: 'resume'; sessionId: string }),
+): Invocation {
+  if (resolution.transport === 'acp') return acpInvocation(resolution, run.prompt, granted, run.kind === 'resume' ? run.sessionId : undefined);
+  const common = {
+    permissions: granted.permissions,
+    checks: granted.checks,
+    config: resolution.executor.config,
+    cwd: run.cwd,
+    prompt: run.prompt,
+    promptFile: run.promptFile,
+    runningAsRoot: runningAsRoot(),
+    protect: agentSettingsFiles(),
+  };
+  return run.kind === 'resume' ? resolution.spec.resume({ ...common, sessionId: run.sessionId }) : resolution.spec.spawn({ ...common, ...(run.sessionId ? { sessionId: run.sessionId } : {}) });
+}
+
+/** What a run of a worker needs, however it is driven (a CLI's own output, or ACP). */
+export interface WorkerRun {
+  files: RunFiles;
+  target: Target;
+  /** The declared checks not granted, because the person has not allowed them here. */
+  withheld: readonly string[];
+  resolution: Resolution;
+  env: Record<string, string>;
+  /** The environment the worker starts from (the context's), below what the CLI and sow add. */
+  base: AppContext['env'];
+  cwd: string;
+  opts: AgentRunOptions;
+  /** What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the clock its events are stamped with. */
+  meter: { usage: Usage; now: () => string };
+  onSession?: (id: string) => Promise<void>;
+}
+
+export type WorkerRunResult = { eventsFile: string; reportedSession?: string; denials: Denial[] };
+
+/** Where the advice about what a worker was refused points: its CLI, its executor and the files that grant it more. */
+function adviceContext(run: WorkerRun, granted: Invocation['granted']) {
+  const { resolution } = run;
+  return {
+    type: resolution.executor.config.type,
+    title: resolution.spec.title,
+    executor: resolution.executor.name,
+    configPath: resolution.loaded.path,
+    repoConfig: REPO_CONFIG,
+    checks: granted.checks,
+    notAllowed: run.withheld,
+    profile: granted.permissions,
+  };
+}
+
+/** A worker stopped by a signal sow passed on, with the command that continues it. */
+function stoppedError(target: Target, signal: ConstructorParameters<typeof WorkerStoppedError>[0]): WorkerStoppedError {
+  const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
+  return new WorkerStoppedError(signal, label(target), `'${resume}'`);
+}
+
+/** Runs the worker, streaming its events to a file and a progress view to stderr. */
+export async function runWorker(run: WorkerRun, invocation: Invocation): Promise<WorkerRunResult> {
+  const { files, target, resolution, env, base, cwd, opts, meter, onSession } = run;
+  // (Imported here so that only this function's lines change.)
+  const { denialAdvice, denialCollector } = await import('../../adapters/denials.js');
+  const kind = files.kind;
+  const eventsFile = files.eventsFile;
+  if (resolution.transport === 'acp') return runOverAcp(run, invocation);
+  // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
+  const refusals = denialCollector(resolution.executor.config.type);
+  files.startEvents();
+  writeRunFiles(invocation.files ?? []);
+  for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
+  if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`);
+  if (!opts.quiet) opts.say(`${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`);
+  let reportedSession: string | undefined;
+  let persisting: Promise<void> = Promise.resolve();
+  const outcome = await runProcess({
+    binary: resolution.binaryPath,
+    args: invocation.args,
+    cwd,
+    env: { ...base, ...invocation.env, ...env },
+    ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
+    onLine: (line) => {
+      files.appendEvent(line);
+      let event: unknown;
+      try {
+        event = JSON.parse(line);
+      } catch {
+        if (line.trim()) files.appendWorkerEvents([{ at: meter.now(), kind: 'text', text: line.trim() }]);
+        if (!opts.quiet && line.trim()) opts.say(`  ${line}`);
+        return;
+      }
+      files.appendWorkerEvents(workerEvents(resolution.spec, event, meter.now()));
+      if (!reportedSession && resolution.spec.sessionFromEvent && typeof event === 'object' && event) {
+        const id = resolution.spec.sessionFromEvent(event as Record<string, unknown>);
+        if (id) {
+          reportedSession = id;
+          if (onSession) persisting = persisting.then(() => onSession(id));
+        }
+      }
+      refusals.event(event);
+      const used = typeof event === 'object' && event ? resolution.spec.usage?.(event as Record<string, unknown>) : undefined;
+      if (used) meter.usage = addUsage(meter.usage, used);
+      if (!opts.quiet) for (const text of describeEvent(event)) opts.say(`  ${text}`);
+    },
+    onStderrLine: (line) => refusals.stderr(line),
+  }).catch((err: NodeJS.ErrnoException) => {
+    throw new ExternalToolError(invocation.binary, `could not start: ${err.code ?? err.message}`);
+  });
+  await persisting;
+  const leftRunning = outcome.leftRunning ? `; something it left running still held its output, which sow no longer reads` : '';
+  files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: `${outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`}${leftRunning}`, code: outcome.code }]);
+  if (outcome.leftRunning && !opts.quiet) opts.say(`  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the background?); sow went on without them`);
+  const denials = [...refusals.denials];
+  const advice = denialAdvice(denials, adviceContext(run, invocation.granted));
+  if (outcome.interrupted) throw stoppedError(target, outcome.interrupted);
+  if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, { denials, advice });
+  // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
+  for (const line of advice) opts.say(line);
+  return { eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
+}
+
+declare const SOW_VERSION: string;
+
+/** The session a resume over ACP continues (`session/load`); a spawn opens one. */
+const ACP_LOAD = Symbol('acp-load');
+type AcpInvocation = Invocation & { [ACP_LOAD]?: string };
+
+/** What starts the agent over ACP: its own argv (no permission flags: sow answers each request), the prompt sent once the session is open. */
+function acpInvocation(resolution: Resolution, prompt: string, granted: Granted, load?: string): AcpInvocation {
+  const acp = resolution.spec.acp!;
+  return {
+    binary: acp.binary(resolution.executor.config),
+    args: acp.args(resolution.executor.config, granted.permissions),
+    env: acp.env?.({ runningAsRoot: runningAsRoot(), permissions: granted.permissions }) ?? {},
+    stdin: prompt,
+    notes: [`transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`],
+    granted,
+    ...(load !== undefined ? { [ACP_LOAD]: load } : {}),
+  };
+}
+
+async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<WorkerRunResult> {
+  const { files, target, resolution, env, base, cwd, opts, meter, onSession } = run;
+  const { runAcpWorker, sowMcpServer } = await import('../acp-worker.js');
+  const { denialAdvice } = await import('../../adapters/denials.js');
+  files.startEvents();
+  for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
+  if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
+  if (!opts.quiet) opts.say(`${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`);
+  const load = invocation[ACP_LOAD];
+  const server = sowMcpServer(env);
+  const r = await runAcpWorker({
+    binaryPath: resolution.binaryPath,
+    args: [...invocation.args, ...(server && resolution.spec.acp?.mcpArgs ? resolution.spec.acp.mcpArgs({ ...server, env }) : [])],
+    ...(server ? { mcpServers: [{ ...server, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] } : {}),
+    title: resolution.spec.title,
+    files,
+    // Where a safe worker may change files: its own checkout, when it has one.
+    root: isWorkerCheckoutPath(cwd) ? cwd : (env['SOW_PROJECT_ROOT'] ?? cwd),
+    cwd,
+    env: { ...base, ...invocation.env },
+    workerEnv: env,
+    prompt: invocation.stdin ?? '',
+    ...(load !== undefined ? { load } : {}),
+    ...(resolution.executor.config.settings?.model ? { model: resolution.executor.config.settings.model } : {}),
+    permissions: invocation.granted.permissions,
+    checks: invocation.granted.checks,
+    ...(invocation.granted.permissions === 'safe' && resolution.spec.acp?.modes ? { modes: resolution.spec.acp.modes } : {}),
+    ...(resolution.spec.acp?.sessionMeta?.(invocation.granted.permissions) ? { sessionMeta: resolution.spec.acp.sessionMeta(invocation.granted.permissions)! } : {}),
+    now: meter.now,
+    say: opts.say,
+    quiet: opts.quiet === true,
+    onSession: async (id) => {
+      if (load === undefined && onSession) await onSession(id);
+    },
+    version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
+  });
+  meter.usage = addUsage(meter.usage, r.usage);
+  const advice = denialAdvice(r.denials, { ...adviceContext(run, invocation.granted), decidedBySow: true });
+  if (r.interrupted) throw stoppedError(target, r.interrupted);
+  if (r.loadFailed !== undefined) throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
+  if (r.notAsking !== undefined) throw new AcpModeNotAskingError(resolution.spec.title, r.notAsking, resolution.spec.acp?.modes?.setBy, files.eventsFile);
+  if (r.failure !== undefined)
+    throw new WorkerFailedError(
+      invocation.binary,
+      r.code,
+      r.signal,
+      r.stderrTail,
+      files.eventsFile,
+      { denials: r.denials, advice },
+      `${invocation.binary} (Agent Client Protocol) failed: ${r.failure}`,
+    );
+  for (const line of advice) opts.say(line);
+  return { eventsFile: files.eventsFile, ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}), denials: r.denials };
+}

@@ -1,0 +1,261 @@
+/**
+ * The settle stage: after a worker's run, however it ended — what it used goes into the project's
+ * ledger (or waits, as a deferred run, until the project's branch is back), the task is let go
+ * (paused when a signal stopped it), its claim on the remote is given back after the write, and the
+ * caller hears the task's new status. Also the lease renewal while a worker runs.
+ */
+import type { AppContext } from '../context.js';
+import type { Owner, UsageEntry } from '../../domain/schemas.js';
+import { withStatus } from '../../domain/tasks.js';
+import { DEFAULT_LEASE_SECONDS } from '../../domain/ownership.js';
+import type { Usage } from '../../adapters/executors/types.js';
+import { removeOwnerRecord } from '../../adapters/signals.js';
+import type { OwnerRecord } from '../../domain/signal-proof.js';
+import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
+import { isReadyFile, readEvents, READY_VARIABLE, writeReady } from '../../adapters/supervisor.js';
+import { currentBranch } from '../../adapters/repo.js';
+import { isProject } from '../deferred-runs.js';
+import { writeLogEntry } from '../log.js';
+import { branchProblem, Reader, taskDir, update } from '../workspace.js';
+import { giveBackRemoteClaim, remoteLeaseDue, renewRemoteClaim } from '../remote-claims.js';
+import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
+import { usageOfEvents } from './events.js';
+import { label, type AgentRunOptions, type AgentRunResult, type Target } from './types.js';
+
+/** A task let go under the lock, whose claim on the remote is given back once the write is done (never under the lock). */
+type LetGo = { root: string; task: string; branch: string; owner: Owner };
+
+const giveBackAfter = async (released: LetGo | undefined) => {
+  if (released) await giveBackRemoteClaim(released.root, released.task, released.branch, released.owner);
+};
+
+/**
+ * While its worker runs, the process that waits for it looks at the worker's claim on the remote
+ * every quarter of the lease, and renews it once half of the lease there has passed — a worker
+ * may work for hours and write nothing. Ends with the process; the lease then runs out.
+ */
+export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => void {
+  const timer = setInterval(() => void renewWorkerClaim(ctx, taskId, agentId).catch(() => undefined), (DEFAULT_LEASE_SECONDS * 1000) / 4);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Renews the claim on the remote of the worker this process waits for, if half of its lease
+ * there has passed; whether it did. A remote not reached, or the claim taken over there, is
+ * warned of (app/remote-claims.ts) and tried again at the next look.
+ */
+export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId: string): Promise<boolean> {
+  return update(
+    ctx,
+    async (uow) => {
+      const task = await uow.task(taskId);
+      const owner = task.owner;
+      if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== process.pid || owner.remote === undefined || !remoteLeaseDue(owner, uow.now)) return false;
+      const renewed = await renewRemoteClaim(uow.root, task.id, (await uow.project()).branch, owner, uow.now, 'it is tried again in a few minutes');
+      if (renewed === owner) return false;
+      uow.setTask({ ...task, owner: renewed });
+      return true;
+    },
+    { branchCheck: false },
+  );
+}
+
+/**
+ * After the run, however it ended: what it used goes into the project's ledger (a run the CLI
+ * reported nothing for too, so every run is counted), and the task is no longer owned by this
+ * process's worker (unless someone took it over).
+ */
+export async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry, owned: ProjectIdentity, stopped?: unknown): Promise<RunNotRecordedError | undefined> {
+  try {
+    await settleHere(ctx, target, entry, owned, stopped);
+    return undefined;
+  } catch (err) {
+    // Not recorded because the project's branch is not checked out (switched while the worker ran):
+    // kept until it is, never written into another branch's copy of the project.
+    const checkedOut = currentBranch(ctx.cwd);
+    if (checkedOut === owned.branch) throw err;
+    const { deferRun } = await import('../../adapters/deferred-runs.js');
+    deferRun(ctx.cwd, {
+      version: 1,
+      project: owned,
+      ...(target.kind === 'task' ? { task: target.id } : {}),
+      agent_id: entry.agent_id,
+      pid: process.pid,
+      ...(checkedOut !== undefined ? { checked_out: checkedOut } : {}),
+      entry,
+    });
+    return new RunNotRecordedError(entry.agent_id, label(target), checkedOut, owned.branch);
+  }
+}
+
+async function settleHere(ctx: AppContext, target: Target, entry: UsageEntry, owned: ProjectIdentity, stopped?: unknown): Promise<void> {
+  let released: LetGo | undefined;
+  await update(
+    ctx,
+    async (uow) => {
+      const project = await uow.project();
+      // Another project, or this one's copy on a branch that is not its own: not the place to write.
+      if (!isProject(project, owned) || branchProblem(uow.root, project)) throw new Error('not on the project');
+      uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
+      if (target.kind !== 'task') return;
+      const task = await uow.task(target.id);
+      if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
+      // The task is let go here, so on the remote too (a task its worker finished has no owner left by now).
+      released = { root: uow.root, task: task.id, branch: project.branch, owner: task.owner };
+      let next = { ...task };
+      delete next.owner;
+      // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused, as agent stop leaves it, with a note.
+      if (stopped instanceof WorkerStoppedError) {
+        if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
+        await writeLogEntry(
+          uow,
+          task.id,
+          { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+          `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+        );
+      }
+      uow.setTask(next);
+    },
+    { branchCheck: false },
+  );
+  await giveBackAfter(released);
+}
+
+/**
+ * After `agent stop` ended a worker: the task is paused (when it was in progress) with a note in
+ * its log, no longer owned by the stopped worker, and the run is counted as far as its events say
+ * (unless its supervisor counted it itself, having seen the worker end).
+ */
+export async function settleStopped(ctx: AppContext, taskId: string, agentId: string, pid: number, eventsFile: string | undefined): Promise<string> {
+  let released: LetGo | undefined;
+  const status = await update(ctx, async (uow) => {
+    let task = await uow.task(taskId);
+    const session = task.session;
+    const since = task.owner?.since ?? task.started_at ?? uow.now;
+    // A sow process that was running the worker passes the signal on and settles the task itself
+    // (settleRun): then nothing is left to do here.
+    if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return task.status;
+    released = { root: uow.root, task: task.id, branch: (await uow.project()).branch, owner: task.owner };
+    task = { ...task };
+    delete task.owner;
+    if (task.status === 'in_progress') task = withStatus(task, 'paused', uow.now);
+    uow.setTask(task);
+    await writeLogEntry(
+      uow,
+      task.id,
+      { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+      `Stopped with sow agent stop: its worker ${agentId} (pid ${pid}) was ended. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+    );
+    const project = await uow.project();
+    const counted = (project.usage ?? []).some((e) => e.agent_id === agentId && e.task === task.id && e.at >= since);
+    if (!counted && session) {
+      const events = eventsFile ? readEvents(uow.root, eventsFile)?.lines : undefined;
+      const usage = events ? usageOfEvents(session.type, events) : {};
+      const entry = usageEntry(
+        uow.now,
+        { kind: 'task', id: task.id },
+        session.agent,
+        agentId,
+        session.executor,
+        session.resumed_at && session.resumed_at >= since ? 'resume' : 'spawn',
+        task.session_id,
+        usage,
+      );
+      uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
+    }
+    return task.status;
+  });
+  await giveBackAfter(released);
+  return status;
+}
+
+/** The ledger entry of a run that ended now. */
+export function usageEntry(at: string, target: Target, agent: string, agentId: string, executor: string, run: UsageEntry['run'], session: string | undefined, usage: Usage): UsageEntry {
+  return { at, agent_id: agentId, agent, executor, ...(target.kind === 'task' ? { task: target.id } : {}), ...(session ? { session } : {}), run, ...usage };
+}
+
+/** A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one continued). */
+export function announceStart(ctx: AppContext, root: string, run: { agent: string; agent_id: string; target: Target; session_id: string | null; events_file: string }): void {
+  const ready = ctx.env[READY_VARIABLE];
+  if (!ready || !isReadyFile(root, ready)) return;
+  const { target, ...rest } = run;
+  writeReady(ready, { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid });
+}
+
+export async function finish(
+  ctx: AppContext,
+  target: Target,
+  agent: string,
+  agentId: string,
+  executor: string,
+  sessionId: string | null,
+  eventsFile: string,
+  opts: AgentRunOptions,
+  denials: AgentRunResult['denials'],
+  startedAt: string,
+): Promise<AgentRunResult> {
+  const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile, denials };
+  if (target.kind === 'task') {
+    const task = await Reader.read(ctx, (reader) => reader.task(target.id));
+    result.task = task.id;
+    result.status = task.status;
+    if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
+    // The protocol: a worker ends by setting needs_review, paused or failed.
+    if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`);
+  } else {
+    // A worker without a task reports how its work stands with 'sow agent report'.
+    const report = await Reader.read(ctx, (reader) => reader.project.sessions?.[target.agent]?.report);
+    if (report && report.at >= startedAt) result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
+    if (!opts.quiet) opts.say(result.report ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}` : `${agentId} finished`);
+  }
+  if (sessionId === null && !opts.quiet) opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
+  return result;
+}
+
+/** What settling a run needs, known once the record stage wrote the worker's start. */
+export interface Settlement {
+  /** The context in the project's root (the folder the run was asked from may be gone). */
+  ctx: AppContext;
+  target: Target;
+  /** The project the worker works for: its end is recorded there, and nowhere else. */
+  owned: ProjectIdentity;
+  agent: string;
+  agentId: string;
+  executor: string;
+  run: UsageEntry['run'];
+  /** The session known before the run (else the one the CLI reported during it). */
+  sessionId?: string | undefined;
+  /** The worker's claim on the remote is renewed while it runs. */
+  renew: boolean;
+  ownerRecord?: OwnerRecord | undefined;
+}
+
+/**
+ * Runs `work` (the run stage) and settles it however it ends: what it used (the meter) goes into
+ * the ledger, the task is let go, the owner record removed. A run the project could not record
+ * (its branch is not checked out) is kept and refused with RUN_NOT_RECORDED.
+ */
+export async function settled<R extends { reportedSession?: string } | undefined>(s: Settlement, meter: { usage: Usage }, work: () => Promise<R>, say: (line: string) => void): Promise<R> {
+  // A worker may run longer than its claim's lease on the remote, and say nothing meanwhile: this process renews it.
+  const renewing = s.renew && s.target.kind === 'task' ? renewWhileRunning(s.ctx, s.target.id, s.agentId) : undefined;
+  let result: R | undefined;
+  let failure: unknown;
+  let unrecorded: RunNotRecordedError | undefined;
+  try {
+    result = await work();
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    renewing?.();
+    // Whatever happened to the worker, this process no longer waits for it, and what it used is
+    // counted. (If this fails, the owner is stale as soon as this process exits.)
+    const entry = usageEntry(s.ctx.now(), s.target, s.agent, s.agentId, s.executor, s.run, s.sessionId ?? result?.reportedSession, meter.usage);
+    unrecorded = await settleRun(s.ctx, s.target, entry, s.owned, failure).catch(() => undefined);
+    if (unrecorded) say(`Warning: ${unrecorded.message}`);
+    if (s.ownerRecord) removeOwnerRecord(s.ctx.cwd, s.ownerRecord);
+  }
+  if (unrecorded) throw unrecorded;
+  return result as R;
+}
