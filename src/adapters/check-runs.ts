@@ -87,10 +87,11 @@ export function readRunnerRecord(path: string): RunnerRecord | undefined {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
   const int = (k: string) => typeof r[k] === 'number' && Number.isSafeInteger(r[k]);
-  const opt = (k: string, t: 'string' | 'number') => r[k] === undefined || (t === 'number' ? int(k) : typeof r[k] === 'string');
+  const optional = (k: string, t: 'string' | 'number') => r[k] === undefined || (t === 'number' ? int(k) : typeof r[k] === 'string');
   if (!int('pid') || typeof r['host'] !== 'string' || typeof r['started_at'] !== 'string' || typeof r['nonce'] !== 'string') return undefined;
   if (!Array.isArray(r['checks']) || !r['checks'].every((c) => typeof c === 'string')) return undefined;
-  if (!opt('pstart', 'number') || !opt('pgrp', 'number') || !opt('boot', 'string') || !opt('pidns', 'string') || !opt('task', 'string') || !opt('phase', 'string')) return undefined;
+  if (!optional('pstart', 'number') || !optional('pgrp', 'number') || !optional('boot', 'string') || !optional('pidns', 'string') || !optional('task', 'string') || !optional('phase', 'string'))
+    return undefined;
   return r as unknown as RunnerRecord;
 }
 
