@@ -36,7 +36,7 @@ export function formatArtifact(index: number, a: Artifact): string {
  * terminal: an agent or a script reads it) leaves out the padding and the default role, which
  * would be said on every line.
  */
-export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker; remote_claim?: RemoteClaimRow }, paint: Paint = plain, compact = false): string {
+export function formatTaskLine(t: TaskRowShown, paint: Paint = plain, compact = false): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent && !(compact && t.assigned_agent === DEFAULT_ROLE) ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
@@ -72,7 +72,7 @@ export function formatTaskFields(t: TaskRowShown, fields: readonly TaskListField
   return parts.join(' ');
 }
 
-type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker; remote_claim?: RemoteClaimRow };
+type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'> & { dependencies?: string[]; worker?: Worker; remote_claim?: RemoteClaimRow };
 
 /**
  * `task get`: the task's fields as YAML, without the bookkeeping timestamps (created, updated:

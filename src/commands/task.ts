@@ -6,7 +6,7 @@ import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
 import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
-import { claimData, taskData, taskSetData, withoutEmpty } from '../app/results.js';
+import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
 import type { CommandContext, CommandDef, McpExposure, OptionDef, ZodApi } from '../cli/def.js';
 
@@ -133,7 +133,7 @@ const taskTool: McpExposure = {
       case 'list': {
         const status = args['status'] as string | undefined;
         if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
-        return withoutEmpty(await app.listTasks(ctx.app, status));
+        return app.listTasks(ctx.app, status);
       }
       case 'get': {
         if (args['id'] === undefined) throw new UsageError('task get needs id', 'pass the task id, e.g. {"action": "get", "id": "010"}');
@@ -310,7 +310,7 @@ export const commands: readonly CommandDef[] = [
         const more = all.length - tasks.length;
         const notes = [...(more > 0 ? [`${more} more not shown (--limit ${limit})`] : []), ...unattended];
         return {
-          data: fields ? tasks.map((t) => pick(t, fields)) : withoutEmpty(tasks),
+          data: fields ? tasks.map((t) => pick(t, fields)) : tasks,
           text: tasks.map((t) => (fields ? formatTaskFields(t, fields, paint) : formatTaskLine(t, paint, compact))).join('\n'),
           ...(all.length === 0 ? { message: ready ? 'No task can start now' : status ? `No ${status} tasks` : 'No tasks yet' } : notes.length ? { message: notes.join('\n') } : {}),
         };
@@ -358,7 +358,7 @@ export const commands: readonly CommandDef[] = [
           if (args['owner'] !== undefined || args['agent'] !== undefined || args['lease'] !== undefined || args['remote'] !== undefined) {
             throw new UsageError('owner, agent, lease and remote go with claim', 'call task_next with claim: true to claim a task');
           }
-          return withoutEmpty(await app.nextTasks(ctx.app));
+          return app.nextTasks(ctx.app);
         }
         const { parseLease } = await import('../domain/ownership.js');
         const { remoteArg } = await import('../domain/claims.js');
@@ -384,7 +384,7 @@ export const commands: readonly CommandDef[] = [
         const paint = (await import('../cli/colour.js')).paintFor();
         const tasks = await app.nextTasks(ctx.app);
         const compact = !process.stdout.isTTY;
-        return { data: withoutEmpty(tasks), text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
+        return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
       }
       const { parseLease } = await import('../domain/ownership.js');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
