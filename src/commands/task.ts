@@ -303,7 +303,7 @@ export const commands: readonly CommandDef[] = [
         const { listTasks, nextTasks } = await import('../app/task.js');
         const { formatTaskFields, formatTaskLine, unattendedLines } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
-        const compact = !process.stdout.isTTY;
+        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         const all = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app, status);
         const tasks = limit !== undefined ? all.slice(0, limit) : all;
         const unattended = unattendedLines(tasks);
@@ -383,7 +383,7 @@ export const commands: readonly CommandDef[] = [
         const { formatTaskLine } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
         const tasks = await app.nextTasks(ctx.app);
-        const compact = !process.stdout.isTTY;
+        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
       }
       const { parseLease } = await import('../domain/ownership.js');
