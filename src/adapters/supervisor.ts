@@ -53,12 +53,22 @@ export interface Started {
   exited: Promise<number | null>;
 }
 
-/** Starts `node <script> <args>` detached: its own session, no terminal, output to the files; the starter may exit at once. */
-export function startDetached(script: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>, files: SupervisorFiles): Started {
+/**
+ * Starts `node <script> <args>` detached: its own session, no terminal, output to the files; the
+ * starter may exit at once. `variable` names where the started sow says it has started (files.ready).
+ */
+export function startDetached(
+  script: string,
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  files: SupervisorFiles,
+  variable: string = READY_VARIABLE,
+): Started {
   const out = openSync(files.result, 'w');
   const err = openSync(files.log, 'w');
   try {
-    const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...env, [READY_VARIABLE]: files.ready }, detached: true, stdio: ['ignore', out, err] });
+    const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...env, [variable]: files.ready }, detached: true, stdio: ['ignore', out, err] });
     const exited = new Promise<number | null>((resolve) => {
       child.once('exit', (code) => resolve(code));
       child.once('error', () => resolve(-1));

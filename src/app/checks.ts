@@ -393,6 +393,8 @@ export async function recordEvidence(where: Where, runs: readonly CheckRun[], ta
 
 export interface CheckRunOptions extends RunChecksOptions {
   task?: string;
+  /** This run is a detached runner's (`check run --detach`): where it records itself once past every refusal. */
+  announce?: string;
 }
 
 /**
@@ -413,6 +415,10 @@ export async function checkRun(where: Where, names: readonly string[], opts: Che
   requireAllowed(root, checks, 'no check was run', ctx.env);
   // A task worked in a checkout of its own is checked there: that is where its code is.
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
+  if (opts.announce !== undefined) {
+    const { announceRunner } = await import('./check-detach.js');
+    announceRunner(root, opts.announce, { checks: checks.map((c) => c.name), ...(target.task !== undefined ? { task: target.task } : { phase: target.phase! }), started_at: ctx.now() });
+  }
   const runs = await runChecks(root, checks, ctx.now, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }, place);
   const recorded = await recordEvidence(ctx, runs, target);
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);

@@ -104,7 +104,7 @@ describe('project continue', () => {
     await setPhaseField(ctx, 'tasks_approved', 'true');
     await advance();
 
-    await expectPrompt(w, 'ImplementationExecuting', ['implementation iteration 2', 'sow task list --status pending']);
+    await expectPrompt(w, 'ImplementationExecuting', ['implementation iteration 2', 'sow task next']);
     await setTaskField(ctx, '040', 'status', 'completed');
     await advance();
 

@@ -21,7 +21,7 @@ describe('dependencies as read from the task files', () => {
     depend(w, '020', ['010']);
     depend(w, '030', ['040']);
     depend(w, '040', ['010', '020']);
-    expect((await listTasks(w.ctx())).map((t) => [t.id, t.dependencies])).toEqual([
+    expect((await listTasks(w.ctx())).map((t) => [t.id, t.dependencies ?? []])).toEqual([
       ['010', []],
       ['020', ['010']],
       ['030', ['040']],

@@ -44,7 +44,8 @@ export interface TaskRow {
   name: string;
   status: TaskStatus;
   parallel: boolean;
-  dependencies: string[];
+  /** Absent when it has none: a list of 10,000 tasks says nothing empty (and builds nothing to leave out). */
+  dependencies?: string[];
   assigned_agent?: string;
   /** A live owner, or one that is gone (nobody works on the task any more); absent when sow knows of nobody. */
   worker?: Worker;
@@ -55,7 +56,8 @@ export interface TaskRow {
 export function taskRow(t: TaskSummary, now: string): TaskRow {
   // Field by field, in the summary's order (the --json output keeps it): a list makes one per
   // task, and object rest and spread cost several times more in code that runs cold.
-  const row: TaskRow = { id: t.id, name: t.name, status: t.status, parallel: t.parallel, dependencies: t.dependencies };
+  const row: TaskRow = { id: t.id, name: t.name, status: t.status, parallel: t.parallel };
+  if (t.dependencies.length) row.dependencies = t.dependencies;
   if (t.assigned_agent !== undefined) row.assigned_agent = t.assigned_agent;
   if (t.owner === undefined && t.session_agent === undefined) return row;
   const worker = workerNow(t, now);

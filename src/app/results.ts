@@ -5,10 +5,24 @@
  */
 import type { Artifact, Owner, TaskState } from '../domain/schemas.js';
 import type { CheckRun } from './checks.js';
+import type { TaskNeeds } from './task.js';
 
-/** `task next --claim`: the claimed task's id first, for scripts. */
-export function claimData(r: { task: TaskState; owner: Owner }): { id: string; task: TaskState; owner: Owner } {
-  return { id: r.task.id, task: r.task, owner: r.owner };
+/**
+ * A task as `task get` and a claim give it: its description (description.md, without its title and
+ * the placeholder) after its name, and nothing empty (no empty lists, no empty metadata).
+ */
+export function taskData(task: TaskState, description: string | undefined): TaskState & { description?: string } {
+  const { id, name, ...rest } = task;
+  return withoutEmpty({ id, name, ...(description !== undefined ? { description } : {}), ...rest }) as TaskState & { description?: string };
+}
+
+/** `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs (its dependencies' outcomes, pending feedback). */
+export function claimData(
+  r: { task: TaskState; owner: Owner },
+  brief: { description?: string; needs?: TaskNeeds } = {},
+): { id: string; task: TaskState & { description?: string }; owner: Owner; needs?: TaskNeeds } {
+  const needs = brief.needs && Object.keys(brief.needs).length ? brief.needs : undefined;
+  return { id: r.task.id, task: taskData(r.task, brief.description), owner: withoutEmpty(r.owner), ...(needs ? { needs } : {}) };
 }
 
 /**
@@ -28,4 +42,32 @@ export function taskSetData(r: { id: string; field: string; value: unknown; chec
 /** `input|output list`: each artifact with its index, which set and remove take. */
 export function artifactListData(artifacts: readonly Artifact[]): (Artifact & { index: number })[] {
   return artifacts.map((a, i) => ({ index: i, ...a }));
+}
+
+/**
+ * A result for `--json` and MCP without what says nothing: keys whose value is null, undefined, an
+ * empty list or an empty object, in the object and the objects it holds (a list of results: in
+ * each). The elements of a list inside are kept as they are written (an artifact's metadata says
+ * `exit_code: null` on purpose). An agent pays for every token it reads; a missing key reads as
+ * empty.
+ */
+export function withoutEmpty<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => compactObject(v)) as T;
+  return compactObject(value);
+}
+
+function compactObject<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (v === null || v === undefined) continue;
+    if (Array.isArray(v)) {
+      if (v.length) out[key] = v;
+      continue;
+    }
+    const kept = compactObject(v);
+    if (typeof kept === 'object' && kept !== null && Object.keys(kept).length === 0) continue;
+    out[key] = kept;
+  }
+  return out as T;
 }

@@ -28,9 +28,9 @@ describe('task add and set', () => {
     expect(await add({ name: 'Test it', dependsOn: '010,015' })).toBe('030');
     // The list is read from the task files, in id order; the project file keeps no copy of it.
     expect(await listTasks(w.ctx())).toEqual([
-      { id: '010', name: 'Design the API', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'architect' },
-      { id: '015', name: 'Squeeze in', status: 'pending', parallel: true, dependencies: [] },
-      { id: '020', name: 'Build it', status: 'pending', parallel: false, dependencies: [] },
+      { id: '010', name: 'Design the API', status: 'pending', parallel: false, assigned_agent: 'architect' },
+      { id: '015', name: 'Squeeze in', status: 'pending', parallel: true },
+      { id: '020', name: 'Build it', status: 'pending', parallel: false },
       { id: '030', name: 'Test it', status: 'pending', parallel: false, dependencies: ['010', '015'] },
     ]);
     expect(w.yaml(PROJECT).phases.implementation.tasks).toBeUndefined();

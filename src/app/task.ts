@@ -6,7 +6,19 @@ import { claimantOf, DEFAULT_LEASE_SECONDS, describeHolder, isOwnedBy, retiredId
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
 import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
-import { checkNewTaskId, checkStatusChange, checkTaskName, isFinished, nextTaskId, parseDependencies, TASK_FIELD_ALIASES, TASK_FIELDS, withStatus, type StatusChangeOptions } from '../domain/tasks.js';
+import {
+  checkNewTaskId,
+  checkStatusChange,
+  checkTaskName,
+  isFinished,
+  nextTaskId,
+  parseDependencies,
+  pendingFeedback,
+  TASK_FIELD_ALIASES,
+  TASK_FIELDS,
+  withStatus,
+  type StatusChangeOptions,
+} from '../domain/tasks.js';
 import { candidateIds, heldBy, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
@@ -249,7 +261,7 @@ export async function abandonTask(where: Where, rawId: string, opts: SetTaskOpti
  * The tasks a worker could start now: pending, every dependency finished, nobody working on them
  * — here, nor, with a claims remote, on the remote.
  */
-export async function nextTasks(where: Where): Promise<TaskRow[]> {
+export async function nextTasks(where: Where, opts: { withoutPendingFeedback?: boolean } = {}): Promise<TaskRow[]> {
   const ctx = contextOf(where);
   const { rows, root, branch } = await Reader.read(ctx, async (reader) => {
     const tasks = await reader.tasks();
@@ -257,7 +269,10 @@ export async function nextTasks(where: Where): Promise<TaskRow[]> {
     const out: TaskRow[] = [];
     const now = reader.ctx.now();
     for (const t of tasks) {
-      if (candidates.has(t.id) && readyNow(t, now)) out.push(taskRow(t, now));
+      if (!candidates.has(t.id) || !readyNow(t, now)) continue;
+      // A task sent back with feedback waits for its worker to take it up again (read: only the few ready ones).
+      if (opts.withoutPendingFeedback && pendingFeedback(await reader.task(t.id)).length) continue;
+      out.push(taskRow(t, now));
     }
     return { rows: out, root: reader.root, branch: reader.project.branch };
   });
@@ -339,12 +354,15 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
   }
 }
 
-export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown }> {
+export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown; description?: string }> {
   return Reader.read(where, async (reader) => {
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
     await reader.dependenciesOf(task);
-    if (field === undefined) return { task };
+    if (field === undefined) {
+      const description = descriptionBody(reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`), task.name);
+      return { task, ...(description !== undefined ? { description } : {}) };
+    }
     const name = own(TASK_FIELD_ALIASES, field) ?? field;
     if (name === 'description') {
       return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
@@ -417,4 +435,62 @@ export function diffOfTask(reader: Reader, task: TaskState): string | undefined 
 function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
   const diffs = files.map((f) => gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')])).filter((r) => r.ok && r.out);
   return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
+}
+
+/** What sow writes into the description of a task added without one. */
+const DESCRIPTION_PLACEHOLDER = '<!-- Requirements and acceptance criteria for this task. -->';
+
+/**
+ * A task's description.md as its worker needs it: without the title line sow writes (the task's
+ * name, said already) and without the placeholder of a task added without a description;
+ * undefined when nothing is left.
+ */
+export function descriptionBody(text: string | undefined, name: string): string | undefined {
+  if (text === undefined) return undefined;
+  let body = text.replace(/^\uFEFF/, '');
+  const title = /^# (.*)\r?\n/.exec(body);
+  if (title && title[1]!.trim() === name.trim()) body = body.slice(title[0].length);
+  body = body.replace(DESCRIPTION_PLACEHOLDER, '').trim();
+  return body === '' ? undefined : body;
+}
+
+/** A finished dependency's outcome, and where its outputs are; a pending feedback with its text. */
+export interface TaskNeeds {
+  dependencies?: { id: string; name: string; status: TaskStatus; folder: string; outputs?: string[] }[];
+  feedback?: { index: number; path: string; text?: string }[];
+}
+
+/** A feedback longer than this is named by its path only. */
+const FEEDBACK_INLINE = 2000;
+/** The outputs of a dependency a brief names at most. */
+const OUTPUTS_SHOWN = 20;
+
+/**
+ * What a worker starting on `id` needs besides its description: each dependency's name and status
+ * with where its outputs are (the evidence of its checks left out), and the feedback still pending
+ * on it, with its text. Read after a claim, so `task next --claim` is one call.
+ */
+export async function taskNeeds(where: Where, id: string): Promise<TaskNeeds> {
+  return Reader.read(where, async (reader) => {
+    const task = await reader.task(id);
+    const rootOf = (type: string) => reader.type.taskOutputs.find((t) => t.name === type)?.root ?? 'project';
+    const dependencies: NonNullable<TaskNeeds['dependencies']> = [];
+    for (const d of await reader.dependenciesOf(task)) {
+      const dep = await reader.task(d.id);
+      const outputs = dep.outputs.filter((a) => a.type !== 'evidence').map((a) => (rootOf(a.type) === 'project' ? `.sow/project/${a.path}` : a.path));
+      dependencies.push({
+        id: dep.id,
+        name: dep.name,
+        status: dep.status,
+        folder: `${taskDir(reader.taskPhase, dep.id)}/`,
+        ...(outputs.length ? { outputs: outputs.slice(0, OUTPUTS_SHOWN) } : {}),
+      });
+    }
+    const feedback = pendingFeedback(task).map(({ index, artifact }) => {
+      const path = `.sow/project/${artifact.path}`;
+      const text = reader.readDoc(path)?.trim();
+      return { index, path, ...(text !== undefined && text.length <= FEEDBACK_INLINE ? { text } : {}) };
+    });
+    return { ...(dependencies.length ? { dependencies } : {}), ...(feedback.length ? { feedback } : {}) };
+  });
 }

@@ -18,6 +18,8 @@ import type { BudgetStanding, CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
 import { renderValue } from './value.js';
+import { emitYaml } from '../adapters/yaml/emit.js';
+import type { TaskNeeds } from '../app/task.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
 export function formatArtifact(index: number, a: Artifact): string {
@@ -29,14 +31,79 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-export function formatTaskLine(t: Omit<TaskSummary, 'owner' | 'session_agent'> & { worker?: Worker; remote_claim?: RemoteClaimRow }, paint: Paint = plain): string {
+/**
+ * `[010] pending      Name  (agent: implementer, parallel, after 005)`. `compact` (not on a
+ * terminal: an agent or a script reads it) leaves out the padding and the default role, which
+ * would be said on every line.
+ */
+export function formatTaskLine(t: TaskRowShown, paint: Paint = plain, compact = false): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
-  let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
+  let extras = t.assigned_agent && !(compact && t.assigned_agent === DEFAULT_ROLE) ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
-  if (t.dependencies.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
-  const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
-  if (t.remote_claim) return `${line}  — ${remoteClaimText(t.remote_claim)}`;
-  return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}  — ${paint('blocked', 'nobody works on it')}` : line;
+  if (t.dependencies?.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
+  const line = compact
+    ? `[${t.id}] ${paint(t.status, t.status)} ${shown(t.name)}${extras ? ` (${extras})` : ''}`
+    : `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  const sep = compact ? ' ' : '  ';
+  if (t.remote_claim) return `${line}${sep}— ${remoteClaimText(t.remote_claim)}`;
+  return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}${sep}— ${paint('blocked', 'nobody works on it')}` : line;
+}
+
+/** The role a task is worked by when it names none: a list need not say it on every line. */
+export const DEFAULT_ROLE = 'implementer';
+
+/** The fields `task list --fields` may name, as its JSON names them (`agent` is `assigned_agent`). */
+export const TASK_LIST_FIELDS = ['id', 'name', 'status', 'assigned_agent', 'parallel', 'dependencies', 'worker', 'remote_claim'] as const;
+export type TaskListField = (typeof TASK_LIST_FIELDS)[number];
+
+/** A task's line of only the fields asked for, in their order; a field the task does not have is left out. */
+export function formatTaskFields(t: TaskRowShown, fields: readonly TaskListField[], paint: Paint = plain): string {
+  const parts: string[] = [];
+  for (const f of fields) {
+    if (f === 'id') parts.push(`[${t.id}]`);
+    else if (f === 'name') parts.push(shown(t.name));
+    else if (f === 'status') parts.push(paint(t.status, t.status));
+    else if (f === 'assigned_agent' && t.assigned_agent) parts.push(`agent: ${shown(t.assigned_agent)}`);
+    else if (f === 'parallel' && t.parallel) parts.push('parallel');
+    else if (f === 'dependencies' && t.dependencies?.length) parts.push(`after ${t.dependencies.join(',')}`);
+    else if (f === 'worker' && t.worker) parts.push(`${t.worker.kind === 'claim' ? 'claimed by' : 'worker'} ${shown(t.worker.by)} (${t.worker.state})`);
+    else if (f === 'remote_claim' && t.remote_claim) parts.push(remoteClaimText(t.remote_claim));
+  }
+  return parts.join(' ');
+}
+
+type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'> & { dependencies?: string[]; worker?: Worker; remote_claim?: RemoteClaimRow };
+
+/**
+ * `task get`: the task's fields as YAML, without the bookkeeping timestamps (created, updated:
+ * --json has them), then its description as a block.
+ */
+export function renderTask(t: Record<string, unknown> & { description?: string }): string {
+  const { description, created_at: _c, updated_at: _u, ...fields } = t;
+  const yaml = emitYaml(fields).trimEnd();
+  return description === undefined ? yaml : `${yaml}\ndescription: |\n${indentBlock(description)}`;
+}
+
+const indentBlock = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => (l.trim() === '' ? '' : `  ${l}`))
+    .join('\n');
+
+/**
+ * `task next --claim`: the id first (what a script reads), then what the worker needs to begin:
+ * the description, each dependency's outcome and where its outputs are, the pending feedback.
+ */
+export function renderClaim(r: { id: string; task: { description?: string }; needs?: TaskNeeds }): string {
+  const lines = [r.id];
+  if (r.task.description !== undefined) lines.push('', r.task.description);
+  for (const d of r.needs?.dependencies ?? []) {
+    lines.push('', `After ${d.id} ${shown(d.name)} (${d.status}): ${d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded'}; its folder ${shown(d.folder)}`);
+  }
+  for (const f of r.needs?.feedback ?? []) {
+    lines.push('', `Feedback to address (input ${f.index}, pending): ${shown(f.path)}${f.text !== undefined ? `\n${f.text}` : ''}`);
+  }
+  return lines.join('\n');
 }
 
 /** What to do about each task in progress that nobody works on any more (for stderr, below a list). */

@@ -3,9 +3,10 @@ import { agentArg, oneOf, taskIdArg, taskIdsArg, textArg } from '../cli/args.js'
 import { taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
+import { nearMiss } from '../domain/suggest.js';
 import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
-import { claimData, taskSetData } from '../app/results.js';
+import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
 import type { CommandContext, CommandDef, McpExposure, OptionDef, ZodApi } from '../cli/def.js';
 
@@ -13,6 +14,47 @@ import type { CommandContext, CommandDef, McpExposure, OptionDef, ZodApi } from 
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
   const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
   return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
+}
+
+/** The fields `task list --fields` takes: its JSON's names, and `agent` for assigned_agent. */
+const LIST_FIELDS = ['id', 'name', 'status', 'agent', 'assigned_agent', 'parallel', 'dependencies', 'worker', 'remote_claim'] as const;
+const LIST_FIELDS_HELP = 'id, name, status, agent, parallel, dependencies, worker, remote_claim';
+type TaskListField = import('../cli/render.js').TaskListField;
+
+function fieldsArg(raw: string): TaskListField[] {
+  const names = raw
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new UsageError('--fields names no field', `for example --fields id,name,status (${LIST_FIELDS_HELP})`);
+  return [
+    ...new Set(
+      names.map((n) => {
+        const known = (LIST_FIELDS as readonly string[]).includes(n);
+        if (!known) {
+          const guess = nearMiss(n, LIST_FIELDS);
+          throw new UsageError(`--fields: no field '${shown(n)}'${guess ? `; did you mean '${guess}'?` : ''}`, `the fields: ${LIST_FIELDS_HELP}`);
+        }
+        return (n === 'agent' ? 'assigned_agent' : n) as TaskListField;
+      }),
+    ),
+  ];
+}
+
+function limitArg(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`invalid --limit '${shown(raw)}': expected a whole number from 1`, 'for example --limit 10');
+  return n;
+}
+
+/** A row of only `fields`, in their order (a field it does not have, or an empty one, is left out). */
+function pick(row: object, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = (row as Record<string, unknown>)[f];
+    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) out[f] = v;
+  }
+  return out;
 }
 
 const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
@@ -95,7 +137,8 @@ const taskTool: McpExposure = {
       }
       case 'get': {
         if (args['id'] === undefined) throw new UsageError('task get needs id', 'pass the task id, e.g. {"action": "get", "id": "010"}');
-        return (await app.getTask(ctx.app, taskIdArg(args['id'] as string, 'task id'))).task;
+        const r = await app.getTask(ctx.app, taskIdArg(args['id'] as string, 'task id'));
+        return taskData(r.task, r.description);
       }
       case 'add': {
         if (args['name'] === undefined) throw new UsageError('task add needs name', 'say what the task does, e.g. {"action": "add", "name": "Add the login form"}');
@@ -218,8 +261,9 @@ export const commands: readonly CommandDef[] = [
       const { getTask } = await import('../app/task.js');
       const r = await getTask(ctx.app, taskIdOf(opts), field);
       if (field === undefined) {
-        const { emitYaml } = await import('../adapters/yaml/emit.js');
-        return { data: r.task, text: emitYaml(r.task).trimEnd() };
+        const { renderTask } = await import('../cli/render.js');
+        const data = taskData(r.task, r.description);
+        return { data, text: renderTask(data) };
       }
       return { data: { id: r.task.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) };
     },
@@ -244,35 +288,47 @@ export const commands: readonly CommandDef[] = [
     description: 'List the tasks',
     options: [
       { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
+      { flags: '-r, --ready', description: 'only tasks that can start now: pending, dependencies finished, no pending feedback, nobody on them' },
+      { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: (raw) => limitArg(raw) },
+      { flags: '-f, --fields <names>', description: `only these fields, in this order, for the text and --json (${LIST_FIELDS_HELP})`, parse: (raw) => fieldsArg(raw) },
       { flags: '-w, --watch', description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)' },
     ],
+    help: 'Not on a terminal (an agent, a script) each line is compact: no padding, and the default role (implementer) is not said. --json leaves out what is empty (no dependencies: no key).',
     writes: false,
     async run(ctx, { opts }) {
       const status = opts['status'] as string | undefined;
+      const ready = opts['ready'] === true;
+      const limit = opts['limit'] as number | undefined;
+      const fields = opts['fields'] as TaskListField[] | undefined;
       if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
+      if (ready && status !== undefined) throw new UsageError('--ready lists the tasks that can start now, whatever their status; give --ready or --status, not both', 'sow task list --ready');
       const view = async () => {
-        const { listTasks } = await import('../app/task.js');
-        const { formatTaskLine, unattendedLines } = await import('../cli/render.js');
+        const { listTasks, nextTasks } = await import('../app/task.js');
+        const { formatTaskFields, formatTaskLine, unattendedLines } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
-        const tasks = await listTasks(ctx.app, status);
+        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
+        const all = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app, status);
+        const tasks = limit !== undefined ? all.slice(0, limit) : all;
         const unattended = unattendedLines(tasks);
+        const more = all.length - tasks.length;
+        const notes = [...(more > 0 ? [`${more} more not shown (--limit ${limit})`] : []), ...unattended];
         return {
-          data: tasks,
-          text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
-          ...(tasks.length === 0 ? { message: status ? `No ${status} tasks` : 'No tasks yet' } : unattended.length ? { message: unattended.join('\n') } : {}),
+          data: fields ? tasks.map((t) => pick(t, fields)) : tasks,
+          text: tasks.map((t) => (fields ? formatTaskFields(t, fields, paint) : formatTaskLine(t, paint, compact))).join('\n'),
+          ...(all.length === 0 ? { message: ready ? 'No task can start now' : status ? `No ${status} tasks` : 'No tasks yet' } : notes.length ? { message: notes.join('\n') } : {}),
         };
       };
       if (!opts['watch']) return view();
       const { watchView } = await import('../cli/watch.js');
       // (The view's title: the command as typed.)
-      return watchView(ctx, ['sow task list', ...(status ? ['--status', status] : [])].join(' '), view);
+      return watchView(ctx, ['sow task list', ...(status ? ['--status', status] : []), ...(ready ? ['--ready'] : [])].join(' '), view);
     },
   },
   {
     name: 'task next',
     description: 'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
     options: [
-      { flags: '--claim', description: 'claim the first ready task: in_progress, owned by you, and print its id' },
+      { flags: '--claim', description: 'claim the first ready task: in_progress, owned by you; print its id, then its description and what it needs (its dependencies, pending feedback)' },
       { flags: '-a, --agent <agent>', description: 'with --claim: the agent role that works on it', complete: 'agent' },
       { flags: '--owner <name>', description: "with --claim: who claims it (default: SOW_OWNER, a worker's or session's own name, at a terminal your git user.name)" },
       { flags: '--lease <duration>', description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', default: '30m' },
@@ -281,7 +337,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: {
       tool: 'task_next',
-      description: 'The tasks ready to start (pending, dependencies finished, nobody on them); with claim, takes the first one atomically.',
+      description: 'The tasks ready to start (pending, dependencies finished, nobody on them); with claim, takes the first atomically and gives it with its description and needs.',
       listKey: 'tasks',
       input: (z) =>
         z.strictObject({
@@ -297,6 +353,7 @@ export const commands: readonly CommandDef[] = [
           id: z.string().optional().describe('with claim: the id of the task claimed'),
           task: taskShape(z).optional().describe('with claim: the task claimed'),
           owner: z.looseObject({ by: z.string() }).optional().describe('with claim: who owns it now, and until when'),
+          needs: z.looseObject({}).optional().describe("with claim: its dependencies' outcomes and pending feedback"),
         }),
       async call(ctx, args) {
         const app = await import('../app/task.js');
@@ -314,7 +371,7 @@ export const commands: readonly CommandDef[] = [
           ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
           ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
         });
-        return claimData(r);
+        return claimData(r, { ...(await app.getTask(ctx.app, r.task.id)), needs: await app.taskNeeds(ctx.app, r.task.id) });
       },
     },
     async run(ctx, { opts: o }) {
@@ -329,7 +386,8 @@ export const commands: readonly CommandDef[] = [
         const { formatTaskLine } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
         const tasks = await app.nextTasks(ctx.app);
-        return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
+        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
+        return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
       }
       const { parseLease } = await import('../domain/ownership.js');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
@@ -341,7 +399,9 @@ export const commands: readonly CommandDef[] = [
         ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       });
       const where = typeof r.owner.remote === 'string' ? ` on ${shown(r.owner.remote)} and here` : '';
-      return { data: claimData(r), text: r.task.id, message: `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
+      const data = claimData(r, { ...(await app.getTask(ctx.app, r.task.id)), needs: await app.taskNeeds(ctx.app, r.task.id) });
+      const { renderClaim } = await import('../cli/render.js');
+      return { data, text: renderClaim(data), message: `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
     },
   },
   {

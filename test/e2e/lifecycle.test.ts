@@ -88,9 +88,7 @@ describe('spec 000: Complete Lifecycle Example', () => {
     s = state();
     expect(s.phases.implementation.status).toBe('in_progress');
     const names = { '010': 'Implement JWT signing', '020': 'Implement JWT verification', '030': 'Add auth middleware' } as const;
-    expect(ok(repo, ['task', 'list', '--json']).json!.data).toEqual(
-      Object.entries(names).map(([id, name]) => ({ id, name, status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' })),
-    );
+    expect(ok(repo, ['task', 'list', '--json']).json!.data).toEqual(Object.entries(names).map(([id, name]) => ({ id, name, status: 'pending', parallel: false, assigned_agent: 'implementer' })));
     for (const [id, name] of Object.entries(names)) {
       const task = repo.yaml(taskFile(id));
       expect(task).toMatchObject({

@@ -31,6 +31,9 @@ const THINK_MS = 8_000;
 /** The orchestrator's Bash limit (Claude Code's BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_TIMEOUT_MS). */
 const BASH_LIMIT_MS = 4_000;
 const WAIT = `sow agent wait ${TASKS.join(' ')} --timeout 3s`;
+/** How long the project's check takes: longer than the orchestrator's Bash limit, so it runs detached and is waited for in slices. */
+const CHECK_MS = 10_000;
+const CHECK_WAIT = 'sow check wait --timeout 3s';
 const FINAL = 'The project is at FinalizeDelete: every task is done, the review passed and the checks pass.';
 
 /** The orchestrator's script: a command, and for a wait, when it is done (else it is asked again, in slices). */
@@ -50,7 +53,8 @@ const ORCHESTRATOR = [
   { command: 'sow output set --index 0 approved true' },
   { command: 'sow advance' },
   { command: 'sow advance' },
-  { command: 'sow check run' },
+  { command: 'sow check run --detach' },
+  { command: CHECK_WAIT, until: (result) => !STILL.test(result) && /^unit {2}passed$/m.test(result) },
   { command: 'sow advance' },
   { command: 'sow project status' },
 ];
@@ -221,7 +225,7 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     };
     // The repository, sow installed for Claude Code, a standard project with three parallel tasks, a check the person allowed.
     await must('git', ['init', '-q', '-b', 'main']);
-    writeFileSync(join(repo, 'check.mjs'), "console.log('check ok');\n");
+    writeFileSync(join(repo, 'check.mjs'), `setTimeout(() => console.log('check ok'), ${CHECK_MS});\n`);
     writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'orchestra', private: true, scripts: { test: 'node check.mjs' } }, null, 2)}\n`);
     await must('git', ['add', '.']);
     await must('git', ['commit', '-q', '-m', 'Initial commit']);
@@ -280,6 +284,9 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     if (last?.kind !== 'text' || last.text !== FINAL)
       why.push(`the orchestrator did not finish its script: ${last?.kind === 'text' ? last.text.split('\n').slice(0, 6).join(' | ') : `its last step was \`${last?.command}\``}`);
     if (slices < 2) why.push(`the orchestrator waited in ${slices} slice(s): its Bash limit never made it wait again`);
+    const checkSlices = asked.filter((c) => c === CHECK_WAIT).length;
+    details.push(`the checks (${CHECK_MS / 1000} s, over the ${BASH_LIMIT_MS / 1000} s Bash limit) ran detached, waited for in ${checkSlices} \`${CHECK_WAIT}\` slices`);
+    if (checkSlices < 2) why.push(`the orchestrator waited for the checks in ${checkSlices} slice(s): they should outlast its Bash limit`);
     if (orchestrator.code !== 0) why.push(`claude (the orchestrator) exited ${orchestrator.code}:\n${tail(orchestrator.stderr, 10)}`);
 
     // Where the project ended.

@@ -1,0 +1,229 @@
+/**
+ * Checks in the background, for an agent whose commands have a time limit: `check run --detach`
+ * refuses what a run would refuse, then starts `sow check run … --json` under a runner of its own
+ * (adapters/check-runs.ts) and returns once the runner has recorded itself; the runner runs and
+ * records exactly as a foreground run does (it is one), and exits when the checks end, taking
+ * what they started with it. `check wait` waits for the running (or last) run and reports it as
+ * the foreground run would have: exit 0, or CHECKS_FAILED; a wait whose time runs out says which
+ * checks still run (exit 124), as `agent wait` does.
+ */
+import { randomUUID } from 'node:crypto';
+import { SowError } from '../domain/errors.js';
+import { selectChecks } from '../domain/checks.js';
+import { shown } from '../domain/display.js';
+import { readRepoConfig } from '../adapters/repo-config.js';
+import { startDetached } from '../adapters/supervisor.js';
+import {
+  checkRunFiles,
+  checkRuns,
+  isRunnerFile,
+  pruneCheckRuns,
+  readRunResult,
+  readRunnerRecord,
+  RUNNER_VARIABLE,
+  runnerRunning,
+  writeRunnerRecord,
+  type CheckRunFolder,
+} from '../adapters/check-runs.js';
+import { shownRuntime } from '../adapters/runtime.js';
+import { contextOf, type Where } from './context.js';
+import { ChecksFailedError, evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
+
+export { RUNNER_VARIABLE };
+
+/** How long a runner may take to record itself: it reads the state like any command, then some. */
+const READY_WITHIN_MS = 120_000;
+
+export interface DetachedChecks {
+  detached: true;
+  /** The run's id: its folder under the runtime folder's check-runs/. */
+  run: string;
+  checks: string[];
+  task?: string;
+  /** The runner's pid: it ends when the checks end. */
+  pid: number;
+  /** The runner's own output (its progress view, warnings). */
+  log: string;
+}
+
+export class ChecksRunningError extends SowError {
+  constructor(running: readonly { run: string; checks: string[]; pid: number }[], names: readonly string[]) {
+    super(
+      'CHECKS_RUNNING',
+      'failed',
+      `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
+      `wait for ${names.length === 1 ? 'it' : 'them'}: sow check wait ${names.join(' ')}`,
+      { running: running.map((r) => ({ ...r })) },
+    );
+  }
+}
+
+export class NoCheckRunError extends SowError {
+  constructor(names: readonly string[]) {
+    super(
+      'NO_CHECK_RUN',
+      'failed',
+      names.length ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}` : 'no check run in the background here to wait for',
+      `start one: sow check run${names.length ? ` ${names.join(' ')}` : ''} --detach`,
+    );
+  }
+}
+
+export class CheckWaitTimeoutError extends SowError {
+  constructor(seconds: number, running: readonly RunningChecks[], names: readonly string[]) {
+    const all = running.flatMap((r) => r.checks);
+    super(
+      'WAIT_TIMEOUT',
+      'timeout',
+      `after ${seconds} s ${all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`} (pid ${running.map((r) => r.pid).join(', ')})`,
+      `wait again: sow check wait${names.length ? ` ${names.join(' ')}` : ''} --timeout ${seconds}s`,
+      { running: running.map((r) => ({ ...r })) },
+    );
+  }
+}
+
+/** A runner that ended without a result: killed, or the machine went down. */
+export class CheckRunLostError extends SowError {
+  constructor(run: CheckRunFolder, log: string) {
+    super(
+      'CHECK_RUN_LOST',
+      'failed',
+      `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it was stopped before the checks ended`,
+      `see ${log}; run them again: sow check run ${run.record.checks.join(' ')} --detach`,
+      { run: run.id },
+    );
+  }
+}
+
+/** `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself. */
+export async function startChecksDetached(where: Where, names: readonly string[], opts: { task?: string; script?: string } = {}): Promise<DetachedChecks | null> {
+  const ctx = contextOf(where);
+  const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
+  const { config } = await readRepoConfig(root);
+  const declared = config.checks ?? [];
+  if (declared.length === 0 && names.length === 0) return null;
+  const checks = selectChecks(declared, names).map((c) => c.name);
+  const { requireAllowed } = await import('./check-allowance.js');
+  requireAllowed(root, selectChecks(declared, checks), 'no check was run', ctx.env);
+  // The same checks on the same code at once would only race each other (and their evidence).
+  const busy = checkRuns(root).filter((r) => runnerRunning(r.record) && r.record.task === target.task && r.record.checks.some((c) => checks.includes(c)));
+  if (busy.length) throw new ChecksRunningError(busy.map(runningOf), [...new Set(busy.flatMap((r) => r.record.checks.filter((c) => checks.includes(c))))]);
+  try {
+    pruneCheckRuns(root, Date.parse(ctx.now()));
+  } catch {
+    // best effort: the folders are only history
+  }
+  const id = `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  const files = checkRunFiles(root, id);
+  const args = ['check', 'run', ...checks, ...(target.task !== undefined ? ['--task', target.task] : []), '--json'];
+  const started = startDetached(opts.script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files, RUNNER_VARIABLE);
+  let exit: number | null | undefined;
+  void started.exited.then((code) => (exit = code));
+  const deadline = performance.now() + READY_WITHIN_MS;
+  const log = shownRuntime(root, 'check-runs', id, 'runner.log');
+  for (;;) {
+    const record = readRunnerRecord(files.ready);
+    if (record) return { detached: true, run: id, checks: record.checks, ...(record.task !== undefined ? { task: record.task } : {}), pid: record.pid, log };
+    if (exit !== undefined) {
+      // It refused after all (the state changed meanwhile): its own refusal, as a foreground run would give it.
+      const envelope = readRunResult(files.result);
+      if (envelope?.error) throw new SowError(envelope.error.code, 'failed', envelope.error.message, envelope.error.hint ?? `see ${log}`);
+      throw new SowError('CHECK_RUNNER_FAILED', 'external', `the checks' runner exited (${exit === null ? 'killed by a signal' : `code ${exit}`}) before it ran them`, `see what it says in ${log}`);
+    }
+    if (performance.now() > deadline) {
+      throw new SowError('CHECK_RUNNER_SILENT', 'external', `the checks' runner (pid ${started.pid}) has not started them after ${READY_WITHIN_MS / 1000} s`, `see what it says in ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * In the runner (`check run` started by `check run --detach`): its record, once it is past every
+ * refusal, at the path the starter named — only a run folder of this checkout's.
+ */
+export function announceRunner(root: string, path: string | undefined, what: { checks: string[]; task?: string; phase?: string; started_at: string }): void {
+  if (path !== undefined && isRunnerFile(root, path)) writeRunnerRecord(path, what);
+}
+
+export interface RunningChecks {
+  run: string;
+  checks: string[];
+  pid: number;
+}
+
+export interface CheckWaitResult {
+  /** Each check's run, as `check run` reports it (with names: only those). */
+  runs: CheckRun[];
+  /** Where each run's evidence was recorded. */
+  recorded: EvidenceRecord[];
+  /** Those still running (only when the time ran out). */
+  running: RunningChecks[];
+  timedOut: boolean;
+}
+
+const runningOf = (r: CheckRunFolder): RunningChecks => ({ run: r.id, checks: [...r.record.checks], pid: r.record.pid });
+
+/** Which runs a wait is for: with names, the newest run of each; without, every run going on now, or else the newest. */
+function targets(runs: readonly CheckRunFolder[], names: readonly string[]): CheckRunFolder[] {
+  if (names.length === 0) {
+    const going = runs.filter((r) => runnerRunning(r.record));
+    return going.length ? going : runs.slice(-1);
+  }
+  const out = new Set<CheckRunFolder>();
+  const missing: string[] = [];
+  for (const name of names) {
+    const newest = [...runs].reverse().find((r) => r.record.checks.includes(name));
+    if (newest) out.add(newest);
+    else missing.push(name);
+  }
+  if (missing.length) throw new NoCheckRunError(missing);
+  return [...out];
+}
+
+/**
+ * `check wait`: waits until the background runs of `names` (default: every one going on now, or
+ * else the last one) have ended, then reports them as `check run` would have: their runs and
+ * where the evidence went; throws ChecksFailedError when one failed. With `timeoutMs` it returns
+ * early (timedOut) naming what still runs.
+ */
+export async function waitForChecks(where: Where, names: readonly string[], opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {}): Promise<CheckWaitResult> {
+  const ctx = contextOf(where);
+  const { openRoot } = await import('./workspace.js');
+  const root = await openRoot(ctx);
+  if (names.length) {
+    const { config } = await readRepoConfig(root);
+    // A name no check has is a mistake, said as `check run` says it.
+    selectChecks(config.checks ?? [], names);
+  }
+  const chosen = targets(checkRuns(root), [...new Set(names)]);
+  if (chosen.length === 0) throw new NoCheckRunError(names);
+  const started = performance.now();
+  for (;;) {
+    const going = chosen.filter((r) => runnerRunning(r.record) && readRunResult(r.files.result) === undefined);
+    if (going.length === 0) break;
+    if ((opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs) || opts.signal?.aborted) return { runs: [], recorded: [], running: going.map(runningOf), timedOut: true };
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
+  }
+  const wanted = (run: CheckRun) => names.length === 0 || names.includes(run.name);
+  const runs: CheckRun[] = [];
+  const recorded: EvidenceRecord[] = [];
+  for (const r of chosen) {
+    const envelope = readRunResult(r.files.result);
+    const log = shownRuntime(root, 'check-runs', r.id, 'runner.log');
+    if (!envelope) throw new CheckRunLostError(r, log);
+    const body = (envelope.ok ? envelope.data : envelope.error?.code === 'CHECKS_FAILED' ? envelope.error.details : undefined) as { runs?: CheckRun[]; recorded?: EvidenceRecord | null } | undefined;
+    if (!body?.runs) {
+      const e = envelope.error;
+      throw new SowError(
+        e?.code ?? 'CHECK_RUNNER_FAILED',
+        e?.code === 'INTERRUPTED' ? 'interrupted' : 'failed',
+        e?.message ?? `the background run of ${r.record.checks.join(', ')} ended without its runs`,
+        e?.hint ?? `see ${log}`,
+      );
+    }
+    runs.push(...body.runs.filter(wanted));
+    if (body.recorded) recorded.push(body.recorded);
+  }
+  if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded[0] ?? null);
+  return { runs, recorded, running: [], timedOut: false };
+}
