@@ -210,7 +210,8 @@ export async function waitForChecks(where: Where, names: readonly string[], opts
   for (const r of chosen) {
     const envelope = readRunResult(r.files.result);
     const log = shownRuntime(root, 'check-runs', r.id, 'runner.log');
-    if (!envelope) throw new CheckRunLostError(r, log);
+    // Killed, or stopped by a signal it answered (it stops its check and records nothing): lost either way.
+    if (!envelope || envelope.error?.code === 'INTERRUPTED') throw new CheckRunLostError(r, log);
     const body = (envelope.ok ? envelope.data : envelope.error?.code === 'CHECKS_FAILED' ? envelope.error.details : undefined) as { runs?: CheckRun[]; recorded?: EvidenceRecord | null } | undefined;
     if (!body?.runs) {
       const e = envelope.error;

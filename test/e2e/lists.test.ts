@@ -76,7 +76,7 @@ describe('task list for an agent', () => {
   it("continue in ImplementationExecuting points to 'sow task next', not the whole list", () => {
     const repo = fresh();
     toExecuting(repo, ['A']);
-    const text = ok(repo, ['project', 'continue']).stdout;
+    const text = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(text).toContain('sow task next');
     expect(text).not.toContain('sow task list --status pending');
   });
