@@ -154,7 +154,7 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: {
       tool: 'agent_wait',
-      description: "Wait until workers stop and get each task's status; after timeout_seconds it says who still runs: call again.",
+      description: "Wait for workers to stop; gives each task's status, or after timeout_seconds who still runs (call again).",
       input: (z) =>
         z.strictObject({
           tasks: z.array(z.string()).optional().describe("default: detached workers' tasks not yet reported"),

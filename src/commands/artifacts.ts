@@ -27,7 +27,7 @@ const word = (v: unknown): string => String(v);
 const artifactTool: McpExposure = {
   tool: 'artifact',
   listKey: 'artifacts',
-  description: "Add, set or list a phase's or task's inputs or outputs (paths: documents from .sow/project/, modified files from the repository root).",
+  description: "Add, set or list a phase's or task's inputs or outputs (documents from .sow/project/, modified files from the root).",
   input: (z) => {
     const scalar = z.union([z.string(), z.number(), z.boolean()]);
     return z.strictObject({
@@ -35,10 +35,10 @@ const artifactTool: McpExposure = {
       direction: z.enum(['input', 'output']).describe('inputs or outputs'),
       task: z.string().optional().describe("e.g. 010 (default: a phase's)"),
       phase: z.string().optional().describe('default: the current one'),
-      type: z.string().optional().describe('add: e.g. task_list, review, context, modified'),
+      type: z.string().optional().describe('add: e.g. review, modified'),
       path: z.string().optional().describe('add'),
       approved: z.boolean().optional().describe('add'),
-      metadata: z.record(z.string(), scalar).optional().describe('add: e.g. {"assessment": "pass"}'),
+      metadata: z.record(z.string(), scalar).optional().describe('add'),
       index: z.number().optional().describe('set: as list shows it'),
       field: z.string().optional().describe('set: approved, path or a metadata name'),
       value: scalar.optional().describe('set'),

@@ -97,14 +97,14 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: {
       tool: 'check_run',
-      description: 'Run the declared checks, recording evidence (a failure is an error with the runs); detach: return at once; wait: wait for that run (timedOut: call again).',
+      description: 'Run the declared checks and record evidence; detach returns at once, wait waits for that run (timedOut: call again).',
       input: (z) =>
         z.strictObject({
-          names: z.array(z.string()).optional().describe('the checks (default: all declared; with wait, the last run)'),
-          task: z.string().optional().describe('record the evidence on this task (default: the phase in progress)'),
-          detach: z.boolean().optional().describe('start them in the background and return at once'),
-          wait: z.boolean().optional().describe('wait for the background run instead of starting one'),
-          timeout_seconds: z.number().min(1).max(600).optional().describe('wait: how long at most (default 30)'),
+          names: z.array(z.string()).optional().describe('default: all'),
+          task: z.string().optional().describe('record on this task (default: the phase)'),
+          detach: z.boolean().optional().describe('return at once'),
+          wait: z.boolean().optional().describe('wait for the background run'),
+          timeout_seconds: z.number().min(1).max(600).optional().describe('wait: at most (default 30)'),
         }),
       output: (z) =>
         z.looseObject({

@@ -101,17 +101,17 @@ const TASK_TOOL_ARGS = {
 const taskTool: McpExposure = {
   tool: 'task',
   listKey: 'tasks',
-  description: 'List the tasks (status filters), get one task whole (id), or add a task (name, description, agent, parallel, depends_on).',
+  description: 'List tasks, get one whole (id), or add one.',
   input: (z) =>
     z.strictObject({
-      action: z.enum(['list', 'get', 'add']).describe('list (status?), get (id) or add (name, description?, agent?, parallel?, depends_on?)'),
-      status: z.string().optional().describe('list: only tasks with this status, e.g. pending'),
-      id: z.string().optional().describe('get: the task id, e.g. 010'),
-      name: z.string().optional().describe('add: what the task does'),
-      description: z.string().optional().describe('add: requirements and acceptance criteria'),
-      agent: z.string().optional().describe('add: the agent role that will do it, e.g. implementer'),
-      parallel: z.boolean().optional().describe('add: whether it may run in parallel with others'),
-      depends_on: z.string().optional().describe('add: ids of tasks that must finish first, e.g. 010,020'),
+      action: z.enum(['list', 'get', 'add']).describe('list: status; get: id; add: name, description, agent, parallel, depends_on'),
+      status: z.string().optional().describe('list: e.g. pending'),
+      id: z.string().optional().describe('get: e.g. 010'),
+      name: z.string().optional().describe('add: what it does'),
+      description: z.string().optional().describe('add: requirements, acceptance criteria'),
+      agent: z.string().optional().describe('add: e.g. implementer'),
+      parallel: z.boolean().optional().describe('add: may run beside others'),
+      depends_on: z.string().optional().describe('add: e.g. 010,020'),
     }),
   output: (z) =>
     z.looseObject({
@@ -193,14 +193,14 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: {
       tool: 'task_update',
-      description: 'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata. Completing runs the task_complete checks first.',
+      description: "Set a task's field or metadata (status, name, description, dependencies, assigned_agent, parallel, iteration); completing runs its checks.",
       input: (z) =>
         z.strictObject({
-          id: z.string().describe('task id, e.g. 010 (10 means 010)'),
-          field: z.string().describe('a field, or metadata: any other name, or metadata.a.b'),
-          value: z.union([z.string(), z.number(), z.boolean()]).describe('the new value, e.g. in_progress, completed; dependencies: ids separated by commas'),
-          force: z.boolean().optional().describe('set the status although a dependency, pending feedback, another owner or its being completed blocks it; completing, skip the checks (recorded)'),
-          owner: z.string().describe("the name to act under (renews its claim); default: SOW_OWNER, or a spawned worker's session").optional(),
+          id: z.string().describe('e.g. 010'),
+          field: z.string().describe('or a metadata name'),
+          value: z.union([z.string(), z.number(), z.boolean()]).describe('e.g. completed; dependencies: 010,020'),
+          force: z.boolean().optional().describe('override what blocks it (recorded)'),
+          owner: z.string().describe('act under this name (default: SOW_OWNER)').optional(),
         }),
       output: (z) =>
         z.looseObject({
@@ -337,15 +337,15 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: {
       tool: 'task_next',
-      description: 'The tasks ready to start (pending, dependencies finished, nobody on them); with claim, takes the first atomically and gives it with its description and needs.',
+      description: 'Tasks ready to start; claim takes the first atomically, with its description and needs.',
       listKey: 'tasks',
       input: (z) =>
         z.strictObject({
-          claim: z.boolean().optional().describe('claim the first ready task: in_progress, owned by you with a lease'),
-          owner: z.string().optional().describe("with claim: who claims it; default: SOW_OWNER, or a spawned worker's or session's own name"),
-          agent: z.string().optional().describe('with claim: the agent role that works on it, e.g. implementer'),
-          lease: z.string().optional().describe('with claim: how long the claim holds without a write from you: 30m (default), 2h, 90s'),
-          remote: z.string().optional().describe('with claim: claim it on this git remote too (default: claims.remote of .sow/config.yaml)'),
+          claim: z.boolean().optional().describe('in_progress, yours with a lease'),
+          owner: z.string().optional().describe('claim: default SOW_OWNER or your worker name'),
+          agent: z.string().optional().describe('claim: the role, e.g. implementer'),
+          lease: z.string().optional().describe('claim: 30m (default), 2h'),
+          remote: z.string().optional().describe('claim on this git remote too'),
         }),
       output: (z) =>
         z.looseObject({
