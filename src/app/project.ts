@@ -143,14 +143,14 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
  * every refusal that needs no .sow/ has had its say: a refused `project new` leaves nothing
  * behind. Returns the root it initialised, if it did.
  */
-function initialiseFor(cwd: string, opts: NewProjectOptions): string | undefined {
+async function initialiseFor(cwd: string, opts: NewProjectOptions): Promise<string | undefined> {
   try {
     findWorkspaceRoot(cwd);
     return undefined;
   } catch (err) {
     if (!(err instanceof NotInitializedError)) throw err;
   }
-  planNewProject(findRepoRoot(cwd), opts);
+  await planNewProject(findRepoRoot(cwd), opts);
   return initWorkspace(cwd).root;
 }
 
@@ -160,7 +160,7 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
   if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
-  const initialised = initialiseFor(ctx.cwd, opts);
+  const initialised = await initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
     await typeFor(opts, head(root).branch);
     if (hasProject(root)) throw await existingProjectError(root, head(root).branch);
