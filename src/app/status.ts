@@ -245,6 +245,8 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
     `# sow: ${clip(shown(r.name), 80)} — ${shown(r.state)}`,
     `${shown(r.type)} project on \`${clip(shown(r.branch), 80)}\`: ${clip(shown(r.description), 160) || '(no description)'}`,
     `Tasks: ${taskCounts(r)}`,
+    // A state its guards do not hold (set by hand) comes first: nothing else on the card is true until it is fixed.
+    ...(r.state_problem ? [`Warning: ${clip(shown(r.state_problem.message), 300)}; \`sow advance\` refuses until then: ${clip(shown(r.state_problem.hint), 300)}`] : []),
     ...unattended.slice(0, 3).map((u) => `- ${clip(u.advice, 400)}`),
     ...(unattended.length > 3 ? [`- and ${unattended.length - 3} more that nobody works on (\`sow task list\`)`] : []),
     `Now: ${r.purpose}${r.lead ? ` ${LEAD_LINE[r.lead]}` : ''}`,

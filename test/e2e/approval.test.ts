@@ -59,7 +59,7 @@ describe('the approval covers the tasks as they were when it was given', () => {
     expect(said).toContain("the approval of the tasks was withdrawn: task 030 added since it was given; once the human has seen them, approve again with 'sow phase set tasks_approved true'");
     expect(expectEnvelope(repo.sow(['advance', '--json'])).error.details.withdrawn).toEqual([{ what: 'the tasks', changed: ['task 030 added'], again: 'sow phase set tasks_approved true' }]);
     expect(ok(repo, ['status']).stdout).toContain('! the approval of the tasks was withdrawn: task 030 added since it was given');
-    expect(ok(repo, ['project', 'continue']).stdout).toContain('the approval of the tasks was withdrawn: task 030 added since it was given');
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain('the approval of the tasks was withdrawn: task 030 added since it was given');
     ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
     expect(ok(repo, ['advance']).stderr).toContain('ImplementationPlanning → ImplementationExecuting');
   });
@@ -141,7 +141,8 @@ describe('a state set by hand whose guard does not hold', () => {
       back: 'ImplementationExecuting',
     });
     expect(json.stderr).toContain(`warning: ${UNMET}`);
-    expect(ok(repo, ['project', 'continue']).stdout).toContain(`- **Warning**: ${UNMET}.`);
+    expect(ok(repo, ['project', 'continue']).stdout).toContain(`Warning: ${UNMET.replace(/\.$/, '')}`);
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(`- **Warning**: ${UNMET}.`);
   });
 
   it('doctor fails naming the state and the guard, with the way back', () => {
