@@ -515,7 +515,7 @@ describe('SIGKILL during writes', () => {
     toExecuting(repo);
     const r = repo;
     let caught = 0;
-    for (let attempt = 0; attempt < 20 && caught < 2; attempt++) {
+    for (let attempt = 0; attempt < 60 && caught < 2; attempt++) {
       // `sow log` with a file writes two files in one transaction: the task (a new output) and its log.
       const file = `src/mid-${attempt}.ts`;
       const child = spawnSow(r, ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', file, `entry ${attempt}`]);
