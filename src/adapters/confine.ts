@@ -312,20 +312,25 @@ export function readConfined(area: Area, rel: string, limits: ReadLimits, opts: 
   return readRegular(confineReal(area, rel, opts), opts.display ?? `${area.shown ?? ''}${rel}`, limits);
 }
 
-/**
- * Reads the file at the resolved path `real`: O_NOFOLLOW (a link put there after the check is
- * not followed: refused), a regular file, at most `limits.max` bytes. Undefined when it does not exist.
- */
-export function readRegular(real: string, shown: string, limits: ReadLimits): string | undefined {
-  let fd: number;
+/** The file at the resolved path `real` opened for reading without following a link (one swapped in is refused); undefined when it does not exist. */
+function openNoFollow(real: string, shown: string): number | undefined {
   try {
-    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    return openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, "sow changed nothing; look at it ('ls -l'), then retry", { path: shown });
     throw err;
   }
+}
+
+/**
+ * Reads the file at the resolved path `real`: O_NOFOLLOW (a link put there after the check is
+ * not followed: refused), a regular file, at most `limits.max` bytes. Undefined when it does not exist.
+ */
+export function readRegular(real: string, shown: string, limits: ReadLimits): string | undefined {
+  const fd = openNoFollow(real, shown);
+  if (fd === undefined) return undefined;
   try {
     const st = fstatSync(fd);
     if (st.isDirectory())
@@ -356,15 +361,8 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
 export function tailConfined(area: Area, rel: string, n: number): { size: number; tail: string } | undefined {
   const real = confineReal(area, rel);
   const shown = `${area.shown ?? ''}${rel}`;
-  let fd: number;
-  try {
-    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, "sow changed nothing; look at it ('ls -l'), then retry", { path: shown });
-    throw err;
-  }
+  const fd = openNoFollow(real, shown);
+  if (fd === undefined) return undefined;
   try {
     const st = fstatSync(fd);
     if (!st.isFile())
