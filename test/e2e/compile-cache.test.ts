@@ -262,7 +262,7 @@ describe('compile cache', () => {
       ['plain ASCII', 'missing'],
       // The same executable: its cache was made for the other bundle.
       ['caf\u00e9 \u2014 \u20ac5 \u{1F331}', 'stale'],
-    ]) {
+    ] as const) {
       writeFileSync(join(bin, 'core.cjs'), `process.stdout.write(${JSON.stringify(`${text}\n`)} + ${JSON.stringify(text)}.length + '\\n');\n// ${text}\n`);
       const expected = `${text}\n${text.length}\n`;
       expect(run()).toEqual({ stdout: expected, events: [first, 'wrote'] });
