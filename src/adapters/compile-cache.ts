@@ -1,12 +1,12 @@
 /**
- * A V8 code cache for sow's bundle, kept in the user's cache folder.
+ * A V8 code cache for sow's bundles, kept in the user's cache folder.
  *
  * Compiling the CLI's JavaScript is most of what a sow command costs above bare `node` start-up
  * (DESIGN §7). Node 20 caches nothing between runs, so sow keeps V8's own code cache, as Node 22's
  * module.enableCompileCache() would. The cache is trusted only when it is intact:
  * V8 does not verify a code cache and a damaged one crashes the process, so each file carries a
  * CRC-32 of its data and the identity (the stat) of the source it was made from; anything that does
- * not match is ignored and rewritten. See docs/decisions/0008-compile-cache.md and 0044.
+ * not match is ignored and rewritten. See docs/decisions/0008-compile-cache.md, 0044 and 0070.
  *
  * Used only by src/bin.ts, so it imports nothing of sow's.
  */
@@ -51,7 +51,7 @@ export function commandKey(argv: readonly string[]): string {
   return words.join(' ');
 }
 
-type CacheFile = { status: 'missing' | 'damaged' } | { status: 'intact'; seen: string[]; data: Buffer };
+type CacheFile = { status: 'missing' | 'damaged' | 'stale' } | { status: 'intact'; seen: string[]; data: Buffer };
 
 /**
  * Which bytes a source file holds, from its stat: device, inode, size, modification and change
@@ -80,8 +80,9 @@ function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
   if (bytes.length < HEADER_BYTES) return { status: 'damaged' };
   const dataLength = bytes.readUInt32LE(16);
   const seenLength = bytes.readUInt32LE(20);
-  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.readUInt32LE(8) !== sourceId || bytes.length !== HEADER_BYTES + seenLength + dataLength)
-    return { status: 'damaged' };
+  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.length !== HEADER_BYTES + seenLength + dataLength) return { status: 'damaged' };
+  // Made for other bytes (the file was rebuilt or edited in place, or it is another install's).
+  if (bytes.readUInt32LE(8) !== sourceId) return { status: 'stale' };
   const data = bytes.subarray(HEADER_BYTES + seenLength);
   if (crc32(data) !== bytes.readUInt32LE(12)) return { status: 'damaged' };
   let seen: unknown;
@@ -137,8 +138,12 @@ function writeCache(dir: string, path: string, sourceId: number, seen: readonly 
   }
 }
 
-/** A build's caches share a name up to the group: `<source identity>-<node version>-<arch>-`. */
-const buildOf = (name: string): string | undefined => /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*\.bin$/.exec(name)?.[1];
+/**
+ * A build's caches share a name up to the group: `<build>-<node version>-<arch>-` (the build: the
+ * executable's identity; see compileWithCache). After the group, a file other than the CLI (an
+ * SDK bundled apart) adds its name: `…-mcp.mcp-sdk.bin`.
+ */
+const buildOf = (name: string): string | undefined => /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*(?:\.[a-z][a-z-]*)?\.bin$/.exec(name)?.[1];
 
 /**
  * The files of the cache folder to remove once `current` is written: those of any build but the
@@ -178,10 +183,15 @@ export function staleCaches(files: readonly { name: string; mtimeMs: number }[],
  * There is one cache per command group (`task`, `phase` …): a command deserializes only what its
  * own group compiled, which measured 7 M instructions and ~70 page faults less for `task list`
  * than one cache for every command.
+ * `build` names the build the file is part of (the executable's identity: the CLI is one of
+ * several bundles, core.cjs and the packs, so the caches of one build are known as one, and
+ * pruned as one); the cache itself checks the identity of the very file it was made from. The
+ * CLI (core.cjs or the group's pack) has the group's cache; another file (`sdk`, an SDK bundled
+ * apart) one beside it, named after it.
  * Returns the module wrapper to call; throws when anything about the cache goes wrong, before
- * any of the file's code has run.
+ * any of the file's code has run (ENOENT: there is no such file).
  */
-export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, env: Env = process.env): ModuleWrapper {
+export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, sdk?: string, env: Env = process.env): ModuleWrapper {
   // The stat of the very file descriptor the bytes are read from, so the identity is of these bytes.
   const fd = openSync(file, 'r');
   let bytes: Buffer;
@@ -198,9 +208,9 @@ export function compileWithCache(file: string, argv: readonly string[], crc32: C
   const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
-  const path = join(dir, `${sourceId.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}.bin`);
+  const path = join(dir, `${build.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`);
   const debug = (message: string) => {
-    if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path}\n`);
+    if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path} (${basename(file)})\n`);
   };
   const cache = readCache(path, sourceId, crc32);
   // The same wrapper Node's CommonJS loader uses, so the bundle runs exactly as require() would run it.

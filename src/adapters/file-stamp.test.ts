@@ -14,21 +14,31 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Whole seconds (rounded down) and the nanoseconds after them, as lstat(2) gives a time. */
+const parts = (ns: bigint) => {
+  const s = ns / 1_000_000_000n - (ns % 1_000_000_000n < 0n ? 1n : 0n);
+  return [Number(s), Number(ns - s * 1_000_000_000n)] as const;
+};
 const expected = (path: string) => {
-  const st = lstatSync(path);
-  return { isFile: st.isFile(), ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+  const st = lstatSync(path, { bigint: true });
+  const [mtimeS, mtimeNs] = parts(st.mtimeNs);
+  const [ctimeS, ctimeNs] = parts(st.ctimeNs);
+  return { isFile: st.isFile(), ino: Number(st.ino), size: Number(st.size), mtimeS, mtimeNs, ctimeS, ctimeNs };
 };
 
 /** The stamps of a file, a folder, a link to the file and a dangling link, after a first call that decides the way. */
 function stampsOfAKind(): void {
   const file = join(dir, 'state.yaml');
   writeFileSync(file, 'name: one\n');
-  // atime, mtime and ctime all different: a field read from the wrong place shows.
+  // atime, mtime and ctime all different: a field read from the wrong place shows (and a time
+  // before 1970: its seconds are rounded down, as lstat(2) gives them).
   utimesSync(file, new Date(2001, 0, 1), new Date(2020, 0, 1, 0, 0, 0, 250));
+  writeFileSync(join(dir, 'old'), '');
+  utimesSync(join(dir, 'old'), new Date(1969, 11, 31, 23, 59, 58, 500), new Date(1969, 11, 31, 23, 59, 58, 500));
   mkdirSync(join(dir, 'folder'));
   symlinkSync(file, join(dir, 'link'));
   symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
-  for (const name of ['state.yaml', 'folder', 'link', 'dangling']) expect(fileStamp(join(dir, name)), name).toEqual(expected(join(dir, name)));
+  for (const name of ['state.yaml', 'folder', 'link', 'dangling', 'old']) expect(fileStamp(join(dir, name)), name).toEqual(expected(join(dir, name)));
   expect(fileStamp(join(dir, 'link'))!.isFile).toBe(false);
   expect(fileStamp(join(dir, 'missing'))).toBeUndefined();
   // Below a file: ENOTDIR, thrown as fs.lstatSync throws it.
@@ -85,26 +95,8 @@ describe('fileStamp', () => {
       calls++;
       if (path.endsWith('unreadable')) throw new Error('EACCES from the binding');
       const st = lstatSync(path, { throwIfNoEntry: false });
-      return (
-        st && [
-          st.dev,
-          st.mode,
-          st.nlink,
-          st.uid,
-          st.gid,
-          st.rdev,
-          st.blksize,
-          st.ino,
-          st.size,
-          st.blocks,
-          0,
-          0,
-          Math.floor(st.mtimeMs / 1e3),
-          (st.mtimeMs % 1e3) * 1e6,
-          Math.floor(st.ctimeMs / 1e3),
-          (st.ctimeMs % 1e3) * 1e6,
-        ]
-      );
+      const e = st && expected(path);
+      return st && e && [st.dev, st.mode, st.nlink, st.uid, st.gid, st.rdev, st.blksize, st.ino, st.size, st.blocks, 0, 0, e.mtimeS, e.mtimeNs, e.ctimeS, e.ctimeNs];
     };
     writeFileSync(join(dir, 'a'), 'x');
     resetFileStamp(() => faithful);

@@ -1,6 +1,9 @@
 /**
  * A file's stamp — whether it is a regular file, its inode, size, mtime and ctime — as the task
- * index's check needs it, once per task file on every whole-set read (decision 0009).
+ * index's check needs it, once per task file on every whole-set read (decision 0009). The times
+ * are whole seconds and nanoseconds, as lstat(2) gives them: whole numbers compare exactly and
+ * cheaply, where milliseconds (a fraction) cost every file float arithmetic in cold code
+ * (docs/decisions/0070).
  *
  * fs.lstatSync builds a full fs.Stats (eighteen fields, each time through cold code of Node's own)
  * for each of a thousand files; that was about half of what the check costs. Node's fs binding
@@ -10,16 +13,23 @@
  * and only after its first answer proved equal, field for field, to fs.lstatSync's for the same
  * file. Otherwise, and on any surprise, fs.lstatSync.
  */
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
 
 export interface FileStamp {
   readonly isFile: boolean;
   readonly ino: number;
   readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
+  /** The modification time: whole seconds since the epoch, and the nanoseconds after them. */
+  readonly mtimeS: number;
+  readonly mtimeNs: number;
+  /** The change time, likewise. */
+  readonly ctimeS: number;
+  readonly ctimeNs: number;
 }
+
+/** A stamp's time in milliseconds (as fs.Stats has it), for comparisons with the clock. */
+export const stampMs = (s: number, ns: number): number => s * 1e3 + ns / 1e6;
 
 export type RawLstat = (path: string, bigint: false, req: undefined, throwIfNoEntry: boolean) => ArrayLike<number> | undefined;
 
@@ -35,15 +45,26 @@ const MTIME_NS = 13;
 const CTIME_S = 14;
 const CTIME_NS = 15;
 
-/** Milliseconds as fs.Stats works them out from seconds and nanoseconds (lib/internal/fs/utils.js). */
-const ms = (s: number, ns: number) => s * 1e3 + ns / 1e6;
+const BILLION = 1_000_000_000n;
+/** Nanoseconds since the epoch as lstat(2) gives them: whole seconds (rounded down), and the nanoseconds after. */
+function split(ns: bigint): [number, number] {
+  let s = ns / BILLION;
+  let rest = ns % BILLION;
+  if (rest < 0n) {
+    s -= 1n;
+    rest += BILLION;
+  }
+  return [Number(s), Number(rest)];
+}
 
-function fromStats(st: Stats): FileStamp {
-  return { isFile: st.isFile(), ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+function fromStats(st: BigIntStats): FileStamp {
+  const [mtimeS, mtimeNs] = split(st.mtimeNs);
+  const [ctimeS, ctimeNs] = split(st.ctimeNs);
+  return { isFile: st.isFile(), ino: Number(st.ino), size: Number(st.size), mtimeS, mtimeNs, ctimeS, ctimeNs };
 }
 
 function fromRaw(a: ArrayLike<number>): FileStamp {
-  return { isFile: (a[MODE]! & S_IFMT) === S_IFREG, ino: a[INO]!, size: a[SIZE]!, mtimeMs: ms(a[MTIME_S]!, a[MTIME_NS]!), ctimeMs: ms(a[CTIME_S]!, a[CTIME_NS]!) };
+  return { isFile: (a[MODE]! & S_IFMT) === S_IFREG, ino: a[INO]!, size: a[SIZE]!, mtimeS: a[MTIME_S]!, mtimeNs: a[MTIME_NS]!, ctimeS: a[CTIME_S]!, ctimeNs: a[CTIME_NS]! };
 }
 
 /** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
@@ -53,7 +74,8 @@ function candidate(): RawLstat | undefined {
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
 }
 
-const same = (a: FileStamp, b: FileStamp) => a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+const same = (a: FileStamp, b: FileStamp) =>
+  a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeS === b.mtimeS && a.mtimeNs === b.mtimeNs && a.ctimeS === b.ctimeS && a.ctimeNs === b.ctimeNs;
 
 /** undefined: not decided yet; false: fs.lstatSync for good; a function: proved. */
 let raw: RawLstat | false | undefined;
@@ -75,7 +97,7 @@ export function fileStamp(abs: string): FileStamp | undefined {
     return a === undefined ? undefined : fromRaw(a);
   }
   if (raw === undefined) {
-    const st = lstatSync(abs, { throwIfNoEntry: false });
+    const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
     // Nothing there to prove the binding on: the next file decides.
     if (!st) return undefined;
     raw = false;
@@ -94,7 +116,8 @@ export function fileStamp(abs: string): FileStamp | undefined {
 }
 
 function stampByStats(abs: string): FileStamp | undefined {
-  const st = lstatSync(abs, { throwIfNoEntry: false });
+  // bigint: the times whole, to the nanosecond (a number of milliseconds has lost them).
+  const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
   return st && fromStats(st);
 }
 

@@ -55,21 +55,33 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** Beats for the lock at `path` (holding `content`) until the returned function is called. */
+/**
+ * Beats for the lock at `path` (holding `content`) until the returned function is called. The
+ * timer is set when the event loop first turns with the lock held, not at once: most commands
+ * read or write without waiting on anything and release the lock before the loop turns, so they
+ * never pay for it (setting an interval compiles Node's timer code: ~2 M instructions a command).
+ * One that waits (a child process, a network call) has it from its first wait, long before the
+ * first beat is due.
+ */
 export function startHeartbeat(path: string, content: string): () => void {
   beating.set(path, content);
-  const timer = setInterval(() => {
-    const now = new Date();
-    try {
-      utimesSync(path, now, now);
-    } catch {
-      // gone already (released on exit)
-    }
-  }, HEARTBEAT_MS);
-  timer.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const soon = setImmediate(() => {
+    timer = setInterval(() => {
+      const now = new Date();
+      try {
+        utimesSync(path, now, now);
+      } catch {
+        // gone already (released on exit)
+      }
+    }, HEARTBEAT_MS);
+    timer.unref();
+  });
+  soon.unref();
   thread?.postMessage({ take: path, content });
   return () => {
-    clearInterval(timer);
+    clearImmediate(soon);
+    if (timer) clearInterval(timer);
     beating.delete(path);
     if (!thread) return;
     thread.postMessage({ drop: path });

@@ -32,6 +32,18 @@ function readOr(path: string): string | undefined {
 
 export const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/random/boot_id') : undefined;
 
+let host: string | undefined;
+
+/**
+ * This machine's name, as os.hostname() says it. On Linux it is read from /proc (the same name:
+ * the nodename of this UTS namespace), because loading node:os for it cost every command that
+ * takes the lock about 2 M instructions.
+ */
+export function hostName(): string {
+  host ??= (process.platform === 'linux' ? readOr('/proc/sys/kernel/hostname') : undefined) || hostname();
+  return host;
+}
+
 /**
  * Linux: this process's pid namespace. `unknown` when /proc does not say (a sandbox without it):
  * then nobody can tell which namespace our pid belongs to, so nobody looks it up.
@@ -68,7 +80,7 @@ const OWN_START = process.platform === 'linux' ? procStat(process.pid)?.start : 
 export function thisProcess(): ProcessRef {
   return {
     pid: process.pid,
-    host: hostname(),
+    host: hostName(),
     ...(BOOT !== undefined ? { boot: BOOT } : {}),
     ...(OWN_START !== undefined ? { pstart: OWN_START } : {}),
     ...(PIDNS !== undefined ? { pidns: PIDNS } : {}),
@@ -105,7 +117,7 @@ export function samePidNamespace(ref: ProcessRef): boolean {
  * sow that did not record it may be someone else's).
  */
 export function processGone(ref: ProcessRef): boolean | undefined {
-  if (ref.host !== hostname()) return undefined;
+  if (ref.host !== hostName()) return undefined;
   if (ref.boot !== undefined && BOOT !== undefined && ref.boot !== BOOT) return true;
   if (!samePidNamespace(ref)) return undefined;
   // Our own pid, recorded without its namespace (an older sow): it may be another namespace's.

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { acquireLock, withLock } from './lock.js';
-import { BOOT, PIDNS, processAlive, processGone } from './liveness.js';
+import { BOOT, hostName, PIDNS, processAlive, processGone } from './liveness.js';
 
 let dir: string;
 let path: string;
@@ -35,6 +35,12 @@ async function until(cond: () => boolean, limitMs = 120_000): Promise<boolean> {
   }
   return true;
 }
+
+describe('hostName', () => {
+  it('is the name os.hostname() gives (read without loading node:os on Linux)', () => {
+    expect(hostName()).toBe(hostname());
+  });
+});
 
 describe('lock', () => {
   it('serialises holders in one process', async () => {

@@ -16,8 +16,7 @@
  */
 import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
 import { startHeartbeat } from './heartbeat.js';
-import { processGone, samePidNamespace, thisProcess } from './liveness.js';
-import { hostname } from 'node:os';
+import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists, writeAll } from './fs-atomic.js';
 import { asWriteError } from './io-errors.js';
@@ -101,7 +100,7 @@ function removeIfOurs(path: string, content: string): void {
 function holderGone(holder: Holder, path: string): boolean | undefined {
   // This process holds it (another wait of ours): not gone. Our own pid otherwise may be a
   // process of another pid namespace: only its heartbeat can tell (processGone says undefined).
-  if (holder.pid === process.pid && holder.host === hostname() && samePidNamespace(holder) && held.has(path)) return false;
+  if (holder.pid === process.pid && holder.host === hostName() && samePidNamespace(holder) && held.has(path)) return false;
   return processGone(holder);
 }
 
@@ -180,14 +179,14 @@ function isStale(path: string, info: LockInfo, now: number): boolean {
 
 function describeHolder(holder: Holder | undefined): string {
   if (!holder) return 'an unknown process';
-  const where = holder.host !== hostname() ? ` on ${holder.host}` : samePidNamespace(holder) ? '' : ' in another pid namespace';
+  const where = holder.host !== hostName() ? ` on ${holder.host}` : samePidNamespace(holder) ? '' : ' in another pid namespace';
   return `pid ${holder.pid}${where}${holder.command ? ` (${holder.command})` : ''}`;
 }
 
 function timeout(path: string, info: LockInfo | undefined, timeoutMs: number): LockTimeoutError {
   const holder = info?.holder;
   const since = holder ? `, since ${new Date(holder.started).toISOString()}` : '';
-  const elsewhere = holder && holder.host !== hostname();
+  const elsewhere = holder && holder.host !== hostName();
   const sandboxed = holder && !elsewhere && !samePidNamespace(holder);
   return new LockTimeoutError(
     path,

@@ -123,20 +123,20 @@ describe('the index is only a shortcut, never believed over the task file', () =
     await list(LATER());
     writeIndex('{"format":1,"entries":');
     expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
-    // Entries: [id, ino, size, mtime µs, ctime µs, name, status, parallel, agent, …].
+    // Entries: [id, ino, size, mtime s, mtime ns, ctime s, ctime ns, name, status, parallel, agent, …].
     const forged = readIndex();
     forged.entries[0]![1] = 1;
-    forged.entries[0]![5] = 'Forged';
-    forged.entries[0]![6] = 'completed';
+    forged.entries[0]![7] = 'Forged';
+    forged.entries[0]![8] = 'completed';
     writeIndex(forged);
     expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
     const wrongShape = readIndex();
-    wrongShape.entries[0]![6] = 'nonsense';
+    wrongShape.entries[0]![8] = 'nonsense';
     writeIndex(wrongShape);
     expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
     // The right shape and a matching stat: believed, the index being a cache of the file keyed by its stat.
     const other = readIndex();
-    other.entries[0]![5] = 'Believed while the file is unchanged';
+    other.entries[0]![7] = 'Believed while the file is unchanged';
     writeIndex(other);
     expect(await list(LATER())).toEqual({ names: ['Believed while the file is unchanged'], read: [] });
     writeFileSync(file(), 'Tw0\n');

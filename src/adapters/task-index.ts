@@ -10,8 +10,9 @@
  * 10,000 task files costs ~0.6 s; statting them ~40 ms. See docs/decisions/0009.
  *
  * The index is read on every list, so its form is chosen for parsing: one array of flat arrays in
- * id order (matched to the task folders by walking both lists, no lookups), whole numbers for
- * the timestamps (microseconds), no keys repeated per task.
+ * id order (matched to the task folders by walking both lists, no lookups), the times as lstat(2)
+ * gives them (whole seconds and nanoseconds: small whole numbers, which parse and compare without
+ * float arithmetic), no keys repeated per task.
  */
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -19,43 +20,47 @@ import * as v from 'valibot';
 import { OwnerSchema, TASK_ID_PATTERN, TASK_STATUSES, type Owner, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
-import { fileStamp, type FileStamp } from './file-stamp.js';
+import { fileStamp, stampMs, type FileStamp } from './file-stamp.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-const FORMAT = 5;
+const FORMAT = 6;
 const SETTLE_MS = 2_000;
 /** 64 MiB: an index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
 /**
- * id, ino, size, mtime µs, ctime µs of the file it was read from, then name, status, parallel
- * (0/1), agent (or 0), owner (the object, or 0), the agent id of its session (or 0), dependencies…
+ * id, ino, size, mtime (seconds, nanoseconds), ctime (seconds, nanoseconds) of the file it was
+ * read from, then name, status, parallel (0/1), agent (or 0), owner (the object, or 0), the agent
+ * id of its session (or 0), dependencies…
  */
 type Entry = (string | number | Owner)[];
 
-const us = (ms: number) => Math.trunc(ms * 1000);
-const same = (e: Entry, st: FileStamp) => e[1] === st.ino && e[2] === st.size && e[3] === us(st.mtimeMs) && e[4] === us(st.ctimeMs);
-const settled = (st: { mtimeMs: number; ctimeMs: number }, now: number) => now - Math.max(st.mtimeMs, st.ctimeMs) > SETTLE_MS;
+const same = (e: Entry, st: FileStamp) => e[1] === st.ino && e[2] === st.size && e[3] === st.mtimeS && e[4] === st.mtimeNs && e[5] === st.ctimeS && e[6] === st.ctimeNs;
+const settled = (mtimeMs: number, ctimeMs: number, now: number) => now - Math.max(mtimeMs, ctimeMs) > SETTLE_MS;
+const stampSettled = (st: FileStamp, now: number) => settled(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs), now);
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
+/** Where an entry's summary begins. */
+const NAME = 7;
+const DEPENDENCIES = NAME + 6;
 
 function encode(st: FileStamp, s: TaskSummary): Entry {
-  return [s.id, st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), s.name, s.status, s.parallel ? 1 : 0, s.assigned_agent ?? 0, s.owner ?? 0, s.session_agent ?? 0, ...s.dependencies];
+  return [s.id, st.ino, st.size, st.mtimeS, st.mtimeNs, st.ctimeS, st.ctimeNs, s.name, s.status, s.parallel ? 1 : 0, s.assigned_agent ?? 0, s.owner ?? 0, s.session_agent ?? 0, ...s.dependencies];
 }
 
 /** The summary an entry holds, or undefined when the entry is not one this sow wrote. */
 function decode(id: string, e: Entry): TaskSummary | undefined {
-  const name = e[5];
-  const status = e[6];
-  const parallel = e[7];
-  const agent = e[8];
-  const owner = e[9];
-  const sessionAgent = e[10];
+  const name = e[NAME];
+  const status = e[NAME + 1];
+  const parallel = e[NAME + 2];
+  const agent = e[NAME + 3];
+  const owner = e[NAME + 4];
+  const sessionAgent = e[NAME + 5];
   if (typeof name !== 'string' || !STATUSES.has(status) || (parallel !== 0 && parallel !== 1) || (agent !== 0 && typeof agent !== 'string')) return undefined;
   if ((owner !== 0 && !v.is(OwnerSchema, owner)) || (sessionAgent !== 0 && typeof sessionAgent !== 'string')) return undefined;
   const dependencies: string[] = [];
-  for (let i = 11; i < e.length; i++) {
+  for (let i = DEPENDENCIES; i < e.length; i++) {
     const d = e[i];
     if (typeof d !== 'string' || !TASK_ID_PATTERN.test(d)) return undefined;
     dependencies.push(d);
@@ -94,7 +99,7 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
     if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
     names.push(e.name);
   }
-  if (st?.isDirectory() && settled(st, now)) listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
+  if (st?.isDirectory() && settled(st.mtimeMs, st.ctimeMs, now)) listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
   return names;
 }
 
@@ -183,7 +188,7 @@ export class TaskIndex {
       // Anything but a regular file of a readable size is left to `load`, which says what is wrong.
       const summary = await load(id, rel, isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined);
       out.push(summary);
-      if (isFile && settled(before!, now)) {
+      if (isFile && stampSettled(before!, now)) {
         next.push(encode(before!, summary));
         this.dirty = true;
       } else if (candidate) {

@@ -17,7 +17,7 @@ import { projectProblem } from '../domain/project.js';
 import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
 import { taskPhase } from '../domain/phases.js';
 import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
-import { byId, compareIds, findCycle, normalizeTaskId, summaryOf } from '../domain/tasks.js';
+import { byId, compareIds, findCycle, normalizeTaskId, sortIds, summaryOf } from '../domain/tasks.js';
 import { fileExists, fileTail, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
 import { warn } from '../adapters/notices.js';
@@ -183,16 +183,22 @@ async function loadTaskFile(root: string, type: ProjectType, id: string, raw = i
   return { ...file, data: checkTaskIdentity(rel, file.data, id, phase) };
 }
 
+/** Every name a task id, joined by '/' (which no file name holds): one test for a folder of them. */
+const ALL_IDS = new RegExp(`^(?:${TASK_ID_PATTERN.source.slice(1, -1)})(?:/(?:${TASK_ID_PATTERN.source.slice(1, -1)}))*$`);
+
 /** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
 function taskIds(root: string, phase: string): string[] {
   const dir = tasksDir(phase);
+  const names = listNames(root, dir);
+  // One test for the whole folder: a test per name cost a whole-set read ~1 M instructions at 1,000 tasks.
+  if (names.length === 0 || ALL_IDS.test(names.join('/'))) return sortIds(names);
   const ids: string[] = [];
-  for (const name of listNames(root, dir)) {
+  for (const name of names) {
     if (TASK_ID_PATTERN.test(name)) ids.push(name);
     // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
     else if (isFolder(root, `${dir}/${name}`)) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
   }
-  return ids.sort(compareIds);
+  return sortIds(ids);
 }
 
 /**

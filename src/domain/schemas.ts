@@ -14,8 +14,70 @@ export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 
+/**
+ * A schema made when it is first used, not when this module loads: every command loads this
+ * module, and making every schema (hundreds of small objects) cost each command millions of
+ * instructions, most of them for schemas it never uses (a read of the project uses no task's and
+ * no configuration's). Every use gets the schema itself: valibot, the JSON Schema generator and
+ * `.entries` read it through the proxy, which makes it on the first read.
+ */
+function builtWhenUsed<T extends object>(make: () => T): T {
+  let made: T | undefined;
+  const real = (): T => (made ??= make());
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(real(), key),
+    has: (_, key) => Reflect.has(real(), key),
+    ownKeys: () => Reflect.ownKeys(real()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const found = Reflect.getOwnPropertyDescriptor(real(), key);
+      return found && { ...found, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+  });
+}
+
 const d = v.description;
-const timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'), d('ISO 8601 timestamp (UTC)'));
+const digit = (s: string, i: number, max = 57): boolean => {
+  const c = s.charCodeAt(i);
+  return c >= 48 && c <= max;
+};
+/** Two digits at `i` from 00 to `max` (a number below 100). */
+const twoDigits = (s: string, i: number, min: number, max: number): boolean => {
+  if (!digit(s, i) || !digit(s, i + 1)) return false;
+  const n = (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
+  return n >= min && n <= max;
+};
+
+/**
+ * Exactly what valibot's isoTimestamp() accepts (its ISO_TIMESTAMP_REGEX, checked against it in
+ * schemas.test.ts): `YYYY-MM-DD`, `T` or a space, `hh:mm:ss`, up to nine digits of fraction, and
+ * `Z` or an offset (`+hh`, `+hhmm`, `+hh:mm`, after an optional space). Without a regular
+ * expression: V8 compiles that one afresh in every process, about 2 M instructions, for the few
+ * timestamps a command reads.
+ */
+export function isIsoTimestamp(s: string): boolean {
+  const n = s.length;
+  if (n < 20 || !digit(s, 0) || !digit(s, 1) || !digit(s, 2) || !digit(s, 3) || s[4] !== '-' || !twoDigits(s, 5, 1, 12) || s[7] !== '-' || !twoDigits(s, 8, 1, 31)) return false;
+  if ((s[10] !== 'T' && s[10] !== ' ') || !twoDigits(s, 11, 0, 23) || s[13] !== ':' || !twoDigits(s, 14, 0, 59) || s[16] !== ':' || !twoDigits(s, 17, 0, 59)) return false;
+  let i = 19;
+  if (s[i] === '.') {
+    let k = i + 1;
+    while (k < n && k - i <= 9 && digit(s, k)) k++;
+    if (k === i + 1) return false;
+    i = k;
+  }
+  if (s[i] === 'Z') return i + 1 === n;
+  if (s[i] === ' ') i++;
+  if ((s[i] !== '+' && s[i] !== '-') || !twoDigits(s, i + 1, 0, 23)) return false;
+  i += 3;
+  if (i === n) return true;
+  if (s[i] === ':') i++;
+  return i + 2 === n && twoDigits(s, i, 0, 59);
+}
+
+// valibot's isoTimestamp action (so the JSON Schema still says `format: date-time`), checking with isIsoTimestamp.
+const isoTimestamp = { ...v.isoTimestamp('must be an ISO 8601 timestamp'), requirement: { test: isIsoTimestamp } as unknown as RegExp };
+const timestamp = v.pipe(v.string(), isoTimestamp, d('ISO 8601 timestamp (UTC)'));
 const metadata = v.pipe(v.record(v.string(), v.unknown()), d('Free-form, type-specific fields'));
 /** Three or more digits, without a leading zero past three: 010, 990, 1000. */
 export const TASK_ID_PATTERN = /^(?:\d{3}|[1-9]\d{3,8})$/;
@@ -90,7 +152,9 @@ export type Session = v.InferOutput<typeof SessionSchema>;
  * it: alive as long as the worker runs) or a claim (`task next --claim`: a session or a named
  * owner, with a lease that each of its writes renews).
  */
-export const OwnerSchema = v.looseObject({
+// Made when first used (builtWhenUsed); the body is as it was.
+// prettier-ignore
+export const OwnerSchema = builtWhenUsed(() => v.looseObject({
   kind: v.pipe(v.picklist(['worker', 'claim']), d('worker: a spawned worker, owned while its sow agent process runs; claim: owned until the lease runs out')),
   by: v.pipe(v.string(), v.minLength(1), d('The agent id (implementer-2) or the owner name (--owner) that works on the task')),
   session: v.optional(v.pipe(v.string(), d('The owning session (SOW_SESSION_ID)'))),
@@ -115,7 +179,7 @@ export const OwnerSchema = v.looseObject({
   remote_lease_until: v.optional(
     v.pipe(timestamp, d('The lease the claim on the remote records; a write of the owner (for a worker, also the process that waits for it) renews it there once half of it has passed')),
   ),
-});
+}));
 export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
@@ -188,7 +252,9 @@ export const ProjectStateSchema = v.pipe(
 );
 export type ProjectState = v.InferOutput<typeof ProjectStateSchema>;
 
-export const TaskStateSchema = v.pipe(
+// Made when first used (builtWhenUsed); the body is as it was.
+// prettier-ignore
+export const TaskStateSchema = builtWhenUsed(() => v.pipe(
   v.looseObject({
     id: taskId,
     name: v.pipe(v.string(), v.minLength(1)),
@@ -237,7 +303,7 @@ export const TaskStateSchema = v.pipe(
     ),
   }),
   d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
-);
+));
 export type TaskState = v.InferOutput<typeof TaskStateSchema>;
 
 /** What a worker may do without asking: see settings.permissions. */
@@ -247,7 +313,9 @@ export type PermissionProfile = (typeof PERMISSION_PROFILES)[number];
 /** User configuration (~/.config/sow/config.yaml), spec 003. Read by the agent commands. */
 export const EXECUTOR_TYPES = ['claude', 'cursor', 'windsurf', 'codex', 'gemini', 'copilot', 'opencode', 'command'] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
-export const ExecutorConfigSchema = v.looseObject({
+// Made when first used (builtWhenUsed); the body is as it was.
+// prettier-ignore
+export const ExecutorConfigSchema = builtWhenUsed(() => v.looseObject({
   type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
   settings: v.optional(
     v.looseObject({
@@ -274,9 +342,11 @@ export const ExecutorConfigSchema = v.looseObject({
   ),
   spawn: v.optional(v.pipe(v.array(v.string()), d('type command: argv of a new session; placeholders {prompt_file} {prompt} {session_id} {model} {cwd}'))),
   resume: v.optional(v.pipe(v.array(v.string()), d('type command: argv to resume a session; without it the executor cannot resume'))),
-});
+}));
 export type ExecutorConfig = v.InferOutput<typeof ExecutorConfigSchema>;
-export const UserConfigSchema = v.pipe(
+// Made when first used (builtWhenUsed); the body is as it was.
+// prettier-ignore
+export const UserConfigSchema = builtWhenUsed(() => v.pipe(
   v.looseObject({
     // A section whose entries are all commented out reads as null: that means "none".
     agents: v.nullish(
@@ -287,24 +357,28 @@ export const UserConfigSchema = v.pipe(
     ),
   }),
   d('~/.config/sow/config.yaml'),
-);
+));
 export type UserConfig = v.InferOutput<typeof UserConfigSchema>;
 
 /** When a declared check runs by itself: before a task is completed, and for the finalize guard. */
 export const CHECK_MOMENTS = ['task_complete', 'finalize'] as const;
 export type CheckMoment = (typeof CHECK_MOMENTS)[number];
 export const CHECK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-export const CheckSchema = v.looseObject({
+// Made when first used (builtWhenUsed); the body is as it was.
+// prettier-ignore
+export const CheckSchema = builtWhenUsed(() => v.looseObject({
   name: v.pipe(v.string(), v.regex(CHECK_NAME_PATTERN, 'must be a short name of lowercase letters, digits, - and _ (e.g. unit)'), d("The check's name: sow check run <name>")),
   run: v.pipe(v.string(), v.minLength(1), d('Your shell command; it runs in the repository root, e.g. npm test')),
   when: v.optional(v.pipe(v.array(v.picklist(CHECK_MOMENTS)), d('Run by itself: task_complete (before a task is completed), finalize (its passing evidence is needed to leave FinalizeChecks)'))),
   timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400), d('Seconds before the check is stopped and fails (default 600)'))),
-});
+}));
 export type Check = v.InferOutput<typeof CheckSchema>;
 /** Where the repository configuration lives, committed with the repository. */
 export const REPO_CONFIG = '.sow/config.yaml';
 /** Repository configuration (.sow/config.yaml), committed with the repository. */
-export const RepoConfigSchema = v.pipe(
+// Made when first used (builtWhenUsed); the body is as it was.
+// prettier-ignore
+export const RepoConfigSchema = builtWhenUsed(() => v.pipe(
   v.looseObject({
     checks: v.nullish(v.pipe(v.array(CheckSchema), d("The repository's checks: tests, lint, build"))),
     budget: v.nullish(
@@ -362,7 +436,7 @@ export const RepoConfigSchema = v.pipe(
     ),
   }),
   d(REPO_CONFIG),
-);
+));
 export type RepoConfig = v.InferOutput<typeof RepoConfigSchema>;
 
 export type SchemaIssue = { path: string; message: string };

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { checkNewTaskId, checkStatusChange, findCycle, findTask, needsDependenciesFinished, nextTaskId, normalizeTaskId, parseDependencies, summaryOf, withStatus } from './tasks.js';
+import {
+  checkNewTaskId,
+  checkStatusChange,
+  compareIds,
+  findCycle,
+  findTask,
+  needsDependenciesFinished,
+  nextTaskId,
+  normalizeTaskId,
+  parseDependencies,
+  sortIds,
+  summaryOf,
+  withStatus,
+} from './tasks.js';
 import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
 import type { TaskState, TaskSummary } from './schemas.js';
 
@@ -144,5 +157,25 @@ describe('task status', () => {
       expect(done.session_id).toBeUndefined();
       expect(done.session).toBeUndefined();
     }
+  });
+});
+
+describe('sortIds', () => {
+  it('sorts as compareIds does, ids of one length or of several, in place', () => {
+    const ids = ['1000', '010', '990', '1010', '100', '020', '10000', '9990', '000', '123456789'];
+    const expected = [...ids].sort(compareIds);
+    expect(sortIds(ids)).toBe(ids);
+    expect(ids).toEqual(expected);
+    expect(ids.slice(0, 6)).toEqual(['000', '010', '020', '100', '990', '1000']);
+    // Many, in a shuffled order, as a folder lists them.
+    const many = Array.from({ length: 3000 }, (_, i) => String((i + 1) * 7).padStart(3, '0'));
+    const shuffled = [...many].sort(() => 0).reverse();
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = (i * 7919) % (i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    expect(sortIds(shuffled)).toEqual([...many].sort(compareIds));
+    expect(sortIds(['020', '010'])).toEqual(['010', '020']);
+    expect(sortIds([])).toEqual([]);
   });
 });

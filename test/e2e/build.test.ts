@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,10 @@ describe('the build', () => {
   it('is a function of the source: two builds are byte-identical, and equal to dist/', () => {
     build(join(out, 'a'));
     build(join(out, 'b'));
-    for (const file of ['core.cjs', 'sow.cjs', 'mcp-sdk.cjs', 'core.cjs.map']) {
+    const packs = readdirSync(join(out, 'a')).filter((f) => /^pack-[a-z-]+\.cjs$/.test(f));
+    expect(packs).toContain('pack-task.cjs');
+    expect(readdirSync(join(out, 'b')).filter((f) => f.startsWith('pack-'))).toEqual(packs);
+    for (const file of ['core.cjs', 'sow.cjs', 'mcp-sdk.cjs', 'core.cjs.map', ...packs]) {
       expect(digest(join(out, 'a', file)), file).toBe(digest(join(out, 'b', file)));
       // (The source map names the sources relative to where it lies, so only the code is compared with dist/.)
       if (!file.endsWith('.map')) expect(digest(join(out, 'a', file)), `dist/${file} was built from this source`).toBe(digest(join(ROOT, 'dist', file)));

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,21 +109,51 @@ describe('compile cache', () => {
     expect(quiet.stdout).toBe(first.stdout);
   });
 
+  it("runs the pack of the command's group (the CLI with that group alone), and core.cjs for any other line or when the pack is not there", () => {
+    const repo = newRepo();
+    toExecuting(repo);
+    const home = cacheHome();
+    const source = (r: RunResult) => [...new Set([...r.stderr.matchAll(/^sow: compile cache: .* \((\S+)\)$/gm)].map((m) => m[1]))];
+    const list = sowIn(repo, home, ['task', 'list']);
+    expect(source(list)).toEqual(['pack-task.cjs']);
+    expect(source(sowIn(repo, home, ['--json', 'status']))).toEqual(['pack-project.cjs']);
+    expect(source(sowIn(repo, home, ['input', 'list']))).toEqual(['pack-artifacts.cjs']);
+    // Help of all commands, a mistyped group, completion: the whole CLI.
+    for (const args of [['--help'], ['tsk', 'list'], ['help', 'task'], ['__complete', 'sow', 'ta']]) expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['core.cjs']);
+    // A group's help and a mistyped command of the group are the pack's, and read as the CLI's.
+    expect(source(sowIn(repo, home, ['task', '--help']))).toEqual(['pack-task.cjs']);
+    const typo = sowIn(repo, home, ['task', 'lst']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("did you mean 'list'?");
+
+    // The executable and core.cjs alone (no packs): the same answers, from core.cjs.
+    const bin = join(cacheHome(), 'dist');
+    mkdirSync(bin);
+    for (const file of ['sow.cjs', 'core.cjs']) copyFileSync(join(dirname(SOW), file), join(bin, file));
+    const alone = (env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env }, encoding: 'utf8' });
+    const fallback = alone();
+    expect({ code: fallback.status, stdout: fallback.stdout, source: source({ code: 0, stdout: '', stderr: fallback.stderr }) }).toEqual({ code: 0, stdout: list.stdout, source: ['core.cjs'] });
+    const uncached = alone({ SOW_NO_COMPILE_CACHE: '1' });
+    expect({ code: uncached.status, stdout: uncached.stdout, stderr: uncached.stderr }).toEqual({ code: 0, stdout: list.stdout, stderr: '' });
+  });
+
   it('sow mcp compiles the MCP SDK, bundled apart, through a cache of its own as well', () => {
     const repo = newRepo();
     toExecuting(repo);
     const home = cacheHome();
     // The input ends at once: the server starts, loads the SDK, and ends.
-    const loaded = (r: RunResult) => [...r.stderr.matchAll(/^sow: compile cache: (\S+) .*\/([^/\n]+)$/gm)].map((m) => `${m[1]} ${m[2]!.replace(/^[0-9a-f]{8}-/, '')}`);
+    const loaded = (r: RunResult) => [...r.stderr.matchAll(/^sow: compile cache: (\S+) .*\/([^/\n]+) \((\S+)\)$/gm)].map((m) => `${m[1]} ${m[2]!.replace(/^[0-9a-f]{8}-/, '')} ${m[3]}`);
     const first = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, input: '' });
     expect(first.code).toBe(0);
-    const bin = `${process.version}-${process.arch}-mcp.bin`;
-    expect(loaded(first)).toEqual([`missing ${bin}`, `missing ${bin}`, `wrote ${bin}`, `wrote ${bin}`]);
+    const cli = `${process.version}-${process.arch}-mcp.bin core.cjs`;
+    const sdk = `${process.version}-${process.arch}-mcp.mcp-sdk.bin mcp-sdk.cjs`;
+    expect(loaded(first)).toEqual([`missing ${cli}`, `missing ${sdk}`, `wrote ${cli}`, `wrote ${sdk}`]);
     // Two files for the group: core.cjs's and the SDK's, each known by its own source.
     expect(cacheFiles(home)).toHaveLength(2);
     const again = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, input: '' });
     expect(again.code).toBe(0);
-    expect(loaded(again)).toEqual([`hit ${bin}`, `hit ${bin}`]);
+    expect(loaded(again)).toEqual([`hit ${cli}`, `hit ${sdk}`]);
     // Without the cache, the SDK is required the ordinary way.
     const without = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1', SOW_NO_COMPILE_CACHE: '1' }, input: '' });
     expect(without.code).toBe(0);
@@ -138,12 +168,12 @@ describe('compile cache', () => {
     const good = readFileSync(file);
     const { dataStart } = parts(file);
 
-    const damage = (bytes: Buffer) => {
+    const damage = (bytes: Buffer, event = 'damaged') => {
       writeFileSync(file, bytes);
       const r = sowIn(repo, home, LOADS_CLI);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(expected.stdout);
-      expect(events(r)).toEqual(['damaged', 'wrote']);
+      expect(events(r)).toEqual([event, 'wrote']);
       // What was written in its place is whole again.
       expect(events(sowIn(repo, home, LOADS_CLI))).toEqual(['hit']);
     };
@@ -155,7 +185,8 @@ describe('compile cache', () => {
     damage(good.subarray(0, 10));
     const otherSource = Buffer.from(good);
     otherSource.writeUInt32LE((otherSource.readUInt32LE(8) + 1) >>> 0, 8);
-    damage(otherSource);
+    // Made for other bytes (a rebuild, an edit, another install of the same build): stale, not damaged.
+    damage(otherSource, 'stale');
     damage(Buffer.from('not a cache at all'));
   });
 
@@ -227,10 +258,14 @@ describe('compile cache', () => {
       const r = spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], { env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, encoding: 'utf8' });
       return { stdout: r.stdout, events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }) };
     };
-    for (const text of ['plain ASCII', 'caf\u00e9 \u2014 \u20ac5 \u{1F331}']) {
+    for (const [text, first] of [
+      ['plain ASCII', 'missing'],
+      // The same executable: its cache was made for the other bundle.
+      ['caf\u00e9 \u2014 \u20ac5 \u{1F331}', 'stale'],
+    ] as const) {
       writeFileSync(join(bin, 'core.cjs'), `process.stdout.write(${JSON.stringify(`${text}\n`)} + ${JSON.stringify(text)}.length + '\\n');\n// ${text}\n`);
       const expected = `${text}\n${text.length}\n`;
-      expect(run()).toEqual({ stdout: expected, events: ['missing', 'wrote'] });
+      expect(run()).toEqual({ stdout: expected, events: [first, 'wrote'] });
       expect(run()).toEqual({ stdout: expected, events: ['hit'] });
     }
   });
@@ -249,7 +284,7 @@ describe('compile cache', () => {
     expect(run()).toEqual({ stdout: 'one\n', events: ['missing', 'wrote'], stderr: '' });
     expect(run()).toEqual({ stdout: 'one\n', events: ['hit'], stderr: '' });
     writeFileSync(core, "process.stdout.write('two\\n');\n");
-    expect(run()).toEqual({ stdout: 'two\n', events: ['missing', 'wrote'], stderr: '' });
+    expect(run()).toEqual({ stdout: 'two\n', events: ['stale', 'wrote'], stderr: '' });
     // process.binding warns with --pending-deprecation: then node:zlib's CRC-32 checks the same file.
     for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<string, string>[]) {
       expect(run(env)).toEqual({ stdout: 'two\n', events: ['hit'], stderr: '' });

@@ -72,12 +72,16 @@ describe('start-up', () => {
     }
   });
 
-  it('the bundle is ASCII, so the executable reads it without decoding UTF-8 (a character esbuild keeps as written: a regular expression)', () => {
-    const bytes = readFileSync(join(dirname(SOW), 'core.cjs'));
-    const text = bytes.toString('utf8');
-    const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
-    expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`).toBe('');
-    expect(isAscii(bytes)).toBe(true);
+  it('the bundles are ASCII, so the executable reads them without decoding UTF-8 (a character esbuild keeps as written: a regular expression)', () => {
+    const bundles = readdirSync(dirname(SOW)).filter((f) => f === 'core.cjs' || /^pack-[a-z-]+\.cjs$/.test(f));
+    expect(bundles.length).toBeGreaterThan(1);
+    for (const file of bundles) {
+      const bytes = readFileSync(join(dirname(SOW), file));
+      const text = bytes.toString('utf8');
+      const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
+      expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`, file).toBe('');
+      expect(isAscii(bytes), file).toBe(true);
+    }
   });
 
   it('sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the templates)', () => {
