@@ -99,7 +99,7 @@ const acpSdkApart = {
  */
 const PACKS = [
   { name: 'phase', words: ['phase'], module: './phase.js' },
-  { name: 'task', words: ['task'], module: './task.js' },
+  { name: 'task', words: ['task'], module: './task.js', also: ['./task-review.js'] },
   { name: 'project', words: ['project', 'status'], module: './project.js' },
   { name: 'artifacts', words: ['input', 'output'], module: './artifacts.js' },
   { name: 'advance', words: ['advance'], module: './advance.js' },
@@ -125,6 +125,8 @@ function onlyGroup(pack) {
         if (args.kind !== 'dynamic-import') return undefined;
         if (/[\\/]src[\\/]commands[\\/]index\.ts$/.test(args.importer)) {
           if (args.path === pack.module) return void (kept = true);
+          // A group whose loader imports more than one module (task: the review commands) keeps them all.
+          if (pack.also?.includes(args.path)) return undefined;
           return leftOut(args.path);
         }
         if (/[\\/]src[\\/]main\.ts$/.test(args.importer) && args.path === './commands/types.js') return leftOut(args.path);

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
-import { fileStamp, type FileStamp } from '../adapters/file-stamp.js';
+import { fileStamp, stampMs, type FileStamp } from '../adapters/file-stamp.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { REPO_CONFIG } from '../domain/schemas.js';
@@ -31,11 +31,12 @@ declare const SOW_VERSION: string;
 /** A verdict holds for the sow that gave it: another may read the file differently. */
 const VERSION = typeof SOW_VERSION === 'string' ? SOW_VERSION : 'dev';
 
-const sameStamp = (a: FileStamp, b: FileStamp) => a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+const sameStamp = (a: FileStamp, b: FileStamp) =>
+  a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeS === b.mtimeS && a.mtimeNs === b.mtimeNs && a.ctimeS === b.ctimeS && a.ctimeNs === b.ctimeNs;
 
 /** Whether a stamp may be believed: its timestamps had settled when it was taken (the task index's rule). */
 const SETTLE_MS = 2000;
-const settled = (s: FileStamp, now: number) => now - Math.max(s.mtimeMs, s.ctimeMs) > SETTLE_MS;
+const settled = (s: FileStamp, now: number) => now - Math.max(stampMs(s.mtimeS, s.mtimeNs), stampMs(s.ctimeS, s.ctimeNs)) > SETTLE_MS;
 
 /** The verdict on the repository configuration (strict, as `agent spawn` and `check run` read it). */
 async function judgeRepo(root: string): Promise<Verdict['problem']> {
