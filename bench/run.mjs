@@ -35,6 +35,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { importSource } from '../scripts/import-source.mjs';
+import { lineClient } from '../scripts/mcp-lines.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PKG_ROOT = resolve(HERE, '..');
@@ -394,31 +395,8 @@ const MCP_CALLS = [
 
 async function measureMcp(repo, size, runs, mix = 'mixed statuses') {
   const child = spawn(process.execPath, [SOW, 'mcp'], { cwd: repo, env: CHILD_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffer = '';
-  let stderr = '';
-  const waiting = new Map();
   const ended = new Promise((resolve) => child.on('exit', resolve));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-      const message = JSON.parse(buffer.slice(0, i));
-      buffer = buffer.slice(i + 1);
-      waiting.get(message.id)?.(message);
-      waiting.delete(message.id);
-    }
-  });
-  let id = 0;
-  const request = (method, params) =>
-    new Promise((resolve, reject) => {
-      const mine = ++id;
-      const timer = setTimeout(() => reject(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)), 60_000);
-      waiting.set(mine, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
-    });
+  const { request } = lineClient(child);
   const rows = [];
   try {
     await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sow-bench', version: '1' } });

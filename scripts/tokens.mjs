@@ -35,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { lineClient } from './mcp-lines.mjs';
 
 const PKG_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOW = process.env.SOW_TOKENS_BIN || join(PKG_ROOT, 'dist', 'sow.cjs');
@@ -237,30 +238,7 @@ function workerPrompt(role, target, report) {
 
 async function mcpTools() {
   const child = spawn(process.execPath, [SOW, 'mcp'], { cwd: repo, env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffer = '';
-  let stderr = '';
-  const waiting = new Map();
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-      const message = JSON.parse(buffer.slice(0, i));
-      buffer = buffer.slice(i + 1);
-      waiting.get(message.id)?.(message);
-      waiting.delete(message.id);
-    }
-  });
-  let id = 0;
-  const request = (method, params) =>
-    new Promise((res, rej) => {
-      const mine = ++id;
-      const timer = setTimeout(() => rej(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)), 60_000);
-      waiting.set(mine, (m) => {
-        clearTimeout(timer);
-        res(m);
-      });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
-    });
+  const { request } = lineClient(child);
   try {
     await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sow-tokens', version: '1' } });
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
